@@ -1,0 +1,64 @@
+#pragma once
+// Per-operator aggregates over the kernel table (op_summary / kernel_details), or over device
+// tasks of the timeline when a profile has no kernel table. Shared by the CLI `analyze`, the
+// ranking view, the advisor and `compare`.
+#include "model/store/profile.h"
+#include "model/store/session.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace npuscope {
+
+enum class GroupBy { Type, Name };
+enum class BoundType { Unknown, Compute, Memory, Latency };
+const char* boundTypeName(BoundType b);
+
+struct OpGroupStats {
+    std::string key;            // OP Type or Op Name
+    std::string taskType;       // dominant accelerator core (AI_CORE, AI_VECTOR_CORE, MIX_AIC, ...)
+    std::uint64_t count = 0;
+    TimeNs total = 0, min = 0, max = 0;
+    double avgNs = 0;
+    TimeNs p50 = 0, p90 = 0, p99 = 0;
+    double share = 0;           // total / Σ total of all device tasks (0..1)
+    // Duration-weighted means; NaN when no row of the group has the metric.
+    double aicUtilization = kNaN;  // 0..1: cube_utilization(%)/100, else aic_mac_ratio (labelled)
+    double l2HitRate = kNaN;       // 0..1: Σhits/(Σhits+Σmisses), else l2_cache Hit Rate
+    double readGBps = kNaN;        // main memory read bandwidth (aic + aiv)
+    double writeGBps = kNaN;       // main memory write bandwidth (aic + aiv)
+    double macRatio = kNaN, vecRatio = kNaN, mte2Ratio = kNaN, mte3Ratio = kNaN, scalarRatio = kNaN;
+    BoundType bound = BoundType::Unknown;
+    std::vector<std::uint32_t> rows; // kernel rows (or slice rows when fromTimeline) of the group
+    int rank = -1;                   // the profile's rank (for multi-rank output)
+};
+
+struct OpStatsOptions {
+    GroupBy groupBy = GroupBy::Type;
+    std::optional<TimeNs> rangeBegin, rangeEnd; // only tasks overlapping [begin, end)
+    bool includeCommunication = false;          // include HCCL/COMMUNICATION rows
+};
+
+struct OpStatsResult {
+    std::vector<OpGroupStats> groups; // sorted by total, descending
+    TimeNs deviceTotal = 0;           // Σ dur of all counted rows
+    bool fromTimeline = false;        // true when built from timeline tasks (no kernel table)
+    std::string utilizationSource;    // "cube_utilization(%)", "aic_mac_ratio", or ""
+};
+
+OpStatsResult computeOpStats(const Profile& p, const OpStatsOptions& o = {});
+
+// Communication ops ranked by total duration: per collective name (op name before '@',
+// with its numeric suffix removed, e.g. "hcom_allReduce"), with volume in GB.
+struct CommStats {
+    std::string key;
+    int rank = -1;
+    std::uint64_t count = 0;
+    TimeNs total = 0;
+    double volumeGB = 0;   // RDMA + max(SDMA, HCCS + PCIE + SIO) Transit Size(MB) / 1000
+    double waitMs = 0, transitMs = 0;
+};
+std::vector<CommStats> computeCommStats(const Profile& p);
+
+} // namespace npuscope

@@ -1,0 +1,37 @@
+#pragma once
+// Entry point: turn a path (folder of any real layout, or a single file) into a Session.
+// Synchronous; the GUI calls it on a worker thread. Rank folders load in parallel.
+#include "model/store/session.h"
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace npuscope {
+
+struct LoadProgress {
+    std::string stage;    // "Scanning", "Reading trace_view.json", "Joining", ...
+    double fraction = 0;  // 0..1 over the whole load
+};
+
+enum class Prefer { Auto, Text, Db };
+
+struct LoadOptions {
+    std::function<void(const LoadProgress&)> progress; // may be called from worker threads; throttled
+    const std::atomic<bool>* cancel = nullptr;          // set to true to stop early
+    Prefer prefer = Prefer::Auto;                       // text vs SQLite when both exist
+    unsigned threads = 0;                               // 0 = hardware concurrency
+};
+
+struct LoadResult {
+    SessionPtr session;   // null when nothing could be loaded
+    bool cancelled = false;
+    std::string error;    // set when session is null: names the path and why
+};
+
+LoadResult loadSession(const std::string& path, const LoadOptions& options = {});
+// Several paths (a cluster given as rank folders, globs already expanded) into one Session.
+LoadResult loadSessions(const std::vector<std::string>& paths, const LoadOptions& options = {});
+
+} // namespace npuscope

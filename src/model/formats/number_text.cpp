@@ -1,0 +1,188 @@
+#include "model/formats/number_text.h"
+
+#include <charconv>
+#include <cmath>
+#include <limits>
+
+namespace npuscope {
+
+namespace {
+
+bool isSpace(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+bool isNotAValue(std::string_view s)
+{
+    return s.empty() || s == "N/A" || s == "NA" || s == "n/a" || s == "null" || s == "None" || s == "-";
+}
+
+// Decimal text scaled by 10^scaleDigits into an int64, exactly. Handles sign, fraction and
+// an exponent; rounds half away from zero on dropped digits.
+std::optional<std::int64_t> parseScaled(std::string_view s, int scaleDigits)
+{
+    s = trimText(s);
+    if (isNotAValue(s))
+        return std::nullopt;
+    bool negative = false;
+    std::size_t i = 0;
+    if (s[i] == '+' || s[i] == '-') {
+        negative = s[i] == '-';
+        ++i;
+    }
+    // Collect the significant digits and where the decimal point sits.
+    char digits[40];
+    int nDigits = 0;
+    int pointPos = -1; // number of digits before the point
+    bool anyDigit = false;
+    int droppedLeading = 0;
+    for (; i < s.size(); ++i) {
+        const char c = s[i];
+        if (c >= '0' && c <= '9') {
+            anyDigit = true;
+            if (nDigits == 0 && c == '0') {
+                // leading zero: only matters for the point position
+                ++droppedLeading;
+                continue;
+            }
+            if (nDigits < 38)
+                digits[nDigits++] = c;
+            else if (pointPos < 0)
+                return std::nullopt; // integer part too long
+        } else if (c == '.') {
+            if (pointPos >= 0)
+                return std::nullopt;
+            pointPos = nDigits + droppedLeading;
+        } else {
+            break;
+        }
+    }
+    if (!anyDigit)
+        return std::nullopt;
+    const int totalDigitsSeen = nDigits + droppedLeading;
+    if (pointPos < 0)
+        pointPos = totalDigitsSeen;
+    int exponent = 0;
+    if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+        ++i;
+        int expSign = 1;
+        if (i < s.size() && (s[i] == '+' || s[i] == '-')) {
+            expSign = s[i] == '-' ? -1 : 1;
+            ++i;
+        }
+        int e = 0;
+        bool expDigit = false;
+        for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) {
+            expDigit = true;
+            if (e < 10000)
+                e = e * 10 + (s[i] - '0');
+        }
+        if (!expDigit)
+            return std::nullopt;
+        exponent = expSign * e;
+    }
+    if (i != s.size())
+        return std::nullopt;
+    // value = 0.d1d2...dn * 10^(position of first significant digit) ...
+    // Position (count of integer digits) of the significant digit string:
+    // the significant digits start after droppedLeading zeros; leading zeros after the point
+    // shift them right. intDigits = pointPos - droppedLeading (may be negative).
+    const int intDigits = pointPos - droppedLeading + exponent + scaleDigits;
+    // Result = digits[0..intDigits) as integer, rounded by digits[intDigits].
+    if (nDigits == 0)
+        return 0;
+    if (intDigits > 19)
+        return std::nullopt;
+    std::uint64_t acc = 0; // intDigits <= 19 digits always fit
+    for (int k = 0; k < intDigits; ++k) {
+        acc = acc * 10 + (k < nDigits ? static_cast<unsigned>(digits[k] - '0') : 0u);
+    }
+    if (intDigits >= 0 && intDigits < nDigits && digits[intDigits] >= '5')
+        acc += 1;
+    if (intDigits < 0)
+        acc = 0;
+    if (acc > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+        return std::nullopt;
+    const auto v = static_cast<std::int64_t>(acc);
+    return negative ? -v : v;
+}
+
+} // namespace
+
+std::string_view trimText(std::string_view s)
+{
+    std::size_t b = 0;
+    std::size_t e = s.size();
+    while (b < e && isSpace(s[b]))
+        ++b;
+    while (e > b && isSpace(s[e - 1]))
+        --e;
+    return s.substr(b, e - b);
+}
+
+std::optional<TimeNs> parseMicrosToNs(std::string_view text)
+{
+    return parseScaled(text, 3);
+}
+
+std::optional<TimeNs> parseMillisToNs(std::string_view text)
+{
+    return parseScaled(text, 6);
+}
+
+std::optional<std::int64_t> parseInt64(std::string_view text)
+{
+    text = trimText(text);
+    if (isNotAValue(text))
+        return std::nullopt;
+    if (!text.empty() && text.front() == '+')
+        text.remove_prefix(1);
+    std::int64_t v = 0;
+    auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || p != text.data() + text.size())
+        return std::nullopt;
+    return v;
+}
+
+std::optional<std::uint64_t> parseUInt64(std::string_view text)
+{
+    text = trimText(text);
+    if (isNotAValue(text))
+        return std::nullopt;
+    std::uint64_t v = 0;
+    auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || p != text.data() + text.size())
+        return std::nullopt;
+    return v;
+}
+
+std::optional<double> parseDouble(std::string_view text)
+{
+    text = trimText(text);
+    if (isNotAValue(text))
+        return std::nullopt;
+    if (!text.empty() && text.front() == '+')
+        text.remove_prefix(1);
+    double v = 0;
+    auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || p != text.data() + text.size())
+        return std::nullopt;
+    if (std::isnan(v))
+        return std::nullopt;
+    return v;
+}
+
+TimeNs microsDoubleToNs(double us)
+{
+    if (!std::isfinite(us))
+        return 0;
+    const double ns = us * 1000.0;
+    if (ns >= 9.2e18)
+        return std::numeric_limits<TimeNs>::max();
+    if (ns <= -9.2e18)
+        return std::numeric_limits<TimeNs>::min();
+    return static_cast<TimeNs>(std::llround(ns));
+}
+
+} // namespace npuscope

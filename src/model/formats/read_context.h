@@ -1,0 +1,18 @@
+#pragma once
+// What every reader receives besides its bytes and its sink (the Profile).
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace npuscope {
+
+struct ReadContext {
+    std::string file;                                   // path, for diagnostics
+    std::function<void(std::uint64_t bytesDone)> progress; // optional, throttled by the caller
+    const std::atomic<bool>* cancel = nullptr;
+    int device = -1;                                    // device implied by the layout (legacy device_N)
+    bool cancelled() const { return cancel && cancel->load(std::memory_order_relaxed); }
+};
+
+} // namespace npuscope

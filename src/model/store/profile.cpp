@@ -1,0 +1,311 @@
+#include "model/store/profile.h"
+#include "model/store/session.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace npuscope {
+
+const char* trackKindName(TrackKind k)
+{
+    switch (k) {
+    case TrackKind::Stream: return "stream";
+    case TrackKind::CommGroup: return "communication";
+    case TrackKind::CommPlane: return "plane";
+    case TrackKind::Overlap: return "overlap";
+    case TrackKind::Cann: return "cann";
+    case TrackKind::Python: return "python";
+    case TrackKind::Other: return "other";
+    }
+    return "other";
+}
+
+std::uint32_t SliceTable::add(TimeNs s, TimeNs d, NameId n, NameId cat, TrackId t, std::uint32_t taskIdValue,
+                              std::uint32_t argsRow)
+{
+    const auto row = static_cast<std::uint32_t>(start.size());
+    start.push_back(s);
+    dur.push_back(d < 0 ? 0 : d);
+    name.push_back(n);
+    category.push_back(cat);
+    track.push_back(t);
+    taskId.push_back(taskIdValue);
+    kernel.push_back(kNone);
+    args.push_back(argsRow);
+    depth.push_back(0);
+    return row;
+}
+
+void SliceTable::reserve(std::size_t n)
+{
+    start.reserve(n);
+    dur.reserve(n);
+    name.reserve(n);
+    category.reserve(n);
+    track.reserve(n);
+    taskId.reserve(n);
+    kernel.reserve(n);
+    args.reserve(n);
+    depth.reserve(n);
+}
+
+std::uint32_t ArgTable::addRow(const std::vector<std::pair<NameId, NameId>>& pairs)
+{
+    Range r;
+    r.begin = static_cast<std::uint32_t>(kv.size());
+    r.count = static_cast<std::uint32_t>(pairs.size());
+    kv.insert(kv.end(), pairs.begin(), pairs.end());
+    rows.push_back(r);
+    return static_cast<std::uint32_t>(rows.size() - 1);
+}
+
+int KernelTable::metricIndex(std::initializer_list<const char*> names) const
+{
+    for (const char* n : names) {
+        for (std::size_t i = 0; i < metricNames.size(); ++i)
+            if (metricNames[i] == n)
+                return static_cast<int>(i);
+    }
+    return -1;
+}
+
+int KernelTable::metricIndex(const std::string& n) const
+{
+    for (std::size_t i = 0; i < metricNames.size(); ++i)
+        if (metricNames[i] == n)
+            return static_cast<int>(i);
+    return -1;
+}
+
+TrackId Profile::trackFor(std::int64_t pid, std::int64_t tid)
+{
+    const auto key = std::make_pair(pid, tid);
+    if (auto it = m_trackIndex.find(key); it != m_trackIndex.end())
+        return TrackId(it->second);
+    Track t;
+    t.pid = pid;
+    t.tid = tid;
+    tracks.push_back(t);
+    const auto id = static_cast<std::uint32_t>(tracks.size() - 1);
+    m_trackIndex.emplace(key, id);
+    m_finalized = false;
+    return TrackId(id);
+}
+
+CounterSeries& Profile::counterFor(std::int64_t pid, NameId n, NameId key)
+{
+    const auto k = std::make_tuple(pid, n.v, key.v);
+    if (auto it = m_counterIndex.find(k); it != m_counterIndex.end())
+        return counters[it->second];
+    CounterSeries c;
+    c.pid = pid;
+    c.name = n;
+    c.key = key;
+    counters.push_back(std::move(c));
+    m_counterIndex.emplace(k, static_cast<std::uint32_t>(counters.size() - 1));
+    m_finalized = false;
+    return counters.back();
+}
+
+void Profile::report(Severity s, std::string file, std::int64_t line, std::int64_t byteOffset, std::string reason)
+{
+    // Merge repeats of the same reason in the same file: keep the first location, count the rest.
+    for (auto it = diagnostics.rbegin(); it != diagnostics.rend() && it - diagnostics.rbegin() < 64; ++it) {
+        if (it->file == file && it->reason == reason && it->severity == s) {
+            ++it->count;
+            return;
+        }
+    }
+    diagnostics.push_back(Diagnostic{s, std::move(file), line, byteOffset, std::move(reason), 1});
+}
+
+const DeviceInfo* Profile::info(int device) const
+{
+    for (const auto& d : deviceInfo)
+        if (d.device == device)
+            return &d;
+    if (device < 0 && !deviceInfo.empty())
+        return &deviceInfo.front();
+    return nullptr;
+}
+
+std::uint64_t Profile::skippedTotal() const
+{
+    std::uint64_t n = 0;
+    for (const auto& f : files)
+        n += f.skipped;
+    return n;
+}
+
+std::uint64_t Session::skippedTotal() const
+{
+    std::uint64_t n = 0;
+    for (const auto& f : files)
+        n += f.skipped;
+    for (const auto& r : ranks)
+        n += r->skippedTotal();
+    return n;
+}
+
+namespace {
+
+template <typename T>
+void permute(std::vector<T>& v, const std::vector<std::uint32_t>& order)
+{
+    std::vector<T> out;
+    out.reserve(v.size());
+    for (auto i : order)
+        out.push_back(v[i]);
+    v.swap(out);
+}
+
+// Slice on `track` that encloses ts (the deepest one), or the first one starting at or after ts
+// when `orNext` is set and none encloses it.
+std::uint32_t sliceAt(const Profile& p, TrackId track, TimeNs ts, bool orNext)
+{
+    if (!track.valid() || track.v >= p.tracks.size())
+        return kNone;
+    const Track& t = p.tracks[track.v];
+    const auto& st = p.slices.start;
+    auto first = st.begin() + t.sliceBegin;
+    auto last = st.begin() + t.sliceEnd;
+    auto it = std::upper_bound(first, last, ts); // first start > ts
+    std::uint32_t best = kNone;
+    std::uint16_t bestDepth = 0;
+    // Walk back over candidates that start <= ts; stop once a depth-0 slice ends before ts.
+    for (auto j = it; j != first;) {
+        --j;
+        const auto row = static_cast<std::uint32_t>(j - st.begin());
+        if (p.slices.end(row) >= ts) {
+            if (best == kNone || p.slices.depth[row] > bestDepth) {
+                best = row;
+                bestDepth = p.slices.depth[row];
+            }
+        } else if (p.slices.depth[row] == 0) {
+            break;
+        }
+        if (it - j > 256)
+            break;
+    }
+    if (best == kNone && orNext && it != last)
+        best = static_cast<std::uint32_t>(it - st.begin());
+    return best;
+}
+
+} // namespace
+
+void Profile::finalize()
+{
+    const std::size_t n = slices.size();
+    std::vector<std::uint32_t> order(n);
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(), [this](std::uint32_t a, std::uint32_t b) {
+        if (slices.track[a].v != slices.track[b].v)
+            return slices.track[a].v < slices.track[b].v;
+        if (slices.start[a] != slices.start[b])
+            return slices.start[a] < slices.start[b];
+        return slices.dur[a] > slices.dur[b];
+    });
+    bool identity = true;
+    for (std::size_t i = 0; i < n && identity; ++i)
+        identity = order[i] == i;
+    if (!identity) {
+        std::vector<std::uint32_t> newRow(n);
+        for (std::size_t i = 0; i < n; ++i)
+            newRow[order[i]] = static_cast<std::uint32_t>(i);
+        permute(slices.start, order);
+        permute(slices.dur, order);
+        permute(slices.name, order);
+        permute(slices.category, order);
+        permute(slices.track, order);
+        permute(slices.taskId, order);
+        permute(slices.kernel, order);
+        permute(slices.args, order);
+        permute(slices.depth, order);
+        for (auto& s : kernels.slice)
+            if (s != kNone)
+                s = newRow[s];
+        for (auto* col : {&flows.srcSlice, &flows.dstSlice})
+            for (auto& s : *col)
+                if (s != kNone && s < n)
+                    s = newRow[s];
+    }
+
+    for (auto& t : tracks) {
+        t.sliceBegin = t.sliceEnd = 0;
+        t.maxDepth = 0;
+    }
+    // Track ranges and nesting depths (a stack of open ends per track).
+    std::vector<TimeNs> stack;
+    for (std::size_t i = 0; i < n;) {
+        const auto tr = slices.track[i].v;
+        std::size_t j = i;
+        stack.clear();
+        std::uint16_t maxDepth = 0;
+        for (; j < n && slices.track[j].v == tr; ++j) {
+            const TimeNs s = slices.start[j];
+            const TimeNs e = slices.end(j);
+            while (!stack.empty() && stack.back() <= s)
+                stack.pop_back(); // abutting slices do not nest
+            // A slice that starts inside the open one but ends after it cannot nest: it is drawn
+            // at the open one's depth + 1 anyway (partial overlap), not dropped.
+            const auto d = static_cast<std::uint16_t>(std::min<std::size_t>(stack.size(), 65535));
+            slices.depth[j] = d;
+            maxDepth = std::max(maxDepth, d);
+            stack.push_back(e);
+        }
+        if (tr < tracks.size()) {
+            tracks[tr].sliceBegin = static_cast<std::uint32_t>(i);
+            tracks[tr].sliceEnd = static_cast<std::uint32_t>(j);
+            tracks[tr].maxDepth = maxDepth;
+        }
+        i = j;
+    }
+
+    for (std::size_t f = 0; f < flows.size(); ++f) {
+        if (flows.srcSlice.size() < flows.size())
+            flows.srcSlice.resize(flows.size(), kNone);
+        if (flows.dstSlice.size() < flows.size())
+            flows.dstSlice.resize(flows.size(), kNone);
+        if (flows.srcSlice[f] == kNone)
+            flows.srcSlice[f] = sliceAt(*this, flows.srcTrack[f], flows.srcTs[f], false);
+        if (flows.dstSlice[f] == kNone)
+            flows.dstSlice[f] = sliceAt(*this, flows.dstTrack[f], flows.dstTs[f], true);
+    }
+
+    for (auto& c : counters) {
+        if (!std::is_sorted(c.ts.begin(), c.ts.end())) {
+            std::vector<std::uint32_t> o(c.ts.size());
+            std::iota(o.begin(), o.end(), 0u);
+            std::stable_sort(o.begin(), o.end(), [&c](auto a, auto b) { return c.ts[a] < c.ts[b]; });
+            permute(c.ts, o);
+            permute(c.value, o);
+        }
+    }
+
+    bool any = false;
+    TimeNs b = 0, e = 0;
+    auto take = [&](TimeNs s, TimeNs en) {
+        if (!any) {
+            b = s;
+            e = en;
+            any = true;
+        } else {
+            b = std::min(b, s);
+            e = std::max(e, en);
+        }
+    };
+    for (std::size_t i = 0; i < n; ++i)
+        take(slices.start[i], slices.end(i));
+    for (const auto& c : counters)
+        if (!c.ts.empty())
+            take(c.ts.front(), c.ts.back());
+    if (!any)
+        for (std::size_t i = 0; i < kernels.size(); ++i)
+            take(kernels.start[i], kernels.start[i] + kernels.dur[i]);
+    begin = b;
+    end = e;
+    m_finalized = true;
+}
+
+} // namespace npuscope

@@ -1,0 +1,302 @@
+#pragma once
+// The columnar in-memory model of one rank's profiling data. Readers append into a Profile
+// (it is the "sink"), then Profile::finalize() sorts and indexes it; after that it is shared
+// as an immutable std::shared_ptr<const Profile> between threads, views and the advisor.
+//
+// Conventions:
+//  - Times are int64 ns (TimeNs). Text µs timestamps are converted by digit shifting
+//    (formats/number_text.h), never through a double.
+//  - Strings are interned in `strings`; tables hold NameId.
+//  - Missing numeric metrics are NaN (never 0). Missing ids are kNone / -1 as documented.
+//  - Tables are structure-of-arrays. After finalize(), `slices` is sorted by
+//    (track, start, -dur, file order), so a track's slices are one contiguous, start-sorted
+//    range [Track::sliceBegin, Track::sliceEnd).
+#include "model/store/diagnostics.h"
+#include "model/store/ids.h"
+#include "model/store/string_pool.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace npuscope {
+
+inline constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+inline bool isMissing(double v) { return std::isnan(v); }
+
+enum class TrackKind : std::uint8_t {
+    Stream,      // "Ascend Hardware" / "Stream <id>": device tasks
+    CommGroup,   // "Communication" (old "HCCL") / "Group <g> Communication": collective ops
+    CommPlane,   // "Communication" / "Plane <n>": comm tasks on a plane
+    Overlap,     // "Overlap Analysis" / Computing, Communication, Communication(Not Overlapped), Free
+    Cann,        // "CANN" / "Thread <tid>": AscendCL@, Runtime@, Node@launch
+    Python,      // "Python" (torch_npu) / "Thread <tid>": cpu_op, enqueue/dequeue
+    Other        // anything else (generic Chrome traces, task_time fallback, simplified JSON)
+};
+
+const char* trackKindName(TrackKind k);
+
+struct Track {
+    TrackKind kind = TrackKind::Other;
+    std::int64_t pid = 0;      // raw pid from the file (opaque, may exceed 2^32)
+    std::int64_t tid = 0;      // raw tid from the file
+    NameId process;            // process_name, e.g. "Ascend Hardware"
+    NameId thread;             // thread_name, e.g. "Stream 2", "Free", "Group 0 Communication"
+    NameId processLabel;       // process_labels ("NPU 0", "CPU"), may be empty
+    int device = -1;           // device id when known (msprof: pid & 31 unless 31 = host)
+    std::int64_t streamId = -1;// Stream tracks: the stream id (tid)
+    int processSort = 0;       // process_sort_index
+    int threadSort = 0;        // thread_sort_index
+    std::uint32_t sliceBegin = 0; // filled by finalize()
+    std::uint32_t sliceEnd = 0;
+    std::uint16_t maxDepth = 0;   // deepest nesting level on this track (0 = flat)
+};
+
+// Timeline slices (X, B/E pairs, instants with dur 0, task_time rows, simplified tasks).
+struct SliceTable {
+    std::vector<TimeNs> start;
+    std::vector<TimeNs> dur;           // >= 0
+    std::vector<NameId> name;
+    std::vector<NameId> category;      // "cat"; for device tasks the args "Task Type"
+    std::vector<TrackId> track;
+    std::vector<std::uint32_t> taskId; // device tasks: args "Task Id"; else kNone
+    std::vector<std::uint32_t> kernel; // row in KernelTable joined to this task, else kNone
+    std::vector<std::uint32_t> args;   // row in ArgTable, else kNone
+    std::vector<std::uint16_t> depth;  // nesting depth on its track (finalize())
+
+    std::size_t size() const { return start.size(); }
+    TimeNs end(std::size_t i) const { return start[i] + dur[i]; }
+    // Append one slice; returns its (pre-finalize) row.
+    std::uint32_t add(TimeNs s, TimeNs d, NameId n, NameId cat, TrackId t,
+                      std::uint32_t taskIdValue = kNone, std::uint32_t argsRow = kNone);
+    void reserve(std::size_t n);
+};
+
+// Key/value arguments of slices that keep them (all but device tasks, whose known args are
+// columns). Values are kept as text (numbers as written), so ids > 2^53 stay exact.
+struct ArgTable {
+    struct Range { std::uint32_t begin = 0, count = 0; };
+    std::vector<Range> rows;
+    std::vector<std::pair<NameId, NameId>> kv; // (key, value text)
+    std::uint32_t addRow(const std::vector<std::pair<NameId, NameId>>& pairs);
+};
+
+// Flows (s/f pairs, HostToDevice, async_npu, ...). Endpoints are bound to slices by finalize().
+struct FlowTable {
+    std::vector<NameId> category; // "cat", e.g. "HostToDevice", "async_npu"
+    std::vector<NameId> name;
+    std::vector<NameId> id;       // the id exactly as written (text), e.g. "197568495616"
+    std::vector<TimeNs> srcTs, dstTs;
+    std::vector<TrackId> srcTrack, dstTrack;
+    std::vector<std::uint32_t> srcSlice, dstSlice; // slice rows after finalize(), or kNone
+    std::size_t size() const { return srcTs.size(); }
+};
+
+// A counter time series: one per (process/track, counter name, args key).
+// A value holds until the next sample.
+struct CounterSeries {
+    NameId process;      // e.g. "AI Core Freq", "HBM", "memory_record"
+    NameId name;         // event name, e.g. "AI Core Freq", "HBM 0"
+    NameId key;          // args key, e.g. "MHz", "Read(MB/s)", "Total Allocated(MB)"
+    std::int64_t pid = 0;
+    int device = -1;
+    std::vector<TimeNs> ts;    // sorted by finalize()
+    std::vector<double> value;
+};
+
+// op_summary / kernel_details rows: device tasks with their hardware (PMU) metrics.
+struct KernelTable {
+    std::vector<int> device;          // Device_id, or the profile's device when absent; -1 host
+    std::vector<std::int64_t> step;   // "Step Id", -1 when absent
+    std::vector<std::int64_t> modelId;// "Model ID", -1 when absent or 4294967295
+    std::vector<std::int64_t> streamId;
+    std::vector<std::int64_t> taskId; // -1 when N/A (comm rows)
+    std::vector<std::int64_t> contextId; // "Context ID" (MIX subtasks), -1 when N/A
+    std::vector<TimeNs> start, dur, wait; // wait: TimeNs min when missing
+    std::vector<NameId> name, type;   // Op Name/Name, OP Type/Type
+    std::vector<NameId> taskType;     // Task Type / Accelerator Core (AI_CORE, MIX_AIC, HCCL, ...)
+    std::vector<NameId> opState;      // "dynamic"/"static"/""
+    std::vector<NameId> inputShapes, inputDtypes, inputFormats;
+    std::vector<NameId> outputShapes, outputDtypes, outputFormats;
+    std::vector<std::int64_t> blockDim, mixBlockDim; // -1 when missing
+    // Every other numeric column (PMU metrics, cube_utilization(%), ...) under its header name
+    // as written (e.g. "aic_mac_ratio", older files "mac_ratio"). NaN = N/A or empty.
+    std::vector<std::string> metricNames;
+    std::vector<std::vector<double>> metrics; // metrics[m][row]
+    // Unknown text columns, kept: extraNames[c], extra[c][row].
+    std::vector<std::string> extraNames;
+    std::vector<std::vector<NameId>> extra;
+    std::vector<std::uint32_t> slice; // joined timeline slice row, or kNone
+
+    std::size_t size() const { return start.size(); }
+    // Index of the first name in `names` that exists as a metric column, or -1.
+    int metricIndex(std::initializer_list<const char*> names) const;
+    int metricIndex(const std::string& name) const;
+    double metric(int m, std::size_t row) const { return m < 0 ? kNaN : metrics[m][row]; }
+};
+
+struct SizeBucket {
+    std::string sizeMB; // as written ("4e-06")
+    double count = 0;
+    double timeMs = 0;
+};
+
+struct CommBandwidth {
+    NameId transport;          // RDMA, HCCS, PCIE, SDMA, SIO
+    double sizeMB = kNaN;      // Transit Size(MB)
+    double timeMs = kNaN;      // Transit Time(ms)
+    double bandwidthGBps = kNaN;
+    double largePacketRatio = kNaN;
+    std::vector<SizeBucket> sizes;
+};
+
+// One communication op of communication.json (or the cluster file: rank >= 0).
+struct CommOp {
+    std::string step;          // "step2", or "" when the file has no step level
+    std::string kind;          // "p2p" / "collective" / cluster group key "(0, 1)"
+    std::string fullName;      // "hcom_allReduce__184_0_1@7452643344416017458" or "Total Op Info"
+    std::string opName;        // before '@'
+    std::string group;         // after '@' (hash), or ""
+    bool totalInfo = false;    // the "Total Op Info" summary entry
+    int rank = -1;             // cluster file: the rank key
+    std::optional<TimeNs> start;     // Start Timestamp(us), from text
+    double elapseMs = kNaN, transitMs = kNaN, waitMs = kNaN, syncMs = kNaN, idleMs = kNaN;
+    double waitRatio = kNaN, syncRatio = kNaN;
+    std::vector<CommBandwidth> bandwidth;
+};
+
+// One link of communication_matrix.json (or the cluster matrix).
+struct CommLink {
+    std::string step, kind, fullName, opName, group;
+    int src = -1, dst = -1;
+    NameId transport;  // LOCAL, HCCS, PCIE, SDMA, RDMA, SIO
+    double sizeMB = kNaN, timeMs = kNaN, bandwidthGBps = kNaN;
+};
+
+// step_trace_time.csv row (also cluster_step_trace_time.csv: type/index set).
+struct StepRow {
+    std::string step;            // as written
+    int device = -1;
+    std::string type;            // cluster: "rank" / "stage"
+    std::string index;           // cluster: rank number or "(0, 1, …)"
+    std::optional<TimeNs> computing, commNotOverlapped, overlapped, communication, free, stage,
+        bubble, commNotOverlappedExclReceive, preparing;
+};
+
+// op_statistic / communication_statistic (hccl_statistic) / api_statistic rows.
+struct StatRow {
+    int device = -1;
+    std::string kind;     // "op_statistic", "communication_statistic", "api_statistic"
+    NameId name;          // OP Type / API Name
+    NameId coreType;      // Core Type / Level
+    std::uint64_t count = 0;
+    TimeNs total = 0, min = 0, avg = 0, max = 0;
+    double ratio = kNaN;  // Ratio(%)
+    double variance = kNaN;
+};
+
+struct L2Row {
+    int device = -1;
+    std::int64_t streamId = -1, taskId = -1;
+    double hitRate = kNaN, victimRate = kNaN; // 0..1 (a value > 1 in the file is % and divided)
+    NameId opName;
+};
+
+struct DeviceInfo {
+    int device = -1;
+    int aiCoreNum = -1;
+    int aivNum = -1;
+    double aicFrequencyMHz = kNaN;
+    std::string chip;            // e.g. "Ascend910B", as far as known
+    double hbmPeakGBps = kNaN;   // when the profile says
+};
+
+struct ParallelGroup {
+    std::string name;           // e.g. "tp", group hash
+    std::string groupName;
+    std::vector<int> ranks;
+};
+
+struct Metadata {
+    std::map<std::string, std::string> env;   // profiler_metadata.json ENV_VARIABLES
+    std::vector<ParallelGroup> groups;        // parallel_group_info
+    std::string profilerLevel;                // "Level0", "Level1", "Level2", or ""
+    std::string exportType;                   // "text" / "db"
+    std::string cannVersion, torchNpuVersion;
+    nlohmann::json profilerInfo;              // profiler_info[_N].json as read
+    nlohmann::json profilerMetadata;          // profiler_metadata.json as read
+};
+
+struct JoinStats {
+    std::uint64_t deviceTasks = 0;       // timeline slices on Stream tracks
+    std::uint64_t kernelRows = 0;        // op_summary/kernel_details rows
+    std::uint64_t matchedExact = 0;      // joined on (device, stream, task id, exact start)
+    std::uint64_t matchedNearest = 0;    // joined on nearest start within 1 µs
+    std::uint64_t unmatchedTasks = 0;    // device tasks with no kernel row
+    std::uint64_t unmatchedKernels = 0;  // kernel rows with no timeline task
+};
+
+class Profile {
+public:
+    std::string name;      // display name (folder name, "rank 0", file name)
+    std::string root;      // folder or file it was read from
+    std::string layout;    // "torch_npu", "msprof", "msprof-legacy", "chrome-trace", "simplified JSON", "csv", "db"
+    int rank = -1;         // rank id when known
+    std::vector<int> devices;
+
+    StringPool strings;
+    std::vector<Track> tracks;
+    SliceTable slices;
+    ArgTable args;
+    FlowTable flows;
+    std::vector<CounterSeries> counters;
+    KernelTable kernels;
+    std::vector<CommOp> commOps;
+    std::vector<CommLink> commLinks;
+    std::vector<StepRow> steps;
+    std::vector<StatRow> stats;
+    std::vector<L2Row> l2;
+    std::vector<DeviceInfo> deviceInfo;
+    Metadata meta;
+    JoinStats join;
+
+    std::vector<FileRecord> files;
+    std::vector<Diagnostic> diagnostics;
+
+    TimeNs begin = 0, end = 0; // span of everything with a time (finalize())
+
+    // Find or create a track for (pid, tid); used by readers while appending.
+    TrackId trackFor(std::int64_t pid, std::int64_t tid);
+    // Find or create the counter series for (pid, name, key).
+    CounterSeries& counterFor(std::int64_t pid, NameId name, NameId key);
+
+    // Sort slices per track (stable: start, -dur, file order), set track ranges and depths,
+    // bind flow endpoints to slices, sort counters, compute [begin, end]. Idempotent.
+    void finalize();
+    bool finalized() const { return m_finalized; }
+
+    // Report a problem (merges repeated reasons of one file into a count).
+    void report(Severity s, std::string file, std::int64_t line, std::int64_t byteOffset, std::string reason);
+
+    // Convenience lookups (after finalize()).
+    std::string_view str(NameId id) const { return strings.view(id); }
+    const DeviceInfo* info(int device) const;
+    std::uint64_t skippedTotal() const;
+
+private:
+    std::map<std::pair<std::int64_t, std::int64_t>, std::uint32_t> m_trackIndex;
+    std::map<std::tuple<std::int64_t, std::uint32_t, std::uint32_t>, std::uint32_t> m_counterIndex;
+    bool m_finalized = false;
+};
+
+using ProfilePtr = std::shared_ptr<const Profile>;
+
+} // namespace npuscope
