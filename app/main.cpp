@@ -1,3 +1,69 @@
-// Placeholder entry point until the CLI and the window land.
+// npuscope entry point: a CLI verb, or the GUI (on the given paths, or on the demo profile).
+#include "app/cli.h"
+#include "app/gui_main.h"
+
 #include <cstdio>
-int main() { std::puts("npuscope " NPUSCOPE_VERSION); return 0; }
+#include <cstring>
+#include <string>
+
+namespace {
+
+void printHelp()
+{
+    std::fputs(
+        "npuscope " NPUSCOPE_VERSION " - trace viewer and performance advisor for Ascend NPU profiling data\n"
+        "\n"
+        "Usage:\n"
+        "  npuscope [PATH]...                  open the GUI (on folders or files, if given)\n"
+        "  npuscope --demo                     open the GUI on the bundled demo profile\n"
+        "                                      (headless: print its top operators and advisor summary)\n"
+        "  npuscope info PATH [--format text|json]\n"
+        "  npuscope analyze --import PATH... [--metric duration|memory_bandwidth|communication_duration]\n"
+        "           [--top N] [--sort descending|ascending] [--group-by type|name]\n"
+        "           [--format csv|json|table|chrome_trace] [--export FILE] [--peak-hbm-gbps X]\n"
+        "  npuscope advise PATH [--format text|markdown|json|html|pdf] [-o FILE] [--advisor-config FILE]\n"
+        "  npuscope compare BASELINE OPTIMIZED [--format table|csv|json|markdown]\n"
+        "  npuscope synth OUT_DIR [--scenario llama2-baseline|llama2-optimized] [--layout torch_npu|msprof]\n"
+        "           [--ranks N] [--steps N] [--seed N] [--target-mb N]\n"
+        "  npuscope bench [--size-mb N] [--out DIR]\n"
+        "  npuscope --version | --help\n"
+        "\n"
+        "Each verb takes --help. Exit codes: 0 ok, 1 input problem, 2 usage.\n",
+        stdout);
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    if (argc >= 2) {
+        const std::string verb = argv[1];
+        npuscope::cli::Args rest(argv + 2, argv + argc);
+        if (verb == "--help" || verb == "-h" || verb == "help") {
+            printHelp();
+            return 0;
+        }
+        if (verb == "--version" || verb == "-v") {
+            std::printf("npuscope %s\n", NPUSCOPE_VERSION);
+            return 0;
+        }
+        if (verb == "info")
+            return npuscope::cli::info(rest);
+        if (verb == "analyze")
+            return npuscope::cli::analyze(rest);
+        if (verb == "advise")
+            return npuscope::cli::advise(rest);
+        if (verb == "compare")
+            return npuscope::cli::compare(rest);
+        if (verb == "synth")
+            return npuscope::cli::synth(rest);
+        if (verb == "bench")
+            return npuscope::cli::bench(rest);
+        if (verb.size() > 1 && verb[0] == '-' && verb != "--demo" && verb.rfind("-platform", 0) != 0
+            && verb.rfind("--style", 0) != 0) {
+            std::fprintf(stderr, "npuscope: unknown option '%s'\nTry 'npuscope --help'.\n", verb.c_str());
+            return 2;
+        }
+    }
+    return npuscope::runGui(argc, argv);
+}

@@ -1,0 +1,21 @@
+#pragma once
+// The command-line verbs; each lives in its own cli_<verb>.cpp. args excludes the verb itself.
+// Return the process exit code: 0 ok, 1 input problem (message on stderr names file and why),
+// 2 usage error (with a hint).
+#include <string>
+#include <vector>
+
+namespace npuscope::cli {
+
+using Args = std::vector<std::string>;
+
+int info(const Args& args);     // cli_info.cpp
+int analyze(const Args& args);  // cli_analyze.cpp
+int advise(const Args& args);   // cli_advise.cpp
+int compare(const Args& args);  // cli_compare.cpp
+int synth(const Args& args);    // cli_synth.cpp
+int bench(const Args& args);    // cli_bench.cpp
+// Prints to stderr and returns true when --help/-h is among args (verb-level help).
+bool wantsHelp(const Args& args);
+
+} // namespace npuscope::cli

@@ -1,0 +1,55 @@
+#pragma once
+// One reader per file kind: a function of (input bytes, sink, context). Readers never throw on
+// bad input: they keep every complete record, report what they skipped with file, line or byte
+// offset and reason (Profile::report + the FileRecord they return), and stop early on cancel.
+// Tests call them directly, without threads. The loader (loader.cpp) maps files and calls them.
+#include "model/formats/read_context.h"
+#include "model/store/profile.h"
+#include "model/store/session.h"
+
+#include <string_view>
+
+namespace npuscope::readers {
+
+// ---- timeline (timeline_reader.cpp, chrome_trace.cpp) ----
+// msprof_*.json / trace_view.json / any Chrome Trace Event JSON (bare array or
+// {"traceEvents":[…]}), streamed in chunks. Classifies Ascend tracks (TrackKind) by process and
+// thread names. Does not call Profile::finalize().
+FileRecord readTimelineJson(std::string_view bytes, Profile& sink, const ReadContext& ctx);
+// The simplified {"tasks":[…]} JSON of FORMATS.md §7.
+FileRecord readSimplifiedTasksJson(std::string_view bytes, Profile& sink, const ReadContext& ctx);
+// True when the first non-space bytes look like {"tasks": (the simplified format).
+bool looksLikeSimplifiedTasks(std::string_view head);
+
+// ---- CSV tables (csv_tables.cpp) ----
+// op_summary_*.csv and kernel_details.csv (column aliases of FORMATS.md §2) -> sink.kernels.
+FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContext& ctx);
+FileRecord readOpStatisticCsv(std::string_view bytes, Profile& sink, const ReadContext& ctx);     // -> stats
+FileRecord readApiStatisticCsv(std::string_view bytes, Profile& sink, const ReadContext& ctx);    // -> stats
+FileRecord readCommStatisticCsv(std::string_view bytes, Profile& sink, const ReadContext& ctx);   // -> stats
+FileRecord readTaskTimeCsv(std::string_view bytes, Profile& sink, const ReadContext& ctx);        // -> slices (fallback)
+FileRecord readStepTraceCsv(std::string_view bytes, Profile& sink, const ReadContext& ctx);       // -> steps
+FileRecord readMemoryCsv(std::string_view bytes, Profile& sink, const ReadContext& ctx);          // npu_mem, memory_record, npu_module_mem -> counters
+FileRecord readL2CacheCsv(std::string_view bytes, Profile& sink, const ReadContext& ctx);         // -> l2
+FileRecord readClusterStepTraceCsv(std::string_view bytes, ClusterData& sink, std::vector<Diagnostic>& diags,
+                                   const ReadContext& ctx);
+
+// ---- JSON side files (side_json.cpp) ----
+FileRecord readCommunicationJson(std::string_view bytes, Profile& sink, const ReadContext& ctx);       // -> commOps
+FileRecord readCommunicationMatrixJson(std::string_view bytes, Profile& sink, const ReadContext& ctx); // -> commLinks
+FileRecord readClusterCommunicationJson(std::string_view bytes, ClusterData& sink, std::vector<Diagnostic>& diags,
+                                        const ReadContext& ctx);
+FileRecord readClusterCommunicationMatrixJson(std::string_view bytes, ClusterData& sink,
+                                              std::vector<Diagnostic>& diags, const ReadContext& ctx);
+FileRecord readInfoJson(std::string_view bytes, Profile& sink, const ReadContext& ctx);             // info.json[.N] -> deviceInfo
+FileRecord readProfilerInfoJson(std::string_view bytes, Profile& sink, const ReadContext& ctx);     // profiler_info[_N].json -> rank, meta
+FileRecord readProfilerMetadataJson(std::string_view bytes, Profile& sink, const ReadContext& ctx); // profiler_metadata.json -> meta
+
+// ---- join (join.cpp) ----
+// Join timeline device tasks (Stream tracks) with kernel rows on (device, stream, task id,
+// start) per FORMATS.md §3; fills SliceTable::kernel, KernelTable::slice and Profile::join.
+// Also folds l2 rows into a kernel metric column "l2_hit_rate" when present.
+// Requires finalize() to have run.
+void joinKernels(Profile& p);
+
+} // namespace npuscope::readers

@@ -1,0 +1,72 @@
+#pragma once
+// The one zoom/selection object every view subscribes to (STYLE.md practice 8): the visible
+// time window, the selected time range, the selected task and the selected operator. Views set
+// it and follow its signals; none of them keeps its own copy of these.
+#include "model/store/session.h"
+
+#include <QObject>
+#include <QString>
+
+#include <optional>
+
+namespace npuscope {
+
+struct TaskRef {
+    int rankIndex = -1;          // index into Session::ranks
+    std::uint32_t slice = kNone; // slice row in that Profile
+    bool valid() const { return rankIndex >= 0 && slice != kNone; }
+    bool operator==(const TaskRef&) const = default;
+};
+
+struct TimeRange {
+    TimeNs begin = 0, end = 0;
+    bool empty() const { return end <= begin; }
+    bool operator==(const TimeRange&) const = default;
+};
+
+class SelectionController : public QObject {
+    Q_OBJECT
+public:
+    explicit SelectionController(QObject* parent = nullptr);
+
+    void setSession(SessionPtr session); // resets everything, visible window = whole span
+    const SessionPtr& session() const { return m_session; }
+    int currentRank() const { return m_rank; } // index into Session::ranks, -1 = all
+    TimeRange fullRange() const { return m_full; }
+    TimeRange visibleRange() const { return m_visible; }
+    std::optional<TimeRange> selectedRange() const { return m_range; }
+    TaskRef selectedTask() const { return m_task; }
+    QString selectedOperator() const { return m_operator; } // OP Type or Op Name key, "" = none
+
+public slots:
+    void setCurrentRank(int rankIndex);
+    void setVisibleRange(TimeRange r);       // clamped; pushes the previous one on the undo stack
+    void zoomBy(double factor, TimeNs anchor);// factor < 1 zooms in around anchor
+    void panBy(double fractionOfWindow);
+    void fitAll();
+    bool undoZoom();
+    void setSelectedRange(std::optional<TimeRange> r);
+    void setSelectedTask(TaskRef t);
+    void setSelectedOperator(const QString& key);
+    // Show a task: select it and zoom to it with 10 % margin on each side.
+    void revealTask(TaskRef t);
+
+signals:
+    void sessionChanged();
+    void currentRankChanged(int rankIndex);
+    void visibleRangeChanged(npuscope::TimeRange r);
+    void selectedRangeChanged(std::optional<npuscope::TimeRange> r);
+    void selectedTaskChanged(npuscope::TaskRef t);
+    void selectedOperatorChanged(const QString& key);
+
+private:
+    SessionPtr m_session;
+    int m_rank = -1;
+    TimeRange m_full, m_visible;
+    std::optional<TimeRange> m_range;
+    TaskRef m_task;
+    QString m_operator;
+    std::vector<TimeRange> m_undo;
+};
+
+} // namespace npuscope
