@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs what npuscope needs to build, test and package on Debian 12 (run as root).
+set -euo pipefail
+packages=(build-essential cmake pkg-config
+          qt6-base-dev qt6-base-dev-tools libqcustomplot-dev libgl1-mesa-dev
+          nlohmann-json3-dev libboost-dev libsimdjson-dev libsqlite3-dev
+          xvfb xauth poppler-utils desktop-file-utils appstream dpkg-dev file)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

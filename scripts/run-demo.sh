@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The main job: install what is missing, build, and open the GUI on the bundled demo profile
+# (generated on first run). Without a display it prints the demo's top operators and advisor
+# summary instead.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/deps.sh
+bash scripts/build.sh
+exec ./build/app/npuscope --demo "$@"
