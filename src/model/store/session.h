@@ -13,6 +13,7 @@ struct ClusterData {
     std::vector<CommOp> comm;        // cluster_communication.json (CommOp::rank set)
     std::vector<CommLink> links;     // cluster_communication_matrix.json
     std::vector<ParallelGroup> groups;
+    StringPool strings;              // NameIds of comm/links (transport names) refer to this pool
     bool present() const { return !stepTrace.empty() || !comm.empty() || !links.empty(); }
 };
 

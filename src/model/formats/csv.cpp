@@ -1,0 +1,270 @@
+#include "model/formats/csv.h"
+
+#include "model/formats/number_text.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+namespace npuscope {
+
+namespace {
+
+bool isTrim(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r';
+}
+
+// Progress is reported about every 4 MB, cancel checked every 4096 rows.
+constexpr std::uint64_t kProgressStep = 4u << 20;
+constexpr std::uint64_t kCancelRows = 4096;
+
+} // namespace
+
+CsvReader::CsvReader(std::string_view bytes) : m_bytes(bytes)
+{
+    if (m_bytes.size() >= 3 && std::memcmp(m_bytes.data(), "\xEF\xBB\xBF", 3) == 0)
+        m_pos = 3;
+}
+
+void CsvReader::finishCell(Span s)
+{
+    // Trim after unquoting: TABs written after timestamps sit inside or outside the quotes.
+    const char* base = s.scratch ? m_scratch.data() : m_bytes.data();
+    while (s.length > 0 && isTrim(base[s.begin]))
+        ++s.begin, --s.length;
+    while (s.length > 0 && isTrim(base[s.begin + s.length - 1]))
+        --s.length;
+    m_spans.push_back(s);
+}
+
+bool CsvReader::next()
+{
+    const std::size_t n = m_bytes.size();
+    const char* d = m_bytes.data();
+    for (;;) {
+        m_spans.clear();
+        m_scratch.clear();
+        m_cells.clear();
+        m_terminated = false;
+        if (m_pos >= n)
+            return false;
+        m_recordLine = m_line;
+        m_recordOffset = m_pos;
+        bool endOfRecord = false;
+        while (!endOfRecord) {
+            // One cell starting at m_pos.
+            std::size_t p = m_pos;
+            while (p < n && (d[p] == ' ' || d[p] == '\t'))
+                ++p;
+            if (p < n && d[p] == '"') {
+                // Quoted cell: unescape into scratch only when a doubled quote occurs.
+                ++p;
+                const std::size_t start = p;
+                Span s{false, start, 0};
+                bool useScratch = false;
+                std::size_t scratchBegin = m_scratch.size();
+                std::size_t contentEnd = n; // unterminated quote at EOF: keep what is there
+                for (;;) {
+                    if (p >= n)
+                        break;
+                    const char c = d[p];
+                    if (c == '"') {
+                        if (p + 1 < n && d[p + 1] == '"') {
+                            if (!useScratch) {
+                                useScratch = true;
+                                m_scratch.append(d + start, p - start);
+                            }
+                            m_scratch.push_back('"');
+                            p += 2;
+                            continue;
+                        }
+                        contentEnd = p;
+                        ++p; // closing quote
+                        break;
+                    }
+                    if (c == '\n')
+                        ++m_line;
+                    if (useScratch)
+                        m_scratch.push_back(c);
+                    ++p;
+                }
+                if (useScratch) {
+                    s.scratch = true;
+                    s.begin = scratchBegin;
+                    s.length = m_scratch.size() - scratchBegin;
+                } else {
+                    s.length = contentEnd - start;
+                }
+                // Anything between the closing quote and the delimiter is tolerated and dropped
+                // when it is blank (trailing TAB), appended otherwise.
+                std::size_t q = p;
+                while (q < n && d[q] != ',' && d[q] != '\n')
+                    ++q;
+                bool blank = true;
+                for (std::size_t k = p; k < q; ++k)
+                    blank = blank && isTrim(d[k]);
+                if (!blank) {
+                    if (!s.scratch) {
+                        s.scratch = true;
+                        s.begin = m_scratch.size();
+                        m_scratch.append(d + start, s.length);
+                    }
+                    m_scratch.append(d + p, q - p);
+                    s.length = m_scratch.size() - s.begin;
+                }
+                finishCell(s);
+                p = q;
+            } else {
+                p = m_pos;
+                const std::size_t start = p;
+                while (p < n && d[p] != ',' && d[p] != '\n')
+                    ++p;
+                finishCell(Span{false, start, p - start});
+            }
+            if (p >= n) {
+                endOfRecord = true;
+                m_pos = n;
+            } else if (d[p] == ',') {
+                m_pos = p + 1;
+                if (m_pos >= n) { // trailing comma at EOF: one more empty cell
+                    m_spans.push_back(Span{false, n, 0});
+                    endOfRecord = true;
+                }
+            } else { // '\n'
+                m_pos = p + 1;
+                ++m_line;
+                m_terminated = true;
+                endOfRecord = true;
+            }
+        }
+        for (const Span& s : m_spans) {
+            const char* base = s.scratch ? m_scratch.data() : m_bytes.data();
+            m_cells.emplace_back(base + s.begin, s.length);
+        }
+        // A blank line is one empty cell: skip it.
+        if (m_cells.size() == 1 && m_cells[0].empty())
+            continue;
+        return true;
+    }
+}
+
+CsvTable::CsvTable(std::string_view bytes, const ReadContext& ctx, FileRecord& record, ReportFn report)
+    : m_reader(bytes), m_ctx(ctx), m_record(record), m_report(std::move(report))
+{
+    m_record.path = ctx.file;
+    m_record.bytes = bytes.size();
+}
+
+bool CsvTable::open()
+{
+    if (!m_reader.next()) {
+        m_record.status = FileStatus::Failed;
+        m_record.note = "empty file";
+        m_report(Severity::Error, 1, 0, "empty file");
+        return false;
+    }
+    m_header.clear();
+    for (auto c : m_reader.cells())
+        m_header.emplace_back(c);
+    return true;
+}
+
+int CsvTable::column(std::initializer_list<std::string_view> aliases) const
+{
+    for (auto a : aliases) {
+        for (std::size_t i = 0; i < m_header.size(); ++i)
+            if (m_header[i] == a)
+                return static_cast<int>(i);
+    }
+    return -1;
+}
+
+bool CsvTable::require(int col, std::string_view name)
+{
+    if (col >= 0)
+        return true;
+    m_record.status = FileStatus::Failed;
+    std::string reason = "missing column '";
+    reason += name;
+    reason += "' in ";
+    reason += m_ctx.file;
+    m_record.note = reason;
+    m_report(Severity::Error, 1, 0, std::move(reason));
+    return false;
+}
+
+bool CsvTable::nextRow()
+{
+    for (;;) {
+        if (m_ctx.cancel && m_rowsSeen % kCancelRows == 0 && m_ctx.cancelled()) {
+            m_record.status = FileStatus::Partial;
+            m_record.note = "cancelled";
+            return false;
+        }
+        if (!m_reader.next())
+            return false;
+        ++m_rowsSeen;
+        if (m_ctx.progress && m_reader.position() - m_lastProgress >= kProgressStep) {
+            m_lastProgress = m_reader.position();
+            m_ctx.progress(m_lastProgress);
+        }
+        const std::size_t got = m_reader.cells().size();
+        if (got == m_header.size())
+            return true;
+        std::string reason;
+        if (got < m_header.size() && m_reader.atEnd())
+            reason = "truncated last row: " + std::to_string(got) + " of " + std::to_string(m_header.size()) +
+                     " cells";
+        else
+            reason = "row has " + std::to_string(got) + " cells, header has " + std::to_string(m_header.size());
+        skipRow(reason);
+    }
+}
+
+std::string_view CsvTable::cell(int col) const
+{
+    const auto& c = m_reader.cells();
+    if (col < 0 || static_cast<std::size_t>(col) >= c.size())
+        return {};
+    return c[static_cast<std::size_t>(col)];
+}
+
+void CsvTable::skipRow(const std::string& reason)
+{
+    ++m_record.skipped;
+    m_report(Severity::Warning, m_reader.line(), static_cast<std::int64_t>(m_reader.byteOffset()), reason);
+}
+
+void CsvTable::finish()
+{
+    if (m_ctx.progress)
+        m_ctx.progress(m_reader.size());
+    if (m_record.status == FileStatus::Failed || m_record.note == "cancelled")
+        return;
+    m_record.status = m_record.skipped > 0 ? FileStatus::Partial : FileStatus::Loaded;
+}
+
+int parseDeviceText(std::string_view text)
+{
+    text = trimText(text);
+    if (const auto colon = text.find(':'); colon != std::string_view::npos)
+        text = text.substr(colon + 1);
+    if (auto v = parseInt64(text); v && *v >= 0 && *v < 65536)
+        return static_cast<int>(*v);
+    return -1;
+}
+
+std::int64_t parseIdText(std::string_view text)
+{
+    if (auto u = parseUInt64(text)) {
+        if (*u == 4294967295ull || *u > static_cast<std::uint64_t>(INT64_MAX))
+            return -1;
+        return static_cast<std::int64_t>(*u);
+    }
+    if (auto v = parseInt64(text))
+        return *v;
+    return -1;
+}
+
+} // namespace npuscope

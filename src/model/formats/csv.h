@@ -1,0 +1,102 @@
+#pragma once
+// A streaming RFC-4180 CSV tokenizer over bytes already in memory (the loader memory-maps the
+// file), plus a header-aware row walker used by every CSV reader.
+//
+// Tokenizer rules (FORMATS.md §6): quoted cells may hold commas and newlines; a doubled quote
+// inside quotes is one quote (so `"""2,8193"""` reads `"2,8193"`); CRLF or LF; a leading UTF-8
+// BOM is skipped; every cell is trimmed of spaces, TAB and CR after unquoting
+// (`…895.870\t` bare or inside quotes). Lines are physical lines, 1-based.
+#include "model/formats/read_context.h"
+#include "model/store/diagnostics.h"
+
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace npuscope {
+
+class CsvReader {
+public:
+    explicit CsvReader(std::string_view bytes);
+
+    // Reads the next record. Blank lines are skipped. Returns false at the end of the input.
+    bool next();
+    // Cells of the current record; valid until the next call to next().
+    const std::vector<std::string_view>& cells() const { return m_cells; }
+    std::int64_t line() const { return m_recordLine; }          // first physical line of the record
+    std::uint64_t byteOffset() const { return m_recordOffset; } // offset of its first byte
+    bool terminated() const { return m_terminated; }            // ended by a newline (not by EOF)
+    bool atEnd() const { return m_pos >= m_bytes.size(); }
+    std::uint64_t position() const { return m_pos; }
+    std::uint64_t size() const { return m_bytes.size(); }
+
+private:
+    struct Span {
+        bool scratch = false; // text lives in m_scratch (unescaped), else in m_bytes
+        std::size_t begin = 0, length = 0;
+    };
+    void finishCell(Span s);
+
+    std::string_view m_bytes;
+    std::size_t m_pos = 0;
+    std::int64_t m_line = 1;
+    std::int64_t m_recordLine = 0;
+    std::uint64_t m_recordOffset = 0;
+    bool m_terminated = false;
+    std::vector<Span> m_spans;
+    std::string m_scratch;
+    std::vector<std::string_view> m_cells;
+};
+
+// Where a reader's problems go: Profile::report, or a plain vector for the cluster files.
+using ReportFn = std::function<void(Severity, std::int64_t line, std::int64_t byteOffset, std::string reason)>;
+
+// A CSV file with a header: column lookup by name (with aliases), row-length checks, skipped-row
+// accounting, progress and cancel. Readers use it as
+//   CsvTable t(bytes, ctx, rec, report); if (!t.open()) return rec;
+//   int c = t.column({"Task Duration(us)", "Duration(us)"}); if (!t.require(c, "...")) return rec;
+//   while (t.nextRow()) { ... t.cell(c) ... }
+class CsvTable {
+public:
+    CsvTable(std::string_view bytes, const ReadContext& ctx, FileRecord& record, ReportFn report);
+
+    // Reads the header. An empty file fails the record ("empty file").
+    bool open();
+    // Index of the first alias present in the header, or -1.
+    int column(std::initializer_list<std::string_view> aliases) const;
+    int column(std::string_view name) const { return column({name}); }
+    // Fails the record with an Error naming the file and the column when col < 0.
+    bool require(int col, std::string_view name);
+    const std::vector<std::string>& header() const { return m_header; }
+
+    // Next row with as many cells as the header; mismatched rows are skipped and reported.
+    // Returns false at the end or on cancel (then the record is Partial, note "cancelled").
+    bool nextRow();
+    std::string_view cell(int col) const;
+    std::int64_t line() const { return m_reader.line(); }
+    std::uint64_t byteOffset() const { return m_reader.byteOffset(); }
+
+    // Skip the current row for a reader-specific reason (counted and reported).
+    void skipRow(const std::string& reason);
+    // Sets Loaded/Partial from the skipped count unless already Failed; call at the end.
+    void finish();
+
+private:
+    CsvReader m_reader;
+    const ReadContext& m_ctx;
+    FileRecord& m_record;
+    ReportFn m_report;
+    std::vector<std::string> m_header;
+    std::uint64_t m_rowsSeen = 0;
+    std::uint64_t m_lastProgress = 0;
+};
+
+// "NPU:0" / "npu:1" / "0" / "host" -> device number, or -1.
+int parseDeviceText(std::string_view text);
+// Id cells: N/A, empty, junk, 4294967295 and 18446744073709551615 (the "none" sentinels) -> -1.
+std::int64_t parseIdText(std::string_view text);
+
+} // namespace npuscope

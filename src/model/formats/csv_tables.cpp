@@ -1,0 +1,374 @@
+// The smaller CSV tables of FORMATS.md §2: statistics, task_time, step traces, memory, l2_cache.
+#include "model/formats/csv.h"
+#include "model/formats/number_text.h"
+#include "model/formats/readers.h"
+
+#include <cmath>
+
+namespace npuscope::readers {
+
+namespace {
+
+ReportFn profileReport(Profile& p, const ReadContext& ctx)
+{
+    return [&p, &ctx](Severity s, std::int64_t line, std::int64_t off, std::string reason) {
+        p.report(s, ctx.file, line, off, std::move(reason));
+    };
+}
+
+ReportFn vectorReport(std::vector<Diagnostic>& diags, const ReadContext& ctx)
+{
+    return [&diags, &ctx](Severity s, std::int64_t line, std::int64_t off, std::string reason) {
+        diags.push_back(Diagnostic{s, ctx.file, line, off, std::move(reason), 1});
+    };
+}
+
+TimeNs micros(std::string_view text)
+{
+    return parseMicrosToNs(text).value_or(0);
+}
+
+std::optional<TimeNs> optMicros(const CsvTable& t, int col)
+{
+    return col < 0 ? std::nullopt : parseMicrosToNs(t.cell(col));
+}
+
+std::uint64_t countOf(std::string_view text)
+{
+    if (auto u = parseUInt64(text))
+        return *u;
+    if (auto d = parseDouble(text); d && *d >= 0)
+        return static_cast<std::uint64_t>(std::llround(*d));
+    return 0;
+}
+
+int rowDevice(const CsvTable& t, int col, const ReadContext& ctx)
+{
+    return col >= 0 ? parseDeviceText(t.cell(col)) : ctx.device;
+}
+
+// op_statistic, communication_statistic (hccl_statistic) and api_statistic share one shape.
+FileRecord readStatCsv(std::string_view bytes, Profile& sink, const ReadContext& ctx, const char* kind)
+{
+    FileRecord rec;
+    rec.kind = kind;
+    CsvTable t(bytes, ctx, rec, profileReport(sink, ctx));
+    if (!t.open())
+        return rec;
+    const bool api = std::string_view(kind) == "api_statistic";
+    const int dev = t.column("Device_id");
+    const int name = api ? t.column("API Name") : t.column({"OP Type", "Op Type"});
+    const int core = api ? t.column("Level") : t.column("Core Type");
+    const int count = t.column("Count");
+    const int total = api ? t.column("Time(us)") : t.column("Total Time(us)");
+    const int mn = api ? t.column("Min(us)") : t.column("Min Time(us)");
+    const int avg = api ? t.column("Avg(us)") : t.column("Avg Time(us)");
+    const int mx = api ? t.column("Max(us)") : t.column("Max Time(us)");
+    const int ratio = t.column("Ratio(%)");
+    const int variance = t.column("Variance");
+    if (!t.require(name, api ? "API Name" : "OP Type") || !t.require(count, "Count") ||
+        !t.require(total, api ? "Time(us)" : "Total Time(us)"))
+        return rec;
+    while (t.nextRow()) {
+        StatRow r;
+        r.device = rowDevice(t, dev, ctx);
+        r.kind = kind;
+        r.name = sink.strings.intern(t.cell(name));
+        r.coreType = core >= 0 ? sink.strings.intern(t.cell(core)) : NameId(0);
+        r.count = countOf(t.cell(count));
+        r.total = micros(t.cell(total));
+        r.min = micros(t.cell(mn));
+        r.avg = micros(t.cell(avg));
+        r.max = micros(t.cell(mx));
+        if (ratio >= 0)
+            r.ratio = parseDouble(t.cell(ratio)).value_or(kNaN);
+        if (variance >= 0)
+            r.variance = parseDouble(t.cell(variance)).value_or(kNaN);
+        sink.stats.push_back(r);
+        ++rec.records;
+    }
+    t.finish();
+    return rec;
+}
+
+struct StepColumns {
+    int computing, commNotOverlapped, overlapped, communication, free, stage, bubble, exclReceive, preparing;
+};
+
+StepColumns stepColumns(const CsvTable& t)
+{
+    return StepColumns{t.column("Computing"),
+                       t.column("Communication(Not Overlapped)"),
+                       t.column("Overlapped"),
+                       t.column("Communication"),
+                       t.column("Free"),
+                       t.column("Stage"),
+                       t.column("Bubble"),
+                       t.column("Communication(Not Overlapped and Exclude Receive)"),
+                       t.column("Preparing")};
+}
+
+void fillStep(StepRow& r, const CsvTable& t, const StepColumns& c)
+{
+    r.computing = optMicros(t, c.computing);
+    r.commNotOverlapped = optMicros(t, c.commNotOverlapped);
+    r.overlapped = optMicros(t, c.overlapped);
+    r.communication = optMicros(t, c.communication);
+    r.free = optMicros(t, c.free);
+    r.stage = optMicros(t, c.stage);
+    r.bubble = optMicros(t, c.bubble);
+    r.commNotOverlappedExclReceive = optMicros(t, c.exclReceive);
+    r.preparing = optMicros(t, c.preparing);
+}
+
+// Synthetic pids for series and tracks that come from CSV files (never a real pid: negative).
+constexpr std::int64_t kTaskTimePidBase = -1000;   // - device
+constexpr std::int64_t kMemoryRecordPid = -2100;   // - device
+constexpr std::int64_t kNpuMemPid = -2200;         // - device
+constexpr std::int64_t kNpuModuleMemPid = -2300;   // - device
+
+} // namespace
+
+FileRecord readOpStatisticCsv(std::string_view bytes, Profile& sink, const ReadContext& ctx)
+{
+    return readStatCsv(bytes, sink, ctx, "op_statistic");
+}
+
+FileRecord readApiStatisticCsv(std::string_view bytes, Profile& sink, const ReadContext& ctx)
+{
+    return readStatCsv(bytes, sink, ctx, "api_statistic");
+}
+
+FileRecord readCommStatisticCsv(std::string_view bytes, Profile& sink, const ReadContext& ctx)
+{
+    return readStatCsv(bytes, sink, ctx, "communication_statistic");
+}
+
+FileRecord readTaskTimeCsv(std::string_view bytes, Profile& sink, const ReadContext& ctx)
+{
+    FileRecord rec;
+    rec.kind = "task_time";
+    CsvTable t(bytes, ctx, rec, profileReport(sink, ctx));
+    if (!t.open())
+        return rec;
+    const int dev = t.column("Device_id");
+    const int name = t.column("kernel_name");
+    const int type = t.column("kernel_type");
+    const int stream = t.column("stream_id");
+    const int task = t.column("task_id");
+    const int dur = t.column("task_time(us)");
+    const int start = t.column("task_start(us)");
+    const int stop = t.column("task_stop(us)");
+    if (!t.require(stream, "stream_id") || !t.require(start, "task_start(us)") ||
+        !t.require(dur >= 0 ? dur : stop, "task_time(us)"))
+        return rec;
+    const NameId hw = sink.strings.intern("Ascend Hardware");
+    while (t.nextRow()) {
+        const auto s = parseMicrosToNs(t.cell(start));
+        TimeNs durNs = -1;
+        if (auto d = dur >= 0 ? parseMicrosToNs(t.cell(dur)) : std::nullopt)
+            durNs = *d;
+        else if (auto e = stop >= 0 ? parseMicrosToNs(t.cell(stop)) : std::nullopt; e && s)
+            durNs = *e - *s;
+        const std::int64_t streamId = parseIdText(t.cell(stream));
+        if (!s || durNs < 0 || streamId < 0) {
+            t.skipRow("bad start, duration or stream id");
+            continue;
+        }
+        const int device = rowDevice(t, dev, ctx);
+        const TrackId tr = sink.trackFor(kTaskTimePidBase - device, streamId);
+        Track& track = sink.tracks[tr.v];
+        if (!track.process.valid() || track.process.v == 0) {
+            track.kind = TrackKind::Stream;
+            track.process = hw;
+            track.thread = sink.strings.intern("Stream " + std::to_string(streamId));
+            track.streamId = streamId;
+            track.device = device;
+        }
+        const std::int64_t taskId = task >= 0 ? parseIdText(t.cell(task)) : -1;
+        sink.slices.add(*s, durNs, sink.strings.intern(name >= 0 ? t.cell(name) : std::string_view("task")),
+                        type >= 0 ? sink.strings.intern(t.cell(type)) : NameId(0), tr,
+                        taskId < 0 ? kNone : static_cast<std::uint32_t>(taskId));
+        ++rec.records;
+    }
+    t.finish();
+    return rec;
+}
+
+FileRecord readStepTraceCsv(std::string_view bytes, Profile& sink, const ReadContext& ctx)
+{
+    FileRecord rec;
+    rec.kind = "step_trace_time";
+    CsvTable t(bytes, ctx, rec, profileReport(sink, ctx));
+    if (!t.open())
+        return rec;
+    const int dev = t.column("Device_id");
+    const int step = t.column("Step");
+    const StepColumns c = stepColumns(t);
+    if (!t.require(step, "Step") || !t.require(c.computing, "Computing"))
+        return rec;
+    while (t.nextRow()) {
+        StepRow r;
+        r.step = std::string(t.cell(step));
+        r.device = rowDevice(t, dev, ctx);
+        fillStep(r, t, c);
+        sink.steps.push_back(std::move(r));
+        ++rec.records;
+    }
+    t.finish();
+    return rec;
+}
+
+FileRecord readClusterStepTraceCsv(std::string_view bytes, ClusterData& sink, std::vector<Diagnostic>& diags,
+                                   const ReadContext& ctx)
+{
+    FileRecord rec;
+    rec.kind = "cluster_step_trace_time";
+    CsvTable t(bytes, ctx, rec, vectorReport(diags, ctx));
+    if (!t.open())
+        return rec;
+    const int step = t.column("Step");
+    const int type = t.column("Type");
+    const int index = t.column("Index");
+    const StepColumns c = stepColumns(t);
+    if (!t.require(step, "Step") || !t.require(type, "Type") || !t.require(index, "Index") ||
+        !t.require(c.computing, "Computing"))
+        return rec;
+    while (t.nextRow()) {
+        StepRow r;
+        r.step = std::string(t.cell(step));
+        r.type = std::string(t.cell(type));
+        r.index = std::string(t.cell(index));
+        if (r.type == "rank")
+            r.device = -1;
+        fillStep(r, t, c);
+        sink.stepTrace.push_back(std::move(r));
+        ++rec.records;
+    }
+    t.finish();
+    return rec;
+}
+
+// npu_mem, memory_record and npu_module_mem: one counter series per (component or event, value
+// column). operator_memory (allocation intervals, not a time series) is recognised and ignored.
+FileRecord readMemoryCsv(std::string_view bytes, Profile& sink, const ReadContext& ctx)
+{
+    FileRecord rec;
+    rec.kind = "memory";
+    CsvTable t(bytes, ctx, rec, profileReport(sink, ctx));
+    if (!t.open())
+        return rec;
+    const int dev = t.column("Device_id");
+    const int deviceText = t.column({"Device Type", "Device"});
+    int nameCol = -1, tsCol = -1;
+    std::int64_t pidBase = 0;
+    std::vector<int> values;
+    auto addIfPresent = [&](std::initializer_list<std::string_view> names) {
+        for (auto n : names)
+            if (int c = t.column(n); c >= 0)
+                values.push_back(c);
+    };
+    if (t.column("Allocation Time(us)") >= 0) {
+        rec.kind = "operator_memory";
+        rec.status = FileStatus::Ignored;
+        rec.note = "operator_memory holds allocation intervals, not a memory time series";
+        return rec;
+    }
+    if (t.column("event") >= 0) {
+        rec.kind = "npu_mem";
+        pidBase = kNpuMemPid;
+        nameCol = t.column("event");
+        tsCol = t.column("timestamp(us)");
+        addIfPresent({"ddr(KB)", "hbm(KB)", "memory(KB)"});
+    } else if (t.column({"Total Allocated(MB)", "Total Allocated(KB)"}) >= 0) {
+        rec.kind = "memory_record";
+        pidBase = kMemoryRecordPid;
+        nameCol = t.column("Component");
+        tsCol = t.column("Timestamp(us)");
+        addIfPresent({"Total Allocated(MB)", "Total Allocated(KB)", "Total Reserved(MB)", "Total Reserved(KB)",
+                      "Total Active(MB)", "Total Active(KB)"});
+    } else {
+        rec.kind = "npu_module_mem";
+        pidBase = kNpuModuleMemPid;
+        nameCol = t.column("Component");
+        tsCol = t.column("Timestamp(us)");
+        addIfPresent({"Total Reserved(KB)", "Total Reserved(MB)"});
+    }
+    if (!t.require(nameCol, rec.kind == "npu_mem" ? "event" : "Component") ||
+        !t.require(tsCol, rec.kind == "npu_mem" ? "timestamp(us)" : "Timestamp(us)") ||
+        !t.require(values.empty() ? -1 : 0, "a memory value column"))
+        return rec;
+    const NameId process = sink.strings.intern(rec.kind);
+    std::vector<NameId> keys;
+    for (int v : values)
+        keys.push_back(sink.strings.intern(t.header()[static_cast<std::size_t>(v)]));
+    std::uint64_t emptyCells = 0;
+    while (t.nextRow()) {
+        const auto ts = parseMicrosToNs(t.cell(tsCol));
+        if (!ts) {
+            t.skipRow("bad timestamp '" + std::string(t.cell(tsCol)) + "'");
+            continue;
+        }
+        int device = ctx.device;
+        if (dev >= 0)
+            device = parseDeviceText(t.cell(dev));
+        else if (deviceText >= 0)
+            device = parseDeviceText(t.cell(deviceText));
+        const NameId name = sink.strings.intern(t.cell(nameCol));
+        for (std::size_t k = 0; k < values.size(); ++k) {
+            const auto v = parseDouble(t.cell(values[k]));
+            if (!v) {
+                ++emptyCells; // capture edges leave cells empty: not an error
+                continue;
+            }
+            CounterSeries& s = sink.counterFor(pidBase - device, name, keys[k]);
+            s.process = process;
+            s.device = device;
+            s.ts.push_back(*ts);
+            s.value.push_back(*v);
+        }
+        ++rec.records;
+    }
+    if (emptyCells > 0)
+        sink.diagnostics.push_back(
+            Diagnostic{Severity::Info, ctx.file, -1, -1, "empty or N/A value cells skipped", emptyCells});
+    t.finish();
+    return rec;
+}
+
+FileRecord readL2CacheCsv(std::string_view bytes, Profile& sink, const ReadContext& ctx)
+{
+    FileRecord rec;
+    rec.kind = "l2_cache";
+    CsvTable t(bytes, ctx, rec, profileReport(sink, ctx));
+    if (!t.open())
+        return rec;
+    const int dev = t.column("Device_id");
+    const int stream = t.column({"Stream Id", "Stream ID"});
+    const int task = t.column({"Task Id", "Task ID"});
+    const int hit = t.column("Hit Rate");
+    const int victim = t.column("Victim Rate");
+    const int op = t.column({"Op Name", "Name"});
+    if (!t.require(stream, "Stream Id") || !t.require(task, "Task Id") || !t.require(hit, "Hit Rate"))
+        return rec;
+    auto rate = [](std::optional<double> v) {
+        if (!v)
+            return kNaN;
+        return *v > 1.0 ? *v / 100.0 : *v; // a value above 1 is a percentage
+    };
+    while (t.nextRow()) {
+        L2Row r;
+        r.device = rowDevice(t, dev, ctx);
+        r.streamId = parseIdText(t.cell(stream));
+        r.taskId = parseIdText(t.cell(task));
+        r.hitRate = rate(parseDouble(t.cell(hit)));
+        r.victimRate = victim >= 0 ? rate(parseDouble(t.cell(victim))) : kNaN;
+        r.opName = op >= 0 ? sink.strings.intern(t.cell(op)) : NameId(0);
+        sink.l2.push_back(r);
+        ++rec.records;
+    }
+    t.finish();
+    return rec;
+}
+
+} // namespace npuscope::readers
