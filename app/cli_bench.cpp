@@ -1,6 +1,261 @@
-// Placeholder until the 'bench' verb lands.
+// `npuscope bench`: generates a torch_npu profile of a given timeline size with the project's own
+// generator, then measures in one run, side by side, each in a fresh child process (so peak RSS
+// is per measurement and one cannot warm the other's heap):
+//   (a) npuscope's full load of the folder (timeline + kernel_details, joined, finalized);
+//   (b) the floor: a bare single-threaded simdjson On-Demand scan of the same trace_view.json;
+//   (c) nlohmann/json's SAX parse of the same file (the naive reference).
+// It prints MB/s, the ratios a/b and a/c, bytes per task event held by the store and peak RSS.
 #include "app/cli.h"
+#include "bench/reference_scanners.h"
+#include "model/formats/loader.h"
+#include "model/io/mapped_file.h"
+#include "model/synth/synth.h"
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
 namespace npuscope::cli {
-int bench(const Args&) { std::fputs("npuscope bench: not available in this build\n", stderr); return 1; }
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Measure {
+    double seconds = 0;
+    long peakRssKb = 0;
+    std::uint64_t events = 0;
+    std::uint64_t storeBytes = 0; // (a) only: bytes held by the store's task columns
+    std::uint64_t tasks = 0;      // (a) only: slices in the store
+    bool ok = false;
+    char error[256] = {};
+};
+
+template <typename T>
+std::uint64_t capacityBytes(const std::vector<T>& v)
+{
+    return v.capacity() * sizeof(T);
 }
+
+std::uint64_t sliceStoreBytes(const Profile& p)
+{
+    const SliceTable& s = p.slices;
+    return capacityBytes(s.start) + capacityBytes(s.dur) + capacityBytes(s.name) + capacityBytes(s.category)
+        + capacityBytes(s.track) + capacityBytes(s.taskId) + capacityBytes(s.kernel) + capacityBytes(s.args)
+        + capacityBytes(s.depth);
+}
+
+// Runs fn in a child process; the child reports its Measure through a pipe.
+template <typename Fn>
+Measure inChild(Fn fn)
+{
+    Measure m;
+    int fds[2];
+    if (pipe(fds) != 0) {
+        std::snprintf(m.error, sizeof m.error, "pipe: %s", std::strerror(errno));
+        return m;
+    }
+    const pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        Measure r;
+        const auto t0 = std::chrono::steady_clock::now();
+        fn(r);
+        r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        rusage ru {};
+        getrusage(RUSAGE_SELF, &ru);
+        r.peakRssKb = ru.ru_maxrss;
+        const ssize_t n = write(fds[1], &r, sizeof r);
+        _exit(n == static_cast<ssize_t>(sizeof r) ? 0 : 1);
+    }
+    close(fds[1]);
+    if (pid < 0) {
+        std::snprintf(m.error, sizeof m.error, "fork: %s", std::strerror(errno));
+        close(fds[0]);
+        return m;
+    }
+    const ssize_t n = read(fds[0], &m, sizeof m);
+    close(fds[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (n != static_cast<ssize_t>(sizeof m)) {
+        m = Measure();
+        std::snprintf(m.error, sizeof m.error, "child process failed (status %d)", status);
+    }
+    return m;
+}
+
+std::string findTrace(const fs::path& dir)
+{
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(dir, ec); it != fs::recursive_directory_iterator(); it.increment(ec)) {
+        if (ec)
+            break;
+        if (it->path().filename() == "trace_view.json")
+            return it->path().string();
+    }
+    return {};
+}
+
+void warmPageCache(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::vector<char> buf(8 << 20);
+    while (in.read(buf.data(), static_cast<std::streamsize>(buf.size())) || in.gcount() > 0) {
+    }
+}
+
+void printUsage(std::FILE* to)
+{
+    std::fputs("Usage: npuscope bench [--size-mb N] [--out DIR] [--seed N]\n"
+               "  Generates (once, then reuses) a torch_npu profile whose trace_view.json is about N MB\n"
+               "  (default 100) under DIR (default /tmp/npuscope-bench) and measures, each in its own\n"
+               "  process: npuscope's full load, a bare simdjson On-Demand scan (the floor) and\n"
+               "  nlohmann/json's SAX parse of the same JSON. Prints MB/s, ratios, bytes per task event\n"
+               "  and peak RSS. Ratios are what count: all three run on this machine in this run.\n",
+               to);
+}
+
+} // namespace
+
+int bench(const Args& args)
+{
+    double sizeMb = 100;
+    std::string out = "/tmp/npuscope-bench";
+    std::uint64_t seed = 1;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        auto next = [&](const char* flag) -> const std::string* {
+            if (i + 1 >= args.size()) {
+                std::fprintf(stderr, "npuscope bench: %s needs a value\nTry 'npuscope bench --help'.\n", flag);
+                return nullptr;
+            }
+            return &args[++i];
+        };
+        if (a == "--help" || a == "-h") {
+            printUsage(stdout);
+            return 0;
+        } else if (a == "--size-mb") {
+            const std::string* v = next("--size-mb");
+            if (!v)
+                return 2;
+            sizeMb = std::atof(v->c_str());
+            if (sizeMb <= 0) {
+                std::fprintf(stderr, "npuscope bench: --size-mb must be positive\n");
+                return 2;
+            }
+        } else if (a == "--out") {
+            const std::string* v = next("--out");
+            if (!v)
+                return 2;
+            out = *v;
+        } else if (a == "--seed") {
+            const std::string* v = next("--seed");
+            if (!v)
+                return 2;
+            seed = std::strtoull(v->c_str(), nullptr, 10);
+        } else {
+            std::fprintf(stderr, "npuscope bench: unknown argument '%s'\nTry 'npuscope bench --help'.\n", a.c_str());
+            return 2;
+        }
+    }
+
+    const fs::path dir = fs::path(out) / ("torch_npu_" + std::to_string(static_cast<long>(sizeMb)) + "mb_seed"
+                                          + std::to_string(seed));
+    std::string trace = findTrace(dir);
+    if (trace.empty()) {
+        std::fprintf(stderr, "Generating a %.0f MB profile in %s ...\n", sizeMb, dir.c_str());
+        synth::SynthOptions o;
+        o.scenario = "llama2-baseline";
+        o.seed = seed;
+        o.targetMB = sizeMb;
+        const auto t0 = std::chrono::steady_clock::now();
+        const synth::SynthResult r = synth::synthesize(dir.string(), o);
+        if (!r.ok) {
+            std::fprintf(stderr, "npuscope bench: generating failed: %s\n", r.error.c_str());
+            return 1;
+        }
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        std::fprintf(stderr, "Generated %.1f MB in %.2f s (%.0f MB/s)\n", r.bytesWritten / 1e6, s,
+                     r.bytesWritten / 1e6 / s);
+        trace = findTrace(dir);
+    }
+    if (trace.empty()) {
+        std::fprintf(stderr, "npuscope bench: no trace_view.json under %s\n", dir.c_str());
+        return 1;
+    }
+    const double mb = static_cast<double>(fs::file_size(trace)) / 1e6;
+    warmPageCache(trace);
+
+    const Measure floor = inChild([&](Measure& m) {
+        std::string err;
+        auto f = MappedFile::open(trace, &err);
+        if (!f) {
+            std::snprintf(m.error, sizeof m.error, "%s", err.c_str());
+            return;
+        }
+        const bench::ScanStats st = bench::simdjsonFloorScan(f->bytes());
+        m.ok = st.ok;
+        m.events = st.events;
+        std::snprintf(m.error, sizeof m.error, "%s", st.error.c_str());
+    });
+    const Measure load = inChild([&](Measure& m) {
+        LoadOptions lo;
+        const LoadResult r = loadSession(dir.string(), lo);
+        if (!r.session) {
+            std::snprintf(m.error, sizeof m.error, "%s", r.error.c_str());
+            return;
+        }
+        m.ok = true;
+        for (const auto& p : r.session->ranks) {
+            m.tasks += p->slices.size();
+            m.storeBytes += sliceStoreBytes(*p);
+        }
+        m.events = m.tasks;
+    });
+    const Measure sax = inChild([&](Measure& m) {
+        std::string err;
+        auto f = MappedFile::open(trace, &err);
+        if (!f) {
+            std::snprintf(m.error, sizeof m.error, "%s", err.c_str());
+            return;
+        }
+        const bench::ScanStats st = bench::nlohmannSaxScan(f->bytes());
+        m.ok = st.ok;
+        m.events = st.events;
+        std::snprintf(m.error, sizeof m.error, "%s", st.error.c_str());
+    });
+
+    std::printf("npuscope bench: %s (%.1f MB trace_view.json), %ld cores\n", trace.c_str(), mb, sysconf(_SC_NPROCESSORS_ONLN));
+    std::printf("%-34s %10s %10s %12s %14s\n", "measurement", "seconds", "MB/s", "events", "peak RSS MB");
+    auto row = [&](const char* name, const Measure& m) {
+        if (!m.ok) {
+            std::printf("%-34s failed: %s\n", name, m.error);
+            return;
+        }
+        std::printf("%-34s %10.3f %10.1f %12llu %14.1f\n", name, m.seconds, mb / m.seconds,
+                    static_cast<unsigned long long>(m.events), m.peakRssKb / 1024.0);
+    };
+    row("(a) npuscope full load", load);
+    row("(b) simdjson On-Demand scan (floor)", floor);
+    row("(c) nlohmann/json SAX", sax);
+    if (load.ok && floor.ok)
+        std::printf("ratio a/b (goal <= 1.5, stretch <= 1.0): %.2f\n", load.seconds / floor.seconds);
+    if (load.ok && sax.ok)
+        std::printf("ratio a/c: %.2f\n", load.seconds / sax.seconds);
+    if (load.ok && load.tasks > 0) {
+        std::printf("store: %llu slices, %.1f bytes per task event in slice columns (goal <= 48)\n",
+                    static_cast<unsigned long long>(load.tasks), static_cast<double>(load.storeBytes) / load.tasks);
+        std::printf("peak RSS of the load / JSON size: %.2f (goal <= 1.0)\n", load.peakRssKb / 1024.0 / (mb / 1.048576));
+    }
+    return (load.ok && floor.ok && sax.ok) ? 0 : 1;
+}
+
+} // namespace npuscope::cli
