@@ -1,0 +1,408 @@
+#include "model/synth/synth.h"
+
+#include "model/synth/comm_json.h"
+#include "model/synth/out_file.h"
+#include "model/synth/rank_writer.h"
+#include "model/synth/synth_model.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+#include <system_error>
+
+namespace npuscope::synth {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// A fixed capture time keeps the output byte-identical for a seed (no wall clock).
+constexpr std::int64_t kBaseNs = 1780748090000000000; // 2026-06-06 12:14:50 UTC
+const char* const kFolderStamp = "20260606121448940";  // yyyymmddHHMMSSmmm
+const char* const kFileStamp = "20260606121514";       // msprof 14-digit file stamp
+const char* const kHost = "atlas-node0";
+constexpr std::int64_t kBasePid = 2732569;
+
+std::string randLetters(std::mt19937_64& rng, int n)
+{
+    std::string s;
+    for (int i = 0; i < n; ++i)
+        s += static_cast<char>('A' + rng() % 26);
+    return s;
+}
+
+bool writeText(const std::string& path, const std::string& text, std::uint64_t& bytes, std::string& error)
+{
+    OutFile f;
+    if (!f.open(path)) {
+        error = "cannot write " + path;
+        return false;
+    }
+    f.str(text);
+    bytes += f.bytes();
+    if (!f.close()) {
+        error = "write failed: " + path;
+        return false;
+    }
+    return true;
+}
+
+std::string infoJson(int device, std::int64_t pid, double hbmPeak)
+{
+    nlohmann::ordered_json dev;
+    dev["id"] = device;
+    dev["env_type"] = 3;
+    dev["ctrl_cpu_id"] = "ARMv8_Cortex_A55";
+    dev["ctrl_cpu_core_num"] = 1;
+    dev["ctrl_cpu_endian_little"] = 1;
+    dev["ts_cpu_core_num"] = 1;
+    dev["ai_cpu_core_num"] = 6;
+    dev["ai_core_num"] = 24;
+    dev["ai_cpu_core_id"] = 2;
+    dev["ai_core_id"] = 0;
+    dev["aicpu_occupy_bitmap"] = 252;
+    dev["ctrl_cpu"] = "0";
+    dev["ai_cpu"] = "2,3,4,5,6,7";
+    dev["aiv_num"] = 48;
+    dev["hwts_frequency"] = "50";
+    dev["aic_frequency"] = "1800";
+    dev["aiv_frequency"] = "1800";
+    // not written by msprof: the HBM peak the generator modelled, for the bandwidth share
+    dev["hbm_peak_gbps"] = hbmPeak;
+    nlohmann::ordered_json j;
+    j["jobInfo"] = "NA";
+    j["devices"] = std::to_string(device);
+    nlohmann::ordered_json cpu;
+    cpu["Id"] = 0;
+    cpu["Name"] = "HiSilicon";
+    cpu["Frequency"] = "100.000000";
+    cpu["Logical_CPU_Count"] = 192;
+    cpu["Type"] = "Kunpeng-920";
+    j["CPU"] = nlohmann::ordered_json::array({cpu});
+    j["DeviceInfo"] = nlohmann::ordered_json::array({dev});
+    j["platform_version"] = "5";
+    j["pid"] = std::to_string(pid);
+    return j.dump();
+}
+
+std::string profilerInfo(int rank, std::int64_t startNs, std::int64_t endNs)
+{
+    nlohmann::ordered_json j;
+    auto& common = j["config"]["common_config"];
+    common["activities"] = {"ProfilerActivity.CPU", "ProfilerActivity.NPU"};
+    common["schedule"] = {{"wait", 0}, {"active", 1}, {"warmup", 1}, {"repeat", 1}, {"skip_first", 10}};
+    common["record_shapes"] = true;
+    common["profile_memory"] = false;
+    common["with_stack"] = false;
+    common["with_flops"] = false;
+    common["with_modules"] = false;
+    auto& exp = j["config"]["experimental_config"];
+    exp["_profiler_level"] = "Level1";
+    exp["_aic_metrics"] = "ACL_AICORE_PIPE_UTILIZATION";
+    exp["_l2_cache"] = true;
+    exp["_msprof_tx"] = false;
+    exp["_data_simplification"] = true;
+    exp["record_op_args"] = false;
+    exp["_export_type"] = "text";
+    exp["_op_attr"] = false;
+    exp["_gc_detect_threshold"] = nullptr;
+    j["start_info"] = {{"syscnt_enable", true}, {"freq", 100}, {"start_cnt", 17238197612056LL},
+                       {"start_monotonic", 172163581670080LL}};
+    j["end_info"] = {{"collectionTimeEnd", endNs}, {"MonotonicTimeEnd", 172163581670080LL + (endNs - startNs)}};
+    j["rank_id"] = rank;
+    return j.dump(4);
+}
+
+std::string groupTuple(int n)
+{
+    std::string s = "(";
+    for (int i = 0; i < n; ++i)
+        s += (i ? ", " : "") + std::to_string(i);
+    return s + ")";
+}
+
+std::string profilerMetadata(const Scenario& sc, int rank, int ranks, int group)
+{
+    nlohmann::ordered_json j;
+    if (ranks > 1)
+        j["distributed_args"] = {{"tensor_model_parallel_size", ranks}, {"pipeline_model_parallel_size", 1},
+                                 {"data_parallel_size", 1}, {"rank", rank}, {"world_size", ranks}};
+    auto& env = j["ENV_VARIABLES"];
+    env = nlohmann::ordered_json::object();
+    for (const auto& [k, v] : sc.env)
+        env[k] = v;
+    nlohmann::ordered_json g;
+    g["group_name"] = "tp";
+    g["group_rank"] = rank;
+    std::vector<int> members;
+    for (int i = 0; i < group; ++i)
+        members.push_back(i);
+    g["global_ranks"] = members;
+    j["parallel_group_info"]["10.0.0.1%enp189s0f1_60000_0_1780748089123456"] = g;
+    return j.dump(4);
+}
+
+// Cluster files (several ranks): written step by step alongside the ranks.
+class ClusterWriter {
+public:
+    bool open(const std::string& dir, int ranks, std::string& error)
+    {
+        m_ranks = ranks;
+        m_tuple = groupTuple(ranks);
+        if (!m_stt.open(dir + "/cluster_step_trace_time.csv") || !m_comm.open(dir + "/cluster_communication.json")
+            || !m_matrix.open(dir + "/cluster_communication_matrix.json")) {
+            error = "cannot write in " + dir;
+            return false;
+        }
+        m_stt.str("Step,Type,Index,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage,"
+                  "Bubble,Communication(Not Overlapped and Exclude Receive)\n");
+        m_comm.str("{\"").str(m_tuple).str("\":{");
+        m_matrix.str("{\"").str(m_tuple).str("\":{");
+        return true;
+    }
+
+    void step(const StepPlan& plan, const std::vector<StepBreakdown>& bd)
+    {
+        StepBreakdown mx;
+        auto row = [&](const char* type, const std::string& index, const StepBreakdown& b) {
+            m_stt.i64(plan.index).ch(',').str(type).ch(',').str(index).ch(',').us3(b.computing).ch(',');
+            m_stt.us3(b.commNotOverlapped).ch(',').us3(b.overlapped).ch(',').us3(b.comm).ch(',').us3(b.free).ch(',');
+            m_stt.us3(b.stage).str(",0,").us3(b.commNotOverlapped).ch('\n');
+        };
+        for (int r = 0; r < m_ranks; ++r) {
+            const auto& b = bd[static_cast<std::size_t>(r)];
+            row("rank", std::to_string(r), b);
+            mx.computing = std::max(mx.computing, b.computing);
+            mx.commNotOverlapped = std::max(mx.commNotOverlapped, b.commNotOverlapped);
+            mx.overlapped = std::max(mx.overlapped, b.overlapped);
+            mx.comm = std::max(mx.comm, b.comm);
+            mx.free = std::max(mx.free, b.free);
+            mx.stage = std::max(mx.stage, b.stage);
+        }
+        row("stage", "\"" + m_tuple + "\"", mx);
+
+        // the collectives sit at the same positions in every rank's task list
+        const auto& tasks0 = plan.ranks[0].tasks;
+        std::vector<std::size_t> pos;
+        for (std::size_t i = 0; i < tasks0.size(); ++i)
+            if (!tasks0[i].links.empty())
+                pos.push_back(i);
+        const std::string key = "\"step" + std::to_string(plan.index) + "\":{";
+        if (!m_first) {
+            m_comm.ch(',');
+            m_matrix.ch(',');
+        }
+        m_first = false;
+        m_comm.str(key);
+        m_matrix.str(key);
+        std::vector<CommTotals> totals(static_cast<std::size_t>(m_ranks));
+        for (std::size_t k = 0; k < pos.size(); ++k) {
+            const Task& t0 = tasks0[pos[k]];
+            if (k) {
+                m_comm.ch(',');
+                m_matrix.ch(',');
+            }
+            m_comm.ch('"').str(commOpKey(t0)).str("\":{");
+            m_matrix.ch('"').str(commOpKey(t0)).str("\":{");
+            bool firstLink = true;
+            for (int r = 0; r < m_ranks; ++r) {
+                const Task& t = plan.ranks[static_cast<std::size_t>(r)].tasks[pos[k]];
+                if (r)
+                    m_comm.ch(',');
+                m_comm.ch('"').i64(r).str("\":");
+                writeCommOp(m_comm, t);
+                writeCommLinks(m_matrix, t, firstLink);
+                totals[static_cast<std::size_t>(r)].add(t);
+            }
+            m_comm.ch('}');
+            m_matrix.ch('}');
+        }
+        m_comm.str(pos.empty() ? "\"Total Op Info\":{" : ",\"Total Op Info\":{");
+        for (int r = 0; r < m_ranks; ++r) {
+            if (r)
+                m_comm.ch(',');
+            m_comm.ch('"').i64(r).str("\":");
+            writeCommTotal(m_comm, totals[static_cast<std::size_t>(r)]);
+        }
+        m_comm.str("}}");
+        m_matrix.ch('}');
+    }
+
+    bool finish(std::uint64_t& bytes, std::string& error)
+    {
+        m_comm.str("}}");
+        m_matrix.str("}}");
+        bool ok = true;
+        for (auto* f : {&m_stt, &m_comm, &m_matrix}) {
+            const std::string path = f->path();
+            bytes += f->bytes();
+            if (!f->close()) {
+                error = "write failed: " + path;
+                ok = false;
+            }
+        }
+        return ok;
+    }
+
+private:
+    OutFile m_stt, m_comm, m_matrix;
+    int m_ranks = 0;
+    std::string m_tuple;
+    bool m_first = true;
+};
+
+bool makeDirs(const std::string& path, std::string& error)
+{
+    std::error_code ec;
+    fs::create_directories(path, ec);
+    if (ec) {
+        error = "cannot create " + path + ": " + ec.message();
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
+SynthResult synthesize(const std::string& outDir, const SynthOptions& o)
+{
+    SynthResult res;
+    const auto names = scenarioNames();
+    if (std::find(names.begin(), names.end(), o.scenario) == names.end()) {
+        res.error = "unknown scenario '" + o.scenario + "'";
+        return res;
+    }
+    if (o.layout != "torch_npu" && o.layout != "msprof") {
+        res.error = "unknown layout '" + o.layout + "'";
+        return res;
+    }
+    const bool cluster = o.scenario == "cluster-slowrank";
+    const int ranks = cluster && o.ranks < 2 ? 4 : o.ranks;
+    if (ranks < 1 || ranks > 64) {
+        res.error = "ranks must be 1..64";
+        return res;
+    }
+    if (o.steps < 1 || o.targetMB < 0) {
+        res.error = "steps must be >= 1 and target size >= 0";
+        return res;
+    }
+    Scenario sc = makeScenario(o.scenario);
+    if (o.slowRank >= ranks || o.slowLinkSrc >= ranks || o.slowLinkDst >= ranks) {
+        res.error = "slow rank / link outside 0.." + std::to_string(ranks - 1);
+        return res;
+    }
+    if (cluster) {
+        sc.slowRank = o.slowRank >= 0 ? o.slowRank : ranks - 1;
+        sc.slowSrc = o.slowLinkSrc >= 0 ? o.slowLinkSrc : 1 % ranks;
+        sc.slowDst = o.slowLinkDst >= 0 ? o.slowLinkDst : 2 % ranks;
+    } else {
+        sc.slowRank = o.slowRank;
+        sc.slowSrc = o.slowLinkSrc;
+        sc.slowDst = o.slowLinkDst;
+    }
+    if (!makeDirs(outDir, res.error))
+        return res;
+
+    const bool msprof = o.layout == "msprof";
+    std::mt19937_64 nameRng(o.seed ^ 0x5DEECE66Dull);
+    std::vector<std::unique_ptr<RankWriter>> writers;
+    Scheduler sched(sc, ranks, o.seed, kBaseNs);
+    for (int r = 0; r < ranks; ++r) {
+        RankLayout l;
+        l.msprof = msprof;
+        l.rank = r;
+        l.device = r % 8;
+        l.hostPid = kBasePid + 101 * r;
+        l.ts14 = kFileStamp;
+        const std::string prof = "PROF_" + std::string(5 - std::to_string(r + 1).size() + 1, '0')
+                                 + std::to_string(r + 1) + "_" + kFolderStamp + "_" + randLetters(nameRng, 16);
+        std::string devDir;
+        if (msprof) {
+            l.dir = outDir + "/" + prof;
+            l.outputDir = l.dir + "/mindstudio_profiler_output";
+            l.analyzeDir = l.dir + "/analyze";
+            devDir = l.dir + "/device_" + std::to_string(l.device);
+            if (!makeDirs(l.outputDir, res.error) || !makeDirs(l.analyzeDir, res.error)
+                || !makeDirs(l.dir + "/host", res.error))
+                return res;
+        } else {
+            l.dir = outDir + "/" + kHost + "_" + std::to_string(l.hostPid) + "_" + kFolderStamp + "_ascend_pt";
+            l.outputDir = l.dir + "/ASCEND_PROFILER_OUTPUT";
+            // torch_npu keeps the raw msprof folder (with the device info) inside the rank folder
+            devDir = l.dir + "/" + prof + "/device_" + std::to_string(l.device);
+            if (!makeDirs(l.outputDir, res.error) || !makeDirs(l.dir + "/" + prof + "/host", res.error))
+                return res;
+        }
+        if (!makeDirs(devDir, res.error))
+            return res;
+        const std::string dev = std::to_string(l.device);
+        if (!writeText(devDir + "/info.json." + dev, infoJson(l.device, l.hostPid, sc.hbmPeak), res.bytesWritten,
+                       res.error))
+            return res;
+        res.rankDirs.push_back(l.dir);
+        writers.push_back(std::make_unique<RankWriter>(sched.scenario(), l));
+        if (!writers.back()->open(res.error))
+            return res;
+    }
+    ClusterWriter clusterOut;
+    const bool clusterFiles = ranks > 1;
+    if (clusterFiles) {
+        const std::string dir = outDir + "/cluster_analysis_output";
+        if (!makeDirs(dir, res.error) || !clusterOut.open(dir, ranks, res.error))
+            return res;
+    }
+
+    const double targetBytes = o.targetMB * 1024.0 * 1024.0;
+    std::int64_t firstStart = 0, lastEnd = 0;
+    std::vector<StepBreakdown> bd(static_cast<std::size_t>(ranks));
+    for (int step = 0;; ++step) {
+        const StepPlan plan = sched.next();
+        if (step == 0)
+            firstStart = plan.start;
+        lastEnd = plan.end;
+        for (int r = 0; r < ranks; ++r)
+            writers[static_cast<std::size_t>(r)]->writeStep(plan, plan.ranks[static_cast<std::size_t>(r)],
+                                                              bd[static_cast<std::size_t>(r)]);
+        if (clusterFiles)
+            clusterOut.step(plan, bd);
+        const double done = targetBytes > 0 ? static_cast<double>(writers[0]->timelineBytes()) / targetBytes
+                                            : static_cast<double>(step + 1) / o.steps;
+        if (o.progress)
+            o.progress(std::min(1.0, done));
+        if (done >= 1.0)
+            break;
+    }
+
+    for (int r = 0; r < ranks; ++r) {
+        auto& w = *writers[static_cast<std::size_t>(r)];
+        if (!w.finish(res.error))
+            return res;
+        res.bytesWritten += w.bytesWritten();
+        res.deviceTasks += w.totals().deviceTasks;
+        if (!msprof) {
+            const std::string& dir = res.rankDirs[static_cast<std::size_t>(r)];
+            if (!writeText(dir + "/profiler_info_" + std::to_string(r) + ".json",
+                           profilerInfo(r, firstStart, lastEnd), res.bytesWritten, res.error)
+                || !writeText(dir + "/profiler_metadata.json", profilerMetadata(sc, r, ranks, sched.groupSize()),
+                              res.bytesWritten, res.error))
+                return res;
+        }
+    }
+    if (clusterFiles && !clusterOut.finish(res.bytesWritten, res.error))
+        return res;
+
+    const RankTotals& t = writers[0]->totals();
+    res.steps = t.steps;
+    res.stepMs = t.steps ? static_cast<double>(t.stepNs) / t.steps / 1e6 : 0;
+    res.aicUtil = t.computeDur > 0 ? t.utilDur / t.computeDur : 0;
+    res.l2Hit = t.l2Hit + t.l2Miss ? static_cast<double>(t.l2Hit) / static_cast<double>(t.l2Hit + t.l2Miss) : 0;
+    res.hbmPeakGBps = sc.hbmPeak;
+    res.hbmUtil = t.computeDur > 0 ? t.gbDur / t.computeDur / sc.hbmPeak : 0;
+    res.exposedCommShare = t.stepNs ? static_cast<double>(t.commNoNs) / static_cast<double>(t.stepNs) : 0;
+    res.ok = true;
+    return res;
+}
+
+} // namespace npuscope::synth

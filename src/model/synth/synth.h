@@ -1,0 +1,46 @@
+#pragma once
+// Synthetic profile generator: writes torch_npu or msprof folders that look byte-for-byte like
+// the real profilers' output (same headers, key names and quirks), modelled on a LLaMA-2 7B
+// decode step. Used for demos, tests and benchmarks; deterministic for a seed.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace npuscope::synth {
+
+struct SynthOptions {
+    std::string scenario = "llama2-baseline"; // llama2-baseline | llama2-optimized | cluster-slowrank
+    std::string layout = "torch_npu";         // torch_npu | msprof
+    int ranks = 1;                             // cluster-slowrank: < 2 means 4
+    int steps = 3;
+    std::uint64_t seed = 1;
+    double targetMB = 0; // 0 = natural size; else repeat steps until the timeline JSON reaches about this size
+    int slowRank = -1;   // cluster-slowrank: -1 = last rank
+    int slowLinkSrc = -1, slowLinkDst = -1; // cluster-slowrank: -1 = link 1->2 (mod ranks)
+    std::function<void(double)> progress;    // 0..1, throttled by the caller's taste
+};
+
+struct SynthResult {
+    bool ok = false;
+    std::string error;
+    std::vector<std::string> rankDirs;
+    std::uint64_t bytesWritten = 0;
+    std::uint64_t deviceTasks = 0; // X events in "Ascend Hardware", all ranks
+    // The modelled truths, measured over what was written (rank 0, all steps):
+    double stepMs = 0;  // mean step time (Computing + Communication(Not Overlapped) + Free)
+    double aicUtil = 0; // duration-weighted cube_utilization(%) over compute tasks, in %
+    double l2Hit = 0;   // Σhit / (Σhit + Σmiss) over the L2 counters, 0..1
+    double hbmUtil = 0; // duration-weighted main-memory bandwidth / hbmPeakGBps, 0..1
+    double hbmPeakGBps = 1200; // the peak used (also written as DeviceInfo hbm_peak_gbps)
+    double exposedCommShare = 0; // Σ Communication(Not Overlapped) / Σ step time
+    int steps = 0;
+};
+
+// Writes the profile into outDir (created if missing). Never throws.
+SynthResult synthesize(const std::string& outDir, const SynthOptions& o);
+
+// Scenario names accepted by synthesize().
+std::vector<std::string> scenarioNames();
+
+} // namespace npuscope::synth
