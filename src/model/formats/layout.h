@@ -1,0 +1,107 @@
+#pragma once
+// Layout detection (FORMATS.md §1): which folder shape a path has, which ranks it holds and
+// which reader each file goes to. Pure filesystem logic on names and directory structure;
+// nothing is parsed here (the loader sniffs a lone JSON file for the simplified format when it
+// maps it). Every file met is accounted for: planned for a reader, or Ignored with the reason,
+// so the user can see what happened to each one.
+//
+// The walk goes at most kMaxDepth folders deep, visits each real folder once (symlink loops
+// and repeated folders are skipped by device/inode), and lists a folder once, so a folder of
+// thousands of unrelated files costs one readdir and one stat per file.
+#include "model/store/diagnostics.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace npuscope::layout {
+
+inline constexpr int kMaxDepth = 5;
+
+// Which reader a file goes to.
+enum class FileKind : std::uint8_t {
+    Unknown, // not read (the PlannedFile says why)
+    Timeline,
+    Kernels,
+    OpStatistic,
+    ApiStatistic,
+    CommStatistic,
+    TaskTime,
+    StepTrace,
+    Memory,
+    L2Cache,
+    Communication,
+    CommunicationMatrix,
+    DeviceInfo,
+    ProfilerInfo,
+    ProfilerMetadata,
+    ClusterStepTrace,
+    ClusterCommunication,
+    ClusterCommunicationMatrix,
+};
+
+// A file name split into its parts: `<module>[_slice_<k>][_<dev>_<model>_<iter>][_<ts>].<ext>`.
+struct FileName {
+    std::string module;    // "op_summary", "msprof", "kernel_details", "profiler_info", "info.json"
+    std::string middle;    // numeric tokens between module and timestamp ("0_1_1" legacy, "0" rank)
+    std::string timestamp; // trailing digits of >= 8 characters, "" when none
+    int slice = -1;        // k of `_slice_<k>_`, -1 when not sliced
+    std::string ext;       // "csv", "json", "db", ... lower-case; info.json.N gives "json"
+};
+FileName parseFileName(std::string_view name);
+
+struct Classification {
+    FileKind kind = FileKind::Unknown;
+    std::string kindName; // FileRecord::kind ("timeline", "op_summary", "kernel_details", ...)
+    std::string note;     // for Unknown: why it is not read
+};
+// What a file is, from its name alone (FORMATS.md §1 table).
+Classification classifyFileName(std::string_view name);
+
+struct PlannedFile {
+    std::string path;     // full path as built from what the user gave
+    std::string kindName; // FileRecord::kind
+    FileKind kind = FileKind::Unknown;
+    std::string module;   // parseFileName().module, for grouping
+    std::string group;    // grouping key: kind/module/middle/device
+    std::string timestamp;
+    int slice = -1;
+    int device = -1;      // device implied by the folder (legacy device_N, info.json.N)
+    std::uint64_t bytes = 0;
+    // NotRead: to be read by the loader. Ignored/Failed: decided here, `note` says why.
+    FileStatus status = FileStatus::NotRead;
+    std::string note;
+    bool toRead() const { return status == FileStatus::NotRead && kind != FileKind::Unknown; }
+};
+
+struct RankPlan {
+    std::string name;   // folder name (or file name for a lone file)
+    std::string root;   // folder or file it is read from
+    std::string layout; // "torch_npu", "msprof", "msprof-legacy", "chrome-trace", "csv", "folder"
+    int rank = -1;      // from profiler_info_<N>.json's name; the loader prefers the file's rank_id
+    std::vector<PlannedFile> files;          // files to read, in read order, then ignored ones
+    std::vector<Diagnostic> diagnostics;     // e.g. older duplicates
+    std::uint64_t bytesToRead() const;
+};
+
+struct Plan {
+    std::string root;                    // what the user gave
+    std::string layout;                  // session layout: a rank's layout or "cluster (N ranks, X)"
+    std::vector<RankPlan> ranks;
+    std::vector<PlannedFile> files;      // cluster files to read, and files outside any rank
+    std::vector<Diagnostic> diagnostics; // unreadable folders, skipped symlink loops, ...
+    std::string error;                   // set when nothing recognisable was found
+    int sqliteFiles = 0;                 // *.db exports seen (not read by this build)
+    std::uint64_t bytesToRead() const;
+};
+
+// Detect the layout of one path (a folder of any known shape or a single file).
+Plan detect(const std::string& path);
+// Several paths (rank folders given one by one) into one plan; each keeps its own rank(s).
+Plan detect(const std::vector<std::string>& paths);
+
+// The message for a path with no profiling data.
+std::string noDataMessage(const std::string& path);
+
+} // namespace npuscope::layout

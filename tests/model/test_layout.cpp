@@ -1,0 +1,353 @@
+// Layout detection on the real sample trees and on small folders built here.
+#include "model/formats/layout.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+using namespace npuscope;
+using namespace npuscope::layout;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kSamples = NPUSCOPE_SAMPLES;
+const std::string kPytorch = kSamples + "/msinsight/test/data/pytorch/text";
+const std::string kSkApp = kSamples
+    + "/ascend-msprof-skill/tests/fixtures/tilelang_design_feedback/candidate_comparability/"
+      "workload_mismatch_candidate/reports/app";
+const std::string kTestRank0 = kSamples + "/msinsight/server/src/test/test_data/test_rank_0";
+
+void writeFile(const fs::path& p, const std::string& text)
+{
+    fs::create_directories(p.parent_path());
+    std::ofstream(p) << text;
+}
+
+std::string fileName(const std::string& path) { return fs::path(path).filename().string(); }
+
+std::set<std::string> readNames(const RankPlan& r)
+{
+    std::set<std::string> out;
+    for (const auto& f : r.files)
+        if (f.toRead())
+            out.insert(fileName(f.path));
+    return out;
+}
+
+const PlannedFile* find(const RankPlan& r, const std::string& name)
+{
+    for (const auto& f : r.files)
+        if (fileName(f.path) == name)
+            return &f;
+    return nullptr;
+}
+
+} // namespace
+
+class TestLayout : public QObject {
+    Q_OBJECT
+private slots:
+    void fileNames()
+    {
+        FileName n = parseFileName("op_summary_slice_1_20260606121516.csv");
+        QCOMPARE(n.module, std::string("op_summary"));
+        QCOMPARE(n.slice, 1);
+        QCOMPARE(n.timestamp, std::string("20260606121516"));
+        QCOMPARE(n.ext, std::string("csv"));
+        n = parseFileName("op_summary_0_1_1_20230101120000.csv"); // CANN <= 6.3
+        QCOMPARE(n.module, std::string("op_summary"));
+        QCOMPARE(n.middle, std::string("0_1_1"));
+        QCOMPARE(n.timestamp, std::string("20230101120000"));
+        n = parseFileName("profiler_info_7.json");
+        QCOMPARE(n.module, std::string("profiler_info"));
+        QCOMPARE(n.middle, std::string("7"));
+        n = parseFileName("info.json.3");
+        QCOMPARE(n.module, std::string("info.json"));
+        QCOMPARE(n.middle, std::string("3"));
+        n = parseFileName("l2_cache_20260606121516.csv");
+        QCOMPARE(n.module, std::string("l2_cache"));
+
+        QCOMPARE(classifyFileName("msprof_slice_0_20260606121514.json").kind, FileKind::Timeline);
+        QCOMPARE(classifyFileName("trace_view.json").kind, FileKind::Timeline);
+        QCOMPARE(classifyFileName("kernel_details.csv").kind, FileKind::Kernels);
+        QCOMPARE(classifyFileName("hccl_statistic_20230101.csv").kind, FileKind::CommStatistic);
+        QCOMPARE(classifyFileName("npu_module_mem.csv").kind, FileKind::Memory);
+        QCOMPARE(classifyFileName("step_trace_time.csv").kind, FileKind::StepTrace);
+        QCOMPARE(classifyFileName("cluster_communication_matrix.json").kind, FileKind::ClusterCommunicationMatrix);
+        const Classification graph = classifyFileName("step_trace_20260606121516.csv");
+        QCOMPARE(graph.kind, FileKind::Unknown);
+        QVERIFY(graph.note.find("graph-mode") != std::string::npos);
+        QCOMPARE(classifyFileName("operator_details.csv").note, std::string("operator_details.csv: not used yet"));
+        QCOMPARE(classifyFileName("ascend_pytorch_profiler_0.db").note,
+                 std::string("SQLite export: not read by this build (text export used)"));
+        QCOMPARE(classifyFileName("README.md").note, std::string("not a profiler file"));
+    }
+
+    void pytorchClusters_data()
+    {
+        QTest::addColumn<QString>("level");
+        QTest::addColumn<int>("filesRead"); // per rank, counted with `ls` over the sample folders
+        QTest::newRow("level0") << "level0" << 8;  // no communication*, op/api_statistic at level 0
+        QTest::newRow("level1") << "level1" << 12;
+        QTest::newRow("level2") << "level2" << 12;
+    }
+    void pytorchClusters()
+    {
+        QFETCH(QString, level);
+        QFETCH(int, filesRead);
+        const Plan plan = detect(kPytorch + "/" + level.toStdString());
+        QVERIFY2(plan.error.empty(), plan.error.c_str());
+        QCOMPARE(plan.layout, std::string("cluster (2 ranks, torch_npu)"));
+        QCOMPARE(plan.ranks.size(), std::size_t(2));
+        std::set<int> ranks;
+        for (const auto& r : plan.ranks) {
+            QCOMPARE(r.layout, std::string("torch_npu"));
+            ranks.insert(r.rank);
+            QCOMPARE(r.name, "rank" + std::to_string(r.rank) + "_ascend_pt");
+            QCOMPARE(int(readNames(r).size()), filesRead);
+            QVERIFY(readNames(r).count("trace_view.json"));
+            QVERIFY(readNames(r).count("kernel_details.csv"));
+            QVERIFY(readNames(r).count("profiler_info_" + std::to_string(r.rank) + ".json"));
+            // Read order: profiler_info first, so the rank id is known before anything else.
+            QCOMPARE(r.files.front().kind, FileKind::ProfilerInfo);
+            const PlannedFile* details = find(r, "operator_details.csv");
+            QVERIFY(details);
+            QCOMPARE(details->status, FileStatus::Ignored);
+            QCOMPARE(details->note, std::string("operator_details.csv: not used yet"));
+        }
+        QCOMPARE(ranks, (std::set<int>{0, 1}));
+        QVERIFY(plan.files.empty());
+        QCOMPARE(readNames(plan.ranks[0]).count("communication.json"), std::size_t(level != "level0"));
+    }
+
+    void singleRankFolder()
+    {
+        const Plan plan = detect(kPytorch + "/level1/rank1_ascend_pt");
+        QVERIFY(plan.error.empty());
+        QCOMPARE(plan.layout, std::string("torch_npu"));
+        QCOMPARE(plan.ranks.size(), std::size_t(1));
+        QCOMPARE(plan.ranks[0].rank, 1);
+        QCOMPARE(plan.ranks[0].name, std::string("rank1_ascend_pt"));
+        // Trailing slash names the same folder.
+        QCOMPARE(detect(kPytorch + "/level1/rank1_ascend_pt/").ranks.at(0).name, std::string("rank1_ascend_pt"));
+    }
+
+    void msprofApp()
+    {
+        const Plan plan = detect(kSkApp);
+        QVERIFY(plan.error.empty());
+        QCOMPARE(plan.layout, std::string("msprof"));
+        QCOMPARE(plan.ranks.size(), std::size_t(1));
+        const RankPlan& r = plan.ranks[0];
+        QCOMPARE(r.name, std::string("PROF_000001_20260606121448940_RGBHHJGBAJGRQEOB"));
+        QCOMPARE(readNames(r), (std::set<std::string>{"msprof_20260606121514.json", "op_summary_20260606121516.csv"}));
+        QCOMPARE(r.files[0].kind, FileKind::Timeline); // timeline before kernels
+        QCOMPARE(r.files[1].kindName, std::string("op_summary"));
+    }
+
+    void torchWithoutTimeline()
+    {
+        const Plan plan = detect(kTestRank0);
+        QVERIFY(plan.error.empty());
+        QCOMPARE(plan.layout, std::string("torch_npu"));
+        QCOMPARE(plan.ranks.size(), std::size_t(1));
+        QCOMPARE(plan.ranks[0].rank, 0);
+        // ls test_rank_0 -R: 9 files, operator_memory/operator_details not read yet.
+        QCOMPARE(readNames(plan.ranks[0]),
+                 (std::set<std::string>{"profiler_info_0.json", "kernel_details.csv", "communication.json",
+                                        "communication_matrix.json", "step_trace_time.csv", "memory_record.csv",
+                                        "npu_module_mem.csv"}));
+        QCOMPARE(plan.ranks[0].files.size(), std::size_t(9));
+    }
+
+    void singleFiles_data()
+    {
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<QString>("layout");
+        QTest::addColumn<int>("kind");
+        const QString s = QString::fromStdString(kSamples);
+        QTest::newRow("trace_view") << s + "/msprof-analyze/test/ut/advisor/timeline_advice/trace_view.json"
+                                    << "torch_npu" << int(FileKind::Timeline);
+        QTest::newRow("kernel_details") << s + "/msprof-analyze/test/ut/advisor/compute_advice/data/kernel_details.csv"
+                                        << "csv" << int(FileKind::Kernels);
+        QTest::newRow("msprof json") << QString::fromStdString(kSkApp)
+                + "/PROF_000001_20260606121448940_RGBHHJGBAJGRQEOB/mindstudio_profiler_output/msprof_20260606121514.json"
+                                     << "msprof" << int(FileKind::Timeline);
+        for (const char* f : {"catapult/tracing/test_data/big_trace.json", "catapult/tracing/test_data/flow.json",
+                              "catapult/tracing/test_data/x_event_trace.json",
+                              "catapult/tracing/test_data/chromeos_system_trace.json",
+                              "perfetto/test/trace_processor/diff_tests/parser/parsing/flow_events_json_v2.json"})
+            QTest::newRow(f) << s + "/chrome-trace/" + f << "chrome-trace" << int(FileKind::Timeline);
+    }
+    void singleFiles()
+    {
+        QFETCH(QString, path);
+        QFETCH(QString, layout);
+        QFETCH(int, kind);
+        const Plan plan = detect(path.toStdString());
+        QVERIFY2(plan.error.empty(), plan.error.c_str());
+        QCOMPARE(plan.layout, layout.toStdString());
+        QCOMPARE(plan.ranks.size(), std::size_t(1));
+        QCOMPARE(plan.ranks[0].files.size(), std::size_t(1));
+        QCOMPARE(int(plan.ranks[0].files[0].kind), kind);
+        QCOMPARE(plan.ranks[0].files[0].bytes, std::uint64_t(fs::file_size(path.toStdString())));
+        QCOMPARE(plan.ranks[0].name, fileName(path.toStdString()));
+    }
+
+    void slicesAndTimestamps()
+    {
+        QTemporaryDir tmp;
+        const fs::path out = fs::path(tmp.path().toStdString()) / "PROF_000001_20260606121448940_AAAA"
+            / "mindstudio_profiler_output";
+        writeFile(out / "op_summary_slice_1_20260606121516.csv", "x\n");
+        writeFile(out / "op_summary_slice_0_20260606121516.csv", "x\n");
+        writeFile(out / "op_statistic_20260606121516.csv", "x\n");
+        writeFile(out / "op_statistic_20260101000000.csv", "x\n");
+        writeFile(out / "msprof_20260606121514.json", "[]");
+        writeFile(out / "task_time_20260606121514.csv", "x\n");
+        writeFile(out / "step_trace_20260606121514.csv", "x\n");
+        writeFile(out / "msprof_20260606121514.db", "");
+        const Plan plan = detect(tmp.path().toStdString());
+        QVERIFY(plan.error.empty());
+        QCOMPARE(plan.layout, std::string("msprof"));
+        const RankPlan& r = plan.ranks.at(0);
+        std::vector<std::string> order;
+        for (const auto& f : r.files)
+            if (f.toRead())
+                order.push_back(fileName(f.path));
+        QCOMPARE(order, (std::vector<std::string>{"msprof_20260606121514.json", "op_summary_slice_0_20260606121516.csv",
+                                                  "op_summary_slice_1_20260606121516.csv",
+                                                  "op_statistic_20260606121516.csv"}));
+        const PlannedFile* old = find(r, "op_statistic_20260101000000.csv");
+        QCOMPARE(old->status, FileStatus::Ignored);
+        QCOMPARE(old->note, std::string("older than op_statistic_20260606121516.csv"));
+        QCOMPARE(r.diagnostics.size(), std::size_t(1));
+        QCOMPARE(r.diagnostics[0].severity, Severity::Warning);
+        QCOMPARE(find(r, "task_time_20260606121514.csv")->note, std::string("timeline JSON used instead"));
+        QVERIFY(find(r, "step_trace_20260606121514.csv")->note.find("graph-mode") != std::string::npos);
+        QCOMPARE(find(r, "msprof_20260606121514.db")->note,
+                 std::string("SQLite export: not read by this build (text export used)"));
+        QCOMPARE(plan.sqliteFiles, 1);
+    }
+
+    void legacyTree()
+    {
+        QTemporaryDir tmp;
+        const fs::path prof = fs::path(tmp.path().toStdString()) / "PROF_000001_20230101120000_ABCD";
+        writeFile(prof / "device_0" / "summary" / "op_summary_0_1_1_20230101120500.csv", "x\n");
+        writeFile(prof / "device_0" / "summary" / "task_time_0_1_1_20230101120500.csv", "x\n");
+        writeFile(prof / "device_0" / "timeline" / "msprof_0_1_1_20230101120500.json", "[]");
+        writeFile(prof / "device_0" / "info.json.0", "{}");
+        writeFile(prof / "device_0" / "data" / "raw.0.slice_0", "x");
+        writeFile(prof / "device_0" / "data" / "raw.1.slice_0", "x");
+        writeFile(prof / "device_1" / "summary" / "op_summary_1_1_1_20230101120500.csv", "x\n");
+        writeFile(prof / "host" / "summary" / "api_statistic_0_1_20230101120500.csv", "x\n");
+        const Plan plan = detect(tmp.path().toStdString());
+        QVERIFY(plan.error.empty());
+        QCOMPARE(plan.layout, std::string("msprof-legacy"));
+        QCOMPARE(plan.ranks.size(), std::size_t(1)); // one Profile per PROF folder, all devices
+        const RankPlan& r = plan.ranks[0];
+        QCOMPARE(find(r, "info.json.0")->device, 0);
+        QCOMPARE(find(r, "info.json.0")->kind, FileKind::DeviceInfo);
+        QCOMPARE(find(r, "op_summary_0_1_1_20230101120500.csv")->device, 0);
+        QCOMPARE(find(r, "op_summary_1_1_1_20230101120500.csv")->device, 1);
+        QVERIFY(find(r, "op_summary_1_1_1_20230101120500.csv")->toRead());
+        QCOMPARE(find(r, "msprof_0_1_1_20230101120500.json")->device, 0);
+        QCOMPARE(find(r, "task_time_0_1_1_20230101120500.csv")->status, FileStatus::Ignored);
+        QCOMPARE(find(r, "api_statistic_0_1_20230101120500.csv")->kind, FileKind::ApiStatistic);
+        // The raw data folder is one record with its file count.
+        bool rawSeen = false;
+        for (const auto& f : r.files)
+            if (f.path.find("device_0/data/") != std::string::npos) {
+                rawSeen = true;
+                QCOMPARE(f.note, std::string("raw profiler data, not read (2 files)"));
+            }
+        QVERIFY(rawSeen);
+    }
+
+    void looseRankFolders()
+    {
+        // rank_N folders of loose files: a cluster given by rank folders.
+        QTemporaryDir tmp;
+        const fs::path root(tmp.path().toStdString());
+        writeFile(root / "rank_0" / "trace_view.json", "[]");
+        writeFile(root / "rank_1" / "trace_view.json", "[]");
+        writeFile(root / "cluster_analysis_output" / "cluster_step_trace_time.csv", "x\n");
+        writeFile(root / "notes.txt", "x");
+        const Plan plan = detect(root.string());
+        QVERIFY(plan.error.empty());
+        QCOMPARE(plan.layout, std::string("cluster (2 ranks, torch_npu)"));
+        QCOMPARE(plan.files.size(), std::size_t(2));
+        int toRead = 0;
+        for (const auto& f : plan.files) {
+            if (f.toRead()) {
+                ++toRead;
+                QCOMPARE(f.kind, FileKind::ClusterStepTrace);
+            } else {
+                QCOMPARE(f.note, std::string("not a profiler file"));
+            }
+        }
+        QCOMPARE(toRead, 1);
+        // The same two folders given one by one.
+        const Plan two = detect(std::vector<std::string>{(root / "rank_0").string(), (root / "rank_1").string()});
+        QCOMPARE(two.ranks.size(), std::size_t(2));
+        QCOMPARE(two.root, root.string());
+        QCOMPARE(two.layout, std::string("cluster (2 ranks, torch_npu)"));
+    }
+
+    void emptyFolder()
+    {
+        QTemporaryDir tmp;
+        const Plan plan = detect(tmp.path().toStdString());
+        QCOMPARE(plan.error, tmp.path().toStdString()
+                     + ": no profiling data found (looked for PROF_*, *_ascend_pt, trace_view.json, msprof_*.json, "
+                       "kernel_details.csv, op_summary_*.csv)");
+        QVERIFY(plan.ranks.empty());
+    }
+
+    void manyIrrelevantFiles()
+    {
+        QTemporaryDir tmp;
+        const fs::path root(tmp.path().toStdString());
+        for (int i = 0; i < 10000; ++i)
+            std::ofstream(root / ("file_" + std::to_string(i) + ".txt")) << i;
+        const Plan plan = detect(root.string());
+        QVERIFY(plan.ranks.empty());
+        QVERIFY(plan.error.find("no profiling data found") != std::string::npos);
+    }
+
+    void symlinkLoop()
+    {
+        QTemporaryDir tmp;
+        const fs::path root(tmp.path().toStdString());
+        fs::create_directories(root / "a");
+        fs::create_directory_symlink(root, root / "a" / "loop");
+        writeFile(root / "a" / "kernel_details.csv", "x\n");
+        const Plan plan = detect(root.string());
+        QVERIFY(plan.error.empty());
+        QCOMPARE(plan.ranks.size(), std::size_t(1));
+        QCOMPARE(plan.ranks[0].name, std::string("a"));
+    }
+
+    void missingPath()
+    {
+        const Plan plan = detect("/nonexistent/npuscope/path");
+        QCOMPARE(plan.error, std::string("/nonexistent/npuscope/path: No such file or directory"));
+    }
+
+    void unknownLoneFile()
+    {
+        QTemporaryDir tmp;
+        const std::string p = tmp.path().toStdString() + "/notes.csv";
+        writeFile(p, "a,b\n");
+        const Plan plan = detect(p);
+        QVERIFY(plan.error.find(p + ": not a profiler file") == 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLayout)
+#include "test_layout.moc"
