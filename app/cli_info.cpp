@@ -1,6 +1,412 @@
-// Placeholder until the 'info' verb lands.
+// `npuscope info PATH`: what was found, loaded and skipped, per rank.
+//
+// The report is built once as an ordered JSON value (keys stay in the order below) and the text
+// form is rendered from it, so both formats always say the same thing. JSON layout:
+//   {"path", "layout", "source",
+//    "ranks": [{"rank" (null when unknown), "name", "layout", "root", "devices": [..],
+//               "files": [{"path", "kind", "status", "bytes", "records", "skipped", "note"}],
+//               "ignored": [{"path", "kind", "note"}],
+//               "tracks", "slices", "slices_by_track_kind": {kind: n},
+//               "device_tasks", "device_tasks_by_type": {Task Type: n} (count desc),
+//               "flows", "counter_series", "counter_samples", "comm_ops", "comm_links", "steps",
+//               "kernel_rows", "stat_rows", "l2_rows",
+//               "join": {"device_tasks", "kernel_rows", "matched_exact", "matched_nearest",
+//                        "unmatched_tasks", "unmatched_kernels"},
+//               "time_span": {"begin_ns", "end_ns", "duration_ms"},
+//               "skipped_total", "diagnostics": [{"severity", "file", "line", "byte_offset", "reason",
+//                                                 "count", "where"}],
+//               "op_types": {"source": "kernels"|"timeline", "rows": [{"type", "count", "total_ns",
+//                                                                      "total_us"}]}}],
+//    "cluster": {"step_trace_rows", "comm_ops", "comm_links", "groups"},
+//    "files": [..], "ignored": [..], "diagnostics": [..]}   (outside any rank)
+// Paths are relative to PATH (or to its folder when PATH is a file).
 #include "app/cli.h"
+
+#include "model/formats/loader.h"
+
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <map>
+#include <string>
+
 namespace npuscope::cli {
-int info(const Args&) { std::fputs("npuscope info: not available in this build\n", stderr); return 1; }
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+namespace fs = std::filesystem;
+
+void printInfoHelp()
+{
+    std::fputs("Usage: npuscope info PATH... [--format text|json]\n"
+               "\n"
+               "Detects the layout of PATH (a torch_npu or msprof profiling folder, a cluster of rank\n"
+               "folders, or a single timeline JSON / op_summary / kernel_details CSV), loads it and prints\n"
+               "what was found: ranks and devices, every file with what happened to it, counts of\n"
+               "slices, device tasks, flows, counters, communication, steps and kernel rows, how well\n"
+               "timeline tasks joined kernel rows, the time span, skipped rows with reasons, and the\n"
+               "operator types by total duration. Several PATHs load as ranks of one session.\n"
+               "\n"
+               "Options:\n"
+               "  --format text|json  output format (default text)\n"
+               "  -h, --help          this help\n"
+               "\n"
+               "Exit codes: 0 ok, 1 nothing could be loaded, 2 usage.\n",
+               stdout);
 }
+
+int usage(const std::string& msg)
+{
+    std::fprintf(stderr, "npuscope info: %s\nTry 'npuscope info --help'.\n", msg.c_str());
+    return 2;
+}
+
+class Relativizer {
+public:
+    explicit Relativizer(const std::string& root)
+    {
+        std::error_code ec;
+        fs::path base(root);
+        if (fs::is_regular_file(base, ec))
+            base = base.parent_path();
+        m_base = base.lexically_normal();
+    }
+    std::string operator()(const std::string& path) const
+    {
+        if (path.empty() || m_base.empty())
+            return path;
+        const fs::path rel = fs::path(path).lexically_normal().lexically_relative(m_base);
+        const std::string s = rel.generic_string();
+        if (s.empty() || s == "." || s.rfind("..", 0) == 0)
+            return path;
+        return s;
+    }
+
+private:
+    fs::path m_base;
+};
+
+void addFiles(Json& files, Json& ignored, const std::vector<FileRecord>& records, const Relativizer& rel)
+{
+    for (const auto& f : records) {
+        if (f.status == FileStatus::Ignored || f.status == FileStatus::NotRead) {
+            ignored.push_back({{"path", rel(f.path)}, {"kind", f.kind}, {"note", f.note}});
+            continue;
+        }
+        files.push_back({{"path", rel(f.path)},
+                         {"kind", f.kind},
+                         {"status", fileStatusName(f.status)},
+                         {"bytes", f.bytes},
+                         {"records", f.records},
+                         {"skipped", f.skipped},
+                         {"note", f.note}});
+    }
+}
+
+Json diagnosticsJson(const std::vector<Diagnostic>& diags, const Relativizer& rel)
+{
+    Json out = Json::array();
+    for (const auto& d : diags) {
+        std::string where = rel(d.file);
+        if (d.line >= 0)
+            where += ':' + std::to_string(d.line);
+        else if (d.byteOffset >= 0)
+            where += " @" + std::to_string(d.byteOffset);
+        out.push_back({{"severity", severityName(d.severity)},
+                       {"file", rel(d.file)},
+                       {"line", d.line},
+                       {"byte_offset", d.byteOffset},
+                       {"reason", d.reason},
+                       {"count", d.count},
+                       {"where", where}});
+    }
+    return out;
+}
+
+// Name -> count, as a JSON object sorted by count (desc) then name.
+Json countsByDesc(const std::map<std::string, std::uint64_t>& counts)
+{
+    std::vector<std::pair<std::string, std::uint64_t>> v(counts.begin(), counts.end());
+    std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    Json out = Json::object();
+    for (const auto& [k, n] : v)
+        out[k] = n;
+    return out;
+}
+
+Json opTypes(const Profile& p)
+{
+    struct Agg {
+        std::uint64_t count = 0;
+        TimeNs total = 0;
+    };
+    std::map<std::string, Agg> byType;
+    std::string source;
+    if (p.kernels.size() > 0) {
+        source = "kernels";
+        for (std::size_t i = 0; i < p.kernels.size(); ++i) {
+            Agg& a = byType[std::string(p.str(p.kernels.type[i]))];
+            ++a.count;
+            a.total += p.kernels.dur[i];
+        }
+    } else {
+        // No kernel table: device tasks on Stream tracks, by task name.
+        source = "timeline";
+        for (std::size_t i = 0; i < p.slices.size(); ++i) {
+            if (p.tracks[p.slices.track[i].v].kind != TrackKind::Stream)
+                continue;
+            Agg& a = byType[std::string(p.str(p.slices.name[i]))];
+            ++a.count;
+            a.total += p.slices.dur[i];
+        }
+    }
+    std::vector<std::pair<std::string, Agg>> rows(byType.begin(), byType.end());
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const auto& a, const auto& b) { return a.second.total > b.second.total; });
+    Json out = Json::array();
+    for (const auto& [type, a] : rows)
+        out.push_back({{"type", type}, {"count", a.count}, {"total_ns", a.total}, {"total_us", double(a.total) / 1000.0}});
+    return Json{{"source", source}, {"rows", out}};
+}
+
+Json rankJson(const Profile& p, const Relativizer& rel)
+{
+    Json r;
+    r["rank"] = p.rank >= 0 ? Json(p.rank) : Json(nullptr);
+    r["name"] = p.name;
+    r["layout"] = p.layout;
+    r["root"] = rel(p.root);
+    r["devices"] = p.devices;
+    Json files = Json::array(), ignored = Json::array();
+    addFiles(files, ignored, p.files, rel);
+    r["files"] = files;
+    r["ignored"] = ignored;
+
+    std::map<TrackKind, std::uint64_t> byKind;
+    std::map<std::string, std::uint64_t> byTaskType;
+    std::uint64_t deviceTasks = 0;
+    for (std::size_t i = 0; i < p.slices.size(); ++i) {
+        const TrackKind k = p.tracks[p.slices.track[i].v].kind;
+        ++byKind[k];
+        if (k == TrackKind::Stream) {
+            ++deviceTasks;
+            ++byTaskType[std::string(p.str(p.slices.category[i]))];
+        }
+    }
+    Json kinds = Json::object();
+    for (const auto& [k, n] : byKind)
+        kinds[trackKindName(k)] = n;
+    std::uint64_t samples = 0;
+    for (const auto& c : p.counters)
+        samples += c.ts.size();
+
+    r["tracks"] = p.tracks.size();
+    r["slices"] = p.slices.size();
+    r["slices_by_track_kind"] = kinds;
+    r["device_tasks"] = deviceTasks;
+    r["device_tasks_by_type"] = countsByDesc(byTaskType);
+    r["flows"] = p.flows.size();
+    r["counter_series"] = p.counters.size();
+    r["counter_samples"] = samples;
+    r["comm_ops"] = p.commOps.size();
+    r["comm_links"] = p.commLinks.size();
+    r["steps"] = p.steps.size();
+    r["kernel_rows"] = p.kernels.size();
+    r["stat_rows"] = p.stats.size();
+    r["l2_rows"] = p.l2.size();
+    r["join"] = {{"device_tasks", p.join.deviceTasks},         {"kernel_rows", p.join.kernelRows},
+                 {"matched_exact", p.join.matchedExact},       {"matched_nearest", p.join.matchedNearest},
+                 {"unmatched_tasks", p.join.unmatchedTasks},   {"unmatched_kernels", p.join.unmatchedKernels}};
+    r["time_span"] = {{"begin_ns", p.begin}, {"end_ns", p.end}, {"duration_ms", double(p.end - p.begin) / 1e6}};
+    r["skipped_total"] = p.skippedTotal();
+    r["diagnostics"] = diagnosticsJson(p.diagnostics, rel);
+    r["op_types"] = opTypes(p);
+    return r;
+}
+
+Json sessionJson(const Session& s, const std::string& path)
+{
+    const Relativizer rel(s.root.empty() ? path : s.root);
+    Json out;
+    out["path"] = path;
+    out["layout"] = s.layout;
+    out["source"] = s.source;
+    Json ranks = Json::array();
+    for (const auto& p : s.ranks)
+        ranks.push_back(rankJson(*p, rel));
+    out["ranks"] = ranks;
+    out["cluster"] = {{"step_trace_rows", s.cluster.stepTrace.size()},
+                      {"comm_ops", s.cluster.comm.size()},
+                      {"comm_links", s.cluster.links.size()},
+                      {"groups", s.cluster.groups.size()}};
+    Json files = Json::array(), ignored = Json::array();
+    addFiles(files, ignored, s.files, rel);
+    out["files"] = files;
+    out["ignored"] = ignored;
+    out["diagnostics"] = diagnosticsJson(s.diagnostics, rel);
+    return out;
+}
+
+std::string num(const Json& v)
+{
+    if (v.is_number_float()) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.3f", v.get<double>());
+        return buf;
+    }
+    return v.dump();
+}
+
+std::string str(const Json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+void printFiles(const Json& files, const Json& ignored, const char* indent)
+{
+    if (!files.empty()) {
+        std::printf("%sfiles read:\n", indent);
+        for (const auto& f : files) {
+            std::printf("%s  %s  [%s] %s, %s records, %s skipped, %s bytes", indent, str(f["path"]).c_str(),
+                        str(f["kind"]).c_str(), str(f["status"]).c_str(), num(f["records"]).c_str(),
+                        num(f["skipped"]).c_str(), num(f["bytes"]).c_str());
+            if (!str(f["note"]).empty())
+                std::printf(" (%s)", str(f["note"]).c_str());
+            std::printf("\n");
+        }
+    }
+    if (!ignored.empty()) {
+        std::printf("%signored:\n", indent);
+        for (const auto& f : ignored)
+            std::printf("%s  %s: %s\n", indent, str(f["path"]).c_str(), str(f["note"]).c_str());
+    }
+}
+
+void printDiagnostics(const Json& diags, const char* indent)
+{
+    for (const auto& d : diags)
+        std::printf("%s  %s %s: %s (x%s)\n", indent, str(d["severity"]).c_str(), str(d["where"]).c_str(),
+                    str(d["reason"]).c_str(), num(d["count"]).c_str());
+}
+
+std::string joinCounts(const Json& obj)
+{
+    std::string out;
+    for (const auto& [k, v] : obj.items())
+        out += (out.empty() ? "" : ", ") + k + ' ' + num(v);
+    return out.empty() ? "none" : out;
+}
+
+void printText(const Json& j)
+{
+    std::printf("path: %s\nlayout: %s\nsource: %s\nranks: %zu\n", str(j["path"]).c_str(), str(j["layout"]).c_str(),
+                str(j["source"]).c_str(), j["ranks"].size());
+    for (const auto& r : j["ranks"]) {
+        std::string devices;
+        for (const auto& d : r["devices"])
+            devices += (devices.empty() ? "" : ",") + num(d);
+        std::printf("\nrank %s: %s (%s), devices: %s\n", r["rank"].is_null() ? "?" : num(r["rank"]).c_str(),
+                    str(r["name"]).c_str(), str(r["layout"]).c_str(), devices.empty() ? "none" : devices.c_str());
+        printFiles(r["files"], r["ignored"], "  ");
+        std::printf("  slices: %s on %s tracks (%s)\n", num(r["slices"]).c_str(), num(r["tracks"]).c_str(),
+                    joinCounts(r["slices_by_track_kind"]).c_str());
+        std::printf("  device tasks: %s (%s)\n", num(r["device_tasks"]).c_str(),
+                    joinCounts(r["device_tasks_by_type"]).c_str());
+        std::printf("  flows: %s\n  counters: %s series, %s samples\n", num(r["flows"]).c_str(),
+                    num(r["counter_series"]).c_str(), num(r["counter_samples"]).c_str());
+        std::printf("  comm ops: %s\n  comm links: %s\n  steps: %s\n  kernel rows: %s\n  statistics rows: %s\n"
+                    "  l2 rows: %s\n",
+                    num(r["comm_ops"]).c_str(), num(r["comm_links"]).c_str(), num(r["steps"]).c_str(),
+                    num(r["kernel_rows"]).c_str(), num(r["stat_rows"]).c_str(), num(r["l2_rows"]).c_str());
+        const Json& jn = r["join"];
+        std::printf("  join: %s exact + %s nearest matched; unmatched: %s tasks, %s kernels\n",
+                    num(jn["matched_exact"]).c_str(), num(jn["matched_nearest"]).c_str(),
+                    num(jn["unmatched_tasks"]).c_str(), num(jn["unmatched_kernels"]).c_str());
+        const Json& ts = r["time_span"];
+        std::printf("  time span: %s .. %s ns (%s ms)\n", num(ts["begin_ns"]).c_str(), num(ts["end_ns"]).c_str(),
+                    num(ts["duration_ms"]).c_str());
+        std::printf("  skipped: %s\n", num(r["skipped_total"]).c_str());
+        printDiagnostics(r["diagnostics"], "  ");
+        const Json& ops = r["op_types"];
+        std::printf("  op types (%s, by total duration): %zu\n", str(ops["source"]).c_str(), ops["rows"].size());
+        for (const auto& o : ops["rows"])
+            std::printf("    %-40s %8s %16s us\n", str(o["type"]).c_str(), num(o["count"]).c_str(),
+                        num(o["total_us"]).c_str());
+    }
+    const Json& c = j["cluster"];
+    if (c["step_trace_rows"].get<std::uint64_t>() + c["comm_ops"].get<std::uint64_t>()
+            + c["comm_links"].get<std::uint64_t>() + c["groups"].get<std::uint64_t>()
+        > 0)
+        std::printf("\ncluster: %s step rows, %s comm ops, %s comm links, %s groups\n",
+                    num(c["step_trace_rows"]).c_str(), num(c["comm_ops"]).c_str(), num(c["comm_links"]).c_str(),
+                    num(c["groups"]).c_str());
+    if (!j["files"].empty() || !j["ignored"].empty()) {
+        std::printf("\noutside ranks:\n");
+        printFiles(j["files"], j["ignored"], "  ");
+    }
+    if (!j["diagnostics"].empty()) {
+        std::printf("\ndiagnostics:\n");
+        printDiagnostics(j["diagnostics"], "");
+    }
+}
+
+} // namespace
+
+int info(const Args& args)
+{
+    std::vector<std::string> paths;
+    std::string format = "text";
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a == "-h" || a == "--help") {
+            printInfoHelp();
+            return 0;
+        }
+        if (a == "--format" || a.rfind("--format=", 0) == 0) {
+            if (a == "--format") {
+                if (i + 1 >= args.size())
+                    return usage("--format needs a value (text or json)");
+                format = args[++i];
+            } else {
+                format = a.substr(9);
+            }
+            if (format != "text" && format != "json")
+                return usage("unknown format '" + format + "' (text or json)");
+            continue;
+        }
+        if (a.size() > 1 && a[0] == '-')
+            return usage("unknown option '" + a + "'");
+        paths.push_back(a);
+    }
+    if (paths.empty())
+        return usage("missing PATH");
+
+    LoadOptions options;
+    const bool tty = ::isatty(STDERR_FILENO) != 0;
+    if (tty)
+        options.progress = [](const LoadProgress& p) {
+            std::fprintf(stderr, "\r\033[K%3d%% %s", int(p.fraction * 100), p.stage.c_str());
+            std::fflush(stderr);
+        };
+    const LoadResult result = paths.size() == 1 ? loadSession(paths.front(), options) : loadSessions(paths, options);
+    if (tty)
+        std::fputs("\r\033[K", stderr);
+    if (!result.session) {
+        std::fprintf(stderr, "npuscope info: %s\n", result.error.c_str());
+        return 1;
+    }
+    std::string shown = paths.front();
+    for (std::size_t i = 1; i < paths.size(); ++i)
+        shown += ' ' + paths[i];
+    Json report = sessionJson(*result.session, paths.size() == 1 ? paths.front() : result.session->root);
+    report["path"] = shown;
+    if (format == "json") {
+        std::printf("%s\n", report.dump(2).c_str());
+    } else {
+        printText(report);
+    }
+    return 0;
+}
+
+} // namespace npuscope::cli

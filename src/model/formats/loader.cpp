@@ -1,0 +1,421 @@
+// Executes a layout::Plan: maps each file, hands it to its reader, finalizes and joins each
+// rank, and gathers the ranks into a Session. Ranks are independent Profiles, so they load on
+// a small pool of threads; files inside a rank are read in plan order (identity first).
+#include "model/formats/loader.h"
+
+#include "model/formats/layout.h"
+#include "model/formats/readers.h"
+#include "model/io/mapped_file.h"
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+#include <filesystem>
+#include <mutex>
+#include <set>
+#include <thread>
+
+namespace npuscope {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr auto kMinInterval = std::chrono::milliseconds(50); // at most 20 calls per second
+
+// Folds byte counts from every worker into throttled LoadProgress calls. The user callback is
+// called from whichever thread crosses the interval, one call at a time (under m_mutex), so it
+// needs no locking of its own but must not block for long and must be safe to call off the
+// GUI thread (a queued signal, an atomic store).
+class ProgressSink {
+public:
+    explicit ProgressSink(std::function<void(const LoadProgress&)> callback) : m_callback(std::move(callback)) {}
+
+    void setTotal(std::uint64_t totalBytes) { m_total = totalBytes; } // before any worker starts
+
+    void stage(std::string text)
+    {
+        if (!m_callback)
+            return;
+        {
+            std::lock_guard lock(m_stageMutex);
+            m_stage = std::move(text);
+        }
+        emit(false);
+    }
+    void add(std::uint64_t bytes)
+    {
+        if (!m_callback || bytes == 0)
+            return;
+        m_done.fetch_add(bytes, std::memory_order_relaxed);
+        emit(false);
+    }
+    void finish(std::string text)
+    {
+        if (!m_callback)
+            return;
+        {
+            std::lock_guard lock(m_stageMutex);
+            m_stage = std::move(text);
+        }
+        m_done.store(m_total, std::memory_order_relaxed);
+        emit(true);
+    }
+
+private:
+    void emit(bool force)
+    {
+        // Workers never wait on each other for progress: a busy callback means "skip this one".
+        std::unique_lock lock(m_callMutex, std::defer_lock);
+        if (force)
+            lock.lock();
+        else if (!lock.try_lock())
+            return;
+        const auto now = Clock::now();
+        if (!force && m_emitted && now - m_last < kMinInterval)
+            return;
+        m_emitted = true;
+        m_last = now;
+        LoadProgress p;
+        {
+            std::lock_guard stageLock(m_stageMutex);
+            p.stage = m_stage;
+        }
+        const std::uint64_t done = m_done.load(std::memory_order_relaxed);
+        p.fraction = m_total == 0 ? 1.0 : std::min(1.0, double(done) / double(m_total));
+        m_callback(p);
+    }
+
+    std::function<void(const LoadProgress&)> m_callback;
+    std::uint64_t m_total = 0;
+    std::atomic<std::uint64_t> m_done{0};
+    std::mutex m_stageMutex;
+    std::string m_stage;
+    std::mutex m_callMutex;
+    Clock::time_point m_last{};
+    bool m_emitted = false;
+};
+
+struct Env {
+    const LoadOptions& options;
+    ProgressSink& progress;
+    bool cancelled() const { return options.cancel && options.cancel->load(std::memory_order_relaxed); }
+};
+
+std::string baseName(const std::string& path)
+{
+    std::filesystem::path p(path);
+    if (p.filename().empty())
+        p = p.parent_path();
+    return p.filename().string();
+}
+
+FileRecord plannedRecord(const layout::PlannedFile& f)
+{
+    FileRecord r;
+    r.path = f.path;
+    r.kind = f.kindName;
+    r.status = f.status == FileStatus::NotRead ? FileStatus::Ignored : f.status;
+    r.note = f.note;
+    r.bytes = f.bytes;
+    return r;
+}
+
+FileRecord readOne(layout::FileKind kind, std::string_view bytes, Profile& p, const ReadContext& ctx)
+{
+    using layout::FileKind;
+    switch (kind) {
+    case FileKind::Timeline: return readers::readTimelineJson(bytes, p, ctx);
+    case FileKind::Kernels: return readers::readKernelCsv(bytes, p, ctx);
+    case FileKind::OpStatistic: return readers::readOpStatisticCsv(bytes, p, ctx);
+    case FileKind::ApiStatistic: return readers::readApiStatisticCsv(bytes, p, ctx);
+    case FileKind::CommStatistic: return readers::readCommStatisticCsv(bytes, p, ctx);
+    case FileKind::TaskTime: return readers::readTaskTimeCsv(bytes, p, ctx);
+    case FileKind::StepTrace: return readers::readStepTraceCsv(bytes, p, ctx);
+    case FileKind::Memory: return readers::readMemoryCsv(bytes, p, ctx);
+    case FileKind::L2Cache: return readers::readL2CacheCsv(bytes, p, ctx);
+    case FileKind::Communication: return readers::readCommunicationJson(bytes, p, ctx);
+    case FileKind::CommunicationMatrix: return readers::readCommunicationMatrixJson(bytes, p, ctx);
+    case FileKind::DeviceInfo: return readers::readInfoJson(bytes, p, ctx);
+    case FileKind::ProfilerInfo: return readers::readProfilerInfoJson(bytes, p, ctx);
+    case FileKind::ProfilerMetadata: return readers::readProfilerMetadataJson(bytes, p, ctx);
+    default: break;
+    }
+    FileRecord r;
+    r.status = FileStatus::Ignored;
+    r.note = "no reader for this file";
+    return r;
+}
+
+// Maps `f` and runs `read(bytes, ctx)`; failures to open become a Failed record plus an Error
+// diagnostic naming the file and the reason. Returns the record with path, kind and bytes set.
+template <typename ReadFn, typename ReportFn>
+FileRecord mapAndRead(const layout::PlannedFile& f, const Env& env, ReadFn&& read, ReportFn&& report)
+{
+    FileRecord rec;
+    std::string error;
+    std::optional<MappedFile> mf = MappedFile::open(f.path, &error);
+    if (!mf) {
+        rec.status = FileStatus::Failed;
+        rec.note = error.empty() ? "cannot open" : error;
+        report(Severity::Error, rec.note);
+    } else {
+        ReadContext ctx;
+        ctx.file = f.path;
+        ctx.cancel = env.options.cancel;
+        ctx.device = f.device;
+        std::uint64_t reported = 0;
+        ctx.progress = [&](std::uint64_t done) {
+            if (done > reported) {
+                env.progress.add(done - reported);
+                reported = done;
+            }
+        };
+        try {
+            rec = read(mf->bytes(), ctx);
+        } catch (const std::exception& e) {
+            // Readers do not throw on bad input; this is out-of-memory or a bug: keep going.
+            rec.status = FileStatus::Failed;
+            rec.note = std::string("read failed: ") + e.what();
+            report(Severity::Error, rec.note);
+        }
+        if (f.bytes > reported)
+            env.progress.add(f.bytes - reported);
+    }
+    rec.path = f.path;
+    if (rec.kind != "simplified_tasks") // the only kind decided by content, not by name
+        rec.kind = f.kindName;
+    rec.bytes = mf ? mf->size() : f.bytes;
+    return rec;
+}
+
+void collectDevices(Profile& p)
+{
+    std::set<int> devices;
+    for (const auto& t : p.tracks)
+        if (t.device >= 0)
+            devices.insert(t.device);
+    for (int d : p.kernels.device)
+        if (d >= 0)
+            devices.insert(d);
+    for (const auto& i : p.deviceInfo)
+        if (i.device >= 0)
+            devices.insert(i.device);
+    p.devices.assign(devices.begin(), devices.end());
+}
+
+std::string rankLabel(const Profile& p)
+{
+    return p.rank >= 0 ? " (rank " + std::to_string(p.rank) + ")" : " (" + p.name + ")";
+}
+
+std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
+{
+    auto p = std::make_shared<Profile>();
+    p->name = plan.name.empty() && plan.rank >= 0 ? "rank " + std::to_string(plan.rank) : plan.name;
+    p->root = plan.root;
+    p->layout = plan.layout;
+    p->rank = plan.rank;
+    p->diagnostics = plan.diagnostics;
+    const int plannedRank = plan.rank;
+    for (const auto& f : plan.files) {
+        if (!f.toRead()) {
+            p->files.push_back(plannedRecord(f));
+            continue;
+        }
+        if (env.cancelled())
+            return nullptr;
+        env.progress.stage("Reading " + baseName(f.path) + rankLabel(*p));
+        const bool isProfilerInfo = f.kind == layout::FileKind::ProfilerInfo;
+        FileRecord rec = mapAndRead(
+            f, env,
+            [&](std::string_view bytes, const ReadContext& ctx) {
+                if (f.kind == layout::FileKind::Timeline
+                    && readers::looksLikeSimplifiedTasks(bytes.substr(0, std::min<std::size_t>(bytes.size(), 4096)))) {
+                    p->layout = "simplified JSON";
+                    FileRecord r = readers::readSimplifiedTasksJson(bytes, *p, ctx);
+                    r.kind = "simplified_tasks";
+                    return r;
+                }
+                return readOne(f.kind, bytes, *p, ctx);
+            },
+            [&](Severity s, const std::string& why) { p->report(s, f.path, -1, -1, why); });
+        // A profiler_info without a usable rank_id (single-device runs write -1) keeps the
+        // rank named by the file, profiler_info_<N>.json.
+        if (isProfilerInfo && p->rank < 0)
+            p->rank = plannedRank;
+        p->files.push_back(std::move(rec));
+    }
+    if (env.cancelled())
+        return nullptr;
+    env.progress.stage("Indexing" + rankLabel(*p));
+    p->finalize();
+    if (p->slices.size() > 0 && p->kernels.size() > 0) {
+        env.progress.stage("Joining" + rankLabel(*p));
+        readers::joinKernels(*p);
+    }
+    collectDevices(*p);
+    if (p->name.empty())
+        p->name = p->rank >= 0 ? "rank " + std::to_string(p->rank) : baseName(p->root);
+    return p;
+}
+
+void readClusterFiles(const layout::Plan& plan, Session& s, const Env& env)
+{
+    for (const auto& f : plan.files) {
+        if (!f.toRead()) {
+            s.files.push_back(plannedRecord(f));
+            continue;
+        }
+        if (env.cancelled())
+            return;
+        env.progress.stage("Reading " + baseName(f.path) + " (cluster)");
+        FileRecord rec = mapAndRead(
+            f, env,
+            [&](std::string_view bytes, const ReadContext& ctx) {
+                using layout::FileKind;
+                switch (f.kind) {
+                case FileKind::ClusterStepTrace:
+                    return readers::readClusterStepTraceCsv(bytes, s.cluster, s.diagnostics, ctx);
+                case FileKind::ClusterCommunication:
+                    return readers::readClusterCommunicationJson(bytes, s.cluster, s.diagnostics, ctx);
+                case FileKind::ClusterCommunicationMatrix:
+                    return readers::readClusterCommunicationMatrixJson(bytes, s.cluster, s.diagnostics, ctx);
+                default: {
+                    FileRecord r;
+                    r.status = FileStatus::Ignored;
+                    r.note = "not a cluster file";
+                    return r;
+                }
+                }
+            },
+            [&](Severity sev, const std::string& why) { s.diagnostics.push_back({sev, f.path, -1, -1, why, 1}); });
+        s.files.push_back(std::move(rec));
+    }
+}
+
+bool anythingLoaded(const Session& s)
+{
+    auto loaded = [](const FileRecord& r) {
+        return r.status == FileStatus::Loaded || r.status == FileStatus::Partial;
+    };
+    for (const auto& r : s.ranks)
+        if (std::any_of(r->files.begin(), r->files.end(), loaded))
+            return true;
+    return s.cluster.present();
+}
+
+// The first failure, for an error message when nothing at all could be read.
+std::string firstFailure(const Session& s)
+{
+    for (const auto& r : s.ranks)
+        for (const auto& f : r->files)
+            if (f.status == FileStatus::Failed)
+                return f.note.empty() ? f.path + ": failed" : f.note;
+    for (const auto& f : s.files)
+        if (f.status == FileStatus::Failed)
+            return f.note;
+    return {};
+}
+
+LoadResult loadPlan(const layout::Plan& plan, const LoadOptions& options, ProgressSink& progress)
+{
+    LoadResult result;
+    if (!plan.error.empty()) {
+        result.error = plan.error;
+        return result;
+    }
+    progress.setTotal(plan.bytesToRead());
+    const Env env{options, progress};
+
+    auto session = std::make_shared<Session>();
+    session->root = plan.root;
+    session->layout = plan.layout;
+    session->source = "text";
+    session->diagnostics = plan.diagnostics;
+    if (options.prefer == Prefer::Db && plan.sqliteFiles > 0)
+        session->diagnostics.push_back({Severity::Info, plan.root, -1, -1,
+                                        "SQLite export requested, but this build reads the text export", 1});
+
+    std::vector<std::shared_ptr<Profile>> profiles(plan.ranks.size());
+    std::vector<std::string> failures(plan.ranks.size());
+    std::atomic<std::size_t> next{0};
+    auto worker = [&]() {
+        for (std::size_t i; (i = next.fetch_add(1)) < plan.ranks.size();) {
+            if (env.cancelled())
+                return;
+            try {
+                profiles[i] = loadRank(plan.ranks[i], env);
+            } catch (const std::exception& e) {
+                failures[i] = plan.ranks[i].root + ": " + e.what();
+            }
+        }
+    };
+    unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+    threads = static_cast<unsigned>(std::min<std::size_t>(threads, plan.ranks.size()));
+    {
+        std::vector<std::jthread> pool;
+        for (unsigned t = 1; t < threads; ++t)
+            pool.emplace_back(worker);
+        worker();
+    } // joins
+    if (!env.cancelled())
+        readClusterFiles(plan, *session, env);
+    if (env.cancelled()) {
+        result.cancelled = true;
+        result.error = "cancelled";
+        return result; // profiles and session are freed here
+    }
+
+    for (std::size_t i = 0; i < profiles.size(); ++i) {
+        if (profiles[i])
+            session->ranks.push_back(std::move(profiles[i]));
+        else if (!failures[i].empty())
+            session->diagnostics.push_back({Severity::Error, plan.ranks[i].root, -1, -1, failures[i], 1});
+    }
+    // Known rank ids first, in order; then unnamed ranks by name.
+    std::sort(session->ranks.begin(), session->ranks.end(), [](const ProfilePtr& a, const ProfilePtr& b) {
+        const bool ka = a->rank >= 0, kb = b->rank >= 0;
+        if (ka != kb)
+            return ka;
+        if (a->rank != b->rank)
+            return a->rank < b->rank;
+        return a->name < b->name;
+    });
+    // Parallel groups are the same in every rank's profiler_metadata.json: keep one copy each.
+    std::set<std::pair<std::string, std::string>> seenGroups;
+    for (const auto& r : session->ranks)
+        for (const auto& g : r->meta.groups)
+            if (seenGroups.insert({g.name, g.groupName}).second)
+                session->cluster.groups.push_back(g);
+    if (session->ranks.size() == 1)
+        session->layout = session->ranks.front()->layout; // e.g. "simplified JSON", known after sniffing
+
+    if (!anythingLoaded(*session)) {
+        const std::string why = firstFailure(*session);
+        result.error = plan.root + ": nothing could be loaded" + (why.empty() ? std::string() : " (" + why + ")");
+        return result;
+    }
+    progress.finish("Done");
+    result.session = std::move(session);
+    return result;
+}
+
+} // namespace
+
+LoadResult loadSession(const std::string& path, const LoadOptions& options)
+{
+    ProgressSink progress(options.progress);
+    progress.stage("Scanning");
+    return loadPlan(layout::detect(path), options, progress);
+}
+
+LoadResult loadSessions(const std::vector<std::string>& paths, const LoadOptions& options)
+{
+    if (paths.empty())
+        return LoadResult{nullptr, false, "no path given"};
+    ProgressSink progress(options.progress);
+    progress.stage("Scanning");
+    return loadPlan(layout::detect(paths), options, progress);
+}
+
+} // namespace npuscope
