@@ -1,0 +1,529 @@
+#include "model/formats/timeline_builder.h"
+
+#include "model/formats/number_text.h"
+
+#include <algorithm>
+#include <charconv>
+
+namespace npuscope {
+
+namespace {
+
+const TraceArg* findArg(const TraceEvent& ev, std::string_view key)
+{
+    for (const auto& a : ev.args)
+        if (a.key == key)
+            return &a;
+    return nullptr;
+}
+
+bool startsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// "Stream 212" -> 212; "NPU 3" -> 3 (the number after the prefix), else nullopt.
+std::optional<std::int64_t> numberAfter(std::string_view s, std::string_view prefix)
+{
+    if (!startsWith(s, prefix))
+        return std::nullopt;
+    return parseInt64(s.substr(prefix.size()));
+}
+
+} // namespace
+
+TimelineBuilder::TimelineBuilder(Profile& sink, const ReadContext& ctx) : m_p(sink), m_ctx(ctx) {}
+
+void TimelineBuilder::skip(std::uint64_t offset, const std::string& reason)
+{
+    ++m_skipped;
+    m_p.report(Severity::Warning, m_ctx.file, -1, static_cast<std::int64_t>(offset), reason);
+}
+
+void TimelineBuilder::ignore(const std::string& reason) { ++m_ignored[reason]; }
+
+void TimelineBuilder::reportCount(Severity s, std::int64_t offset, const std::string& reason, std::uint64_t n)
+{
+    if (n == 0)
+        return;
+    m_p.report(s, m_ctx.file, -1, offset, reason);
+    for (auto it = m_p.diagnostics.rbegin(); it != m_p.diagnostics.rend(); ++it) {
+        if (it->file == m_ctx.file && it->reason == reason && it->severity == s) {
+            it->count += n - 1;
+            break;
+        }
+    }
+}
+
+TrackId TimelineBuilder::track(std::int64_t pid, std::int64_t tid)
+{
+    if (m_lastTrack.valid() && pid == m_lastPid && tid == m_lastTid)
+        return m_lastTrack;
+    const auto key = std::make_pair(pid, tid);
+    auto it = m_tracks.find(key);
+    TrackId t;
+    if (it != m_tracks.end()) {
+        t = it->second;
+    } else {
+        t = m_p.trackFor(pid, tid);
+        m_tracks.emplace(key, t);
+    }
+    m_lastPid = pid;
+    m_lastTid = tid;
+    m_lastTrack = t;
+    return t;
+}
+
+std::int64_t TimelineBuilder::resolvePid(const TraceEvent& ev)
+{
+    if (!ev.hasPid)
+        return 0;
+    if (ev.pidText.empty())
+        return ev.pid;
+    // Generic traces may name processes by string: give each string a stable negative pid (real
+    // pids are never negative) and use the string as the process name unless `M` renames it.
+    auto [it, inserted] =
+        m_stringPids.try_emplace(std::string(ev.pidText), -static_cast<std::int64_t>(m_stringPids.size()) - 1);
+    if (inserted)
+        m_procName.try_emplace(it->second, m_p.strings.intern(ev.pidText));
+    return it->second;
+}
+
+std::int64_t TimelineBuilder::resolveTid(const TraceEvent& ev, std::int64_t pid)
+{
+    if (!ev.hasTid)
+        return pid;
+    if (ev.tidText.empty())
+        return ev.tid;
+    auto [it, inserted] =
+        m_stringTids.try_emplace(std::string(ev.tidText), -static_cast<std::int64_t>(m_stringTids.size()) - 1);
+    if (inserted)
+        m_threadName.try_emplace(std::make_pair(pid, it->second), m_p.strings.intern(ev.tidText));
+    return it->second;
+}
+
+std::uint32_t TimelineBuilder::addArgs(const TraceEvent& ev)
+{
+    if (ev.args.empty())
+        return kNone;
+    m_argBuf.clear();
+    for (const auto& a : ev.args)
+        m_argBuf.emplace_back(m_p.strings.intern(a.key), m_p.strings.intern(a.value));
+    return m_p.args.addRow(m_argBuf);
+}
+
+bool TimelineBuilder::add(const TraceEvent& ev)
+{
+    if (ev.ph == 0) {
+        if (ev.fields == 0) {
+            ignore("empty event object {}");
+            return true;
+        }
+        skip(ev.offset, "event without \"ph\" skipped");
+        return false;
+    }
+    TimeNs ts = 0;
+    if (ev.hasTs) {
+        auto v = parseMicrosToNs(ev.ts);
+        if (!v) {
+            skip(ev.offset, "event with an unreadable \"ts\" skipped");
+            return false;
+        }
+        ts = *v;
+    } else if (ev.ph != 'M') {
+        skip(ev.offset, "event without \"ts\" skipped");
+        return false;
+    }
+    TimeNs dur = 0;
+    if (ev.hasDur) {
+        auto v = parseMicrosToNs(ev.dur);
+        if (!v) {
+            skip(ev.offset, "event with an unreadable \"dur\" skipped");
+            return false;
+        }
+        dur = *v < 0 ? 0 : *v;
+    }
+    if (ev.hasTs) {
+        const TimeNs end = ts + dur;
+        if (!m_anyTs || end > m_lastTs)
+            m_lastTs = end;
+        m_anyTs = true;
+    }
+    ++m_phaseCount[static_cast<unsigned char>(ev.ph)];
+    const std::int64_t pid = resolvePid(ev);
+
+    switch (ev.ph) {
+    case 'X':
+    case 'B':
+    case 'i':
+    case 'I':
+    case 'R':
+    case 'n': {
+        const std::int64_t tid = resolveTid(ev, pid);
+        const TrackId t = track(pid, tid);
+        NameId cat;
+        std::uint32_t taskId = kNone;
+        std::uint32_t argsRow = kNone;
+        const TraceArg* taskType = ev.ph == 'X' ? findArg(ev, "Task Type") : nullptr;
+        if (taskType) {
+            // A device task: its known args become columns and the rest is not stored (the store
+            // budget is 48 bytes per task event; op_summary/kernel_details carry the details).
+            cat = m_p.strings.intern(taskType->value);
+            if (const TraceArg* a = findArg(ev, "Task Id"))
+                if (auto v = parseUInt64(a->value); v && *v < kNone)
+                    taskId = static_cast<std::uint32_t>(*v);
+            const TraceArg* ps = findArg(ev, "Physic Stream Id");
+            if (!ps)
+                ps = findArg(ev, "Stream Id");
+            if (ps)
+                if (auto v = parseInt64(ps->value); v && *v != tid)
+                    m_physStream.try_emplace(t.v, *v);
+        } else {
+            cat = m_p.strings.intern(ev.cat);
+            argsRow = addArgs(ev);
+        }
+        if (ev.ph == 'X' && !ev.hasDur)
+            ignore("X events without \"dur\" kept with duration 0");
+        const NameId name = m_p.strings.intern(ev.name);
+        const std::uint32_t row =
+            m_p.slices.add(ts, ev.ph == 'X' ? dur : 0, name, cat, t, taskId, argsRow);
+        if (ev.ph == 'B')
+            m_open[t.v].push_back(OpenSlice{row, name});
+        if (!ev.bindId.empty() && (ev.ph == 'X' || ev.ph == 'B'))
+            onFlowV2(ev, row, t, ts, cat, name);
+        break;
+    }
+    case 'E': {
+        const std::int64_t tid = resolveTid(ev, pid);
+        const TrackId t = track(pid, tid);
+        auto it = m_open.find(t.v);
+        if (it == m_open.end() || it->second.empty()) {
+            ++m_endWithoutBegin;
+            break;
+        }
+        auto& stack = it->second;
+        // The innermost open B with the same name; an E without a name (or whose name matches
+        // nothing, as catapult does) closes the innermost one.
+        std::size_t k = stack.size() - 1;
+        if (!ev.name.empty()) {
+            const NameId n = m_p.strings.find(ev.name);
+            for (std::size_t j = stack.size(); j-- > 0;)
+                if (stack[j].name == n) {
+                    k = j;
+                    break;
+                }
+        }
+        const std::uint32_t row = stack[k].row;
+        const TimeNs d = ts - m_p.slices.start[row];
+        m_p.slices.dur[row] = d < 0 ? 0 : d;
+        stack.erase(stack.begin() + static_cast<std::ptrdiff_t>(k));
+        break;
+    }
+    case 'M':
+        onMetadata(ev, pid, resolveTid(ev, pid));
+        break;
+    case 'C':
+        onCounter(ev, pid, ts);
+        break;
+    case 's':
+    case 't':
+    case 'f':
+        onFlowV1(ev, track(pid, resolveTid(ev, pid)), ts);
+        break;
+    case 'S':
+    case 'T':
+    case 'F':
+    case 'p':
+    case 'b':
+    case 'e':
+        ignore("async events (S/T/F/p/b/e) not shown");
+        return true;
+    case 'O':
+    case 'D':
+    case 'N':
+        ignore("object events (O/D/N) not used");
+        return true;
+    case 'P':
+        ignore("sample events (P) not used");
+        return true;
+    default:
+        ignore(std::string("events of unknown phase '") + ev.ph + "' ignored");
+        return true;
+    }
+    ++m_kept;
+    return true;
+}
+
+void TimelineBuilder::onMetadata(const TraceEvent& ev, std::int64_t pid, std::int64_t tid)
+{
+    auto text = [&](std::string_view key) -> const TraceArg* { return findArg(ev, key); };
+    if (ev.name == "process_name") {
+        if (auto* a = text("name"))
+            m_procName[pid] = m_p.strings.intern(a->value);
+    } else if (ev.name == "thread_name") {
+        if (auto* a = text("name"))
+            m_threadName[std::make_pair(pid, tid)] = m_p.strings.intern(a->value);
+    } else if (ev.name == "process_labels") {
+        if (auto* a = text("labels"))
+            m_procLabel[pid] = m_p.strings.intern(a->value);
+    } else if (ev.name == "process_sort_index") {
+        if (auto* a = text("sort_index"))
+            if (auto v = parseInt64(a->value))
+                m_procSort[pid] = static_cast<int>(*v);
+    } else if (ev.name == "thread_sort_index") {
+        if (auto* a = text("sort_index"))
+            if (auto v = parseInt64(a->value))
+                m_threadSort[std::make_pair(pid, tid)] = static_cast<int>(*v);
+    } else {
+        ignore("metadata events other than process/thread names, labels and sort indexes ignored");
+    }
+}
+
+void TimelineBuilder::onCounter(const TraceEvent& ev, std::int64_t pid, TimeNs ts)
+{
+    NameId name;
+    if (ev.hasId && !ev.id.empty()) {
+        // Counters with an id are separate instances of one counter (catapult shows them apart).
+        m_nameBuf.assign(ev.name);
+        m_nameBuf += ' ';
+        m_nameBuf += ev.id;
+        name = m_p.strings.intern(m_nameBuf);
+    } else {
+        name = m_p.strings.intern(ev.name);
+    }
+    for (const auto& a : ev.args) {
+        std::optional<double> v;
+        if (a.kind == TraceArg::Kind::Number || a.kind == TraceArg::Kind::String)
+            v = parseDouble(a.value);
+        if (!v) {
+            ++m_nonNumericCounter;
+            continue;
+        }
+        const NameId key = m_p.strings.intern(a.key);
+        const std::array<std::int64_t, 3> ck{pid, name.v, key.v};
+        auto it = m_counterCache.find(ck);
+        std::uint32_t idx;
+        if (it != m_counterCache.end()) {
+            idx = it->second;
+        } else {
+            CounterSeries& c = m_p.counterFor(pid, name, key);
+            idx = static_cast<std::uint32_t>(&c - m_p.counters.data());
+            m_counterCache.emplace(ck, idx);
+        }
+        m_p.counters[idx].ts.push_back(ts);
+        m_p.counters[idx].value.push_back(*v);
+    }
+}
+
+void TimelineBuilder::addFlow(const FlowEnd& src, const FlowEnd& dst, bool bindNext)
+{
+    auto& f = m_p.flows;
+    if (bindNext)
+        m_nextBind.push_back(NextBind{static_cast<std::uint32_t>(f.size())});
+    f.category.push_back(src.cat);
+    f.name.push_back(src.name);
+    f.id.push_back(src.id);
+    f.srcTs.push_back(src.ts);
+    f.dstTs.push_back(dst.ts);
+    f.srcTrack.push_back(src.track);
+    f.dstTrack.push_back(dst.track);
+    f.srcSlice.push_back(src.slice);
+    f.dstSlice.push_back(dst.slice);
+}
+
+void TimelineBuilder::onFlowV1(const TraceEvent& ev, TrackId t, TimeNs ts)
+{
+    m_key.assign(ev.cat);
+    m_key += '\x1f';
+    m_key += ev.id;
+    auto it = m_flowStarts.find(m_key);
+    auto end = [&]() {
+        return FlowEnd{ts, t, m_p.strings.intern(ev.name), m_p.strings.intern(ev.cat), m_p.strings.intern(ev.id), kNone};
+    };
+    switch (ev.ph) {
+    case 's':
+        if (it != m_flowStarts.end())
+            it->second = end();
+        else
+            m_flowStarts.emplace(m_key, end());
+        break;
+    case 't':
+        // A step ends the previous leg and starts the next one; it binds to its enclosing slice.
+        if (it != m_flowStarts.end()) {
+            const FlowEnd cur = end();
+            addFlow(it->second, cur, false);
+            it->second = cur;
+        } else {
+            m_flowStarts.emplace(m_key, end());
+        }
+        break;
+    default: // 'f'
+        if (it == m_flowStarts.end()) {
+            ++m_flowEndsWithoutStart;
+            break;
+        }
+        // bp:"e" binds to the slice enclosing ts (finalize() does that); otherwise the f binds to
+        // the next slice starting at or after ts (catapult's rule), resolved in finish().
+        addFlow(it->second, end(), ev.bp != "e");
+        m_flowStarts.erase(it);
+        break;
+    }
+}
+
+void TimelineBuilder::onFlowV2(const TraceEvent& ev, std::uint32_t row, TrackId t, TimeNs ts, NameId cat,
+                               NameId name)
+{
+    const NameId id = m_p.strings.intern(ev.bindId);
+    const FlowEnd here{ts, t, name, cat, id, row};
+    if (ev.flowIn == 1) {
+        auto it = m_flowOuts.find(std::string(ev.bindId));
+        if (it != m_flowOuts.end())
+            addFlow(it->second, here, false);
+        else
+            ++m_flowInWithoutOut;
+    }
+    if (ev.flowOut == 1)
+        m_flowOuts[std::string(ev.bindId)] = here;
+}
+
+void TimelineBuilder::bindNextSlices()
+{
+    if (m_nextBind.empty())
+        return;
+    auto& f = m_p.flows;
+    std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> rows;
+    for (const auto& nb : m_nextBind)
+        rows.try_emplace(f.dstTrack[nb.flow].v);
+    const auto& s = m_p.slices;
+    for (std::uint32_t r = 0; r < s.size(); ++r)
+        if (auto it = rows.find(s.track[r].v); it != rows.end())
+            it->second.push_back(r);
+    for (auto& [tr, v] : rows) {
+        // The order finalize() will use: start, longer first, file order.
+        std::stable_sort(v.begin(), v.end(), [&s](std::uint32_t a, std::uint32_t b) {
+            if (s.start[a] != s.start[b])
+                return s.start[a] < s.start[b];
+            return s.dur[a] > s.dur[b];
+        });
+    }
+    for (const auto& nb : m_nextBind) {
+        const auto& v = rows[f.dstTrack[nb.flow].v];
+        const TimeNs ts = f.dstTs[nb.flow];
+        auto it = std::lower_bound(v.begin(), v.end(), ts, [&s](std::uint32_t r, TimeNs t) { return s.start[r] < t; });
+        if (it != v.end())
+            f.dstSlice[nb.flow] = *it; // pre-finalize row: finalize() renumbers it
+    }
+}
+
+void TimelineBuilder::classifyTracks()
+{
+    auto deviceFor = [this](std::int64_t pid) -> int {
+        std::string_view label;
+        if (auto it = m_procLabel.find(pid); it != m_procLabel.end())
+            label = m_p.strings.view(it->second);
+        if (auto d = numberAfter(label, "NPU "); d && *d >= 0 && *d < 1 << 20)
+            return static_cast<int>(*d);
+        // msprof packs realPid<<10 | sortIndex<<5 | device (31 = host). Older torch_npu pids are
+        // not packed, so decode only when the sort index is really encoded in the pid.
+        if (auto it = m_procSort.find(pid);
+            it != m_procSort.end() && pid >= 1024 && ((pid >> 5) & 31) == it->second && (pid & 31) != 31)
+            return static_cast<int>(pid & 31);
+        if (startsWith(label, "NPU") && m_ctx.device >= 0)
+            return m_ctx.device;
+        return -1;
+    };
+    std::vector<int> devices = m_p.devices;
+    for (std::size_t i = 0; i < m_p.tracks.size(); ++i) {
+        Track& t = m_p.tracks[i];
+        if (auto it = m_procName.find(t.pid); it != m_procName.end())
+            t.process = it->second;
+        if (auto it = m_threadName.find({t.pid, t.tid}); it != m_threadName.end())
+            t.thread = it->second;
+        if (auto it = m_procLabel.find(t.pid); it != m_procLabel.end())
+            t.processLabel = it->second;
+        if (auto it = m_procSort.find(t.pid); it != m_procSort.end())
+            t.processSort = it->second;
+        if (auto it = m_threadSort.find({t.pid, t.tid}); it != m_threadSort.end())
+            t.threadSort = it->second;
+        t.device = deviceFor(t.pid);
+        const std::string_view proc = m_p.strings.view(t.process);
+        const std::string_view thread = m_p.strings.view(t.thread);
+        if (proc == "Ascend Hardware") {
+            t.kind = TrackKind::Stream;
+            t.streamId = numberAfter(thread, "Stream ").value_or(t.tid);
+            if (auto it = m_physStream.find(static_cast<std::uint32_t>(i)); it != m_physStream.end())
+                t.streamId = it->second;
+            if (t.device >= 0 && std::find(devices.begin(), devices.end(), t.device) == devices.end())
+                devices.push_back(t.device);
+        } else if (proc == "Communication" || proc == "HCCL") {
+            if (startsWith(thread, "Plane"))
+                t.kind = TrackKind::CommPlane;
+            else if (startsWith(thread, "Group") || thread.find("Communication") != std::string_view::npos)
+                t.kind = TrackKind::CommGroup;
+            else
+                t.kind = TrackKind::Other;
+        } else if (proc == "Overlap Analysis") {
+            t.kind = TrackKind::Overlap;
+        } else if (proc == "CANN") {
+            t.kind = TrackKind::Cann;
+        } else if (proc == "Python") {
+            t.kind = TrackKind::Python;
+        } else {
+            t.kind = TrackKind::Other;
+        }
+    }
+    std::sort(devices.begin(), devices.end());
+    m_p.devices = devices;
+    for (auto& c : m_p.counters) {
+        if (auto it = m_procName.find(c.pid); it != m_procName.end() && !c.process.valid())
+            c.process = it->second;
+        if (c.device < 0)
+            c.device = deviceFor(c.pid);
+    }
+}
+
+void TimelineBuilder::finish()
+{
+    std::uint64_t unclosed = 0;
+    for (auto& [tr, stack] : m_open) {
+        for (const auto& o : stack) {
+            const TimeNs d = m_lastTs - m_p.slices.start[o.row];
+            m_p.slices.dur[o.row] = d < 0 ? 0 : d;
+            ++unclosed;
+        }
+        stack.clear();
+    }
+    reportCount(Severity::Warning, -1, "B events never closed: kept, ending at the last timestamp of the file",
+                unclosed);
+    classifyTracks();
+    bindNextSlices();
+    reportCount(Severity::Warning, -1, "flow ends (f) without a start (s) ignored", m_flowEndsWithoutStart);
+    reportCount(Severity::Info, -1, "flow starts (s/t) without an end (f) ignored", m_flowStarts.size());
+    reportCount(Severity::Info, -1, "flow_in without an earlier flow_out (bind_id) ignored", m_flowInWithoutOut);
+    reportCount(Severity::Warning, -1, "E events without an open B ignored", m_endWithoutBegin);
+    reportCount(Severity::Info, -1, "non-numeric counter values ignored", m_nonNumericCounter);
+    std::vector<std::pair<std::string, std::uint64_t>> ignored(m_ignored.begin(), m_ignored.end());
+    std::sort(ignored.begin(), ignored.end());
+    for (const auto& [reason, n] : ignored)
+        reportCount(Severity::Info, -1, reason, n);
+}
+
+std::string TimelineBuilder::phaseSummary() const
+{
+    std::string out;
+    auto put = [&](unsigned char c) {
+        if (m_phaseCount[c] == 0)
+            return;
+        if (!out.empty())
+            out += ", ";
+        out += static_cast<char>(c);
+        out += ' ';
+        out += std::to_string(m_phaseCount[c]);
+    };
+    const std::string_view order = "XBEiIRnMCstfSTFpbeODNP";
+    for (char c : order)
+        put(static_cast<unsigned char>(c));
+    for (unsigned c = 1; c < 256; ++c)
+        if (order.find(static_cast<char>(c)) == std::string_view::npos)
+            put(static_cast<unsigned char>(c));
+    return out;
+}
+
+} // namespace npuscope

@@ -1,0 +1,145 @@
+#pragma once
+// Turns parsed Chrome-trace events into the columnar Profile: tracks, slices (X, B/E pairs,
+// instants), counters, flows (v1 s/t/f and v2 bind_id), metadata. It knows nothing about JSON
+// parsing: the reader hands it one TraceEvent at a time (views valid for that call only).
+// Names given by `M` events may come after the events they name, so tracks are named and
+// classified (TrackKind, device, stream) in finish().
+#include "model/formats/read_context.h"
+#include "model/store/profile.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace npuscope {
+
+struct TraceArg {
+    enum class Kind : std::uint8_t { String, Number, Literal, Object, Array };
+    std::string_view key;
+    std::string_view value; // unescaped string, number/literal token, or raw JSON of a container
+    Kind kind = Kind::String;
+};
+
+struct TraceEvent {
+    char ph = 0;
+    std::string_view name, cat, ts, dur, id, bp, bindId;
+    bool hasTs = false, hasDur = false, hasId = false, hasPid = false, hasTid = false;
+    bool idIsString = false;
+    std::int64_t pid = 0, tid = 0;
+    std::string_view pidText, tidText; // set when pid/tid were non-numeric strings
+    int flowIn = -1, flowOut = -1;     // v2 flows: -1 absent, 0 false, 1 true
+    std::vector<TraceArg> args;        // reused between events
+    std::uint64_t offset = 0;          // byte offset of the event in the file
+    int fields = 0;                    // members seen (an empty `{}` is tolerated)
+
+    void clear()
+    {
+        ph = 0;
+        name = cat = ts = dur = id = bp = bindId = pidText = tidText = {};
+        hasTs = hasDur = hasId = hasPid = hasTid = idIsString = false;
+        pid = tid = 0;
+        flowIn = flowOut = -1;
+        args.clear();
+        fields = 0;
+    }
+};
+
+class TimelineBuilder {
+public:
+    TimelineBuilder(Profile& sink, const ReadContext& ctx);
+
+    // Adds one event. False when it was skipped (reason reported with its offset).
+    bool add(const TraceEvent& ev);
+    // Closes open B slices, applies metadata, classifies tracks, binds "next slice" flows,
+    // reports what was ignored. Call once after the last event.
+    void finish();
+
+    std::uint64_t kept() const { return m_kept; }
+    std::uint64_t skipped() const { return m_skipped; }
+    // Per-phase counts of accepted events, e.g. "X 2212, s 713, f 713, M 32".
+    std::string phaseSummary() const;
+    std::uint64_t phaseCount(char ph) const { return m_phaseCount[static_cast<unsigned char>(ph)]; }
+    // Report (and count as skipped) one event or fragment that could not be read.
+    void skip(std::uint64_t offset, const std::string& reason);
+
+private:
+    struct PairHash {
+        std::size_t operator()(const std::pair<std::int64_t, std::int64_t>& k) const noexcept
+        {
+            return std::hash<std::int64_t>{}(k.first * 1000003 ^ k.second);
+        }
+    };
+    struct OpenSlice {
+        std::uint32_t row;
+        NameId name;
+    };
+    struct FlowEnd {
+        TimeNs ts = 0;
+        TrackId track;
+        NameId name, cat, id;
+        std::uint32_t slice = kNone;
+    };
+    struct NextBind {
+        std::uint32_t flow;
+    };
+
+    TrackId track(std::int64_t pid, std::int64_t tid);
+    std::int64_t resolvePid(const TraceEvent& ev);
+    std::int64_t resolveTid(const TraceEvent& ev, std::int64_t pid);
+    std::uint32_t addArgs(const TraceEvent& ev);
+    void addFlow(const FlowEnd& src, const FlowEnd& dst, bool bindNext);
+    void ignore(const std::string& reason);
+    void onMetadata(const TraceEvent& ev, std::int64_t pid, std::int64_t tid);
+    void onCounter(const TraceEvent& ev, std::int64_t pid, TimeNs ts);
+    void onFlowV1(const TraceEvent& ev, TrackId t, TimeNs ts);
+    void onFlowV2(const TraceEvent& ev, std::uint32_t row, TrackId t, TimeNs ts, NameId cat, NameId name);
+    void reportCount(Severity s, std::int64_t offset, const std::string& reason, std::uint64_t n);
+    void bindNextSlices();
+    void classifyTracks();
+
+    Profile& m_p;
+    const ReadContext& m_ctx;
+    std::uint64_t m_kept = 0, m_skipped = 0;
+    std::array<std::uint64_t, 256> m_phaseCount{};
+    TimeNs m_lastTs = 0;
+    bool m_anyTs = false;
+
+    // Track lookup cache: most events repeat the previous event's (pid, tid).
+    std::int64_t m_lastPid = 0, m_lastTid = 0;
+    TrackId m_lastTrack;
+    std::unordered_map<std::pair<std::int64_t, std::int64_t>, TrackId, PairHash> m_tracks;
+    std::unordered_map<std::string, std::int64_t> m_stringPids; // "foo" -> synthetic pid
+    std::unordered_map<std::string, std::int64_t> m_stringTids;
+
+    std::unordered_map<std::uint32_t, std::vector<OpenSlice>> m_open; // B/E stacks per track
+    std::unordered_map<std::string, FlowEnd> m_flowStarts;           // v1: cat \x1f id -> last s/t
+    std::unordered_map<std::string, FlowEnd> m_flowOuts;             // v2: bind_id -> last flow_out
+    std::vector<NextBind> m_nextBind;                                 // flows whose f binds to the next slice
+    std::string m_key;                                                // reused key buffer
+    std::uint64_t m_flowEndsWithoutStart = 0, m_flowInWithoutOut = 0, m_endWithoutBegin = 0;
+    std::uint64_t m_nonNumericCounter = 0;
+
+    // Metadata, applied in finish().
+    std::unordered_map<std::int64_t, NameId> m_procName, m_procLabel;
+    std::unordered_map<std::int64_t, int> m_procSort;
+    std::unordered_map<std::pair<std::int64_t, std::int64_t>, NameId, PairHash> m_threadName;
+    std::unordered_map<std::pair<std::int64_t, std::int64_t>, int, PairHash> m_threadSort;
+    std::unordered_map<std::uint32_t, std::int64_t> m_physStream; // track -> "Physic Stream Id"
+    std::unordered_map<std::string, std::uint64_t> m_ignored;      // reason -> count
+
+    std::vector<std::pair<NameId, NameId>> m_argBuf;
+    // Counter series cache: (pid, name, key) -> index in Profile::counters.
+    struct CounterKeyHash {
+        std::size_t operator()(const std::array<std::int64_t, 3>& k) const noexcept
+        {
+            return std::hash<std::int64_t>{}(k[0] * 1000003 ^ (k[1] << 20) ^ k[2]);
+        }
+    };
+    std::unordered_map<std::array<std::int64_t, 3>, std::uint32_t, CounterKeyHash> m_counterCache;
+    std::string m_nameBuf;
+};
+
+} // namespace npuscope

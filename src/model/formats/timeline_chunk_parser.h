@@ -1,0 +1,53 @@
+#pragma once
+// Parses the events of one chunk of element spans with simdjson On-Demand and hands them to a
+// TimelineBuilder. Two builds of the same code: a portable one and one compiled for AVX2
+// (simdjson's On-Demand kernel is chosen at compile time, so the fast kernel needs its own
+// translation unit); timeline_reader.cpp picks one at run time.
+#include "model/formats/json_event_scanner.h"
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+// GCC on an AVX2 baseline that lacks another of simdjson's Haswell requirements (x86-64-v3 has
+// AVX2 but not PCLMUL): the Haswell build exists (see timeline_chunk_parser_avx2.cpp).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__AVX2__) &&             \
+    !(defined(__BMI__) && defined(__PCLMUL__) && defined(__LZCNT__))
+#define NPUSCOPE_AVX2_CHUNK_PARSER 1
+#endif
+
+namespace npuscope {
+
+class TimelineBuilder;
+
+class EventChunkParser {
+public:
+    virtual ~EventChunkParser() = default;
+    // `spans` are consecutive elements of the events array of `bytes` (given at creation).
+    virtual void parse(const std::vector<ElementSpan>& spans) = 0;
+};
+
+std::unique_ptr<EventChunkParser> makePortableChunkParser(std::string_view bytes, TimelineBuilder& builder);
+// nullptr when this build has no AVX2 variant (non-x86 targets, or the baseline already has AVX2).
+// Call only when the CPU supports AVX2, BMI1, PCLMUL and LZCNT.
+std::unique_ptr<EventChunkParser> makeAvx2ChunkParser(std::string_view bytes, TimelineBuilder& builder);
+
+namespace jsontext {
+// Token text without trailing whitespace.
+inline std::string_view trimToken(std::string_view s)
+{
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\n' || s.back() == '\r' || s.back() == '\t'))
+        s.remove_suffix(1);
+    return s;
+}
+// The raw text of a scalar, without the quotes of a string ("…895.870" -> …895.870).
+inline std::string_view unquote(std::string_view tok)
+{
+    tok = trimToken(tok);
+    if (tok.size() >= 2 && tok.front() == '"' && tok.back() == '"')
+        return tok.substr(1, tok.size() - 2);
+    return tok;
+}
+} // namespace jsontext
+
+} // namespace npuscope

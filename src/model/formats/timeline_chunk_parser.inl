@@ -1,0 +1,262 @@
+// The simdjson On-Demand half of the timeline reader. Included by timeline_chunk_parser.cpp
+// (portable kernel) and timeline_chunk_parser_avx2.cpp (compiled for AVX2), each inside its own
+// namespace, with `od` naming simdjson::ondemand of that translation unit's kernel.
+// Not a header: no include guard on purpose.
+
+
+
+// pid/tid: an integer, or a string (numeric strings count as numbers; others get a synthetic id).
+simdjson::error_code readId(od::value v, std::int64_t& num, std::string_view& text)
+{
+    od::json_type type;
+    if (auto e = v.type().get(type))
+        return e;
+    if (type == od::json_type::string) {
+        std::string_view s;
+        if (auto e = v.get_string().get(s))
+            return e;
+        if (auto n = parseInt64(s)) {
+            num = *n;
+            text = {};
+        } else {
+            text = s.empty() ? std::string_view("\"\"") : s;
+        }
+        return simdjson::SUCCESS;
+    }
+    const std::string_view tok = trimToken(v.raw_json_token());
+    if (auto n = parseInt64(tok)) {
+        num = *n;
+        return simdjson::SUCCESS;
+    }
+    if (auto d = parseDouble(tok)) { // 12.0 or 1e3
+        num = static_cast<std::int64_t>(*d);
+        return simdjson::SUCCESS;
+    }
+    text = tok;
+    return simdjson::SUCCESS;
+}
+
+simdjson::error_code readArgs(od::value v, TraceEvent& ev)
+{
+    od::object obj;
+    if (auto e = v.get_object().get(obj))
+        return e;
+    for (auto fr : obj) {
+        od::field f;
+        if (auto e = std::move(fr).get(f))
+            return e;
+        TraceArg a;
+        if (auto e = f.unescaped_key().get(a.key))
+            return e;
+        od::value val = f.value();
+        od::json_type type;
+        if (auto e = val.type().get(type))
+            return e;
+        switch (type) {
+        case od::json_type::string:
+            a.kind = TraceArg::Kind::String;
+            if (auto e = val.get_string().get(a.value))
+                return e;
+            break;
+        case od::json_type::number:
+            a.kind = TraceArg::Kind::Number;
+            a.value = trimToken(val.raw_json_token());
+            break;
+        case od::json_type::object: {
+            a.kind = TraceArg::Kind::Object;
+            od::object o;
+            if (auto e = val.get_object().get(o))
+                return e;
+            if (auto e = o.raw_json().get(a.value))
+                return e;
+            a.value = trimToken(a.value);
+            break;
+        }
+        case od::json_type::array: {
+            a.kind = TraceArg::Kind::Array;
+            od::array arr;
+            if (auto e = val.get_array().get(arr))
+                return e;
+            if (auto e = arr.raw_json().get(a.value))
+                return e;
+            a.value = trimToken(a.value);
+            break;
+        }
+        default:
+            a.kind = TraceArg::Kind::Literal;
+            a.value = trimToken(val.raw_json_token());
+            break;
+        }
+        ev.args.push_back(a);
+    }
+    return simdjson::SUCCESS;
+}
+
+bool readBool(od::value v)
+{
+    bool b = false;
+    if (!v.get_bool().get(b))
+        return b;
+    return false;
+}
+
+// Reads one event object into `ev` (views into the parser's buffers, valid until the next parse).
+simdjson::error_code readEvent(od::object obj, TraceEvent& ev)
+{
+    for (auto fr : obj) {
+        od::field f;
+        if (auto e = std::move(fr).get(f))
+            return e;
+        ++ev.fields;
+        const od::raw_json_string key = f.key();
+        od::value v = f.value();
+        simdjson::error_code e = simdjson::SUCCESS;
+        std::string_view s;
+        if (key.unsafe_is_equal("ph")) {
+            e = v.get_string().get(s);
+            ev.ph = s.empty() ? '?' : s[0];
+        } else if (key.unsafe_is_equal("ts")) {
+            ev.ts = unquote(v.raw_json_token());
+            ev.hasTs = true;
+        } else if (key.unsafe_is_equal("dur")) {
+            ev.dur = unquote(v.raw_json_token());
+            ev.hasDur = true;
+        } else if (key.unsafe_is_equal("name")) {
+            e = v.get_string().get(ev.name);
+            if (e == simdjson::INCORRECT_TYPE) { // a number as a name: keep its text
+                ev.name = trimToken(v.raw_json_token());
+                e = simdjson::SUCCESS;
+            }
+        } else if (key.unsafe_is_equal("cat")) {
+            e = v.get_string().get(ev.cat);
+            if (e == simdjson::INCORRECT_TYPE) {
+                ev.cat = trimToken(v.raw_json_token());
+                e = simdjson::SUCCESS;
+            }
+        } else if (key.unsafe_is_equal("pid")) {
+            e = readId(v, ev.pid, ev.pidText);
+            ev.hasPid = true;
+        } else if (key.unsafe_is_equal("tid")) {
+            e = readId(v, ev.tid, ev.tidText);
+            ev.hasTid = true;
+        } else if (key.unsafe_is_equal("args")) {
+            od::json_type type;
+            e = v.type().get(type);
+            if (!e && type == od::json_type::object)
+                e = readArgs(v, ev);
+        } else if (key.unsafe_is_equal("id")) {
+            // Kept exactly as written: ids > 2^53 and 64-bit hex strings must not go through a double.
+            const std::string_view tok = trimToken(v.raw_json_token());
+            ev.idIsString = !tok.empty() && tok.front() == '"';
+            if (ev.idIsString)
+                e = v.get_string().get(ev.id);
+            else
+                ev.id = tok;
+            ev.hasId = true;
+        } else if (key.unsafe_is_equal("bp")) {
+            e = v.get_string().get(ev.bp);
+        } else if (key.unsafe_is_equal("bind_id")) {
+            const std::string_view tok = trimToken(v.raw_json_token());
+            if (!tok.empty() && tok.front() == '"')
+                e = v.get_string().get(ev.bindId);
+            else
+                ev.bindId = tok;
+        } else if (key.unsafe_is_equal("flow_in")) {
+            ev.flowIn = readBool(v) ? 1 : 0;
+        } else if (key.unsafe_is_equal("flow_out")) {
+            ev.flowOut = readBool(v) ? 1 : 0;
+        }
+        if (e)
+            return e;
+    }
+    return simdjson::SUCCESS;
+}
+
+class ChunkParser final : public EventChunkParser {
+public:
+    ChunkParser(std::string_view bytes, TimelineBuilder& builder) : m_bytes(bytes), m_builder(builder) {}
+
+    void parse(const std::vector<ElementSpan>& spans) override
+    {
+        if (spans.empty())
+            return;
+        const std::uint64_t begin = spans.front().begin;
+        const std::uint64_t end = spans.back().end;
+        const std::size_t len = end - begin + 2; // '[' + events + ']'
+        if (m_buf.size() < len + simdjson::SIMDJSON_PADDING)
+            m_buf.resize(len + len / 8 + simdjson::SIMDJSON_PADDING);
+        m_buf[0] = '[';
+        std::memcpy(m_buf.data() + 1, m_bytes.data() + begin, end - begin);
+        m_buf[len - 1] = ']';
+        std::memset(m_buf.data() + len, ' ', simdjson::SIMDJSON_PADDING);
+        m_begin = begin;
+
+        std::size_t done = 0;
+        if (!parseArray(spans, len, done))
+            parseEach(spans, done);
+    }
+
+private:
+    // Fast path: the chunk as one array document. False at the first problem, with `done` =
+    // events already handed to the builder.
+    bool parseArray(const std::vector<ElementSpan>& spans, std::size_t len, std::size_t& done)
+    {
+        od::document doc;
+        if (m_parser.iterate(m_buf.data(), len, m_buf.size()).get(doc))
+            return false;
+        od::array arr;
+        if (doc.get_array().get(arr))
+            return false;
+        for (auto er : arr) {
+            if (done >= spans.size())
+                return false;
+            od::value v;
+            od::object obj;
+            if (std::move(er).get(v) || v.get_object().get(obj))
+                return false;
+            m_ev.clear();
+            m_ev.offset = spans[done].begin;
+            if (readEvent(obj, m_ev))
+                return false;
+            m_builder.add(m_ev);
+            ++done;
+        }
+        return done == spans.size();
+    }
+
+    // Slow path: one document per event from `from` on; a bad event is skipped and reported.
+    void parseEach(const std::vector<ElementSpan>& spans, std::size_t from)
+    {
+        for (std::size_t k = from; k < spans.size(); ++k) {
+            const auto& sp = spans[k];
+            const char* p = m_buf.data() + 1 + (sp.begin - m_begin);
+            const std::size_t n = sp.end - sp.begin;
+            const std::size_t cap = m_buf.size() - static_cast<std::size_t>(p - m_buf.data());
+            od::document doc;
+            od::object obj;
+            simdjson::error_code e = m_parser.iterate(p, n, cap).get(doc);
+            if (!e)
+                e = doc.get_object().get(obj);
+            m_ev.clear();
+            m_ev.offset = sp.begin;
+            if (!e)
+                e = readEvent(obj, m_ev);
+            if (e) {
+                const bool isObject = m_bytes[sp.begin] == '{';
+                m_builder.skip(sp.begin, isObject ? std::string("malformed event skipped (") +
+                                                        simdjson::error_message(e) + ")"
+                                                  : std::string("array element that is not an event object skipped"));
+                continue;
+            }
+            m_builder.add(m_ev);
+        }
+    }
+
+    std::string_view m_bytes;
+    TimelineBuilder& m_builder;
+    od::parser m_parser;
+    std::vector<char> m_buf; // reused: first-touch page faults cost more than parsing
+    std::uint64_t m_begin = 0;
+    TraceEvent m_ev;
+};
+

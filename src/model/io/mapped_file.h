@@ -1,0 +1,33 @@
+#pragma once
+// Read-only memory map of a whole file. Readers get a std::string_view over the pages, so a
+// multi-gigabyte trace is never copied into the heap; the kernel pages it in as it is scanned.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace npuscope {
+
+class MappedFile {
+public:
+    // Maps `path` read-only. On failure returns nullopt and, when `error` is given, a message
+    // naming the path and the reason (the errno text). An empty file maps to empty bytes.
+    static std::optional<MappedFile> open(const std::string& path, std::string* error);
+
+    MappedFile(MappedFile&&) noexcept;
+    MappedFile& operator=(MappedFile&&) noexcept;
+    ~MappedFile();
+
+    std::string_view bytes() const;
+    std::uint64_t size() const { return bytes().size(); }
+    const std::string& path() const { return m_path; }
+
+private:
+    struct Impl; // keeps Boost.Interprocess out of every includer
+    MappedFile(std::string path, std::unique_ptr<Impl> impl);
+    std::string m_path;
+    std::unique_ptr<Impl> m_impl;
+};
+
+} // namespace npuscope
