@@ -1,48 +1,12 @@
 #include "model/synth/rank_writer.h"
 
+#include "model/synth/device_model.h"
 #include "model/synth/overlap.h"
 
 #include <algorithm>
 #include <cmath>
 
 namespace npuscope::synth {
-
-namespace {
-
-constexpr double kFreqMHz = 1800;
-constexpr int kAiCores = 24;
-constexpr int kAivCores = 48;
-constexpr std::int64_t kNoId = 4294967295;
-
-double r3(double v)
-{
-    return std::round(v * 1000.0) / 1000.0;
-}
-
-const char* taskType(Core c)
-{
-    switch (c) {
-    case Core::AiCore: return "AI_CORE";
-    case Core::AiVector: return "AI_VECTOR_CORE";
-    case Core::MixAic: return "MIX_AIC";
-    case Core::Comm: return "COMMUNICATION";
-    }
-    return "AI_CORE";
-}
-
-const char* const kPmuHeader =
-    "aicore_time(us),aic_total_cycles,aic_mac_time(us),aic_mac_ratio,aic_scalar_time(us),aic_scalar_ratio,"
-    "aic_mte1_time(us),aic_mte1_ratio,aic_mte2_time(us),aic_mte2_ratio,aic_fixpipe_time(us),aic_fixpipe_ratio,"
-    "aic_icache_miss_rate,aiv_time(us),aiv_total_cycles,aiv_vec_time(us),aiv_vec_ratio,aiv_scalar_time(us),"
-    "aiv_scalar_ratio,aiv_mte2_time(us),aiv_mte2_ratio,aiv_mte3_time(us),aiv_mte3_ratio,aiv_icache_miss_rate,"
-    "aic_main_mem_read_bw(GB/s),aic_main_mem_write_bw(GB/s),aiv_main_mem_read_bw(GB/s),aiv_main_mem_write_bw(GB/s),"
-    "aic_write_cache_hit,aic_write_cache_miss_allocate,aic_r0_read_cache_hit,aic_r0_read_cache_miss_allocate,"
-    "aic_r1_read_cache_hit,aic_r1_read_cache_miss_allocate,aiv_write_cache_hit,aiv_write_cache_miss_allocate,"
-    "aiv_r0_read_cache_hit,aiv_r0_read_cache_miss_allocate,aiv_r1_read_cache_hit,aiv_r1_read_cache_miss_allocate,"
-    "cube_utilization(%)";
-constexpr int kPmuColumns = 41;
-
-} // namespace
 
 RankWriter::RankWriter(const Scenario& sc, RankLayout layout) : m_sc(sc), m_l(std::move(layout))
 {
@@ -100,7 +64,7 @@ bool RankWriter::open(std::string& error)
                       "Duration(us),Wait Time(us),");
     m_kernels.str("Block Dim,Mix Block Dim,HF32 Eligible,Input Shapes,Input Data Types,Input Formats,Output Shapes,"
                   "Output Data Types,Output Formats,Context ID,")
-        .str(kPmuHeader)
+        .str(kernelPmuHeader())
         .str(m_l.msprof ? "\n" : "\r\n");
     if (m_steps.isOpen())
         m_steps.str("Step,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage,Bubble,"
@@ -294,17 +258,6 @@ void RankWriter::xEvent(std::int64_t pid, std::int64_t tid, std::string_view nam
            !args.empty());
 }
 
-void RankWriter::addApi(const std::string& level, const std::string& name, std::int64_t dur)
-{
-    auto& a = m_apis[{level, name}];
-    if (a.count == 0 || dur < a.min)
-        a.min = dur;
-    a.max = std::max(a.max, dur);
-    ++a.count;
-    a.total += dur;
-    a.sumSq += static_cast<double>(dur) * static_cast<double>(dur);
-}
-
 void RankWriter::writeTask(const StepPlan& plan, const Task& t)
 {
     (void)plan;
@@ -415,137 +368,6 @@ void RankWriter::writeTask(const StepPlan& plan, const Task& t)
     const std::int64_t bytes = peer ? static_cast<std::int64_t>(std::llround(peer->mb * 1e6)) : 0;
     const double bw = peer && peer->ns > 0 ? peer->mb / (static_cast<double>(peer->ns) / 1e6) : 0;
     planeTask("Reduce_Inline", t.transferStart, t.transitNs, 1, "SDMA", bytes, "FP16", "HCCS", bw);
-}
-
-void RankWriter::writeKernelRow(const StepPlan& plan, const Task& t)
-{
-    const OpKind& op = m_sc.ops[static_cast<std::size_t>(t.op)];
-    auto& f = m_kernels;
-    const bool ms = m_l.msprof;
-    const double durUs = static_cast<double>(t.dur) / 1000.0;
-    if (ms)
-        f.i64(m_l.device);
-    else
-        f.i64(plan.index);
-    f.str(",4294967295,").u64(t.taskId).ch(',').i64(t.stream).ch(',').str(op.name).ch(',').str(op.type).ch(',');
-    f.str(m_sc.overlapComm ? "static" : "dynamic").ch(',').str(taskType(op.core)).ch(',').us3(t.start).str("\t,");
-    if (ms)
-        f.us3(t.dur).ch(',').us3(t.waitBefore).ch(',');
-    else
-        f.usTrim(t.dur).ch(',').usTrim(t.waitBefore).ch(',');
-    f.i64(op.blockDim).ch(',').i64(op.mixBlockDim).str(",NO,");
-    // torch_npu quotes the quoted shapes again ("""256,4096"""); msprof writes them once
-    auto cell = [&](const std::string& v) {
-        if (!ms && !v.empty() && v.front() == '"')
-            f.str("\"\"").str(v).str("\"\"");
-        else
-            f.str(v);
-        f.ch(',');
-    };
-    cell(op.inShapes);
-    cell(op.inTypes);
-    cell(op.inFormats);
-    cell(op.outShapes);
-    cell(op.outTypes);
-    cell(op.outFormats);
-    f.str(op.core == Core::MixAic ? "0," : "N/A,");
-
-    const bool cube = op.core == Core::AiCore || op.core == Core::MixAic;
-    const bool vector = op.core == Core::AiVector || op.core == Core::MixAic;
-    // cube side
-    double aicTime = 0;
-    std::int64_t cycles = 0;
-    if (cube) {
-        aicTime = r3(durUs * t.coreFrac);
-        cycles = std::llround(t.util / 100.0 * kFreqMHz * kAiCores * durUs);
-        f.fixTrim(aicTime, 3).ch(',').i64(cycles).ch(',');
-        for (double ratio : {op.mac, op.scalar, op.mte1, op.mte2, op.fixpipe}) {
-            const double r = r3(std::min(0.999, ratio * t.jit));
-            f.fixTrim(r3(aicTime * r), 3).ch(',').fixTrim(r, 3).ch(',');
-        }
-        f.str("0.05,");
-    } else {
-        f.str("0.0,0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,");
-    }
-    if (vector) {
-        const double aivTime = r3(durUs * t.coreFrac * (cube ? 0.95 : 1.0));
-        f.fixTrim(aivTime, 3).ch(',').i64(std::llround(aivTime * kFreqMHz * kAivCores * 0.7)).ch(',');
-        for (double ratio : {op.vec, op.vScalar, op.vMte2, op.vMte3}) {
-            const double r = r3(std::min(0.999, ratio * t.jit));
-            f.fixTrim(r3(aivTime * r), 3).ch(',').fixTrim(r, 3).ch(',');
-        }
-        f.str("0.03,");
-    } else {
-        f.str("0.0,0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,");
-    }
-    // main memory: reads are three quarters of the traffic
-    const double rd = r3(t.gbps * 0.75), wr = r3(t.gbps * 0.25);
-    if (cube)
-        f.fixTrim(rd, 3).ch(',').fixTrim(wr, 3).str(",0.0,0.0,");
-    else
-        f.str("0.0,0.0,").fixTrim(rd, 3).ch(',').fixTrim(wr, 3).ch(',');
-    m_totals.gbDur += (rd + wr) * durUs;
-    // L2 counters: accesses in 128-byte lines, hits at the modelled rate
-    const double lines = (rd + wr) * durUs * 1e3 / 128.0;
-    const auto split = [&](double share, std::int64_t& hit, std::int64_t& miss) {
-        const auto total = static_cast<std::int64_t>(std::llround(lines * share));
-        hit = std::llround(static_cast<double>(total) * t.l2Hit);
-        miss = total - hit;
-        m_totals.l2Hit += static_cast<std::uint64_t>(hit);
-        m_totals.l2Miss += static_cast<std::uint64_t>(miss);
-    };
-    std::int64_t h[3], m[3];
-    split(0.25, h[0], m[0]); // write
-    split(0.45, h[1], m[1]); // r0
-    split(0.30, h[2], m[2]); // r1
-    auto counters = [&] {
-        for (int i = 0; i < 3; ++i)
-            f.i64(h[i]).ch(',').i64(m[i]).ch(',');
-    };
-    if (cube) {
-        counters();
-        f.str("0,0,0,0,0,0,");
-    } else {
-        f.str("0,0,0,0,0,0,");
-        counters();
-    }
-    // cube_utilization(%) from the written cycles (FORMATS.md §5)
-    const double util = cube && durUs > 0 ? r3(static_cast<double>(cycles) / (kFreqMHz * kAiCores * durUs) * 100.0) : 0;
-    if (util == 0)
-        f.ch('0');
-    else
-        f.fixTrim(util, 3);
-    f.str(ms ? "\n" : "\r\n");
-    m_totals.utilDur += util * durUs;
-    m_totals.computeDur += durUs;
-
-    auto& agg = m_ops[{op.type, taskType(op.core)}];
-    if (agg.count == 0 || t.dur < agg.min)
-        agg.min = t.dur;
-    agg.max = std::max(agg.max, t.dur);
-    ++agg.count;
-    agg.total += t.dur;
-}
-
-void RankWriter::writeCommRow(const StepPlan& plan, const Task& t)
-{
-    const OpKind& op = m_sc.ops[static_cast<std::size_t>(t.op)];
-    auto& f = m_kernels;
-    const bool ms = m_l.msprof;
-    if (ms)
-        f.i64(m_l.device);
-    else
-        f.i64(plan.index);
-    f.str(",4294967295,N/A,N/A,").str(commOpName(t)).ch(',').str(op.type).str(",N/A,");
-    f.str(ms ? "COMMUNICATION" : "HCCL").ch(',').us3(t.start).str("\t,");
-    if (ms)
-        f.us3(t.dur).ch(',').us3(t.waitBefore);
-    else
-        f.usTrim(t.dur).ch(',').usTrim(t.waitBefore);
-    f.str(",0");
-    for (int i = 0; i < 9 + kPmuColumns; ++i)
-        f.str(",N/A");
-    f.str(ms ? "\n" : "\r\n");
 }
 
 void RankWriter::writeStep(const StepPlan& plan, const RankStep& rs, StepBreakdown& out)
@@ -684,50 +506,9 @@ bool RankWriter::finish(std::string& error)
     m_comm.ch('}');
     m_matrix.ch('}');
 
-    // op_statistic: per OP Type and core, by total time
-    const std::string opPath = m_l.msprof ? m_l.outputDir + "/op_statistic_" + m_l.ts14 + ".csv"
-                                          : m_l.outputDir + "/op_statistic.csv";
-    OutFile ops;
-    if (!ops.open(opPath)) {
-        error = "cannot write " + opPath;
+    if (!writeStatistics(error))
         return false;
-    }
-    if (m_l.msprof)
-        ops.str("Device_id,");
-    ops.str("OP Type,Core Type,Count,Total Time(us),Min Time(us),Avg Time(us),Max Time(us),Ratio(%)\n");
-    std::vector<std::pair<std::pair<std::string, std::string>, OpAgg>> rows(m_ops.begin(), m_ops.end());
-    std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.total > b.second.total; });
-    std::int64_t grand = 0;
-    for (const auto& r : rows)
-        grand += r.second.total;
-    for (const auto& [key, a] : rows) {
-        if (m_l.msprof)
-            ops.i64(m_l.device).ch(',');
-        ops.str(key.first).ch(',').str(key.second).ch(',').i64(a.count).ch(',').usTrim(a.total).ch(',').usTrim(a.min);
-        ops.ch(',').fixTrim(static_cast<double>(a.total) / static_cast<double>(a.count) / 1000.0, 3).ch(',').usTrim(a.max);
-        ops.ch(',').fixTrim(grand ? 100.0 * static_cast<double>(a.total) / static_cast<double>(grand) : 0, 3).ch('\n');
-    }
-    bool ok = ops.close();
-    m_bytesClosed += ops.bytes();
-
-    if (!m_l.msprof) {
-        OutFile api;
-        const std::string apiPath = m_l.outputDir + "/api_statistic.csv";
-        if (!api.open(apiPath)) {
-            error = "cannot write " + apiPath;
-            return false;
-        }
-        api.str("Level,API Name,Time(us),Count,Avg(us),Min(us),Max(us),Variance\n");
-        for (const auto& [key, a] : m_apis) {
-            const double n = static_cast<double>(a.count);
-            const double mean = static_cast<double>(a.total) / n;
-            const double var = std::max(0.0, a.sumSq / n - mean * mean) / 1e6; // µs²
-            api.str(key.first).ch(',').str(key.second).ch(',').usTrim(a.total).ch(',').i64(a.count).ch(',');
-            api.fixTrim(mean / 1000.0, 3).ch(',').usTrim(a.min).ch(',').usTrim(a.max).ch(',').fixTrim(var, 3).ch('\n');
-        }
-        ok = api.close() && ok;
-        m_bytesClosed += api.bytes();
-    }
+    bool ok = true;
     for (auto* p : {&m_trace, &m_kernels, &m_steps, &m_comm, &m_matrix}) {
         if (!p->isOpen())
             continue;

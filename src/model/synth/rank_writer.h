@@ -69,6 +69,8 @@ private:
     void writeKernelRow(const StepPlan& plan, const Task& t);
     void writeCommRow(const StepPlan& plan, const Task& t);
     void addApi(const std::string& level, const std::string& name, std::int64_t dur);
+    bool writeStatistics(std::string& error); // op_statistic, api_statistic (rank_tables.cpp)
+    static const char* kernelPmuHeader();
     std::int64_t pidOf(int sortIndex, bool host) const;
 
     const Scenario& m_sc;
