@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace npuscope {
@@ -38,6 +39,7 @@ struct OpStatsOptions {
     GroupBy groupBy = GroupBy::Type;
     std::optional<TimeNs> rangeBegin, rangeEnd; // only tasks overlapping [begin, end)
     bool includeCommunication = false;          // include HCCL/COMMUNICATION rows
+    double peakHbmGBps = 1200;                  // for the bandwidth share of the bound type
 };
 
 struct OpStatsResult {
@@ -48,6 +50,12 @@ struct OpStatsResult {
 };
 
 OpStatsResult computeOpStats(const Profile& p, const OpStatsOptions& o = {});
+// All counted rows as one group (key "all"): profile-wide weighted utilisation, L2, bandwidth.
+OpGroupStats computeOverallStats(const Profile& p, const OpStatsOptions& o = {});
+// The numeric suffix of a communication op name removed: "hcom_allReduce__184_0_1" -> "hcom_allReduce".
+std::string commBaseName(std::string_view opName);
+// True for communication rows: task type HCCL/COMMUNICATION or a type/name starting with "hcom".
+bool isCommunicationTask(std::string_view taskType, std::string_view typeOrName);
 
 // Communication ops ranked by total duration: per collective name (op name before '@',
 // with its numeric suffix removed, e.g. "hcom_allReduce"), with volume in GB.

@@ -1,0 +1,158 @@
+#include "model/analysis/compare.h"
+
+#include "model/analysis/summary.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+
+namespace npuscope {
+
+bool HeadlineRow::improved() const
+{
+    if (std::isnan(baseline) || std::isnan(current) || baseline == current)
+        return false;
+    return better == Better::Lower ? current < baseline : current > baseline;
+}
+
+namespace {
+
+struct Side {
+    double stepMs = kNaN, computingMs = kNaN, notOverlappedMs = kNaN, freeMs = kNaN;
+    double aicUtil = kNaN, l2Hit = kNaN, hbmUtil = kNaN, hbmGBps = kNaN;
+    std::map<std::string, std::pair<std::uint64_t, TimeNs>> ops; // key -> (count, total)
+};
+
+// Mean of the present values.
+struct Mean {
+    double sum = 0;
+    int n = 0;
+    void add(double v)
+    {
+        if (!std::isnan(v)) {
+            sum += v;
+            ++n;
+        }
+    }
+    double value() const { return n ? sum / n : kNaN; }
+};
+
+Side summarize(const std::vector<const Profile*>& ranks, const CompareOptions& o)
+{
+    Side s;
+    Mean util, l2, hbmUtil, hbm;
+    TimeNs slowest = -1;
+    for (const Profile* p : ranks) {
+        const ProfileSummary sum = computeSummary(*p, o.peakHbmGBps);
+        if (sum.steps > 0 && sum.stepTime > slowest) {
+            slowest = sum.stepTime;
+            s.stepMs = static_cast<double>(sum.stepTime) / 1e6;
+            s.computingMs = static_cast<double>(sum.computing) / 1e6;
+            s.notOverlappedMs = static_cast<double>(sum.commNotOverlapped) / 1e6;
+            s.freeMs = static_cast<double>(sum.free) / 1e6;
+        }
+        util.add(sum.aicUtil);
+        l2.add(sum.l2Hit);
+        hbmUtil.add(sum.hbmBwUtil);
+        hbm.add(sum.hbmBwGBps);
+        OpStatsOptions opt;
+        opt.groupBy = o.groupBy;
+        opt.peakHbmGBps = sum.hbmPeakGBps;
+        for (const OpGroupStats& g : computeOpStats(*p, opt).groups) {
+            auto& [count, total] = s.ops[g.key];
+            count += g.count;
+            total += g.total;
+        }
+    }
+    s.aicUtil = util.value();
+    s.l2Hit = l2.value();
+    s.hbmUtil = hbmUtil.value();
+    s.hbmGBps = hbm.value();
+    return s;
+}
+
+HeadlineRow row(std::string metric, std::string unit, double b, double c, Better better)
+{
+    HeadlineRow r;
+    r.metric = std::move(metric);
+    r.unit = std::move(unit);
+    r.baseline = b;
+    r.current = c;
+    r.better = better;
+    if (!std::isnan(b) && !std::isnan(c)) {
+        r.delta = c - b;
+        r.ratio = b != 0 ? c / b : kNaN;
+    }
+    return r;
+}
+
+CompareResult build(const Side& b, const Side& c, const CompareOptions& o)
+{
+    CompareResult r;
+    auto pct = [](double v) { return std::isnan(v) ? v : v * 100.0; };
+    auto inv = [](double ms) { return std::isnan(ms) || ms <= 0 ? kNaN : 1000.0 / ms; };
+    r.headline.push_back(row("Step time", "ms", b.stepMs, c.stepMs, Better::Lower));
+    if (o.tokensPerStep > 0)
+        r.headline.push_back(row("Per-token latency", "ms", b.stepMs / o.tokensPerStep, c.stepMs / o.tokensPerStep,
+                                 Better::Lower));
+    r.headline.push_back(row("Throughput", "steps/s", inv(b.stepMs), inv(c.stepMs), Better::Higher));
+    r.headline.push_back(row("Computing", "ms", b.computingMs, c.computingMs, Better::Lower));
+    r.headline.push_back(
+        row("Communication not overlapped", "ms", b.notOverlappedMs, c.notOverlappedMs, Better::Lower));
+    r.headline.push_back(row("Free", "ms", b.freeMs, c.freeMs, Better::Lower));
+    r.headline.push_back(row("AI Core utilization", "%", pct(b.aicUtil), pct(c.aicUtil), Better::Higher));
+    r.headline.push_back(row("L2 hit rate", "%", pct(b.l2Hit), pct(c.l2Hit), Better::Higher));
+    r.headline.push_back(row("HBM bandwidth", "GB/s", b.hbmGBps, c.hbmGBps, Better::Higher));
+    r.headline.push_back(row("HBM bandwidth utilization", "%", pct(b.hbmUtil), pct(c.hbmUtil), Better::Higher));
+    if (!std::isnan(b.stepMs) && !std::isnan(c.stepMs) && c.stepMs > 0)
+        r.speedup = b.stepMs / c.stepMs;
+
+    std::map<std::string, OpDiffRow> rows;
+    for (const auto& [key, v] : b.ops) {
+        OpDiffRow& d = rows[key];
+        d.key = key;
+        d.inBaseline = true;
+        d.baselineCount = v.first;
+        d.baselineTotal = v.second;
+        d.baselineAvgNs = v.first ? static_cast<double>(v.second) / static_cast<double>(v.first) : kNaN;
+    }
+    for (const auto& [key, v] : c.ops) {
+        OpDiffRow& d = rows[key];
+        d.key = key;
+        d.inCurrent = true;
+        d.currentCount = v.first;
+        d.currentTotal = v.second;
+        d.currentAvgNs = v.first ? static_cast<double>(v.second) / static_cast<double>(v.first) : kNaN;
+    }
+    for (auto& [key, d] : rows) {
+        d.delta = d.currentTotal - d.baselineTotal;
+        d.ratio = d.inBaseline && d.baselineTotal > 0 ? static_cast<double>(d.currentTotal) / static_cast<double>(d.baselineTotal)
+                                                      : kNaN;
+        r.ops.push_back(d);
+    }
+    std::sort(r.ops.begin(), r.ops.end(), [](const OpDiffRow& x, const OpDiffRow& y) {
+        const TimeNs ax = x.delta < 0 ? -x.delta : x.delta, ay = y.delta < 0 ? -y.delta : y.delta;
+        return ax != ay ? ax > ay : x.key < y.key;
+    });
+    return r;
+}
+
+} // namespace
+
+CompareResult compareSessions(const Session& baseline, const Session& current, const CompareOptions& o)
+{
+    std::vector<const Profile*> b, c;
+    for (const auto& p : baseline.ranks)
+        b.push_back(p.get());
+    for (const auto& p : current.ranks)
+        c.push_back(p.get());
+    return build(summarize(b, o), summarize(c, o), o);
+}
+
+CompareResult compareProfiles(const Profile& baseline, const Profile& current, const CompareOptions& o)
+{
+    return build(summarize({&baseline}, o), summarize({&current}, o), o);
+}
+
+} // namespace npuscope

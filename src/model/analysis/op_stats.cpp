@@ -1,0 +1,436 @@
+#include "model/analysis/op_stats.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+namespace npuscope {
+
+const char* boundTypeName(BoundType b)
+{
+    switch (b) {
+    case BoundType::Compute: return "compute";
+    case BoundType::Memory: return "memory";
+    case BoundType::Latency: return "latency";
+    case BoundType::Unknown: return "unknown";
+    }
+    return "unknown";
+}
+
+namespace {
+
+bool startsWithNoCase(std::string_view s, std::string_view prefix)
+{
+    if (s.size() < prefix.size())
+        return false;
+    for (std::size_t i = 0; i < prefix.size(); ++i)
+        if (std::tolower(static_cast<unsigned char>(s[i])) != std::tolower(static_cast<unsigned char>(prefix[i])))
+            return false;
+    return true;
+}
+
+bool endsWith(std::string_view s, std::string_view suffix)
+{
+    return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+// Duration-weighted mean that falls back to the plain mean when every weight is zero
+// (a group of zero-length tasks still has a meaningful average metric).
+struct WeightedMean {
+    double sum = 0, weight = 0, plain = 0;
+    std::uint64_t n = 0;
+    void add(double v, double w)
+    {
+        if (std::isnan(v))
+            return;
+        sum += v * w;
+        weight += w;
+        plain += v;
+        ++n;
+    }
+    double value() const
+    {
+        if (n == 0)
+            return kNaN;
+        return weight > 0 ? sum / weight : plain / static_cast<double>(n);
+    }
+};
+
+// Max over the present values of several columns; NaN when none is present.
+double maxOf(const KernelTable& k, const std::vector<int>& cols, std::size_t row)
+{
+    double best = kNaN;
+    for (int c : cols) {
+        const double v = k.metric(c, row);
+        if (!std::isnan(v) && (std::isnan(best) || v > best))
+            best = v;
+    }
+    return best;
+}
+
+// Sum over the present values of several columns; NaN when none is present.
+double sumOf(const KernelTable& k, const std::vector<int>& cols, std::size_t row)
+{
+    double s = kNaN;
+    for (int c : cols) {
+        const double v = k.metric(c, row);
+        if (!std::isnan(v))
+            s = std::isnan(s) ? v : s + v;
+    }
+    return s;
+}
+
+std::vector<int> present(const KernelTable& k, std::initializer_list<const char*> names)
+{
+    std::vector<int> out;
+    for (const char* n : names)
+        if (int i = k.metricIndex(std::string(n)); i >= 0)
+            out.push_back(i);
+    return out;
+}
+
+// Column indices resolved once per profile.
+struct MetricColumns {
+    int cube = -1, mac = -1, vec = -1, l2Rate = -1;
+    std::vector<int> mte2, mte3, scalar, read, write, hits, misses;
+
+    explicit MetricColumns(const KernelTable& k)
+    {
+        cube = k.metricIndex({"cube_utilization(%)"});
+        mac = k.metricIndex({"aic_mac_ratio", "mac_ratio"});
+        vec = k.metricIndex({"aiv_vec_ratio", "vec_ratio"});
+        l2Rate = k.metricIndex({"l2_hit_rate"});
+        mte2 = present(k, {"aic_mte2_ratio", "aiv_mte2_ratio", "mte2_ratio"});
+        mte3 = present(k, {"aiv_mte3_ratio", "aic_mte3_ratio", "mte3_ratio"});
+        scalar = present(k, {"aic_scalar_ratio", "aiv_scalar_ratio", "scalar_ratio"});
+        read = present(k, {"aic_main_mem_read_bw(GB/s)", "aiv_main_mem_read_bw(GB/s)"});
+        if (read.empty())
+            read = present(k, {"main_mem_read_bw(GB/s)"});
+        write = present(k, {"aic_main_mem_write_bw(GB/s)", "aiv_main_mem_write_bw(GB/s)"});
+        if (write.empty())
+            write = present(k, {"main_mem_write_bw(GB/s)"});
+        for (std::size_t i = 0; i < k.metricNames.size(); ++i) {
+            if (endsWith(k.metricNames[i], "_cache_hit"))
+                hits.push_back(static_cast<int>(i));
+            else if (endsWith(k.metricNames[i], "_cache_miss_allocate"))
+                misses.push_back(static_cast<int>(i));
+        }
+    }
+};
+
+struct GroupAcc {
+    OpGroupStats s;
+    std::vector<TimeNs> durs;
+    std::map<std::string, TimeNs> taskTypes; // task type -> Σ dur, for the dominant one
+    WeightedMean util, l2Rate, read, write, mac, vec, mte2, mte3, scalar;
+    double hits = 0, misses = 0;
+    bool haveCounters = false;
+};
+
+// Nearest-rank percentile of ascending-sorted values: the ceil(p/100·n)-th smallest.
+TimeNs nearestRank(const std::vector<TimeNs>& sorted, double p)
+{
+    if (sorted.empty())
+        return 0;
+    auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size())));
+    rank = std::clamp<std::size_t>(rank, 1, sorted.size());
+    return sorted[rank - 1];
+}
+
+BoundType classify(const OpGroupStats& g, double peakHbmGBps)
+{
+    const bool haveRatios = !std::isnan(g.macRatio) || !std::isnan(g.vecRatio) || !std::isnan(g.mte2Ratio);
+    double bwShare = kNaN;
+    if (peakHbmGBps > 0 && (!std::isnan(g.readGBps) || !std::isnan(g.writeGBps)))
+        bwShare = ((std::isnan(g.readGBps) ? 0 : g.readGBps) + (std::isnan(g.writeGBps) ? 0 : g.writeGBps))
+                  / peakHbmGBps;
+    const double mac = std::isnan(g.macRatio) ? 0 : g.macRatio;
+    const bool memoryPressure = (!std::isnan(g.mte2Ratio) && g.mte2Ratio >= 0.8) || (!std::isnan(bwShare) && bwShare >= 0.6);
+    if (memoryPressure && mac < 0.6)
+        return BoundType::Memory;
+    if ((!std::isnan(g.macRatio) && g.macRatio >= 0.8) || (!std::isnan(g.vecRatio) && g.vecRatio >= 0.8))
+        return BoundType::Compute;
+    if (haveRatios) {
+        bool allLow = true;
+        for (double r : {g.macRatio, g.vecRatio, g.mte2Ratio, g.mte3Ratio, g.scalarRatio})
+            if (!std::isnan(r) && r > 0.8)
+                allLow = false;
+        if (allLow && g.avgNs < 20000.0)
+            return BoundType::Latency;
+    }
+    return BoundType::Unknown;
+}
+
+// Clip [s, s+d) to the option range; false when the row does not overlap it.
+bool clip(const OpStatsOptions& o, TimeNs s, TimeNs d, TimeNs& clipped)
+{
+    TimeNs b = s, e = s + d;
+    if (o.rangeBegin) {
+        if (e < *o.rangeBegin || (d > 0 && e == *o.rangeBegin))
+            return false;
+        b = std::max(b, *o.rangeBegin);
+    }
+    if (o.rangeEnd) {
+        if (s >= *o.rangeEnd)
+            return false;
+        e = std::min(e, *o.rangeEnd);
+    }
+    clipped = std::max<TimeNs>(0, e - b);
+    return true;
+}
+
+struct Collected {
+    std::vector<GroupAcc> groups;
+    TimeNs deviceTotal = 0;
+    bool fromTimeline = false;
+    std::set<std::string> utilSources;
+};
+
+Collected collect(const Profile& p, const OpStatsOptions& o, bool single)
+{
+    Collected c;
+    std::unordered_map<std::string, std::size_t> index;
+    auto groupFor = [&](const std::string& key) -> GroupAcc& {
+        const std::string& k = single ? std::string("all") : key;
+        auto [it, inserted] = index.try_emplace(k, c.groups.size());
+        if (inserted) {
+            c.groups.emplace_back();
+            c.groups.back().s.key = k;
+            c.groups.back().s.rank = p.rank;
+        }
+        return c.groups[it->second];
+    };
+
+    const KernelTable& k = p.kernels;
+    if (k.size() > 0) {
+        const MetricColumns mc(k);
+        for (std::size_t r = 0; r < k.size(); ++r) {
+            const std::string_view taskType = p.str(k.taskType[r]);
+            const std::string_view type = p.str(k.type[r]);
+            if (!o.includeCommunication && isCommunicationTask(taskType, type.empty() ? p.str(k.name[r]) : type))
+                continue;
+            TimeNs d = 0;
+            if (!clip(o, k.start[r], k.dur[r], d))
+                continue;
+            const std::string key(o.groupBy == GroupBy::Type ? type : p.str(k.name[r]));
+            GroupAcc& g = groupFor(key);
+            g.s.rows.push_back(static_cast<std::uint32_t>(r));
+            g.durs.push_back(d);
+            g.taskTypes[std::string(taskType)] += d;
+            c.deviceTotal += d;
+            const double w = static_cast<double>(d);
+            // Counters scale with the share of the task inside the range.
+            const double frac = k.dur[r] > 0 ? w / static_cast<double>(k.dur[r]) : 1.0;
+
+            const double cube = k.metric(mc.cube, r);
+            if (!std::isnan(cube)) {
+                g.util.add(cube / 100.0, w);
+                c.utilSources.insert("cube_utilization(%)");
+            } else {
+                const double mac = k.metric(mc.mac, r), vec = k.metric(mc.vec, r);
+                double u = kNaN;
+                if (!std::isnan(mac) && (std::isnan(vec) || mac >= vec)) {
+                    u = mac;
+                    c.utilSources.insert(k.metricNames[mc.mac]);
+                } else if (!std::isnan(vec)) {
+                    u = vec;
+                    c.utilSources.insert(k.metricNames[mc.vec]);
+                }
+                g.util.add(u, w);
+            }
+            const double h = sumOf(k, mc.hits, r), m = sumOf(k, mc.misses, r);
+            if (!std::isnan(h) || !std::isnan(m)) {
+                g.hits += (std::isnan(h) ? 0 : h) * frac;
+                g.misses += (std::isnan(m) ? 0 : m) * frac;
+                g.haveCounters = true;
+            } else {
+                g.l2Rate.add(k.metric(mc.l2Rate, r), w);
+            }
+            g.read.add(sumOf(k, mc.read, r), w);
+            g.write.add(sumOf(k, mc.write, r), w);
+            g.mac.add(k.metric(mc.mac, r), w);
+            g.vec.add(k.metric(mc.vec, r), w);
+            g.mte2.add(maxOf(k, mc.mte2, r), w);
+            g.mte3.add(maxOf(k, mc.mte3, r), w);
+            g.scalar.add(maxOf(k, mc.scalar, r), w);
+        }
+        return c;
+    }
+
+    // No kernel table: device tasks of the timeline, without hardware metrics.
+    c.fromTimeline = true;
+    for (const Track& t : p.tracks) {
+        if (t.kind != TrackKind::Stream)
+            continue;
+        for (std::uint32_t r = t.sliceBegin; r < t.sliceEnd; ++r) {
+            const std::string_view cat = p.str(p.slices.category[r]);
+            const std::string_view name = p.str(p.slices.name[r]);
+            if (!o.includeCommunication && isCommunicationTask(cat, name))
+                continue;
+            TimeNs d = 0;
+            if (!clip(o, p.slices.start[r], p.slices.dur[r], d))
+                continue;
+            GroupAcc& g = groupFor(std::string(name));
+            g.s.rows.push_back(r);
+            g.durs.push_back(d);
+            g.taskTypes[std::string(cat)] += d;
+            c.deviceTotal += d;
+        }
+    }
+    return c;
+}
+
+OpGroupStats finish(GroupAcc& g, TimeNs deviceTotal, double peakHbmGBps)
+{
+    OpGroupStats s = std::move(g.s);
+    std::sort(g.durs.begin(), g.durs.end());
+    s.count = g.durs.size();
+    for (TimeNs d : g.durs)
+        s.total += d;
+    if (!g.durs.empty()) {
+        s.min = g.durs.front();
+        s.max = g.durs.back();
+        s.avgNs = static_cast<double>(s.total) / static_cast<double>(s.count);
+    }
+    s.p50 = nearestRank(g.durs, 50);
+    s.p90 = nearestRank(g.durs, 90);
+    s.p99 = nearestRank(g.durs, 99);
+    s.share = deviceTotal > 0 ? static_cast<double>(s.total) / static_cast<double>(deviceTotal) : 0;
+    TimeNs best = -1;
+    for (const auto& [type, total] : g.taskTypes)
+        if (total > best) {
+            best = total;
+            s.taskType = type;
+        }
+    s.aicUtilization = g.util.value();
+    if (g.haveCounters)
+        s.l2HitRate = g.hits + g.misses > 0 ? g.hits / (g.hits + g.misses) : kNaN;
+    else
+        s.l2HitRate = g.l2Rate.value();
+    s.readGBps = g.read.value();
+    s.writeGBps = g.write.value();
+    s.macRatio = g.mac.value();
+    s.vecRatio = g.vec.value();
+    s.mte2Ratio = g.mte2.value();
+    s.mte3Ratio = g.mte3.value();
+    s.scalarRatio = g.scalar.value();
+    s.bound = classify(s, peakHbmGBps);
+    return s;
+}
+
+} // namespace
+
+bool isCommunicationTask(std::string_view taskType, std::string_view typeOrName)
+{
+    return taskType == "HCCL" || taskType == "COMMUNICATION" || startsWithNoCase(typeOrName, "hcom");
+}
+
+std::string commBaseName(std::string_view opName)
+{
+    std::string s(opName.substr(0, opName.find('@')));
+    // Strip trailing "_<digits>" groups and the underscores left between them.
+    for (;;) {
+        std::size_t e = s.size();
+        while (e > 0 && std::isdigit(static_cast<unsigned char>(s[e - 1])))
+            --e;
+        if (e < s.size() && e > 0 && s[e - 1] == '_') {
+            s.resize(e - 1);
+            while (!s.empty() && s.back() == '_')
+                s.pop_back();
+            continue;
+        }
+        break;
+    }
+    return s.empty() ? std::string(opName) : s;
+}
+
+OpStatsResult computeOpStats(const Profile& p, const OpStatsOptions& o)
+{
+    Collected c = collect(p, o, false);
+    OpStatsResult out;
+    out.deviceTotal = c.deviceTotal;
+    out.fromTimeline = c.fromTimeline;
+    for (const auto& src : c.utilSources)
+        out.utilizationSource += (out.utilizationSource.empty() ? "" : ", ") + src;
+    out.groups.reserve(c.groups.size());
+    for (auto& g : c.groups)
+        out.groups.push_back(finish(g, c.deviceTotal, o.peakHbmGBps));
+    std::sort(out.groups.begin(), out.groups.end(), [](const OpGroupStats& a, const OpGroupStats& b) {
+        return a.total != b.total ? a.total > b.total : a.key < b.key;
+    });
+    return out;
+}
+
+OpGroupStats computeOverallStats(const Profile& p, const OpStatsOptions& o)
+{
+    Collected c = collect(p, o, true);
+    if (c.groups.empty()) {
+        OpGroupStats empty;
+        empty.key = "all";
+        empty.rank = p.rank;
+        return empty;
+    }
+    return finish(c.groups.front(), c.deviceTotal, o.peakHbmGBps);
+}
+
+std::vector<CommStats> computeCommStats(const Profile& p)
+{
+    std::vector<CommStats> out;
+    std::unordered_map<std::string, std::size_t> index;
+    auto statFor = [&](const std::string& key) -> CommStats& {
+        auto [it, inserted] = index.try_emplace(key, out.size());
+        if (inserted) {
+            out.emplace_back();
+            out.back().key = key;
+            out.back().rank = p.rank;
+        }
+        return out[it->second];
+    };
+    bool any = false;
+    for (const CommOp& op : p.commOps) {
+        if (op.totalInfo)
+            continue;
+        any = true;
+        CommStats& s = statFor(commBaseName(op.opName.empty() ? op.fullName : op.opName));
+        ++s.count;
+        if (!std::isnan(op.elapseMs))
+            s.total += static_cast<TimeNs>(std::llround(op.elapseMs * 1e6));
+        if (!std::isnan(op.waitMs))
+            s.waitMs += op.waitMs;
+        if (!std::isnan(op.transitMs))
+            s.transitMs += op.transitMs;
+        double rdma = 0, sdma = 0, links = 0;
+        for (const CommBandwidth& b : op.bandwidth) {
+            const double mb = std::isnan(b.sizeMB) ? 0 : b.sizeMB;
+            const std::string_view t = p.str(b.transport);
+            if (t == "RDMA")
+                rdma += mb;
+            else if (t == "SDMA")
+                sdma += mb;
+            else if (t == "HCCS" || t == "PCIE" || t == "SIO")
+                links += mb;
+        }
+        // SDMA already counts what went over HCCS/PCIE/SIO; take the larger to avoid double counting.
+        s.volumeGB += (rdma + std::max(sdma, links)) / 1000.0;
+    }
+    if (!any) {
+        for (const Track& t : p.tracks) {
+            if (t.kind != TrackKind::CommGroup)
+                continue;
+            for (std::uint32_t r = t.sliceBegin; r < t.sliceEnd; ++r) {
+                CommStats& s = statFor(commBaseName(p.str(p.slices.name[r])));
+                ++s.count;
+                s.total += p.slices.dur[r];
+            }
+        }
+    }
+    std::sort(out.begin(), out.end(), [](const CommStats& a, const CommStats& b) {
+        return a.total != b.total ? a.total > b.total : a.key < b.key;
+    });
+    return out;
+}
+
+} // namespace npuscope

@@ -1,0 +1,307 @@
+#include "model/analysis/overlap.h"
+
+#include "model/analysis/op_stats.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace npuscope {
+
+IntervalSet uniteIntervals(std::vector<Interval> v)
+{
+    std::sort(v.begin(), v.end(), [](const Interval& a, const Interval& b) {
+        return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+    });
+    IntervalSet out;
+    for (const Interval& i : v) {
+        if (i.end <= i.begin)
+            continue;
+        if (!out.empty() && i.begin <= out.back().end)
+            out.back().end = std::max(out.back().end, i.end);
+        else
+            out.push_back(i);
+    }
+    return out;
+}
+
+TimeNs totalLength(const IntervalSet& s)
+{
+    TimeNs t = 0;
+    for (const Interval& i : s)
+        t += i.end - i.begin;
+    return t;
+}
+
+IntervalSet intersectIntervals(const IntervalSet& a, const IntervalSet& b)
+{
+    IntervalSet out;
+    std::size_t i = 0, j = 0;
+    while (i < a.size() && j < b.size()) {
+        const TimeNs lo = std::max(a[i].begin, b[j].begin);
+        const TimeNs hi = std::min(a[i].end, b[j].end);
+        if (lo < hi)
+            out.push_back({lo, hi});
+        if (a[i].end < b[j].end)
+            ++i;
+        else
+            ++j;
+    }
+    return out;
+}
+
+TimeNs intersectionLength(const IntervalSet& a, const IntervalSet& b) { return totalLength(intersectIntervals(a, b)); }
+
+TimeNs coveredLength(const IntervalSet& s, TimeNs begin, TimeNs end)
+{
+    if (end <= begin)
+        return 0;
+    // First interval ending after begin.
+    auto it = std::upper_bound(s.begin(), s.end(), begin, [](TimeNs t, const Interval& i) { return t < i.end; });
+    TimeNs t = 0;
+    for (; it != s.end() && it->begin < end; ++it)
+        t += std::min(it->end, end) - std::max(it->begin, begin);
+    return t;
+}
+
+const char* overlapSourceName(OverlapSource s)
+{
+    switch (s) {
+    case OverlapSource::StepTrace: return "step_trace_time";
+    case OverlapSource::OverlapTracks: return "Overlap Analysis";
+    case OverlapSource::Tasks: return "device tasks";
+    case OverlapSource::None: return "none";
+    }
+    return "none";
+}
+
+DeviceIntervals deviceIntervals(const Profile& p)
+{
+    DeviceIntervals d;
+    std::vector<Interval> compute, comm;
+    bool haveFirst = false;
+    auto span = [&](TimeNs b, TimeNs e) {
+        if (!haveFirst || b < d.first)
+            d.first = b;
+        if (!haveFirst || e > d.last)
+            d.last = e;
+        haveFirst = true;
+    };
+    bool haveStream = false, haveGroups = false;
+    for (const Track& t : p.tracks)
+        if (t.kind == TrackKind::CommGroup && t.sliceEnd > t.sliceBegin)
+            haveGroups = true;
+    for (const Track& t : p.tracks) {
+        if (t.kind != TrackKind::Stream)
+            continue;
+        for (std::uint32_t r = t.sliceBegin; r < t.sliceEnd; ++r) {
+            haveStream = true;
+            // The timeline may say "Other" where the joined CSV row knows the real core type.
+            std::string_view type = p.str(p.slices.category[r]);
+            if (const auto k = p.slices.kernel[r]; k != kNone && k < p.kernels.size())
+                type = p.str(p.kernels.taskType[k]);
+            const std::string_view name = p.str(p.slices.name[r]);
+            const TimeNs b = p.slices.start[r], e = p.slices.end(r);
+            span(b, e);
+            if (isCommunicationTask(type, name)) {
+                if (!haveGroups) {
+                    comm.push_back({b, e});
+                    d.commOps.push_back({std::string(name), {b, e}});
+                }
+            } else if (type != "AI_CPU") {
+                compute.push_back({b, e});
+            }
+        }
+    }
+    if (!haveStream) {
+        const KernelTable& k = p.kernels;
+        for (std::size_t r = 0; r < k.size(); ++r) {
+            const std::string_view type = p.str(k.taskType[r]);
+            const std::string_view name = p.str(k.type[r]).empty() ? p.str(k.name[r]) : p.str(k.type[r]);
+            const TimeNs b = k.start[r], e = k.start[r] + k.dur[r];
+            span(b, e);
+            if (isCommunicationTask(type, name)) {
+                if (!haveGroups) {
+                    comm.push_back({b, e});
+                    d.commOps.push_back({std::string(p.str(k.name[r])), {b, e}});
+                }
+            } else if (type != "AI_CPU") {
+                compute.push_back({b, e});
+            }
+        }
+    }
+    if (haveGroups) {
+        for (const Track& t : p.tracks) {
+            if (t.kind != TrackKind::CommGroup)
+                continue;
+            for (std::uint32_t r = t.sliceBegin; r < t.sliceEnd; ++r) {
+                const TimeNs b = p.slices.start[r], e = p.slices.end(r);
+                span(b, e);
+                comm.push_back({b, e});
+                d.commOps.push_back({std::string(p.str(p.slices.name[r])), {b, e}});
+            }
+        }
+    }
+    std::stable_sort(d.commOps.begin(), d.commOps.end(),
+                     [](const auto& a, const auto& b) { return a.second.begin < b.second.begin; });
+    d.compute = uniteIntervals(std::move(compute));
+    d.comm = uniteIntervals(std::move(comm));
+    return d;
+}
+
+std::vector<std::pair<std::string, Interval>> profilerSteps(const Profile& p)
+{
+    std::vector<std::pair<std::string, Interval>> out;
+    std::set<std::string> seen;
+    for (const Track& t : p.tracks) {
+        if (t.kind == TrackKind::Stream || t.kind == TrackKind::Overlap)
+            continue;
+        for (std::uint32_t r = t.sliceBegin; r < t.sliceEnd; ++r) {
+            const std::string_view name = p.str(p.slices.name[r]);
+            if (name.rfind("ProfilerStep#", 0) != 0 || !seen.insert(std::string(name)).second)
+                continue;
+            out.push_back({std::string(name), {p.slices.start[r], p.slices.end(r)}});
+        }
+    }
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second.begin < b.second.begin; });
+    return out;
+}
+
+namespace {
+
+void finishTotals(OverlapResult& r)
+{
+    r.total = StepBreakdown{};
+    for (const StepBreakdown& s : r.steps) {
+        r.total.computing += s.computing;
+        r.total.commNotOverlapped += s.commNotOverlapped;
+        r.total.overlapped += s.overlapped;
+        r.total.communication += s.communication;
+        r.total.free += s.free;
+    }
+    if (!r.steps.empty()) {
+        r.total.begin = r.steps.front().begin;
+        r.total.end = r.steps.back().end;
+        r.stepTime = r.total.stepTime() / static_cast<TimeNs>(r.steps.size());
+    }
+}
+
+bool fromStepTrace(const Profile& p, OverlapResult& r)
+{
+    for (const StepRow& row : p.steps) {
+        if (!row.type.empty() && row.type != "rank")
+            continue;
+        StepBreakdown s;
+        s.step = row.step;
+        s.computing = row.computing.value_or(0);
+        s.commNotOverlapped = row.commNotOverlapped.value_or(0);
+        s.overlapped = row.overlapped.value_or(0);
+        s.communication = row.communication.value_or(s.overlapped + s.commNotOverlapped);
+        s.free = row.free.value_or(0);
+        r.steps.push_back(s);
+    }
+    if (r.steps.empty())
+        return false;
+    r.source = OverlapSource::StepTrace;
+    r.stepTimeSource = "step_trace_time";
+    return true;
+}
+
+bool fromOverlapTracks(const Profile& p, const std::vector<std::pair<std::string, Interval>>& spans, OverlapResult& r)
+{
+    std::map<std::string, std::vector<Interval>> byThread;
+    for (const Track& t : p.tracks) {
+        if (t.kind != TrackKind::Overlap)
+            continue;
+        auto& v = byThread[std::string(p.str(t.thread))];
+        for (std::uint32_t i = t.sliceBegin; i < t.sliceEnd; ++i)
+            v.push_back({p.slices.start[i], p.slices.end(i)});
+    }
+    std::map<std::string, IntervalSet> sets;
+    TimeNs first = 0, last = 0;
+    bool any = false;
+    for (auto& [name, v] : byThread) {
+        sets[name] = uniteIntervals(std::move(v));
+        for (const Interval& i : sets[name]) {
+            first = any ? std::min(first, i.begin) : i.begin;
+            last = any ? std::max(last, i.end) : i.end;
+            any = true;
+        }
+    }
+    if (!any)
+        return false;
+    auto len = [&](const char* thread, TimeNs b, TimeNs e) {
+        auto it = sets.find(thread);
+        return it == sets.end() ? TimeNs(0) : coveredLength(it->second, b, e);
+    };
+    std::vector<std::pair<std::string, Interval>> parts = spans;
+    if (parts.empty())
+        parts.push_back({"", {first, last}});
+    for (const auto& [name, iv] : parts) {
+        StepBreakdown s;
+        s.step = name;
+        s.begin = iv.begin;
+        s.end = iv.end;
+        s.computing = len("Computing", iv.begin, iv.end);
+        s.communication = len("Communication", iv.begin, iv.end);
+        s.commNotOverlapped = len("Communication(Not Overlapped)", iv.begin, iv.end);
+        s.overlapped = std::max<TimeNs>(0, s.communication - s.commNotOverlapped);
+        s.free = len("Free", iv.begin, iv.end);
+        r.steps.push_back(s);
+    }
+    r.source = OverlapSource::OverlapTracks;
+    r.stepTimeSource = spans.empty() ? "Overlap Analysis" : "Overlap Analysis per ProfilerStep#N span";
+    return true;
+}
+
+bool fromTasks(const DeviceIntervals& d, const std::vector<std::pair<std::string, Interval>>& spans, OverlapResult& r)
+{
+    if (d.empty())
+        return false;
+    const IntervalSet both = intersectIntervals(d.compute, d.comm);
+    std::vector<Interval> all(d.compute.begin(), d.compute.end());
+    all.insert(all.end(), d.comm.begin(), d.comm.end());
+    const IntervalSet busy = uniteIntervals(std::move(all));
+    std::vector<std::pair<std::string, Interval>> parts = spans;
+    if (parts.empty())
+        parts.push_back({"", {d.first, d.last}});
+    for (const auto& [name, iv] : parts) {
+        StepBreakdown s;
+        s.step = name;
+        s.begin = iv.begin;
+        s.end = iv.end;
+        s.computing = coveredLength(d.compute, iv.begin, iv.end);
+        s.communication = coveredLength(d.comm, iv.begin, iv.end);
+        s.overlapped = coveredLength(both, iv.begin, iv.end);
+        s.commNotOverlapped = s.communication - s.overlapped;
+        s.free = (iv.end - iv.begin) - coveredLength(busy, iv.begin, iv.end);
+        r.steps.push_back(s);
+    }
+    r.source = OverlapSource::Tasks;
+    r.stepTimeSource = spans.empty() ? "E2E (first to last device task)" : "ProfilerStep#N spans";
+    return true;
+}
+
+} // namespace
+
+OverlapResult computeOverlap(const Profile& p)
+{
+    OverlapResult r;
+    const DeviceIntervals d = deviceIntervals(p);
+    const auto spans = profilerSteps(p);
+    if (!fromStepTrace(p, r) && !fromOverlapTracks(p, spans, r))
+        fromTasks(d, spans, r);
+    finishTotals(r);
+    for (const auto& [name, iv] : d.commOps) {
+        CollectiveOverlap c;
+        c.name = name;
+        c.start = iv.begin;
+        c.dur = iv.end - iv.begin;
+        c.covered = coveredLength(d.compute, iv.begin, iv.end);
+        c.ratio = c.dur > 0 ? static_cast<double>(c.covered) / static_cast<double>(c.dur) : 0.0;
+        r.collectives.push_back(std::move(c));
+    }
+    return r;
+}
+
+} // namespace npuscope

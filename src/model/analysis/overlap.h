@@ -1,0 +1,77 @@
+#pragma once
+// Computation/communication overlap and the per-step breakdown of one rank.
+//
+// Sources, first that exists wins:
+//  1. step_trace_time.csv rows (Profile::steps): Computing, Communication(Not Overlapped),
+//     Overlapped, Communication, Free as written.
+//  2. The timeline's "Overlap Analysis" tracks, by thread name (never by tid, whose order differs
+//     between versions): Σ Computing, Communication, Communication(Not Overlapped), Free; split per
+//     ProfilerStep#N span when the timeline has them.
+//  3. Device tasks: Computing = ∪ compute tasks (every Stream task but AI_CPU and communication),
+//     Communication = ∪ communication ops (CommGroup tracks, else communication tasks),
+//     Overlapped = Computing ∩ Communication, Not Overlapped = Communication − Computing,
+//     Free = span − (Computing ∪ Communication); span = each ProfilerStep#N, else first to last
+//     device task.
+// Step time T (ADVISOR.md) = Computing + Communication(Not Overlapped) + Free per step; with
+// source 3 this equals the ProfilerStep#N span, or the end-to-end span without steps.
+#include "model/store/profile.h"
+
+#include <string>
+#include <vector>
+
+namespace npuscope {
+
+struct Interval {
+    TimeNs begin = 0, end = 0;
+};
+// Sorted, disjoint, non-empty intervals.
+using IntervalSet = std::vector<Interval>;
+
+IntervalSet uniteIntervals(std::vector<Interval> v);
+TimeNs totalLength(const IntervalSet& s);
+TimeNs intersectionLength(const IntervalSet& a, const IntervalSet& b);
+IntervalSet intersectIntervals(const IntervalSet& a, const IntervalSet& b);
+// Length of s inside [begin, end).
+TimeNs coveredLength(const IntervalSet& s, TimeNs begin, TimeNs end);
+
+struct StepBreakdown {
+    std::string step;       // "50", "ProfilerStep#3", or "" for the whole profile
+    TimeNs begin = 0, end = 0; // span when known (0, 0 from step_trace_time)
+    TimeNs computing = 0, commNotOverlapped = 0, overlapped = 0, communication = 0, free = 0;
+    TimeNs stepTime() const { return computing + commNotOverlapped + free; }
+};
+
+enum class OverlapSource { None, StepTrace, OverlapTracks, Tasks };
+const char* overlapSourceName(OverlapSource s);
+
+// How much of one communication op ran while the same rank computed.
+struct CollectiveOverlap {
+    std::string name;
+    TimeNs start = 0, dur = 0;
+    TimeNs covered = 0;     // |op ∩ Computing|
+    double ratio = 0;       // covered / dur (0 for zero-length ops)
+    TimeNs exposed() const { return dur - covered; }
+};
+
+// The device-side time sets the breakdown is computed from (source 3).
+struct DeviceIntervals {
+    IntervalSet compute, comm;
+    std::vector<std::pair<std::string, Interval>> commOps; // each communication op, by start
+    TimeNs first = 0, last = 0;                            // first start, last end of any task
+    bool empty() const { return compute.empty() && comm.empty(); }
+};
+DeviceIntervals deviceIntervals(const Profile& p);
+// ProfilerStep#N slices of the host timeline, by start: (name, span).
+std::vector<std::pair<std::string, Interval>> profilerSteps(const Profile& p);
+
+struct OverlapResult {
+    OverlapSource source = OverlapSource::None;
+    std::vector<StepBreakdown> steps;
+    StepBreakdown total;                 // Σ over steps
+    TimeNs stepTime = 0;                 // T: mean step time over steps
+    std::string stepTimeSource;          // "step_trace_time", "Overlap Analysis", "ProfilerStep#N spans", "E2E ..."
+    std::vector<CollectiveOverlap> collectives; // from the timeline, whatever the breakdown source
+};
+OverlapResult computeOverlap(const Profile& p);
+
+} // namespace npuscope

@@ -1,0 +1,82 @@
+#include "model/analysis/summary.h"
+
+#include "model/analysis/op_stats.h"
+
+namespace npuscope {
+
+double chipHbmPeakGBps(const std::string& chip)
+{
+    if (chip.rfind("Ascend910B", 0) == 0)
+        return 1600.0;
+    if (chip == "Ascend910" || chip == "Ascend910A" || chip == "Ascend910ProA" || chip == "Ascend910PremiumA")
+        return 1200.0;
+    return kNaN;
+}
+
+double hbmPeakFor(const Profile& p, double overrideGBps, std::string* source)
+{
+    auto say = [&](const char* s) {
+        if (source)
+            *source = s;
+    };
+    if (!std::isnan(overrideGBps) && overrideGBps > 0) {
+        say("given");
+        return overrideGBps;
+    }
+    for (const DeviceInfo& d : p.deviceInfo)
+        if (!std::isnan(d.hbmPeakGBps) && d.hbmPeakGBps > 0) {
+            say("profile");
+            return d.hbmPeakGBps;
+        }
+    for (const DeviceInfo& d : p.deviceInfo)
+        if (const double v = chipHbmPeakGBps(d.chip); !std::isnan(v)) {
+            say("chip default");
+            return v;
+        }
+    say("generic default");
+    return kDefaultHbmPeakGBps;
+}
+
+ProfileSummary computeSummary(const Profile& p, double peakHbmGBps)
+{
+    ProfileSummary s;
+    s.hbmPeakGBps = hbmPeakFor(p, peakHbmGBps, &s.hbmPeakSource);
+
+    const OverlapResult o = computeOverlap(p);
+    s.steps = static_cast<int>(o.steps.size());
+    s.stepTime = o.stepTime;
+    s.stepSource = o.stepTimeSource;
+    if (s.steps > 0) {
+        const auto n = static_cast<TimeNs>(s.steps);
+        s.computing = o.total.computing / n;
+        s.commNotOverlapped = o.total.commNotOverlapped / n;
+        s.free = o.total.free / n;
+    }
+    if (s.stepTime > 0) {
+        const double t = static_cast<double>(s.stepTime);
+        s.computeShare = static_cast<double>(s.computing) / t;
+        s.commExposedShare = static_cast<double>(s.commNotOverlapped) / t;
+        s.freeShare = static_cast<double>(s.free) / t;
+    }
+
+    OpStatsOptions opt;
+    opt.peakHbmGBps = s.hbmPeakGBps;
+    const OpGroupStats all = computeOverallStats(p, opt);
+    s.aicUtil = all.aicUtilization;
+    s.l2Hit = all.l2HitRate;
+    s.readGBps = all.readGBps;
+    s.writeGBps = all.writeGBps;
+    if (!std::isnan(s.readGBps) || !std::isnan(s.writeGBps))
+        s.hbmBwGBps = (std::isnan(s.readGBps) ? 0 : s.readGBps) + (std::isnan(s.writeGBps) ? 0 : s.writeGBps);
+    if (!std::isnan(s.hbmBwGBps) && s.hbmPeakGBps > 0)
+        s.hbmBwUtil = s.hbmBwGBps / s.hbmPeakGBps;
+    s.deviceBusy = all.total;
+    s.taskCount = all.count;
+    if (!p.kernels.size())
+        s.utilizationSource = "";
+    else
+        s.utilizationSource = computeOpStats(p, opt).utilizationSource;
+    return s;
+}
+
+} // namespace npuscope
