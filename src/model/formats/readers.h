@@ -7,6 +7,7 @@
 #include "model/store/profile.h"
 #include "model/store/session.h"
 
+#include <string>
 #include <string_view>
 
 namespace npuscope::readers {
@@ -44,6 +45,13 @@ FileRecord readClusterCommunicationMatrixJson(std::string_view bytes, ClusterDat
 FileRecord readInfoJson(std::string_view bytes, Profile& sink, const ReadContext& ctx);             // info.json[.N] -> deviceInfo
 FileRecord readProfilerInfoJson(std::string_view bytes, Profile& sink, const ReadContext& ctx);     // profiler_info[_N].json -> rank, meta
 FileRecord readProfilerMetadataJson(std::string_view bytes, Profile& sink, const ReadContext& ctx); // profiler_metadata.json -> meta
+
+// ---- SQLite exports (db_reader.cpp, FORMATS-DB.md) ----
+// msprof_*.db / ascend_pytorch_profiler[_N].db: tasks, PMU, communication, APIs, flows, counters.
+// Opened read-only; the path is needed (SQLite reads the file itself).
+FileRecord readProfilerDb(const std::string& path, Profile& sink, const ReadContext& ctx);
+// torch_npu analysis.db: StepTraceTime -> steps, CommAnalyzer* -> commOps / commLinks.
+FileRecord readAnalysisDb(const std::string& path, Profile& sink, const ReadContext& ctx);
 
 // ---- join (join.cpp) ----
 // Join timeline device tasks (Stream tracks) with kernel rows on (device, stream, task id,

@@ -1,0 +1,73 @@
+#pragma once
+// A thin read-only wrapper over the SQLite C API for the profiler's .db exports: opens without
+// writing anything (other tools write into these files; ours must not), reads columns by name
+// and tolerates tables and columns that a schema version lacks.
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace npuscope::db {
+
+class Statement;
+
+class Database {
+public:
+    // Opens `path` read-only; a database in a read-only folder (no -shm can be made) is opened
+    // as immutable. On failure returns nullopt and an error naming the file and SQLite's reason.
+    static std::optional<Database> open(const std::string& path, std::string* error);
+    Database(Database&&) noexcept;
+    Database& operator=(Database&&) noexcept;
+    ~Database();
+
+    bool hasTable(std::string_view table) const;
+    // Column names of a table (empty when the table is missing).
+    const std::set<std::string>& columns(const std::string& table) const;
+    bool hasColumn(const std::string& table, std::string_view column) const;
+    // Prepares sql; on error returns an invalid Statement and sets *error.
+    Statement prepare(const std::string& sql, std::string* error) const;
+    const std::string& path() const { return m_path; }
+
+private:
+    Database() = default;
+    sqlite3* m_db = nullptr;
+    std::string m_path;
+    std::set<std::string> m_tables;
+    mutable std::vector<std::pair<std::string, std::set<std::string>>> m_columns;
+};
+
+class Statement {
+public:
+    Statement() = default;
+    explicit Statement(sqlite3_stmt* s) : m_stmt(s) {}
+    Statement(Statement&& o) noexcept : m_stmt(o.m_stmt) { o.m_stmt = nullptr; }
+    Statement& operator=(Statement&& o) noexcept;
+    ~Statement();
+    bool valid() const { return m_stmt != nullptr; }
+    // Advances; false at the end or on error (then error() says why).
+    bool step();
+    std::string error() const { return m_error; }
+
+    bool isNull(int col) const;
+    // INTEGER, or TEXT holding an integer (PYTORCH_API times), or REAL truncated.
+    std::optional<std::int64_t> int64(int col) const;
+    std::optional<double> real(int col) const;
+    std::string_view text(int col) const;
+    // The value as decimal text: REAL in its shortest round-trip form ("1736410576431645.2",
+    // where SQLite's own text would keep 15 digits), INTEGER and TEXT as stored.
+    std::string numberText(int col) const;
+
+private:
+    sqlite3_stmt* m_stmt = nullptr;
+    std::string m_error;
+};
+
+// True when bytes start with the SQLite header "SQLite format 3\0".
+bool looksLikeSqlite(std::string_view head);
+
+} // namespace npuscope::db
