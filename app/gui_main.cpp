@@ -1,6 +1,173 @@
-// Placeholder until the main window lands.
+// The GUI entry: the main window on the given paths (or the demo profile), or, without any
+// display, a headless summary of the same data (top operators and the advisor's findings).
 #include "app/gui_main.h"
+
+#include "advisor/advisor.h"
+#include "model/analysis/op_stats.h"
+#include "model/analysis/units.h"
+#include "model/formats/loader.h"
+#include "model/synth/synth.h"
+#include "views/load_controller.h"
+#include "views/main_window.h"
+#include "views/timeline_view.h"
+
+#include <QApplication>
+#include <QDir>
+#include <QStandardPaths>
+#include <QTimer>
+
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
 namespace npuscope {
-int runGui(int, char**) { std::puts("npuscope: the window is not available in this build"); return 0; }
+
+namespace {
+
+struct GuiArgs {
+    std::vector<std::string> paths;
+    bool demo = false;
+    std::string screenshot; // --screenshot FILE: save the window after the load, then quit
+    bool bad = false;
+};
+
+GuiArgs parseArgs(int argc, char** argv)
+{
+    GuiArgs a;
+    for (int i = 1; i < argc; ++i) {
+        const std::string s = argv[i];
+        if (s == "--demo") {
+            a.demo = true;
+        } else if (s == "--screenshot" && i + 1 < argc) {
+            a.screenshot = argv[++i];
+        } else if (s.rfind("--screenshot=", 0) == 0) {
+            a.screenshot = s.substr(13);
+        } else if (s == "-platform" || s == "-style" || s == "--style" || s == "-qwindowgeometry") {
+            ++i; // Qt's own options with a value; QApplication reads them
+        } else if (!s.empty() && s[0] == '-') {
+            continue; // other Qt options
+        } else {
+            a.paths.push_back(s);
+        }
+    }
+    return a;
 }
+
+bool headless()
+{
+    auto empty = [](const char* v) { const char* e = std::getenv(v); return !e || !*e; };
+    return empty("DISPLAY") && empty("WAYLAND_DISPLAY") && empty("QT_QPA_PLATFORM");
+}
+
+std::string cacheDir()
+{
+    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
+        return std::string(x) + "/npuscope";
+    if (const char* h = std::getenv("HOME"); h && *h)
+        return std::string(h) + "/.cache/npuscope";
+    return (std::filesystem::temp_directory_path() / "npuscope").string();
+}
+
+// The demo profile, generated on first use (a few MB, deterministic for its seed).
+std::string demoPath(std::string* error)
+{
+    const std::string dir = cacheDir() + "/demo/llama2-baseline";
+    std::error_code ec;
+    if (std::filesystem::exists(dir + "/.complete", ec))
+        return dir;
+    std::fprintf(stderr, "npuscope: generating the demo profile in %s\n", dir.c_str());
+    synth::SynthOptions o;
+    o.scenario = "llama2-baseline";
+    std::filesystem::remove_all(dir, ec);
+    const synth::SynthResult r = synth::synthesize(dir, o);
+    if (!r.ok) {
+        *error = r.error;
+        return {};
+    }
+    // Written last, so an interrupted generation is redone instead of opened half-written.
+    std::FILE* f = std::fopen((dir + "/.complete").c_str(), "w");
+    if (f)
+        std::fclose(f);
+    return dir;
+}
+
+int runHeadless(const GuiArgs& args)
+{
+    std::fprintf(stderr, "npuscope: no display (DISPLAY, WAYLAND_DISPLAY and QT_QPA_PLATFORM are unset); "
+                         "printing a summary instead of opening the window\n");
+    const LoadResult lr = loadSessions(args.paths);
+    if (!lr.session) {
+        std::fprintf(stderr, "npuscope: %s\n", lr.error.c_str());
+        return 1;
+    }
+    const Session& s = *lr.session;
+    for (const auto& p : s.ranks) {
+        const OpStatsResult st = computeOpStats(*p);
+        std::printf("%s%s: top operators by device time%s\n", p->name.c_str(),
+                    p->rank >= 0 ? (" (rank " + std::to_string(p->rank) + ")").c_str() : "",
+                    st.fromTimeline ? " (from timeline tasks)" : "");
+        std::printf("  %-32s %8s %12s %7s\n", "OP Type", "count", "total", "share");
+        for (std::size_t i = 0; i < st.groups.size() && i < 10; ++i) {
+            const OpGroupStats& g = st.groups[i];
+            std::printf("  %-32s %8llu %12s %6.1f%%\n", g.key.c_str(), static_cast<unsigned long long>(g.count),
+                        formatDuration(g.total).c_str(), g.share * 100.0);
+        }
+    }
+    const advisor::AdvisorReport r = advisor::runAdvisor(s, advisor::Thresholds::load());
+    std::printf("\nAdvisor: %d high, %d medium, %d low; %d passed, %d not checked\n", r.summary.high, r.summary.medium,
+                r.summary.low, r.summary.passed, r.summary.notChecked);
+    for (const advisor::Finding* f : r.fired())
+        std::printf("  [%s] %s\n", advisor::severityName(f->severity), f->title.c_str());
+    return 0;
+}
+
+} // namespace
+
+int runGui(int argc, char** argv)
+{
+    GuiArgs args = parseArgs(argc, argv);
+    if (args.demo || (headless() && args.paths.empty())) {
+        std::string error;
+        const std::string demo = demoPath(&error);
+        if (demo.empty()) {
+            std::fprintf(stderr, "npuscope: could not generate the demo profile: %s\n", error.c_str());
+            return 1;
+        }
+        args.paths.push_back(demo);
+    }
+    if (headless())
+        return runHeadless(args);
+
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("npuscope"));
+    QApplication::setOrganizationDomain(QStringLiteral("npuscope.org"));
+    QApplication::setApplicationName(QStringLiteral("npuscope"));
+    QApplication::setApplicationVersion(QStringLiteral(NPUSCOPE_VERSION));
+
+    MainWindow w;
+    w.show();
+    QStringList paths;
+    for (const auto& p : args.paths)
+        paths << QString::fromStdString(p);
+    if (!args.screenshot.empty()) {
+        const QString file = QString::fromStdString(args.screenshot);
+        auto save = [&w, file] {
+            // Let queued layout and replots run before grabbing.
+            QTimer::singleShot(300, &w, [&w, file] {
+                const bool ok = w.grab().save(file);
+                std::fprintf(stderr, "npuscope: %s %s\n", ok ? "saved" : "could not save", file.toLocal8Bit().constData());
+                QApplication::exit(ok ? 0 : 1);
+            });
+        };
+        QObject::connect(&w, &MainWindow::sessionLoaded, &w, save);
+        QObject::connect(&w, &MainWindow::loadFailed, &w, save);
+        if (paths.isEmpty())
+            save();
+    }
+    w.openPaths(paths);
+    return QApplication::exec();
+}
+
+} // namespace npuscope

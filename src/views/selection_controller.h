@@ -45,6 +45,8 @@ public slots:
     void panBy(double fractionOfWindow);
     void fitAll();
     bool undoZoom();
+    // Clear the selected range and task (Esc).
+    void clearSelection();
     void setSelectedRange(std::optional<TimeRange> r);
     void setSelectedTask(TaskRef t);
     void setSelectedOperator(const QString& key);
@@ -59,7 +61,15 @@ signals:
     void selectedTaskChanged(npuscope::TaskRef t);
     void selectedOperatorChanged(const QString& key);
 
+public:
+    // The narrowest window a zoom may reach: below this nothing more is resolved on screen.
+    static constexpr TimeNs kMinVisibleNs = 100;
+    TimeRange clamped(TimeRange r) const;        // what setVisibleRange(r) would show
+    std::size_t undoDepth() const { return m_undo.size(); }
+
 private:
+    void applyVisible(TimeRange r, bool pushUndo);
+
     SessionPtr m_session;
     int m_rank = -1;
     TimeRange m_full, m_visible;

@@ -1,0 +1,101 @@
+#include "views/load_controller.h"
+
+#include "model/formats/loader.h"
+
+#include <QMetaObject>
+#include <QPointer>
+#include <QThreadPool>
+
+namespace npuscope {
+
+namespace {
+
+// Progress messages are posted at most this often; the loader may call back per chunk.
+constexpr qint64 kProgressIntervalMs = 50;
+
+} // namespace
+
+LoadController::LoadController(QObject* parent) : QObject(parent) {}
+
+LoadController::~LoadController()
+{
+    // Workers keep their job alive through their own shared_ptr; tell them to stop early.
+    if (m_job)
+        m_job->cancel = true;
+}
+
+void LoadController::cancel()
+{
+    if (!m_job || m_active == 0)
+        return;
+    m_job->cancel = true;
+    const QStringList paths = m_paths;
+    m_active = 0;
+    emit cancelled(paths);
+}
+
+void LoadController::load(const QStringList& paths)
+{
+    if (m_job)
+        m_job->cancel = true; // a newer load wins over an older one
+    auto job = std::make_shared<Job>();
+    job->id = m_nextId++;
+    job->clock.start();
+    m_job = job;
+    m_active = job->id;
+    m_paths = paths;
+    emit started(paths);
+
+    std::vector<std::string> files;
+    for (const QString& p : paths)
+        files.push_back(p.toStdString());
+    QPointer<LoadController> self(this);
+    QThreadPool::globalInstance()->start([self, job, files, paths] {
+        LoadOptions o;
+        o.cancel = &job->cancel;
+        o.progress = [self, job](const LoadProgress& lp) {
+            const qint64 now = job->clock.elapsed();
+            qint64 last = job->lastProgressMs.load();
+            if (now - last < kProgressIntervalMs && lp.fraction < 1.0)
+                return;
+            if (!job->lastProgressMs.compare_exchange_strong(last, now))
+                return; // another loader thread just reported
+            const QString stage = QString::fromStdString(lp.stage);
+            const double f = lp.fraction;
+            const quint64 id = job->id;
+            QMetaObject::invokeMethod(self.data(), [self, id, stage, f] {
+                if (self)
+                    self->onProgress(id, stage, f);
+            }, Qt::QueuedConnection);
+        };
+        LoadResult result;
+        try {
+            result = loadSessions(files, o);
+        } catch (const std::exception& e) {
+            result.error = e.what();
+        }
+        const qint64 ms = job->clock.elapsed();
+        const quint64 id = job->id;
+        if (!self)
+            return;
+        QMetaObject::invokeMethod(self.data(), [self, id, result, paths, ms] {
+            if (!self || self->m_active != id)
+                return; // superseded or cancelled
+            self->m_active = 0;
+            if (result.cancelled)
+                emit self->cancelled(paths);
+            else if (result.session)
+                emit self->finished(result.session, paths, ms);
+            else
+                emit self->failed(QString::fromStdString(result.error.empty() ? std::string("nothing could be loaded") : result.error), paths);
+        }, Qt::QueuedConnection);
+    });
+}
+
+void LoadController::onProgress(quint64 id, const QString& stage, double fraction)
+{
+    if (id == m_active)
+        emit progress(stage, fraction);
+}
+
+} // namespace npuscope

@@ -1,0 +1,52 @@
+#pragma once
+// Runs npuscope::loadSessions on a worker thread. The worker produces an immutable SessionPtr;
+// the GUI thread only receives it. A newer load cancels an older one (its result is dropped),
+// progress is throttled and reported per stage, and a failed load leaves the caller's session
+// untouched (STYLE.md practices 4 and 5).
+#include "model/store/session.h"
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QStringList>
+
+#include <atomic>
+#include <memory>
+
+namespace npuscope {
+
+class LoadController : public QObject {
+    Q_OBJECT
+public:
+    explicit LoadController(QObject* parent = nullptr);
+    ~LoadController() override;
+
+    bool busy() const { return m_active != 0; }
+    QStringList currentPaths() const { return m_paths; }
+
+public slots:
+    void load(const QStringList& paths);
+    void cancel();
+
+signals:
+    void started(const QStringList& paths);
+    void progress(const QString& stage, double fraction); // fraction 0..1
+    void finished(npuscope::SessionPtr session, const QStringList& paths, qint64 elapsedMs);
+    void failed(const QString& error, const QStringList& paths);
+    void cancelled(const QStringList& paths);
+
+private:
+    struct Job {
+        quint64 id = 0;
+        std::atomic<bool> cancel{false};
+        std::atomic<qint64> lastProgressMs{-1000};
+        QElapsedTimer clock;
+    };
+    void onProgress(quint64 id, const QString& stage, double fraction);
+
+    std::shared_ptr<Job> m_job; // the newest job; older ones only hold their own pointer
+    quint64 m_nextId = 1;
+    quint64 m_active = 0;       // id of the job whose result will be used, 0 = none
+    QStringList m_paths;
+};
+
+} // namespace npuscope

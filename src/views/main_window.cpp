@@ -1,0 +1,463 @@
+#include "views/main_window.h"
+
+#include "ui_main_window.h"
+
+#include "model/analysis/chrome_export.h"
+#include "views/app_settings.h"
+#include "views/load_controller.h"
+#include "views/selection_controller.h"
+#include "views/summary_strip.h"
+#include "views/time_format.h"
+#include "views/timeline_view.h"
+#include "views/utilization_plots.h"
+
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QToolBar>
+#include <QMenu>
+#include <QGuiApplication>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+namespace npuscope {
+
+namespace {
+
+QString qstr(const std::string& s) { return QString::fromStdString(s); }
+
+QLabel* placeholder(const QString& text)
+{
+    auto* l = new QLabel(text);
+    l->setAlignment(Qt::AlignCenter);
+    l->setWordWrap(true);
+    l->setEnabled(false);
+    return l;
+}
+
+} // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent), m_ui(std::make_unique<Ui::MainWindow>()), m_sel(new SelectionController(this)),
+      m_loader(new LoadController(this))
+{
+    m_ui->setupUi(this);
+    buildCentral();
+    buildDocks();
+    buildToolbar();
+    buildStatusBar();
+    connectActions();
+    rebuildRecentMenu();
+    m_defaultState = saveState(AppSettings::kWindowStateVersion);
+    restoreGeometry(AppSettings::windowGeometry());
+    restoreState(AppSettings::windowState(), AppSettings::kWindowStateVersion);
+    connect(m_loader, &LoadController::started, this, &MainWindow::onLoadStarted);
+    connect(m_loader, &LoadController::progress, this, &MainWindow::onLoadProgress);
+    connect(m_loader, &LoadController::finished, this, &MainWindow::onLoaded);
+    connect(m_loader, &LoadController::failed, this, &MainWindow::onLoadFailed);
+    connect(m_loader, &LoadController::cancelled, this, [this] {
+        onLoadEnded();
+        statusBar()->showMessage(tr("Loading cancelled; the previous session stays open."), 5000);
+    });
+}
+
+MainWindow::~MainWindow() = default;
+
+SessionPtr MainWindow::session() const { return m_sel->session(); }
+QString MainWindow::statusText() const { return m_statusLabel->text().remove(QRegularExpression(QStringLiteral("<[^>]*>"))); }
+int MainWindow::problemCount() const { return m_problems->topLevelItemCount(); }
+
+void MainWindow::buildCentral()
+{
+    m_tabs = new QTabWidget(this);
+    m_tabs->setDocumentMode(true);
+    m_splitter = new QSplitter(Qt::Vertical);
+    m_splitter->setObjectName(QStringLiteral("timelineSplitter"));
+    m_summary = new SummaryStrip(m_sel);
+    m_timeline = new TimelineView(m_sel);
+    m_plots = new UtilizationPlots(m_sel);
+    m_splitter->addWidget(m_summary);
+    m_splitter->addWidget(m_timeline);
+    m_splitter->addWidget(m_plots);
+    m_splitter->setStretchFactor(0, 0);
+    m_splitter->setStretchFactor(1, 3);
+    m_splitter->setStretchFactor(2, 1);
+    m_splitter->setSizes({28, 560, 260});
+    m_tabs->addTab(m_splitter, tr("Timeline"));
+    setCentralWidget(m_tabs);
+    delete m_ui->centralwidget;
+    m_ui->centralwidget = nullptr;
+}
+
+void MainWindow::buildDocks()
+{
+    setDockContent(QStringLiteral("advisorDock"), placeholder(tr("Advisor findings appear here.")));
+    setDockContent(QStringLiteral("operatorsDock"), placeholder(tr("Operator ranking appears here.")));
+    setDockContent(QStringLiteral("operatorDetailDock"), placeholder(tr("Select an operator to see its detail.")));
+
+    m_problems = new QTreeWidget;
+    m_problems->setHeaderLabels({tr("Severity"), tr("File"), tr("Line / offset"), tr("Reason"), tr("Count")});
+    m_problems->setRootIsDecorated(false);
+    m_problems->setSortingEnabled(true);
+    m_problems->setAlternatingRowColors(true);
+    setDockContent(QStringLiteral("problemsDock"), m_problems);
+
+    m_files = new QTreeWidget;
+    m_files->setHeaderLabels({tr("File"), tr("Kind"), tr("Status"), tr("Records"), tr("Skipped"), tr("Bytes"), tr("Note")});
+    m_files->setRootIsDecorated(false);
+    m_files->setSortingEnabled(true);
+    m_files->setAlternatingRowColors(true);
+    setDockContent(QStringLiteral("filesDock"), m_files);
+
+    // Bottom: ranking | detail side by side, Problems and Files tabbed with the ranking.
+    splitDockWidget(dock(QStringLiteral("operatorsDock")), dock(QStringLiteral("operatorDetailDock")), Qt::Horizontal);
+    tabifyDockWidget(dock(QStringLiteral("operatorsDock")), dock(QStringLiteral("problemsDock")));
+    tabifyDockWidget(dock(QStringLiteral("problemsDock")), dock(QStringLiteral("filesDock")));
+    dock(QStringLiteral("operatorsDock"))->raise();
+    resizeDocks({dock(QStringLiteral("advisorDock"))}, {380}, Qt::Horizontal);
+    resizeDocks({dock(QStringLiteral("operatorsDock"))}, {280}, Qt::Vertical);
+
+    for (QDockWidget* d : findChildren<QDockWidget*>())
+        m_ui->menuView->addAction(d->toggleViewAction());
+    m_ui->menuView->addSeparator();
+    m_ui->menuView->addAction(m_ui->actionResetLayout);
+}
+
+QDockWidget* MainWindow::dock(const QString& objectName) const { return findChild<QDockWidget*>(objectName); }
+
+void MainWindow::setDockContent(const QString& objectName, QWidget* w)
+{
+    QDockWidget* d = dock(objectName);
+    if (!d)
+        return;
+    QWidget* old = d->widget();
+    d->setWidget(w);
+    if (old && old != w)
+        old->deleteLater();
+}
+
+int MainWindow::addCentralTab(QWidget* w, const QString& title) { return m_tabs->addTab(w, title); }
+
+void MainWindow::buildToolbar()
+{
+    QToolBar* tb = m_ui->mainToolBar;
+    tb->addSeparator();
+    tb->addWidget(new QLabel(tr(" Rank ")));
+    m_rankCombo = new QComboBox;
+    m_rankCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_rankCombo->setToolTip(tr("Which rank the timeline, summary and plots show"));
+    tb->addWidget(m_rankCombo);
+    connect(m_rankCombo, &QComboBox::activated, this, [this](int i) { m_sel->setCurrentRank(m_rankCombo->itemData(i).toInt()); });
+    tb->addSeparator();
+    m_search = new QLineEdit;
+    m_search->setObjectName(QStringLiteral("searchBox"));
+    m_search->setPlaceholderText(tr("Find operator (Ctrl+F)"));
+    m_search->setClearButtonEnabled(true);
+    m_search->setMaximumWidth(280);
+    m_search->setToolTip(m_ui->actionFind->toolTip());
+    tb->addWidget(m_search);
+    connect(m_search, &QLineEdit::textChanged, m_timeline, &TimelineView::setSearchText);
+    connect(m_search, &QLineEdit::returnPressed, this, [this] {
+        if (QGuiApplication::keyboardModifiers() & Qt::ShiftModifier)
+            m_timeline->previousMatch();
+        else
+            m_timeline->nextMatch();
+    });
+    auto* matches = new QLabel;
+    tb->addWidget(matches);
+    connect(m_timeline, &TimelineView::searchResultsChanged, matches, [this, matches](int n) {
+        matches->setText(m_search->text().isEmpty() ? QString() : tr(" %n match(es)", "", n));
+    });
+}
+
+void MainWindow::buildStatusBar()
+{
+    m_statusLabel = new QLabel(tr("No profile open"));
+    m_statusLabel->setTextFormat(Qt::RichText);
+    connect(m_statusLabel, &QLabel::linkActivated, this, [this] {
+        dock(QStringLiteral("problemsDock"))->show();
+        dock(QStringLiteral("problemsDock"))->raise();
+    });
+    statusBar()->addPermanentWidget(m_statusLabel, 1);
+    m_progress = new QProgressBar;
+    m_progress->setRange(0, 1000);
+    m_progress->setMaximumWidth(260);
+    m_progress->setTextVisible(true);
+    m_progress->hide();
+    m_cancel = new QPushButton(tr("Cancel"));
+    m_cancel->hide();
+    statusBar()->addPermanentWidget(m_progress);
+    statusBar()->addPermanentWidget(m_cancel);
+    connect(m_cancel, &QPushButton::clicked, m_loader, &LoadController::cancel);
+}
+
+void MainWindow::connectActions()
+{
+    connect(m_ui->actionOpenFolder, &QAction::triggered, this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open profiling folder"));
+        if (!dir.isEmpty())
+            openPaths({dir});
+    });
+    connect(m_ui->actionOpenFile, &QAction::triggered, this, [this] {
+        const QStringList files = QFileDialog::getOpenFileNames(
+            this, tr("Open profiling file"), {}, tr("Profiling data (*.json *.csv *.db);;All files (*)"));
+        if (!files.isEmpty())
+            openPaths(files);
+    });
+    connect(m_ui->actionReload, &QAction::triggered, this, &MainWindow::reload);
+    m_ui->actionReload->setEnabled(false);
+    // TODO: enable once the Compare tab lands; the CLI `npuscope compare` works meanwhile.
+    m_ui->actionCompare->setEnabled(false);
+    connect(m_ui->actionExportChrome, &QAction::triggered, this, &MainWindow::exportChromeTrace);
+    connect(m_ui->actionExportReport, &QAction::triggered, this, &MainWindow::exportAdvisorReport);
+    m_ui->actionExportChrome->setEnabled(false);
+    m_ui->actionExportReport->setEnabled(false);
+    connect(m_ui->actionQuit, &QAction::triggered, this, &QWidget::close);
+    connect(m_ui->actionResetLayout, &QAction::triggered, this, [this] {
+        restoreState(m_defaultState, AppSettings::kWindowStateVersion);
+        for (QDockWidget* d : findChildren<QDockWidget*>())
+            d->show();
+    });
+    connect(m_ui->actionFind, &QAction::triggered, this, [this] {
+        m_search->setFocus(Qt::ShortcutFocusReason);
+        m_search->selectAll();
+    });
+    connect(m_ui->actionShortcuts, &QAction::triggered, this, &MainWindow::showShortcuts);
+    connect(m_ui->actionAbout, &QAction::triggered, this, &MainWindow::about);
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    QMenu* menu = m_ui->menuRecent;
+    menu->clear();
+    const QStringList recent = AppSettings::recentPaths();
+    for (const QString& entry : recent) {
+        const QStringList paths = entry.split(QLatin1Char('\n'));
+        QAction* a = menu->addAction(paths.size() == 1 ? paths.front() : tr("%1 (+%2 more)").arg(paths.front()).arg(paths.size() - 1));
+        connect(a, &QAction::triggered, this, [this, paths] { openPaths(paths); });
+    }
+    if (!recent.isEmpty()) {
+        menu->addSeparator();
+        connect(menu->addAction(tr("Clear Recent")), &QAction::triggered, this, [this] {
+            AppSettings::clearRecent();
+            rebuildRecentMenu();
+        });
+    }
+    menu->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::openPaths(const QStringList& paths)
+{
+    if (paths.isEmpty())
+        return;
+    m_loader->load(paths);
+}
+
+void MainWindow::reload()
+{
+    if (!m_paths.isEmpty())
+        openPaths(m_paths);
+}
+
+void MainWindow::onLoadStarted(const QStringList& paths)
+{
+    m_progress->setValue(0);
+    m_progress->setFormat(tr("Loading…"));
+    m_progress->show();
+    m_cancel->show();
+    statusBar()->showMessage(tr("Loading %1").arg(paths.join(QStringLiteral(", "))));
+}
+
+void MainWindow::onLoadProgress(const QString& stage, double fraction)
+{
+    m_progress->setValue(static_cast<int>(fraction * 1000));
+    m_progress->setFormat(QStringLiteral("%1 %p%").arg(stage));
+}
+
+void MainWindow::onLoadEnded()
+{
+    m_progress->hide();
+    m_cancel->hide();
+}
+
+void MainWindow::onLoaded(SessionPtr session, const QStringList& paths, qint64 elapsedMs)
+{
+    onLoadEnded();
+    statusBar()->clearMessage();
+    m_paths = paths;
+    AppSettings::addRecent(paths);
+    rebuildRecentMenu();
+    m_sel->setSession(session);
+    fillRanks();
+    fillProblems();
+    fillFiles();
+    m_ui->actionReload->setEnabled(true);
+    m_ui->actionExportChrome->setEnabled(true);
+    m_ui->actionExportReport->setEnabled(true);
+    setWindowTitle(tr("%1 — npuscope").arg(QFileInfo(paths.front()).fileName()));
+
+    std::uint64_t events = 0, files = 0;
+    for (const auto& p : session->ranks) {
+        events += p->slices.size() + p->flows.size();
+        for (const auto& c : p->counters)
+            events += c.ts.size();
+        for (const auto& f : p->files)
+            files += f.status == FileStatus::Loaded || f.status == FileStatus::Partial;
+    }
+    for (const auto& f : session->files)
+        files += f.status == FileStatus::Loaded || f.status == FileStatus::Partial;
+    QStringList parts;
+    parts << tr("%1 events").arg(formatCount(events));
+    parts << tr("%n file(s)", "", static_cast<int>(files));
+    const std::uint64_t skipped = session->skippedTotal();
+    if (skipped > 0)
+        parts << tr("%1 rows skipped (<a href=\"problems\">details</a>)").arg(formatCount(skipped));
+    else if (problemCount() > 0)
+        parts << tr("%n problem(s) (<a href=\"problems\">details</a>)", "", problemCount());
+    parts << tr("loaded in %1 s").arg(QString::number(static_cast<double>(elapsedMs) / 1000.0, 'f', 1));
+    m_statusLabel->setText(parts.join(QStringLiteral(" · ")));
+    emit sessionLoaded(session);
+}
+
+void MainWindow::onLoadFailed(const QString& error, const QStringList& paths)
+{
+    onLoadEnded();
+    statusBar()->showMessage(tr("Could not load %1: %2").arg(paths.join(QStringLiteral(", ")), error), 10000);
+    fillProblems(error);
+    dock(QStringLiteral("problemsDock"))->show();
+    dock(QStringLiteral("problemsDock"))->raise();
+    emit loadFailed(error);
+}
+
+void MainWindow::fillRanks()
+{
+    m_rankCombo->clear();
+    const SessionPtr s = session();
+    if (!s)
+        return;
+    if (s->ranks.size() > 1)
+        m_rankCombo->addItem(tr("All ranks"), -1);
+    for (std::size_t i = 0; i < s->ranks.size(); ++i) {
+        const Profile& p = *s->ranks[i];
+        m_rankCombo->addItem(p.rank >= 0 ? tr("Rank %1").arg(p.rank) : qstr(p.name), static_cast<int>(i));
+    }
+    m_rankCombo->setEnabled(s->ranks.size() > 1);
+}
+
+void MainWindow::fillProblems(const QString& loadError)
+{
+    m_problems->setSortingEnabled(false);
+    m_problems->clear();
+    auto add = [this](const QString& sev, const QString& file, const QString& where, const QString& reason, std::uint64_t count) {
+        auto* it = new QTreeWidgetItem(m_problems, {sev, file, where, reason, QString::number(count)});
+        it->setData(4, Qt::DisplayRole, static_cast<qulonglong>(count)); // sort by value
+        it->setToolTip(3, reason);
+    };
+    if (!loadError.isEmpty())
+        add(tr("error"), m_loader->currentPaths().join(QStringLiteral(", ")), {}, loadError, 1);
+    auto addAll = [&](const std::vector<Diagnostic>& ds, const std::vector<FileRecord>& fs) {
+        for (const Diagnostic& d : ds) {
+            QString where = d.line >= 0 ? tr("line %1").arg(d.line) : QString();
+            if (d.byteOffset >= 0)
+                where += (where.isEmpty() ? QString() : QStringLiteral(", ")) + tr("byte %1").arg(d.byteOffset);
+            add(QString::fromUtf8(severityName(d.severity)), qstr(d.file), where, qstr(d.reason), d.count);
+        }
+        for (const FileRecord& f : fs)
+            if (f.status == FileStatus::Ignored || f.status == FileStatus::Failed)
+                add(QString::fromUtf8(fileStatusName(f.status)), qstr(f.path), {},
+                    f.note.empty() ? tr("file %1").arg(QString::fromUtf8(fileStatusName(f.status))) : qstr(f.note), 1);
+    };
+    if (const SessionPtr s = session(); s && loadError.isEmpty()) {
+        addAll(s->diagnostics, s->files);
+        for (const auto& p : s->ranks)
+            addAll(p->diagnostics, p->files);
+    }
+    m_problems->setSortingEnabled(true);
+    for (int c = 0; c < 3; ++c)
+        m_problems->resizeColumnToContents(c);
+    dock(QStringLiteral("problemsDock"))->setWindowTitle(tr("Problems (%1)").arg(m_problems->topLevelItemCount()));
+}
+
+void MainWindow::fillFiles()
+{
+    m_files->setSortingEnabled(false);
+    m_files->clear();
+    const SessionPtr s = session();
+    auto addAll = [this](const std::vector<FileRecord>& fs) {
+        for (const FileRecord& f : fs) {
+            auto* it = new QTreeWidgetItem(m_files, {qstr(f.path), qstr(f.kind), QString::fromUtf8(fileStatusName(f.status)), {}, {}, {}, qstr(f.note)});
+            it->setData(3, Qt::DisplayRole, static_cast<qulonglong>(f.records));
+            it->setData(4, Qt::DisplayRole, static_cast<qulonglong>(f.skipped));
+            it->setData(5, Qt::DisplayRole, static_cast<qulonglong>(f.bytes));
+            it->setToolTip(0, qstr(f.path));
+        }
+    };
+    if (s) {
+        addAll(s->files);
+        for (const auto& p : s->ranks)
+            addAll(p->files);
+    }
+    m_files->setSortingEnabled(true);
+    m_files->resizeColumnToContents(1);
+    m_files->resizeColumnToContents(2);
+}
+
+void MainWindow::exportChromeTrace()
+{
+    const SessionPtr s = session();
+    if (!s)
+        return;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export Chrome trace"), QStringLiteral("trace.json"),
+                                                      tr("Chrome trace (*.json)"));
+    if (path.isEmpty())
+        return;
+    std::string error;
+    if (npuscope::exportChromeTrace(*s, path.toStdString(), &error))
+        statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
+    else
+        QMessageBox::warning(this, tr("Export failed"), qstr(error));
+}
+
+void MainWindow::closeEvent(QCloseEvent* e)
+{
+    AppSettings::setWindow(saveGeometry(), saveState(AppSettings::kWindowStateVersion));
+    m_loader->cancel();
+    QMainWindow::closeEvent(e);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* e)
+{
+    if (e->mimeData()->hasUrls())
+        e->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* e)
+{
+    QStringList paths;
+    for (const QUrl& u : e->mimeData()->urls())
+        if (u.isLocalFile())
+            paths << u.toLocalFile();
+    if (!paths.isEmpty()) {
+        e->acceptProposedAction();
+        openPaths(paths);
+    }
+}
+
+} // namespace npuscope

@@ -1,0 +1,111 @@
+#pragma once
+// The window a user lives in (UI.md): menus, toolbar, status bar, the timeline tab with the
+// summary strip and utilisation plots, and docks for the advisor, operator ranking and detail,
+// problems and files. It wires views to one SelectionController and loads through a
+// LoadController; it owns no profile data beyond the current SessionPtr.
+#include "model/store/session.h"
+
+#include <QMainWindow>
+#include <QStringList>
+
+#include <memory>
+
+class QComboBox;
+class QDockWidget;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QSplitter;
+class QTabWidget;
+class QTreeWidget;
+
+namespace Ui {
+class MainWindow;
+}
+
+namespace npuscope {
+
+class LoadController;
+class SelectionController;
+class SummaryStrip;
+class TimelineView;
+class UtilizationPlots;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    SelectionController* selection() const { return m_sel; }
+    LoadController* loader() const { return m_loader; }
+    TimelineView* timeline() const { return m_timeline; }
+    UtilizationPlots* plots() const { return m_plots; }
+    SummaryStrip* summary() const { return m_summary; }
+    QTabWidget* tabs() const { return m_tabs; }
+    SessionPtr session() const;
+    QString statusText() const; // the permanent status summary ("… events · … files · …")
+    int problemCount() const;   // rows in the Problems dock
+
+    // Put a view into a dock: "advisorDock", "operatorsDock", "operatorDetailDock",
+    // "problemsDock", "filesDock". Replaces the placeholder (which is deleted).
+    void setDockContent(const QString& objectName, QWidget* w);
+    QDockWidget* dock(const QString& objectName) const;
+    // Add a tab beside "Timeline" (e.g. "Cluster", "Compare").
+    int addCentralTab(QWidget* w, const QString& title);
+
+public slots:
+    // The path every open takes (File menu, recent list, drag and drop, command line).
+    void openPaths(const QStringList& paths);
+    void reload();
+    void showShortcuts();
+
+signals:
+    void sessionLoaded(npuscope::SessionPtr session);
+    void loadFailed(const QString& error);
+
+protected:
+    void closeEvent(QCloseEvent* e) override;
+    void dragEnterEvent(QDragEnterEvent* e) override;
+    void dropEvent(QDropEvent* e) override;
+
+private:
+    void buildCentral();
+    void buildDocks();
+    void buildToolbar();
+    void buildStatusBar();
+    void connectActions();
+    void rebuildRecentMenu();
+    void onLoadStarted(const QStringList& paths);
+    void onLoadProgress(const QString& stage, double fraction);
+    void onLoaded(SessionPtr session, const QStringList& paths, qint64 elapsedMs);
+    void onLoadFailed(const QString& error, const QStringList& paths);
+    void onLoadEnded();
+    void fillProblems(const QString& loadError = {});
+    void fillFiles();
+    void fillRanks();
+    void exportChromeTrace();
+    void exportAdvisorReport();
+    void about();
+
+    std::unique_ptr<Ui::MainWindow> m_ui;
+    SelectionController* m_sel;
+    LoadController* m_loader;
+    QTabWidget* m_tabs = nullptr;
+    QSplitter* m_splitter = nullptr;
+    SummaryStrip* m_summary = nullptr;
+    TimelineView* m_timeline = nullptr;
+    UtilizationPlots* m_plots = nullptr;
+    QTreeWidget* m_problems = nullptr;
+    QTreeWidget* m_files = nullptr;
+    QComboBox* m_rankCombo = nullptr;
+    QLineEdit* m_search = nullptr;
+    QLabel* m_statusLabel = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QPushButton* m_cancel = nullptr;
+    QStringList m_paths;
+    QByteArray m_defaultState;
+};
+
+} // namespace npuscope

@@ -1,0 +1,122 @@
+// MainWindow: the keyboard help, About and the advisor report export (kept apart from the
+// window wiring in main_window.cpp).
+#include "views/main_window.h"
+
+#include "advisor/advisor.h"
+#include "views/load_controller.h"
+#include "views/selection_controller.h"
+
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QFile>
+#include <QFileDialog>
+#include <QFutureWatcher>
+#include <QHeaderView>
+#include <QMessageBox>
+#include <QProgressDialog>
+#include <QStatusBar>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace npuscope {
+
+void MainWindow::showShortcuts()
+{
+    // Every row of UI.md's interaction table, plus the window's own shortcuts.
+    struct Row { const char* action; const char* mouse; const char* keys; };
+    static const Row rows[] = {
+        {"Zoom in/out around the cursor", "Ctrl+wheel", "W / S, + / −"},
+        {"Pan", "drag on empty space, Shift+wheel", "A / D, ← / →"},
+        {"Scroll lanes", "wheel", "↑ / ↓"},
+        {"Zoom to selection", "double-click a range", "Z"},
+        {"Fit all", "", "Ctrl+0"},
+        {"Undo zoom", "", "Backspace"},
+        {"Select task", "click", ""},
+        {"Select range", "drag from a slice or the ruler, Shift+drag", ""},
+        {"Clear selection", "", "Esc"},
+        {"Collapse / expand a group", "click its header", ""},
+        {"Find operator", "", "Ctrl+F"},
+        {"Step through matches", "", "Enter / Shift+Enter"},
+        {"Jump from finding, ranking row or instance to the timeline", "double-click", "Enter"},
+        {"Open folder", "drop a folder on the window", "Ctrl+O"},
+        {"Open file", "drop a file on the window", "Ctrl+Shift+O"},
+        {"Reload", "", "F5"},
+        {"Compare with another profile", "", "Ctrl+D"},
+        {"Export advisor report", "", "Ctrl+E"},
+        {"Keyboard help", "", "F1"},
+        {"Quit", "", "Ctrl+Q"},
+    };
+    QDialog dlg(this);
+    dlg.setWindowTitle(tr("Keyboard Shortcuts"));
+    auto* lay = new QVBoxLayout(&dlg);
+    auto* table = new QTableWidget(static_cast<int>(std::size(rows)), 3, &dlg);
+    table->setObjectName(QStringLiteral("shortcutTable"));
+    table->setHorizontalHeaderLabels({tr("Action"), tr("Mouse"), tr("Keys")});
+    table->verticalHeader()->hide();
+    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    for (int r = 0; r < static_cast<int>(std::size(rows)); ++r) {
+        table->setItem(r, 0, new QTableWidgetItem(tr(rows[r].action)));
+        table->setItem(r, 1, new QTableWidgetItem(tr(rows[r].mouse)));
+        table->setItem(r, 2, new QTableWidgetItem(tr(rows[r].keys)));
+    }
+    table->resizeColumnsToContents();
+    table->horizontalHeader()->setStretchLastSection(true);
+    lay->addWidget(table);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, &dlg);
+    connect(buttons, &QDialogButtonBox::rejected, &dlg, &QDialog::reject);
+    lay->addWidget(buttons);
+    dlg.resize(720, 560);
+    dlg.exec();
+}
+
+void MainWindow::about()
+{
+    QMessageBox::about(this, tr("About npuscope"),
+                       tr("<b>npuscope %1</b><br>Trace viewer and performance advisor for Ascend NPU profiling data."
+                          "<br>Qt %2 (built with %3)")
+                           .arg(QStringLiteral(NPUSCOPE_VERSION), QString::fromLatin1(qVersion()), QStringLiteral(QT_VERSION_STR)));
+}
+
+void MainWindow::exportAdvisorReport()
+{
+    const SessionPtr s = session();
+    if (!s)
+        return;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export advisor report"), QStringLiteral("advisor-report.html"),
+                                                      tr("HTML (*.html);;Markdown (*.md);;JSON (*.json);;Text (*.txt)"));
+    if (path.isEmpty())
+        return;
+    // The advisor runs on a worker with a cancellable progress dialog; the window stays usable.
+    auto cancel = std::make_shared<std::atomic<bool>>(false);
+    auto* watcher = new QFutureWatcher<std::string>(this);
+    auto* progress = new QProgressDialog(tr("Running the advisor…"), tr("Cancel"), 0, 0, this);
+    progress->setMinimumDuration(500);
+    progress->setWindowModality(Qt::NonModal);
+    connect(progress, &QProgressDialog::canceled, this, [cancel] { *cancel = true; });
+    connect(watcher, &QFutureWatcher<std::string>::finished, this, [this, watcher, progress, path, cancel] {
+        progress->deleteLater();
+        watcher->deleteLater();
+        if (*cancel)
+            return;
+        const std::string text = watcher->result();
+        QFile f(path);
+        if (!f.open(QIODevice::WriteOnly) || f.write(text.data(), static_cast<qint64>(text.size())) != static_cast<qint64>(text.size())) {
+            QMessageBox::warning(this, tr("Export failed"), tr("Could not write %1: %2").arg(path, f.errorString()));
+            return;
+        }
+        statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
+    });
+    watcher->setFuture(QtConcurrent::run([s, path, cancel]() -> std::string {
+        const advisor::AdvisorReport r = advisor::runAdvisor(*s, advisor::Thresholds::load(), cancel.get());
+        if (path.endsWith(QStringLiteral(".md")))
+            return advisor::writeMarkdown(r);
+        if (path.endsWith(QStringLiteral(".json")))
+            return advisor::writeJson(r);
+        if (path.endsWith(QStringLiteral(".txt")))
+            return advisor::writeText(r);
+        return advisor::writeHtml(r);
+    }));
+}
+
+} // namespace npuscope

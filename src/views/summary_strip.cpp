@@ -1,0 +1,66 @@
+#include "views/summary_strip.h"
+
+#include "model/analysis/summary.h"
+#include "views/time_format.h"
+
+#include <cmath>
+
+namespace npuscope {
+
+namespace {
+
+QString percent(double fraction)
+{
+    return std::isnan(fraction) ? QStringLiteral("–") : QString::number(fraction * 100.0, 'f', 0) + QStringLiteral(" %");
+}
+
+} // namespace
+
+SummaryStrip::SummaryStrip(SelectionController* sel, QWidget* parent) : QLabel(parent), m_sel(sel)
+{
+    setTextFormat(Qt::RichText);
+    setMargin(4);
+    setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
+    setTextInteractionFlags(Qt::TextSelectableByMouse);
+    connect(m_sel, &SelectionController::sessionChanged, this, &SummaryStrip::refresh);
+    connect(m_sel, &SelectionController::currentRankChanged, this, &SummaryStrip::refresh);
+    refresh();
+}
+
+void SummaryStrip::refresh()
+{
+    const SessionPtr& s = m_sel->session();
+    if (!s || s->ranks.empty()) {
+        m_plain = tr("No profile open");
+        setText(m_plain);
+        setToolTip({});
+        return;
+    }
+    const int rank = std::max(0, m_sel->currentRank());
+    if (rank >= static_cast<int>(s->ranks.size()))
+        return;
+    const Profile& p = *s->ranks[static_cast<std::size_t>(rank)];
+    const ProfileSummary sum = computeSummary(p);
+    const QString who = p.rank >= 0 ? tr("Rank %1").arg(p.rank) : QString::fromStdString(p.name);
+    QStringList parts;
+    parts << tr("%1: step %2").arg(who, sum.stepTime > 0 ? formatDuration(sum.stepTime) : QStringLiteral("–"));
+    if (sum.steps > 0)
+        parts.last() += tr(" (mean of %n steps)", "", sum.steps);
+    parts << tr("compute %1").arg(percent(sum.computeShare));
+    parts << tr("comm exposed %1").arg(percent(sum.commExposedShare));
+    parts << tr("free %1").arg(percent(sum.freeShare));
+    parts << tr("AI Core util %1").arg(percent(sum.aicUtil));
+    parts << tr("L2 hit %1").arg(percent(sum.l2Hit));
+    parts << tr("HBM %1 of peak").arg(percent(sum.hbmBwUtil));
+    m_plain = parts.join(QStringLiteral(" · "));
+    setText(QStringLiteral("<b>") + parts.first().toHtmlEscaped() + QStringLiteral("</b> · ")
+            + parts.mid(1).join(QStringLiteral(" · ")).toHtmlEscaped());
+    setToolTip(tr("Step time from %1.<br>AI Core utilisation: %2.<br>HBM peak %3 GB/s (%4); bandwidth %5 GB/s "
+                  "(duration-weighted over tasks).")
+                   .arg(QString::fromStdString(sum.stepSource).toHtmlEscaped(),
+                        QString::fromStdString(sum.utilizationSource.empty() ? std::string("no PMU metrics") : sum.utilizationSource).toHtmlEscaped(),
+                        QString::number(sum.hbmPeakGBps, 'f', 0), QString::fromStdString(sum.hbmPeakSource).toHtmlEscaped(),
+                        std::isnan(sum.hbmBwGBps) ? QStringLiteral("–") : QString::number(sum.hbmBwGBps, 'f', 1)));
+}
+
+} // namespace npuscope

@@ -1,0 +1,490 @@
+#include "views/timeline_view.h"
+
+#include "views/palette.h"
+#include "views/time_format.h"
+
+#include <QPainter>
+#include <QPainterPath>
+#include <QScrollBar>
+
+#include <algorithm>
+#include <cmath>
+
+namespace npuscope {
+
+namespace {
+
+QString qstr(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+
+} // namespace
+
+TimelineView::TimelineView(SelectionController* sel, QWidget* parent) : QAbstractScrollArea(parent), m_sel(sel)
+{
+    setFocusPolicy(Qt::StrongFocus);
+    viewport()->setMouseTracking(true);
+    viewport()->setAttribute(Qt::WA_OpaquePaintEvent);
+    setMinimumHeight(160);
+    horizontalScrollBar()->setRange(0, 0);
+    connect(horizontalScrollBar(), &QScrollBar::valueChanged, this, &TimelineView::onHorizontalScroll);
+    connect(m_sel, &SelectionController::sessionChanged, this, &TimelineView::onSessionChanged);
+    connect(m_sel, &SelectionController::currentRankChanged, this, [this] { relayoutRows(); });
+    connect(m_sel, &SelectionController::visibleRangeChanged, this, [this] {
+        updateScrollBars();
+        invalidate();
+    });
+    connect(m_sel, &SelectionController::selectedRangeChanged, this, [this] { viewport()->update(); });
+    connect(m_sel, &SelectionController::selectedTaskChanged, this, [this] { viewport()->update(); });
+    onSessionChanged();
+}
+
+void TimelineView::onSessionChanged()
+{
+    m_layout.build(m_sel->session());
+    m_laneRow.assign(m_layout.lanes.size(), -1);
+    const QString search = m_search;
+    m_search.clear();
+    setSearchText(search);
+    relayoutRows();
+}
+
+void TimelineView::relayoutRows()
+{
+    m_rows.clear();
+    std::fill(m_laneRow.begin(), m_laneRow.end(), -1);
+    int y = 0;
+    const int rank = m_sel->currentRank();
+    for (std::size_t gi = 0; gi < m_layout.groups.size(); ++gi) {
+        const LaneGroup& rg = m_layout.groups[gi];
+        if (!rg.rankHeader || (rank >= 0 && rg.rank != rank))
+            continue;
+        m_rows.push_back({static_cast<int>(gi), -1, y, kHeaderHeight});
+        y += kHeaderHeight;
+        if (rg.collapsed)
+            continue;
+        for (int ci : rg.children) {
+            const LaneGroup& g = m_layout.groups[static_cast<std::size_t>(ci)];
+            m_rows.push_back({ci, -1, y, kHeaderHeight});
+            y += kHeaderHeight;
+            if (g.collapsed)
+                continue;
+            for (int lane : g.lanes) {
+                const int h = static_cast<int>(m_layout.lanes[static_cast<std::size_t>(lane)].levels.size()) * kRowHeight + 4;
+                m_laneRow[static_cast<std::size_t>(lane)] = static_cast<int>(m_rows.size());
+                m_rows.push_back({-1, lane, y, h});
+                y += h;
+            }
+        }
+    }
+    m_contentHeight = y;
+    updateScrollBars();
+    invalidate();
+}
+
+void TimelineView::setGroupCollapsed(int groupIndex, bool collapsed)
+{
+    if (groupIndex < 0 || groupIndex >= static_cast<int>(m_layout.groups.size()))
+        return;
+    m_layout.groups[static_cast<std::size_t>(groupIndex)].collapsed = collapsed;
+    relayoutRows();
+}
+
+void TimelineView::invalidate()
+{
+    m_dirty = true;
+    viewport()->update();
+}
+
+int TimelineView::laneCount() const { return static_cast<int>(m_layout.lanes.size()); }
+
+QStringList TimelineView::laneNames() const
+{
+    QStringList names;
+    for (const LaneGroup& g : m_layout.groups)
+        if (!g.rankHeader)
+            for (int lane : g.lanes)
+                names << m_layout.lanes[static_cast<std::size_t>(lane)].name;
+    return names;
+}
+
+bool TimelineView::laneVisible(int lane) const { return lane >= 0 && m_laneRow[static_cast<std::size_t>(lane)] >= 0; }
+
+std::size_t TimelineView::visibleSliceCount() const
+{
+    const TimeRange v = m_sel->visibleRange();
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < m_layout.lanes.size(); ++i) {
+        if (!laneVisible(static_cast<int>(i)))
+            continue;
+        const Lane& lane = m_layout.lanes[i];
+        const Profile& p = *m_layout.session()->ranks[static_cast<std::size_t>(lane.rank)];
+        for (const LaneLevel& level : lane.levels)
+            n += TimelineLayout::countIntersecting(p, level, v.begin, v.end);
+    }
+    return n;
+}
+
+std::size_t TimelineView::drawnItemCount() const
+{
+    if (m_dirty)
+        buildDrawList();
+    return m_items.size();
+}
+
+QRect TimelineView::contentRect() const
+{
+    const QRect r = viewport()->rect();
+    return QRect(kLabelWidth, kRulerHeight, std::max(1, r.width() - kLabelWidth),
+                 std::max(1, r.height() - kRulerHeight - kLegendHeight));
+}
+
+double TimelineView::xOf(TimeNs t) const
+{
+    const TimeRange v = m_sel->visibleRange();
+    const QRect cr = contentRect();
+    const double w = static_cast<double>(std::max<TimeNs>(1, v.end - v.begin));
+    return cr.left() + static_cast<double>(t - v.begin) * cr.width() / w;
+}
+
+TimeNs TimelineView::timeAt(double x) const
+{
+    const TimeRange v = m_sel->visibleRange();
+    const QRect cr = contentRect();
+    const double w = static_cast<double>(v.end - v.begin);
+    return v.begin + static_cast<TimeNs>(std::llround((x - cr.left()) * w / cr.width()));
+}
+
+bool TimelineView::sliceMatches(int rank, std::uint32_t row) const
+{
+    if (m_search.isEmpty())
+        return false;
+    const auto& m = m_nameMatch[static_cast<std::size_t>(rank)];
+    const Profile& p = *m_layout.session()->ranks[static_cast<std::size_t>(rank)];
+    if (m[p.slices.name[row].v])
+        return true;
+    const std::uint32_t k = p.slices.kernel[row];
+    return k != kNone && k < p.kernels.size() && m[p.kernels.type[k].v];
+}
+
+void TimelineView::buildDrawList() const
+{
+    m_items.clear();
+    m_dirty = false;
+    if (!m_layout.session())
+        return;
+    const TimeRange v = m_sel->visibleRange();
+    if (v.empty())
+        return;
+    const QRect cr = contentRect();
+    const double pxPerNs = cr.width() / static_cast<double>(v.end - v.begin);
+    const int scrollY = verticalScrollBar()->value();
+    auto x = [&](TimeNs t) { return cr.left() + static_cast<double>(t - v.begin) * pxPerNs; };
+    auto timeOfPx = [&](double px) {
+        return v.begin + static_cast<TimeNs>(std::ceil((px - cr.left()) / pxPerNs));
+    };
+
+    for (const Row& row : m_rows) {
+        if (row.lane < 0)
+            continue;
+        const int top = kRulerHeight + row.y - scrollY;
+        if (top + row.height < cr.top() || top > cr.bottom())
+            continue;
+        const Lane& lane = m_layout.lanes[static_cast<std::size_t>(row.lane)];
+        const Profile& p = *m_layout.session()->ranks[static_cast<std::size_t>(lane.rank)];
+        const bool overlap = lane.kind == TrackKind::Overlap;
+        for (std::size_t d = 0; d < lane.levels.size(); ++d) {
+            const LaneLevel& level = lane.levels[d];
+            const double y = top + 2 + static_cast<double>(d) * kRowHeight;
+            const double h = kRowHeight - 2;
+            auto [k, hi] = TimelineLayout::candidates(p, level, v.begin, v.end);
+            auto span = [&](std::uint32_t r) {
+                return std::pair{x(std::max(p.slices.start[r], v.begin)), x(std::min(TimelineLayout::effEnd(p, r), v.end))};
+            };
+            while (k < hi) {
+                std::uint32_t r = level.row(k);
+                auto [a, b] = span(r);
+                if (!level.maxEnd.empty() && TimelineLayout::effEnd(p, r) <= v.begin) {
+                    ++k; // a nested leftover ending before the window (unsorted ends)
+                    continue;
+                }
+                if (b - a >= 1.0) {
+                    DrawItem it;
+                    it.rect = QRectF(a, y, b - a, h);
+                    it.slice = r;
+                    it.lane = row.lane;
+                    it.color = m_layout.colorOf(lane.rank, r);
+                    it.hit = sliceMatches(lane.rank, r);
+                    it.hatched = overlap && p.str(p.slices.name[r]) == "Free";
+                    m_items.push_back(it);
+                    ++k;
+                    continue;
+                }
+                // Fold a run of sub-pixel slices into one mark; a gap of a pixel or more ends it,
+                // so idle time stays visible.
+                DrawItem it;
+                it.slice = r;
+                it.lane = row.lane;
+                it.color = m_layout.colorOf(lane.rank, r);
+                it.merged = true;
+                it.count = 0;
+                const double runA = a;
+                double runB = std::max(a + 1.0, b);
+                while (k < hi) {
+                    r = level.row(k);
+                    std::tie(a, b) = span(r);
+                    if (b - a >= 1.0 || (it.count > 0 && a > runB + 1.0))
+                        break;
+                    // Jump over everything that starts in this pixel column.
+                    std::size_t j = TimelineLayout::firstStartingAtOrAfter(p, level, k + 1, hi, timeOfPx(std::floor(a) + 1.0));
+                    const auto [la, lb] = span(level.row(j - 1));
+                    if (j - 1 > k && lb - la >= 1.0)
+                        --j; // the last one reaching far is drawn on its own
+                    const TimeNs endMax = level.maxEnd.empty() ? TimelineLayout::effEnd(p, level.row(j - 1)) : level.maxEnd[j - 1];
+                    runB = std::max(runB, x(std::min(endMax, v.end)));
+                    it.count += static_cast<std::uint32_t>(j - k);
+                    it.hit = it.hit || sliceMatches(lane.rank, r);
+                    k = j;
+                }
+                it.rect = QRectF(runA, y, std::max(1.0, runB - runA), h);
+                if (it.count == 1)
+                    it.merged = false;
+                m_items.push_back(it);
+            }
+        }
+    }
+}
+
+const TimelineView::Row* TimelineView::rowAt(int viewportY) const
+{
+    const int cy = viewportY - kRulerHeight + verticalScrollBar()->value();
+    auto it = std::upper_bound(m_rows.begin(), m_rows.end(), cy, [](int y, const Row& r) { return y < r.y; });
+    if (it == m_rows.begin())
+        return nullptr;
+    --it;
+    return cy < it->y + it->height ? &*it : nullptr;
+}
+
+const TimelineView::DrawItem* TimelineView::itemAt(const QPoint& pos) const
+{
+    if (m_dirty)
+        buildDrawList();
+    if (!contentRect().contains(pos))
+        return nullptr;
+    // Thin items are hard to hit: accept a pixel either side.
+    for (auto it = m_items.rbegin(); it != m_items.rend(); ++it)
+        if (it->rect.adjusted(-1, 0, 1, 0).contains(QPointF(pos)))
+            return &*it;
+    return nullptr;
+}
+
+QRectF TimelineView::sliceRect(int rank, std::uint32_t slice) const
+{
+    if (!m_layout.session() || rank < 0 || rank >= static_cast<int>(m_layout.trackLane.size()))
+        return {};
+    const Profile& p = *m_layout.session()->ranks[static_cast<std::size_t>(rank)];
+    if (slice >= p.slices.size())
+        return {};
+    const int lane = m_layout.trackLane[static_cast<std::size_t>(rank)][p.slices.track[slice].v];
+    if (!laneVisible(lane))
+        return {};
+    const Row& row = m_rows[static_cast<std::size_t>(m_laneRow[static_cast<std::size_t>(lane)])];
+    const double top = kRulerHeight + row.y - verticalScrollBar()->value() + 2 + p.slices.depth[slice] * kRowHeight;
+    const double a = xOf(p.slices.start[slice]);
+    const double b = std::max(a + 1.0, xOf(TimelineLayout::effEnd(p, slice)));
+    return QRectF(a, top, b - a, kRowHeight - 2);
+}
+
+void TimelineView::paintEvent(QPaintEvent*)
+{
+    if (m_dirty)
+        buildDrawList();
+    QPainter p(viewport());
+    const QPalette& pal = palette();
+    const QRect vr = viewport()->rect();
+    const QRect cr = contentRect();
+    p.fillRect(vr, pal.base());
+    const int scrollY = verticalScrollBar()->value();
+
+    // Header bands and lane separators.
+    for (const Row& row : m_rows) {
+        const int top = kRulerHeight + row.y - scrollY;
+        if (top + row.height < cr.top() || top > cr.bottom())
+            continue;
+        if (row.group >= 0)
+            p.fillRect(QRect(0, top, vr.width(), row.height), pal.alternateBase());
+        else
+            p.fillRect(QRect(0, top + row.height - 1, vr.width(), 1), pal.window());
+    }
+
+    p.save();
+    p.setClipRect(cr);
+    p.setPen(Qt::NoPen);
+    for (const DrawItem& it : m_items) {
+        QColor c = paletteColor(it.color);
+        if (it.hatched) {
+            p.setBrush(QBrush(freeColor(), Qt::BDiagPattern));
+        } else {
+            if (it.merged)
+                c = c.darker(130);
+            p.setBrush(c);
+        }
+        p.drawRect(it.rect);
+        if (it.hit) {
+            p.setBrush(Qt::NoBrush);
+            p.setPen(QPen(QColor(255, 200, 0), 2));
+            p.drawRect(it.rect.adjusted(-1, -1, 1, 1));
+            p.setPen(Qt::NoPen);
+        }
+    }
+    // Names inside slices wide enough to hold some text.
+    p.setPen(Qt::black);
+    QFont small = font();
+    small.setPointSizeF(std::max(6.0, small.pointSizeF() - 1.5));
+    p.setFont(small);
+    const QFontMetrics fm(small);
+    for (const DrawItem& it : m_items) {
+        if (it.merged || it.rect.width() < 30)
+            continue;
+        const Lane& lane = m_layout.lanes[static_cast<std::size_t>(it.lane)];
+        const Profile& prof = *m_layout.session()->ranks[static_cast<std::size_t>(lane.rank)];
+        QRectF tr = it.rect.intersected(QRectF(cr)).adjusted(2, 0, -2, 0);
+        const QColor bg = paletteColor(it.color);
+        p.setPen(bg.lightnessF() < 0.5 ? Qt::white : Qt::black);
+        p.drawText(tr, Qt::AlignVCenter | Qt::AlignLeft,
+                   fm.elidedText(qstr(prof.str(prof.slices.name[it.slice])), Qt::ElideRight, static_cast<int>(tr.width())));
+    }
+
+    // Selected range, selected task, flows.
+    if (auto r = m_sel->selectedRange()) {
+        const double a = xOf(r->begin), b = xOf(r->end);
+        QColor band = pal.highlight().color();
+        band.setAlpha(50);
+        p.fillRect(QRectF(a, cr.top(), b - a, cr.height()), band);
+        p.setPen(QPen(pal.highlight().color(), 1));
+        p.drawLine(QPointF(a, cr.top()), QPointF(a, cr.bottom()));
+        p.drawLine(QPointF(b, cr.top()), QPointF(b, cr.bottom()));
+    }
+    const TaskRef task = m_sel->selectedTask();
+    if (task.valid()) {
+        const QRectF r = sliceRect(task.rankIndex, task.slice);
+        if (!r.isEmpty()) {
+            p.setBrush(Qt::NoBrush);
+            p.setPen(QPen(pal.text().color(), 2));
+            p.drawRect(r.adjusted(-1, -1, 1, 1));
+        }
+        drawFlows(p);
+    }
+    p.restore();
+
+    // Label column.
+    p.fillRect(QRect(0, kRulerHeight, kLabelWidth, vr.height() - kRulerHeight), pal.window());
+    p.setClipRect(QRect(0, kRulerHeight, kLabelWidth, cr.height()));
+    p.setFont(font());
+    for (const Row& row : m_rows) {
+        const int top = kRulerHeight + row.y - scrollY;
+        if (top + row.height < cr.top() || top > cr.bottom())
+            continue;
+        p.setPen(pal.windowText().color());
+        if (row.group >= 0) {
+            const LaneGroup& g = m_layout.groups[static_cast<std::size_t>(row.group)];
+            const int indent = g.rankHeader ? 4 : 16;
+            QFont f = font();
+            f.setBold(g.rankHeader);
+            p.setFont(f);
+            p.drawText(QRect(indent, top, kLabelWidth - indent, row.height), Qt::AlignVCenter | Qt::AlignLeft,
+                       (g.collapsed ? QStringLiteral("▸ ") : QStringLiteral("▾ ")) + g.title);
+            p.setFont(font());
+        } else {
+            const Lane& lane = m_layout.lanes[static_cast<std::size_t>(row.lane)];
+            p.drawText(QRect(30, top, kLabelWidth - 34, kRowHeight + 2), Qt::AlignVCenter | Qt::AlignLeft,
+                       fontMetrics().elidedText(lane.name, Qt::ElideRight, kLabelWidth - 34));
+        }
+    }
+    p.setClipping(false);
+    p.setPen(pal.mid().color());
+    p.drawLine(kLabelWidth - 1, kRulerHeight, kLabelWidth - 1, vr.height());
+
+    drawRuler(p);
+    drawLegend(p);
+    if (m_layout.lanes.empty()) {
+        p.setPen(pal.placeholderText().color());
+        p.drawText(cr, Qt::AlignCenter,
+                   m_layout.session() ? tr("This session has no timeline events.")
+                                      : tr("Open a profiling folder (Ctrl+O) or drop it here."));
+    }
+}
+
+void TimelineView::drawRuler(QPainter& p) const
+{
+    const QRect vr = viewport()->rect();
+    const QPalette& pal = palette();
+    p.fillRect(QRect(0, 0, vr.width(), kRulerHeight), pal.window());
+    p.setPen(pal.mid().color());
+    p.drawLine(0, kRulerHeight - 1, vr.width(), kRulerHeight - 1);
+    const TimeRange v = m_sel->visibleRange();
+    if (v.empty())
+        return;
+    const QRect cr = contentRect();
+    const TimeNs origin = m_sel->fullRange().begin;
+    const double nsPerPx = static_cast<double>(v.end - v.begin) / cr.width();
+    const TimeNs step = niceStep(nsPerPx * 90);
+    TimeNs t = origin + ((v.begin - origin) / step) * step;
+    p.setPen(pal.windowText().color());
+    for (; t <= v.end; t += step) {
+        const double x = xOf(t);
+        if (x < cr.left())
+            continue;
+        p.drawLine(QPointF(x, kRulerHeight - 7), QPointF(x, kRulerHeight - 1));
+        p.drawText(QRectF(x + 3, 0, 120, kRulerHeight - 4), Qt::AlignLeft | Qt::AlignVCenter, formatOffset(t - origin, step));
+    }
+    p.drawText(QRect(4, 0, kLabelWidth - 8, kRulerHeight), Qt::AlignVCenter | Qt::AlignLeft,
+               tr("window %1").arg(formatDuration(v.end - v.begin)));
+}
+
+void TimelineView::drawLegend(QPainter& p) const
+{
+    const QRect vr = viewport()->rect();
+    const QRect band(0, vr.height() - kLegendHeight, vr.width(), kLegendHeight);
+    p.fillRect(band, palette().window());
+    int x = 6;
+    p.setPen(palette().windowText().color());
+    for (const LegendEntry& e : m_layout.legend) {
+        const QString text = e.key;
+        const int w = fontMetrics().horizontalAdvance(text) + 22;
+        if (x + w > band.right())
+            break;
+        p.fillRect(QRect(x, band.top() + 5, 10, 10), paletteColor(e.color));
+        p.drawText(QRect(x + 14, band.top(), w - 14, band.height()), Qt::AlignVCenter | Qt::AlignLeft, text);
+        x += w;
+    }
+}
+
+void TimelineView::drawFlows(QPainter& p) const
+{
+    const TaskRef task = m_sel->selectedTask();
+    if (task.rankIndex >= static_cast<int>(m_layout.flowIndex.size()))
+        return;
+    const Profile& prof = *m_layout.session()->ranks[static_cast<std::size_t>(task.rankIndex)];
+    const auto& fi = m_layout.flowIndex[static_cast<std::size_t>(task.rankIndex)];
+    auto it = std::lower_bound(fi.begin(), fi.end(), std::pair{task.slice, 0u});
+    p.setPen(QPen(palette().text().color(), 1.5));
+    p.setBrush(palette().text());
+    for (; it != fi.end() && it->first == task.slice; ++it) {
+        const std::uint32_t f = it->second;
+        const QRectF a = sliceRect(task.rankIndex, prof.flows.srcSlice[f]);
+        const QRectF b = sliceRect(task.rankIndex, prof.flows.dstSlice[f]);
+        if (a.isEmpty() || b.isEmpty())
+            continue;
+        const QPointF from(xOf(prof.flows.srcTs[f]), a.center().y());
+        const QPointF to(xOf(prof.flows.dstTs[f]), b.center().y());
+        QPainterPath path(from);
+        path.cubicTo(QPointF(from.x() + 30, from.y()), QPointF(to.x() - 30, to.y()), to);
+        p.setBrush(Qt::NoBrush);
+        p.drawPath(path);
+        p.setBrush(palette().text());
+        QPolygonF head;
+        head << to << QPointF(to.x() - 7, to.y() - 4) << QPointF(to.x() - 7, to.y() + 4);
+        p.drawPolygon(head);
+    }
+}
+
+} // namespace npuscope

@@ -1,0 +1,127 @@
+#pragma once
+// The timeline: one lane per track of every rank, grouped by rank then process, with nested
+// slices stacked, a time ruler and a legend. It owns no data: the session comes from the
+// SelectionController, and zoom/selection go through it (STYLE.md practice 8).
+// Drawing builds a draw list first (visible slices by binary search, sub-pixel slices folded
+// into one mark with a count), then paints it; hit tests use the same list.
+#include "views/selection_controller.h"
+#include "views/timeline_layout.h"
+
+#include <QAbstractScrollArea>
+#include <QStringList>
+
+#include <vector>
+
+namespace npuscope {
+
+class TimelineView : public QAbstractScrollArea {
+    Q_OBJECT
+public:
+    explicit TimelineView(SelectionController* sel, QWidget* parent = nullptr);
+
+    // Zoom step of W/S, + / − and one Ctrl+wheel notch: the window shrinks to 80 % (or grows
+    // to 125 %) around the centre (keys) or the cursor (wheel).
+    static constexpr double kZoomInFactor = 0.8;
+    static constexpr double kZoomOutFactor = 1.25;
+    // Pan step of A/D, ←/→ and one Shift+wheel notch, as a fraction of the window.
+    static constexpr double kPanFraction = 0.1;
+    static constexpr int kLabelWidth = 200;
+    static constexpr int kRulerHeight = 24;
+    static constexpr int kLegendHeight = 20;
+    static constexpr int kRowHeight = 16;
+    static constexpr int kHeaderHeight = 20;
+
+    // For tests and the window.
+    int laneCount() const;
+    QStringList laneNames() const;
+    std::size_t visibleSliceCount() const; // slices intersecting the visible range in expanded lanes
+    std::size_t drawnItemCount() const;    // draw items after merging (lanes on screen)
+    const TimelineLayout& layout() const { return m_layout; }
+    void setGroupCollapsed(int groupIndex, bool collapsed);
+    // The x of time t in viewport coordinates, and back.
+    double xOf(TimeNs t) const;
+    TimeNs timeAt(double x) const;
+    QRect contentRect() const; // the slice area of the viewport (right of labels, below ruler)
+
+    QString searchText() const { return m_search; }
+    std::size_t matchCount() const { return m_matches.size(); }
+
+public slots:
+    void setSearchText(const QString& text);
+    void nextMatch();
+    void previousMatch();
+
+signals:
+    void searchResultsChanged(int count);
+
+protected:
+    void paintEvent(QPaintEvent* e) override;
+    void resizeEvent(QResizeEvent* e) override;
+    void keyPressEvent(QKeyEvent* e) override;
+    void mousePressEvent(QMouseEvent* e) override;
+    void mouseMoveEvent(QMouseEvent* e) override;
+    void mouseReleaseEvent(QMouseEvent* e) override;
+    void mouseDoubleClickEvent(QMouseEvent* e) override;
+    void wheelEvent(QWheelEvent* e) override;
+    bool viewportEvent(QEvent* e) override;
+    void scrollContentsBy(int dx, int dy) override;
+
+private:
+    struct Row {            // one vertical entry: a group header or a lane
+        int group = -1;     // header of this group, or -1
+        int lane = -1;      // lane, or -1
+        int y = 0, height = 0; // content coordinates
+    };
+    struct DrawItem {
+        QRectF rect;
+        std::uint32_t slice = kNone; // first slice (merged: the first folded one)
+        std::uint32_t count = 1;     // > 1: merged sub-pixel slices
+        int lane = -1;
+        std::uint8_t color = 0;
+        bool merged = false;
+        bool hit = false;            // search hit
+        bool hatched = false;        // idle/free
+    };
+
+    void onSessionChanged();
+    void relayoutRows();
+    void invalidate();
+    void buildDrawList() const;
+    void updateScrollBars();
+    void onHorizontalScroll(int value);
+    const DrawItem* itemAt(const QPoint& pos) const;
+    const Row* rowAt(int viewportY) const;
+    QString tooltipFor(const DrawItem& item) const;
+    QRectF sliceRect(int rank, std::uint32_t slice) const; // viewport rect, empty when hidden
+    bool laneVisible(int lane) const;
+    bool sliceMatches(int rank, std::uint32_t row) const;
+    void drawRuler(QPainter& p) const;
+    void drawLegend(QPainter& p) const;
+    void drawFlows(QPainter& p) const;
+
+    SelectionController* m_sel;
+    TimelineLayout m_layout;
+    std::vector<Row> m_rows;
+    std::vector<int> m_laneRow;     // lane -> index into m_rows, -1 when collapsed/filtered
+    int m_contentHeight = 0;
+
+    mutable std::vector<DrawItem> m_items;
+    mutable bool m_dirty = true;
+
+    // Search: matching names per rank (by NameId), and the matching slices in time order.
+    QString m_search;
+    std::vector<std::vector<char>> m_nameMatch;
+    std::vector<TaskRef> m_matches;
+    int m_matchIndex = -1;
+
+    enum class Drag { None, Pending, Pan, Select };
+    Drag m_drag = Drag::None;
+    QPoint m_pressPos;
+    QPoint m_lastPos;
+    TimeNs m_pressTime = 0;
+    bool m_pressOnSlice = false;
+    bool m_pressInRuler = false;
+    bool m_syncingScrollBar = false;
+};
+
+} // namespace npuscope

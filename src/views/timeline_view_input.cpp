@@ -1,0 +1,326 @@
+// TimelineView: keyboard, mouse, tooltips, search and scroll bars (the painting lives in
+// timeline_view.cpp).
+#include "views/timeline_view.h"
+
+#include "views/time_format.h"
+
+#include <QHelpEvent>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QScrollBar>
+#include <QToolTip>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <cmath>
+
+namespace npuscope {
+
+namespace {
+
+constexpr int kScrollSteps = 100000;
+constexpr int kDragThreshold = 4;
+
+QString qstr(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+
+QString metricText(double v, int decimals) { return std::isnan(v) ? QString() : QString::number(v, 'f', decimals); }
+
+} // namespace
+
+void TimelineView::keyPressEvent(QKeyEvent* e)
+{
+    const TimeRange v = m_sel->visibleRange();
+    const TimeNs centre = v.begin + (v.end - v.begin) / 2;
+    const bool ctrl = e->modifiers() & Qt::ControlModifier;
+    switch (e->key()) {
+    case Qt::Key_W:
+    case Qt::Key_Plus:
+    case Qt::Key_Equal:
+        m_sel->zoomBy(kZoomInFactor, centre);
+        break;
+    case Qt::Key_S:
+    case Qt::Key_Minus:
+        m_sel->zoomBy(kZoomOutFactor, centre);
+        break;
+    case Qt::Key_A:
+    case Qt::Key_Left:
+        m_sel->panBy(-kPanFraction);
+        break;
+    case Qt::Key_D:
+    case Qt::Key_Right:
+        m_sel->panBy(kPanFraction);
+        break;
+    case Qt::Key_0:
+        if (!ctrl)
+            return QAbstractScrollArea::keyPressEvent(e);
+        m_sel->fitAll();
+        break;
+    case Qt::Key_Z:
+        if (auto r = m_sel->selectedRange())
+            m_sel->setVisibleRange(*r);
+        break;
+    case Qt::Key_Backspace:
+        m_sel->undoZoom();
+        break;
+    case Qt::Key_Escape:
+        m_sel->clearSelection();
+        break;
+    case Qt::Key_Return:
+    case Qt::Key_Enter:
+        if (e->modifiers() & Qt::ShiftModifier)
+            previousMatch();
+        else
+            nextMatch();
+        break;
+    case Qt::Key_Up:
+        verticalScrollBar()->setValue(verticalScrollBar()->value() - kRowHeight);
+        break;
+    case Qt::Key_Down:
+        verticalScrollBar()->setValue(verticalScrollBar()->value() + kRowHeight);
+        break;
+    default:
+        QAbstractScrollArea::keyPressEvent(e);
+        return;
+    }
+    e->accept();
+}
+
+void TimelineView::mousePressEvent(QMouseEvent* e)
+{
+    setFocus(Qt::MouseFocusReason);
+    m_pressPos = m_lastPos = e->position().toPoint();
+    m_pressTime = timeAt(e->position().x());
+    m_pressInRuler = m_pressPos.y() < kRulerHeight && m_pressPos.x() >= kLabelWidth;
+    m_pressOnSlice = itemAt(m_pressPos) != nullptr;
+    m_drag = Drag::Pending;
+    if (e->button() != Qt::LeftButton)
+        m_drag = Drag::Pan; // middle/right drag always pans
+    e->accept();
+}
+
+void TimelineView::mouseMoveEvent(QMouseEvent* e)
+{
+    const QPoint pos = e->position().toPoint();
+    if (m_drag == Drag::Pending && (pos - m_pressPos).manhattanLength() >= kDragThreshold) {
+        // A drag from the ruler, from a slice or with Shift selects a range; elsewhere it pans.
+        const bool select = m_pressInRuler || m_pressOnSlice || (e->modifiers() & Qt::ShiftModifier);
+        m_drag = select ? Drag::Select : Drag::Pan;
+    }
+    if (m_drag == Drag::Select) {
+        m_sel->setSelectedRange(TimeRange{std::min(m_pressTime, timeAt(pos.x())), std::max(m_pressTime, timeAt(pos.x()))});
+    } else if (m_drag == Drag::Pan) {
+        const int dx = pos.x() - m_lastPos.x();
+        if (dx != 0)
+            m_sel->panBy(-static_cast<double>(dx) / contentRect().width());
+        verticalScrollBar()->setValue(verticalScrollBar()->value() - (pos.y() - m_lastPos.y()));
+    }
+    m_lastPos = pos;
+    e->accept();
+}
+
+void TimelineView::mouseReleaseEvent(QMouseEvent* e)
+{
+    const QPoint pos = e->position().toPoint();
+    if (m_drag == Drag::Select) {
+        m_sel->setSelectedRange(TimeRange{std::min(m_pressTime, timeAt(pos.x())), std::max(m_pressTime, timeAt(pos.x()))});
+    } else if (m_drag == Drag::Pending && e->button() == Qt::LeftButton) {
+        // A click: a header toggles its group, a slice is selected, empty space clears the task.
+        if (pos.x() < kLabelWidth) {
+            if (const Row* row = rowAt(pos.y()); row && row->group >= 0)
+                setGroupCollapsed(row->group, !m_layout.groups[static_cast<std::size_t>(row->group)].collapsed);
+        } else if (const DrawItem* it = itemAt(pos)) {
+            const int rank = m_layout.lanes[static_cast<std::size_t>(it->lane)].rank;
+            m_sel->setSelectedTask(TaskRef{rank, it->slice});
+        } else if (pos.y() >= kRulerHeight) {
+            m_sel->setSelectedTask({});
+        }
+    }
+    m_drag = Drag::None;
+    e->accept();
+}
+
+void TimelineView::mouseDoubleClickEvent(QMouseEvent* e)
+{
+    const QPoint pos = e->position().toPoint();
+    const TimeNs t = timeAt(pos.x());
+    if (auto r = m_sel->selectedRange(); r && t >= r->begin && t <= r->end) {
+        m_sel->setVisibleRange(*r);
+    } else if (const DrawItem* it = itemAt(pos); it && !it->merged) {
+        m_sel->revealTask(TaskRef{m_layout.lanes[static_cast<std::size_t>(it->lane)].rank, it->slice});
+    } else if (it) {
+        m_sel->setVisibleRange({timeAt(it->rect.left()), timeAt(it->rect.right() + 1)});
+    }
+    m_drag = Drag::None;
+    e->accept();
+}
+
+void TimelineView::wheelEvent(QWheelEvent* e)
+{
+    const QPoint d = e->angleDelta();
+    const int delta = d.y() != 0 ? d.y() : d.x(); // some platforms turn Shift+wheel horizontal
+    const double notches = delta / 120.0;
+    if (e->modifiers() & Qt::ControlModifier) {
+        m_sel->zoomBy(std::pow(kZoomInFactor, notches), timeAt(e->position().x()));
+        e->accept();
+    } else if ((e->modifiers() & Qt::ShiftModifier) || d.y() == 0) {
+        m_sel->panBy(-kPanFraction * notches);
+        e->accept();
+    } else {
+        QAbstractScrollArea::wheelEvent(e);
+    }
+}
+
+bool TimelineView::viewportEvent(QEvent* e)
+{
+    if (e->type() == QEvent::ToolTip) {
+        auto* he = static_cast<QHelpEvent*>(e);
+        if (const DrawItem* it = itemAt(he->pos()))
+            QToolTip::showText(he->globalPos(), tooltipFor(*it), viewport());
+        else
+            QToolTip::hideText();
+        return true;
+    }
+    return QAbstractScrollArea::viewportEvent(e);
+}
+
+void TimelineView::resizeEvent(QResizeEvent* e)
+{
+    QAbstractScrollArea::resizeEvent(e);
+    updateScrollBars();
+    invalidate();
+}
+
+void TimelineView::scrollContentsBy(int, int) { invalidate(); }
+
+void TimelineView::updateScrollBars()
+{
+    QScrollBar* vb = verticalScrollBar();
+    const int page = contentRect().height();
+    vb->setPageStep(page);
+    vb->setSingleStep(kRowHeight);
+    vb->setRange(0, std::max(0, m_contentHeight - page));
+
+    const TimeRange full = m_sel->fullRange();
+    const TimeRange v = m_sel->visibleRange();
+    m_syncingScrollBar = true;
+    QScrollBar* hb = horizontalScrollBar();
+    if (full.empty() || v == full) {
+        hb->setRange(0, 0);
+    } else {
+        const double fw = static_cast<double>(full.end - full.begin);
+        const int pageSteps = std::max(1, static_cast<int>(std::lround(kScrollSteps * (v.end - v.begin) / fw)));
+        hb->setRange(0, kScrollSteps - pageSteps);
+        hb->setPageStep(pageSteps);
+        hb->setSingleStep(std::max(1, pageSteps / 10));
+        hb->setValue(static_cast<int>(std::lround(kScrollSteps * (v.begin - full.begin) / fw)));
+    }
+    m_syncingScrollBar = false;
+}
+
+void TimelineView::onHorizontalScroll(int value)
+{
+    if (m_syncingScrollBar)
+        return;
+    const TimeRange full = m_sel->fullRange();
+    const TimeRange v = m_sel->visibleRange();
+    const TimeNs b = full.begin + static_cast<TimeNs>(std::llround(static_cast<double>(full.end - full.begin) * value / kScrollSteps));
+    m_sel->panBy(static_cast<double>(b - v.begin) / static_cast<double>(std::max<TimeNs>(1, v.end - v.begin)));
+}
+
+QString TimelineView::tooltipFor(const DrawItem& it) const
+{
+    const Lane& lane = m_layout.lanes[static_cast<std::size_t>(it.lane)];
+    const Profile& p = *m_layout.session()->ranks[static_cast<std::size_t>(lane.rank)];
+    const TimeNs origin = m_sel->fullRange().begin;
+    if (it.merged) {
+        return tr("<b>%1 slices</b> folded into this mark (narrower than a pixel)<br>from %2 · zoom in to see them")
+            .arg(formatCount(it.count), formatDuration(p.slices.start[it.slice] - origin));
+    }
+    const std::uint32_t r = it.slice;
+    QString html = QStringLiteral("<b>%1</b>").arg(qstr(p.str(p.slices.name[r])).toHtmlEscaped());
+    auto line = [&html](const QString& k, const QString& v) {
+        if (!v.isEmpty())
+            html += QStringLiteral("<br>%1: %2").arg(k, v.toHtmlEscaped());
+    };
+    const std::uint32_t k = p.slices.kernel[r];
+    const bool joined = k != kNone && k < p.kernels.size();
+    line(tr("Type"), joined ? qstr(p.str(p.kernels.type[k])) : qstr(p.str(p.slices.category[r])));
+    line(tr("Start"), tr("%1 after trace start").arg(formatDuration(p.slices.start[r] - origin)));
+    line(tr("Duration"), formatDuration(p.slices.dur[r]));
+    line(tr("Track"), QStringLiteral("%1 · %2").arg(m_layout.groups[static_cast<std::size_t>(lane.group)].title, lane.name));
+    if (p.slices.taskId[r] != kNone)
+        line(tr("Task Id"), QString::number(p.slices.taskId[r]));
+    if (joined) {
+        const KernelTable& kt = p.kernels;
+        line(tr("Accelerator"), qstr(p.str(kt.taskType[k])));
+        line(tr("aicore_time"), metricText(kt.metric(kt.metricIndex({"aicore_time(us)", "aicore_time"}), k), 3) + QStringLiteral(" µs"));
+        line(tr("cube_utilization(%)"), metricText(kt.metric(kt.metricIndex({"cube_utilization(%)"}), k), 1));
+        line(tr("aic_mac_ratio"), metricText(kt.metric(kt.metricIndex({"aic_mac_ratio", "mac_ratio"}), k), 3));
+        line(tr("aic_mte2_ratio"), metricText(kt.metric(kt.metricIndex({"aic_mte2_ratio", "mte2_ratio"}), k), 3));
+        if (kt.blockDim[k] >= 0)
+            line(tr("Block Dim"), QString::number(kt.blockDim[k]));
+        line(tr("Input shapes"), qstr(p.str(kt.inputShapes[k])));
+        line(tr("Output shapes"), qstr(p.str(kt.outputShapes[k])));
+        html += tr("<br><i>metrics from the kernel table row joined to this task</i>");
+    }
+    if (it.hit)
+        html += tr("<br>matches “%1”").arg(m_search.toHtmlEscaped());
+    return html;
+}
+
+void TimelineView::setSearchText(const QString& text)
+{
+    if (text == m_search && !m_nameMatch.empty())
+        return;
+    m_search = text;
+    m_nameMatch.clear();
+    m_matches.clear();
+    m_matchIndex = -1;
+    const SessionPtr& s = m_layout.session();
+    if (s) {
+        const QByteArray needle = text.toUtf8().toLower();
+        for (std::size_t r = 0; r < s->ranks.size(); ++r) {
+            const Profile& p = *s->ranks[r];
+            auto& m = m_nameMatch.emplace_back(p.strings.size(), 0);
+            if (text.isEmpty())
+                continue;
+            for (std::size_t i = 1; i < p.strings.size(); ++i) {
+                const std::string_view v = p.strings.view(NameId(static_cast<std::uint32_t>(i)));
+                m[i] = QByteArray::fromRawData(v.data(), static_cast<qsizetype>(v.size())).toLower().contains(needle);
+            }
+            for (const Lane& lane : m_layout.lanes) {
+                if (lane.rank != static_cast<int>(r))
+                    continue;
+                const Track& t = p.tracks[lane.track.v];
+                for (std::uint32_t row = t.sliceBegin; row < t.sliceEnd; ++row)
+                    if (sliceMatches(static_cast<int>(r), row))
+                        m_matches.push_back({static_cast<int>(r), row});
+            }
+        }
+        std::stable_sort(m_matches.begin(), m_matches.end(), [&s](const TaskRef& a, const TaskRef& b) {
+            return s->ranks[static_cast<std::size_t>(a.rankIndex)]->slices.start[a.slice]
+                 < s->ranks[static_cast<std::size_t>(b.rankIndex)]->slices.start[b.slice];
+        });
+    }
+    emit searchResultsChanged(static_cast<int>(m_matches.size()));
+    invalidate();
+}
+
+void TimelineView::nextMatch()
+{
+    if (m_matches.empty())
+        return;
+    m_matchIndex = (m_matchIndex + 1) % static_cast<int>(m_matches.size());
+    m_sel->revealTask(m_matches[static_cast<std::size_t>(m_matchIndex)]);
+}
+
+void TimelineView::previousMatch()
+{
+    if (m_matches.empty())
+        return;
+    const int n = static_cast<int>(m_matches.size());
+    m_matchIndex = (m_matchIndex - 1 + n) % n;
+    m_sel->revealTask(m_matches[static_cast<std::size_t>(m_matchIndex)]);
+}
+
+} // namespace npuscope

@@ -1,0 +1,255 @@
+#include "views/utilization_plots.h"
+
+#include "model/analysis/utilization.h"
+#include "views/palette.h"
+
+#include <QMouseEvent>
+#include <QVBoxLayout>
+#include <qcustomplot.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace npuscope {
+
+namespace {
+
+QString qstr(const std::string& s) { return QString::fromStdString(s); }
+
+// Which plot a series goes to: series of one kind (and unit) share an axis rect.
+QString plotKey(const Series& s)
+{
+    const QString n = qstr(s.name).toLower();
+    if (n.contains(QStringLiteral("util")))
+        return QStringLiteral("util");
+    if (n.contains(QStringLiteral("l2")))
+        return QStringLiteral("l2");
+    if (n.contains(QStringLiteral("freq")) || qstr(s.unit) == QStringLiteral("MHz"))
+        return QStringLiteral("freq");
+    if (qstr(s.unit).contains(QStringLiteral("/s")))
+        return QStringLiteral("bw");
+    return QStringLiteral("mem:") + qstr(s.unit);
+}
+
+QString plotTitle(const QString& key, const QString& unit)
+{
+    if (key == QStringLiteral("util"))
+        return QObject::tr("AI Core util");
+    if (key == QStringLiteral("l2"))
+        return QObject::tr("L2 hit");
+    if (key == QStringLiteral("freq"))
+        return QObject::tr("AI Core MHz");
+    if (key == QStringLiteral("bw"))
+        return QObject::tr("Memory %1").arg(unit);
+    return QObject::tr("Memory %1").arg(unit);
+}
+
+int plotOrder(const QString& key)
+{
+    static const QStringList order = {QStringLiteral("util"), QStringLiteral("bw"), QStringLiteral("l2"), QStringLiteral("freq")};
+    const int i = static_cast<int>(order.indexOf(key));
+    return i < 0 ? 10 : i;
+}
+
+} // namespace
+
+UtilizationPlots::UtilizationPlots(SelectionController* sel, QWidget* parent)
+    : QWidget(parent), m_sel(sel), m_plot(new QCustomPlot(this))
+{
+    auto* lay = new QVBoxLayout(this);
+    lay->setContentsMargins(0, 0, 0, 0);
+    lay->addWidget(m_plot);
+    setMinimumHeight(120);
+    m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    m_plot->installEventFilter(this);
+    connect(m_sel, &SelectionController::sessionChanged, this, &UtilizationPlots::rebuild);
+    connect(m_sel, &SelectionController::currentRankChanged, this, &UtilizationPlots::rebuild);
+    connect(m_sel, &SelectionController::visibleRangeChanged, this, &UtilizationPlots::onVisibleRangeChanged);
+    connect(m_sel, &SelectionController::selectedRangeChanged, this, &UtilizationPlots::onSelectedRangeChanged);
+    rebuild();
+}
+
+int UtilizationPlots::plotCount() const { return static_cast<int>(m_rects.size()); }
+QStringList UtilizationPlots::seriesNames() const { return m_names; }
+
+double UtilizationPlots::toMs(TimeNs t) const { return static_cast<double>(t - m_sel->fullRange().begin) / 1e6; }
+TimeNs UtilizationPlots::fromMs(double ms) const { return m_sel->fullRange().begin + static_cast<TimeNs>(std::llround(ms * 1e6)); }
+
+void UtilizationPlots::rebuild()
+{
+    m_plot->clearItems();
+    m_plot->clearPlottables();
+    m_plot->plotLayout()->clear(); // deletes the axis rects
+    m_rects.clear();
+    m_bands.clear();
+    m_names.clear();
+
+    const SessionPtr& s = m_sel->session();
+    std::vector<Series> series;
+    if (s && !s->ranks.empty()) {
+        const int rank = std::max(0, m_sel->currentRank());
+        if (rank < static_cast<int>(s->ranks.size()))
+            series = utilizationSeries(*s->ranks[static_cast<std::size_t>(rank)], 0);
+    }
+    std::map<std::pair<int, QString>, std::vector<const Series*>> byPlot;
+    for (const Series& ser : series)
+        if (!ser.t.empty())
+            byPlot[{plotOrder(plotKey(ser)), plotKey(ser)}].push_back(&ser);
+
+    auto* group = new QCPMarginGroup(m_plot);
+    int row = 0;
+    for (const auto& [key, list] : byPlot) {
+        auto* rect = new QCPAxisRect(m_plot);
+        m_plot->plotLayout()->addElement(row++, 0, rect);
+        rect->setMarginGroup(QCP::msLeft | QCP::msRight, group);
+        rect->setRangeDrag(Qt::Horizontal);
+        rect->setRangeZoom(Qt::Horizontal);
+        rect->axis(QCPAxis::atLeft)->setLabel(plotTitle(key.second, qstr(list.front()->unit)));
+        rect->axis(QCPAxis::atLeft)->ticker()->setTickCount(3);
+        rect->axis(QCPAxis::atBottom)->setTickLabels(false);
+        rect->setMinimumSize(0, 60);
+        auto* legend = new QCPLegend;
+        rect->insetLayout()->addElement(legend, Qt::AlignTop | Qt::AlignRight);
+        legend->setLayer(QStringLiteral("legend"));
+        QFont lf = font();
+        lf.setPointSizeF(std::max(6.0, lf.pointSizeF() - 2));
+        legend->setFont(lf);
+        legend->setRowSpacing(0);
+        int colorIdx = 0;
+        for (const Series* ser : list) {
+            auto* g = m_plot->addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+            const bool sampled = ser->source.rfind("sampled", 0) == 0;
+            // Sampled counters hold their value until the next sample; derived buckets too.
+            g->setLineStyle(QCPGraph::lsStepLeft);
+            g->setAdaptiveSampling(true);
+            QVector<double> x(static_cast<qsizetype>(ser->t.size())), y(static_cast<qsizetype>(ser->v.size()));
+            const bool percent = key.second == QStringLiteral("util") || key.second == QStringLiteral("l2");
+            for (std::size_t i = 0; i < ser->t.size(); ++i) {
+                x[static_cast<qsizetype>(i)] = toMs(ser->t[i]);
+                y[static_cast<qsizetype>(i)] = ser->v[i] * (percent && ser->unit != "%" ? 100.0 : 1.0);
+            }
+            g->setData(x, y, true);
+            QColor c = paletteColor((colorIdx++ * 5) % kPaletteSize);
+            g->setPen(QPen(c, 1.2));
+            if (percent) {
+                c.setAlpha(60);
+                g->setBrush(c);
+            }
+            const QString name = qstr(ser->name) + (sampled ? tr(" (sampled)") : tr(" (derived)"));
+            g->setName(name);
+            g->addToLegend(legend);
+            m_names << name;
+            if (percent)
+                rect->axis(QCPAxis::atLeft)->setRange(0, 100);
+            else
+                g->rescaleValueAxis(false, true);
+        }
+        if (key.second != QStringLiteral("util") && key.second != QStringLiteral("l2")) {
+            bool found = false;
+            QCPRange r;
+            for (QCPGraph* g : rect->graphs()) {
+                const QCPRange gr = g->getValueRange(found, QCP::sdBoth);
+                if (found)
+                    r.expand(gr);
+            }
+            rect->axis(QCPAxis::atLeft)->setRange(std::min(0.0, r.lower), std::max(r.upper * 1.1, 1e-9));
+        }
+        auto* band = new QCPItemRect(m_plot);
+        band->setClipAxisRect(rect);
+        band->topLeft->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+        band->bottomRight->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+        band->topLeft->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        band->bottomRight->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        QColor hl = palette().highlight().color();
+        band->setPen(QPen(hl));
+        hl.setAlpha(50);
+        band->setBrush(hl);
+        band->setVisible(false);
+        m_bands.push_back(band);
+        connect(rect->axis(QCPAxis::atBottom), qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
+                &UtilizationPlots::onPlotRangeChanged);
+        m_rects.push_back(rect);
+    }
+    if (!m_rects.empty()) {
+        m_rects.back()->axis(QCPAxis::atBottom)->setTickLabels(true);
+        m_rects.back()->axis(QCPAxis::atBottom)->setLabel(tr("ms since trace start"));
+    } else {
+        auto* title = new QCPTextElement(m_plot, s ? tr("No utilisation counters or kernel metrics in this profile")
+                                                   : tr("Utilisation curves appear here after a profile is opened"));
+        m_plot->plotLayout()->addElement(0, 0, title);
+    }
+    setVisible(true);
+    onVisibleRangeChanged(m_sel->visibleRange());
+    onSelectedRangeChanged(m_sel->selectedRange());
+}
+
+void UtilizationPlots::onVisibleRangeChanged(TimeRange r)
+{
+    m_syncing = true;
+    for (QCPAxisRect* rect : m_rects)
+        rect->axis(QCPAxis::atBottom)->setRange(toMs(r.begin), toMs(r.end));
+    m_syncing = false;
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void UtilizationPlots::onSelectedRangeChanged(std::optional<TimeRange> r)
+{
+    m_highlight = r;
+    for (QCPItemRect* band : m_bands) {
+        band->setVisible(r.has_value());
+        if (r) {
+            band->topLeft->setCoords(toMs(r->begin), 0);
+            band->bottomRight->setCoords(toMs(r->end), 1);
+        }
+    }
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void UtilizationPlots::onPlotRangeChanged()
+{
+    if (m_syncing)
+        return;
+    auto* axis = qobject_cast<QCPAxis*>(sender());
+    if (!axis)
+        return;
+    const QCPRange r = axis->range();
+    m_sel->setVisibleRange({fromMs(r.lower), fromMs(r.upper)});
+    // The controller may clamp: show what it decided in every plot.
+    onVisibleRangeChanged(m_sel->visibleRange());
+}
+
+bool UtilizationPlots::eventFilter(QObject* watched, QEvent* e)
+{
+    if (watched != m_plot || m_rects.empty())
+        return QWidget::eventFilter(watched, e);
+    // Shift+drag selects a time range instead of panning.
+    QCPAxis* x = m_rects.front()->axis(QCPAxis::atBottom);
+    switch (e->type()) {
+    case QEvent::MouseButtonPress: {
+        auto* me = static_cast<QMouseEvent*>(e);
+        if (me->button() == Qt::LeftButton && (me->modifiers() & Qt::ShiftModifier)) {
+            m_selecting = true;
+            m_selectStartMs = x->pixelToCoord(me->position().x());
+            return true;
+        }
+        break;
+    }
+    case QEvent::MouseMove:
+    case QEvent::MouseButtonRelease:
+        if (m_selecting) {
+            auto* me = static_cast<QMouseEvent*>(e);
+            const double ms = x->pixelToCoord(me->position().x());
+            m_sel->setSelectedRange(TimeRange{fromMs(std::min(ms, m_selectStartMs)), fromMs(std::max(ms, m_selectStartMs))});
+            if (e->type() == QEvent::MouseButtonRelease)
+                m_selecting = false;
+            return true;
+        }
+        break;
+    default:
+        break;
+    }
+    return QWidget::eventFilter(watched, e);
+}
+
+} // namespace npuscope

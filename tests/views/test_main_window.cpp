@@ -1,0 +1,109 @@
+// The main window on real data, through the same path File → Open takes (MainWindow::openPaths
+// -> LoadController on a worker thread): a two-rank torch_npu Level1 run.
+#include "views/main_window.h"
+#include "views/selection_controller.h"
+#include "views/timeline_view.h"
+#include "views/utilization_plots.h"
+
+#include <QDockWidget>
+#include <QLabel>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTest>
+
+using namespace npuscope;
+
+namespace {
+
+const QString kLevel1 = QStringLiteral(NPUSCOPE_SAMPLES "/msinsight/test/data/pytorch/text/level1");
+
+} // namespace
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true); // QSettings of the test, not the user's
+        QCoreApplication::setOrganizationName(QStringLiteral("npuscope-test"));
+        QCoreApplication::setApplicationName(QStringLiteral("test_main_window"));
+    }
+
+    void opensLevel1Folder()
+    {
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QSignalSpy loaded(&w, &MainWindow::sessionLoaded);
+        w.openPaths({kLevel1});
+        QVERIFY(loaded.wait(60000));
+        const SessionPtr s = w.session();
+        QVERIFY(s);
+        QCOMPARE(s->ranks.size(), std::size_t(2));
+
+        // Lanes: every (pid, tid) with X events in trace_view.json, 24 per rank, counted with
+        // python3 json.load over both trace_view.json files.
+        TimelineView* tl = w.timeline();
+        QCOMPARE(tl->laneCount(), 48);
+        QStringList names = tl->laneNames();
+        const QStringList rank0 = names.mid(0, 24);
+        QStringList expected = {"Stream 0", "Stream 2", "Stream 3", "Stream 4",
+                                "Thread 3096504", "Thread 3099702", "Thread 3099703", "Thread 3105075", // CANN
+                                "Group 0 Communication", "Plane 0", "Plane 1", "Plane 2", "Plane 3", "Plane 4",
+                                "Plane 5", "Plane 6", "Plane 7",
+                                "Computing", "Communication", "Communication(Not Overlapped)", "Free",
+                                "Thread 3096504", "Thread 3099702", "Thread 3105075"}; // Python
+        QStringList sortedRank0 = rank0;
+        sortedRank0.sort();
+        expected.sort();
+        QCOMPARE(sortedRank0, expected);
+        // Python first, then CANN, Ascend Hardware, HCCL, Overlap Analysis.
+        QCOMPARE(rank0.mid(6, 4), (QStringList{"Stream 0", "Stream 2", "Stream 3", "Stream 4"}));
+        QCOMPARE(rank0.mid(10, 1), QStringList{"Group 0 Communication"});
+        QCOMPARE(rank0.mid(20, 4), (QStringList{"Computing", "Communication", "Communication(Not Overlapped)", "Free"}));
+
+        // Every X event of both ranks is in some lane and intersects the full window:
+        // 4384 + 4385 (python3 count of ph == "X" per trace_view.json).
+        QCOMPARE(tl->visibleSliceCount(), std::size_t(4384 + 4385));
+        QVERIFY(tl->drawnItemCount() > 0);
+
+        const QString status = w.statusText();
+        QVERIFY2(status.contains(QStringLiteral(" events · ")), qPrintable(status));
+        QVERIFY2(status.contains(QStringLiteral("loaded in ")), qPrintable(status));
+        QCOMPARE(w.windowTitle(), QStringLiteral("level1 — npuscope"));
+
+        // Rank selector: show rank 1 only.
+        w.selection()->setCurrentRank(1);
+        QCOMPARE(tl->visibleSliceCount(), std::size_t(4385));
+    }
+
+    void failedLoadKeepsSession()
+    {
+        MainWindow w;
+        w.show();
+        QSignalSpy loaded(&w, &MainWindow::sessionLoaded);
+        w.openPaths({kLevel1 + QStringLiteral("/rank0_ascend_pt")});
+        QVERIFY(loaded.wait(60000));
+        const SessionPtr before = w.session();
+        QSignalSpy failed(&w, &MainWindow::loadFailed);
+        w.openPaths({QStringLiteral("/nonexistent/npuscope/path")});
+        QVERIFY(failed.wait(60000));
+        QCOMPARE(w.session(), before);
+        QVERIFY(w.problemCount() >= 1);
+    }
+
+    void docksAndContent()
+    {
+        MainWindow w;
+        for (const char* name : {"advisorDock", "operatorsDock", "operatorDetailDock", "problemsDock", "filesDock"})
+            QVERIFY2(w.dock(QString::fromLatin1(name)), name);
+        auto* label = new QLabel(QStringLiteral("ranking"));
+        w.setDockContent(QStringLiteral("operatorsDock"), label);
+        QCOMPARE(w.dock(QStringLiteral("operatorsDock"))->widget(), label);
+        QCOMPARE(w.tabs()->tabText(0), QStringLiteral("Timeline"));
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "test_main_window.moc"

@@ -1,0 +1,224 @@
+// The timeline on a hand-built profile whose every slice is known: lanes and their order,
+// slices found in a window, sub-pixel folding, keyboard zoom/pan exactly as the controller's
+// arithmetic says, mouse selection and the plots' highlighted band.
+#include "views/selection_controller.h"
+#include "views/timeline_view.h"
+#include "views/utilization_plots.h"
+
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace npuscope;
+
+namespace {
+
+TrackId addTrack(Profile& p, std::int64_t pid, std::int64_t tid, TrackKind kind, const char* process, const char* thread,
+                 std::int64_t stream = -1)
+{
+    const TrackId t = p.trackFor(pid, tid);
+    Track& tr = p.tracks[t.v];
+    tr.kind = kind;
+    tr.process = p.strings.intern(process);
+    tr.thread = p.strings.intern(thread);
+    tr.streamId = stream;
+    return t;
+}
+
+// Span [0, 1000000) ns.
+//  Python "Thread 7": step [0,1e6) > fwd [1e5,2e5), bwd [3e5,6e5) > mm [3.5e5,4e5)   (3 levels)
+//  Stream 2: MatMul [1e5,1.5e5), [1.6e5,1.7e5), [5e5,9e5)
+//  Stream 3: hcom_allReduce [2e5,4e5), instant "mark" at 9.5e5
+//  Stream 4: 1000 tasks of 10 ns every 100 ns from 0 (all far below a pixel at full view)
+SessionPtr makeSession()
+{
+    auto p = std::make_shared<Profile>();
+    p->name = "hand";
+    p->rank = 0;
+    const TrackId s4 = addTrack(*p, 2, 4, TrackKind::Stream, "Ascend Hardware", "Stream 4", 4);
+    const TrackId s3 = addTrack(*p, 2, 3, TrackKind::Stream, "Ascend Hardware", "Stream 3", 3);
+    const TrackId s2 = addTrack(*p, 2, 2, TrackKind::Stream, "Ascend Hardware", "Stream 2", 2);
+    const TrackId py = addTrack(*p, 1, 7, TrackKind::Python, "Python", "Thread 7");
+    auto n = [&p](const char* s) { return p->strings.intern(s); };
+    p->slices.add(0, 1000000, n("step"), n("cpu_op"), py);
+    p->slices.add(100000, 100000, n("fwd"), n("cpu_op"), py);
+    p->slices.add(300000, 300000, n("bwd"), n("cpu_op"), py);
+    p->slices.add(350000, 50000, n("mm"), n("cpu_op"), py);
+    p->slices.add(100000, 50000, n("MatMul"), n("AI_CORE"), s2);
+    p->slices.add(160000, 10000, n("MatMul"), n("AI_CORE"), s2);
+    p->slices.add(500000, 400000, n("MatMul"), n("AI_CORE"), s2);
+    p->slices.add(200000, 200000, n("hcom_allReduce"), n("HCCL"), s3);
+    p->slices.add(950000, 0, n("mark"), n("HCCL"), s3);
+    for (int i = 0; i < 1000; ++i)
+        p->slices.add(i * 100, 10, n("Add"), n("AI_VECTOR_CORE"), s4);
+    p->finalize();
+    auto s = std::make_shared<Session>();
+    s->ranks.push_back(p);
+    return s;
+}
+
+std::uint32_t rowOf(const Profile& p, const char* name, TimeNs start)
+{
+    for (std::uint32_t r = 0; r < p.slices.size(); ++r)
+        if (p.str(p.slices.name[r]) == name && p.slices.start[r] == start)
+            return r;
+    return kNone;
+}
+
+} // namespace
+
+class TestTimelineView : public QObject {
+    Q_OBJECT
+private slots:
+    void lanes()
+    {
+        SelectionController sel;
+        TimelineView view(&sel);
+        sel.setSession(makeSession());
+        QCOMPARE(view.laneCount(), 4);
+        // Host side first, streams by stream id.
+        QCOMPARE(view.laneNames(), (QStringList{"Thread 7", "Stream 2", "Stream 3", "Stream 4"}));
+        QCOMPARE(view.layout().lanes[0].levels.size(), std::size_t(3)); // nesting depth 0..2
+    }
+
+    void visibleSlices()
+    {
+        SelectionController sel;
+        TimelineView view(&sel);
+        view.resize(1000, 600);
+        view.show();
+        sel.setSession(makeSession());
+        QCOMPARE(view.visibleSliceCount(), std::size_t(1009));
+        // 9 wide items + the 1000 tasks of Stream 4 folded into one mark (gaps < 1 px).
+        QCOMPARE(view.drawnItemCount(), std::size_t(10));
+        // [300000, 450000): step, bwd, mm, hcom_allReduce; nothing of Stream 2; Stream 4 ends at 99910.
+        sel.setVisibleRange({300000, 450000});
+        QCOMPARE(view.visibleSliceCount(), std::size_t(4));
+        // [155000, 165000): step, fwd, the second MatMul.
+        sel.setVisibleRange({155000, 165000});
+        QCOMPARE(view.visibleSliceCount(), std::size_t(3));
+        // [0, 1000): step and the Add tasks at 0, 100, ..., 900, each 8 px wide here.
+        sel.setVisibleRange({0, 1000});
+        QCOMPARE(view.visibleSliceCount(), std::size_t(11));
+        QCOMPARE(view.drawnItemCount(), std::size_t(11));
+        // The instant at 950000 is found in a window that contains it.
+        sel.setVisibleRange({949000, 951000});
+        QCOMPARE(view.visibleSliceCount(), std::size_t(2)); // step + mark
+        // Collapsing the rank hides every lane.
+        view.setGroupCollapsed(0, true);
+        QCOMPARE(view.visibleSliceCount(), std::size_t(0));
+    }
+
+    void keyboard()
+    {
+        SelectionController sel;
+        TimelineView view(&sel);
+        view.resize(1000, 600);
+        view.show();
+        sel.setSession(makeSession());
+        QCOMPARE(sel.visibleRange(), (TimeRange{0, 1000000}));
+        // W: 80 % of the width around the centre 500000.
+        QTest::keyClick(&view, Qt::Key_W);
+        QCOMPARE(sel.visibleRange(), (TimeRange{100000, 900000}));
+        // D / A: 10 % of the 800000 window.
+        QTest::keyClick(&view, Qt::Key_D);
+        QCOMPARE(sel.visibleRange(), (TimeRange{180000, 980000}));
+        QTest::keyClick(&view, Qt::Key_A);
+        QCOMPARE(sel.visibleRange(), (TimeRange{100000, 900000}));
+        QTest::keyClick(&view, Qt::Key_Right);
+        QCOMPARE(sel.visibleRange(), (TimeRange{180000, 980000}));
+        QTest::keyClick(&view, Qt::Key_Left);
+        // S: 125 % around the centre 500000 -> the whole trace.
+        QTest::keyClick(&view, Qt::Key_S);
+        QCOMPARE(sel.visibleRange(), (TimeRange{0, 1000000}));
+        QTest::keyClick(&view, Qt::Key_Plus);
+        QTest::keyClick(&view, Qt::Key_W);
+        // 0.8 * 800000 = 640000 around 500000.
+        QCOMPARE(sel.visibleRange(), (TimeRange{180000, 820000}));
+        QTest::keyClick(&view, Qt::Key_0, Qt::ControlModifier);
+        QCOMPARE(sel.visibleRange(), (TimeRange{0, 1000000}));
+        QTest::keyClick(&view, Qt::Key_Backspace);
+        QCOMPARE(sel.visibleRange(), (TimeRange{180000, 820000}));
+        QTest::keyClick(&view, Qt::Key_Backspace);
+        QCOMPARE(sel.visibleRange(), (TimeRange{100000, 900000}));
+        // Z zooms to the selected range; Esc clears it.
+        sel.setSelectedRange(TimeRange{200000, 300000});
+        QTest::keyClick(&view, Qt::Key_Z);
+        QCOMPARE(sel.visibleRange(), (TimeRange{200000, 300000}));
+        QTest::keyClick(&view, Qt::Key_Escape);
+        QVERIFY(!sel.selectedRange());
+    }
+
+    void mouse()
+    {
+        SelectionController sel;
+        TimelineView view(&sel);
+        UtilizationPlots plots(&sel);
+        view.resize(1000, 600);
+        view.show();
+        sel.setSession(makeSession());
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QWidget* vp = view.viewport();
+        const QRect cr = view.contentRect();
+        QCOMPARE(cr.left(), TimelineView::kLabelWidth);
+        auto timeAtX = [&cr](int x) { return static_cast<TimeNs>(std::llround((x - cr.left()) * 1e6 / cr.width())); };
+
+        // Drag along the ruler selects [t(300), t(500)].
+        QTest::mousePress(vp, Qt::LeftButton, {}, QPoint(300, 10));
+        QTest::mouseMove(vp, QPoint(400, 10));
+        QTest::mouseMove(vp, QPoint(500, 10));
+        QTest::mouseRelease(vp, Qt::LeftButton, {}, QPoint(500, 10));
+        QVERIFY(sel.selectedRange());
+        QCOMPARE(*sel.selectedRange(), (TimeRange{timeAtX(300), timeAtX(500)}));
+        QCOMPARE(sel.visibleRange(), (TimeRange{0, 1000000})); // selecting does not pan
+        QCOMPARE(plots.highlightedRange(), sel.selectedRange());
+
+        // Click on the long MatMul of Stream 2: rows are rank header (20), Python header (20),
+        // Thread 7 (3 levels: 52), Ascend Hardware header (20), then Stream 2 at content y 112.
+        const Profile& p = *sel.session()->ranks[0];
+        const int y = TimelineView::kRulerHeight + 112 + 8;
+        const int x = static_cast<int>(view.xOf(700000));
+        QTest::mouseClick(vp, Qt::LeftButton, {}, QPoint(x, y));
+        QCOMPARE(sel.selectedTask(), (TaskRef{0, rowOf(p, "MatMul", 500000)}));
+
+        // Double-click inside the selected range zooms to it.
+        QTest::mouseDClick(vp, Qt::LeftButton, {}, QPoint(400, 300));
+        QCOMPARE(sel.visibleRange(), *sel.selectedRange());
+
+        // A plain drag on empty space pans: two 50 px moves to the left move the window right
+        // by 50 px worth of time each.
+        sel.setSelectedRange(std::nullopt);
+        QCOMPARE(plots.highlightedRange(), std::optional<TimeRange>());
+        sel.setVisibleRange({0, 500000});
+        const TimeNs step = std::llround(500000.0 * 50 / cr.width());
+        const int emptyY = TimelineView::kRulerHeight + 152 + 10; // Stream 4's lane, past its tasks
+        QTest::mousePress(vp, Qt::LeftButton, {}, QPoint(900, emptyY));
+        QTest::mouseMove(vp, QPoint(850, emptyY));
+        QTest::mouseMove(vp, QPoint(800, emptyY));
+        QTest::mouseRelease(vp, Qt::LeftButton, {}, QPoint(800, emptyY));
+        QVERIFY(!sel.selectedRange());
+        QCOMPARE(sel.visibleRange(), (TimeRange{2 * step, 500000 + 2 * step}));
+    }
+
+    void search()
+    {
+        SelectionController sel;
+        TimelineView view(&sel);
+        view.resize(1000, 600);
+        view.show();
+        sel.setSession(makeSession());
+        view.setSearchText(QStringLiteral("matmul"));
+        QCOMPARE(view.matchCount(), std::size_t(3));
+        const Profile& p = *sel.session()->ranks[0];
+        QTest::keyClick(&view, Qt::Key_Return);
+        QCOMPARE(sel.selectedTask().slice, rowOf(p, "MatMul", 100000));
+        QTest::keyClick(&view, Qt::Key_Return);
+        QCOMPARE(sel.selectedTask().slice, rowOf(p, "MatMul", 160000));
+        // [160000, 170000) with 1000 ns margins.
+        QCOMPARE(sel.visibleRange(), (TimeRange{159000, 171000}));
+        QTest::keyClick(&view, Qt::Key_Return, Qt::ShiftModifier);
+        QCOMPARE(sel.selectedTask().slice, rowOf(p, "MatMul", 100000));
+    }
+};
+
+QTEST_MAIN(TestTimelineView)
+#include "test_timeline_view.moc"
