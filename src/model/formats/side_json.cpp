@@ -14,7 +14,8 @@ namespace npuscope::readers {
 
 namespace {
 
-using nlohmann::json;
+// Key order matters (ops and links are listed as the profiler wrote them): ordered DOM.
+using json = nlohmann::ordered_json;
 
 constexpr std::string_view kStartKey = "Start Timestamp(us)";
 
@@ -495,7 +496,7 @@ FileRecord readProfilerInfoJson(std::string_view bytes, Profile& sink, const Rea
         else if (k.find("torch_npu") != std::string::npos && k.find("version") != std::string::npos)
             sink.meta.torchNpuVersion = textOf(v);
     }
-    sink.meta.profilerInfo = std::move(root);
+    sink.meta.profilerInfo = nlohmann::json(root);
     rec.records = 1;
     return rec;
 }
@@ -533,7 +534,7 @@ FileRecord readProfilerMetadataJson(std::string_view bytes, Profile& sink, const
     if (auto d = root.find("distributed_args"); d != root.end() && d->is_object())
         if (auto r = d->find("rank"); r != d->end() && r->is_number_integer() && sink.rank < 0)
             sink.rank = r->get<int>();
-    sink.meta.profilerMetadata = std::move(root);
+    sink.meta.profilerMetadata = nlohmann::json(root);
     rec.records = 1;
     return rec;
 }

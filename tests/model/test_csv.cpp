@@ -1,0 +1,216 @@
+// The CSV tokenizer and the quirks of FORMATS.md §6, each on a small inline file.
+#include "model/formats/csv.h"
+#include "model/formats/readers.h"
+
+#include <QtTest>
+
+using namespace npuscope;
+
+namespace {
+
+std::vector<std::vector<std::string>> tokenize(std::string_view text, std::vector<std::int64_t>* lines = nullptr)
+{
+    std::vector<std::vector<std::string>> out;
+    CsvReader r(text);
+    while (r.next()) {
+        std::vector<std::string> row;
+        for (auto c : r.cells())
+            row.emplace_back(c);
+        out.push_back(std::move(row));
+        if (lines)
+            lines->push_back(r.line());
+    }
+    return out;
+}
+
+const char* kKernelHeader =
+    "Device_id,Model ID,Task ID,Stream ID,Op Name,OP Type,Task Type,Task Start Time(us),Task Duration(us),"
+    "Task Wait Time(us),Block Dim,Input Shapes,aic_mac_ratio\n";
+
+} // namespace
+
+class TestCsv : public QObject {
+    Q_OBJECT
+private slots:
+    void plainAndCrlf()
+    {
+        std::vector<std::int64_t> lines;
+        const auto rows = tokenize("a,b,c\r\n1,2,3\r\n\r\n4,5,6", &lines);
+        QCOMPARE(rows.size(), std::size_t(3)); // the blank line is skipped
+        QCOMPARE(rows[0][2], std::string("c")); // no CR left in the header
+        QCOMPARE(rows[2][0], std::string("4"));
+        QCOMPARE(lines[2], std::int64_t(4));
+    }
+
+    void bom()
+    {
+        const auto rows = tokenize("\xEF\xBB\xBF" "Step,Computing\n1,2\n");
+        QCOMPARE(rows[0][0], std::string("Step"));
+    }
+
+    void quotedNewlinesAndCommas()
+    {
+        std::vector<std::int64_t> lines;
+        CsvReader r("h1,h2\n\";\n;\n\",\"a,b\"\nx,y\n");
+        QVERIFY(r.next());
+        QVERIFY(r.next());
+        QCOMPARE(r.cells().size(), std::size_t(2));
+        QCOMPARE(std::string(r.cells()[0]), std::string(";\n;\n")); // newlines inside quotes are content
+        QCOMPARE(std::string(r.cells()[1]), std::string("a,b"));
+        QCOMPARE(r.line(), std::int64_t(2));
+        QVERIFY(r.next());
+        QCOMPARE(r.line(), std::int64_t(5)); // the quoted newlines count as physical lines
+        QCOMPARE(r.byteOffset(), std::uint64_t(19));
+    }
+
+    void tripleQuotes()
+    {
+        // AP/kernel_details.csv writes shapes as """2,8193""": the cell keeps one pair of quotes.
+        const auto rows = tokenize("Input Shapes,x\n\"\"\"2,8193\"\"\",1\n\"\"\"\"\"\",2\n");
+        QCOMPARE(rows[1][0], std::string("\"2,8193\""));
+        QCOMPARE(rows[1][1], std::string("1"));
+        QCOMPARE(rows[2][0], std::string("\"\""));
+    }
+
+    void tabsTrimmed()
+    {
+        const auto rows = tokenize("a,b,c\n1780748105187895.870\t,\"1736408883704643.212\t\", x \n");
+        QCOMPARE(rows[1][0], std::string("1780748105187895.870"));
+        QCOMPARE(rows[1][1], std::string("1736408883704643.212"));
+        QCOMPARE(rows[1][2], std::string("x"));
+    }
+
+    void emptyFile()
+    {
+        Profile p;
+        ReadContext ctx;
+        ctx.file = "empty.csv";
+        const FileRecord rec = readers::readKernelCsv("", p, ctx);
+        QCOMPARE(rec.status, FileStatus::Failed);
+        QCOMPARE(rec.note, std::string("empty file"));
+        QCOMPARE(p.diagnostics.size(), std::size_t(1));
+        QCOMPARE(p.diagnostics[0].severity, Severity::Error);
+    }
+
+    void missingRequiredColumn()
+    {
+        Profile p;
+        ReadContext ctx;
+        ctx.file = "/tmp/op_summary_1.csv";
+        const FileRecord rec = readers::readKernelCsv("Op Name,Task Start Time(us)\nadd,1.0\n", p, ctx);
+        QCOMPARE(rec.status, FileStatus::Failed);
+        QCOMPARE(p.diagnostics.size(), std::size_t(1));
+        const auto& d = p.diagnostics[0];
+        QCOMPARE(d.severity, Severity::Error);
+        QVERIFY(d.reason.find("Task Duration(us)") != std::string::npos);
+        QVERIFY(d.reason.find("/tmp/op_summary_1.csv") != std::string::npos);
+        QCOMPARE(d.file, ctx.file);
+        QCOMPARE(p.kernels.size(), std::size_t(0));
+    }
+
+    void shortLastRow()
+    {
+        Profile p;
+        ReadContext ctx;
+        ctx.file = "op_summary_trunc.csv";
+        std::string text = kKernelHeader;
+        text += "0,1,5,2,add,Add,AI_CORE,100.5,2.0,0,8,\"1,2\",0.5\n";
+        text += "0,1,6,2,mul,Mul,AI_CORE,103.5,1.0,1.0,8,\"3\",N/A\n";
+        text += "0,1,7,2,sub,Sub,AI_CO"; // truncated mid-row
+        const FileRecord rec = readers::readKernelCsv(text, p, ctx);
+        QCOMPARE(rec.records, std::uint64_t(2));
+        QCOMPARE(rec.skipped, std::uint64_t(1));
+        QCOMPARE(rec.status, FileStatus::Partial);
+        QCOMPARE(p.diagnostics.size(), std::size_t(1));
+        QCOMPARE(p.diagnostics[0].line, std::int64_t(4));
+        QCOMPARE(p.diagnostics[0].severity, Severity::Warning);
+        QVERIFY(p.diagnostics[0].reason.find("truncated last row") != std::string::npos);
+        QCOMPARE(p.diagnostics[0].byteOffset, std::int64_t(text.rfind('\n') + 1));
+    }
+
+    void mismatchedMiddleRow()
+    {
+        Profile p;
+        ReadContext ctx;
+        ctx.file = "k.csv";
+        std::string text = kKernelHeader;
+        text += "0,1,5,2,add,Add,AI_CORE,100.5,2.0,0,8,1,0.5,extra\n";
+        text += "0,1,6,2,mul,Mul,AI_CORE,103.5,1.0,1.0,8,3,0.25\n";
+        const FileRecord rec = readers::readKernelCsv(text, p, ctx);
+        QCOMPARE(rec.records, std::uint64_t(1));
+        QCOMPARE(rec.skipped, std::uint64_t(1));
+        QCOMPARE(p.diagnostics[0].line, std::int64_t(2));
+        QCOMPARE(p.diagnostics[0].reason, std::string("row has 14 cells, header has 13"));
+    }
+
+    void missingVersusZero()
+    {
+        Profile p;
+        ReadContext ctx;
+        ctx.file = "k.csv";
+        std::string text = kKernelHeader;
+        text += "0,4294967295,N/A,N/A,hcom_x,hcom_,HCCL,100,2,,N/A,N/A,N/A\n";
+        text += "0,18446744073709551615,3,2,76,76,AI_CORE,4e-06,0,0,0,; ; ;,0\n";
+        const FileRecord rec = readers::readKernelCsv(text, p, ctx);
+        QCOMPARE(rec.records, std::uint64_t(2));
+        const auto& K = p.kernels;
+        QCOMPARE(K.modelId[0], std::int64_t(-1));
+        QCOMPARE(K.modelId[1], std::int64_t(-1));
+        QCOMPARE(K.taskId[0], std::int64_t(-1));
+        QCOMPARE(K.streamId[0], std::int64_t(-1));
+        QCOMPARE(K.taskId[1], std::int64_t(3));
+        QCOMPARE(K.wait[0], std::numeric_limits<TimeNs>::min()); // empty = missing
+        QCOMPARE(K.wait[1], TimeNs(0));                          // 0 stays 0
+        QCOMPARE(K.blockDim[0], std::int64_t(-1));
+        QCOMPARE(K.blockDim[1], std::int64_t(0));
+        const int m = K.metricIndex("aic_mac_ratio");
+        QVERIFY(m >= 0);
+        QVERIFY(std::isnan(K.metrics[m][0]));
+        QCOMPARE(K.metrics[m][1], 0.0);
+        // Numeric text in name columns stays a name.
+        QCOMPARE(p.str(K.name[1]), std::string_view("76"));
+        QCOMPARE(p.str(K.type[1]), std::string_view("76"));
+        QCOMPARE(p.str(K.inputShapes[1]), std::string_view("; ; ;"));
+        // 4e-06 µs = 0.004 ns, rounds to 0.
+        QCOMPARE(K.start[1], TimeNs(0));
+        QCOMPARE(K.device[0], 0);
+    }
+
+    void deviceFromContext()
+    {
+        Profile p;
+        ReadContext ctx;
+        ctx.file = "kernel_details.csv";
+        ctx.device = 3;
+        readers::readKernelCsv("Name,Start Time(us),Duration(us)\na,1,2\n", p, ctx);
+        QCOMPARE(p.kernels.device[0], 3);
+        QCOMPARE(p.kernels.taskId[0], std::int64_t(-1));
+        QCOMPARE(p.kernels.slice[0], kNone);
+    }
+
+    void slicesAppend()
+    {
+        // The loader reads *_slice_N_* files one call each: metric columns line up by name.
+        Profile p;
+        ReadContext ctx;
+        ctx.file = "op_summary_slice_0_1.csv";
+        readers::readKernelCsv("Op Name,Task Start Time(us),Task Duration(us),m1,m2\na,1,1,0.5,7\nb,2,1,0.25,8\n", p, ctx);
+        ctx.file = "op_summary_slice_1_1.csv";
+        readers::readKernelCsv("Op Name,Task Start Time(us),Task Duration(us),m2,m3\nc,3,1,9,1.5\n", p, ctx);
+        const auto& K = p.kernels;
+        QCOMPARE(K.size(), std::size_t(3));
+        QCOMPARE(K.metricNames.size(), std::size_t(3));
+        for (const auto& m : K.metrics)
+            QCOMPARE(m.size(), std::size_t(3));
+        const int m1 = K.metricIndex("m1"), m2 = K.metricIndex("m2"), m3 = K.metricIndex("m3");
+        QCOMPARE(K.metrics[m1][1], 0.25);
+        QVERIFY(std::isnan(K.metrics[m1][2])); // missing in the later slice
+        QCOMPARE(K.metrics[m2][2], 9.0);
+        QVERIFY(std::isnan(K.metrics[m3][0])); // missing in the earlier slice
+        QCOMPARE(K.metrics[m3][2], 1.5);
+        QCOMPARE(p.str(K.name[2]), std::string_view("c"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCsv)
+#include "test_csv.moc"
