@@ -207,7 +207,8 @@ private slots:
             const QString path = rank + "/" + rel;
             if (rel.endsWith(".json") || rel.contains("info.json.")) {
                 try {
-                    (void)nlohmann::json::parse(readAll(path));
+                    const auto j = nlohmann::json::parse(readAll(path));
+                    QVERIFY(!j.is_null());
                 } catch (const std::exception& e) {
                     QFAIL(qPrintable(rel + ": " + e.what()));
                 }
