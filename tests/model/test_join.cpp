@@ -1,0 +1,179 @@
+// joinKernels: timeline device tasks <-> kernel rows, comm rows by name, l2 rows by occurrence.
+#include "model/formats/readers.h"
+
+#include <QtTest>
+
+#include <fstream>
+#include <sstream>
+
+using namespace npuscope;
+
+namespace {
+
+std::string slurp(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+void addKernel(Profile& p, int device, std::int64_t stream, std::int64_t task, TimeNs start, const char* name)
+{
+    KernelTable& K = p.kernels;
+    K.device.push_back(device);
+    K.step.push_back(-1);
+    K.modelId.push_back(-1);
+    K.streamId.push_back(stream);
+    K.taskId.push_back(task);
+    K.contextId.push_back(-1);
+    K.start.push_back(start);
+    K.dur.push_back(100);
+    K.wait.push_back(0);
+    const NameId n = p.strings.intern(name);
+    K.name.push_back(n);
+    K.type.push_back(n);
+    K.taskType.push_back(p.strings.intern(task < 0 ? "HCCL" : "AI_CORE"));
+    for (auto* c : {&K.opState, &K.inputShapes, &K.inputDtypes, &K.inputFormats, &K.outputShapes, &K.outputDtypes,
+                    &K.outputFormats})
+        c->push_back(NameId(0));
+    K.blockDim.push_back(-1);
+    K.mixBlockDim.push_back(-1);
+    K.slice.push_back(kNone);
+}
+
+TrackId streamTrack(Profile& p, std::int64_t pid, std::int64_t stream, int device)
+{
+    const TrackId t = p.trackFor(pid, stream);
+    Track& tr = p.tracks[t.v];
+    tr.kind = TrackKind::Stream;
+    tr.streamId = stream;
+    tr.device = device;
+    tr.process = p.strings.intern("Ascend Hardware");
+    tr.thread = p.strings.intern("Stream " + std::to_string(stream));
+    return t;
+}
+
+std::uint32_t sliceAt(const Profile& p, TrackId t, TimeNs start)
+{
+    for (std::uint32_t i = 0; i < p.slices.size(); ++i)
+        if (p.slices.track[i] == t && p.slices.start[i] == start)
+            return i;
+    return kNone;
+}
+
+} // namespace
+
+class TestJoin : public QObject {
+    Q_OBJECT
+private slots:
+    void handBuilt()
+    {
+        Profile p;
+        const TrackId s5 = streamTrack(p, 100, 5, 0);
+        const TrackId comm = p.trackFor(200, 1);
+        p.tracks[comm.v].kind = TrackKind::CommGroup;
+        const NameId task = p.strings.intern("task");
+        const NameId hcom = p.strings.intern("hcom_allReduce_1");
+        // Added out of order on purpose: the join runs after finalize() has sorted them.
+        p.slices.add(20000, 100, task, NameId(0), s5, 10); // task 10 again, no kernel near: unmatched
+        p.slices.add(1000, 100, task, NameId(0), s5, 10);  // exact
+        p.slices.add(5000, 100, task, NameId(0), s5, 10);  // nearest (kernel at 5400)
+        p.slices.add(9000, 100, task, NameId(0), s5, 11);  // no kernel with task 11
+        p.slices.add(30000, 100, task, NameId(0), s5, 13); // kernel of task 13 is on device 1
+        p.slices.add(7300, 100, hcom, NameId(0), comm);    // comm op
+        addKernel(p, 0, 5, 10, 50000, "far");   // same key, 30 µs away: never joins
+        addKernel(p, 0, 5, 10, 5400, "near");
+        addKernel(p, 0, 5, 10, 1000, "exact");
+        addKernel(p, 0, 5, 12, 3000, "orphan");
+        addKernel(p, 1, 5, 13, 30000, "otherDevice");
+        addKernel(p, 0, -1, -1, 7000, "hcom_allReduce_1"); // N/A ids: by name and start
+        p.l2.push_back(L2Row{0, 5, 10, 0.5, 0.1, NameId(0)});
+        p.l2.push_back(L2Row{0, 5, 10, 0.7, 0.1, NameId(0)});
+        p.finalize();
+        readers::joinKernels(p);
+
+        QCOMPARE(p.join.deviceTasks, std::uint64_t(5));
+        QCOMPARE(p.join.kernelRows, std::uint64_t(6));
+        QCOMPARE(p.join.matchedExact, std::uint64_t(1));
+        QCOMPARE(p.join.matchedNearest, std::uint64_t(2)); // 5000 <-> 5400 and the comm op
+        QCOMPARE(p.join.unmatchedTasks, std::uint64_t(3));
+        QCOMPARE(p.join.unmatchedKernels, std::uint64_t(3));
+        const auto& K = p.kernels;
+        QCOMPARE(K.slice[2], sliceAt(p, s5, 1000));
+        QCOMPARE(p.slices.kernel[sliceAt(p, s5, 1000)], 2u);
+        QCOMPARE(K.slice[1], sliceAt(p, s5, 5000));
+        QCOMPARE(K.slice[0], kNone);
+        QCOMPARE(K.slice[3], kNone);
+        QCOMPARE(K.slice[4], kNone);
+        QCOMPARE(K.slice[5], sliceAt(p, comm, 7300));
+        QCOMPARE(p.slices.kernel[sliceAt(p, s5, 20000)], kNone);
+
+        // l2: the n-th l2 row of (stream 5, task 10) goes to the n-th kernel row by start.
+        const int l2 = K.metricIndex("l2_hit_rate");
+        QVERIFY(l2 >= 0);
+        QCOMPARE(K.metrics[l2][2], 0.5); // start 1000
+        QCOMPARE(K.metrics[l2][1], 0.7); // start 5400
+        QVERIFY(std::isnan(K.metrics[l2][0]));
+        QVERIFY(std::isnan(K.metrics[l2][3]));
+
+        // Joining again gives the same answer (idempotent).
+        readers::joinKernels(p);
+        QCOMPARE(p.join.matchedExact, std::uint64_t(1));
+        QCOMPARE(K.metricNames.size(), std::size_t(1));
+    }
+
+    void repeatedTaskIds()
+    {
+        // Task ids wrap: three tasks with id 7, each joins the row with its own start.
+        Profile p;
+        const TrackId s = streamTrack(p, 1, 2, -1);
+        const NameId n = p.strings.intern("op");
+        for (TimeNs t : {100000, 200000, 300000})
+            p.slices.add(t, 10, n, NameId(0), s, 7);
+        addKernel(p, 0, 2, 7, 300000, "c");
+        addKernel(p, 0, 2, 7, 100000, "a");
+        addKernel(p, 0, 2, 7, 200500, "b"); // 0.5 µs off: nearest
+        p.finalize();
+        readers::joinKernels(p);
+        QCOMPARE(p.join.matchedExact, std::uint64_t(2));
+        QCOMPARE(p.join.matchedNearest, std::uint64_t(1));
+        QCOMPARE(p.join.unmatchedTasks, std::uint64_t(0));
+        QCOMPARE(p.join.unmatchedKernels, std::uint64_t(0));
+        QCOMPARE(p.slices.start[p.kernels.slice[0]], TimeNs(300000));
+        QCOMPARE(p.slices.start[p.kernels.slice[1]], TimeNs(100000));
+        QCOMPARE(p.slices.start[p.kernels.slice[2]], TimeNs(200000));
+    }
+
+    void skTimelineWithOpSummary()
+    {
+        // SK: msprof_*.json + op_summary_*.csv of one run match exactly (stream 212, task 0,
+        // start 1780748105187895.870 µs).
+        const std::string dir = std::string(NPUSCOPE_SAMPLES) +
+                                "/ascend-msprof-skill/tests/fixtures/tilelang_design_feedback/candidate_comparability/"
+                                "workload_mismatch_candidate/reports/app/PROF_000001_20260606121448940_"
+                                "RGBHHJGBAJGRQEOB/mindstudio_profiler_output/";
+        Profile p;
+        ReadContext ctx;
+        ctx.file = dir + "msprof_20260606121514.json";
+        const std::string timeline = slurp(ctx.file);
+        const FileRecord t = readers::readTimelineJson(timeline, p, ctx);
+        QVERIFY(t.status == FileStatus::Loaded || t.status == FileStatus::Partial);
+        ctx.file = dir + "op_summary_20260606121516.csv";
+        const std::string csv = slurp(ctx.file);
+        readers::readKernelCsv(csv, p, ctx);
+        p.finalize();
+        readers::joinKernels(p);
+        QCOMPARE(p.join.kernelRows, std::uint64_t(1));
+        QCOMPARE(p.join.matchedExact, std::uint64_t(1));
+        QCOMPARE(p.join.unmatchedKernels, std::uint64_t(0));
+        const std::uint32_t s = p.kernels.slice[0];
+        QVERIFY(s != kNone);
+        QCOMPARE(p.slices.start[s], TimeNs(1780748105187895870LL));
+        QCOMPARE(p.tracks[p.slices.track[s].v].streamId, std::int64_t(212));
+        QCOMPARE(p.slices.taskId[s], 0u);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestJoin)
+#include "test_join.moc"
