@@ -30,7 +30,11 @@ class ProgressSink {
 public:
     explicit ProgressSink(std::function<void(const LoadProgress&)> callback) : m_callback(std::move(callback)) {}
 
-    void setTotal(std::uint64_t totalBytes) { m_total = totalBytes; } // before any worker starts
+    void setTotal(std::uint64_t totalBytes) // before any worker starts
+    {
+        m_total = totalBytes;
+        m_totalKnown = true;
+    }
 
     void stage(std::string text)
     {
@@ -57,7 +61,7 @@ public:
             std::lock_guard lock(m_stageMutex);
             m_stage = std::move(text);
         }
-        m_done.store(m_total, std::memory_order_relaxed);
+        m_finished = true;
         emit(true);
     }
 
@@ -81,12 +85,17 @@ private:
             p.stage = m_stage;
         }
         const std::uint64_t done = m_done.load(std::memory_order_relaxed);
-        p.fraction = m_total == 0 ? 1.0 : std::min(1.0, double(done) / double(m_total));
+        if (m_finished)
+            p.fraction = 1.0;
+        else if (m_totalKnown && m_total > 0)
+            p.fraction = std::min(1.0, double(done) / double(m_total));
         m_callback(p);
     }
 
     std::function<void(const LoadProgress&)> m_callback;
     std::uint64_t m_total = 0;
+    bool m_totalKnown = false; // while scanning, the fraction stays 0
+    bool m_finished = false;
     std::atomic<std::uint64_t> m_done{0};
     std::mutex m_stageMutex;
     std::string m_stage;

@@ -1,0 +1,138 @@
+// `npuscope info` run as a process: text and JSON on a real rank folder, and the error exits.
+#include <nlohmann/json.hpp>
+
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+namespace {
+
+const QString kRank0 = QStringLiteral(NPUSCOPE_SAMPLES) + "/msinsight/test/data/pytorch/text/level1/rank0_ascend_pt";
+
+struct Run {
+    int exitCode = -1;
+    QByteArray out, err;
+};
+
+Run runInfo(const QStringList& args)
+{
+    QProcess p;
+    p.start(QStringLiteral(NPUSCOPE_BINARY), QStringList{"info"} + args);
+    Run r;
+    if (!p.waitForFinished(60000))
+        return r;
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = p.readAllStandardOutput();
+    r.err = p.readAllStandardError();
+    return r;
+}
+
+} // namespace
+
+class TestCliInfo : public QObject {
+    Q_OBJECT
+private slots:
+    void json()
+    {
+        const Run r = runInfo({kRank0, "--format", "json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY(r.err.isEmpty()); // not a TTY: no progress
+        const auto j = nlohmann::json::parse(r.out.constData(), nullptr, false);
+        QVERIFY(!j.is_discarded());
+        QCOMPARE(j["layout"].get<std::string>(), std::string("torch_npu"));
+        QCOMPARE(j["source"].get<std::string>(), std::string("text"));
+        QCOMPARE(j["ranks"].size(), std::size_t(1));
+        const auto& rank = j["ranks"][0];
+        QCOMPARE(rank["rank"].get<int>(), 0);
+        QCOMPARE(rank["name"].get<std::string>(), std::string("rank0_ascend_pt"));
+        // Numbers computed with python3 over the sample (see test_loader.cpp for how).
+        QCOMPARE(rank["device_tasks"].get<int>(), 535);
+        QCOMPARE(rank["slices_by_track_kind"]["stream"].get<int>(), 535);
+        QCOMPARE(rank["device_tasks_by_type"]["AI_CORE"].get<int>(), 172); // args "Task Type" counts
+        QCOMPARE(rank["device_tasks_by_type"].begin().key(), std::string("AI_CORE")); // largest first
+        QCOMPARE(rank["kernel_rows"].get<int>(), 191);
+        QCOMPARE(rank["comm_ops"].get<int>(), 5);
+        QCOMPARE(rank["comm_links"].get<int>(), 48);
+        QCOMPARE(rank["steps"].get<int>(), 1);
+        // 187 exact (stream, task id, start) + 4 HCCL rows on communication slices (1 exact,
+        // 3 within 1 µs), see test_loader.cpp.
+        QCOMPARE(rank["join"]["matched_exact"].get<int>(), 188);
+        QCOMPARE(rank["join"]["matched_nearest"].get<int>(), 3);
+        QCOMPARE(rank["join"]["unmatched_kernels"].get<int>(), 0);
+        QVERIFY(rank["time_span"]["end_ns"].get<std::int64_t>() > rank["time_span"]["begin_ns"].get<std::int64_t>());
+        QVERIFY(rank["time_span"]["duration_ms"].get<double>() > 0);
+
+        bool traceSeen = false;
+        for (const auto& f : rank["files"]) {
+            if (f["path"] == "ASCEND_PROFILER_OUTPUT/trace_view.json") {
+                traceSeen = true;
+                QCOMPARE(f["kind"].get<std::string>(), std::string("timeline"));
+                QCOMPARE(f["status"].get<std::string>(), std::string("loaded"));
+                QVERIFY(f["records"].get<int>() > 0);
+            }
+        }
+        QVERIFY(traceSeen);
+        bool detailsIgnored = false;
+        for (const auto& f : rank["ignored"])
+            if (f["path"] == "ASCEND_PROFILER_OUTPUT/operator_details.csv")
+                detailsIgnored = f["note"] == "operator_details.csv: not used yet";
+        QVERIFY(detailsIgnored);
+
+        // Per op type from kernel_details.csv, by total Duration(us) (python3 csv, sum per Type):
+        // 34 types; the largest is hcom_allReduce_ with 4 rows, 105991.876 µs; then ForeachAddList.
+        const auto& ops = rank["op_types"];
+        QCOMPARE(ops["source"].get<std::string>(), std::string("kernels"));
+        QCOMPARE(ops["rows"].size(), std::size_t(34));
+        QCOMPARE(ops["rows"][0]["type"].get<std::string>(), std::string("hcom_allReduce_"));
+        QCOMPARE(ops["rows"][0]["count"].get<int>(), 4);
+        QCOMPARE(ops["rows"][0]["total_ns"].get<std::int64_t>(), std::int64_t(105991876));
+        QCOMPARE(ops["rows"][1]["type"].get<std::string>(), std::string("ForeachAddList"));
+        QCOMPARE(ops["rows"][1]["total_ns"].get<std::int64_t>(), std::int64_t(1959079));
+        int count = 0;
+        for (const auto& o : ops["rows"])
+            count += o["count"].get<int>();
+        QCOMPARE(count, 191);
+    }
+
+    void text()
+    {
+        const Run r = runInfo({kRank0});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QString out = QString::fromUtf8(r.out);
+        QVERIFY(out.contains("layout: torch_npu"));
+        QVERIFY(out.contains("rank 0: rank0_ascend_pt (torch_npu)"));
+        QVERIFY(out.contains("device tasks: 535 (AI_CORE 172"));
+        QVERIFY(out.contains("kernel rows: 191"));
+        QVERIFY(out.contains("comm ops: 5"));
+        QVERIFY(out.contains("ASCEND_PROFILER_OUTPUT/operator_details.csv: operator_details.csv: not used yet"));
+        QVERIFY(out.contains("105991.876 us"));
+    }
+
+    void emptyFolder()
+    {
+        QTemporaryDir tmp;
+        const Run r = runInfo({tmp.path()});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(r.out.isEmpty());
+        QVERIFY(QString::fromUtf8(r.err).contains(tmp.path() + ": no profiling data found"));
+    }
+
+    void usageErrors()
+    {
+        Run r = runInfo({kRank0, "--bogus"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.err.contains("unknown option '--bogus'"));
+        QVERIFY(r.err.contains("Try 'npuscope info --help'"));
+        r = runInfo({});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.err.contains("missing PATH"));
+        r = runInfo({kRank0, "--format", "xml"});
+        QCOMPARE(r.exitCode, 2);
+        r = runInfo({"--help"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains("Usage: npuscope info"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliInfo)
+#include "test_cli_info.moc"

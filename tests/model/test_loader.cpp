@@ -1,0 +1,357 @@
+// The loader end to end: real torch_npu clusters, msprof, lone files, and folders built here.
+#include "model/formats/loader.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+
+using namespace npuscope;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kSamples = NPUSCOPE_SAMPLES;
+const std::string kPytorch = kSamples + "/msinsight/test/data/pytorch/text";
+const std::string kSkApp = kSamples
+    + "/ascend-msprof-skill/tests/fixtures/tilelang_design_feedback/candidate_comparability/"
+      "workload_mismatch_candidate/reports/app";
+
+void writeFile(const fs::path& p, const std::string& text)
+{
+    fs::create_directories(p.parent_path());
+    std::ofstream(p) << text;
+}
+
+std::uint64_t deviceTasks(const Profile& p)
+{
+    std::uint64_t n = 0;
+    for (std::size_t i = 0; i < p.slices.size(); ++i)
+        n += p.tracks[p.slices.track[i].v].kind == TrackKind::Stream;
+    return n;
+}
+
+const FileRecord* record(const Profile& p, const std::string& name)
+{
+    for (const auto& f : p.files)
+        if (fs::path(f.path).filename() == name)
+            return &f;
+    return nullptr;
+}
+
+const std::string kOpSummaryHeader = "Device_id,Model ID,Task ID,Stream ID,Op Name,OP Type,Task Type,"
+                                     "Task Start Time(us),Task Duration(us),Task Wait Time(us),Block Dim\n";
+
+} // namespace
+
+class TestLoader : public QObject {
+    Q_OBJECT
+private slots:
+    void pytorchLevel1()
+    {
+        const LoadResult r = loadSession(kPytorch + "/level1");
+        QVERIFY2(r.session, r.error.c_str());
+        const Session& s = *r.session;
+        QCOMPARE(s.layout, std::string("cluster (2 ranks, torch_npu)"));
+        QCOMPARE(s.source, std::string("text"));
+        QCOMPARE(s.ranks.size(), std::size_t(2));
+        for (int i = 0; i < 2; ++i) {
+            const Profile& p = *s.ranks[i];
+            QCOMPARE(p.rank, i); // sorted by the rank_id of profiler_info_<i>.json
+            QCOMPARE(p.name, "rank" + std::to_string(i) + "_ascend_pt");
+            QCOMPARE(p.layout, std::string("torch_npu"));
+            // python3 json over trace_view.json: X events of the "Ascend Hardware" process.
+            QCOMPARE(deviceTasks(p), std::uint64_t(535));
+            // python3 csv.DictReader over kernel_details.csv: 191 rows.
+            QCOMPARE(p.kernels.size(), std::size_t(191));
+            // python3: 187 kernel rows whose (Stream ID, Task ID, Start Time(us) in ns) equal a
+            // device task's (Physic Stream Id, Task Id, ts); the other 4 are HCCL rows (N/A ids)
+            // whose name is a "Group 0 Communication" slice starting within 1 µs: rank 0 at
+            // offsets 1,0,1,1 ns, rank 1 at 0,0,0,1 ns. So every row joins.
+            QCOMPARE(p.join.matchedExact, std::uint64_t(i == 0 ? 187 + 1 : 187 + 3));
+            QCOMPARE(p.join.matchedNearest, std::uint64_t(i == 0 ? 3 : 1));
+            QCOMPARE(p.join.unmatchedKernels, std::uint64_t(0));
+            QCOMPARE(p.join.unmatchedTasks, std::uint64_t(535 - 187));
+            QCOMPARE(p.join.kernelRows, std::uint64_t(191));
+            QCOMPARE(p.join.deviceTasks, std::uint64_t(535));
+            // communication.json: step -> kind -> ops, 5 entries with "Total Op Info";
+            // communication_matrix.json: 48 src-dst links under its ops.
+            QCOMPARE(p.commOps.size(), std::size_t(5));
+            QCOMPARE(p.commLinks.size(), std::size_t(48));
+            QCOMPARE(p.steps.size(), std::size_t(1)); // step_trace_time.csv: one row (step 50)
+            QVERIFY(!p.devices.empty());
+            const FileRecord* trace = record(p, "trace_view.json");
+            QVERIFY(trace);
+            QCOMPARE(trace->status, FileStatus::Loaded);
+            QCOMPARE(trace->bytes, std::uint64_t(fs::file_size(trace->path)));
+            QCOMPARE(trace->kind, std::string("timeline"));
+            QCOMPARE(record(p, "operator_details.csv")->status, FileStatus::Ignored);
+            QVERIFY(p.finalized());
+            QVERIFY(p.begin > 0 && p.end > p.begin);
+        }
+    }
+
+    void pytorchLevel0WithoutCommunication()
+    {
+        const LoadResult r = loadSession(kPytorch + "/level0");
+        QVERIFY2(r.session, r.error.c_str());
+        QCOMPARE(r.session->ranks.size(), std::size_t(2));
+        for (const auto& p : r.session->ranks) {
+            QCOMPARE(p->commOps.size(), std::size_t(0)); // level 0 writes no communication.json
+            QVERIFY(!record(*p, "communication.json"));
+            QCOMPARE(deviceTasks(*p), std::uint64_t(533)); // python3, as for level 1
+            QCOMPARE(p->kernels.size(), std::size_t(191));
+            for (const auto& f : p->files)
+                QVERIFY2(f.status != FileStatus::Failed, f.path.c_str());
+        }
+    }
+
+    void threadsGiveSameResult()
+    {
+        LoadOptions one;
+        one.threads = 1;
+        const LoadResult a = loadSession(kPytorch + "/level1", one);
+        LoadOptions two;
+        two.threads = 2;
+        const LoadResult b = loadSession(kPytorch + "/level1", two);
+        QVERIFY(a.session && b.session);
+        for (int i = 0; i < 2; ++i) {
+            QCOMPARE(a.session->ranks[i]->rank, b.session->ranks[i]->rank);
+            QCOMPARE(a.session->ranks[i]->slices.size(), b.session->ranks[i]->slices.size());
+            QCOMPARE(a.session->ranks[i]->begin, b.session->ranks[i]->begin);
+        }
+    }
+
+    void rankFoldersGivenOneByOne()
+    {
+        const LoadResult r = loadSessions({kPytorch + "/level1/rank1_ascend_pt", kPytorch + "/level1/rank0_ascend_pt"});
+        QVERIFY2(r.session, r.error.c_str());
+        QCOMPARE(r.session->ranks.size(), std::size_t(2));
+        QCOMPARE(r.session->ranks[0]->rank, 0);
+        QCOMPARE(r.session->ranks[1]->rank, 1);
+        QCOMPARE(r.session->layout, std::string("cluster (2 ranks, torch_npu)"));
+    }
+
+    void msprofApp()
+    {
+        const LoadResult r = loadSession(kSkApp);
+        QVERIFY2(r.session, r.error.c_str());
+        QCOMPARE(r.session->layout, std::string("msprof"));
+        const Profile& p = *r.session->ranks.at(0);
+        QVERIFY(p.kernels.size() > 0);
+        QVERIFY(deviceTasks(p) > 0);
+        QVERIFY(p.join.matchedExact > 0); // FORMATS.md §3: the sample pair joins exactly
+    }
+
+    void progressAndStages()
+    {
+        std::mutex m;
+        std::vector<LoadProgress> calls;
+        LoadOptions o;
+        o.progress = [&](const LoadProgress& p) {
+            std::lock_guard lock(m);
+            calls.push_back(p);
+        };
+        const LoadResult r = loadSession(kPytorch + "/level1", o);
+        QVERIFY(r.session);
+        QVERIFY(calls.size() >= 2);
+        QCOMPARE(calls.front().stage, std::string("Scanning"));
+        QCOMPARE(calls.back().stage, std::string("Done"));
+        QCOMPARE(calls.back().fraction, 1.0);
+        for (std::size_t i = 1; i < calls.size(); ++i) {
+            QVERIFY(calls[i].fraction >= calls[i - 1].fraction);
+            QVERIFY(calls[i].fraction >= 0 && calls[i].fraction <= 1);
+            const std::string& st = calls[i].stage;
+            QVERIFY2(st.rfind("Reading ", 0) == 0 || st.rfind("Indexing", 0) == 0 || st.rfind("Joining", 0) == 0
+                         || st == "Done",
+                     st.c_str());
+        }
+    }
+
+    void cancelled()
+    {
+        std::atomic<bool> cancel{true};
+        LoadOptions o;
+        o.cancel = &cancel;
+        const LoadResult r = loadSession(kPytorch + "/level1", o);
+        QVERIFY(!r.session);
+        QVERIFY(r.cancelled);
+        QCOMPARE(r.error, std::string("cancelled"));
+
+        // Cancel while reading: the first "Reading" stage sets the flag.
+        std::atomic<bool> later{false};
+        LoadOptions o2;
+        o2.cancel = &later;
+        o2.progress = [&](const LoadProgress& p) {
+            if (p.stage.rfind("Reading", 0) == 0)
+                later = true;
+        };
+        const LoadResult r2 = loadSession(kPytorch + "/level1", o2);
+        QVERIFY(!r2.session);
+        QVERIFY(r2.cancelled);
+    }
+
+    void slicesConcatenateInOrder()
+    {
+        QTemporaryDir tmp;
+        const fs::path out = fs::path(tmp.path().toStdString()) / "PROF_000001_20260606121448940_AAAA"
+            / "mindstudio_profiler_output";
+        writeFile(out / "op_summary_slice_0_20260606121516.csv",
+                  kOpSummaryHeader + "0,4294967295,1,2,OpA,MatMul,AI_CORE,1000.000,10.000,0,8\n"
+                                     "0,4294967295,2,2,OpB,Add,AI_VECTOR_CORE,1020.000,5.000,10.000,4\n");
+        writeFile(out / "op_summary_slice_1_20260606121516.csv",
+                  kOpSummaryHeader + "0,4294967295,3,2,OpC,MatMul,AI_CORE,1030.000,20.000,5.000,8\n");
+        // An older export of the same module: ignored, with a warning.
+        writeFile(out / "op_summary_20250101000000.csv",
+                  kOpSummaryHeader + "0,4294967295,9,2,Old,Old,AI_CORE,1.000,1.000,0,1\n");
+        const LoadResult r = loadSession(tmp.path().toStdString());
+        QVERIFY2(r.session, r.error.c_str());
+        const Profile& p = *r.session->ranks.at(0);
+        QCOMPARE(p.kernels.size(), std::size_t(3)); // 2 + 1 rows, the second header not a row
+        QCOMPARE(p.str(p.kernels.name[0]), std::string_view("OpA"));
+        QCOMPARE(p.str(p.kernels.name[1]), std::string_view("OpB"));
+        QCOMPARE(p.str(p.kernels.name[2]), std::string_view("OpC"));
+        QCOMPARE(p.kernels.start[2], TimeNs(1030000));
+        const FileRecord* old = record(p, "op_summary_20250101000000.csv");
+        QCOMPARE(old->status, FileStatus::Ignored);
+        QCOMPARE(old->note, std::string("older than op_summary_slice_0_20260606121516.csv"));
+        bool warned = false;
+        for (const auto& d : p.diagnostics)
+            warned = warned || (d.severity == Severity::Warning && d.file == fs::path(old->path).string());
+        QVERIFY(warned);
+    }
+
+    void legacyDevices()
+    {
+        QTemporaryDir tmp;
+        const fs::path prof = fs::path(tmp.path().toStdString()) / "PROF_000001_20230101120000_ABCD";
+        const std::string header = "Model ID,Task ID,Stream ID,Op Name,OP Type,Task Type,"
+                                   "Task Start Time,Task Duration(us),Task Wait Time(us),Block Dim\n";
+        writeFile(prof / "device_0" / "summary" / "op_summary_0_1_1_20230101120500.csv",
+                  header + "1,1,2,OpA,MatMul,AI_CORE,1000.0,10.0,0,8\n");
+        writeFile(prof / "device_3" / "summary" / "op_summary_3_1_1_20230101120500.csv",
+                  header + "1,1,2,OpB,MatMul,AI_CORE,1000.0,10.0,0,8\n1,2,2,OpC,Add,AI_CORE,1011.0,1.0,1.0,8\n");
+        const LoadResult r = loadSession(tmp.path().toStdString());
+        QVERIFY2(r.session, r.error.c_str());
+        QCOMPARE(r.session->layout, std::string("msprof-legacy"));
+        QCOMPARE(r.session->ranks.size(), std::size_t(1));
+        const Profile& p = *r.session->ranks[0];
+        QCOMPARE(p.kernels.size(), std::size_t(3));
+        // Rows lack Device_id: the device comes from the device_N folder.
+        QCOMPARE(p.kernels.device[0], 0);
+        QCOMPARE(p.kernels.device[1], 3);
+        QCOMPARE(p.kernels.device[2], 3);
+        QCOMPARE(p.devices, (std::vector<int>{0, 3}));
+    }
+
+    void singleFiles()
+    {
+        const LoadResult trace = loadSession(kSamples + "/msprof-analyze/test/ut/advisor/timeline_advice/trace_view.json");
+        QVERIFY2(trace.session, trace.error.c_str());
+        QVERIFY(trace.session->ranks.at(0)->slices.size() > 0);
+        QCOMPARE(trace.session->ranks[0]->files.at(0).status, FileStatus::Loaded);
+
+        // kernel_details.csv alone: kernels only, still a valid profile (591 rows per FORMATS.md §8).
+        const LoadResult csv
+            = loadSession(kSamples + "/msprof-analyze/test/ut/advisor/advisor_backend/compute_advice/kernel_details.csv");
+        QVERIFY2(csv.session, csv.error.c_str());
+        QCOMPARE(csv.session->layout, std::string("csv"));
+        QCOMPARE(csv.session->ranks.at(0)->kernels.size(), std::size_t(591));
+        QCOMPARE(csv.session->ranks[0]->slices.size(), std::size_t(0));
+
+        const LoadResult chrome = loadSession(kSamples + "/chrome-trace/catapult/tracing/test_data/big_trace.json");
+        QVERIFY2(chrome.session, chrome.error.c_str());
+        QCOMPARE(chrome.session->layout, std::string("chrome-trace"));
+        QVERIFY(chrome.session->ranks.at(0)->slices.size() > 0);
+    }
+
+    void simplifiedJson()
+    {
+        QTemporaryDir tmp;
+        const std::string path = tmp.path().toStdString() + "/tasks.json";
+        writeFile(path, R"({"tasks":[{"name":"MatMul","start_time":0.5,"end_time":1.5},)"
+                        R"({"name":"Add","start_time":2,"end_time":2.25}]})");
+        const LoadResult r = loadSession(path);
+        QVERIFY2(r.session, r.error.c_str());
+        QCOMPARE(r.session->layout, std::string("simplified JSON"));
+        QCOMPARE(r.session->ranks.at(0)->files.at(0).kind, std::string("simplified_tasks"));
+        QCOMPARE(r.session->ranks[0]->slices.size(), std::size_t(2));
+    }
+
+    void emptyAndMissing()
+    {
+        QTemporaryDir tmp;
+        const LoadResult empty = loadSession(tmp.path().toStdString());
+        QVERIFY(!empty.session);
+        QVERIFY(!empty.cancelled);
+        QCOMPARE(empty.error, tmp.path().toStdString()
+                     + ": no profiling data found (looked for PROF_*, *_ascend_pt, trace_view.json, msprof_*.json, "
+                       "kernel_details.csv, op_summary_*.csv)");
+        const LoadResult missing = loadSession("/nonexistent/npuscope");
+        QVERIFY(!missing.session);
+        QCOMPARE(missing.error, std::string("/nonexistent/npuscope: No such file or directory"));
+    }
+
+    void unreadableFileLeavesTheRest()
+    {
+        // A dangling kernel_details.csv (errno ENOENT at open) beside a good step_trace_time.csv.
+        QTemporaryDir tmp;
+        const fs::path out = fs::path(tmp.path().toStdString()) / "x_ascend_pt" / "ASCEND_PROFILER_OUTPUT";
+        fs::create_directories(out);
+        fs::copy_file(kPytorch + "/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/step_trace_time.csv",
+                      out / "step_trace_time.csv");
+        fs::create_symlink(out / "gone.csv", out / "kernel_details.csv");
+        const LoadResult r = loadSession(tmp.path().toStdString());
+        QVERIFY2(r.session, r.error.c_str());
+        const Profile& p = *r.session->ranks.at(0);
+        QCOMPARE(p.steps.size(), std::size_t(1));
+        const FileRecord* bad = record(p, "kernel_details.csv");
+        QCOMPARE(bad->status, FileStatus::Failed);
+        QVERIFY2(bad->note.find("kernel_details.csv") != std::string::npos, bad->note.c_str());
+        QVERIFY2(bad->note.find("No such file or directory") != std::string::npos, bad->note.c_str());
+        bool diag = false;
+        for (const auto& d : p.diagnostics)
+            diag = diag || (d.severity == Severity::Error && d.file == bad->path);
+        QVERIFY(diag);
+    }
+
+    void permissionDenied()
+    {
+        if (::geteuid() == 0)
+            QSKIP("running as root: chmod 000 does not stop root from reading (the dangling-file case "
+                  "covers the failure path)");
+        QTemporaryDir tmp;
+        const fs::path out = fs::path(tmp.path().toStdString()) / "x_ascend_pt" / "ASCEND_PROFILER_OUTPUT";
+        fs::create_directories(out);
+        fs::copy_file(kPytorch + "/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/step_trace_time.csv",
+                      out / "step_trace_time.csv");
+        fs::copy_file(kPytorch + "/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv",
+                      out / "kernel_details.csv");
+        fs::permissions(out / "kernel_details.csv", fs::perms::none);
+        const LoadResult r = loadSession(tmp.path().toStdString());
+        fs::permissions(out / "kernel_details.csv", fs::perms::owner_all);
+        QVERIFY(r.session);
+        const FileRecord* bad = record(*r.session->ranks.at(0), "kernel_details.csv");
+        QCOMPARE(bad->status, FileStatus::Failed);
+        QVERIFY(bad->note.find("Permission denied") != std::string::npos);
+        QCOMPARE(r.session->ranks[0]->steps.size(), std::size_t(1));
+    }
+
+    void irrelevantFilesOnly()
+    {
+        QTemporaryDir tmp;
+        // test_layout walks 10 000 such files; here the point is the load's error path.
+        for (int i = 0; i < 1000; ++i)
+            std::ofstream(fs::path(tmp.path().toStdString()) / ("f" + std::to_string(i) + ".log")) << i;
+        const LoadResult r = loadSession(tmp.path().toStdString());
+        QVERIFY(!r.session);
+        QVERIFY(r.error.find("no profiling data found") != std::string::npos);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLoader)
+#include "test_loader.moc"
