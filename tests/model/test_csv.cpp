@@ -80,6 +80,24 @@ private slots:
         QCOMPARE(rows[1][2], std::string("x"));
     }
 
+    void bomAndCrlfThroughAReader()
+    {
+        Profile p;
+        ReadContext ctx;
+        ctx.file = "step_trace_time.csv";
+        const FileRecord rec = readers::readStepTraceCsv(
+            "\xEF\xBB\xBF" "Step,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage,Bubble,"
+            "Communication(Not Overlapped and Exclude Receive),Preparing\r\n"
+            "50,8873.756000000001,101963.203,4028.6750000000175,105991.87800000001,25744.050000000003,136581.0,0,"
+            "101963.203,17902.5\r\n",
+            p, ctx);
+        QCOMPARE(rec.status, FileStatus::Loaded);
+        QCOMPARE(p.steps.size(), std::size_t(1));
+        QCOMPARE(*p.steps[0].computing, TimeNs(8873756));
+        QCOMPARE(*p.steps[0].preparing, TimeNs(17902500)); // last column: no CR left
+        QCOMPARE(*p.steps[0].bubble, TimeNs(0));
+    }
+
     void emptyFile()
     {
         Profile p;
