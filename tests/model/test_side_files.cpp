@@ -390,6 +390,67 @@ private slots:
         QCOMPARE(rec.records, std::uint64_t(links));
     }
 
+    void msprofInlineTables()
+    {
+        // Shapes of FORMATS.md §2 with no sample in the tree: task_time, communication_statistic,
+        // npu_mem, l2_cache with percentages.
+        Profile p;
+        ReadContext ctx;
+        ctx.file = "task_time_1.csv";
+        FileRecord rec = readers::readTaskTimeCsv(
+            "Device_id,kernel_name,kernel_type,stream_id,task_id,task_time(us),task_start(us),task_stop(us)\n"
+            "0,MatMul,KERNEL_AICORE,3,17,10.5,1780748105187895.870,1780748105187906.370\n"
+            "1,Add,KERNEL_AIVEC,3,18,2,100.000,102.000\n"
+            "0,Mul,KERNEL_AICORE,3,19,N/A,200,201.25\n",
+            p, ctx);
+        QCOMPARE(rec.records, std::uint64_t(3));
+        QCOMPARE(p.tracks.size(), std::size_t(2)); // stream 3 on devices 0 and 1
+        for (const auto& t : p.tracks) {
+            QCOMPARE(t.kind, TrackKind::Stream);
+            QCOMPARE(t.streamId, std::int64_t(3));
+            QCOMPARE(p.str(t.process), std::string_view("Ascend Hardware"));
+            QCOMPARE(p.str(t.thread), std::string_view("Stream 3"));
+        }
+        QCOMPARE(p.slices.start[0], TimeNs(1780748105187895870LL));
+        QCOMPARE(p.slices.dur[0], TimeNs(10500));
+        QCOMPARE(p.slices.taskId[0], 17u);
+        QCOMPARE(p.slices.dur[2], TimeNs(1250)); // task_time N/A: stop - start
+        QCOMPARE(p.tracks[p.slices.track[1].v].device, 1);
+
+        ctx.file = "communication_statistic_1.csv";
+        rec = readers::readCommStatisticCsv("Device_id,OP Type,Count,Total Time(us),Min Time(us),Avg Time(us),"
+                                            "Max Time(us),Ratio(%)\n0,hcom_allReduce_,4,100.5,20,25.125,30,87.5\n",
+                                            p, ctx);
+        QCOMPARE(rec.records, std::uint64_t(1));
+        QCOMPARE(p.stats[0].kind, std::string("communication_statistic"));
+        QCOMPARE(p.stats[0].count, std::uint64_t(4));
+        QCOMPARE(p.stats[0].total, TimeNs(100500));
+        QCOMPARE(p.stats[0].avg, TimeNs(25125));
+        QCOMPARE(p.stats[0].ratio, 87.5);
+
+        ctx.file = "npu_mem_1.csv";
+        rec = readers::readMemoryCsv("Device_id,event,ddr(KB),hbm(KB),memory(KB),timestamp(us)\n"
+                                     "0,app,0,1024,1024,100.5\n0,device,,2048,2048,101\n",
+                                     p, ctx);
+        QCOMPARE(rec.kind, std::string("npu_mem"));
+        QCOMPARE(rec.records, std::uint64_t(2));
+        std::uint64_t n = 0;
+        for (const auto& c : p.counters)
+            if (p.str(c.process) == "npu_mem")
+                n += c.ts.size();
+        QCOMPARE(n, std::uint64_t(5)); // 6 cells, one empty
+
+        ctx.file = "l2_cache_1.csv";
+        rec = readers::readL2CacheCsv("Device_id,Stream Id,Task Id,Hit Rate,Victim Rate,Op Name\n"
+                                      "0,3,17,87.5,0.1,MatMul\n0,3,18,0.25,N/A,Add\n",
+                                      p, ctx);
+        QCOMPARE(rec.records, std::uint64_t(2));
+        QCOMPARE(p.l2[0].hitRate, 0.875); // > 1 means %
+        QCOMPARE(p.l2[1].hitRate, 0.25);
+        QVERIFY(std::isnan(p.l2[1].victimRate));
+        QCOMPARE(p.str(p.l2[0].opName), std::string_view("MatMul"));
+    }
+
     void truncatedJson()
     {
         Profile p;
