@@ -339,7 +339,10 @@ void TimelineBuilder::onFlowV1(const TraceEvent& ev, TrackId t, TimeNs ts)
     };
     switch (ev.ph) {
     case 's':
-        if (it != m_flowStarts.end())
+        if (auto e = m_flowEndsFirst.find(m_key); e != m_flowEndsFirst.end()) {
+            addFlow(end(), e->second.first, e->second.second);
+            m_flowEndsFirst.erase(e);
+        } else if (it != m_flowStarts.end())
             it->second = end();
         else
             m_flowStarts.emplace(m_key, end());
@@ -356,7 +359,9 @@ void TimelineBuilder::onFlowV1(const TraceEvent& ev, TrackId t, TimeNs ts)
         break;
     default: // 'f'
         if (it == m_flowStarts.end()) {
-            ++m_flowEndsWithoutStart;
+            // Its s may come later in the file: keep the first such f per key until the end.
+            if (!m_flowEndsFirst.try_emplace(m_key, end(), ev.bp != "e").second)
+                ++m_flowEndsWithoutStart;
             break;
         }
         // bp:"e" binds to the slice enclosing ts (finalize() does that); otherwise the f binds to
@@ -494,7 +499,8 @@ void TimelineBuilder::finish()
                 unclosed);
     classifyTracks();
     bindNextSlices();
-    reportCount(Severity::Warning, -1, "flow ends (f) without a start (s) ignored", m_flowEndsWithoutStart);
+    reportCount(Severity::Warning, -1, "flow ends (f) without a start (s) ignored",
+                m_flowEndsWithoutStart + m_flowEndsFirst.size());
     reportCount(Severity::Info, -1, "flow starts (s/t) without an end (f) ignored", m_flowStarts.size());
     reportCount(Severity::Info, -1, "flow_in without an earlier flow_out (bind_id) ignored", m_flowInWithoutOut);
     reportCount(Severity::Warning, -1, "E events without an open B ignored", m_endWithoutBegin);

@@ -1,0 +1,239 @@
+// Generic Chrome Trace Event files (chrome-trace/ samples written by catapult and perfetto):
+// expectations from shared/samples/real/SOURCES.md and from python3's json over the files.
+#include "model/formats/readers.h"
+#include "model/io/mapped_file.h"
+
+#include <QtTest/QtTest>
+
+#include <filesystem>
+#include <set>
+#include <string>
+
+using namespace npuscope;
+
+namespace {
+
+const std::string kChrome = std::string(NPUSCOPE_SAMPLES) + "/chrome-trace";
+const std::string kCatapult = kChrome + "/catapult/tracing/test_data/";
+const std::string kPerfetto = kChrome + "/perfetto/test/trace_processor/diff_tests/";
+
+struct Loaded {
+    Profile p;
+    FileRecord rec;
+};
+
+std::unique_ptr<Loaded> load(const std::string& path)
+{
+    auto l = std::make_unique<Loaded>();
+    std::string err;
+    auto m = MappedFile::open(path, &err);
+    if (!m)
+        qFatal("%s", err.c_str());
+    ReadContext ctx;
+    ctx.file = path;
+    l->rec = readers::readTimelineJson(m->bytes(), l->p, ctx);
+    l->p.finalize();
+    return l;
+}
+
+std::string sliceName(const Profile& p, std::uint32_t row)
+{
+    return row == kNone ? std::string("<none>") : std::string(p.str(p.slices.name[row]));
+}
+
+std::set<std::string> flowPairs(const Profile& p)
+{
+    std::set<std::string> out;
+    for (std::size_t f = 0; f < p.flows.size(); ++f)
+        out.insert(sliceName(p, p.flows.srcSlice[f]) + "->" + sliceName(p, p.flows.dstSlice[f]));
+    return out;
+}
+
+int rowNamed(const Profile& p, std::string_view name)
+{
+    for (std::size_t i = 0; i < p.slices.size(); ++i)
+        if (p.str(p.slices.name[i]) == name)
+            return static_cast<int>(i);
+    return -1;
+}
+
+const Diagnostic* diagWith(const Profile& p, std::string_view text)
+{
+    for (const auto& d : p.diagnostics)
+        if (d.reason.find(text) != std::string::npos)
+            return &d;
+    return nullptr;
+}
+
+} // namespace
+
+class TestChromeTrace : public QObject {
+    Q_OBJECT
+
+private slots:
+    void flowsV1()
+    {
+        auto l = load(kPerfetto + "parser/parsing/flow_events_json_v1.json");
+        // SOURCES.md #1: exactly 3 flows; the f at 1001 binds to the *next* slice (Blergh, 1002),
+        // the t binds to its enclosing slice.
+        QCOMPARE(l->p.flows.size(), std::size_t(3));
+        QCOMPARE(flowPairs(l->p),
+                 (std::set<std::string>{"SenderB->Blergh", "SenderA->OtherSlice", "OtherSlice->SomeSlice"}));
+        QCOMPARE(l->p.str(l->p.flows.id[0]), std::string_view("0x403")); // hex id kept as written
+    }
+
+    void flowsV2()
+    {
+        auto l = load(kPerfetto + "parser/parsing/flow_events_json_v2.json");
+        // SOURCES.md #2: 4 flows, one into a B slice.
+        QCOMPARE(l->p.flows.size(), std::size_t(4));
+        QCOMPARE(flowPairs(l->p), (std::set<std::string>{"SenderB->Blergh", "SenderA->OtherSlice",
+                                                         "OtherSlice->SomeSlice", "OtherSlice->SomeOtherSlice"}));
+        const int b = rowNamed(l->p, "SomeOtherSlice");
+        QVERIFY(b >= 0);
+        QCOMPARE(l->p.slices.dur[b], TimeNs(4330000 - 3333000)); // B 3333 .. E 4330 µs
+        auto c = load(kPerfetto + "stdlib/dynamic_tables/connected_flow_data.json");
+        // SOURCES.md #3: 7 direct links, one producer with two consumers.
+        QCOMPARE(c->p.flows.size(), std::size_t(7));
+        QVERIFY(flowPairs(c->p).count("Flow1_Slice0->Flow1_Slice1b"));
+        QVERIFY(flowPairs(c->p).count("Flow2_Slice2->Flow2_Slice3b"));
+    }
+
+    void flowSimpleAndBigHexIds()
+    {
+        auto s = load(kCatapult + "flow_simple.json");
+        QCOMPARE(s->p.flows.size(), std::size_t(3));
+        QVERIFY(flowPairs(s->p).count("SenderB->Blergh")); // f at the same ts as Blergh
+        auto l = load(kCatapult + "flow.json");
+        // python3: 866 s, 886 f; ids are 64-bit hex strings kept as text.
+        QVERIFY(l->p.flows.size() > 0);
+        QVERIFY(l->p.flows.size() <= 866);
+        QVERIFY(diagWith(l->p, "flow ends (f) without a start"));
+        bool bigHex = false;
+        for (std::size_t f = 0; f < l->p.flows.size(); ++f)
+            bigHex |= l->p.str(l->p.flows.id[f]).size() == 18; // "0x" + 16 hex digits
+        QVERIFY(bigHex);
+    }
+
+    void simpleTrace()
+    {
+        auto l = load(kCatapult + "simple_trace.json");
+        const Profile& p = l->p;
+        // python3: C 5, B 8, I 6, E 8, X 4, P 3, M 3.
+        QCOMPARE(l->rec.note, std::string("X 4, B 8, E 8, I 6, M 3, C 5, P 3"));
+        QCOMPARE(p.slices.size(), std::size_t(8 + 4 + 6));
+        // Threads 22630, 22631, and pid 0/tid 0 for the global instant without pid and tid.
+        QCOMPARE(p.tracks.size(), std::size_t(3));
+        const int global = rowNamed(p, "GlobalEvent1");
+        QCOMPARE(p.tracks[p.slices.track[global].v].pid, qint64(0));
+        const int procWide = rowNamed(p, "ProcessWideEvent1"); // no tid: tid = pid
+        QCOMPARE(p.tracks[p.slices.track[procWide].v].tid, qint64(22630));
+        QCOMPARE(p.slices.dur[procWide], TimeNs(0));
+        // E "Asub" matches no open B: closes the innermost ("Asub with a name…", 827..828).
+        QCOMPARE(p.slices.dur[rowNamed(p, "Asub with a name that wont fit")], TimeNs(1000));
+        QCOMPARE(p.slices.dur[rowNamed(p, "Asub")], TimeNs(3000));
+        QCOMPARE(p.slices.dur[rowNamed(p, "A long name that doesnt fit but is exceedingly informative")],
+                 TimeNs(7000)); // closed by the E with "name": ""
+        // B, X, B all at 860..870: nesting follows file order.
+        const int over = rowNamed(p, "B/E over X"), x = rowNamed(p, "X"), under = rowNamed(p, "B/E under X");
+        QCOMPARE(p.slices.depth[over] + 1, int(p.slices.depth[x]));
+        QCOMPARE(p.slices.depth[x] + 1, int(p.slices.depth[under]));
+        QVERIFY(over < x && x < under);
+        // Thread names arrive at the end; 22632 has no events, so no track.
+        QCOMPARE(p.str(p.tracks[p.slices.track[x].v].thread), std::string_view("threadA"));
+        QCOMPARE(p.counters.size(), std::size_t(1));
+        QCOMPARE(p.counters[0].value, (std::vector<double>{10, 1, 5, 1, 10}));
+        QVERIFY(diagWith(p, "sample events (P)"));
+    }
+
+    void unclosedSlices()
+    {
+        auto l = load(kCatapult + "main_thread_has_unclosed_slices.json");
+        // SOURCES.md #11: 1684 B, 1680 E: 4 never closed, kept up to the last timestamp.
+        const Diagnostic* d = diagWith(l->p, "B events never closed");
+        QVERIFY(d);
+        QCOMPARE(d->count, std::uint64_t(4));
+        QCOMPARE(l->p.slices.size(), std::size_t(1684));
+        const int main = rowNamed(l->p, "BrowserMain");
+        QVERIFY(main >= 0);
+        QCOMPARE(l->p.slices.end(main), l->p.end);
+        QCOMPARE(l->p.str(l->p.tracks[l->p.slices.track[main].v].thread), std::string_view("CrBrowserMain"));
+    }
+
+    void nanosecondsDisplayUnit()
+    {
+        auto l = load(kCatapult + "nanoseconds.json");
+        // displayTimeUnit "ns" only changes the display: ts is still µs.
+        const int us1 = rowNamed(l->p, "us1");
+        QCOMPARE(l->p.slices.dur[us1], TimeNs(1100)); // 0 .. 1.1 µs
+        const int ns1 = rowNamed(l->p, "ns1");
+        QCOMPARE(l->p.slices.start[ns1], TimeNs(3000));
+        QCOMPARE(l->p.slices.size(), std::size_t(8));
+        QCOMPARE(l->rec.status, FileStatus::Loaded);
+    }
+
+    void xEventOrdering()
+    {
+        auto l = load(kCatapult + "x_event_trace.json");
+        const Profile& p = l->p;
+        // Sorted per track by (start, longer first); equal ts and dur keep file order.
+        for (const auto& t : p.tracks)
+            for (std::uint32_t i = t.sliceBegin + 1; i < t.sliceEnd; ++i) {
+                QVERIFY(p.slices.start[i - 1] <= p.slices.start[i]);
+                if (p.slices.start[i - 1] == p.slices.start[i])
+                    QVERIFY(p.slices.dur[i - 1] >= p.slices.dur[i]);
+            }
+        // python3: events 1 and 2 of the file, both ts 172187584379 µs and dur 610 µs.
+        int a = -1, b = -1;
+        for (std::size_t i = 0; i < p.slices.size(); ++i)
+            if (p.str(p.slices.name[i]) == "ThreadProxy::ScheduledActionManageTiles" &&
+                p.slices.start[i] == 172187584379000)
+                a = static_cast<int>(i);
+        QVERIFY(a >= 0);
+        for (std::size_t i = 0; i < p.slices.size(); ++i)
+            if (p.str(p.slices.name[i]) == "TileManager::ManageTiles" && p.slices.start[i] == p.slices.start[a])
+                b = static_cast<int>(i);
+        QVERIFY(b == a + 1);
+        QCOMPARE(int(p.slices.depth[b]), p.slices.depth[a] + 1);
+        // python3: X 2799, B 442, i 59 -> slices; S/T/F and D/N reported as ignored.
+        QCOMPARE(p.slices.size(), std::size_t(2799 + 442 + 59));
+        QVERIFY(diagWith(p, "async events"));
+        QVERIFY(diagWith(p, "object events"));
+    }
+
+    void counterIds()
+    {
+        auto l = load(kCatapult + "instance_counters.json");
+        // Two instances (ids "123" and "b") of one counter: two series.
+        std::set<std::string> names;
+        for (const auto& c : l->p.counters)
+            names.insert(std::string(l->p.str(c.name)));
+        QCOMPARE(names.size(), std::size_t(2));
+        for (const auto& n : names)
+            QVERIFY(n.size() > 2 && (n.substr(n.size() - 4) == " 123" || n.substr(n.size() - 2) == " b"));
+    }
+
+    void everyFileLoads()
+    {
+        int files = 0;
+        for (const auto& e : std::filesystem::recursive_directory_iterator(kChrome)) {
+            if (e.path().extension() != ".json")
+                continue;
+            ++files;
+            auto l = load(e.path().string());
+            QVERIFY2(l->rec.status != FileStatus::Failed, e.path().c_str());
+            QVERIFY2(l->rec.records > 0, e.path().c_str());
+            // Whatever was skipped is in the diagnostics with its count.
+            std::uint64_t warned = 0;
+            for (const auto& d : l->p.diagnostics)
+                if (d.severity != Severity::Info)
+                    warned += d.count;
+            if (l->rec.skipped > 0)
+                QVERIFY2(warned >= l->rec.skipped, e.path().c_str());
+        }
+        QCOMPARE(files, 23); // SOURCES.md: 23 files
+    }
+};
+
+QTEST_GUILESS_MAIN(TestChromeTrace)
+#include "test_chrome_trace.moc"

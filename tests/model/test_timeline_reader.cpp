@@ -1,0 +1,483 @@
+// Timeline JSON reader on real Ascend samples (msprof and torch_npu), truncated/corrupt input,
+// the simplified task JSON, and the memory-mapped file. Expected numbers were computed
+// independently with python3's json module over the same files (see each comment).
+#include "model/formats/readers.h"
+#include "model/io/mapped_file.h"
+
+#include <QtTest/QtTest>
+
+#include <fstream>
+#include <map>
+#include <string>
+
+using namespace npuscope;
+
+namespace {
+
+const std::string kSamples = NPUSCOPE_SAMPLES;
+const std::string kTorchAdvisor = kSamples + "/msprof-analyze/test/ut/advisor/timeline_advice/trace_view.json";
+const std::string kMsprof = kSamples +
+                            "/ascend-msprof-skill/tests/fixtures/tilelang_design_feedback/candidate_comparability/"
+                            "workload_mismatch_candidate/reports/app/PROF_000001_20260606121448940_RGBHHJGBAJGRQEOB/"
+                            "mindstudio_profiler_output/msprof_20260606121514.json";
+const std::string kLevel1 =
+    kSamples + "/msinsight/test/data/pytorch/text/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json";
+
+std::string slurp(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+struct Loaded {
+    Profile p;
+    FileRecord rec;
+};
+
+std::unique_ptr<Loaded> readText(std::string_view bytes, const std::string& name = "inline.json")
+{
+    auto l = std::make_unique<Loaded>();
+    ReadContext ctx;
+    ctx.file = name;
+    l->rec = readers::readTimelineJson(bytes, l->p, ctx);
+    l->p.finalize();
+    return l;
+}
+
+std::unique_ptr<Loaded> readFile(const std::string& path)
+{
+    std::string err;
+    auto m = MappedFile::open(path, &err);
+    if (!m)
+        qFatal("%s", err.c_str());
+    return readText(m->bytes(), path);
+}
+
+std::map<TrackKind, qint64> slicesPerKind(const Profile& p)
+{
+    std::map<TrackKind, qint64> n;
+    for (std::size_t i = 0; i < p.slices.size(); ++i)
+        ++n[p.tracks[p.slices.track[i].v].kind];
+    return n;
+}
+
+qint64 sumDur(const Profile& p, TrackKind kind, std::string_view thread = {})
+{
+    qint64 s = 0;
+    for (std::size_t i = 0; i < p.slices.size(); ++i) {
+        const Track& t = p.tracks[p.slices.track[i].v];
+        if (t.kind == kind && (thread.empty() || p.str(t.thread) == thread))
+            s += p.slices.dur[i];
+    }
+    return s;
+}
+
+int flowWithId(const Profile& p, std::string_view id)
+{
+    for (std::size_t f = 0; f < p.flows.size(); ++f)
+        if (p.str(p.flows.id[f]) == id)
+            return static_cast<int>(f);
+    return -1;
+}
+
+const Diagnostic* diagWith(const Profile& p, std::string_view text)
+{
+    for (const auto& d : p.diagnostics)
+        if (d.reason.find(text) != std::string::npos)
+            return &d;
+    return nullptr;
+}
+
+} // namespace
+
+class TestTimelineReader : public QObject {
+    Q_OBJECT
+
+private slots:
+    void torchAdvisorTrace()
+    {
+        auto l = readFile(kTorchAdvisor);
+        const Profile& p = l->p;
+        // python3: len(events) = 3670; Counter(ph) = X 2212, s 713, f 713, M 32.
+        QCOMPARE(l->rec.status, FileStatus::Loaded);
+        QCOMPARE(l->rec.records, quint64(3670));
+        QCOMPARE(l->rec.skipped, quint64(0));
+        QCOMPARE(l->rec.note, std::string("X 2212, M 32, s 713, f 713"));
+        // python3: X events per process kind: Python 1007, CANN 382, Ascend Hardware 276, Overlap 547.
+        auto k = slicesPerKind(p);
+        QCOMPARE(k[TrackKind::Python], qint64(1007));
+        QCOMPARE(k[TrackKind::Cann], qint64(382));
+        QCOMPARE(k[TrackKind::Stream], qint64(276));
+        QCOMPARE(k[TrackKind::Overlap], qint64(547));
+        QCOMPARE(p.tracks.size(), std::size_t(10)); // distinct (pid, tid) of X events
+        // python3: sum of Decimal(dur)*1000 over Ascend Hardware X events.
+        QCOMPARE(sumDur(p, TrackKind::Stream), qint64(1790457));
+        // python3: s/f paired by (cat, str(id)), an f written before its s waiting for it (the
+        // device side is written first): 713 (HostToDevice 274, async_npu 274,
+        // async_task_queue 148, fwdbwd 17); 56 HostToDevice if f had to follow s.
+        QCOMPARE(p.flows.size(), std::size_t(713));
+        std::map<std::string, int> byCat;
+        for (std::size_t f = 0; f < p.flows.size(); ++f)
+            ++byCat[std::string(p.str(p.flows.category[f]))];
+        QCOMPARE(byCat["async_npu"], 274);
+        QCOMPARE(byCat["HostToDevice"], 274);
+        QCOMPARE(byCat["async_task_queue"], 148);
+        // async_npu ids > 2^53 stay exact, and the f binds to the device task at that very ns.
+        const int f = flowWithId(p, "1704161511422904204");
+        QVERIFY(f >= 0);
+        QCOMPARE(p.str(p.flows.category[f]), std::string_view("async_npu"));
+        QCOMPARE(p.flows.dstTs[f], TimeNs(1704161511422904204));
+        QVERIFY(p.flows.dstSlice[f] != kNone);
+        QCOMPARE(p.slices.start[p.flows.dstSlice[f]], TimeNs(1704161511422904204));
+        QCOMPARE(p.tracks[p.slices.track[p.flows.dstSlice[f]].v].kind, TrackKind::Stream);
+        // pid > 2^32 kept as is; old torch_npu pids are not decoded as msprof packed pids.
+        bool overlap = false;
+        for (const auto& t : p.tracks) {
+            if (t.pid == 4376751100LL) {
+                overlap = true;
+                QCOMPARE(t.kind, TrackKind::Overlap);
+                QCOMPARE(t.device, -1);
+            }
+            if (t.kind == TrackKind::Stream) {
+                QCOMPARE(t.pid, qint64(800));
+                QCOMPARE(t.streamId, qint64(3)); // "Stream Id": 3 == tid
+                QCOMPARE(t.device, -1);
+            }
+        }
+        QVERIFY(overlap);
+        // Device tasks: Task Type as category, Task Id as column, no args row.
+        for (std::size_t i = 0; i < p.slices.size(); ++i) {
+            if (p.slices.start[i] == 1704161511422904204 && p.tracks[p.slices.track[i].v].kind == TrackKind::Stream) {
+                QCOMPARE(p.str(p.slices.category[i]), std::string_view("Other"));
+                QCOMPARE(p.slices.taskId[i], 279u);
+                QCOMPARE(p.slices.args[i], kNone);
+                QCOMPARE(p.slices.dur[i], TimeNs(1350)); // "dur": 1.35
+            }
+        }
+    }
+
+    void msprofTrace()
+    {
+        auto l = readFile(kMsprof);
+        const Profile& p = l->p;
+        // python3: 95 events: X 61, M 28, C 4, s 1, f 1.
+        QCOMPARE(l->rec.records, quint64(95));
+        QCOMPARE(l->rec.status, FileStatus::Loaded);
+        auto k = slicesPerKind(p);
+        QCOMPARE(k[TrackKind::Stream], qint64(5));
+        QCOMPARE(k[TrackKind::Cann], qint64(54));
+        QCOMPARE(k[TrackKind::Overlap], qint64(2));
+        QCOMPARE(sumDur(p, TrackKind::Stream), qint64(176940));
+        QCOMPARE(sumDur(p, TrackKind::Overlap, "Free"), qint64(15637552140));
+        // Packed pids: 2798151072 & 31 = 0 (NPU 0); CANN 2798150911 & 31 = 31 = host.
+        int streams = 0;
+        for (const auto& t : p.tracks) {
+            if (t.kind == TrackKind::Stream) {
+                ++streams;
+                QCOMPARE(t.device, 0);
+                QCOMPARE(t.streamId, t.tid);
+            }
+            if (t.kind == TrackKind::Cann)
+                QCOMPARE(t.device, -1);
+        }
+        QCOMPARE(streams, 2);
+        QCOMPARE(p.devices, std::vector<int>{0});
+        // The task at exactly …895.870 µs on stream 212 (the one op_summary joins exactly).
+        int found = 0;
+        for (std::size_t i = 0; i < p.slices.size(); ++i) {
+            if (p.slices.start[i] != 1780748105187895870)
+                continue;
+            const Track& t = p.tracks[p.slices.track[i].v];
+            if (t.kind != TrackKind::Stream)
+                continue;
+            ++found;
+            QCOMPARE(t.streamId, qint64(212));
+            QCOMPARE(p.str(p.slices.name[i]), std::string_view("main_kernel"));
+            QCOMPARE(p.str(p.slices.category[i]), std::string_view("MIX_AIC"));
+            QCOMPARE(p.slices.taskId[i], 0u);
+            QCOMPARE(p.slices.dur[i], TimeNs(96160));
+        }
+        QCOMPARE(found, 1);
+        // AI Core Freq counter (MHz): 1800, 800, 1800, 1800.
+        QCOMPARE(p.counters.size(), std::size_t(1));
+        const CounterSeries& c = p.counters[0];
+        QCOMPARE(p.str(c.process), std::string_view("AI Core Freq"));
+        QCOMPARE(p.str(c.key), std::string_view("MHz"));
+        QCOMPARE(c.device, 0);
+        QCOMPARE(c.value, (std::vector<double>{1800, 800, 1800, 1800}));
+        QCOMPARE(c.ts.front(), TimeNs(1780748089515973000));
+        // HostToDevice flow, string id kept as text, bound to Node@launch -> main_kernel.
+        QCOMPARE(p.flows.size(), std::size_t(1));
+        QCOMPARE(p.str(p.flows.id[0]), std::string_view("197568495616"));
+        QCOMPARE(p.str(p.flows.category[0]), std::string_view("HostToDevice"));
+        QCOMPARE(p.flows.srcTs[0], TimeNs(1780748105187489490));
+        QVERIFY(p.flows.dstSlice[0] != kNone);
+        QCOMPARE(p.str(p.slices.name[p.flows.dstSlice[0]]), std::string_view("main_kernel"));
+        QVERIFY(p.flows.srcSlice[0] != kNone);
+        QCOMPARE(p.tracks[p.slices.track[p.flows.srcSlice[0]].v].kind, TrackKind::Cann);
+    }
+
+    void torchLevel1Trace()
+    {
+        auto l = readFile(kLevel1);
+        const Profile& p = l->p;
+        // python3: 10112 events: C 4431, X 4384, f 611, s 606, M 80.
+        QCOMPARE(l->rec.records, quint64(10112));
+        QCOMPARE(l->rec.note, std::string("X 4384, M 80, C 4431, s 606, f 611"));
+        // python3: X per kind: Python 2460, Stream 535, CANN 707, Overlap 382, HCCL Plane 296,
+        // HCCL Group 4.
+        auto k = slicesPerKind(p);
+        QCOMPARE(k[TrackKind::Python], qint64(2460));
+        QCOMPARE(k[TrackKind::Stream], qint64(535));
+        QCOMPARE(k[TrackKind::Cann], qint64(707));
+        QCOMPARE(k[TrackKind::Overlap], qint64(382));
+        QCOMPARE(k[TrackKind::CommPlane], qint64(296));
+        QCOMPARE(k[TrackKind::CommGroup], qint64(4));
+        QCOMPARE(k[TrackKind::Other], qint64(0));
+        QCOMPARE(sumDur(p, TrackKind::Stream), qint64(241788256));
+        QCOMPARE(sumDur(p, TrackKind::Overlap, "Free"), qint64(25744050));
+        // python3: distinct (pid, name, args key) of C events = 30, samples 7183; per process:
+        // Acc PMU 8, HBM 8, NPU MEM 6, LLC 4, Stars Soc Info 2, QoS 1, AI Core Freq 1.
+        QCOMPARE(p.counters.size(), std::size_t(30));
+        std::map<std::string, int> perProcess;
+        std::size_t samples = 0;
+        for (const auto& c : p.counters) {
+            ++perProcess[std::string(p.str(c.process))];
+            samples += c.ts.size();
+        }
+        QCOMPARE(samples, std::size_t(7183));
+        QCOMPARE(perProcess["Acc PMU"], 8);
+        QCOMPARE(perProcess["HBM"], 8);
+        QCOMPARE(perProcess["NPU MEM"], 6);
+        QCOMPARE(perProcess["LLC"], 4);
+        QCOMPARE(perProcess["Stars Soc Info"], 2);
+        QCOMPARE(perProcess["QoS"], 1);
+        QCOMPARE(perProcess["AI Core Freq"], 1);
+        // python3: s/f paired by (cat, str(id)) in either file order: 606 flows, 5 f without s.
+        QCOMPARE(p.flows.size(), std::size_t(606));
+        const Diagnostic* orphans = diagWith(p, "flow ends (f) without a start");
+        QVERIFY(orphans);
+        QCOMPARE(orphans->count, std::uint64_t(5));
+        // Non-task slices keep their args (Call stack, Input Dims ... as text).
+        bool callStack = false;
+        for (std::size_t i = 0; i < p.slices.size() && !callStack; ++i) {
+            if (p.slices.args[i] == kNone)
+                continue;
+            const auto r = p.args.rows[p.slices.args[i]];
+            for (std::uint32_t j = r.begin; j < r.begin + r.count; ++j)
+                if (p.str(p.args.kv[j].first) == "Call stack" &&
+                    p.str(p.args.kv[j].second).find("main.py(345): train") != std::string_view::npos)
+                    callStack = true;
+        }
+        QVERIFY(callStack);
+    }
+
+    void physicStreamDiffersFromTid()
+    {
+        const std::string json = "[\n"
+    "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":7,\"tid\":0,\"args\":{\"name\":\"Ascend Hardware\"}},\n"
+    "{\"ph\":\"M\",\"name\":\"process_labels\",\"pid\":7,\"tid\":0,\"args\":{\"labels\":\"NPU 3\"}},\n"
+    "{\"ph\":\"X\",\"name\":\"k\",\"pid\":7,\"tid\":5,\"ts\":\"10.5\",\"dur\":1,\"args\":{\"Task Type\":\"AI_CORE\",\"Task Id\":9,\"Physic Stream Id\":17}}\n"
+    "]";
+        auto l = readText(json);
+        QCOMPARE(l->p.tracks.size(), std::size_t(1));
+        QCOMPARE(l->p.tracks[0].kind, TrackKind::Stream);
+        QCOMPARE(l->p.tracks[0].streamId, qint64(17));
+        QCOMPARE(l->p.tracks[0].device, 3);
+        QCOMPARE(l->p.slices.start[0], TimeNs(10500));
+        QCOMPARE(l->p.slices.taskId[0], 9u);
+    }
+
+    void truncatedAtSeveralOffsets_data()
+    {
+        QTest::addColumn<int>("cut");
+        // Offsets inside the msprof sample; expected complete events computed with python3 by
+        // counting top-level objects that end before the cut.
+        QTest::newRow("mid first event") << 100;
+        QTest::newRow("mid file") << 12000;
+        QTest::newRow("near end") << 25000;
+    }
+
+    void truncatedAtSeveralOffsets()
+    {
+        QFETCH(int, cut);
+        const std::string full = slurp(kMsprof);
+        const std::string cutText = full.substr(0, static_cast<std::size_t>(cut));
+        // Independent count: raw_decode each element in order until it fails.
+        int expected = 0;
+        std::size_t lastStart = 0;
+        {
+            // Events in this file are pretty-printed objects starting with "  {" at line start
+            // and ending with "  }" lines; count the closers before the cut.
+            std::size_t pos = 0;
+            while ((pos = full.find("\n  }", pos)) != std::string::npos && pos + 4 <= cutText.size()) {
+                ++expected;
+                pos += 4;
+            }
+            lastStart = full.rfind("\n  {", cutText.size());
+        }
+        auto l = readText(cutText, "cut.json");
+        QCOMPARE(l->rec.status, expected == 0 ? FileStatus::Failed : FileStatus::Partial);
+        QCOMPARE(l->rec.records, quint64(expected));
+        QCOMPARE(l->rec.skipped, quint64(1));
+        const Diagnostic* d = diagWith(l->p, "incomplete");
+        QVERIFY(d);
+        QCOMPARE(d->byteOffset, qint64(lastStart + 3)); // the '{' of the cut event
+        QCOMPARE(d->severity, Severity::Error);
+        QVERIFY(d->reason.find(std::to_string(lastStart + 3)) != std::string::npos);
+    }
+
+    void malformedEventInTheMiddle()
+    {
+        const std::string json = "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":2},\n"
+    "{\"ph\":\"X\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":,\"dur\":2},\n"
+    "{\"ph\":\"X\",\"name\":\"c\",\"pid\":1,\"tid\":1,\"ts\":5,\"dur\":2}]";
+        auto l = readText(json);
+        QCOMPARE(l->rec.status, FileStatus::Partial);
+        QCOMPARE(l->rec.records, quint64(2));
+        QCOMPARE(l->rec.skipped, quint64(1));
+        const Diagnostic* d = diagWith(l->p, "malformed event");
+        QVERIFY(d);
+        QCOMPARE(d->byteOffset, qint64(json.find("{\"ph\":\"X\",\"name\":\"b\"")));
+        QCOMPARE(l->p.slices.size(), std::size_t(2));
+    }
+
+    void toleratedShapes()
+    {
+        // Missing ']': every event complete, so all kept (warning only).
+        auto a = readText("[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":2},\n"
+    "{\"ph\":\"X\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":3,\"dur\":2}");
+        QCOMPARE(a->rec.records, quint64(2));
+        QCOMPARE(a->rec.skipped, quint64(0));
+        QVERIFY(diagWith(a->p, "no closing ']'"));
+        // Trailing comma and trailing {}.
+        auto b = readText("[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":2},{},]");
+        QCOMPARE(b->rec.status, FileStatus::Loaded);
+        QCOMPARE(b->rec.records, quint64(1));
+        QCOMPARE(b->p.slices.size(), std::size_t(1));
+        // Wrapper with other keys before and after traceEvents, systemTraceEvents as a string.
+        auto c = readText("{\"displayTimeUnit\":\"ns\",\"metadata\":{\"x\":[1,{\"y\":\"]}\"}]},\n"
+    " \"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":\"1.5\",\"dur\":0.0}],\n"
+    " \"systemTraceEvents\":\"# tracer: nop\\n\",\"stackFrames\":{}}");
+        QCOMPARE(c->rec.status, FileStatus::Loaded);
+        QCOMPARE(c->rec.records, quint64(1));
+        QCOMPARE(c->p.slices.start[0], TimeNs(1500));
+        QCOMPARE(c->p.slices.dur[0], TimeNs(0));
+        // String pids get a stable synthetic id and are named by their string.
+        auto d = readText("[{\"ph\":\"X\",\"name\":\"a\",\"pid\":\"foo\",\"tid\":\"bar\",\"ts\":1,\"dur\":1},\n"
+    "{\"ph\":\"X\",\"name\":\"b\",\"pid\":\"foo\",\"tid\":\"bar\",\"ts\":3,\"dur\":1},{\"ph\":\"X\",\"name\":\"c\",\"pid\":\"baz\",\"ts\":3,\"dur\":1}]");
+        QCOMPARE(d->p.tracks.size(), std::size_t(2));
+        QCOMPARE(d->p.str(d->p.tracks[0].process), std::string_view("foo"));
+        QCOMPARE(d->p.str(d->p.tracks[0].thread), std::string_view("bar"));
+        QCOMPARE(d->p.str(d->p.tracks[1].process), std::string_view("baz"));
+        QVERIFY(d->p.tracks[0].pid != d->p.tracks[1].pid);
+    }
+
+    void notATrace()
+    {
+        auto e = readText("", "empty.json");
+        QCOMPARE(e->rec.status, FileStatus::Failed);
+        QVERIFY(e->rec.note.find("empty") != std::string::npos);
+        QVERIFY(diagWith(e->p, "empty file"));
+        auto o = readText("{\"tasks\":[{\"name\":\"a\"}]}", "tasks.json");
+        QCOMPARE(o->rec.status, FileStatus::Failed);
+        QVERIFY(o->rec.note.find("traceEvents") != std::string::npos);
+        auto n = readText("[1, 2, 3]", "numbers.json");
+        QCOMPARE(n->rec.status, FileStatus::Failed);
+        QCOMPARE(n->rec.skipped, quint64(3));
+        auto x = readText("hello", "text.json");
+        QCOMPARE(x->rec.status, FileStatus::Failed);
+    }
+
+    void progressAndCancel()
+    {
+        const std::string json = slurp(kLevel1);
+        Profile p;
+        ReadContext ctx;
+        ctx.file = "level1";
+        std::uint64_t last = 0;
+        ctx.progress = [&](std::uint64_t done) { last = done; };
+        std::atomic<bool> cancel{true};
+        ctx.cancel = &cancel;
+        FileRecord r = readers::readTimelineJson(json, p, ctx);
+        QCOMPARE(r.status, FileStatus::Partial);
+        QVERIFY(r.note.find("cancelled") != std::string::npos);
+        QCOMPARE(r.records, quint64(0));
+        cancel = false;
+        Profile q;
+        r = readers::readTimelineJson(json, q, ctx);
+        QCOMPARE(r.status, FileStatus::Loaded);
+        QCOMPARE(last, quint64(json.size()));
+    }
+
+    void simplifiedTasks()
+    {
+        const std::string json = "{\"tasks\":[\n"
+    " {\"name\":\"matmul\",\"start_time\":1.0000005,\"end_time\":\"2.25\",\"ai_core_utilization\":0.85,\n"
+    "  \"l2_cache_hit_rate\":92.5,\"memory_read_bytes\":1048576,\"memory_write_bytes\":2048},\n"
+    " {\"name\":\"bad\",\"start_time\":3},\n"
+    " {\"name\":\"add\",\"start_time\":1780748105187.895870,\"end_time\":1780748105187.995870,\"ai_core_utilization\":40,\n"
+    "  \"l2_cache_hit_rate\":0.5,\"memory_read_bytes\":0,\"memory_write_bytes\":1}\n"
+    "]}";
+        QVERIFY(readers::looksLikeSimplifiedTasks(json.substr(0, 64)));
+        QVERIFY(!readers::looksLikeSimplifiedTasks("{\"traceEvents\":[]}"));
+        Profile p;
+        ReadContext ctx;
+        ctx.file = "simple.json";
+        FileRecord r = readers::readSimplifiedTasksJson(json, p, ctx);
+        p.finalize();
+        QCOMPARE(r.records, quint64(2));
+        QCOMPARE(r.skipped, quint64(1));
+        QCOMPARE(r.status, FileStatus::Partial);
+        QVERIFY(diagWith(p, "tasks[1]"));
+        QCOMPARE(p.layout, std::string("simplified JSON"));
+        QCOMPARE(p.tracks.size(), std::size_t(1));
+        QCOMPARE(p.tracks[0].kind, TrackKind::Stream);
+        QCOMPARE(p.str(p.tracks[0].process), std::string_view("Ascend Hardware"));
+        QCOMPARE(p.str(p.tracks[0].thread), std::string_view("Stream 0"));
+        QCOMPARE(p.tracks[0].device, 0);
+        // ms -> ns exactly from the text: 1.0000005 ms = 1000000.5 ns -> 1000001 (half away from 0).
+        QCOMPARE(p.kernels.size(), std::size_t(2));
+        QCOMPARE(p.kernels.start[0], TimeNs(1000001));
+        QCOMPARE(p.kernels.dur[0], TimeNs(2250000 - 1000001));
+        QCOMPARE(p.kernels.start[1], TimeNs(1780748105187895870));
+        QCOMPARE(p.kernels.dur[1], TimeNs(100000));
+        const int util = p.kernels.metricIndex("cube_utilization(%)");
+        const int l2 = p.kernels.metricIndex("l2_hit_rate");
+        const int rd = p.kernels.metricIndex("memory_read_bytes");
+        QVERIFY(util >= 0 && l2 >= 0 && rd >= 0);
+        QCOMPARE(p.kernels.metric(util, 0), 85.0);
+        QCOMPARE(p.kernels.metric(util, 1), 40.0); // 40 > 1: already a percentage
+        QCOMPARE(p.kernels.metric(l2, 0), 0.925);  // 92.5 > 1: percent -> 0..1
+        QCOMPARE(p.kernels.metric(l2, 1), 0.5);
+        QCOMPARE(p.kernels.metric(rd, 0), 1048576.0);
+        for (std::size_t k = 0; k < p.kernels.size(); ++k) {
+            const auto s = p.kernels.slice[k];
+            QVERIFY(s != kNone);
+            QCOMPARE(p.slices.kernel[s], std::uint32_t(k));
+            QCOMPARE(p.slices.start[s], p.kernels.start[k]);
+        }
+    }
+
+    void mappedFile()
+    {
+        std::string err;
+        auto m = MappedFile::open(kMsprof, &err);
+        QVERIFY(m);
+        QCOMPARE(m->bytes().size(), std::size_t(25216));
+        QVERIFY(m->bytes().substr(0, 1) == "[");
+        const QString empty = QDir::temp().filePath(QStringLiteral("npuscope_empty_%1.json").arg(QCoreApplication::applicationPid()));
+        { QFile f(empty); QVERIFY(f.open(QIODevice::WriteOnly)); }
+        auto e = MappedFile::open(empty.toStdString(), &err);
+        QVERIFY(e);
+        QVERIFY(e->bytes().empty());
+        QFile::remove(empty);
+        auto missing = MappedFile::open("/nonexistent/trace.json", &err);
+        QVERIFY(!missing);
+        QVERIFY(err.find("/nonexistent/trace.json") != std::string::npos);
+        QVERIFY(err.find("No such file") != std::string::npos);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTimelineReader)
+#include "test_timeline_reader.moc"
