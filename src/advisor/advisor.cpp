@@ -1,0 +1,529 @@
+// The engine: builds per-rank facts, runs every rule on every scope, resolves severities,
+// merges identical findings across ranks and orders the report.
+#include "advisor/advisor.h"
+#include "advisor/rule_context.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <iterator>
+#include <cmath>
+#include <map>
+#include <set>
+
+namespace npuscope::advisor {
+
+const char* categoryName(Category c)
+{
+    switch (c) {
+    case Category::Computation: return "computation";
+    case Category::Communication: return "communication";
+    case Category::Scheduling: return "scheduling";
+    case Category::Memory: return "memory";
+    case Category::Cluster: return "cluster";
+    }
+    return "computation";
+}
+
+const char* statusName(Status s)
+{
+    switch (s) {
+    case Status::Fired: return "fired";
+    case Status::Passed: return "passed";
+    case Status::Disabled: return "disabled";
+    case Status::NotChecked: return "not_checked";
+    case Status::Error: return "error";
+    }
+    return "passed";
+}
+
+const char* severityName(FindingSeverity s)
+{
+    switch (s) {
+    case FindingSeverity::High: return "high";
+    case FindingSeverity::Medium: return "medium";
+    case FindingSeverity::Low: return "low";
+    case FindingSeverity::None: return "";
+    }
+    return "";
+}
+
+FindingSeverity severityFromName(const std::string& s)
+{
+    if (s == "high")
+        return FindingSeverity::High;
+    if (s == "medium")
+        return FindingSeverity::Medium;
+    if (s == "low")
+        return FindingSeverity::Low;
+    return FindingSeverity::None;
+}
+
+std::string Locator::text() const
+{
+    std::string s;
+    auto add = [&s](const std::string& part) {
+        if (part.empty())
+            return;
+        if (!s.empty())
+            s += " · ";
+        s += part;
+    };
+    if (rank >= 0)
+        add("rank " + std::to_string(rank));
+    if (device >= 0)
+        add("device " + std::to_string(device));
+    if (stream >= 0)
+        add("stream " + std::to_string(stream));
+    if (ts)
+        add("ts " + fmtNum(static_cast<double>(*ts) / 1e6, 3) + " ms"
+            + (dur ? " (" + fmtNum(static_cast<double>(*dur) / 1e3, 1) + " µs)" : std::string()));
+    if (!op.empty())
+        add(op + (shapes.empty() ? std::string() : " [" + shapes + "]"));
+    add(link);
+    add(row);
+    return s;
+}
+
+namespace {
+
+std::string urlEncode(const std::string& s)
+{
+    static const char* hex = "0123456789ABCDEF";
+    std::string out;
+    for (unsigned char c : s) {
+        if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+            out += static_cast<char>(c);
+        } else {
+            out += '%';
+            out += hex[c >> 4];
+            out += hex[c & 15];
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+std::string Locator::url() const
+{
+    std::string q;
+    auto arg = [&q](const char* k, const std::string& v) {
+        q += (q.empty() ? "?" : "&");
+        q += k;
+        q += "=";
+        q += urlEncode(v);
+    };
+    if (ts) {
+        if (rank >= 0)
+            arg("rank", std::to_string(rank));
+        if (device >= 0)
+            arg("device", std::to_string(device));
+        if (stream >= 0)
+            arg("stream", std::to_string(stream));
+        arg("ts", std::to_string(*ts));
+        arg("dur", std::to_string(dur.value_or(0)));
+        return "npuscope://timeline" + q;
+    }
+    if (!op.empty()) {
+        if (rank >= 0)
+            arg("rank", std::to_string(rank));
+        arg("op", op);
+        return "npuscope://ops" + q;
+    }
+    if (!link.empty() || rank >= 0) {
+        if (rank >= 0)
+            arg("rank", std::to_string(rank));
+        if (!link.empty())
+            arg("link", link);
+        return "npuscope://cluster" + q;
+    }
+    return {};
+}
+
+std::string Gain::text() const
+{
+    if (!estimated)
+        return "not estimated (" + reason + ")";
+    return fmtMs(nsPerStep) + "/step (" + fmtPct(shareOfT) + " of step): " + formula;
+}
+
+std::string Scope::text() const
+{
+    std::string s;
+    if (cluster)
+        s = "cluster";
+    if (!ranks.empty()) {
+        s += s.empty() ? "" : ", ";
+        s += ranks.size() == 1 ? "rank " : "ranks ";
+        for (std::size_t i = 0; i < ranks.size(); ++i)
+            s += (i ? "," : "") + std::to_string(ranks[i]);
+    }
+    if (device >= 0)
+        s += (s.empty() ? "" : ", ") + std::string("device ") + std::to_string(device);
+    if (!steps.empty())
+        s += (s.empty() ? "" : ", ") + steps;
+    if (!worstStep.empty())
+        s += (s.empty() ? "" : ", worst ") + worstStep;
+    return s;
+}
+
+std::vector<const Finding*> AdvisorReport::fired() const { return withStatus(Status::Fired); }
+
+std::vector<const Finding*> AdvisorReport::withStatus(Status s) const
+{
+    std::vector<const Finding*> out;
+    for (const auto& f : findings)
+        if (f.status == s)
+            out.push_back(&f);
+    return out;
+}
+
+const std::string& RuleCtx::ruleId() const { return def.id; }
+
+namespace {
+
+std::vector<RuleDef> allRules()
+{
+    std::vector<RuleDef> r;
+    addComputationRules(r);
+    addCommunicationRules(r);
+    addSchedulingRules(r);
+    addMemoryRules(r);
+    addClusterRules(r);
+    return r;
+}
+
+int sevRank(FindingSeverity s) { return static_cast<int>(s); }
+
+// Merge one rank's fired finding into the list (same id -> one finding with a ranks column).
+void mergeFired(std::vector<Finding>& out, Finding f)
+{
+    for (auto& g : out) {
+        if (g.id != f.id)
+            continue;
+        for (int r : f.scope.ranks)
+            if (std::find(g.scope.ranks.begin(), g.scope.ranks.end(), r) == g.scope.ranks.end())
+                g.scope.ranks.push_back(r);
+        std::sort(g.scope.ranks.begin(), g.scope.ranks.end());
+        auto ev = std::move(f.evidence);
+        if (f.costNs > g.costNs) {
+            // The worst rank speaks for the merged finding.
+            auto ranks = g.scope.ranks;
+            auto evidence = std::move(g.evidence);
+            g = std::move(f);
+            g.scope.ranks = ranks;
+            g.evidence = std::move(evidence);
+        }
+        g.evidence.insert(g.evidence.end(), ev.begin(), ev.end());
+        sortEvidence(g.evidence);
+        return;
+    }
+    out.push_back(std::move(f));
+}
+
+} // namespace
+
+std::vector<RuleInfo> ruleCatalog()
+{
+    std::vector<RuleInfo> out;
+    for (const auto& d : allRules())
+        out.push_back({d.id, d.category, d.summary});
+    return out;
+}
+
+AdvisorReport runAdvisor(const Session& session, const Thresholds& th, const std::atomic<bool>* cancel)
+{
+    AdvisorReport rep;
+    rep.warnings = th.warnings();
+    rep.overrides = th.overrides();
+    rep.thresholdsSource = th.source();
+    rep.evidenceRowsPdf = th.evidenceRowsPdf();
+    rep.evidenceRowsMd = th.evidenceRowsMd();
+
+    // Identity.
+    auto& id = rep.identity;
+    id.path = session.root;
+    id.layout = session.layout;
+    id.npuscopeVersion = NPUSCOPE_VERSION;
+    {
+        std::string root = session.root;
+        while (root.size() > 1 && root.back() == '/')
+            root.pop_back();
+        const auto pos = root.find_last_of('/');
+        id.name = pos == std::string::npos ? root : root.substr(pos + 1);
+    }
+    for (const auto& pr : session.ranks) {
+        const Profile& p = *pr;
+        if (p.rank >= 0)
+            id.ranks.push_back(p.rank);
+        if (id.soc.empty())
+            for (const auto& d : p.deviceInfo)
+                if (!d.chip.empty()) {
+                    id.soc = d.chip;
+                    break;
+                }
+        if (id.cannVersion.empty())
+            id.cannVersion = p.meta.cannVersion;
+        if (id.torchNpuVersion.empty())
+            id.torchNpuVersion = p.meta.torchNpuVersion;
+        if (id.profilerLevel.empty())
+            id.profilerLevel = p.meta.profilerLevel;
+        if (id.layout.empty())
+            id.layout = p.layout;
+        if (id.name.empty())
+            id.name = p.name;
+        // torch_npu folders end in _<yyyymmddHHMMSSmmm>_ascend_pt; msprof in PROF_<n>_<14 digits>_.
+        if (id.captureTime.empty()) {
+            const std::string& r = p.root;
+            for (std::size_t i = 0; i + 14 <= r.size(); ++i) {
+                std::size_t j = i;
+                while (j < r.size() && std::isdigit(static_cast<unsigned char>(r[j])))
+                    ++j;
+                if (j - i >= 14 && (i == 0 || r[i - 1] == '_')) {
+                    const std::string d = r.substr(i, 14);
+                    id.captureTime = d.substr(0, 4) + "-" + d.substr(4, 2) + "-" + d.substr(6, 2) + " "
+                                     + d.substr(8, 2) + ":" + d.substr(10, 2) + ":" + d.substr(12, 2);
+                    break;
+                }
+                i = j;
+            }
+        }
+        for (const auto& f : p.files)
+            if (f.status != FileStatus::NotRead)
+                rep.inputs.push_back((p.rank >= 0 ? "rank " + std::to_string(p.rank) + ": " : std::string()) + f.path
+                                     + " (" + (f.kind.empty() ? "unknown" : f.kind) + ", " + fileStatusName(f.status)
+                                     + ", " + std::to_string(f.records) + " records"
+                                     + (f.skipped ? ", " + std::to_string(f.skipped) + " skipped" : std::string())
+                                     + ")");
+    }
+    for (const auto& f : session.files)
+        rep.inputs.push_back(f.path + " (" + (f.kind.empty() ? "unknown" : f.kind) + ", " + fileStatusName(f.status)
+                             + ")");
+
+    std::vector<ProfileFacts> facts;
+    facts.reserve(session.ranks.size());
+    for (const auto& pr : session.ranks)
+        facts.emplace_back(*pr);
+
+    // Summary split per rank.
+    double tSum = 0;
+    int tN = 0;
+    std::vector<double> allSteps;
+    for (const auto& f : facts) {
+        RankSplit rs;
+        rs.rank = f.rank;
+        rs.T = f.T;
+        rs.computing = f.computing;
+        rs.commNotOverlapped = f.commNO;
+        rs.free = f.free;
+        rs.computingParts = f.computingParts;
+        rs.commParts = f.commParts;
+        rs.source = f.stepSource;
+        rs.steps = static_cast<int>(f.steps.size());
+        std::vector<double> st;
+        for (const auto& s : f.steps)
+            st.push_back(s.total);
+        std::sort(st.begin(), st.end());
+        if (!st.empty()) {
+            rs.stepMin = st.front();
+            rs.stepMax = st.back();
+            rs.stepMedian = st[st.size() / 2];
+        }
+        allSteps.insert(allSteps.end(), st.begin(), st.end());
+        if (f.T > 0) {
+            tSum += f.T;
+            ++tN;
+        }
+        rep.summary.ranks.push_back(rs);
+        if (rep.summary.tSource.empty())
+            rep.summary.tSource = f.stepSource;
+    }
+    std::sort(allSteps.begin(), allSteps.end());
+    rep.T = tN ? tSum / tN : 0;
+    rep.summary.T = rep.T;
+    rep.summary.steps = facts.empty() ? 0 : static_cast<int>(facts.front().steps.size());
+    if (!allSteps.empty()) {
+        rep.summary.stepMin = allSteps.front();
+        rep.summary.stepMax = allSteps.back();
+        rep.summary.stepMedian = allSteps[allSteps.size() / 2];
+    }
+
+    const double hi = th.severityHigh(), med = th.severityMedium();
+    std::vector<Finding> fired, others;
+    for (const auto& def : allRules()) {
+        if (cancel && cancel->load()) {
+            rep.cancelled = true;
+            break;
+        }
+        if (!th.enabled(def.id)) {
+            Finding d;
+            d.id = d.rule = def.id;
+            d.category = def.category;
+            d.status = Status::Disabled;
+            d.title = def.summary;
+            d.check = "disabled in the thresholds file";
+            d.scope.cluster = def.cluster;
+            others.push_back(std::move(d));
+            continue;
+        }
+        struct Run {
+            RuleOut out;
+            const ProfileFacts* f;
+        };
+        std::vector<Run> runs;
+        auto runOne = [&](const ProfileFacts* f) {
+            RuleOut out;
+            out.ruleId = def.id;
+            out.category = def.category;
+            RuleCtx ctx{session, facts, f, th, def};
+            try {
+                def.run(ctx, out);
+            } catch (const std::exception& e) {
+                out.status = Status::Error;
+                out.error = e.what();
+                out.fired.clear();
+            }
+            runs.push_back({std::move(out), f});
+        };
+        if (def.cluster)
+            runOne(nullptr);
+        else
+            for (const auto& f : facts)
+                runOne(&f);
+        if (runs.empty()) {
+            Run r;
+            r.out.notChecked("needs a loaded profile");
+            r.f = nullptr;
+            runs.push_back(std::move(r));
+        }
+
+        // Non-fired statuses, grouped by (status, text) across ranks.
+        std::vector<Finding> groups;
+        for (auto& run : runs) {
+            const double T = run.f ? run.f->T : rep.T;
+            const int rank = run.f ? run.f->rank : -1;
+            if (run.out.status == Status::Fired && !run.out.fired.empty()) {
+                for (auto& fd : run.out.fired) {
+                    fd.rule = def.id;
+                    fd.category = def.category;
+                    fd.status = Status::Fired;
+                    if (fd.inputs.empty())
+                        fd.inputs = run.out.inputs;
+                    if (run.f && rank >= 0 && fd.scope.ranks.empty())
+                        fd.scope.ranks.push_back(rank);
+                    fd.scope.cluster = def.cluster;
+                    fd.costShare = T > 0 ? static_cast<double>(fd.costNs) / T : 0;
+                    if (fd.gain.estimated) {
+                        fd.gain.shareOfT = T > 0 ? fd.gain.nsPerStep / T : 0;
+                        if (!(fd.gain.nsPerStep > 0)) {
+                            fd.gain.estimated = false;
+                            fd.gain.reason = "the formula gives no saving on this data";
+                        }
+                    }
+                    const std::string cfg = th.severity(def.id);
+                    if (cfg != "auto")
+                        fd.severity = severityFromName(cfg);
+                    else if (fd.ruleSeverity)
+                        fd.severity = *fd.ruleSeverity;
+                    else
+                        fd.severity = fd.costShare >= hi    ? FindingSeverity::High
+                                      : fd.costShare >= med ? FindingSeverity::Medium
+                                                            : FindingSeverity::Low;
+                    sortEvidence(fd.evidence);
+                    mergeFired(fired, std::move(fd));
+                }
+                continue;
+            }
+            Finding g;
+            g.id = g.rule = def.id;
+            g.category = def.category;
+            g.status = run.out.status == Status::Fired ? Status::Passed : run.out.status;
+            g.title = def.summary;
+            g.needs = run.out.needs;
+            g.error = run.out.error;
+            g.inputs = run.out.inputs;
+            g.scope.cluster = def.cluster;
+            const std::string rankPrefix = rank >= 0 && facts.size() > 1 ? "rank " + std::to_string(rank) + ": " : "";
+            g.check = run.out.check.empty() ? std::string() : rankPrefix + run.out.check;
+            bool merged = false;
+            for (auto& e : groups) {
+                if (e.status == g.status && e.needs == g.needs && e.error == g.error) {
+                    if (rank >= 0)
+                        e.scope.ranks.push_back(rank);
+                    if (!g.check.empty())
+                        e.check += (e.check.empty() ? "" : "; ") + g.check;
+                    merged = true;
+                    break;
+                }
+            }
+            if (!merged) {
+                if (rank >= 0)
+                    g.scope.ranks.push_back(rank);
+                groups.push_back(std::move(g));
+            }
+        }
+        for (auto& g : groups)
+            others.push_back(std::move(g));
+    }
+
+    auto catOrder = [](Category c) { return static_cast<int>(c); };
+    std::stable_sort(fired.begin(), fired.end(), [&](const Finding& a, const Finding& b) {
+        if (catOrder(a.category) != catOrder(b.category))
+            return catOrder(a.category) < catOrder(b.category);
+        if (a.severity != b.severity)
+            return sevRank(a.severity) < sevRank(b.severity);
+        const double ga = a.gain.estimated ? a.gain.nsPerStep : -1, gb = b.gain.estimated ? b.gain.nsPerStep : -1;
+        if (ga != gb)
+            return ga > gb;
+        return a.costNs > b.costNs;
+    });
+    auto statusOrder = [](Status s) {
+        switch (s) {
+        case Status::NotChecked: return 0;
+        case Status::Passed: return 1;
+        case Status::Disabled: return 2;
+        case Status::Error: return 3;
+        case Status::Fired: return 4;
+        }
+        return 4;
+    };
+    std::stable_sort(others.begin(), others.end(),
+                     [&](const Finding& a, const Finding& b) { return statusOrder(a.status) < statusOrder(b.status); });
+
+    auto& sm = rep.summary;
+    for (const auto& f : fired) {
+        ++sm.fired;
+        if (f.severity == FindingSeverity::High)
+            ++sm.high;
+        else if (f.severity == FindingSeverity::Medium)
+            ++sm.medium;
+        else
+            ++sm.low;
+    }
+    for (const auto& f : others) {
+        if (f.status == Status::Passed)
+            ++sm.passed;
+        else if (f.status == Status::NotChecked)
+            ++sm.notChecked;
+        else if (f.status == Status::Disabled)
+            ++sm.disabled;
+        else if (f.status == Status::Error)
+            ++sm.errors;
+    }
+    std::vector<const Finding*> byGain;
+    for (const auto& f : fired)
+        if (f.gain.estimated)
+            byGain.push_back(&f);
+    std::stable_sort(byGain.begin(), byGain.end(),
+                     [](const Finding* a, const Finding* b) { return a->gain.nsPerStep > b->gain.nsPerStep; });
+    for (std::size_t i = 0; i < byGain.size() && i < 3; ++i)
+        sm.topGains.push_back(byGain[i]->id);
+
+    rep.findings = std::move(fired);
+    rep.findings.insert(rep.findings.end(), std::make_move_iterator(others.begin()),
+                        std::make_move_iterator(others.end()));
+    return rep;
+}
+
+} // namespace npuscope::advisor

@@ -1,0 +1,99 @@
+#pragma once
+// The Performance Advisor: every rule of ADVISOR.md over a loaded Session. No Qt; runs on any
+// thread; cancellable between rules.
+#include "advisor/finding.h"
+#include "advisor/thresholds.h"
+#include "model/store/session.h"
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+namespace npuscope::advisor {
+
+struct ReportIdentity {
+    std::string name;            // profile (folder) name
+    std::string path;            // what was opened
+    std::string layout;
+    std::vector<int> ranks;
+    std::string soc;             // chip, when known
+    std::string cannVersion, torchNpuVersion;
+    std::string captureTime;     // from the folder name or profiler info, when known
+    std::string profilerLevel;
+    std::string npuscopeVersion;
+};
+
+struct SplitPart {
+    std::string name;  // "MatMul", "wait", ...
+    double ns = 0;     // per step
+};
+
+// One rank's step, averaged over its steps (ns per step).
+struct RankSplit {
+    int rank = -1;
+    double T = 0;
+    double computing = 0, commNotOverlapped = 0, free = 0;
+    std::vector<SplitPart> computingParts; // FA, Conv, MatMul, Vector, SDMA, other
+    std::vector<SplitPart> commParts;      // wait, transmit
+    std::string source;                    // "step_trace_time.csv", "timeline (ProfilerStep#)", "timeline (E2E)"
+    int steps = 0;
+    double stepMin = 0, stepMedian = 0, stepMax = 0;
+};
+
+struct Summary {
+    double T = 0;                 // step time used for every share (ns), mean over ranks
+    std::string tSource;
+    int steps = 0;
+    double stepMin = 0, stepMedian = 0, stepMax = 0;
+    std::vector<RankSplit> ranks;
+    int high = 0, medium = 0, low = 0;
+    int fired = 0, passed = 0, notChecked = 0, disabled = 0, errors = 0;
+    std::vector<std::string> topGains; // ids of the (up to) 3 fired findings with the largest gain
+};
+
+struct AdvisorReport {
+    int schemaVersion = 1;
+    ReportIdentity identity;
+    double T = 0;
+    Summary summary;
+    std::vector<Finding> findings; // fired first (by category, severity, gain), then not checked, passed, disabled, error
+    std::vector<std::string> warnings;
+    std::vector<std::string> inputs;               // appendix: files read (path, kind, records)
+    std::vector<Thresholds::Override> overrides;   // appendix: non-default thresholds
+    std::string thresholdsSource;
+    int evidenceRowsPdf = 10, evidenceRowsMd = 5;
+    bool cancelled = false;
+
+    std::vector<const Finding*> fired() const;
+    std::vector<const Finding*> withStatus(Status s) const;
+};
+
+AdvisorReport runAdvisor(const Session& session, const Thresholds& thresholds,
+                         const std::atomic<bool>* cancel = nullptr);
+
+struct RuleInfo {
+    std::string id;
+    Category category;
+    std::string summary; // one line: what it checks
+};
+// Every rule, in report order.
+std::vector<RuleInfo> ruleCatalog();
+
+// Report writers (UTF-8 text). HTML is self-contained: inline CSS and SVG, no external URL.
+std::string writeText(const AdvisorReport& r);
+std::string writeMarkdown(const AdvisorReport& r);
+std::string writeJson(const AdvisorReport& r);
+std::string writeHtml(const AdvisorReport& r);
+// The HTML body pieces shared with the PDF writer (Qt rich text subset: no SVG, no <details>).
+struct HtmlOptions {
+    bool forPdf = false;     // tables instead of <details>, charts left to the caller
+    int evidenceRows = -1;   // -1 = all
+};
+std::string writeHtmlBody(const AdvisorReport& r, const HtmlOptions& o);
+
+// Formatting shared by the writers.
+std::string fmtMs(double ns);        // "18.20 ms"
+std::string fmtPct(double share);    // "6.1 %"
+std::string fmtNum(double v, int decimals = 2);
+
+} // namespace npuscope::advisor

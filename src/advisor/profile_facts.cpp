@@ -1,0 +1,477 @@
+// ProfileFacts: the per-rank data every rule shares, computed once per analysis.
+#include "advisor/rule_context.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <iterator>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+namespace npuscope::advisor {
+
+Intervals unionOf(std::vector<Interval> v)
+{
+    std::sort(v.begin(), v.end());
+    Intervals out;
+    for (const auto& iv : v) {
+        if (iv.second <= iv.first)
+            continue;
+        if (!out.empty() && iv.first <= out.back().second)
+            out.back().second = std::max(out.back().second, iv.second);
+        else
+            out.push_back(iv);
+    }
+    return out;
+}
+
+TimeNs lengthOf(const Intervals& u)
+{
+    TimeNs n = 0;
+    for (const auto& iv : u)
+        n += iv.second - iv.first;
+    return n;
+}
+
+TimeNs overlapWith(const Intervals& u, TimeNs b, TimeNs e)
+{
+    if (e <= b || u.empty())
+        return 0;
+    auto it = std::upper_bound(u.begin(), u.end(), Interval{b, b},
+                               [](const Interval& a, const Interval& x) { return a.first < x.first; });
+    if (it != u.begin())
+        --it;
+    TimeNs n = 0;
+    for (; it != u.end() && it->first < e; ++it) {
+        const TimeNs lo = std::max(b, it->first), hi = std::min(e, it->second);
+        if (hi > lo)
+            n += hi - lo;
+    }
+    return n;
+}
+
+Intervals subtract(const Intervals& a, const Intervals& b)
+{
+    Intervals out;
+    std::size_t j = 0;
+    for (auto [s, e] : a) {
+        while (j < b.size() && b[j].second <= s)
+            ++j;
+        std::size_t k = j;
+        TimeNs cur = s;
+        while (k < b.size() && b[k].first < e) {
+            if (b[k].first > cur)
+                out.emplace_back(cur, b[k].first);
+            cur = std::max(cur, b[k].second);
+            ++k;
+        }
+        if (cur < e)
+            out.emplace_back(cur, e);
+    }
+    return out;
+}
+
+Intervals clip(const Intervals& a, TimeNs b, TimeNs e)
+{
+    Intervals out;
+    for (auto [s, en] : a) {
+        const TimeNs lo = std::max(s, b), hi = std::min(en, e);
+        if (hi > lo)
+            out.emplace_back(lo, hi);
+    }
+    return out;
+}
+
+std::string lower(std::string s)
+{
+    for (auto& c : s)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+bool containsCI(std::string_view hay, std::string_view needle)
+{
+    if (needle.empty())
+        return true;
+    auto it = std::search(hay.begin(), hay.end(), needle.begin(), needle.end(), [](char a, char b) {
+        return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+    });
+    return it != hay.end();
+}
+
+bool isCubeType(std::string_view type)
+{
+    return containsCI(type, "matmul") || containsCI(type, "gemm") || containsCI(type, "conv");
+}
+
+std::vector<int> metricCols(const KernelTable& k, std::initializer_list<const char*> names)
+{
+    std::vector<int> out;
+    for (const char* n : names) {
+        const int i = k.metricIndex(std::string(n));
+        if (i >= 0)
+            out.push_back(i);
+    }
+    return out;
+}
+
+double firstMetric(const KernelTable& k, const std::vector<int>& cols, std::size_t row)
+{
+    for (int c : cols) {
+        const double v = k.metrics[static_cast<std::size_t>(c)][row];
+        if (v == v)
+            return v;
+    }
+    return kNaN;
+}
+
+std::string fmtNum(double v, int decimals)
+{
+    if (v != v)
+        return "n/a";
+    char b[64];
+    std::snprintf(b, sizeof b, "%.*f", decimals, v);
+    return b;
+}
+
+std::string fmtMs(double ns) { return fmtNum(ns / 1e6, std::abs(ns) >= 1e8 ? 1 : (std::abs(ns) >= 1e5 ? 2 : 3)) + " ms"; }
+std::string fmtUs(double ns) { return fmtNum(ns / 1e3, std::abs(ns) >= 1e6 ? 0 : 1) + " µs"; }
+std::string fmtPct(double share) { return fmtNum(share * 100.0, 1) + " %"; }
+std::string fmtRatio(double v) { return fmtNum(v, 2); }
+
+void sortEvidence(std::vector<Evidence>& ev, int n)
+{
+    std::stable_sort(ev.begin(), ev.end(), [](const Evidence& a, const Evidence& b) { return a.cost > b.cost; });
+    if (n >= 0 && ev.size() > static_cast<std::size_t>(n))
+        ev.resize(static_cast<std::size_t>(n));
+}
+
+Finding& RuleOut::fire(const std::string& instanceKey)
+{
+    status = Status::Fired;
+    Finding f;
+    f.rule = ruleId;
+    f.id = ruleId + "/" + instanceKey;
+    f.category = category;
+    f.status = Status::Fired;
+    fired.push_back(std::move(f));
+    return fired.back();
+}
+
+namespace {
+
+TaskClass classify(std::string_view taskType, std::string_view type, std::string_view name)
+{
+    if (containsCI(taskType, "HCCL") || containsCI(taskType, "COMMUNICATION") || name.rfind("hcom_", 0) == 0)
+        return TaskClass::Comm;
+    if (containsCI(taskType, "AI_CPU"))
+        return TaskClass::AiCpu;
+    if (containsCI(taskType, "AI_CORE") || containsCI(taskType, "MIX_AIC") || containsCI(taskType, "AI_VECTOR")
+        || containsCI(taskType, "MIX_AIV"))
+        return isCubeType(type) ? TaskClass::Cube : TaskClass::Vector;
+    return TaskClass::Other;
+}
+
+double optNs(const std::optional<TimeNs>& v) { return v ? static_cast<double>(*v) : 0.0; }
+
+} // namespace
+
+ProfileFacts::ProfileFacts(const Profile& profile) : p(profile)
+{
+    rank = p.rank;
+    const auto& k = p.kernels;
+    hasKernels = k.size() > 0;
+    for (const auto& s : p.steps)
+        if (s.computing && (s.type.empty() || s.type == "rank"))
+            hasStt = true;
+    for (const auto& op : p.commOps)
+        if (!op.totalInfo)
+            hasComm = true;
+    for (const auto& d : p.deviceInfo)
+        if (d.aiCoreNum > 0 || d.aicFrequencyMHz == d.aicFrequencyMHz)
+            hasInfo = true;
+    hasMeta = !p.meta.env.empty() || !p.meta.profilerMetadata.is_null();
+    torchNpu = p.layout.find("torch_npu") != std::string::npos;
+
+    // Timeline-wide flags.
+    for (const auto& t : p.tracks) {
+        if (t.sliceEnd <= t.sliceBegin)
+            continue;
+        if (t.kind == TrackKind::Stream)
+            hasTimeline = true;
+        if (t.kind == TrackKind::Python)
+            hasPython = true;
+        if (t.kind == TrackKind::Cann) {
+            for (std::uint32_t i = t.sliceBegin; i < t.sliceEnd && !hasCann; ++i)
+                if (p.str(p.slices.name[i]).rfind("AscendCL@", 0) == 0)
+                    hasCann = true;
+        }
+    }
+    if (hasPython)
+        torchNpu = true;
+    level0 = p.meta.profilerLevel == "Level0" || (torchNpu && !hasCann);
+
+    // Device tasks.
+    if (hasKernels) {
+        tasksFromKernels = true;
+        tasks.reserve(k.size());
+        for (std::size_t i = 0; i < k.size(); ++i) {
+            Task t;
+            t.start = k.start[i];
+            t.dur = k.dur[i];
+            t.kernel = static_cast<std::uint32_t>(i);
+            t.slice = i < k.slice.size() ? k.slice[i] : kNone;
+            t.device = k.device[i];
+            t.stream = k.streamId[i];
+            t.name = k.name[i];
+            t.type = k.type[i];
+            t.taskType = k.taskType[i];
+            t.cls = classify(p.str(t.taskType), p.str(t.type), p.str(t.name));
+            tasks.push_back(t);
+        }
+    } else {
+        for (const auto& tr : p.tracks) {
+            if (tr.kind != TrackKind::Stream)
+                continue;
+            for (std::uint32_t i = tr.sliceBegin; i < tr.sliceEnd; ++i) {
+                if (p.slices.dur[i] <= 0 && p.slices.depth[i] > 0)
+                    continue;
+                Task t;
+                t.start = p.slices.start[i];
+                t.dur = p.slices.dur[i];
+                t.slice = i;
+                t.device = tr.device;
+                t.stream = tr.streamId;
+                t.name = p.slices.name[i];
+                t.type = p.slices.name[i];
+                t.taskType = p.slices.category[i];
+                t.cls = classify(p.str(t.taskType), p.str(t.type), p.str(t.name));
+                tasks.push_back(t);
+            }
+        }
+    }
+    std::stable_sort(tasks.begin(), tasks.end(), [](const Task& a, const Task& b) { return a.start < b.start; });
+
+    std::vector<Interval> cv;
+    for (const auto& t : tasks)
+        if (t.cls == TaskClass::Cube || t.cls == TaskClass::Vector)
+            cv.emplace_back(t.start, t.end());
+    computeUnion = unionOf(std::move(cv));
+
+    // Collective ops: timeline comm groups, else kernel comm rows, else communication.json.
+    for (const auto& tr : p.tracks) {
+        if (tr.kind != TrackKind::CommGroup)
+            continue;
+        for (std::uint32_t i = tr.sliceBegin; i < tr.sliceEnd; ++i)
+            if (p.slices.depth[i] == 0)
+                commOpsTl.push_back({p.slices.start[i], p.slices.dur[i], std::string(p.str(p.slices.name[i])), i, tr.device});
+    }
+    commSource = "timeline communication groups";
+    if (commOpsTl.empty()) {
+        for (const auto& t : tasks)
+            if (t.cls == TaskClass::Comm)
+                commOpsTl.push_back({t.start, t.dur, str(t.name), t.slice, t.device});
+        commSource = tasksFromKernels ? kernelFile() + " communication rows" : "timeline communication tasks";
+    }
+    if (commOpsTl.empty()) {
+        for (const auto& op : p.commOps)
+            if (!op.totalInfo && op.start && op.elapseMs == op.elapseMs)
+                commOpsTl.push_back({*op.start, static_cast<TimeNs>(std::llround(op.elapseMs * 1e6)), op.opName,
+                                     kNone, -1});
+        commSource = "communication.json";
+    }
+    if (commOpsTl.empty())
+        commSource.clear();
+    std::sort(commOpsTl.begin(), commOpsTl.end(),
+              [](const CommInterval& a, const CommInterval& b) { return a.start < b.start; });
+    {
+        std::vector<Interval> v;
+        for (const auto& c : commOpsTl)
+            v.emplace_back(c.start, c.start + c.dur);
+        commUnion = unionOf(std::move(v));
+    }
+
+    // Steps: step_trace_time.csv, else ProfilerStep#N spans, else end to end.
+    std::vector<StepSpan> ranges;
+    for (const auto& tr : p.tracks)
+        for (std::uint32_t i = tr.sliceBegin; i < tr.sliceEnd; ++i)
+            if (p.str(p.slices.name[i]).rfind("ProfilerStep#", 0) == 0) {
+                StepSpan s;
+                s.name = std::string(p.str(p.slices.name[i]).substr(13));
+                s.hasRange = true;
+                s.start = p.slices.start[i];
+                s.end = p.slices.end(i);
+                ranges.push_back(s);
+            }
+    std::sort(ranges.begin(), ranges.end(), [](const StepSpan& a, const StepSpan& b) { return a.start < b.start; });
+    const Intervals busy = unionOf([&] {
+        std::vector<Interval> v(computeUnion.begin(), computeUnion.end());
+        v.insert(v.end(), commUnion.begin(), commUnion.end());
+        return v;
+    }());
+    const Intervals commNo = subtract(commUnion, computeUnion);
+    auto splitRange = [&](StepSpan& s) {
+        s.computing = static_cast<double>(lengthOf(clip(computeUnion, s.start, s.end)));
+        s.commNO = static_cast<double>(lengthOf(clip(commNo, s.start, s.end)));
+        s.total = static_cast<double>(s.end - s.start);
+        s.free = std::max(0.0, s.total - static_cast<double>(lengthOf(clip(busy, s.start, s.end))));
+    };
+    if (hasStt) {
+        // One device's rows (the most frequent) when a folder holds several devices.
+        std::map<int, int> perDev;
+        for (const auto& s : p.steps)
+            if (s.computing && (s.type.empty() || s.type == "rank"))
+                ++perDev[s.device];
+        int dev = perDev.begin()->first;
+        for (const auto& [d, n] : perDev)
+            if (n > perDev[dev])
+                dev = d;
+        for (const auto& r : p.steps) {
+            if (!r.computing || r.device != dev || !(r.type.empty() || r.type == "rank"))
+                continue;
+            StepSpan s;
+            s.name = r.step;
+            s.computing = optNs(r.computing);
+            s.commNO = optNs(r.commNotOverlapped);
+            s.free = optNs(r.free);
+            s.total = s.computing + s.commNO + s.free;
+            steps.push_back(s);
+        }
+        if (ranges.size() == steps.size())
+            for (std::size_t i = 0; i < steps.size(); ++i) {
+                steps[i].hasRange = true;
+                steps[i].start = ranges[i].start;
+                steps[i].end = ranges[i].end;
+            }
+        stepSource = "step_trace_time.csv";
+    } else if (!ranges.empty()) {
+        for (auto& s : ranges)
+            splitRange(s);
+        steps = ranges;
+        stepSource = "timeline (ProfilerStep#)";
+    } else if (!tasks.empty()) {
+        StepSpan s;
+        s.name = "E2E";
+        s.hasRange = true;
+        s.start = tasks.front().start;
+        s.end = s.start;
+        for (const auto& t : tasks)
+            s.end = std::max(s.end, t.end());
+        for (const auto& c : commOpsTl)
+            s.end = std::max(s.end, c.start + c.dur);
+        splitRange(s);
+        steps.push_back(s);
+        stepSource = "timeline (E2E, first to last device task)";
+    }
+    nSteps = std::max<int>(1, static_cast<int>(steps.size()));
+    double sum = 0, c = 0, n = 0, fr = 0;
+    for (const auto& s : steps) {
+        sum += s.total;
+        c += s.computing;
+        n += s.commNO;
+        fr += s.free;
+    }
+    T = steps.empty() ? 0 : sum / static_cast<double>(steps.size());
+    computing = steps.empty() ? 0 : c / static_cast<double>(steps.size());
+    commNO = steps.empty() ? 0 : n / static_cast<double>(steps.size());
+    free = steps.empty() ? 0 : fr / static_cast<double>(steps.size());
+
+    // Computing split by kind (Σdur per kind, scaled to the Computing time).
+    std::map<std::string, double> parts;
+    for (const auto& name : {"FA", "Conv", "MatMul", "Vector", "SDMA", "other"})
+        parts[name] = 0;
+    double partSum = 0;
+    for (const auto& t : tasks) {
+        if (t.cls == TaskClass::Comm)
+            continue;
+        const std::string_view ty = p.str(t.type);
+        const std::string_view nm = p.str(t.name);
+        std::string kind = "other";
+        if (containsCI(ty, "flashattention") || containsCI(ty, "fusionattention") || containsCI(ty, "FlashAttn"))
+            kind = "FA";
+        else if (containsCI(ty, "conv"))
+            kind = "Conv";
+        else if (t.cls == TaskClass::Cube)
+            kind = "MatMul";
+        else if (t.cls == TaskClass::Vector)
+            kind = "Vector";
+        else if (containsCI(p.str(t.taskType), "SDMA") || containsCI(nm, "SDMA") || containsCI(nm, "MEMCPY"))
+            kind = "SDMA";
+        else if (t.cls != TaskClass::AiCpu)
+            continue; // waits, event records: not computing
+        parts[kind] += static_cast<double>(t.dur);
+        partSum += static_cast<double>(t.dur);
+    }
+    for (const auto& name : {"FA", "Conv", "MatMul", "Vector", "SDMA", "other"})
+        computingParts.push_back({name, partSum > 0 ? parts[name] / partSum * computing : 0});
+    double wait = 0, transit = 0;
+    for (const auto& op : p.commOps) {
+        if (op.totalInfo)
+            continue;
+        if (op.waitMs == op.waitMs)
+            wait += op.waitMs;
+        if (op.transitMs == op.transitMs)
+            transit += op.transitMs;
+    }
+    if (wait + transit > 0) {
+        commParts.push_back({"wait", wait / (wait + transit) * commNO});
+        commParts.push_back({"transmit", transit / (wait + transit) * commNO});
+    }
+}
+
+std::string ProfileFacts::shapesOf(const Task& t) const
+{
+    if (t.kernel == kNone)
+        return {};
+    std::string s(p.str(p.kernels.inputShapes[t.kernel]));
+    const std::string_view d = p.str(p.kernels.inputDtypes[t.kernel]);
+    if (!d.empty())
+        s += (s.empty() ? "" : " ") + std::string(d);
+    return s;
+}
+
+Locator ProfileFacts::locate(const Task& t) const
+{
+    Locator l;
+    l.rank = rank;
+    l.device = t.device;
+    l.stream = t.stream;
+    l.ts = t.start;
+    l.dur = t.dur;
+    l.op = str(t.name);
+    l.shapes = shapesOf(t);
+    return l;
+}
+
+std::string ProfileFacts::fileOf(const char* kind) const
+{
+    for (const auto& f : p.files)
+        if (f.kind == kind || f.path.find(kind) != std::string::npos) {
+            const auto pos = f.path.find_last_of('/');
+            return pos == std::string::npos ? f.path : f.path.substr(pos + 1);
+        }
+    return kind;
+}
+
+std::string ProfileFacts::kernelFile() const
+{
+    for (const auto& f : p.files)
+        if (f.kind == "kernel_details" || f.kind == "op_summary" || f.path.find("kernel_details") != std::string::npos
+            || f.path.find("op_summary") != std::string::npos) {
+            const auto pos = f.path.find_last_of('/');
+            return pos == std::string::npos ? f.path : f.path.substr(pos + 1);
+        }
+    return torchNpu ? "kernel_details.csv" : "op_summary.csv";
+}
+
+std::string ProfileFacts::needsLevel1() const
+{
+    if (torchNpu)
+        return "needs profiler Level1 (torch_npu _ExperimentalConfig(profiler_level=ProfilerLevel.Level1)); "
+               "this profile has no CANN (AscendCL@) events";
+    return "needs CANN API events (AscendCL@, Node@launch) in the timeline: collect with msprof --task-time=on "
+           "(level l1)";
+}
+
+} // namespace npuscope::advisor

@@ -1,0 +1,106 @@
+#include "advisor/report_common.h"
+
+namespace npuscope::advisor {
+
+std::string metricsText(const Evidence& e)
+{
+    std::string s;
+    for (const auto& m : e.metrics) {
+        if (m.value != m.value)
+            continue;
+        if (!s.empty())
+            s += " · ";
+        const double a = m.value < 0 ? -m.value : m.value;
+        s += m.name + " " + fmtNum(m.value, a >= 100 ? 0 : (a >= 10 ? 1 : 2)) + (m.unit.empty() ? "" : " " + m.unit);
+    }
+    return s;
+}
+
+std::string identityLine(const ReportIdentity& id)
+{
+    std::string s = "layout " + (id.layout.empty() ? std::string("unknown") : id.layout);
+    if (!id.ranks.empty()) {
+        s += " · ranks ";
+        for (std::size_t i = 0; i < id.ranks.size(); ++i)
+            s += (i ? "," : "") + std::to_string(id.ranks[i]);
+    }
+    if (!id.soc.empty())
+        s += " · SoC " + id.soc;
+    if (!id.cannVersion.empty())
+        s += " · CANN " + id.cannVersion;
+    if (!id.torchNpuVersion.empty())
+        s += " · torch_npu " + id.torchNpuVersion;
+    if (!id.profilerLevel.empty())
+        s += " · profiler " + id.profilerLevel;
+    if (!id.captureTime.empty())
+        s += " · captured " + id.captureTime;
+    return s;
+}
+
+std::string splitText(const RankSplit& r)
+{
+    const double T = r.T > 0 ? r.T : 1;
+    std::string s = "Computing " + fmtMs(r.computing) + " (" + fmtPct(r.computing / T) + ")";
+    std::string parts;
+    for (const auto& p : r.computingParts)
+        if (p.ns > 0)
+            parts += (parts.empty() ? "" : ", ") + p.name + " " + fmtMs(p.ns);
+    if (!parts.empty())
+        s += " [" + parts + "]";
+    s += " · Comm(Not Overlapped) " + fmtMs(r.commNotOverlapped) + " (" + fmtPct(r.commNotOverlapped / T) + ")";
+    parts.clear();
+    for (const auto& p : r.commParts)
+        parts += (parts.empty() ? "" : ", ") + p.name + " " + fmtMs(p.ns);
+    if (!parts.empty())
+        s += " [" + parts + "]";
+    s += " · Free " + fmtMs(r.free) + " (" + fmtPct(r.free / T) + ")";
+    return s;
+}
+
+std::string stepsText(const Summary& s)
+{
+    return "T = " + fmtMs(s.T) + " per step (" + (s.tSource.empty() ? std::string("no time data") : s.tSource) + ", "
+           + std::to_string(s.steps) + " step" + (s.steps == 1 ? "" : "s") + "; min " + fmtMs(s.stepMin) + ", median "
+           + fmtMs(s.stepMedian) + ", max " + fmtMs(s.stepMax) + ")";
+}
+
+std::string countsText(const Summary& s)
+{
+    return std::to_string(s.high) + " high, " + std::to_string(s.medium) + " medium, " + std::to_string(s.low) + " low · "
+           + std::to_string(s.notChecked) + " not checked · " + std::to_string(s.passed) + " passed"
+           + (s.disabled ? " · " + std::to_string(s.disabled) + " disabled" : std::string())
+           + (s.errors ? " · " + std::to_string(s.errors) + " errors" : std::string());
+}
+
+std::string rankLabel(int rank) { return rank >= 0 ? "rank " + std::to_string(rank) : std::string("profile"); }
+
+const char* categoryTitle(Category c)
+{
+    switch (c) {
+    case Category::Computation: return "Computation";
+    case Category::Communication: return "Communication";
+    case Category::Scheduling: return "Scheduling (host)";
+    case Category::Memory: return "Memory";
+    case Category::Cluster: return "Cluster";
+    }
+    return "";
+}
+
+std::vector<const Finding*> firedIn(const AdvisorReport& r, Category c)
+{
+    std::vector<const Finding*> out;
+    for (const auto& f : r.findings)
+        if (f.status == Status::Fired && f.category == c)
+            out.push_back(&f);
+    return out;
+}
+
+const Finding* findingById(const AdvisorReport& r, const std::string& id)
+{
+    for (const auto& f : r.findings)
+        if (f.id == id)
+            return &f;
+    return nullptr;
+}
+
+} // namespace npuscope::advisor

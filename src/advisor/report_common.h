@@ -1,0 +1,23 @@
+#pragma once
+// Formatting shared by the report writers (internal).
+#include "advisor/advisor.h"
+
+#include <string>
+#include <vector>
+
+namespace npuscope::advisor {
+
+std::string metricsText(const Evidence& e);           // "mac ratio 0.35 · mte2 ratio 0.86"
+std::string identityLine(const ReportIdentity& id);   // "layout torch_npu · ranks 0,1 · SoC ..."
+std::string splitText(const RankSplit& r);            // "Computing 12.3 ms (80.1 %) [MatMul 5.0 ms, ...] · ..."
+std::string stepsText(const Summary& s);              // "T = 15.3 ms (step_trace_time.csv, 5 steps; min/median/max ...)"
+std::string countsText(const Summary& s);             // "3 high, 1 medium, 0 low · 5 not checked · 14 passed"
+std::string rankLabel(int rank);                      // "rank 0" or "profile"
+const char* categoryTitle(Category c);                // "Computation"
+// The fired findings of one category, in report order.
+std::vector<const Finding*> firedIn(const AdvisorReport& r, Category c);
+const Finding* findingById(const AdvisorReport& r, const std::string& id);
+inline constexpr Category kCategories[] = {Category::Computation, Category::Communication, Category::Scheduling,
+                                           Category::Memory, Category::Cluster};
+
+} // namespace npuscope::advisor

@@ -1,0 +1,115 @@
+// GitHub-flavoured Markdown report for tickets: no images.
+#include "advisor/report_common.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace npuscope::advisor {
+
+namespace {
+
+std::string cell(std::string s)
+{
+    std::string out;
+    for (char c : s) {
+        if (c == '|')
+            out += "\\|";
+        else if (c == '\n')
+            out += ' ';
+        else
+            out += c;
+    }
+    return out;
+}
+
+} // namespace
+
+std::string writeMarkdown(const AdvisorReport& r)
+{
+    std::string s;
+    const auto& id = r.identity;
+    const auto& sm = r.summary;
+    s += "# npuscope advisor report: " + cell(id.name) + "\n\n";
+    s += "- Path: `" + id.path + "`\n";
+    s += "- " + identityLine(id) + "\n";
+    s += "- npuscope " + id.npuscopeVersion + "\n\n";
+    s += "## Summary\n\n" + stepsText(sm) + "\n\n";
+    s += "| Rank | Step | Computing | Comm (not overlapped) | Free |\n|-|-|-|-|-|\n";
+    for (const auto& rs : sm.ranks) {
+        const double T = rs.T > 0 ? rs.T : 1;
+        s += "| " + rankLabel(rs.rank) + " | " + fmtMs(rs.T) + " | " + fmtMs(rs.computing) + " (" + fmtPct(rs.computing / T)
+             + ") | " + fmtMs(rs.commNotOverlapped) + " (" + fmtPct(rs.commNotOverlapped / T) + ") | " + fmtMs(rs.free)
+             + " (" + fmtPct(rs.free / T) + ") |\n";
+    }
+    s += "\nFindings: " + countsText(sm) + "\n\n";
+    if (sm.fired == 0)
+        s += "**No findings**: every checked rule passed.\n\n";
+    if (!sm.topGains.empty()) {
+        s += "Top gains:\n\n";
+        for (std::size_t i = 0; i < sm.topGains.size(); ++i)
+            if (const Finding* f = findingById(r, sm.topGains[i]))
+                s += std::to_string(i + 1) + ". " + cell(f->title) + ": " + fmtMs(f->gain.nsPerStep) + "/step ("
+                     + fmtPct(f->gain.shareOfT) + ")\n";
+        s += "\n";
+    }
+    const std::size_t rows = static_cast<std::size_t>(std::max(0, r.evidenceRowsMd));
+    for (Category c : kCategories) {
+        const auto fs = firedIn(r, c);
+        if (fs.empty())
+            continue;
+        s += "## " + std::string(categoryTitle(c)) + "\n\n";
+        for (const Finding* f : fs) {
+            s += "### [" + std::string(severityName(f->severity)) + "] " + cell(f->title) + "\n\n";
+            s += "`" + f->id + "` · cost " + fmtMs(static_cast<double>(f->costNs)) + "/step (" + fmtPct(f->costShare)
+                 + " of step) · " + f->scope.text() + "\n\n";
+            s += f->description + "\n\n";
+            for (std::size_t i = 0; i < f->suggestions.size(); ++i)
+                s += std::to_string(i + 1) + ". " + f->suggestions[i] + "\n";
+            s += "\n**Gain:** " + f->gain.text() + "\n\n";
+            if (!f->evidence.empty()) {
+                s += "| Where | Metrics | Threshold |\n|-|-|-|\n";
+                for (std::size_t i = 0; i < f->evidence.size() && i < rows; ++i) {
+                    const auto& e = f->evidence[i];
+                    s += "| " + cell(e.at.text()) + " | " + cell(metricsText(e)) + " | " + cell(e.threshold) + " |\n";
+                }
+                if (f->evidence.size() > rows)
+                    s += "\n+" + std::to_string(f->evidence.size() - rows) + " more\n";
+                s += "\n";
+            }
+            if (!f->inputs.empty())
+                s += "Inputs: " + cell(f->inputs.front()) + "\n\n";
+        }
+    }
+    const auto nc = r.withStatus(Status::NotChecked);
+    if (!nc.empty()) {
+        s += "## Not checked\n\n";
+        for (const Finding* f : nc)
+            s += "- `" + f->rule + "`" + (f->scope.ranks.empty() ? "" : " (" + f->scope.text() + ")") + ": " + f->needs + "\n";
+        s += "\n";
+    }
+    const auto ps = r.withStatus(Status::Passed);
+    if (!ps.empty()) {
+        s += "## Passed\n\n";
+        for (const Finding* f : ps)
+            s += "- `" + f->rule + "`: " + f->check + "\n";
+        s += "\n";
+    }
+    const auto ds = r.withStatus(Status::Disabled);
+    for (const Finding* f : ds)
+        s += "- `" + f->rule + "`: disabled\n";
+    for (const Finding* f : r.withStatus(Status::Error))
+        s += "- `" + f->rule + "`: error: " + f->error + "\n";
+    s += "\n## Appendix\n\nThresholds: `" + r.thresholdsSource + "`\n\n";
+    if (r.overrides.empty())
+        s += "Threshold overrides: none\n";
+    else {
+        s += "| Threshold | Value | Default | From |\n|-|-|-|-|\n";
+        for (const auto& o : r.overrides)
+            s += "| `" + o.key + "` | " + cell(o.value) + " | " + cell(o.defaultValue) + " | " + cell(o.origin) + " |\n";
+    }
+    for (const auto& w : r.warnings)
+        s += "\n> warning: " + w + "\n";
+    return s;
+}
+
+} // namespace npuscope::advisor

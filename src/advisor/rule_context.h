@@ -1,0 +1,144 @@
+#pragma once
+// Internal to the advisor: per-profile facts computed once (tasks, steps, unions), and the
+// interface every rule implements.
+#include "advisor/advisor.h"
+#include "advisor/finding.h"
+#include "advisor/thresholds.h"
+#include "model/store/session.h"
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace npuscope::advisor {
+
+enum class TaskClass : std::uint8_t { Cube, Vector, AiCpu, Comm, Other };
+
+// One device task: a kernel-table row (preferred, it has the PMU metrics) or a timeline task.
+struct Task {
+    TimeNs start = 0, dur = 0;
+    std::uint32_t kernel = kNone; // KernelTable row
+    std::uint32_t slice = kNone;  // timeline slice row
+    int device = -1;
+    std::int64_t stream = -1;
+    NameId name, type, taskType;
+    TaskClass cls = TaskClass::Other;
+    TimeNs end() const { return start + dur; }
+};
+
+using Interval = std::pair<TimeNs, TimeNs>;
+using Intervals = std::vector<Interval>; // sorted, disjoint
+
+Intervals unionOf(std::vector<Interval> v);
+TimeNs lengthOf(const Intervals& u);
+TimeNs overlapWith(const Intervals& u, TimeNs b, TimeNs e); // |[b,e) ∩ u|
+Intervals subtract(const Intervals& a, const Intervals& b);
+Intervals clip(const Intervals& a, TimeNs b, TimeNs e);
+
+struct StepSpan {
+    std::string name;
+    bool hasRange = false;
+    TimeNs start = 0, end = 0;
+    double computing = 0, commNO = 0, free = 0, total = 0;
+};
+
+class ProfileFacts {
+public:
+    explicit ProfileFacts(const Profile& profile);
+
+    const Profile& p;
+    int rank = -1;
+    std::vector<Task> tasks;        // sorted by start
+    bool tasksFromKernels = false;
+    std::vector<StepSpan> steps;    // at least one (E2E) when anything has a time
+    std::string stepSource;
+    double T = 0;                   // mean step time, ns
+    int nSteps = 1;
+    double computing = 0, commNO = 0, free = 0; // per step
+    std::vector<SplitPart> computingParts, commParts;
+    Intervals computeUnion;         // Cube/Vector device tasks
+    struct CommInterval { TimeNs start, dur; std::string name; std::uint32_t slice; int device; };
+    std::vector<CommInterval> commOpsTl; // collective ops on the timeline (or kernel comm rows)
+    std::string commSource;
+    Intervals commUnion;
+
+    // Capabilities.
+    bool hasKernels = false, hasTimeline = false, hasStt = false, hasComm = false, hasInfo = false,
+         hasMeta = false, hasCann = false, hasPython = false, level0 = false, torchNpu = false;
+
+    double perStep(double totalNs) const { return nSteps > 0 ? totalNs / nSteps : totalNs; }
+    std::string str(NameId id) const { return std::string(p.str(id)); }
+    std::string shapesOf(const Task& t) const;   // "in 4096,4096;4096,4096 FLOAT16"
+    Locator locate(const Task& t) const;
+    std::string fileOf(const char* kind) const; // file name of a loaded input kind, or a generic name
+    std::string kernelFile() const;
+    // Missing capability text for the level-dependent inputs.
+    std::string needsLevel1() const;
+};
+
+// What one rule reports for one scope.
+struct RuleOut {
+    Status status = Status::Passed;
+    std::string needs, check, error;
+    std::vector<std::string> inputs;
+    std::vector<Finding> fired;
+    void notChecked(std::string n) { status = Status::NotChecked; needs = std::move(n); }
+    void pass(std::string c) { status = Status::Passed; check = std::move(c); }
+    Finding& fire(const std::string& instanceKey);
+    std::string ruleId;
+    Category category = Category::Computation;
+};
+
+struct RuleDef;
+struct RuleCtx {
+    const Session& session;
+    const std::vector<ProfileFacts>& all; // every rank
+    const ProfileFacts* f;                // the rank under evaluation (null for cluster rules)
+    const Thresholds& th;
+    const RuleDef& def;
+    double param(const char* key) const { return th.param(ruleId(), key); }
+    const nlohmann::json& paramJson(const char* key) const { return th.paramJson(ruleId(), key); }
+    const std::string& ruleId() const;
+};
+
+struct RuleDef {
+    std::string id;
+    Category category;
+    bool cluster = false; // runs once over the session instead of once per rank
+    std::string summary;
+    std::function<void(const RuleCtx&, RuleOut&)> run;
+};
+
+void addComputationRules(std::vector<RuleDef>& out);
+void addCommunicationRules(std::vector<RuleDef>& out);
+void addSchedulingRules(std::vector<RuleDef>& out);
+void addMemoryRules(std::vector<RuleDef>& out);
+void addClusterRules(std::vector<RuleDef>& out);
+
+// Helpers shared by the rules.
+std::string lower(std::string s);
+bool containsCI(std::string_view hay, std::string_view needle);
+bool isCubeType(std::string_view type);
+double firstMetric(const KernelTable& k, const std::vector<int>& cols, std::size_t row); // NaN when none
+std::vector<int> metricCols(const KernelTable& k, std::initializer_list<const char*> names);
+std::string fmtUs(double ns);
+std::string fmtRatio(double v);
+// Duration-weighted mean of a per-task value over tasks that have it; coverage counts them.
+struct Weighted {
+    double sumW = 0, sumWV = 0;
+    std::size_t n = 0;
+    void add(double w, double v)
+    {
+        if (v == v) {
+            sumW += w;
+            sumWV += w * v;
+            ++n;
+        }
+    }
+    double mean() const { return sumW > 0 ? sumWV / sumW : kNaN; }
+};
+// Sort evidence by cost descending and keep at most n rows (the full list is kept when n < 0).
+void sortEvidence(std::vector<Evidence>& ev, int n = -1);
+
+} // namespace npuscope::advisor

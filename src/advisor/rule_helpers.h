@@ -1,0 +1,37 @@
+#pragma once
+// Small helpers shared by the rule files (internal).
+#include "advisor/rule_context.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace npuscope::advisor {
+
+// A group of device tasks (an op type, or type + shapes + dtypes).
+struct TaskGroup {
+    std::string key;   // instance key
+    std::string type;
+    std::string shapes;
+    std::vector<const Task*> tasks;
+    double sumDur = 0;
+};
+
+// Evidence rows kept per finding (the heaviest first); the count of the rest is stated.
+inline constexpr std::size_t kMaxEvidence = 100;
+
+Evidence taskEvidence(const ProfileFacts& f, const Task& t, std::vector<Metric> metrics, std::string threshold);
+// Splits "FLOAT16;FLOAT" / "FLOAT16,INT64" into upper-case tokens.
+std::vector<std::string> dtypeTokens(std::string_view s);
+// "7.0.RC1" < "7.0.0" < "8.0.RC2" < "8.0.0"; empty or unparsable versions compare as newest.
+int compareCannVersion(const std::string& a, const std::string& b);
+std::string joinList(const std::vector<std::string>& v, const char* sep = ", ");
+std::vector<std::string> stringList(const nlohmann::json& j);
+// "Σdur 18.20 ms"
+std::string perStepMs(const ProfileFacts& f, double totalNs);
+void setGain(Finding& fd, double nsPerStep, std::string formula);
+void noGain(Finding& fd, std::string reason);
+// "ratios on 812/1030 ops"
+std::string coverage(std::size_t have, std::size_t total, const char* what);
+
+} // namespace npuscope::advisor

@@ -1,0 +1,271 @@
+// Cluster rules (≥ 2 ranks): slow rank, slow link, RDMA retransmission.
+#include "advisor/rule_helpers.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <iterator>
+#include <cmath>
+#include <map>
+
+namespace npuscope::advisor {
+
+namespace {
+
+double median(std::vector<double> v)
+{
+    if (v.empty())
+        return kNaN;
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// Every rank's comm ops: the cluster file when present, else each rank's communication.json.
+// Transport names are interned in a profile's pool: a rank's own, or (cluster file) the first rank's.
+struct OpRef {
+    const CommOp* op;
+    int rank;
+    const Profile* pool;
+    std::string transport(const CommBandwidth& b) const { return pool ? std::string(pool->str(b.transport)) : std::string(); }
+};
+
+std::vector<OpRef> allCommOps(const RuleCtx& c)
+{
+    std::vector<OpRef> out;
+    if (!c.session.cluster.comm.empty()) {
+        const Profile* pool = c.all.empty() ? nullptr : &c.all.front().p;
+        for (const auto& o : c.session.cluster.comm)
+            if (!o.totalInfo)
+                out.push_back({&o, o.rank, pool});
+        return out;
+    }
+    for (const auto& f : c.all)
+        for (const auto& o : f.p.commOps)
+            if (!o.totalInfo)
+                out.push_back({&o, f.rank, &f.p});
+    return out;
+}
+
+void slowRank(const RuleCtx& c, RuleOut& out)
+{
+    struct R {
+        int rank;
+        double comp = 0, comm = 0, free = 0;
+    };
+    std::vector<R> ranks;
+    std::string source;
+    std::map<int, std::pair<R, int>> acc;
+    for (const auto& s : c.session.cluster.stepTrace)
+        if (s.type == "rank" && s.computing) {
+            const int r = std::atoi(s.index.c_str());
+            auto& a = acc[r];
+            a.first.rank = r;
+            a.first.comp += static_cast<double>(*s.computing);
+            a.first.comm += s.commNotOverlapped ? static_cast<double>(*s.commNotOverlapped) : 0;
+            a.first.free += s.free ? static_cast<double>(*s.free) : 0;
+            ++a.second;
+        }
+    if (acc.size() >= 2) {
+        source = "cluster_step_trace_time.csv";
+        for (auto& [r, a] : acc)
+            ranks.push_back({r, a.first.comp / a.second, a.first.comm / a.second, a.first.free / a.second});
+    } else {
+        source = "each rank's step breakdown";
+        for (const auto& f : c.all)
+            if (f.T > 0)
+                ranks.push_back({f.rank, f.computing, f.commNO, f.free});
+    }
+    if (static_cast<int>(ranks.size()) < std::max(2, c.th.minRanks()))
+        return out.notChecked("needs ≥ " + std::to_string(std::max(2, c.th.minRanks()))
+                              + " ranks (a cluster folder, or cluster_step_trace_time.csv)");
+    out.inputs.push_back(source + " (" + std::to_string(ranks.size()) + " ranks)");
+    double sumMean = 0;
+    for (const auto& r : ranks)
+        sumMean += r.comp + r.comm + r.free;
+    sumMean /= static_cast<double>(ranks.size());
+    const double gapRatio = c.param("gap_ratio");
+    // Last arriver per collective: the rank with the shortest comm time waited least.
+    std::map<std::pair<std::string, std::string>, std::pair<int, double>> shortest;
+    for (const OpRef& r : allCommOps(c)) {
+        const CommOp* o = r.op;
+        if (o->elapseMs != o->elapseMs)
+            continue;
+        auto it = shortest.find({o->step, o->fullName});
+        if (it == shortest.end())
+            shortest[{o->step, o->fullName}] = {r.rank, o->elapseMs};
+        else if (o->elapseMs < it->second.second)
+            it->second = {r.rank, o->elapseMs};
+    }
+    std::map<int, int> lastCount;
+    for (const auto& [k, v] : shortest)
+        if (v.first >= 0)
+            ++lastCount[v.first];
+    std::string check;
+    for (int d = 0; d < 3; ++d) {
+        const char* name = d == 0 ? "Computing" : (d == 1 ? "Communication(Not Overlapped)" : "Free");
+        auto val = [d](const R& r) { return d == 0 ? r.comp : (d == 1 ? r.comm : r.free); };
+        std::vector<double> v;
+        for (const auto& r : ranks)
+            v.push_back(val(r));
+        const auto [mnIt, mxIt] = std::minmax_element(v.begin(), v.end());
+        const double gap = sumMean > 0 ? (*mxIt - *mnIt) / sumMean : 0;
+        check += (check.empty() ? "" : ", ") + std::string(name) + " spread " + fmtPct(gap);
+        if (gap <= gapRatio)
+            continue;
+        const double med = median(v);
+        // Computing/Free: the rank with the most is slow. Communication: the one with the least arrived last.
+        const std::size_t slow = static_cast<std::size_t>((d == 1 ? mnIt : mxIt) - v.begin());
+        const int slowRankId = ranks[slow].rank;
+        Finding& fd = out.fire(std::string(d == 0 ? "computing" : (d == 1 ? "communication" : "free")));
+        fd.scope.ranks = {slowRankId};
+        fd.costNs = static_cast<TimeNs>(std::llround(*mxIt - med));
+        fd.title = "Rank " + std::to_string(slowRankId) + " slow in " + name + ": "
+                   + (d == 1 ? "shortest communication (" + fmtMs(v[slow]) + ", arrives last)"
+                             : fmtMs(v[slow]) + " vs median " + fmtMs(med) + " (+" + fmtPct(med > 0 ? v[slow] / med - 1 : 0) + ")");
+        fd.description = name + std::string(" differs across ") + std::to_string(ranks.size()) + " ranks by " + fmtPct(gap)
+                         + " of the mean step (threshold " + fmtPct(gapRatio) + "); the others wait for rank "
+                         + std::to_string(slowRankId) + " at the next collective.";
+        if (d == 0)
+            fd.suggestions.push_back("Computing: balance the work (uneven sequence lengths, pipeline stages) or check "
+                                     "rank " + std::to_string(slowRankId) + "'s card (frequency, temperature).");
+        else if (d == 2)
+            fd.suggestions.push_back("Free: look at rank " + std::to_string(slowRankId) + "'s host (data loading, CPU "
+                                     "binding, GC).");
+        else
+            fd.suggestions.push_back("Communication: see CLU-SLOWLINK for a slow link; otherwise the rank arrives late "
+                                     "because of its computation or host.");
+        setGain(fd, *mxIt - med, "max " + fmtMs(*mxIt) + " − median " + fmtMs(med) + " = " + fmtMs(*mxIt - med));
+        for (const auto& r : ranks) {
+            Evidence e;
+            e.at.rank = r.rank;
+            e.at.row = source + " rank " + std::to_string(r.rank);
+            e.metrics = {{"Computing", r.comp / 1e6, "ms"}, {"Comm(NO)", r.comm / 1e6, "ms"}, {"Free", r.free / 1e6, "ms"}};
+            if (lastCount.count(r.rank))
+                e.metrics.push_back({"last arriver in", static_cast<double>(lastCount[r.rank]), "collectives"});
+            e.threshold = "(max − min)/mean step > " + fmtPct(gapRatio);
+            e.cost = static_cast<TimeNs>(std::abs(val(r) - med));
+            fd.evidence.push_back(std::move(e));
+        }
+        sortEvidence(fd.evidence);
+    }
+    if (out.fired.empty())
+        out.pass(check + " (threshold " + fmtPct(gapRatio) + ")");
+}
+
+void slowLink(const RuleCtx& c, RuleOut& out)
+{
+    const auto ops = allCommOps(c);
+    std::map<std::string, std::map<int, std::pair<double, double>>> acc; // transport -> rank -> (MB, ms)
+    for (const OpRef& r : ops)
+        for (const auto& b : r.op->bandwidth) {
+            if (!(b.sizeMB > 0) || !(b.timeMs > 0) || r.rank < 0)
+                continue;
+            const std::string t = r.transport(b);
+            auto& a = acc[t][r.rank];
+            a.first += b.sizeMB;
+            a.second += b.timeMs;
+        }
+    std::size_t ranks = 0;
+    for (const auto& [t, m] : acc)
+        ranks = std::max(ranks, m.size());
+    if (ranks < 2)
+        return out.notChecked("needs ≥ 2 ranks with communication.json or cluster_communication.json");
+    out.inputs.push_back(std::string(c.session.cluster.comm.empty() ? "ranks' communication.json" : "cluster_communication.json")
+                         + ": Transit Size/Time per transport");
+    const double ratio = c.param("bw_ratio");
+    std::string check;
+    for (const auto& [t, m] : acc) {
+        if (m.size() < 2 || t.empty())
+            continue;
+        std::vector<double> bws;
+        for (const auto& [r, a] : m)
+            bws.push_back(a.first / a.second);
+        const double med = median(bws);
+        check += (check.empty() ? "" : ", ") + t + " median " + fmtNum(med, 1) + " GB/s";
+        for (const auto& [r, a] : m) {
+            const double bw = a.first / a.second;
+            if (!(bw < ratio * med))
+                continue;
+            Finding& fd = out.fire("rank" + std::to_string(r) + "-" + t);
+            fd.scope.ranks = {r};
+            int steps = 1;
+            for (const auto& f : c.all)
+                if (f.rank == r)
+                    steps = f.nSteps;
+            const double lost = (a.second - a.first / med) * 1e6 / steps;
+            fd.costNs = static_cast<TimeNs>(std::llround(a.second * 1e6 / steps));
+            fd.title = "Slow " + t + " link on rank " + std::to_string(r) + ": " + fmtNum(bw, 1) + " GB/s vs median "
+                       + fmtNum(med, 1) + " GB/s";
+            fd.description = "Rank " + std::to_string(r) + " moves data over " + t + " at " + fmtNum(bw, 1)
+                             + " GB/s, below " + fmtPct(ratio) + " of the median of " + std::to_string(m.size()) + " ranks.";
+            fd.suggestions.push_back("Check the NIC / link of this rank (error counters, speed), the switch port and the "
+                                     "placement of the job on the topology.");
+            setGain(fd, lost, "Σ(t − size/median bw) = " + fmtMs(lost));
+            Evidence e;
+            e.at.rank = r;
+            e.at.link = t;
+            e.metrics = {{"bandwidth", bw, "GB/s"}, {"median", med, "GB/s"}, {"size", a.first, "MB"}};
+            e.threshold = "bw < " + fmtRatio(ratio) + " × median";
+            e.cost = fd.costNs;
+            fd.evidence.push_back(std::move(e));
+        }
+    }
+    if (out.fired.empty())
+        out.pass(check + "; no rank below " + fmtPct(ratio) + " of the median");
+}
+
+void retrans(const RuleCtx& c, RuleOut& out)
+{
+    if (c.session.cluster.comm.empty() && c.all.size() < 2)
+        return out.notChecked("needs cluster_communication.json (msprof-analyze cluster) or ≥ 2 ranks with communication.json");
+    const auto ops = allCommOps(c);
+    if (ops.empty())
+        return out.notChecked("needs cluster_communication.json (msprof-analyze cluster)");
+    out.inputs.push_back(std::string(c.session.cluster.comm.empty() ? "ranks' communication.json" : "cluster_communication.json")
+                         + " (" + std::to_string(ops.size()) + " op entries)");
+    std::map<std::pair<std::string, std::string>, std::pair<double, double>> per; // min elapse, max RDMA transit
+    for (const OpRef& r : ops) {
+        const CommOp* o = r.op;
+        auto& p = per.try_emplace({o->step, o->fullName}, kNaN, 0.0).first->second;
+        if (o->elapseMs == o->elapseMs)
+            p.first = p.first == p.first ? std::min(p.first, o->elapseMs) : o->elapseMs;
+        for (const auto& b : o->bandwidth)
+            if (r.transport(b) == "RDMA" && b.timeMs == b.timeMs)
+                p.second = std::max(p.second, b.timeMs);
+    }
+    const double el = c.param("elapse_ms"), tr = c.param("transit_ms");
+    std::vector<Evidence> ev;
+    for (const auto& [k, v] : per)
+        if (v.first >= el && v.second > tr) {
+            Evidence e;
+            e.at.op = k.second;
+            e.at.row = "step " + k.first + " " + k.second;
+            e.metrics = {{"min elapse", v.first, "ms"}, {"max RDMA transit", v.second, "ms"}};
+            e.threshold = "elapse ≥ " + fmtNum(el, 0) + " ms and RDMA transit > " + fmtNum(tr, 0) + " ms";
+            e.cost = static_cast<TimeNs>(v.first * 1e6);
+            ev.push_back(std::move(e));
+        }
+    if (ev.empty())
+        return out.pass(std::to_string(per.size()) + " collectives; none with every rank ≥ " + fmtNum(el, 0) + " ms and RDMA transit > "
+                        + fmtNum(tr, 0) + " ms");
+    Finding& fd = out.fire("rdma");
+    fd.title = "RDMA retransmission suspected in " + std::to_string(ev.size()) + " collectives";
+    fd.description = "Every rank spent at least " + fmtNum(el, 0) + " ms in these collectives and an RDMA transfer took over "
+                     + fmtNum(tr, 0) + " ms: the pattern of packet loss and retransmission timeouts.";
+    fd.suggestions.push_back("Check the RDMA network: switch and NIC error/retransmission counters, PFC/ECN settings, cables.");
+    noGain(fd, "a network fault; the time lost depends on the retransmission timeout");
+    fd.evidence = std::move(ev);
+    sortEvidence(fd.evidence, kMaxEvidence);
+}
+
+} // namespace
+
+void addClusterRules(std::vector<RuleDef>& out)
+{
+    out.push_back({"CLU-SLOWRANK", Category::Cluster, true, "A rank slower than the others", slowRank});
+    out.push_back({"CLU-SLOWLINK", Category::Cluster, true, "A rank's link slower than the median", slowLink});
+    out.push_back({"CLU-RETRANS", Category::Cluster, true, "RDMA retransmission (very long transfers)", retrans});
+}
+
+} // namespace npuscope::advisor

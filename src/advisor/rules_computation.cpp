@@ -1,0 +1,247 @@
+// Computation rules: memory-bound cube and vector ops, AI CPU ops, block dims, unbound ops,
+// fusion chances, frequency drops and dynamic shapes.
+#include "advisor/rule_helpers.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+namespace npuscope::advisor {
+
+namespace {
+
+const char* kPipeHint = " with --aic-metrics=PipeUtilization (torch_npu: aic_metrics=AiCMetrics.PipeUtilization)";
+
+bool hasFp32(std::string_view dtypes)
+{
+    for (const auto& t : dtypeTokens(dtypes))
+        if (t == "FLOAT" || t == "FLOAT32" || t == "DT_FLOAT")
+            return true;
+    return false;
+}
+
+double hbmPeak(const ProfileFacts& f, const Thresholds& th, int device)
+{
+    const DeviceInfo* d = f.p.info(device);
+    if (d && d->hbmPeakGBps > 0)
+        return d->hbmPeakGBps;
+    return th.hbmPeakGBps(d ? d->chip : std::string());
+}
+
+// ---- CMP-CUBE-MEMBOUND ---------------------------------------------------------------------
+void cubeMembound(const RuleCtx& c, RuleOut& out)
+{
+    const ProfileFacts& f = *c.f;
+    const KernelTable& k = f.p.kernels;
+    if (!f.hasKernels)
+        return out.notChecked("needs op_summary_*.csv or kernel_details.csv" + std::string(kPipeHint));
+    const auto mac = metricCols(k, {"aic_mac_ratio", "mac_ratio"});
+    const int util = k.metricIndex({"cube_utilization(%)"});
+    const auto mte2 = metricCols(k, {"aic_mte2_ratio", "mte2_ratio"});
+    const auto rd = metricCols(k, {"aic_main_mem_read_bw(GB/s)", "main_mem_read_bw(GB/s)"});
+    const auto wr = metricCols(k, {"aic_main_mem_write_bw(GB/s)", "main_mem_write_bw(GB/s)"});
+    if ((mac.empty() && util < 0) || (mte2.empty() && rd.empty() && wr.empty()))
+        return out.notChecked("needs " + f.kernelFile() + kPipeHint
+                              + " or --aic-metrics=Memory (no aic_mac_ratio/aic_mte2_ratio or main-memory bandwidth columns)");
+    const double macMax = c.param("mac_max"), mte2Min = c.param("mte2_min"), bwMin = c.param("bw_share_min");
+    const double rDtype = c.param("r_dtype"), rFuse = c.param("r_fuse");
+    const double minTime = c.th.minShare() * f.T;
+
+    struct G {
+        TaskGroup g;
+        Weighted mac, mte2, bw;
+        bool fp32 = false;
+        int device = -1;
+    };
+    std::map<std::string, G> groups;
+    std::size_t total = 0, withRatio = 0;
+    for (const auto& t : f.tasks) {
+        if (t.cls != TaskClass::Cube || t.kernel == kNone)
+            continue;
+        ++total;
+        const std::string type = f.str(t.type);
+        const std::string shapes(f.p.str(k.inputShapes[t.kernel]));
+        const std::string dtypes(f.p.str(k.inputDtypes[t.kernel]));
+        const std::string key = type + " [" + shapes + (dtypes.empty() ? "" : " " + dtypes) + "]";
+        G& g = groups[key];
+        g.g.key = key;
+        g.g.type = type;
+        g.g.shapes = shapes + (dtypes.empty() ? "" : " " + dtypes);
+        g.g.tasks.push_back(&t);
+        g.g.sumDur += static_cast<double>(t.dur);
+        g.fp32 = g.fp32 || hasFp32(dtypes);
+        g.device = t.device;
+        double m = firstMetric(k, mac, t.kernel);
+        if (m != m && util >= 0)
+            m = k.metric(util, t.kernel) / 100.0;
+        const double d = static_cast<double>(t.dur);
+        g.mac.add(d, m);
+        g.mte2.add(d, firstMetric(k, mte2, t.kernel));
+        const double r = firstMetric(k, rd, t.kernel), w = firstMetric(k, wr, t.kernel);
+        if (r == r || w == w)
+            g.bw.add(d, (r == r ? r : 0) + (w == w ? w : 0));
+        if (m == m)
+            ++withRatio;
+    }
+    out.inputs.push_back(f.kernelFile() + ": aic_mac_ratio/cube_utilization, aic_mte2_ratio, main-memory bandwidth ("
+                         + coverage(withRatio, total, "ratios") + ")");
+    std::size_t checked = 0;
+    double worstMac = kNaN;
+    for (auto& [key, g] : groups) {
+        if (f.perStep(g.g.sumDur) < minTime)
+            continue;
+        const double m = g.mac.mean(), r2 = g.mte2.mean();
+        const double peak = hbmPeak(f, c.th, g.device);
+        const double bwShare = g.bw.mean() / peak;
+        if (m != m)
+            continue;
+        ++checked;
+        if (worstMac != worstMac || m < worstMac)
+            worstMac = m;
+        const bool mteHit = r2 == r2 && r2 >= mte2Min;
+        const bool bwHit = bwShare == bwShare && bwShare >= bwMin;
+        if (!(m < macMax && (mteHit || bwHit)))
+            continue;
+        const double share = mteHit ? r2 : bwShare;
+        const double rr = g.fp32 ? rDtype : rFuse;
+        const double cost = f.perStep(g.g.sumDur);
+        Finding& fd = out.fire(key);
+        fd.costNs = static_cast<TimeNs>(std::llround(cost));
+        fd.title = g.g.type + " memory-bound: " + (mteHit ? "mte2 " + fmtRatio(r2) : "bw " + fmtRatio(bwShare) + " of peak")
+                   + ", mac " + fmtRatio(m) + ", " + fmtMs(cost) + "/step";
+        fd.description = std::to_string(g.g.tasks.size()) + " " + g.g.type + " tasks with inputs [" + g.g.shapes
+                          + "] take " + fmtMs(cost) + " per step. Their cube (mac) pipe is busy " + fmtRatio(m)
+                          + " of the time (threshold < " + fmtRatio(macMax) + ") while "
+                          + (mteHit ? "the MTE2 pipe (loads from global memory) is busy " + fmtRatio(r2) + " (≥ "
+                                          + fmtRatio(mte2Min) + ")"
+                                    : "main-memory traffic runs at " + fmtNum(g.bw.mean(), 0) + " GB/s, "
+                                          + fmtRatio(bwShare) + " of the " + fmtNum(peak, 0) + " GB/s HBM peak (≥ "
+                                          + fmtRatio(bwMin) + ")")
+                          + ": the op waits on memory, not on compute.";
+        if (g.fp32)
+            fd.suggestions.push_back("The inputs are 32-bit floats: run this op in fp16/bf16 (torch.autocast / AMP) to "
+                                     "halve its memory traffic.");
+        fd.suggestions.push_back("Fuse it with its producer or consumer so the intermediate tensor stays on chip.");
+        fd.suggestions.push_back("Keep the inner axes multiples of 256 and avoid TransData around it (ND format, "
+                                 "torch_npu.npu.config.allow_internal_format=False).");
+        fd.suggestions.push_back("Tune it with AOE (aoe --job_type=2) for a better tiling.");
+        setGain(fd, cost * share * rr,
+                "Σdur " + fmtMs(cost) + " × m " + fmtRatio(share) + (mteHit ? " (mte2)" : " (bw share)") + " × r "
+                    + fmtRatio(rr) + (g.fp32 ? " (32-bit inputs)" : " (fusion)") + " = " + fmtMs(cost * share * rr));
+        for (const Task* t : g.g.tasks) {
+            double mm = firstMetric(k, mac, t->kernel);
+            if (mm != mm && util >= 0)
+                mm = k.metric(util, t->kernel) / 100.0;
+            fd.evidence.push_back(taskEvidence(f, *t,
+                                               {{"mac ratio", mm, ""},
+                                                {"mte2 ratio", firstMetric(k, mte2, t->kernel), ""},
+                                                {"main-memory bw", firstMetric(k, rd, t->kernel) + firstMetric(k, wr, t->kernel), "GB/s"}},
+                                               "mac < " + fmtRatio(macMax) + " and " + (mteHit ? "mte2 ≥ " + fmtRatio(mte2Min) : "bw share ≥ " + fmtRatio(bwMin))));
+        }
+        sortEvidence(fd.evidence, kMaxEvidence);
+        fd.scope.steps = "all " + std::to_string(f.nSteps) + " steps (aggregate)";
+    }
+    if (out.fired.empty())
+        out.pass(std::to_string(checked) + " cube op groups ≥ " + fmtPct(c.th.minShare()) + " of step checked"
+                 + (worstMac == worstMac ? ", lowest mac " + fmtRatio(worstMac) : std::string())
+                 + "; none with mac < " + fmtRatio(macMax) + " and mte2 ≥ " + fmtRatio(mte2Min) + " (or bw share ≥ "
+                 + fmtRatio(bwMin) + ")");
+}
+
+// ---- CMP-VEC-MEM ---------------------------------------------------------------------------
+void vecMem(const RuleCtx& c, RuleOut& out)
+{
+    const ProfileFacts& f = *c.f;
+    const KernelTable& k = f.p.kernels;
+    if (!f.hasKernels)
+        return out.notChecked("needs op_summary_*.csv or kernel_details.csv" + std::string(kPipeHint));
+    const auto vec = metricCols(k, {"aiv_vec_ratio", "vec_ratio", "aic_vec_ratio"});
+    const auto mte2 = metricCols(k, {"aiv_mte2_ratio", "mte2_ratio", "aic_mte2_ratio"});
+    const auto mte3 = metricCols(k, {"aiv_mte3_ratio", "mte3_ratio", "aic_mte3_ratio"});
+    if (vec.empty() || (mte2.empty() && mte3.empty()))
+        return out.notChecked("needs " + f.kernelFile() + kPipeHint + " (no aiv_vec_ratio/aiv_mte2_ratio columns)");
+    const double mteMin = c.param("mte_min"), vecMax = c.param("vec_max"), r = c.param("r");
+    const double minTime = c.th.minShare() * f.T;
+    struct G {
+        TaskGroup g;
+        Weighted vec, mte;
+    };
+    std::map<std::string, G> groups;
+    std::size_t total = 0, have = 0;
+    for (const auto& t : f.tasks) {
+        if (t.cls != TaskClass::Vector || t.kernel == kNone)
+            continue;
+        ++total;
+        const std::string type = f.str(t.type);
+        G& g = groups[type];
+        g.g.key = g.g.type = type;
+        g.g.tasks.push_back(&t);
+        g.g.sumDur += static_cast<double>(t.dur);
+        const double d = static_cast<double>(t.dur);
+        const double v = firstMetric(k, vec, t.kernel);
+        const double a = firstMetric(k, mte2, t.kernel), b = firstMetric(k, mte3, t.kernel);
+        const double m = a != a ? b : (b != b ? a : std::max(a, b));
+        g.vec.add(d, v);
+        g.mte.add(d, m);
+        if (v == v)
+            ++have;
+    }
+    out.inputs.push_back(f.kernelFile() + ": aiv_vec_ratio, aiv_mte2_ratio, aiv_mte3_ratio (" + coverage(have, total, "ratios")
+                         + ")");
+    std::size_t checked = 0;
+    for (auto& [key, g] : groups) {
+        const double cost = f.perStep(g.g.sumDur);
+        if (cost < minTime)
+            continue;
+        const double v = g.vec.mean(), m = g.mte.mean();
+        if (v != v || m != m)
+            continue;
+        ++checked;
+        if (!(m >= mteMin && v < vecMax))
+            continue;
+        Finding& fd = out.fire(key);
+        fd.costNs = static_cast<TimeNs>(std::llround(cost));
+        fd.title = key + " memory-bound vector op: mte " + fmtRatio(m) + ", vec " + fmtRatio(v) + ", " + fmtMs(cost) + "/step";
+        fd.description = std::to_string(g.g.tasks.size()) + " " + key + " tasks take " + fmtMs(cost)
+                         + " per step; the vector unit computes only " + fmtRatio(v) + " of the time (< " + fmtRatio(vecMax)
+                         + ") while the data movers (max of MTE2 in, MTE3 out) are busy " + fmtRatio(m) + " (≥ "
+                         + fmtRatio(mteMin) + "): each element is loaded and stored for little work.";
+        const std::string lk = lower(key);
+        if (lk.find("layernorm") != std::string::npos)
+            fd.suggestions.push_back("Fuse the residual add with it: torch_npu.npu_add_layer_norm.");
+        else if (lk.find("rms") != std::string::npos)
+            fd.suggestions.push_back("Use the fused torch_npu.npu_rms_norm.");
+        fd.suggestions.push_back("Fuse it with its neighbours (npu_add_layer_norm, npu_rms_norm, fused optimizers) so "
+                                 "intermediates stay in the unified buffer.");
+        fd.suggestions.push_back("In graph mode, enable the fusion passes (ATC --fusion_switch_file).");
+        setGain(fd, cost * m * r,
+                "Σdur " + fmtMs(cost) + " × mte " + fmtRatio(m) + " × r " + fmtRatio(r) + " = " + fmtMs(cost * m * r));
+        for (const Task* t : g.g.tasks)
+            fd.evidence.push_back(taskEvidence(f, *t,
+                                               {{"vec ratio", firstMetric(k, vec, t->kernel), ""},
+                                                {"mte2 ratio", firstMetric(k, mte2, t->kernel), ""},
+                                                {"mte3 ratio", firstMetric(k, mte3, t->kernel), ""}},
+                                               "mte ≥ " + fmtRatio(mteMin) + " and vec < " + fmtRatio(vecMax)));
+        sortEvidence(fd.evidence, kMaxEvidence);
+        fd.scope.steps = "all " + std::to_string(f.nSteps) + " steps (aggregate)";
+    }
+    if (out.fired.empty())
+        out.pass(std::to_string(checked) + " vector op types ≥ " + fmtPct(c.th.minShare())
+                 + " of step checked; none with mte ≥ " + fmtRatio(mteMin) + " and vec < " + fmtRatio(vecMax));
+}
+
+} // namespace
+
+void addComputationRulesMore(std::vector<RuleDef>& out); // rules_computation_more.cpp
+
+void addComputationRules(std::vector<RuleDef>& out)
+{
+    out.push_back({"CMP-CUBE-MEMBOUND", Category::Computation, false,
+                   "Cube ops (MatMul, Conv) bound by memory traffic instead of compute", cubeMembound});
+    out.push_back({"CMP-VEC-MEM", Category::Computation, false,
+                   "Vector ops that mostly move data (LayerNorm, casts, element-wise)", vecMem});
+    addComputationRulesMore(out);
+}
+
+} // namespace npuscope::advisor

@@ -1,0 +1,162 @@
+// CMP-FREQ (AI Core frequency drops under tasks) and CMP-DYNSHAPE (dynamic shapes, recompiles).
+#include "advisor/rule_helpers.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace npuscope::advisor {
+
+namespace {
+
+void freq(const RuleCtx& c, RuleOut& out)
+{
+    const ProfileFacts& f = *c.f;
+    std::vector<const CounterSeries*> series;
+    for (const auto& s : f.p.counters)
+        if ((containsCI(f.p.str(s.process), "AI Core Freq") || containsCI(f.p.str(s.name), "AI Core Freq")) && !s.ts.empty())
+            series.push_back(&s);
+    if (series.empty())
+        return out.notChecked("needs the AI Core Freq counter in trace_view.json/msprof_*.json (collected with the "
+                              "device hardware metrics, msprof --sys-hardware-mem=on / torch_npu sys_hardware_mem)");
+    if (!f.hasInfo)
+        return out.notChecked("needs info.json (aic_frequency: the nominal AI Core frequency)");
+    const double drop = c.param("drop_ratio");
+    struct G {
+        TaskGroup g;
+        double sumRel = 0, lost = 0;
+        double fmin = kNaN, fmax = 0;
+    };
+    std::map<std::string, G> groups;
+    std::size_t n = 0;
+    for (const auto& t : f.tasks) {
+        if (t.cls != TaskClass::Cube && t.cls != TaskClass::Vector)
+            continue;
+        const CounterSeries* s = series.front();
+        for (const auto* x : series)
+            if (x->device == t.device)
+                s = x;
+        const DeviceInfo* info = f.p.info(t.device);
+        const double fmax = info && info->aicFrequencyMHz > 0 ? info->aicFrequencyMHz : kNaN;
+        if (fmax != fmax)
+            continue;
+        // The value holding at the start, and every sample inside the task.
+        auto it = std::upper_bound(s->ts.begin(), s->ts.end(), t.start);
+        std::size_t i = static_cast<std::size_t>(it - s->ts.begin());
+        double fi = kNaN;
+        if (i > 0)
+            fi = s->value[i - 1];
+        for (; i < s->ts.size() && s->ts[i] < t.end(); ++i)
+            fi = fi == fi ? std::min(fi, s->value[i]) : s->value[i];
+        if (fi != fi)
+            continue;
+        ++n;
+        fi = std::min(fi, fmax);
+        const std::string name = f.str(t.name);
+        G& g = groups[name];
+        g.g.key = g.g.type = name;
+        g.g.tasks.push_back(&t);
+        g.g.sumDur += static_cast<double>(t.dur);
+        g.sumRel += (fmax - fi) / fmax;
+        g.lost += static_cast<double>(t.dur) * (1 - fi / fmax);
+        g.fmin = g.fmin == g.fmin ? std::min(g.fmin, fi) : fi;
+        g.fmax = fmax;
+    }
+    out.inputs.push_back("timeline AI Core Freq counter; info.json aic_frequency (" + std::to_string(n) + " tasks covered)");
+    for (auto& [name, g] : groups) {
+        const double rel = g.sumRel / static_cast<double>(g.g.tasks.size());
+        if (rel < drop)
+            continue;
+        Finding& fd = out.fire(name);
+        fd.costNs = static_cast<TimeNs>(std::llround(f.perStep(g.lost)));
+        fd.title = name + " runs at reduced AI Core frequency: " + fmtPct(rel) + " below " + fmtNum(g.fmax, 0) + " MHz (min "
+                   + fmtNum(g.fmin, 0) + " MHz)";
+        fd.description = "While " + std::to_string(g.g.tasks.size()) + " " + name
+                         + " tasks ran, the AI Core clock was on average " + fmtPct(rel) + " below its nominal "
+                         + fmtNum(g.fmax, 0) + " MHz (threshold " + fmtPct(drop) + "): the chip throttled.";
+        fd.suggestions.push_back("Check the device temperature and power cap (npu-smi info), and the cooling.");
+        fd.suggestions.push_back("Compare with another card or node running the same job.");
+        const double gain = f.perStep(g.lost);
+        setGain(fd, gain, "Σdur·(1 − f_i/f_max) = " + fmtMs(gain));
+        for (const Task* t : g.g.tasks)
+            fd.evidence.push_back(taskEvidence(f, *t, {}, "frequency drop ≥ " + fmtPct(drop)));
+        sortEvidence(fd.evidence, kMaxEvidence);
+    }
+    if (out.fired.empty())
+        out.pass(std::to_string(n) + " tasks checked; no op with a mean frequency drop ≥ " + fmtPct(drop));
+}
+
+void dynshape(const RuleCtx& c, RuleOut& out)
+{
+    const ProfileFacts& f = *c.f;
+    if (!f.torchNpu)
+        return out.notChecked("needs a torch_npu profile (*_ascend_pt): OP State and aclopCompileAndExecute are "
+                              "written by the PyTorch profiler");
+    const KernelTable& k = f.p.kernels;
+    std::size_t dyn = 0, withState = 0;
+    for (std::size_t i = 0; i < k.size() && i < k.opState.size(); ++i) {
+        const std::string_view s = f.p.str(k.opState[i]);
+        if (s.empty() || s == "N/A")
+            continue;
+        ++withState;
+        if (containsCI(s, "dynamic"))
+            ++dyn;
+    }
+    std::vector<std::uint32_t> compiles;
+    double compileNs = 0;
+    for (const auto& tr : f.p.tracks) {
+        if (tr.kind != TrackKind::Cann)
+            continue;
+        for (std::uint32_t i = tr.sliceBegin; i < tr.sliceEnd; ++i)
+            if (containsCI(f.p.str(f.p.slices.name[i]), "aclopCompileAndExecute")) {
+                compiles.push_back(i);
+                compileNs += static_cast<double>(f.p.slices.dur[i]);
+            }
+    }
+    if (withState == 0 && !f.hasCann)
+        return out.notChecked("needs kernel_details.csv with the OP State column (torch_npu ≥ 2.1) or profiler "
+                              "Level1 (aclopCompileAndExecute events)");
+    const double share = withState ? static_cast<double>(dyn) / static_cast<double>(withState) : 0;
+    const double perStep = static_cast<double>(compiles.size()) / f.nSteps;
+    out.inputs.push_back(f.kernelFile() + ": OP State (" + std::to_string(withState) + " ops); timeline "
+                         "aclopCompileAndExecute (" + std::to_string(compiles.size()) + " events)");
+    const bool allDyn = withState > 0 && share >= c.param("dynamic_share");
+    const bool manyCompiles = f.hasCann && perStep >= c.param("compile_count");
+    if (!allDyn && !manyCompiles)
+        return out.pass("dynamic ops " + fmtPct(share) + " (threshold " + fmtPct(c.param("dynamic_share")) + "), "
+                        + fmtNum(perStep, 1) + " compiles/step (threshold " + fmtNum(c.param("compile_count"), 0) + ")");
+    Finding& fd = out.fire(manyCompiles ? "compile" : "dynamic");
+    fd.costNs = static_cast<TimeNs>(std::llround(f.perStep(compileNs)));
+    fd.title = manyCompiles ? "Operators recompiled every step: " + fmtNum(perStep, 1) + " aclopCompileAndExecute/step, "
+                                  + fmtMs(f.perStep(compileNs)) + "/step"
+                            : "Every op runs as a dynamic-shape op (" + std::to_string(dyn) + "/" + std::to_string(withState) + ")";
+    fd.description = "The run compiles operators online (" + fmtNum(perStep, 1) + " compiles per step) and "
+                     + fmtPct(share) + " of the ops are dynamic-shape; online compilation and dynamic kernels cost host and device time.";
+    fd.suggestions.push_back("torch_npu.npu.set_compile_mode(jit_compile=False) to use the precompiled binary kernels.");
+    fd.suggestions.push_back("torch_npu.npu.config.allow_internal_format = False.");
+    if (compileNs > 0)
+        setGain(fd, f.perStep(compileNs), "Σ compile time = " + fmtMs(f.perStep(compileNs)));
+    else
+        noGain(fd, "no aclopCompileAndExecute events to time (profiler Level0)");
+    for (std::uint32_t i : compiles) {
+        Evidence e;
+        e.at.rank = f.rank;
+        e.at.ts = f.p.slices.start[i];
+        e.at.dur = f.p.slices.dur[i];
+        e.at.op = f.str(f.p.slices.name[i]);
+        e.cost = f.p.slices.dur[i];
+        e.threshold = "online compile";
+        fd.evidence.push_back(std::move(e));
+    }
+    sortEvidence(fd.evidence, kMaxEvidence);
+}
+
+} // namespace
+
+void addComputationRulesFreq(std::vector<RuleDef>& out)
+{
+    out.push_back({"CMP-FREQ", Category::Computation, false, "AI Core frequency drops while ops run", freq});
+    out.push_back({"CMP-DYNSHAPE", Category::Computation, false, "Dynamic shapes and online operator compilation", dynshape});
+}
+
+} // namespace npuscope::advisor

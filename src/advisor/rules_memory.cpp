@@ -1,0 +1,179 @@
+// Memory rules: L2 cache hit rate, memory allocation API time.
+#include "advisor/rule_helpers.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace npuscope::advisor {
+
+namespace {
+
+// ---- MEM-L2 --------------------------------------------------------------------------------
+void l2(const RuleCtx& c, RuleOut& out)
+{
+    const ProfileFacts& f = *c.f;
+    const KernelTable& k = f.p.kernels;
+    std::vector<int> hitCols, missCols;
+    for (std::size_t i = 0; i < k.metricNames.size(); ++i) {
+        const auto& n = k.metricNames[i];
+        if (n.find("cache_hit") != std::string::npos)
+            hitCols.push_back(static_cast<int>(i));
+        else if (n.find("miss_allocate") != std::string::npos)
+            missCols.push_back(static_cast<int>(i));
+    }
+    const bool counters = !hitCols.empty() && !missCols.empty();
+    if (!f.hasKernels || (!counters && f.p.l2.empty()))
+        return out.notChecked("needs " + f.kernelFile() + " with --aic-metrics=L2Cache (torch_npu aic_metrics=AiCMetrics.L2Cache), "
+                              "or l2_cache.csv");
+    // Per task hit rate: Σhits/(Σhits+Σmisses) of the counters (never an average of rates), else l2_cache Hit Rate
+    // joined by (stream, task id) in occurrence order (task ids repeat).
+    std::vector<double> hitOf(k.size(), kNaN);
+    std::string source;
+    if (counters) {
+        source = f.kernelFile() + ": *_cache_hit / *_miss_allocate counters";
+        for (std::size_t r = 0; r < k.size(); ++r) {
+            double h = 0, m = 0;
+            bool any = false;
+            for (int ci : hitCols)
+                if (double v = k.metrics[static_cast<std::size_t>(ci)][r]; v == v) {
+                    h += v;
+                    any = true;
+                }
+            for (int ci : missCols)
+                if (double v = k.metrics[static_cast<std::size_t>(ci)][r]; v == v) {
+                    m += v;
+                    any = true;
+                }
+            if (any && h + m > 0)
+                hitOf[r] = h / (h + m);
+        }
+    } else {
+        source = "l2_cache.csv Hit Rate";
+        std::map<std::pair<std::int64_t, std::int64_t>, std::vector<std::size_t>> rows;
+        for (std::size_t r = 0; r < k.size(); ++r)
+            rows[{k.streamId[r], k.taskId[r]}].push_back(r);
+        for (auto& [key, v] : rows)
+            std::sort(v.begin(), v.end(), [&](std::size_t a, std::size_t b) { return k.start[a] < k.start[b]; });
+        std::map<std::pair<std::int64_t, std::int64_t>, std::size_t> used;
+        for (const auto& l : f.p.l2) {
+            const auto key = std::make_pair(l.streamId, l.taskId);
+            auto it = rows.find(key);
+            if (it == rows.end())
+                continue;
+            std::size_t& u = used[key];
+            if (u < it->second.size() && l.hitRate == l.hitRate)
+                hitOf[it->second[u]] = l.hitRate;
+            ++u;
+        }
+    }
+    const auto mte2 = metricCols(k, {"aic_mte2_ratio", "aiv_mte2_ratio", "mte2_ratio"});
+    Weighted hit, m;
+    double sumDur = 0;
+    std::size_t total = 0, have = 0;
+    std::vector<const Task*> covered;
+    for (const auto& t : f.tasks) {
+        if ((t.cls != TaskClass::Cube && t.cls != TaskClass::Vector) || t.kernel == kNone)
+            continue;
+        ++total;
+        const double h = hitOf[t.kernel];
+        if (h != h)
+            continue;
+        ++have;
+        const double d = static_cast<double>(t.dur);
+        hit.add(d, h);
+        m.add(d, firstMetric(k, mte2, t.kernel));
+        sumDur += d;
+        covered.push_back(&t);
+    }
+    out.inputs.push_back(source + " (" + coverage(have, total, "hit rates") + ")");
+    if (have == 0)
+        return out.notChecked("needs L2 hit counters on compute ops (" + f.kernelFile() + " with --aic-metrics=L2Cache)");
+    const double h = hit.mean();
+    const double hitMin = c.param("hit_min"), ht = c.param("hit_target");
+    if (!(h < hitMin))
+        return out.pass("L2 hit rate " + fmtPct(h) + " (threshold < " + fmtPct(hitMin) + ", " + coverage(have, total, "hit rates") + ")");
+    const bool haveM = m.n > 0;
+    const double mm = haveM ? m.mean() : c.param("mem_frac");
+    const double gain = h < 1 ? f.perStep(sumDur) * mm * (ht - h) / (1 - h) : 0;
+    Finding& fd = out.fire("hit-rate");
+    fd.costNs = static_cast<TimeNs>(std::llround(std::max(0.0, gain)));
+    fd.title = "L2 cache hit rate " + fmtPct(h) + " (threshold " + fmtPct(hitMin) + "), " + fmtMs(gain) + "/step to win";
+    fd.description = "Weighted by duration, " + fmtPct(h) + " of the L2 accesses of " + std::to_string(have)
+                     + " compute ops hit (target " + fmtPct(ht) + "): data is fetched from HBM again instead of being reused.";
+    fd.suggestions.push_back("Check the data layout: NHWC / channels_last where the op prefers it, contiguous tensors "
+                             "(avoid strided views feeding kernels).");
+    fd.suggestions.push_back("Tile for reuse: keep the working set of consecutive ops within L2.");
+    setGain(fd, gain,
+            "Σdur " + fmtMs(f.perStep(sumDur)) + " × m " + fmtRatio(mm) + (haveM ? " (mte2)" : " (mem_frac)") + " × (h_t "
+                + fmtRatio(ht) + " − h " + fmtRatio(h) + ")/(1 − h) = " + fmtMs(gain));
+    for (const Task* t : covered) {
+        Evidence e = taskEvidence(f, *t, {{"L2 hit rate", hitOf[t->kernel] * 100, "%"}}, "hit < " + fmtPct(hitMin));
+        e.cost = static_cast<TimeNs>(static_cast<double>(t->dur) * (1 - hitOf[t->kernel]));
+        if (hitOf[t->kernel] < hitMin)
+            fd.evidence.push_back(std::move(e));
+    }
+    sortEvidence(fd.evidence, kMaxEvidence);
+    fd.scope.steps = "all " + std::to_string(f.nSteps) + " steps (aggregate)";
+}
+
+// ---- MEM-ALLOC -----------------------------------------------------------------------------
+void alloc(const RuleCtx& c, RuleOut& out)
+{
+    const ProfileFacts& f = *c.f;
+    const Profile& p = f.p;
+    if (!f.hasCann)
+        return out.notChecked(f.needsLevel1() + " (aclMallocMemInner / aclrtFree events)");
+    std::map<std::string, std::vector<std::uint32_t>> perApi;
+    for (const auto& tr : p.tracks)
+        if (tr.kind == TrackKind::Cann)
+            for (std::uint32_t i = tr.sliceBegin; i < tr.sliceEnd; ++i) {
+                const auto n = p.str(p.slices.name[i]);
+                if (n.find("aclMallocMemInner") != std::string::npos || n.find("aclrtFree") != std::string::npos)
+                    perApi[std::string(n)].push_back(i);
+            }
+    out.inputs.push_back("timeline CANN allocation APIs (" + std::to_string(perApi.size()) + " APIs)");
+    const double maxNs = c.param("max_total_us") * 1e3;
+    std::string check;
+    for (const auto& [api, rows] : perApi) {
+        double total = 0;
+        for (auto i : rows)
+            total += static_cast<double>(p.slices.dur[i]);
+        const double ps = f.perStep(total);
+        check += (check.empty() ? "" : ", ") + api + " " + fmtMs(ps) + "/step";
+        if (ps < maxNs)
+            continue;
+        Finding& fd = out.fire(api);
+        fd.costNs = static_cast<TimeNs>(std::llround(ps));
+        fd.title = api + " takes " + fmtMs(ps) + "/step (" + std::to_string(rows.size()) + " calls)";
+        fd.description = "Device memory is allocated or freed through the runtime " + std::to_string(rows.size())
+                         + " times, " + fmtMs(ps) + " per step (threshold " + fmtUs(maxNs) + "): the caching allocator misses.";
+        fd.suggestions.push_back("PYTORCH_NPU_ALLOC_CONF=expandable_segments:True.");
+        fd.suggestions.push_back("Remove torch.npu.empty_cache() from the loop.");
+        fd.suggestions.push_back("Lower the batch size if memory is near the limit.");
+        setGain(fd, ps, "Σ flagged = " + fmtMs(ps));
+        for (auto i : rows) {
+            Evidence e;
+            e.at.rank = f.rank;
+            e.at.ts = p.slices.start[i];
+            e.at.dur = p.slices.dur[i];
+            e.at.op = api;
+            e.cost = p.slices.dur[i];
+            e.threshold = "Σ ≥ " + fmtUs(maxNs) + "/step";
+            fd.evidence.push_back(std::move(e));
+        }
+        sortEvidence(fd.evidence, kMaxEvidence);
+    }
+    if (out.fired.empty())
+        out.pass(check.empty() ? "no allocation API calls" : check + " (threshold " + fmtUs(maxNs) + "/step)");
+}
+
+} // namespace
+
+void addMemoryRules(std::vector<RuleDef>& out)
+{
+    out.push_back({"MEM-L2", Category::Memory, false, "Low L2 cache hit rate", l2});
+    out.push_back({"MEM-ALLOC", Category::Memory, false, "Time in device memory allocation APIs", alloc});
+}
+
+} // namespace npuscope::advisor

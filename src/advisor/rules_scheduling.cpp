@@ -1,0 +1,439 @@
+// Scheduling / host rules: device idle and dependency gaps, synchronisation, data loading, GC,
+// environment variables.
+#include "advisor/rule_helpers.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <iterator>
+#include <cmath>
+#include <map>
+#include <unordered_map>
+
+namespace npuscope::advisor {
+
+namespace {
+
+// ---- SCH-IDLE ------------------------------------------------------------------------------
+void idle(const RuleCtx& c, RuleOut& out)
+{
+    const ProfileFacts& f = *c.f;
+    const Profile& p = f.p;
+    if (f.steps.empty() || f.T <= 0)
+        return out.notChecked("needs step_trace_time.csv or a timeline with device tasks");
+    const double freeShare = c.param("free_share"), depShare = c.param("dep_share");
+    const double gapNs = c.param("gap_us") * 1e3, slackNs = c.param("dep_slack_us") * 1e3;
+
+    // Free per step: step_trace_time, else the Overlap Analysis "Free" thread, else computed.
+    double freeNs = f.free;
+    std::string freeSource = f.hasStt ? "step_trace_time.csv Free" : "device idle between tasks (computed)";
+    if (!f.hasStt) {
+        double sum = 0;
+        bool any = false;
+        for (const auto& tr : p.tracks)
+            if (tr.kind == TrackKind::Overlap && p.str(tr.thread) == "Free")
+                for (std::uint32_t i = tr.sliceBegin; i < tr.sliceEnd; ++i) {
+                    sum += static_cast<double>(p.slices.dur[i]);
+                    any = true;
+                }
+        if (any) {
+            freeNs = f.perStep(sum);
+            freeSource = "timeline Overlap Analysis Free";
+        }
+    }
+    out.inputs.push_back(freeSource);
+
+    // Launch time of each device task from its Node@launch → task flow.
+    std::unordered_map<std::uint32_t, TimeNs> launchOf;
+    std::size_t flows = 0;
+    for (std::size_t i = 0; i < p.flows.size(); ++i) {
+        const auto d = i < p.flows.dstSlice.size() ? p.flows.dstSlice[i] : kNone;
+        if (d == kNone || d >= p.slices.size())
+            continue;
+        const auto tk = p.slices.track[d];
+        if (!tk.valid() || p.tracks[tk.v].kind != TrackKind::Stream)
+            continue;
+        const auto cat = p.str(p.flows.category[i]);
+        if (cat != "HostToDevice" && !containsCI(cat, "async_npu"))
+            continue;
+        auto it = launchOf.find(d);
+        if (it == launchOf.end() || cat == "HostToDevice")
+            launchOf[d] = p.flows.srcTs[i];
+        ++flows;
+    }
+    // Tasks by end time, to name what a dependency gap waited for.
+    std::vector<const Task*> byEnd;
+    for (const auto& t : f.tasks)
+        if (t.cls != TaskClass::Other)
+            byEnd.push_back(&t);
+    std::sort(byEnd.begin(), byEnd.end(), [](const Task* a, const Task* b) { return a->end() < b->end(); });
+
+    std::map<std::pair<int, std::int64_t>, std::vector<const Task*>> perStream;
+    for (const auto& t : f.tasks)
+        if (t.cls == TaskClass::Cube || t.cls == TaskClass::Vector || t.cls == TaskClass::AiCpu)
+            perStream[{t.device, t.stream}].push_back(&t);
+    double host = 0, dep = 0, unknown = 0;
+    std::size_t nGaps = 0;
+    std::vector<Evidence> ev;
+    for (const auto& [key, v] : perStream) {
+        TimeNs prevEnd = v.empty() ? 0 : v.front()->end();
+        for (std::size_t i = 1; i < v.size(); ++i) {
+            const Task& b = *v[i];
+            const double gap = static_cast<double>(b.start - prevEnd);
+            const TimeNs gapStart = prevEnd;
+            prevEnd = std::max(prevEnd, b.end());
+            if (gap < gapNs)
+                continue;
+            ++nGaps;
+            std::string cls = "unknown", waitedFor;
+            auto it = b.slice != kNone ? launchOf.find(b.slice) : launchOf.end();
+            if (it != launchOf.end()) {
+                if (it->second >= gapStart) {
+                    cls = "host";
+                    host += gap;
+                } else {
+                    cls = "dependency";
+                    dep += gap;
+                    // The other-stream task that ended just before b started.
+                    auto e = std::upper_bound(byEnd.begin(), byEnd.end(), b.start,
+                                              [](TimeNs ts, const Task* t) { return ts < t->end(); });
+                    while (e != byEnd.begin()) {
+                        --e;
+                        if (static_cast<double>(b.start - (*e)->end()) > slackNs)
+                            break;
+                        if ((*e)->stream != b.stream || (*e)->device != b.device) {
+                            waitedFor = f.str((*e)->name) + " on stream " + std::to_string((*e)->stream);
+                            break;
+                        }
+                    }
+                }
+            } else {
+                unknown += gap;
+            }
+            Evidence x;
+            x.at = f.locate(b);
+            x.at.ts = gapStart;
+            x.at.dur = b.start - gapStart;
+            x.at.op = "gap before " + f.str(b.name);
+            x.metrics = {{"gap", gap / 1e3, "µs"}};
+            x.threshold = cls + " gap ≥ " + fmtNum(gapNs / 1e3, 0) + " µs"
+                          + (waitedFor.empty() ? std::string() : ", waits for " + waitedFor);
+            x.cost = static_cast<TimeNs>(gap);
+            ev.push_back(std::move(x));
+        }
+    }
+    out.inputs.push_back("device task gaps on " + std::to_string(perStream.size()) + " streams; " + std::to_string(flows)
+                         + " launch flows" + (flows ? "" : " (none: gaps cannot be classed; profiler Level1 has them)"));
+    const double fs = freeNs / f.T, ds = f.perStep(dep) / f.T;
+    const bool freeHit = fs > freeShare, depHit = ds >= depShare;
+    if (!freeHit && !depHit)
+        return out.pass("free " + fmtPct(fs) + " of step (threshold " + fmtPct(freeShare) + "), dependency gaps "
+                        + fmtPct(ds) + " (threshold " + fmtPct(depShare) + ")");
+    Finding& fd = out.fire("idle");
+    fd.costNs = static_cast<TimeNs>(std::llround(freeHit ? freeNs : f.perStep(dep)));
+    fd.title = freeHit ? "Device idle " + fmtPct(fs) + " of each step (" + fmtMs(freeNs) + "/step free)"
+                       : "Dependency gaps " + fmtPct(ds) + " of each step (" + fmtMs(f.perStep(dep)) + "/step)";
+    fd.description = "The device had nothing to run for " + fmtMs(freeNs) + " per step (" + fmtPct(fs) + ", threshold "
+                     + fmtPct(freeShare) + "). Of the " + std::to_string(nGaps) + " stream gaps ≥ "
+                     + fmtNum(gapNs / 1e3, 0) + " µs, " + fmtMs(f.perStep(host)) + "/step are host-bound (launched late), "
+                     + fmtMs(f.perStep(dep)) + "/step wait on a dependency, " + fmtMs(f.perStep(unknown))
+                     + "/step have no launch flow.";
+    if (host >= dep) {
+        fd.suggestions.push_back("Host-bound: launch fewer, larger ops (fuse, bigger batch) or use graph mode "
+                                 "(torchair / torch.compile) to cut per-op launch cost.");
+        fd.suggestions.push_back("Dependencies: drop false dependencies, fill the gaps with independent work, use more streams.");
+    } else {
+        fd.suggestions.push_back("Dependencies: drop false dependencies (extra synchronisation, events), fill the gaps "
+                                 "with independent work, use more streams.");
+        fd.suggestions.push_back("Host-bound gaps: fewer, larger ops, or graph mode.");
+    }
+    const double classed = f.perStep(host + dep);
+    if (classed > 0)
+        setGain(fd, std::min(classed, f.T),
+                "Σ classed gaps (host " + fmtMs(f.perStep(host)) + " + dependency " + fmtMs(f.perStep(dep))
+                    + ") = " + fmtMs(classed) + " (upper bound)");
+    else
+        noGain(fd, "no gap could be classed: needs the Node@launch → task flows (profiler Level1)");
+    fd.evidence = std::move(ev);
+    sortEvidence(fd.evidence, kMaxEvidence);
+    // Worst step when steps have ranges.
+    double worst = -1;
+    for (const auto& s : f.steps)
+        if (s.total > 0 && s.free / s.total > worst) {
+            worst = s.free / s.total;
+            fd.scope.worstStep = "step " + s.name + " (free " + fmtPct(worst) + ")";
+        }
+    std::size_t over = 0;
+    for (const auto& s : f.steps)
+        over += s.total > 0 && s.free / s.total > freeShare;
+    fd.scope.steps = std::to_string(over) + " of " + std::to_string(f.steps.size()) + " steps over the free threshold";
+}
+
+// ---- SCH-SYNC ------------------------------------------------------------------------------
+void sync(const RuleCtx& c, RuleOut& out)
+{
+    const ProfileFacts& f = *c.f;
+    const Profile& p = f.p;
+    if (!f.hasCann)
+        return out.notChecked(f.needsLevel1());
+    std::size_t launches = 0, co = 0;
+    double syncNs = 0;
+    std::vector<Evidence> ev;
+    for (const auto& tr : p.tracks) {
+        if (tr.kind != TrackKind::Cann)
+            continue;
+        bool launched = false;
+        for (std::uint32_t i = tr.sliceBegin; i < tr.sliceEnd; ++i) {
+            const auto n = p.str(p.slices.name[i]);
+            if (n.rfind("Node@launch", 0) == 0) {
+                ++launches;
+                launched = true;
+            } else if (n.rfind("AscendCL@aclrtSynchronizeStream", 0) == 0) {
+                if (launched) {
+                    ++co;
+                    syncNs += static_cast<double>(p.slices.dur[i]);
+                    Evidence e;
+                    e.at.rank = f.rank;
+                    e.at.ts = p.slices.start[i];
+                    e.at.dur = p.slices.dur[i];
+                    e.at.op = std::string(n);
+                    e.threshold = "sync right after a launch";
+                    e.cost = p.slices.dur[i];
+                    ev.push_back(std::move(e));
+                }
+                launched = false;
+            }
+        }
+    }
+    out.inputs.push_back("timeline CANN: " + std::to_string(launches) + " Node@launch, aclrtSynchronizeStream*");
+    const double ratio = launches ? static_cast<double>(co) / static_cast<double>(launches) : 0;
+    const double th = c.param("co_ratio");
+    if (ratio <= th)
+        return out.pass(std::to_string(co) + " syncs right after a launch / " + std::to_string(launches) + " launches = "
+                        + fmtRatio(ratio) + " (threshold " + fmtRatio(th) + ")");
+    Finding& fd = out.fire("launch-sync");
+    fd.costNs = static_cast<TimeNs>(std::llround(f.perStep(syncNs)));
+    fd.title = "Launches synchronise: " + fmtPct(ratio) + " of launches followed by aclrtSynchronizeStream, "
+               + fmtMs(f.perStep(syncNs)) + "/step";
+    fd.description = std::to_string(co) + " stream synchronisations follow a kernel launch (" + std::to_string(launches)
+                     + " launches): the host waits for the device after nearly every op, so nothing queues ahead.";
+    const auto it = p.meta.env.find("ASCEND_LAUNCH_BLOCKING");
+    if (it != p.meta.env.end() && it->second == "1")
+        fd.suggestions.push_back("ASCEND_LAUNCH_BLOCKING=1 is set: unset it (or set 0).");
+    else
+        fd.suggestions.push_back("Unset ASCEND_LAUNCH_BLOCKING=1 if the job sets it.");
+    fd.suggestions.push_back("Remove device→host reads in the step (.item(), .cpu(), printing tensors, "
+                             "torch.npu.synchronize()); see the Python stacks of the sync calls.");
+    setGain(fd, f.perStep(syncNs), "Σsync = " + fmtMs(f.perStep(syncNs)));
+    fd.evidence = std::move(ev);
+    sortEvidence(fd.evidence, kMaxEvidence);
+}
+
+// Slices on host tracks whose name or category matches.
+template <typename Pred>
+std::vector<std::uint32_t> hostSlices(const Profile& p, Pred pred)
+{
+    std::vector<std::uint32_t> out;
+    for (const auto& tr : p.tracks) {
+        if (tr.kind == TrackKind::Stream || tr.kind == TrackKind::CommGroup || tr.kind == TrackKind::CommPlane
+            || tr.kind == TrackKind::Overlap)
+            continue;
+        for (std::uint32_t i = tr.sliceBegin; i < tr.sliceEnd; ++i)
+            if (pred(i))
+                out.push_back(i);
+    }
+    return out;
+}
+
+void fireSlices(const ProfileFacts& f, RuleOut& out, const std::vector<std::uint32_t>& rows, double minNs,
+                const std::string& key, const std::string& what, std::vector<std::string> suggestions)
+{
+    const Profile& p = f.p;
+    double total = 0;
+    std::vector<Evidence> ev;
+    for (auto i : rows) {
+        if (static_cast<double>(p.slices.dur[i]) < minNs)
+            continue;
+        total += static_cast<double>(p.slices.dur[i]);
+        Evidence e;
+        e.at.rank = f.rank;
+        e.at.ts = p.slices.start[i];
+        e.at.dur = p.slices.dur[i];
+        e.at.op = f.str(p.slices.name[i]);
+        e.threshold = "≥ " + fmtUs(minNs);
+        e.cost = p.slices.dur[i];
+        ev.push_back(std::move(e));
+    }
+    if (ev.empty())
+        return out.pass(std::to_string(rows.size()) + " " + what + " events; none ≥ " + fmtUs(minNs));
+    Finding& fd = out.fire(key);
+    fd.costNs = static_cast<TimeNs>(std::llround(f.perStep(total)));
+    fd.title = std::to_string(ev.size()) + " long " + what + " events, " + fmtMs(f.perStep(total)) + "/step";
+    fd.description = std::to_string(ev.size()) + " " + what + " events last at least " + fmtUs(minNs) + " (" + fmtMs(total)
+                     + " in all); the device waits for the host meanwhile.";
+    fd.suggestions = std::move(suggestions);
+    setGain(fd, f.perStep(total), "Σ flagged " + what + " time = " + fmtMs(f.perStep(total)));
+    fd.evidence = std::move(ev);
+    sortEvidence(fd.evidence, kMaxEvidence);
+}
+
+void dataloader(const RuleCtx& c, RuleOut& out)
+{
+    const ProfileFacts& f = *c.f;
+    if (!f.torchNpu || !f.hasPython)
+        return out.notChecked("needs a torch_npu profile with Python events (trace_view.json)");
+    const auto rows = hostSlices(f.p, [&](std::uint32_t i) { return containsCI(f.p.str(f.p.slices.name[i]), "dataloader"); });
+    out.inputs.push_back("timeline Python events named *dataloader* (" + std::to_string(rows.size()) + ")");
+    fireSlices(f, out, rows, c.param("max_us") * 1e3, "dataloader", "data loader",
+               {"Raise DataLoader num_workers and set pin_memory=True.", "Read the data from local storage.",
+                "Avoid reading from tar/zip archives in the loop; unpack once."});
+}
+
+bool isGc(const Profile& p, std::uint32_t i)
+{
+    const auto cat = p.str(p.slices.category[i]);
+    const auto n = p.str(p.slices.name[i]);
+    return cat == "gc" || cat == "GC" || n == "GC" || n == "gc" || n.rfind("GC ", 0) == 0;
+}
+
+void gc(const RuleCtx& c, RuleOut& out)
+{
+    const ProfileFacts& f = *c.f;
+    if (!f.torchNpu)
+        return out.notChecked("needs a torch_npu profile (GC events)");
+    const auto rows = hostSlices(f.p, [&](std::uint32_t i) { return isGc(f.p, i); });
+    if (rows.empty())
+        return out.notChecked("needs GC events: collect with torch_npu _ExperimentalConfig(gc_detect_threshold=...)");
+    out.inputs.push_back("timeline GC events (" + std::to_string(rows.size()) + ")");
+    fireSlices(f, out, rows, c.param("min_us") * 1e3, "gc", "Python GC",
+               {"Break reference cycles so objects are freed by reference counting.",
+                "Tune gc.set_threshold(), or gc.disable() in the loop and gc.collect() between steps."});
+}
+
+void gcGuess(const RuleCtx& c, RuleOut& out)
+{
+    const ProfileFacts& f = *c.f;
+    const Profile& p = f.p;
+    if (f.torchNpu && !hostSlices(p, [&](std::uint32_t i) { return isGc(p, i); }).empty())
+        return out.pass("GC events were recorded: SCH-GC checks them");
+    if (!f.hasCann)
+        return out.notChecked(f.needsLevel1() + " (AscendCL@ calls inside Free time)");
+    std::vector<std::uint32_t> frees;
+    for (const auto& tr : p.tracks)
+        if (tr.kind == TrackKind::Overlap && p.str(tr.thread) == "Free")
+            for (std::uint32_t i = tr.sliceBegin; i < tr.sliceEnd; ++i)
+                frees.push_back(i);
+    if (frees.empty())
+        return out.notChecked("needs the Overlap Analysis Free thread in the timeline");
+    std::vector<Interval> acl;
+    for (const auto& tr : p.tracks)
+        if (tr.kind == TrackKind::Cann)
+            for (std::uint32_t i = tr.sliceBegin; i < tr.sliceEnd; ++i)
+                if (p.str(p.slices.name[i]).rfind("AscendCL@", 0) == 0)
+                    acl.emplace_back(p.slices.start[i], p.slices.end(i));
+    std::sort(acl.begin(), acl.end());
+    const Intervals aclU = unionOf(acl);
+    const double freeMin = c.param("free_us") * 1e3;
+    std::vector<std::uint32_t> flagged;
+    for (auto i : frees) {
+        const double d = static_cast<double>(p.slices.dur[i]);
+        if (d <= freeMin)
+            continue;
+        const TimeNs s = p.slices.start[i], e = p.slices.end(i);
+        std::size_t count = 0;
+        for (auto it = std::lower_bound(acl.begin(), acl.end(), Interval{s, s}); it != acl.end() && it->first < e; ++it)
+            ++count;
+        const double tr = static_cast<double>(overlapWith(aclU, s, e)) / d;
+        const double cr = static_cast<double>(count) / (d / 1e3);
+        if (tr < c.param("acl_time_ratio") && cr < c.param("acl_count_ratio"))
+            flagged.push_back(i);
+    }
+    out.inputs.push_back("timeline Free slices (" + std::to_string(frees.size()) + "), AscendCL@ calls (" + std::to_string(acl.size()) + ")");
+    if (flagged.empty())
+        return out.pass("no Free slice > " + fmtUs(freeMin) + " without host API activity");
+    fireSlices(f, out, flagged, 0, "free-no-acl", "quiet Free (likely GC)",
+               {"The host made no AscendCL call for a long idle stretch: likely Python GC. Break reference cycles; "
+                "tune gc.set_threshold or disable GC in the loop.",
+                "Enable GC detection (torch_npu _ExperimentalConfig(gc_detect_threshold=...)) to confirm."});
+}
+
+// ---- SCH-ENV -------------------------------------------------------------------------------
+void env(const RuleCtx& c, RuleOut& out)
+{
+    const ProfileFacts& f = *c.f;
+    if (!f.hasMeta)
+        return out.notChecked("needs profiler_metadata.json (written by torch_npu beside profiler_info.json)");
+    const auto& envs = f.p.meta.env;
+    out.inputs.push_back("profiler_metadata.json ENV_VARIABLES (" + std::to_string(envs.size()) + " variables)");
+    const auto& checks = c.paramJson("checks");
+    std::size_t n = 0;
+    for (const auto& ch : checks) {
+        ++n;
+        const std::string var = ch.value("var", std::string());
+        const std::string kind = ch.value("check", std::string());
+        const std::string want = ch.value("value", std::string());
+        const auto it = envs.find(var);
+        const bool set = it != envs.end() && !it->second.empty();
+        const std::string val = set ? it->second : std::string();
+        bool hit = false;
+        if (kind == "not_equal")
+            hit = set ? val != want : !ch.value("unset_ok", false);
+        else if (kind == "equal")
+            hit = set && val == want;
+        else if (kind == "lacks")
+            hit = !set || val.find(want) == std::string::npos;
+        else if (kind == "less_or_unset")
+            hit = !set || std::strtod(val.c_str(), nullptr) < std::strtod(want.c_str(), nullptr);
+        else if (kind == "zero_or_unset")
+            hit = !set || std::strtod(val.c_str(), nullptr) == 0;
+        else if (kind == "set")
+            hit = set;
+        if (!hit)
+            continue;
+        Finding& fd = out.fire(var);
+        fd.ruleSeverity = severityFromName(ch.value("severity", std::string("low")));
+        const std::string shown = set ? var + "=" + val : var + " unset";
+        const std::string suggest = ch.value("suggest", std::string());
+        fd.title = "Environment: " + shown;
+        fd.description = "profiler_metadata.json records " + shown + ".";
+        if (var == "ASCEND_GLOBAL_LOG_LEVEL")
+            fd.description += " Logging below ERROR (3) writes many logs and slows the host.";
+        else if (var == "ASCEND_LAUNCH_BLOCKING")
+            fd.description += " Every op launch waits for the device: no asynchrony at all.";
+        else if (var == "PYTORCH_NPU_ALLOC_CONF")
+            fd.description += " Without expandable_segments the caching allocator fragments and reallocates.";
+        else if (var == "ACLNN_CACHE_LIMIT")
+            fd.description += " A small aclnn cache re-creates operator executors on the host.";
+        else if (var == "HOST_CACHE_CAPACITY")
+            fd.description += " Without a host cache, dynamic-shape ops rebuild their host data every call.";
+        else if (var == "HCCL_ALGO")
+            fd.description += " A forced HCCL algorithm overrides the library's choice per topology.";
+        else
+            fd.description += " The RDMA traffic class / service level must match the switch configuration.";
+        fd.suggestions.push_back(suggest == "unset" || suggest.rfind("add", 0) == 0 || suggest.rfind("match", 0) == 0
+                                     ? (suggest == "unset" ? "Unset " + var + "." : var + ": " + suggest + ".")
+                                     : "Set " + var + "=" + suggest + ".");
+        noGain(fd, "an environment setting; its effect is not measured by the profile");
+        Evidence e;
+        e.at.rank = f.rank;
+        e.at.row = "profiler_metadata.json ENV_VARIABLES " + shown;
+        e.threshold = kind + " " + want;
+        fd.evidence.push_back(std::move(e));
+    }
+    if (out.fired.empty())
+        out.pass(std::to_string(n) + " environment checks passed");
+}
+
+} // namespace
+
+void addSchedulingRules(std::vector<RuleDef>& out)
+{
+    out.push_back({"SCH-IDLE", Category::Scheduling, false, "Device idle time and dependency gaps", idle});
+    out.push_back({"SCH-SYNC", Category::Scheduling, false, "Stream synchronisation after launches", sync});
+    out.push_back({"SCH-DATALOADER", Category::Scheduling, false, "Slow data loading", dataloader});
+    out.push_back({"SCH-GC", Category::Scheduling, false, "Python garbage collection pauses", gc});
+    out.push_back({"SCH-GC-GUESS", Category::Scheduling, false, "Long idle stretches without host API calls (likely GC)", gcGuess});
+    out.push_back({"SCH-ENV", Category::Scheduling, false, "Environment variables that slow the run", env});
+}
+
+} // namespace npuscope::advisor
