@@ -18,7 +18,10 @@ struct LoadProgress {
 enum class Prefer { Auto, Text, Db };
 
 struct LoadOptions {
-    std::function<void(const LoadProgress&)> progress; // may be called from worker threads; throttled
+    // May be called from worker threads (one call at a time, never concurrently), at most 20
+    // times a second plus a final {"Done", 1.0}; keep it short and thread-safe (e.g. emit a
+    // queued signal). fraction = bytes read / bytes to read.
+    std::function<void(const LoadProgress&)> progress;
     const std::atomic<bool>* cancel = nullptr;          // set to true to stop early
     Prefer prefer = Prefer::Auto;                       // text vs SQLite when both exist
     unsigned threads = 0;                               // 0 = hardware concurrency
