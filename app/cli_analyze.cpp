@@ -1,6 +1,388 @@
-// Placeholder until the 'analyze' verb lands.
+// `npuscope analyze`: top operators / communication ops of one or more profiles, with the flags
+// of the msprof_analysis.py workflow, as a table, CSV, JSON or a Chrome trace export.
 #include "app/cli.h"
+#include "app/cli_table.h"
+
+#include "model/analysis/chrome_export.h"
+#include "model/analysis/op_stats.h"
+#include "model/analysis/summary.h"
+#include "model/analysis/units.h"
+#include "model/formats/loader.h"
+
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include <glob.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 namespace npuscope::cli {
-int analyze(const Args&) { std::fputs("npuscope analyze: not available in this build\n", stderr); return 1; }
+
+namespace {
+
+const char* kHelp =
+    "Usage: npuscope analyze --import PATH... [options]\n"
+    "\n"
+    "Rank operators (or communication ops) of one or more profiles by cost.\n"
+    "\n"
+    "  --import PATH...        profile folders or files; several paths and globs (ranks of a cluster)\n"
+    "  --metric M              duration (default) | memory_bandwidth | communication_duration\n"
+    "  --top N                 rows per rank (default 10, 0 = all)\n"
+    "  --sort ORDER            descending (default) | ascending\n"
+    "  --group-by G            type (OP Type, default) | name (Op Name)\n"
+    "  --format F              table | csv | json | chrome_trace (whole session, needs --export)\n"
+    "  --export FILE           write to FILE (format from .csv/.json when --format is absent); '-' = stdout\n"
+    "  --peak-hbm-gbps X       peak HBM bandwidth for memory_bandwidth_utilization (default: per chip, 1200)\n"
+    "  -h, --help              this help\n"
+    "\n"
+    "Columns:\n"
+    "  duration:               rank,operator_name,duration_ms,aic_utilization,l2_cache_hit_rate,count,avg_us,max_us,share,...\n"
+    "  memory_bandwidth:       rank,operator_name,memory_read_GBps,memory_write_GBps,memory_bandwidth_utilization,duration_ms,count,...\n"
+    "  communication_duration: rank,operator_name,duration_ms,communication_volume_GB,count,wait_ms,transit_ms\n"
+    "A 'device' column (the profile's rank id) is added when several ranks are imported.\n"
+    "Exit codes: 0 ok, 1 input problem, 2 usage.\n";
+
+int usage(const std::string& msg)
+{
+    std::fprintf(stderr, "npuscope analyze: %s\nTry 'npuscope analyze --help'.\n", msg.c_str());
+    return 2;
 }
+
+struct Options {
+    std::vector<std::string> imports;
+    std::string metric = "duration";
+    long top = 10;
+    bool ascending = false;
+    GroupBy groupBy = GroupBy::Type;
+    std::string format;   // empty: from --export's extension, else table
+    std::string exportPath;
+    double peak = kNaN;
+};
+
+bool hasGlobChars(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
+
+bool exists(const std::string& p)
+{
+    struct stat st;
+    return ::stat(p.c_str(), &st) == 0;
+}
+
+// Paths as given, globs the shell left unexpanded expanded here (sorted by glob(3)).
+bool expandImports(const std::vector<std::string>& in, std::vector<std::string>& out)
+{
+    for (const auto& p : in) {
+        if (exists(p) || !hasGlobChars(p)) {
+            if (!exists(p)) {
+                std::fprintf(stderr, "npuscope analyze: %s: no such file or directory\n", p.c_str());
+                return false;
+            }
+            out.push_back(p);
+            continue;
+        }
+        glob_t g{};
+        const int rc = ::glob(p.c_str(), 0, nullptr, &g);
+        if (rc != 0 || g.gl_pathc == 0) {
+            ::globfree(&g);
+            std::fprintf(stderr, "npuscope analyze: %s: no file matches\n", p.c_str());
+            return false;
+        }
+        for (std::size_t i = 0; i < g.gl_pathc; ++i)
+            out.emplace_back(g.gl_pathv[i]);
+        ::globfree(&g);
+    }
+    return true;
+}
+
+std::string extension(const std::string& path)
+{
+    const auto slash = path.find_last_of('/');
+    const auto dot = path.find_last_of('.');
+    if (dot == std::string::npos || (slash != std::string::npos && dot < slash))
+        return "";
+    std::string e = path.substr(dot + 1);
+    for (auto& c : e)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return e;
+}
+
+// Returns -1 when parsing went fine, else the exit code.
+int parse(const Args& args, Options& o)
+{
+    auto value = [&](std::size_t& i, const std::string& flag, std::string& out) -> bool {
+        const std::string& a = args[i];
+        if (a.size() > flag.size() && a.compare(0, flag.size() + 1, flag + "=") == 0) {
+            out = a.substr(flag.size() + 1);
+            return true;
+        }
+        if (i + 1 >= args.size())
+            return false;
+        out = args[++i];
+        return true;
+    };
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        auto is = [&](const char* flag) { return a == flag || a.rfind(std::string(flag) + "=", 0) == 0; };
+        std::string v;
+        if (is("--import")) {
+            if (a.find('=') != std::string::npos) {
+                o.imports.push_back(a.substr(a.find('=') + 1));
+                continue;
+            }
+            // Every following argument up to the next option.
+            std::size_t n = 0;
+            while (i + 1 < args.size() && !(args[i + 1].size() > 1 && args[i + 1][0] == '-')) {
+                o.imports.push_back(args[++i]);
+                ++n;
+            }
+            if (n == 0)
+                return usage("--import needs at least one path");
+        } else if (is("--metric")) {
+            if (!value(i, "--metric", v))
+                return usage("--metric needs a value");
+            if (v != "duration" && v != "memory_bandwidth" && v != "communication_duration")
+                return usage("unknown metric '" + v + "' (duration, memory_bandwidth, communication_duration)");
+            o.metric = v;
+        } else if (is("--top")) {
+            if (!value(i, "--top", v))
+                return usage("--top needs a number");
+            char* end = nullptr;
+            o.top = std::strtol(v.c_str(), &end, 10);
+            if (v.empty() || *end || o.top < 0)
+                return usage("--top needs a non-negative number, not '" + v + "'");
+        } else if (is("--sort")) {
+            if (!value(i, "--sort", v))
+                return usage("--sort needs a value");
+            if (v != "descending" && v != "ascending")
+                return usage("unknown sort order '" + v + "' (descending, ascending)");
+            o.ascending = v == "ascending";
+        } else if (is("--group-by")) {
+            if (!value(i, "--group-by", v))
+                return usage("--group-by needs a value");
+            if (v != "type" && v != "name")
+                return usage("unknown grouping '" + v + "' (type, name)");
+            o.groupBy = v == "name" ? GroupBy::Name : GroupBy::Type;
+        } else if (is("--format")) {
+            if (!value(i, "--format", v))
+                return usage("--format needs a value");
+            if (v != "csv" && v != "json" && v != "table" && v != "chrome_trace")
+                return usage("unknown format '" + v + "' (csv, json, table, chrome_trace)");
+            o.format = v;
+        } else if (is("--export") || is("--output") || a == "-o") {
+            if (!value(i, a == "-o" ? "-o" : (is("--export") ? "--export" : "--output"), v))
+                return usage("--export needs a file name");
+            o.exportPath = v;
+        } else if (is("--peak-hbm-gbps")) {
+            if (!value(i, "--peak-hbm-gbps", v))
+                return usage("--peak-hbm-gbps needs a number");
+            char* end = nullptr;
+            o.peak = std::strtod(v.c_str(), &end);
+            if (v.empty() || *end || !(o.peak > 0))
+                return usage("--peak-hbm-gbps needs a positive number, not '" + v + "'");
+        } else if (a.size() > 1 && a[0] == '-') {
+            return usage("unknown option '" + a + "'");
+        } else {
+            return usage("unexpected argument '" + a + "' (paths go after --import)");
+        }
+    }
+    if (o.imports.empty())
+        return usage("no input: give --import PATH");
+    if (o.format.empty()) {
+        const std::string e = o.exportPath == "-" ? "" : extension(o.exportPath);
+        o.format = e == "csv" ? "csv" : (e == "json" ? "json" : "table");
+    }
+    if (o.format == "chrome_trace" && (o.exportPath.empty() || o.exportPath == "-"))
+        return usage("--format chrome_trace needs --export FILE");
+    return -1;
+}
+
+std::string ms(TimeNs ns) { return nsToMillisText(ns); }
+std::string us(TimeNs ns) { return nsToMicrosText(ns); }
+std::string count(std::uint64_t n) { return std::to_string(n); }
+
+// Rows of one rank for the operator metrics, already sorted and cut.
+void operatorRows(const Profile& p, const Options& o, bool multi, Table& t)
+{
+    OpStatsOptions so;
+    so.groupBy = o.groupBy;
+    const double peak = hbmPeakFor(p, o.peak);
+    so.peakHbmGBps = peak;
+    std::vector<OpGroupStats> groups = computeOpStats(p, so).groups;
+    const bool bw = o.metric == "memory_bandwidth";
+    auto bwOf = [](const OpGroupStats& g) {
+        if (std::isnan(g.readGBps) && std::isnan(g.writeGBps))
+            return kNaN;
+        return (std::isnan(g.readGBps) ? 0 : g.readGBps) + (std::isnan(g.writeGBps) ? 0 : g.writeGBps);
+    };
+    std::stable_sort(groups.begin(), groups.end(), [&](const OpGroupStats& a, const OpGroupStats& b) {
+        if (bw) {
+            const double x = bwOf(a), y = bwOf(b);
+            if (std::isnan(x) != std::isnan(y))
+                return !std::isnan(x); // rows without bandwidth last, either order
+            if (!std::isnan(x) && x != y)
+                return o.ascending ? x < y : x > y;
+        } else if (a.total != b.total) {
+            return o.ascending ? a.total < b.total : a.total > b.total;
+        }
+        return a.key < b.key;
+    });
+    if (o.top > 0 && groups.size() > static_cast<std::size_t>(o.top))
+        groups.resize(static_cast<std::size_t>(o.top));
+    const std::string device = std::to_string(p.rank);
+    long position = 0;
+    for (const OpGroupStats& g : groups) {
+        std::vector<std::string> r;
+        r.push_back(std::to_string(++position));
+        r.push_back(g.key);
+        if (bw) {
+            const double total = bwOf(g);
+            r.push_back(fixed(g.readGBps, 3));
+            r.push_back(fixed(g.writeGBps, 3));
+            r.push_back(fixed(peak > 0 ? total / peak : kNaN, 4));
+            r.push_back(ms(g.total));
+            r.push_back(count(g.count));
+            r.push_back(g.taskType);
+            r.push_back(boundTypeName(g.bound));
+        } else {
+            r.push_back(ms(g.total));
+            r.push_back(fixed(g.aicUtilization, 4));
+            r.push_back(fixed(g.l2HitRate, 4));
+            r.push_back(count(g.count));
+            r.push_back(fixed(g.avgNs / 1000.0, 3));
+            r.push_back(us(g.max));
+            r.push_back(fixed(g.share, 4));
+            r.push_back(us(g.min));
+            r.push_back(us(g.p50));
+            r.push_back(us(g.p90));
+            r.push_back(us(g.p99));
+            r.push_back(g.taskType);
+            r.push_back(boundTypeName(g.bound));
+        }
+        if (multi)
+            r.push_back(device);
+        t.rows.push_back(std::move(r));
+    }
+}
+
+void commRows(const Profile& p, const Options& o, bool multi, Table& t)
+{
+    std::vector<CommStats> s = computeCommStats(p);
+    std::stable_sort(s.begin(), s.end(), [&](const CommStats& a, const CommStats& b) {
+        if (a.total != b.total)
+            return o.ascending ? a.total < b.total : a.total > b.total;
+        return a.key < b.key;
+    });
+    if (o.top > 0 && s.size() > static_cast<std::size_t>(o.top))
+        s.resize(static_cast<std::size_t>(o.top));
+    long position = 0;
+    for (const CommStats& c : s) {
+        std::vector<std::string> r{std::to_string(++position), c.key, ms(c.total), fixed(c.volumeGB, 6), count(c.count),
+                                   fixed(c.waitMs, 6), fixed(c.transitMs, 6)};
+        if (multi)
+            r.push_back(std::to_string(p.rank));
+        t.rows.push_back(std::move(r));
+    }
+}
+
+Table makeTable(const std::string& metric, bool multi)
+{
+    Table t;
+    t.addColumn("rank", true);
+    t.addColumn("operator_name", false);
+    if (metric == "memory_bandwidth") {
+        t.addColumn("memory_read_GBps", true);
+        t.addColumn("memory_write_GBps", true);
+        t.addColumn("memory_bandwidth_utilization", true);
+        t.addColumn("duration_ms", true);
+        t.addColumn("count", true);
+        t.addColumn("task_type", false);
+        t.addColumn("bound", false);
+    } else if (metric == "communication_duration") {
+        t.addColumn("duration_ms", true);
+        t.addColumn("communication_volume_GB", true);
+        t.addColumn("count", true);
+        t.addColumn("wait_ms", true);
+        t.addColumn("transit_ms", true);
+    } else {
+        t.addColumn("duration_ms", true);
+        t.addColumn("aic_utilization", true);
+        t.addColumn("l2_cache_hit_rate", true);
+        t.addColumn("count", true);
+        t.addColumn("avg_us", true);
+        t.addColumn("max_us", true);
+        t.addColumn("share", true);
+        t.addColumn("min_us", true);
+        t.addColumn("p50_us", true);
+        t.addColumn("p90_us", true);
+        t.addColumn("p99_us", true);
+        t.addColumn("task_type", false);
+        t.addColumn("bound", false);
+    }
+    if (multi)
+        t.addColumn("device", true);
+    return t;
+}
+
+} // namespace
+
+int analyze(const Args& args)
+{
+    for (const auto& a : args)
+        if (a == "--help" || a == "-h") {
+            std::fputs(kHelp, stdout);
+            return 0;
+        }
+    Options o;
+    if (const int rc = parse(args, o); rc >= 0)
+        return rc;
+    std::vector<std::string> paths;
+    if (!expandImports(o.imports, paths))
+        return 1;
+
+    LoadOptions lo;
+    const bool tty = ::isatty(2) == 1;
+    if (tty)
+        lo.progress = [](const LoadProgress& p) {
+            std::fprintf(stderr, "\r\033[K%s %3.0f%%", p.stage.c_str(), p.fraction * 100.0);
+        };
+    const LoadResult loaded = paths.size() == 1 ? loadSession(paths[0], lo) : loadSessions(paths, lo);
+    if (tty)
+        std::fputs("\r\033[K", stderr);
+    if (!loaded.session) {
+        std::fprintf(stderr, "npuscope analyze: %s\n",
+                     loaded.error.empty() ? (paths[0] + ": cannot be loaded").c_str() : loaded.error.c_str());
+        return 1;
+    }
+    const Session& s = *loaded.session;
+    if (s.ranks.empty()) {
+        std::fprintf(stderr, "npuscope analyze: %s: no profile found\n", paths[0].c_str());
+        return 1;
+    }
+
+    if (o.format == "chrome_trace") {
+        std::string error;
+        if (!exportChromeTrace(s, o.exportPath, &error)) {
+            std::fprintf(stderr, "npuscope analyze: %s\n", error.c_str());
+            return 1;
+        }
+        return 0;
+    }
+
+    const bool multi = s.ranks.size() > 1;
+    Table t = makeTable(o.metric, multi);
+    for (const ProfilePtr& p : s.ranks) {
+        if (o.metric == "communication_duration")
+            commRows(*p, o, multi, t);
+        else
+            operatorRows(*p, o, multi, t);
+    }
+    if (t.rows.empty())
+        std::fprintf(stderr, "npuscope analyze: %s: no %s\n", paths[0].c_str(),
+                     o.metric == "communication_duration" ? "communication ops (communication.json or a Communication timeline)"
+                                                          : "device tasks (kernel_details/op_summary or a timeline)");
+    return writeOutput("analyze", o.exportPath, t.render(o.format)) ? 0 : 1;
+}
+
+} // namespace npuscope::cli

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <vector>
 
 namespace npuscope {
 
@@ -121,11 +122,35 @@ void meta(Writer& w, const char* what, std::int64_t pid, const std::int64_t* tid
     o += "}}";
 }
 
+// Tracks in the order a reader creates them from our own output (first slice, then first flow
+// end), so that exporting a re-import reproduces the same bytes. Tracks with neither slices nor
+// flows have nothing to show and are left out.
+std::vector<std::uint32_t> trackOrder(const Profile& p)
+{
+    std::vector<std::uint32_t> order;
+    std::vector<bool> taken(p.tracks.size(), false);
+    auto take = [&](std::uint32_t t) {
+        if (t < taken.size() && !taken[t]) {
+            taken[t] = true;
+            order.push_back(t);
+        }
+    };
+    for (std::size_t i = 0; i < p.slices.size(); ++i)
+        take(p.slices.track[i].v);
+    for (std::size_t i = 0; i < p.flows.size(); ++i) {
+        take(p.flows.srcTrack[i].v);
+        take(p.flows.dstTrack[i].v);
+    }
+    return order;
+}
+
 void writeProfile(Writer& w, const Profile& p, RankMap& rm)
 {
+    const std::vector<std::uint32_t> order = trackOrder(p);
     // Processes in order of first appearance among tracks, then counters.
     std::set<std::int64_t> named;
-    for (const Track& t : p.tracks) {
+    for (const std::uint32_t ti : order) {
+        const Track& t = p.tracks[ti];
         if (!named.insert(t.pid).second)
             continue;
         const std::int64_t pid = rm.pid(t.pid);
@@ -146,7 +171,8 @@ void writeProfile(Writer& w, const Profile& p, RankMap& rm)
         if (rm.remap)
             meta(w, "process_labels", pid, nullptr, "labels", "rank " + std::to_string(rm.rank), nullptr);
     }
-    for (const Track& t : p.tracks) {
+    for (const std::uint32_t ti : order) {
+        const Track& t = p.tracks[ti];
         const std::int64_t pid = rm.pid(t.pid);
         if (!p.str(t.thread).empty())
             meta(w, "thread_name", pid, &t.tid, "name", p.str(t.thread), nullptr);
