@@ -1,0 +1,269 @@
+// The `analyze` and `compare` verbs end to end: the npuscope binary run on real samples and on
+// generated profiles, checking exit codes, exact CSV headers and numbers computed independently
+// from the sample files with python3's csv/json modules (commands in the comments).
+#include "model/formats/readers.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QtTest>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+namespace {
+
+const QString kLevel1 = QStringLiteral(NPUSCOPE_SAMPLES "/msinsight/test/data/pytorch/text/level1");
+const QString kAdvisorKernels =
+    QStringLiteral(NPUSCOPE_SAMPLES "/msprof-analyze/test/ut/advisor/advisor_backend/compute_advice/kernel_details.csv");
+
+struct Run {
+    int code = -1;
+    QString out, err;
+};
+
+Run run(const QStringList& args, int timeoutMs = 120000)
+{
+    QProcess p;
+    p.start(QStringLiteral(NPUSCOPE_BINARY), args);
+    Run r;
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished();
+        return r;
+    }
+    r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = QString::fromUtf8(p.readAllStandardOutput());
+    r.err = QString::fromUtf8(p.readAllStandardError());
+    return r;
+}
+
+QStringList lines(const QString& s) { return s.split(QLatin1Char('\n'), Qt::SkipEmptyParts); }
+
+std::string slurp(const QString& path)
+{
+    std::ifstream f(path.toStdString(), std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+// Mean of Computing + Communication(Not Overlapped) + Free over the rows of a step_trace_time.csv.
+double meanStepUs(const QString& path)
+{
+    std::ifstream f(path.toStdString());
+    std::string line;
+    std::getline(f, line);
+    QStringList head = QString::fromStdString(line).trimmed().split(QLatin1Char(','));
+    const int c = head.indexOf(QStringLiteral("Computing")), n = head.indexOf(QStringLiteral("Communication(Not Overlapped)")),
+              fr = head.indexOf(QStringLiteral("Free"));
+    double sum = 0;
+    int rows = 0;
+    while (std::getline(f, line)) {
+        const QStringList cells = QString::fromStdString(line).trimmed().split(QLatin1Char(','));
+        if (cells.size() <= std::max({c, n, fr}))
+            continue;
+        sum += cells[c].toDouble() + cells[n].toDouble() + cells[fr].toDouble();
+        ++rows;
+    }
+    return rows ? sum / rows : 0;
+}
+
+QString findFile(const QString& dir, const QString& name)
+{
+    QDirIterator it(dir, {name}, QDir::Files, QDirIterator::Subdirectories);
+    return it.hasNext() ? it.next() : QString();
+}
+
+} // namespace
+
+class TestCliAnalyze : public QObject {
+    Q_OBJECT
+private slots:
+    void helpAndUsage()
+    {
+        Run r = run({"analyze", "--help"});
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.out.contains("Usage: npuscope analyze"));
+        r = run({"analyze"});
+        QCOMPARE(r.code, 2);
+        QVERIFY(r.err.contains("Try 'npuscope analyze --help'"));
+        r = run({"analyze", "--import", kLevel1, "--metric", "bogus"});
+        QCOMPARE(r.code, 2);
+        QVERIFY(r.err.contains("bogus"));
+        r = run({"analyze", "--import", kLevel1, "--format", "chrome_trace"});
+        QCOMPARE(r.code, 2); // needs --export FILE
+        r = run({"analyze", "--import", "/nonexistent/profile_dir"});
+        QCOMPARE(r.code, 1);
+        QVERIFY(r.err.contains("/nonexistent/profile_dir"));
+        r = run({"analyze", "--import", "/nonexistent/rank*"});
+        QCOMPARE(r.code, 1);
+        QVERIFY(r.err.contains("no file matches"));
+        r = run({"compare", "--help"});
+        QCOMPARE(r.code, 0);
+        r = run({"compare", kLevel1});
+        QCOMPARE(r.code, 2);
+    }
+
+    void durationTwoRanksGlob()
+    {
+        // The glob is expanded by npuscope (QProcess runs no shell).
+        const Run r = run({"analyze", "--import", kLevel1 + "/rank*_ascend_pt", "--format", "csv", "--top", "3"});
+        QCOMPARE(r.code, 0);
+        const QStringList l = lines(r.out);
+        QCOMPARE(l.value(0), QStringLiteral("rank,operator_name,duration_ms,aic_utilization,l2_cache_hit_rate,count,"
+                                            "avg_us,max_us,share,min_us,p50_us,p90_us,p99_us,task_type,bound,device"));
+        QCOMPARE(l.size(), 1 + 6);
+        // python3: csv.DictReader(kernel_details.csv), rows without Accelerator Core HCCL/COMMUNICATION
+        // or a Type starting with hcom, grouped by Type, Σ Duration(us) as exact ns:
+        // rank0 ForeachAddList 3 rows 1959079 ns, TransData 57 rows 1423202 ns, MatMulV2 8 rows 921498 ns;
+        // rank1 ForeachAddList 3 rows 1954139 ns. All rank0 device tasks: 8873737 ns.
+        const QStringList r1 = l[1].split(QLatin1Char(','));
+        QCOMPARE(r1[0], QStringLiteral("1"));
+        QCOMPARE(r1[1], QStringLiteral("ForeachAddList"));
+        QCOMPARE(r1[2], QStringLiteral("1.959079"));
+        QCOMPARE(r1[5], QStringLiteral("3"));
+        QCOMPARE(r1[8], QString::number(1959079.0 / 8873737.0, 'f', 4));
+        QCOMPARE(r1.last(), QStringLiteral("0"));
+        const QStringList r2 = l[2].split(QLatin1Char(','));
+        QCOMPARE(r2[1], QStringLiteral("TransData"));
+        QCOMPARE(r2[2], QStringLiteral("1.423202"));
+        QCOMPARE(r2[5], QStringLiteral("57"));
+        QCOMPARE(l[3].split(QLatin1Char(','))[1], QStringLiteral("MatMulV2"));
+        const QStringList r4 = l[4].split(QLatin1Char(','));
+        QCOMPARE(r4[0], QStringLiteral("1"));
+        QCOMPARE(r4[2], QStringLiteral("1.954139"));
+        QCOMPARE(r4.last(), QStringLiteral("1"));
+        QVERIFY(!r4[3].isEmpty()); // cube_utilization(%) present in the file
+    }
+
+    void advisorKernelTableJson()
+    {
+        // python3: 591 rows, 19 communication rows, 39 types; MatMul 9 rows Σ 14070560 ns first,
+        // ApplyAdamW 28 rows Σ 12939380 ns second.
+        const Run r = run({"analyze", "--import", kAdvisorKernels, "--format", "json", "--top", "0"});
+        QCOMPARE(r.code, 0);
+        const auto doc = nlohmann::json::parse(r.out.toStdString());
+        QCOMPARE(doc.size(), std::size_t(39));
+        QCOMPARE(doc[0]["operator_name"].get<std::string>(), std::string("MatMul"));
+        QCOMPARE(doc[0]["count"].get<int>(), 9);
+        QVERIFY(std::fabs(doc[0]["duration_ms"].get<double>() - 14.070560) < 1e-9);
+        QCOMPARE(doc[1]["operator_name"].get<std::string>(), std::string("ApplyAdamW"));
+        QCOMPARE(doc[1]["count"].get<int>(), 28);
+        // Keys in the documented order.
+        std::vector<std::string> keys;
+        for (auto it = doc[0].begin(); it != doc[0].end(); ++it)
+            keys.push_back(it.key());
+        QCOMPARE(keys.size(), std::size_t(15));
+        // Ascending puts the smallest first.
+        const Run asc = run({"analyze", "--import", kAdvisorKernels, "--format", "csv", "--top", "1", "--sort", "ascending"});
+        QCOMPARE(asc.code, 0);
+        QCOMPARE(lines(asc.out).size(), 2);
+    }
+
+    void communicationDuration()
+    {
+        // python3 over communication.json: hcom_allReduce 4 ops, Σ round(Elapse Time(ms)·1e6) = 105991878 ns
+        // (rank1 100375286 ns), volume Σ RDMA + max(SDMA, HCCS+PCIE+SIO) MB / 1000 = 0.427596 GB.
+        const Run r = run({"analyze", "--import", kLevel1 + "/rank0_ascend_pt", "--metric", "communication_duration",
+                           "--format", "csv"});
+        QCOMPARE(r.code, 0);
+        const QStringList l = lines(r.out);
+        QCOMPARE(l.value(0), QStringLiteral("rank,operator_name,duration_ms,communication_volume_GB,count,wait_ms,transit_ms"));
+        QCOMPARE(l.size(), 2);
+        const QStringList c = l[1].split(QLatin1Char(','));
+        QCOMPARE(c[1], QStringLiteral("hcom_allReduce"));
+        QCOMPARE(c[2], QStringLiteral("105.991878"));
+        QCOMPARE(c[3], QStringLiteral("0.427596"));
+        QCOMPARE(c[4], QStringLiteral("4"));
+        QCOMPARE(c[5], QStringLiteral("5.940619"));
+        QCOMPARE(c[6], QStringLiteral("3.683353"));
+
+        const Run both = run({"analyze", "--import", kLevel1 + "/rank0_ascend_pt", kLevel1 + "/rank1_ascend_pt",
+                              "--metric", "communication_duration", "--format", "csv"});
+        QCOMPARE(both.code, 0);
+        const QStringList b = lines(both.out);
+        QVERIFY(b.value(0).endsWith(QStringLiteral(",device")));
+        QCOMPARE(b.size(), 3);
+        QVERIFY(b[2].startsWith(QStringLiteral("1,hcom_allReduce,100.375286,")));
+        QVERIFY(b[2].endsWith(QStringLiteral(",1")));
+    }
+
+    void memoryBandwidthHeaderAndExport()
+    {
+        QTemporaryDir dir;
+        const QString csv = dir.filePath("top.csv");
+        Run r = run({"analyze", "--import", kLevel1 + "/rank0_ascend_pt", "--metric", "memory_bandwidth", "--export", csv});
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.out.isEmpty());
+        const QStringList l = lines(QString::fromStdString(slurp(csv)));
+        QCOMPARE(l.value(0), QStringLiteral("rank,operator_name,memory_read_GBps,memory_write_GBps,"
+                                            "memory_bandwidth_utilization,duration_ms,count,task_type,bound"));
+        QCOMPARE(l.size(), 11); // default --top 10
+        const QString json = dir.filePath("top.json");
+        r = run({"analyze", "--import", kLevel1 + "/rank0_ascend_pt", "--export", json, "--peak-hbm-gbps", "1600"});
+        QCOMPARE(r.code, 0);
+        QCOMPARE(nlohmann::json::parse(slurp(json)).size(), std::size_t(10));
+        r = run({"analyze", "--import", kLevel1 + "/rank0_ascend_pt", "--top", "2"});
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.out.startsWith(QStringLiteral("rank  operator_name")));
+        QCOMPARE(lines(r.out).size(), 3);
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).size(), 2); // no temporary files left
+    }
+
+    void chromeTraceExport()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath("trace.json");
+        const Run r = run({"analyze", "--import", kLevel1 + "/rank0_ascend_pt", "--format", "chrome_trace", "--export", out});
+        QCOMPARE(r.code, 0);
+        const std::string a = slurp(out);
+        const auto doc = nlohmann::json::parse(a);
+        std::size_t x = 0;
+        for (const auto& e : doc["traceEvents"])
+            x += e["ph"] == "X";
+        QVERIFY(x > 0);
+        // Re-importing the export keeps every slice.
+        npuscope::Profile p;
+        npuscope::ReadContext ctx;
+        ctx.file = out.toStdString();
+        npuscope::readers::readTimelineJson(a, p, ctx);
+        p.finalize();
+        QCOMPARE(p.slices.size(), x);
+    }
+
+    void compareGenerated()
+    {
+        QTemporaryDir dir;
+        const QString base = dir.filePath("base"), opt = dir.filePath("opt");
+        Run r = run({"synth", base, "--scenario", "llama2-baseline", "--steps", "3", "--seed", "7"}, 300000);
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        r = run({"synth", opt, "--scenario", "llama2-optimized", "--steps", "3", "--seed", "7"}, 300000);
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        // Step times read back independently from the generated step_trace_time.csv files.
+        const QString baseStt = findFile(base, "step_trace_time.csv"), optStt = findFile(opt, "step_trace_time.csv");
+        QVERIFY(!baseStt.isEmpty() && !optStt.isEmpty());
+        const double expected = meanStepUs(baseStt) / meanStepUs(optStt);
+        QVERIFY2(expected > 2.5 && expected < 3.3, qPrintable(QString::number(expected)));
+
+        r = run({"compare", base, opt, "--format", "json"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const auto doc = nlohmann::json::parse(r.out.toStdString());
+        const double speedup = doc["speedup"].get<double>();
+        QVERIFY2(std::fabs(speedup - expected) < 0.002, qPrintable(QString::number(speedup) + " vs " + QString::number(expected)));
+        QCOMPARE(doc["headline"][0]["metric"].get<std::string>(), std::string("Step time"));
+        QCOMPARE(doc["headline"][0]["better"].get<std::string>(), std::string("lower"));
+        QCOMPARE(doc["headline"][0]["verdict"].get<std::string>(), std::string("improved"));
+        QVERIFY(std::fabs(doc["headline"][0]["ratio"].get<double>() - 1.0 / expected) < 0.001);
+        QVERIFY(!doc["operators"].empty());
+
+        for (const char* f : {"table", "csv", "markdown"}) {
+            r = run({"compare", base, opt, "--format", f});
+            QCOMPARE(r.code, 0);
+            QVERIFY(r.out.contains("Step time"));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliAnalyze)
+#include "test_cli_analyze.moc"
