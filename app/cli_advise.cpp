@@ -1,6 +1,150 @@
-// Placeholder until the 'advise' verb lands.
+// npuscope advise PATH [--format text|markdown|json|html|pdf] [-o FILE] [--advisor-config FILE]
+// Runs every advisor rule; exit 0 whether or not findings fire, 1 when the input cannot be
+// loaded (or the report cannot be written), 2 on usage errors.
 #include "app/cli.h"
+
+#include "advisor/advisor.h"
+#include "model/formats/loader.h"
+#include "views/report_pdf.h"
+
+#include <QGuiApplication>
+
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+
 namespace npuscope::cli {
-int advise(const Args&) { std::fputs("npuscope advise: not available in this build\n", stderr); return 1; }
+
+namespace {
+
+void usage(std::FILE* out)
+{
+    std::fputs("Usage: npuscope advise PATH [--format text|markdown|json|html|pdf] [-o FILE] [--advisor-config FILE]\n"
+               "  Run the performance advisor on a profiling folder or file.\n"
+               "  --format          report format (default text, to stdout)\n"
+               "  -o, --output FILE write the report to FILE (required for pdf)\n"
+               "  --advisor-config  thresholds override file (merged over the shipped thresholds)\n"
+               "Exit codes: 0 report written (with or without findings), 1 input problem, 2 usage.\n",
+               out);
 }
+
+} // namespace
+
+int advise(const Args& args)
+{
+    if (wantsHelp(args)) {
+        usage(stderr);
+        return 0;
+    }
+    std::string path, format = "text", output, config;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        auto value = [&](std::string& dst) {
+            if (i + 1 >= args.size())
+                return false;
+            dst = args[++i];
+            return true;
+        };
+        if (a == "--format" || a == "-f") {
+            if (!value(format)) {
+                std::fprintf(stderr, "npuscope advise: %s needs a value\n", a.c_str());
+                return 2;
+            }
+        } else if (a.rfind("--format=", 0) == 0) {
+            format = a.substr(9);
+        } else if (a == "-o" || a == "--output") {
+            if (!value(output)) {
+                std::fprintf(stderr, "npuscope advise: %s needs a file name\n", a.c_str());
+                return 2;
+            }
+        } else if (a == "--advisor-config") {
+            if (!value(config)) {
+                std::fprintf(stderr, "npuscope advise: --advisor-config needs a file name\n");
+                return 2;
+            }
+        } else if (!a.empty() && a[0] == '-') {
+            std::fprintf(stderr, "npuscope advise: unknown option '%s'\nTry 'npuscope advise --help'.\n", a.c_str());
+            return 2;
+        } else if (path.empty()) {
+            path = a;
+        } else {
+            std::fprintf(stderr, "npuscope advise: one PATH only (got '%s' and '%s')\n", path.c_str(), a.c_str());
+            return 2;
+        }
+    }
+    if (path.empty()) {
+        usage(stderr);
+        return 2;
+    }
+    if (format != "text" && format != "markdown" && format != "md" && format != "json" && format != "html"
+        && format != "pdf") {
+        std::fprintf(stderr, "npuscope advise: unknown format '%s' (text, markdown, json, html, pdf)\n", format.c_str());
+        return 2;
+    }
+    if (format == "pdf" && output.empty()) {
+        std::fprintf(stderr, "npuscope advise: --format pdf needs -o FILE\n");
+        return 2;
+    }
+    if (!config.empty()) {
+        std::ifstream probe(config);
+        if (!probe) {
+            std::fprintf(stderr, "npuscope advise: cannot read the advisor config %s\n", config.c_str());
+            return 1;
+        }
+    }
+
+    const LoadResult loaded = loadSession(path);
+    if (!loaded.session || loaded.session->ranks.empty()) {
+        std::fprintf(stderr, "npuscope advise: cannot load %s: %s\n", path.c_str(),
+                     loaded.error.empty() ? "no profiling data found" : loaded.error.c_str());
+        return 1;
+    }
+    advisor::ThresholdsOptions to;
+    to.overrideFile = config;
+    const advisor::Thresholds th = advisor::Thresholds::load(to);
+    for (const auto& w : th.warnings())
+        std::fprintf(stderr, "npuscope advise: warning: %s\n", w.c_str());
+    const advisor::AdvisorReport report = advisor::runAdvisor(*loaded.session, th);
+
+    if (format == "pdf") {
+        // QTextDocument/QPdfWriter need a QGuiApplication; without a display use the offscreen platform.
+        if (!std::getenv("QT_QPA_PLATFORM") && !std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY"))
+            setenv("QT_QPA_PLATFORM", "offscreen", 1);
+        std::unique_ptr<QGuiApplication> app;
+        if (!QGuiApplication::instance()) {
+            static int argc = 1;
+            static char name[] = "npuscope";
+            static char* argv[] = {name, nullptr};
+            app = std::make_unique<QGuiApplication>(argc, argv);
+        }
+        std::string err;
+        if (!writeReportPdf(report, output, &err)) {
+            std::fprintf(stderr, "npuscope advise: cannot write %s: %s\n", output.c_str(), err.c_str());
+            return 1;
+        }
+        return 0;
+    }
+    std::string text;
+    if (format == "text")
+        text = advisor::writeText(report);
+    else if (format == "markdown" || format == "md")
+        text = advisor::writeMarkdown(report);
+    else if (format == "json")
+        text = advisor::writeJson(report);
+    else
+        text = advisor::writeHtml(report);
+    if (output.empty() || output == "-") {
+        std::fwrite(text.data(), 1, text.size(), stdout);
+        return 0;
+    }
+    std::ofstream out(output, std::ios::binary);
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    if (!out) {
+        std::fprintf(stderr, "npuscope advise: cannot write %s\n", output.c_str());
+        return 1;
+    }
+    return 0;
+}
+
+} // namespace npuscope::cli

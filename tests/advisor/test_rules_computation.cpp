@@ -1,0 +1,229 @@
+// Computation rules on hand-built profiles: each fires on its fixture with the expected
+// severity, evidence and gain (formula values computed by hand in the comments), and stays
+// quiet on the clean variant.
+#include "advisor_fixture.h"
+
+#include <QtTest>
+
+using namespace npuscope;
+using namespace npuscope::advisor;
+using fixture::Builder;
+
+class TestRulesComputation : public QObject {
+    Q_OBJECT
+
+private:
+    // T = 100 ms (one step_trace_time row 90 + 0 + 10); 10 MatMulV2 tasks × 1 ms.
+    static Builder cube(double mac, double mte2, const std::string& dtypes)
+    {
+        Builder b;
+        b.step(90, 0, 10);
+        for (int i = 0; i < 10; ++i) {
+            const auto r = b.kernel("MatMulV2_" + std::to_string(i), "MatMulV2", "AI_CORE", 1000.0 * i, 1000, 2,
+                                    "4096,4096;4096,4096", dtypes);
+            b.set(r, "aic_mac_ratio", mac);
+            b.set(r, "aic_mte2_ratio", mte2);
+        }
+        return b;
+    }
+
+private slots:
+    void cubeMemboundFires()
+    {
+        Builder b = cube(0.35, 0.86, "FLOAT16;FLOAT16");
+        const auto s = fixture::session({b.p});
+        const auto r = runAdvisor(s, fixture::defaults());
+        const Finding* f = fixture::find(r, "CMP-CUBE-MEMBOUND");
+        QVERIFY(f);
+        QCOMPARE(f->status, Status::Fired);
+        QCOMPARE(f->costNs, fixture::ms(10));
+        QCOMPARE(f->severity, FindingSeverity::High); // 10 % of T
+        QVERIFY(f->title.find("MatMulV2 memory-bound") == 0);
+        QVERIFY(f->title.find("mte2 0.86") != std::string::npos);
+        QCOMPARE(f->evidence.size(), std::size_t(10));
+        // gain = Σdur 10 ms × mte2 0.86 × r_fuse 0.3 = 2.58 ms
+        QVERIFY(f->gain.estimated);
+        QVERIFY(std::abs(f->gain.nsPerStep - 2.58e6) < 2.58e6 * 0.01);
+        QVERIFY(std::abs(f->gain.shareOfT - 0.0258) < 0.0258 * 0.01);
+        QVERIFY(f->suggestions.front().find("Fuse") == 0);
+    }
+
+    void cubeMemboundFp32UsesDtypeFactor()
+    {
+        Builder b = cube(0.35, 0.86, "FLOAT;FLOAT");
+        const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
+        const Finding* f = fixture::find(r, "CMP-CUBE-MEMBOUND");
+        QCOMPARE(f->status, Status::Fired);
+        // 10 ms × 0.86 × r_dtype 0.5 = 4.3 ms; first suggestion is the fp16 one
+        QVERIFY(std::abs(f->gain.nsPerStep - 4.3e6) < 4.3e6 * 0.01);
+        QVERIFY(f->suggestions.front().find("32-bit") != std::string::npos);
+    }
+
+    void cubeMemboundPassesWhenComputeBound()
+    {
+        Builder b = cube(0.70, 0.86, "FLOAT16");
+        const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
+        QCOMPARE(fixture::find(r, "CMP-CUBE-MEMBOUND")->status, Status::Passed);
+        Builder c = cube(0.35, 0.79, "FLOAT16"); // mte2 just under 0.8, no bandwidth columns
+        const auto r2 = runAdvisor(fixture::session({c.p}), fixture::defaults());
+        QCOMPARE(fixture::find(r2, "CMP-CUBE-MEMBOUND")->status, Status::Passed);
+        Builder d = cube(0.35, 0.80, "FLOAT16"); // exactly at the threshold: fires (≥)
+        const auto r3 = runAdvisor(fixture::session({d.p}), fixture::defaults());
+        QCOMPARE(fixture::find(r3, "CMP-CUBE-MEMBOUND")->status, Status::Fired);
+    }
+
+    void cubeMemboundNotCheckedWithoutPipeMetrics()
+    {
+        Builder b;
+        b.step(90, 0, 10);
+        b.kernel("MatMulV2", "MatMulV2", "AI_CORE", 0, 1000);
+        const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
+        const Finding* f = fixture::find(r, "CMP-CUBE-MEMBOUND");
+        QCOMPARE(f->status, Status::NotChecked);
+        QVERIFY(f->needs.find("PipeUtilization") != std::string::npos);
+        QVERIFY(f->needs.find("kernel_details.csv") != std::string::npos);
+    }
+
+    void vecMemFires()
+    {
+        Builder b;
+        b.step(90, 0, 10);
+        // 5 LayerNorm tasks × 1 ms on the vector core: vec 0.1, mte2 0.8, mte3 0.5
+        for (int i = 0; i < 5; ++i) {
+            const auto r = b.kernel("LayerNorm", "LayerNorm", "AI_VECTOR_CORE", 2000.0 * i, 1000);
+            b.set(r, "aiv_vec_ratio", 0.1);
+            b.set(r, "aiv_mte2_ratio", 0.8);
+            b.set(r, "aiv_mte3_ratio", 0.5);
+        }
+        const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
+        const Finding* f = fixture::find(r, "CMP-VEC-MEM/LayerNorm");
+        QVERIFY(f);
+        QCOMPARE(f->status, Status::Fired);
+        QCOMPARE(f->severity, FindingSeverity::High); // 5 ms of 100 ms = 5.00 %
+        // gain = 5 ms × mte 0.8 × r 0.5 = 2 ms
+        QVERIFY(std::abs(f->gain.nsPerStep - 2e6) < 2e4);
+        QVERIFY(f->suggestions.front().find("npu_add_layer_norm") != std::string::npos);
+    }
+
+    void vecMemPassesWhenComputing()
+    {
+        Builder b;
+        b.step(90, 0, 10);
+        const auto r0 = b.kernel("LayerNorm", "LayerNorm", "AI_VECTOR_CORE", 0, 5000);
+        b.set(r0, "aiv_vec_ratio", 0.5);
+        b.set(r0, "aiv_mte2_ratio", 0.8);
+        const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
+        QCOMPARE(fixture::find(r, "CMP-VEC-MEM")->status, Status::Passed);
+    }
+
+    // Severity edges: AI CPU op cost shares 2.99/3.00/4.99/5.00 % of a 100 ms step.
+    void severityEdges_data()
+    {
+        QTest::addColumn<double>("durMs");
+        QTest::addColumn<int>("severity");
+        QTest::newRow("2.99%") << 2.99 << int(FindingSeverity::Low);
+        QTest::newRow("3.00%") << 3.00 << int(FindingSeverity::Medium);
+        QTest::newRow("4.99%") << 4.99 << int(FindingSeverity::Medium);
+        QTest::newRow("5.00%") << 5.00 << int(FindingSeverity::High);
+    }
+    void severityEdges()
+    {
+        QFETCH(double, durMs);
+        QFETCH(int, severity);
+        Builder b;
+        b.step(90, 0, 10);
+        b.kernel("NonZero", "NonZero", "AI_CPU", 0, durMs * 1000, 2, "8,8", "INT64");
+        const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
+        const Finding* f = fixture::find(r, "CMP-AICPU/NonZero");
+        QVERIFY(f);
+        QCOMPARE(int(f->severity), severity);
+        // gain = dur × r 0.8
+        QVERIFY(std::abs(f->gain.nsPerStep - durMs * 0.8e6) < durMs * 0.8e4);
+        bool indexHint = false;
+        for (const auto& s : f->suggestions)
+            indexHint = indexHint || s.find("NonZero") != std::string::npos;
+        QVERIFY(indexHint);
+    }
+
+    void aicpuUsesTheOpsOwnDuration()
+    {
+        // A long AI Core op must not make a short AI CPU op fire (msprof-analyze pitfall).
+        Builder b;
+        b.step(90, 0, 10);
+        b.kernel("MatMul", "MatMul", "AI_CORE", 0, 50000);
+        for (int i = 0; i < 200; ++i)
+            b.kernel("Cast", "Cast", "AI_CPU", 60000 + 30.0 * i, 19); // 19 µs each < 20 µs
+        const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
+        QCOMPARE(fixture::find(r, "CMP-AICPU")->status, Status::Passed);
+    }
+
+    void aicpuDoubleDtype()
+    {
+        Builder b;
+        b.step(90, 0, 10);
+        b.kernel("Mul", "Mul", "AI_CPU", 0, 4000, 2, "8", "DOUBLE");
+        const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
+        const Finding* f = fixture::find(r, "CMP-AICPU/Mul");
+        QVERIFY(f);
+        QVERIFY(f->suggestions.front().find("DOUBLE") != std::string::npos);
+    }
+
+    void blockDimFiresAndNeedsInfo()
+    {
+        Builder b;
+        b.step(90, 0, 10);
+        // 20 blocks on 24 cores, 5 ms: gain = 5 ms × (1 − 20/24) = 0.8333 ms
+        b.kernel("Add", "Add", "AI_CORE", 0, 5000, 2, "", "", 20);
+        auto noInfo = runAdvisor(fixture::session({b.p}), fixture::defaults());
+        QCOMPARE(fixture::find(noInfo, "CMP-BLOCKDIM")->status, Status::NotChecked);
+        QVERIFY(fixture::find(noInfo, "CMP-BLOCKDIM")->needs.find("info.json") != std::string::npos);
+        b.info(24, 48);
+        const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
+        const Finding* f = fixture::find(r, "CMP-BLOCKDIM/Add");
+        QVERIFY(f);
+        QVERIFY(std::abs(f->gain.nsPerStep - 5e6 / 6) < 5e6 / 6 * 0.01);
+        Builder c;
+        c.step(90, 0, 10);
+        c.info(24, 48);
+        c.kernel("Add", "Add", "AI_CORE", 0, 5000, 2, "", "", 48);
+        QCOMPARE(fixture::find(runAdvisor(fixture::session({c.p}), fixture::defaults()), "CMP-BLOCKDIM")->status,
+                 Status::Passed);
+    }
+
+    void noBoundPerOpWithCoverage()
+    {
+        Builder b;
+        b.step(90, 0, 10);
+        // First op has no ratios (the reference checked only it); the second is unbound: max 0.4.
+        b.kernel("Gather", "Gather", "AI_VECTOR_CORE", 0, 100);
+        const auto r1 = b.kernel("Gather", "Gather", "AI_VECTOR_CORE", 200, 4000);
+        b.set(r1, "aiv_vec_ratio", 0.4);
+        b.set(r1, "aiv_mte2_ratio", 0.3);
+        const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
+        const Finding* f = fixture::find(r, "CMP-NOBOUND/Gather");
+        QVERIFY(f);
+        // gain = 4 ms × (1 − 0.4/0.8) = 2 ms
+        QVERIFY(std::abs(f->gain.nsPerStep - 2e6) < 2e4);
+        QVERIFY(f->inputs.front().find("1/2 ops") != std::string::npos);
+    }
+
+    void fusePatternFires()
+    {
+        Builder b;
+        b.step(90, 0, 10);
+        // 10 × (Add 100 µs, gap 50 µs, LayerNorm 100 µs) on one stream
+        for (int i = 0; i < 10; ++i) {
+            b.kernel("Add", "Add", "AI_VECTOR_CORE", 1000.0 * i, 100);
+            b.kernel("LayerNorm", "LayerNorm", "AI_VECTOR_CORE", 1000.0 * i + 150, 100);
+        }
+        const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
+        const Finding* f = fixture::find(r, "CMP-FUSE/Add|AddV2-LayerNorm|LayerNormV3|LayerNormV4");
+        QVERIFY(f);
+        // gain = Σ inner gaps 10 × 50 µs = 0.5 ms (no PMU ratios)
+        QVERIFY(std::abs(f->gain.nsPerStep - 0.5e6) < 0.5e4);
+        QVERIFY(f->suggestions.front().find("npu_add_layer_norm") != std::string::npos);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRulesComputation)
+#include "test_rules_computation.moc"

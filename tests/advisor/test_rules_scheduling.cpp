@@ -1,0 +1,182 @@
+// Scheduling / host rules on hand-built profiles.
+#include "advisor_fixture.h"
+
+#include <QtTest>
+
+using namespace npuscope;
+using namespace npuscope::advisor;
+using fixture::Builder;
+
+namespace {
+
+TrackId track(Profile& p, TrackKind kind, std::int64_t pid, std::int64_t tid, const char* process, const char* thread,
+              std::int64_t stream = -1)
+{
+    const TrackId t = p.trackFor(pid, tid);
+    auto& tr = p.tracks[t.v];
+    tr.kind = kind;
+    tr.process = p.strings.intern(process);
+    tr.thread = p.strings.intern(thread);
+    tr.streamId = stream;
+    tr.device = 0;
+    return t;
+}
+
+} // namespace
+
+class TestRulesScheduling : public QObject {
+    Q_OBJECT
+
+private slots:
+    void idleFiresOnFree()
+    {
+        Builder b;
+        b.step(85, 0, 15);
+        const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
+        const Finding* f = fixture::find(r, "SCH-IDLE/idle");
+        QVERIFY(f);
+        QCOMPARE(f->costNs, fixture::ms(15));
+        QCOMPARE(f->severity, FindingSeverity::High);
+        QVERIFY(f->title.find("15.0 %") != std::string::npos);
+        QVERIFY(!f->gain.estimated); // no flows: gaps cannot be classed
+        QVERIFY(f->gain.reason.find("Level1") != std::string::npos);
+    }
+
+    void idlePassesUnderThreshold()
+    {
+        Builder b;
+        b.step(94, 0, 6);
+        const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
+        QCOMPARE(fixture::find(r, "SCH-IDLE")->status, Status::Passed);
+    }
+
+    void idleClassesHostAndDependencyGaps()
+    {
+        Builder b;
+        b.step(70, 0, 30);
+        Profile& p = *b.p;
+        const TrackId s2 = track(p, TrackKind::Stream, 1, 2, "Ascend Hardware", "Stream 2", 2);
+        const TrackId s3 = track(p, TrackKind::Stream, 1, 3, "Ascend Hardware", "Stream 3", 3);
+        const TrackId cann = track(p, TrackKind::Cann, 2, 7, "CANN", "Thread 7");
+        auto task = [&](TrackId t, std::int64_t stream, const char* name, double startUs, double durUs) {
+            const auto k = b.kernel(name, name, "AI_CORE", startUs, durUs, stream);
+            const auto sl = p.slices.add(fixture::us(startUs), fixture::us(durUs), p.strings.intern(name),
+                                         p.strings.intern("AI_CORE"), t);
+            p.kernels.slice[k] = sl;
+            return sl;
+        };
+        auto flow = [&](double launchUs, std::uint32_t slice, double dstUs, TrackId dst) {
+            p.flows.category.push_back(p.strings.intern("HostToDevice"));
+            p.flows.name.push_back(p.strings.intern("HostToDevice"));
+            p.flows.id.push_back(p.strings.intern(std::to_string(p.flows.size())));
+            p.flows.srcTs.push_back(fixture::us(launchUs));
+            p.flows.dstTs.push_back(fixture::us(dstUs));
+            p.flows.srcTrack.push_back(cann);
+            p.flows.dstTrack.push_back(dst);
+            p.flows.srcSlice.push_back(kNone);
+            p.flows.dstSlice.push_back(slice);
+        };
+        // Stream 2: A 0..1000, B 6000..7000 launched at 5000 (host gap 5 ms),
+        //           C 10000..11000 launched at 6500 (dependency gap 3 ms, waits for D on stream 3).
+        task(s2, 2, "A", 0, 1000);
+        const auto sb = task(s2, 2, "B", 6000, 1000);
+        const auto sc = task(s2, 2, "C", 10000, 1000);
+        task(s3, 3, "D", 8000, 1998);
+        flow(5000, sb, 6000, s2);
+        flow(6500, sc, 10000, s2);
+        p.slices.add(fixture::us(5000), fixture::us(10), p.strings.intern("Node@launch"), p.strings.intern(""), cann);
+        const auto s = fixture::session({b.p});
+        const auto r = runAdvisor(s, fixture::defaults());
+        const Finding* f = fixture::find(r, "SCH-IDLE/idle");
+        QVERIFY(f);
+        QVERIFY(f->gain.estimated);
+        // host 5 ms + dependency 3 ms = 8 ms (stream 3 has one task: no gaps)
+        QVERIFY(std::abs(f->gain.nsPerStep - 8e6) < 8e4);
+        bool named = false;
+        for (const auto& e : f->evidence)
+            named = named || (e.threshold.find("dependency") == 0 && e.threshold.find("waits for D on stream 3") != std::string::npos);
+        QVERIFY(named);
+    }
+
+    void syncNeedsLevel1()
+    {
+        Builder b;
+        b.step(90, 0, 10);
+        const TrackId py = track(*b.p, TrackKind::Python, 3, 1, "Python", "Thread 1");
+        b.p->slices.add(0, 1000, b.p->strings.intern("aten::add"), b.p->strings.intern("cpu_op"), py);
+        const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
+        for (const char* rule : {"SCH-SYNC", "MEM-ALLOC", "SCH-GC-GUESS", "COM-ALIGN"}) {
+            const Finding* f = fixture::find(r, rule);
+            QCOMPARE(f->status, Status::NotChecked);
+            QVERIFY2(f->needs.find("Level1") != std::string::npos, rule);
+        }
+    }
+
+    void syncFires()
+    {
+        Builder b;
+        b.step(90, 0, 10);
+        Profile& p = *b.p;
+        const TrackId cann = track(p, TrackKind::Cann, 2, 7, "CANN", "Thread 7");
+        // 10 × (launch 10 µs, sync 200 µs): 10 syncs / 10 launches = 1.0 > 0.5; Σsync 2 ms
+        for (int i = 0; i < 10; ++i) {
+            p.slices.add(fixture::us(1000.0 * i), fixture::us(10), p.strings.intern("Node@launch"), p.strings.intern(""), cann);
+            p.slices.add(fixture::us(1000.0 * i + 20), fixture::us(200), p.strings.intern("AscendCL@aclrtSynchronizeStream"),
+                         p.strings.intern(""), cann);
+        }
+        const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
+        const Finding* f = fixture::find(r, "SCH-SYNC/launch-sync");
+        QVERIFY(f);
+        QCOMPARE(f->severity, FindingSeverity::High); // fixed severity (2 % of T would be low)
+        QVERIFY(std::abs(f->gain.nsPerStep - 2e6) < 2e4);
+    }
+
+    void envChecks()
+    {
+        Builder b;
+        b.step(90, 0, 10);
+        b.p->meta.env = {{"ASCEND_GLOBAL_LOG_LEVEL", "1"}, {"ASCEND_LAUNCH_BLOCKING", "1"}, {"HCCL_RDMA_TC", "132"},
+                         {"PYTORCH_NPU_ALLOC_CONF", "expandable_segments:True"}, {"ACLNN_CACHE_LIMIT", "100000"},
+                         {"HOST_CACHE_CAPACITY", "20"}};
+        const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
+        QCOMPARE(fixture::find(r, "SCH-ENV/ASCEND_GLOBAL_LOG_LEVEL")->severity, FindingSeverity::High);
+        QCOMPARE(fixture::find(r, "SCH-ENV/ASCEND_LAUNCH_BLOCKING")->severity, FindingSeverity::High);
+        const Finding* tc = fixture::find(r, "SCH-ENV/HCCL_RDMA_TC");
+        QVERIFY(tc);
+        QCOMPARE(tc->severity, FindingSeverity::Low);
+        QVERIFY(!tc->description.empty() && !tc->suggestions.empty());
+        QVERIFY(!tc->gain.estimated);
+        QVERIFY(!fixture::find(r, "SCH-ENV/PYTORCH_NPU_ALLOC_CONF"));
+        QVERIFY(!fixture::find(r, "SCH-ENV/ACLNN_CACHE_LIMIT"));
+        QVERIFY(!fixture::find(r, "SCH-ENV/HCCL_RDAM_TC")); // the reference's misspelt key is not used
+    }
+
+    void envNeedsMetadata()
+    {
+        Builder b;
+        b.step(90, 0, 10);
+        const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
+        QVERIFY(fixture::find(r, "SCH-ENV")->needs.find("profiler_metadata.json") != std::string::npos);
+    }
+
+    void dataloaderAndGc()
+    {
+        Builder b;
+        b.step(90, 0, 10);
+        Profile& p = *b.p;
+        const TrackId py = track(p, TrackKind::Python, 3, 1, "Python", "Thread 1");
+        p.slices.add(0, fixture::ms(12), p.strings.intern("enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__"),
+                     p.strings.intern("python_function"), py);
+        p.slices.add(fixture::ms(20), fixture::ms(2), p.strings.intern("GC"), p.strings.intern("gc"), py);
+        const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
+        const Finding* d = fixture::find(r, "SCH-DATALOADER/dataloader");
+        QVERIFY(d);
+        QVERIFY(std::abs(d->gain.nsPerStep - 12e6) < 12e4);
+        const Finding* g = fixture::find(r, "SCH-GC/gc");
+        QVERIFY(g);
+        QVERIFY(std::abs(g->gain.nsPerStep - 2e6) < 2e4);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRulesScheduling)
+#include "test_rules_scheduling.moc"
