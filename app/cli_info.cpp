@@ -42,7 +42,7 @@ namespace fs = std::filesystem;
 
 void printInfoHelp()
 {
-    std::fputs("Usage: npuscope info PATH... [--format text|json]\n"
+    std::fputs("Usage: npuscope info PATH... [--format text|json] [--prefer text|db]\n"
                "\n"
                "Detects the layout of PATH (a torch_npu or msprof profiling folder, a cluster of rank\n"
                "folders, or a single timeline JSON / op_summary / kernel_details CSV), loads it and prints\n"
@@ -53,6 +53,8 @@ void printInfoHelp()
                "\n"
                "Options:\n"
                "  --format text|json  output format (default text)\n"
+               "  --prefer text|db    which export to read when a folder has both the text files and\n"
+               "                      the SQLite .db (default: text; a folder with only a .db reads it)\n"
                "  -h, --help          this help\n"
                "\n"
                "Exit codes: 0 ok, 1 nothing could be loaded, 2 usage.\n",
@@ -357,6 +359,7 @@ int info(const Args& args)
 {
     std::vector<std::string> paths;
     std::string format = "text";
+    Prefer prefer = Prefer::Auto;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         if (a == "-h" || a == "--help") {
@@ -375,6 +378,15 @@ int info(const Args& args)
                 return usage("unknown format '" + format + "' (text or json)");
             continue;
         }
+        if (a == "--prefer") {
+            if (i + 1 >= args.size())
+                return usage("--prefer needs a value (text or db)");
+            const std::string v = args[++i];
+            if (v != "text" && v != "db")
+                return usage("unknown --prefer '" + v + "' (text or db)");
+            prefer = v == "db" ? Prefer::Db : Prefer::Text;
+            continue;
+        }
         if (a.size() > 1 && a[0] == '-')
             return usage("unknown option '" + a + "'");
         paths.push_back(a);
@@ -383,6 +395,7 @@ int info(const Args& args)
         return usage("missing PATH");
 
     LoadOptions options;
+    options.prefer = prefer;
     const bool tty = ::isatty(STDERR_FILENO) != 0;
     if (tty)
         options.progress = [](const LoadProgress& p) {

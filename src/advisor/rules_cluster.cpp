@@ -22,28 +22,27 @@ double median(std::vector<double> v)
 }
 
 // Every rank's comm ops: the cluster file when present, else each rank's communication.json.
-// Transport names are interned in a profile's pool: a rank's own, or (cluster file) the first rank's.
+// Transport names are interned in a pool: a rank's own, or (cluster file) ClusterData::strings.
 struct OpRef {
     const CommOp* op;
     int rank;
-    const Profile* pool;
-    std::string transport(const CommBandwidth& b) const { return pool ? std::string(pool->str(b.transport)) : std::string(); }
+    const StringPool* pool;
+    std::string transport(const CommBandwidth& b) const { return pool ? std::string(pool->view(b.transport)) : std::string(); }
 };
 
 std::vector<OpRef> allCommOps(const RuleCtx& c)
 {
     std::vector<OpRef> out;
     if (!c.session.cluster.comm.empty()) {
-        const Profile* pool = c.all.empty() ? nullptr : &c.all.front().p;
         for (const auto& o : c.session.cluster.comm)
             if (!o.totalInfo)
-                out.push_back({&o, o.rank, pool});
+                out.push_back({&o, o.rank, &c.session.cluster.strings});
         return out;
     }
     for (const auto& f : c.all)
         for (const auto& o : f.p.commOps)
             if (!o.totalInfo)
-                out.push_back({&o, f.rank, &f.p});
+                out.push_back({&o, f.rank, &f.p.strings});
     return out;
 }
 

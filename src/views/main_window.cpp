@@ -3,8 +3,11 @@
 #include "ui_main_window.h"
 
 #include "model/analysis/chrome_export.h"
+#include "views/advisor_panel.h"
 #include "views/app_settings.h"
 #include "views/load_controller.h"
+#include "views/operator_detail_view.h"
+#include "views/operator_ranking_view.h"
 #include "views/selection_controller.h"
 #include "views/summary_strip.h"
 #include "views/time_format.h"
@@ -43,14 +46,6 @@ namespace {
 
 QString qstr(const std::string& s) { return QString::fromStdString(s); }
 
-QLabel* placeholder(const QString& text)
-{
-    auto* l = new QLabel(text);
-    l->setAlignment(Qt::AlignCenter);
-    l->setWordWrap(true);
-    l->setEnabled(false);
-    return l;
-}
 
 } // namespace
 
@@ -108,9 +103,13 @@ void MainWindow::buildCentral()
 
 void MainWindow::buildDocks()
 {
-    setDockContent(QStringLiteral("advisorDock"), placeholder(tr("Advisor findings appear here.")));
-    setDockContent(QStringLiteral("operatorsDock"), placeholder(tr("Operator ranking appears here.")));
-    setDockContent(QStringLiteral("operatorDetailDock"), placeholder(tr("Select an operator to see its detail.")));
+    m_advisor = new AdvisorPanel(m_sel);
+    setDockContent(QStringLiteral("advisorDock"), m_advisor);
+    auto* ranking = new OperatorRankingView(m_sel);
+    auto* detail = new OperatorDetailView(m_sel);
+    connect(ranking, &OperatorRankingView::groupByChanged, detail, &OperatorDetailView::setGroupBy);
+    setDockContent(QStringLiteral("operatorsDock"), ranking);
+    setDockContent(QStringLiteral("operatorDetailDock"), detail);
 
     m_problems = new QTreeWidget;
     m_problems->setHeaderLabels({tr("Severity"), tr("File"), tr("Line / offset"), tr("Reason"), tr("Count")});

@@ -26,6 +26,7 @@ class MainWindow;
 
 namespace npuscope {
 
+class AdvisorPanel;
 class LoadController;
 class SelectionController;
 class SummaryStrip;
@@ -97,6 +98,7 @@ private:
     SummaryStrip* m_summary = nullptr;
     TimelineView* m_timeline = nullptr;
     UtilizationPlots* m_plots = nullptr;
+    AdvisorPanel* m_advisor = nullptr;
     QTreeWidget* m_problems = nullptr;
     QTreeWidget* m_files = nullptr;
     QComboBox* m_rankCombo = nullptr;

@@ -1,6 +1,8 @@
 // MainWindow: the keyboard help, About and the advisor report export (kept apart from the
 // window wiring in main_window.cpp).
 #include "views/main_window.h"
+#include "views/advisor_panel.h"
+#include "views/report_pdf.h"
 
 #include "advisor/advisor.h"
 #include "views/load_controller.h"
@@ -10,6 +12,7 @@
 #include <QDialogButtonBox>
 #include <QFile>
 #include <QFileDialog>
+#include <QSaveFile>
 #include <QFutureWatcher>
 #include <QHeaderView>
 #include <QMessageBox>
@@ -83,39 +86,59 @@ void MainWindow::exportAdvisorReport()
     const SessionPtr s = session();
     if (!s)
         return;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export advisor report"), QStringLiteral("advisor-report.html"),
-                                                      tr("HTML (*.html);;Markdown (*.md);;JSON (*.json);;Text (*.txt)"));
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export advisor report"), QStringLiteral("advisor-report.pdf"),
+        tr("PDF (*.pdf);;HTML (*.html);;Markdown (*.md);;JSON (*.json);;Text (*.txt)"));
     if (path.isEmpty())
         return;
+    const QString overrideFile = m_advisor ? m_advisor->overrideFile() : QString();
     // The advisor runs on a worker with a cancellable progress dialog; the window stays usable.
+    // The PDF is laid out on the GUI thread (fonts), the text formats on the worker.
     auto cancel = std::make_shared<std::atomic<bool>>(false);
-    auto* watcher = new QFutureWatcher<std::string>(this);
+    using Result = std::pair<std::shared_ptr<advisor::AdvisorReport>, std::string>;
+    auto* watcher = new QFutureWatcher<Result>(this);
     auto* progress = new QProgressDialog(tr("Running the advisor…"), tr("Cancel"), 0, 0, this);
     progress->setMinimumDuration(500);
     progress->setWindowModality(Qt::NonModal);
     connect(progress, &QProgressDialog::canceled, this, [cancel] { *cancel = true; });
-    connect(watcher, &QFutureWatcher<std::string>::finished, this, [this, watcher, progress, path, cancel] {
+    connect(watcher, &QFutureWatcher<Result>::finished, this, [this, watcher, progress, path, cancel] {
         progress->deleteLater();
         watcher->deleteLater();
         if (*cancel)
             return;
-        const std::string text = watcher->result();
-        QFile f(path);
-        if (!f.open(QIODevice::WriteOnly) || f.write(text.data(), static_cast<qint64>(text.size())) != static_cast<qint64>(text.size())) {
-            QMessageBox::warning(this, tr("Export failed"), tr("Could not write %1: %2").arg(path, f.errorString()));
-            return;
+        const Result r = watcher->result();
+        if (path.endsWith(QStringLiteral(".pdf"), Qt::CaseInsensitive)) {
+            std::string error;
+            if (!writeReportPdf(*r.first, path.toStdString(), &error)) {
+                QMessageBox::warning(this, tr("Export failed"), tr("Could not write %1: %2").arg(path, QString::fromStdString(error)));
+                return;
+            }
+        } else {
+            // Written to a temporary file and renamed: a failed export never leaves half a file.
+            QSaveFile f(path);
+            if (!f.open(QIODevice::WriteOnly)
+                || f.write(r.second.data(), static_cast<qint64>(r.second.size())) != static_cast<qint64>(r.second.size())
+                || !f.commit()) {
+                QMessageBox::warning(this, tr("Export failed"), tr("Could not write %1: %2").arg(path, f.errorString()));
+                return;
+            }
         }
         statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
     });
-    watcher->setFuture(QtConcurrent::run([s, path, cancel]() -> std::string {
-        const advisor::AdvisorReport r = advisor::runAdvisor(*s, advisor::Thresholds::load(), cancel.get());
+    watcher->setFuture(QtConcurrent::run([s, path, cancel, overrideFile]() -> Result {
+        advisor::ThresholdsOptions o;
+        o.overrideFile = overrideFile.toStdString();
+        auto r = std::make_shared<advisor::AdvisorReport>(advisor::runAdvisor(*s, advisor::Thresholds::load(o), cancel.get()));
+        std::string text;
         if (path.endsWith(QStringLiteral(".md")))
-            return advisor::writeMarkdown(r);
-        if (path.endsWith(QStringLiteral(".json")))
-            return advisor::writeJson(r);
-        if (path.endsWith(QStringLiteral(".txt")))
-            return advisor::writeText(r);
-        return advisor::writeHtml(r);
+            text = advisor::writeMarkdown(*r);
+        else if (path.endsWith(QStringLiteral(".json")))
+            text = advisor::writeJson(*r);
+        else if (path.endsWith(QStringLiteral(".txt")))
+            text = advisor::writeText(*r);
+        else if (!path.endsWith(QStringLiteral(".pdf"), Qt::CaseInsensitive))
+            text = advisor::writeHtml(*r);
+        return Result{r, text};
     }));
 }
 

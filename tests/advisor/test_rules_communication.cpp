@@ -54,7 +54,7 @@ private slots:
 
     void missingCommunicationJson()
     {
-        Builder b("msprof");
+        Builder b(0, "msprof");
         b.step(90, 0, 10);
         b.kernel("MatMul", "MatMul", "AI_CORE", 0, 1000);
         const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());

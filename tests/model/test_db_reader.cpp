@@ -2,12 +2,14 @@
 // computed with python3's sqlite3 module over the sample databases, e.g.
 //   SELECT count(*), sum(t.endNs - t.startNs) FROM TASK t JOIN COMPUTE_TASK_INFO c USING (globalTaskId)
 // and compared with StepTraceTime.computing of analysis.db (equal to the ns in every sample).
+#include "model/formats/loader.h"
 #include "model/formats/readers.h"
 #include "model/formats/sqlite_db.h"
 #include "model/io/mapped_file.h"
 
 #include <QtTest>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 
@@ -192,6 +194,58 @@ private slots:
                 QCOMPARE(b.sizes.size(), std::size_t(2));
             }
         QVERIFY(hccs);
+    }
+
+    void loaderReadsDbOnlyFolders()
+    {
+        const std::string root = std::string(NPUSCOPE_SAMPLES) + "/msinsight/test/data/pytorch/db/level1";
+        const LoadResult r = loadSession(root);
+        QVERIFY2(r.session, r.error.c_str());
+        QCOMPARE(QString::fromStdString(r.session->source), QStringLiteral("db"));
+        QCOMPARE(r.session->ranks.size(), std::size_t(2));
+        QCOMPARE(r.session->ranks[0]->rank, 0);
+        QCOMPARE(r.session->ranks[1]->rank, 1);
+        QCOMPARE(int(r.session->ranks[0]->join.deviceTasks), 552);
+        QCOMPARE(r.session->ranks[0]->commOps.size(), std::size_t(4));
+        QCOMPARE(qint64(computeSum(*r.session->ranks[1])), qint64(8915634));
+    }
+
+    void preferTextOrDb()
+    {
+        // One folder holding both exports: text by default, the db with Prefer::Db.
+        namespace fs = std::filesystem;
+        QTemporaryDir tmp;
+        const fs::path rank = fs::path(tmp.path().toStdString()) / "host_1_20250109074555123_ascend_pt";
+        fs::create_directories(rank / "ASCEND_PROFILER_OUTPUT");
+        const fs::path text = textDir("level1", 0);
+        for (const char* f : {"kernel_details.csv", "step_trace_time.csv"})
+            fs::copy_file(text / f, rank / "ASCEND_PROFILER_OUTPUT" / f);
+        fs::copy_file(fs::path(dbDir("level1", 0)) / "ascend_pytorch_profiler_0.db",
+                      rank / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db");
+        fs::copy_file(fs::path(dbDir("level1", 0)) / "analysis.db", rank / "ASCEND_PROFILER_OUTPUT" / "analysis.db");
+        for (const auto& e : fs::recursive_directory_iterator(rank))
+            fs::permissions(e.path(), fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::add);
+
+        const LoadResult textLoad = loadSession(rank.string());
+        QVERIFY2(textLoad.session, textLoad.error.c_str());
+        QCOMPARE(QString::fromStdString(textLoad.session->source), QStringLiteral("text"));
+        const Profile& t = *textLoad.session->ranks[0];
+        QCOMPARE(t.kernels.size(), std::size_t(191));
+        QCOMPARE(t.slices.size(), std::size_t(0)); // no timeline in the text part
+        bool dbIgnored = false;
+        for (const auto& f : t.files)
+            if (f.path.find("ascend_pytorch_profiler_0.db") != std::string::npos)
+                dbIgnored = f.status == FileStatus::Ignored && f.note.find("--prefer db") != std::string::npos;
+        QVERIFY(dbIgnored);
+
+        LoadOptions o;
+        o.prefer = Prefer::Db;
+        const LoadResult dbLoad = loadSession(rank.string(), o);
+        QVERIFY2(dbLoad.session, dbLoad.error.c_str());
+        QCOMPARE(QString::fromStdString(dbLoad.session->source), QStringLiteral("db"));
+        const Profile& d = *dbLoad.session->ranks[0];
+        QCOMPARE(int(d.join.deviceTasks), 552);
+        QCOMPARE(qint64(*d.steps.at(0).computing), qint64(8903431));
     }
 
     void badInput()

@@ -82,8 +82,9 @@ private slots:
         QCOMPARE(graph.kind, FileKind::Unknown);
         QVERIFY(graph.note.find("graph-mode") != std::string::npos);
         QCOMPARE(classifyFileName("operator_details.csv").note, std::string("operator_details.csv: not used yet"));
-        QCOMPARE(classifyFileName("ascend_pytorch_profiler_0.db").note,
-                 std::string("SQLite export: not read by this build (text export used)"));
+        QCOMPARE(classifyFileName("ascend_pytorch_profiler_0.db").kind, FileKind::ProfilerDb);
+        QCOMPARE(classifyFileName("analysis.db").kind, FileKind::AnalysisDb);
+        QCOMPARE(classifyFileName("communication_analyzer.db").kind, FileKind::Unknown);
         QCOMPARE(classifyFileName("README.md").note, std::string("not a profiler file"));
     }
 
@@ -217,7 +218,7 @@ private slots:
         const RankPlan& r = plan.ranks.at(0);
         std::vector<std::string> order;
         for (const auto& f : r.files)
-            if (f.toRead())
+            if (f.toRead() && f.kind != FileKind::ProfilerDb) // text vs db is the loader's choice
                 order.push_back(fileName(f.path));
         QCOMPARE(order, (std::vector<std::string>{"msprof_20260606121514.json", "op_summary_slice_0_20260606121516.csv",
                                                   "op_summary_slice_1_20260606121516.csv",
@@ -229,8 +230,8 @@ private slots:
         QCOMPARE(r.diagnostics[0].severity, Severity::Warning);
         QCOMPARE(find(r, "task_time_20260606121514.csv")->note, std::string("timeline JSON used instead"));
         QVERIFY(find(r, "step_trace_20260606121514.csv")->note.find("graph-mode") != std::string::npos);
-        QCOMPARE(find(r, "msprof_20260606121514.db")->note,
-                 std::string("SQLite export: not read by this build (text export used)"));
+        QCOMPARE(find(r, "msprof_20260606121514.db")->kind, FileKind::ProfilerDb);
+        QVERIFY(find(r, "msprof_20260606121514.db")->toRead());
         QCOMPARE(plan.sqliteFiles, 1);
     }
 

@@ -182,14 +182,12 @@ private slots:
         QVERIFY(r.cancelled);
         QCOMPARE(r.error, std::string("cancelled"));
 
-        // Cancel while reading: the first "Reading" stage sets the flag.
+        // Cancel once the load has started: the first progress report sets the flag (progress is
+        // throttled, so which stage reports first depends on the machine's speed).
         std::atomic<bool> later{false};
         LoadOptions o2;
         o2.cancel = &later;
-        o2.progress = [&](const LoadProgress& p) {
-            if (p.stage.rfind("Reading", 0) == 0)
-                later = true;
-        };
+        o2.progress = [&](const LoadProgress&) { later = true; };
         const LoadResult r2 = loadSession(kPytorch + "/level1", o2);
         QVERIFY(!r2.session);
         QVERIFY(r2.cancelled);

@@ -153,6 +153,7 @@ private slots:
         auto* table = detail.instanceTable();
         const QModelIndex second = detail.instanceProxy()->index(1, OperatorInstanceModel::Duration);
         QCOMPARE(second.data(OperatorInstanceModel::RawValueRole).toLongLong(), 3000ll); // add_1
+        QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, table->visualRect(second).center());
         QTest::mouseDClick(table->viewport(), Qt::LeftButton, {}, table->visualRect(second).center());
         const std::uint32_t add1Slice = m_session->ranks[0]->kernels.slice[3];
         QVERIFY(add1Slice != kNone);
@@ -161,6 +162,7 @@ private slots:
         // Cast has no timeline task: the ranking's double-click selects the longest instance's span.
         const int r = proxyRowOf(ranking, QStringLiteral("Cast"));
         const QRect rect = ranking.tableView()->visualRect(ranking.proxy()->index(r, M::Total));
+        QTest::mouseClick(ranking.tableView()->viewport(), Qt::LeftButton, {}, rect.center());
         QTest::mouseDClick(ranking.tableView()->viewport(), Qt::LeftButton, {}, rect.center());
         QVERIFY(sel.selectedRange().has_value());
         QCOMPARE(*sel.selectedRange(), (TimeRange{48000, 49000})); // cast_9: 30000 + 2000·9, 1000 ns

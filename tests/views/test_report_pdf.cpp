@@ -17,6 +17,9 @@ namespace {
 QString normalised(QString s)
 {
     s.replace(QRegularExpression(QStringLiteral("\\s+")), QStringLiteral(" "));
+    // pdftotext writes the fonts' ligatures as single characters ("proﬁles").
+    s.replace(QChar(0xFB01), QStringLiteral("fi"));
+    s.replace(QChar(0xFB02), QStringLiteral("fl"));
     return s;
 }
 

@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kSqliteNote = "SQLite export: not read by this build (text export used)";
+constexpr const char* kSqliteNote = "SQLite export of a kind npuscope does not read (communication_analyzer.db and others)";
 constexpr const char* kNotProfiler = "not a profiler file";
 
 bool startsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
@@ -218,6 +218,12 @@ void Walker::addFile(RankPlan* r, const Entry& e, int device, const std::string&
         f.note = c.note;
         if (c.kindName == "sqlite")
             ++m_plan.sqliteFiles;
+    } else if (c.kind == FileKind::ProfilerDb || c.kind == FileKind::AnalysisDb) {
+        ++m_plan.sqliteFiles;
+        if (!ignoreNote.empty()) {
+            f.status = FileStatus::Ignored;
+            f.note = ignoreNote;
+        }
     } else if (!ignoreNote.empty()) {
         f.status = FileStatus::Ignored;
         f.note = ignoreNote;
@@ -579,8 +585,7 @@ void finishPlan(Plan& plan)
         if (plan.error.empty()) {
             plan.error = noDataMessage(plan.root);
             if (plan.sqliteFiles > 0)
-                plan.error += "; found " + std::to_string(plan.sqliteFiles)
-                    + " SQLite export(s), which this build does not read";
+                plan.error += "; found " + std::to_string(plan.sqliteFiles) + " SQLite file(s) of kinds not read";
         }
         plan.ranks.clear();
         return;
@@ -666,14 +671,39 @@ FileName parseFileName(std::string_view name)
     return out;
 }
 
+bool replacedBySqlite(FileKind k)
+{
+    switch (k) {
+    case FileKind::Timeline:
+    case FileKind::Kernels:
+    case FileKind::OpStatistic:
+    case FileKind::ApiStatistic:
+    case FileKind::CommStatistic:
+    case FileKind::TaskTime:
+    case FileKind::StepTrace:
+    case FileKind::Memory:
+    case FileKind::L2Cache:
+    case FileKind::Communication:
+    case FileKind::CommunicationMatrix:
+        return true;
+    default:
+        return false;
+    }
+}
+
 Classification classifyFileName(std::string_view name)
 {
     const std::string n = lower(name);
     const FileName fn = parseFileName(n);
     const std::string& m = fn.module;
     auto is = [&](FileKind k, std::string kindName) { return Classification{k, std::move(kindName), {}}; };
-    if (fn.ext == "db")
+    if (fn.ext == "db") {
+        if (m == "ascend_pytorch_profiler" || m == "msprof")
+            return is(FileKind::ProfilerDb, "profiler_db");
+        if (m == "analysis")
+            return is(FileKind::AnalysisDb, "analysis_db");
         return {FileKind::Unknown, "sqlite", kSqliteNote};
+    }
     if (m == "info.json")
         return is(FileKind::DeviceInfo, "info_json");
     if (fn.ext == "json") {

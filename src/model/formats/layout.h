@@ -39,7 +39,12 @@ enum class FileKind : std::uint8_t {
     ClusterStepTrace,
     ClusterCommunication,
     ClusterCommunicationMatrix,
+    ProfilerDb,  // msprof_*.db, ascend_pytorch_profiler[_N].db (SQLite export)
+    AnalysisDb,  // torch_npu analysis.db (SQLite export)
 };
+
+// Text kinds a SQLite export replaces when the loader reads the db instead (and vice versa).
+bool replacedBySqlite(FileKind k);
 
 // A file name split into its parts: `<module>[_slice_<k>][_<dev>_<model>_<iter>][_<ts>].<ext>`.
 struct FileName {
@@ -92,7 +97,7 @@ struct Plan {
     std::vector<PlannedFile> files;      // cluster files to read, and files outside any rank
     std::vector<Diagnostic> diagnostics; // unreadable folders, skipped symlink loops, ...
     std::string error;                   // set when nothing recognisable was found
-    int sqliteFiles = 0;                 // *.db exports seen (not read by this build)
+    int sqliteFiles = 0;                 // *.db exports seen
     std::uint64_t bytesToRead() const;
 };
 

@@ -226,7 +226,28 @@ std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
     p->rank = plan.rank;
     p->diagnostics = plan.diagnostics;
     const int plannedRank = plan.rank;
+    // Text or SQLite export: text when both exist (unless --prefer db), the db when it is alone.
+    bool hasText = false, hasDb = false;
     for (const auto& f : plan.files) {
+        if (!f.toRead())
+            continue;
+        hasText = hasText || f.kind == layout::FileKind::Timeline || f.kind == layout::FileKind::Kernels;
+        hasDb = hasDb || f.kind == layout::FileKind::ProfilerDb;
+    }
+    const bool useDb = hasDb && (env.options.prefer == Prefer::Db || (env.options.prefer == Prefer::Auto && !hasText));
+    if (useDb)
+        p->meta.exportType = "db";
+    for (const auto& f : plan.files) {
+        const bool isDb = f.kind == layout::FileKind::ProfilerDb || f.kind == layout::FileKind::AnalysisDb;
+        if (f.toRead() && ((useDb && layout::replacedBySqlite(f.kind)) || (!useDb && isDb))) {
+            layout::PlannedFile skipped = f;
+            skipped.status = FileStatus::Ignored;
+            skipped.note = useDb ? "SQLite export read instead (--prefer text reads this file)"
+                                 : "text export read instead (--prefer db reads the SQLite export)";
+            p->files.push_back(plannedRecord(skipped));
+            env.progress.add(f.bytes);
+            continue;
+        }
         if (!f.toRead()) {
             p->files.push_back(plannedRecord(f));
             continue;
@@ -245,6 +266,10 @@ std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
                     r.kind = "simplified_tasks";
                     return r;
                 }
+                if (f.kind == layout::FileKind::ProfilerDb)
+                    return readers::readProfilerDb(f.path, *p, ctx);
+                if (f.kind == layout::FileKind::AnalysisDb)
+                    return readers::readAnalysisDb(f.path, *p, ctx);
                 return readOne(f.kind, bytes, *p, ctx);
             },
             [&](Severity s, const std::string& why) { p->report(s, f.path, -1, -1, why); });
@@ -341,9 +366,6 @@ LoadResult loadPlan(const layout::Plan& plan, const LoadOptions& options, Progre
     session->layout = plan.layout;
     session->source = "text";
     session->diagnostics = plan.diagnostics;
-    if (options.prefer == Prefer::Db && plan.sqliteFiles > 0)
-        session->diagnostics.push_back({Severity::Info, plan.root, -1, -1,
-                                        "SQLite export requested, but this build reads the text export", 1});
 
     std::vector<std::shared_ptr<Profile>> profiles(plan.ranks.size());
     std::vector<std::string> failures(plan.ranks.size());
@@ -376,6 +398,8 @@ LoadResult loadPlan(const layout::Plan& plan, const LoadOptions& options, Progre
     }
 
     for (std::size_t i = 0; i < profiles.size(); ++i) {
+        if (profiles[i] && profiles[i]->meta.exportType == "db")
+            session->source = "db";
         if (profiles[i])
             session->ranks.push_back(std::move(profiles[i]));
         else if (!failures[i].empty())

@@ -1,0 +1,377 @@
+#include "views/advisor_panel.h"
+
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QTextBrowser>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+#include <QtConcurrent>
+
+namespace npuscope {
+
+namespace {
+
+// ADVISOR.md §4 colours; the text label is always shown too.
+QColor severityColor(advisor::FindingSeverity s)
+{
+    switch (s) {
+    case advisor::FindingSeverity::High: return QColor(0xB5, 0x49, 0x5B);
+    case advisor::FindingSeverity::Medium: return QColor(0xfc, 0xaf, 0x17);
+    case advisor::FindingSeverity::Low: return QColor(0x65, 0xc2, 0x94);
+    default: return QColor(Qt::gray);
+    }
+}
+
+QString qs(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
+
+QString categoryTitle(advisor::Category c)
+{
+    switch (c) {
+    case advisor::Category::Computation: return AdvisorPanel::tr("Computation");
+    case advisor::Category::Communication: return AdvisorPanel::tr("Communication");
+    case advisor::Category::Scheduling: return AdvisorPanel::tr("Scheduling (host)");
+    case advisor::Category::Memory: return AdvisorPanel::tr("Memory");
+    case advisor::Category::Cluster: return AdvisorPanel::tr("Cluster");
+    }
+    return {};
+}
+
+constexpr int kFindingRole = Qt::UserRole + 1; // index into report->findings
+
+} // namespace
+
+AdvisorPanel::AdvisorPanel(SelectionController* sel, QWidget* parent)
+    : QWidget(parent)
+    , m_sel(sel)
+{
+    auto* top = new QHBoxLayout;
+    m_status = new QLabel(tr("No profile loaded."), this);
+    m_status->setWordWrap(true);
+    m_thresholdsButton = new QPushButton(tr("Thresholds…"), this);
+    m_thresholdsButton->setToolTip(tr("Re-run the advisor with a thresholds override file "
+                                      "(keys of resources/advisor/thresholds.json)"));
+    top->addWidget(m_status, 1);
+    top->addWidget(m_thresholdsButton);
+
+    m_tree = new QTreeWidget(this);
+    m_tree->setObjectName(QStringLiteral("advisorFindings"));
+    m_tree->setHeaderLabels({tr("Finding"), tr("Severity"), tr("Gain")});
+    m_tree->setRootIsDecorated(true);
+    m_tree->setUniformRowHeights(true);
+    m_tree->header()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_tree->header()->setStretchLastSection(false);
+
+    m_details = new QTextBrowser(this);
+    m_details->setObjectName(QStringLiteral("advisorDetails"));
+    m_details->setOpenLinks(false);
+
+    m_evidence = new QTableWidget(this);
+    m_evidence->setObjectName(QStringLiteral("advisorEvidence"));
+    m_evidence->setColumnCount(3);
+    m_evidence->setHorizontalHeaderLabels({tr("Where"), tr("Metrics"), tr("Threshold")});
+    m_evidence->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_evidence->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_evidence->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_evidence->verticalHeader()->hide();
+    m_evidence->setToolTip(tr("Double-click a row to show it on the timeline or in the operator ranking"));
+
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(m_tree);
+    split->addWidget(m_details);
+    split->addWidget(m_evidence);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    split->setStretchFactor(2, 2);
+
+    auto* lay = new QVBoxLayout(this);
+    lay->setContentsMargins(2, 2, 2, 2);
+    lay->addLayout(top);
+    lay->addWidget(split, 1);
+
+    connect(m_sel, &SelectionController::sessionChanged, this, &AdvisorPanel::onSessionChanged);
+    connect(&m_watcher, &QFutureWatcherBase::finished, this, &AdvisorPanel::onFinished);
+    connect(m_tree, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
+        if (!item || !m_report || !item->data(0, kFindingRole).isValid()) {
+            showFinding(nullptr);
+            return;
+        }
+        const int i = item->data(0, kFindingRole).toInt();
+        showFinding(i >= 0 && i < int(m_report->findings.size()) ? &m_report->findings[i] : nullptr);
+    });
+    connect(m_evidence, &QTableWidget::cellDoubleClicked, this, [this](int row, int) { activateEvidence(row); });
+    connect(m_thresholdsButton, &QPushButton::clicked, this, [this] {
+        const QString f = QFileDialog::getOpenFileName(this, tr("Advisor thresholds override"), m_overrideFile,
+                                                       tr("JSON (*.json);;All files (*)"));
+        if (!f.isEmpty()) {
+            setOverrideFile(f);
+            rerun();
+        }
+    });
+}
+
+AdvisorPanel::~AdvisorPanel()
+{
+    if (m_cancel)
+        m_cancel->store(true);
+    m_watcher.waitForFinished();
+}
+
+void AdvisorPanel::setOverrideFile(const QString& path)
+{
+    m_overrideFile = path;
+}
+
+void AdvisorPanel::onSessionChanged()
+{
+    m_report.reset();
+    m_current = nullptr;
+    m_tree->clear();
+    showFinding(nullptr);
+    rerun();
+}
+
+void AdvisorPanel::rerun()
+{
+    SessionPtr session = m_sel->session();
+    if (m_cancel)
+        m_cancel->store(true); // a newer run wins over an older one
+    if (!session || session->empty()) {
+        m_status->setText(tr("No profile loaded."));
+        return;
+    }
+    m_cancel = std::make_shared<std::atomic<bool>>(false);
+    auto cancel = m_cancel;
+    const std::string overrideFile = m_overrideFile.toStdString();
+    m_status->setText(tr("Running the advisor…"));
+    m_watcher.setFuture(QtConcurrent::run([session, cancel, overrideFile]() {
+        advisor::ThresholdsOptions o;
+        o.overrideFile = overrideFile;
+        const advisor::Thresholds t = advisor::Thresholds::load(o);
+        return std::make_shared<advisor::AdvisorReport>(advisor::runAdvisor(*session, t, cancel.get()));
+    }));
+}
+
+void AdvisorPanel::onFinished()
+{
+    auto r = m_watcher.result();
+    if (!r || r->cancelled)
+        return;
+    m_report = r;
+    const auto& s = r->summary;
+    m_status->setText(tr("%1 findings: %2 high, %3 medium, %4 low · %5 not checked · %6 passed · step %7")
+                          .arg(s.fired)
+                          .arg(s.high)
+                          .arg(s.medium)
+                          .arg(s.low)
+                          .arg(s.notChecked)
+                          .arg(s.passed)
+                          .arg(qs(advisor::fmtMs(s.T))));
+    if (!r->warnings.empty())
+        m_status->setToolTip(qs(r->warnings.front()));
+    fillTree();
+    emit reportReady();
+}
+
+void AdvisorPanel::fillTree()
+{
+    m_tree->clear();
+    m_current = nullptr;
+    if (!m_report)
+        return;
+    std::map<advisor::Category, QTreeWidgetItem*> groups;
+    QTreeWidgetItem* notChecked = nullptr;
+    QTreeWidgetItem* passed = nullptr;
+    QTreeWidgetItem* other = nullptr;
+    QTreeWidgetItem* first = nullptr;
+    // Findings come sorted: fired (by category, severity, gain), then the other statuses.
+    for (int i = 0; i < int(m_report->findings.size()); ++i) {
+        const advisor::Finding& f = m_report->findings[i];
+        QTreeWidgetItem* parent = nullptr;
+        if (f.status == advisor::Status::Fired) {
+            auto& g = groups[f.category];
+            if (!g) {
+                g = new QTreeWidgetItem(m_tree, {categoryTitle(f.category)});
+                g->setFirstColumnSpanned(true);
+                g->setExpanded(true);
+            }
+            parent = g;
+        } else if (f.status == advisor::Status::NotChecked) {
+            if (!notChecked)
+                notChecked = new QTreeWidgetItem({tr("Not checked")});
+            parent = notChecked;
+        } else if (f.status == advisor::Status::Passed) {
+            if (!passed)
+                passed = new QTreeWidgetItem({tr("Passed")});
+            parent = passed;
+        } else {
+            if (!other)
+                other = new QTreeWidgetItem({tr("Disabled / errors")});
+            parent = other;
+        }
+        QString label;
+        if (f.status == advisor::Status::Fired)
+            label = qs(f.title);
+        else if (f.status == advisor::Status::NotChecked)
+            label = qs(f.rule) + QStringLiteral(": ") + qs(f.needs);
+        else if (f.status == advisor::Status::Passed)
+            label = qs(f.rule) + (f.check.empty() ? QString() : QStringLiteral(": ") + qs(f.check));
+        else
+            label = qs(f.rule) + QStringLiteral(" (") + qs(advisor::statusName(f.status)) + QStringLiteral(")");
+        auto* item = new QTreeWidgetItem(parent);
+        item->setText(0, label);
+        item->setToolTip(0, label);
+        item->setData(0, kFindingRole, i);
+        if (f.status == advisor::Status::Fired) {
+            const QString sev = qs(advisor::severityName(f.severity));
+            item->setText(1, QStringLiteral("● ") + sev);
+            item->setForeground(1, severityColor(f.severity));
+            item->setText(2, f.gain.estimated ? qs(advisor::fmtMs(f.gain.nsPerStep)) : tr("n/e"));
+            item->setToolTip(2, qs(f.gain.text()));
+            if (!first)
+                first = item;
+        }
+    }
+    for (auto* section : {notChecked, passed, other}) {
+        if (!section)
+            continue;
+        section->setText(0, section->text(0) + QStringLiteral(" (%1)").arg(section->childCount()));
+        m_tree->addTopLevelItem(section);
+        section->setExpanded(false);
+    }
+    if (!first)
+        m_tree->insertTopLevelItem(0, new QTreeWidgetItem({tr("No findings: nothing crossed a threshold.")}));
+    else
+        m_tree->setCurrentItem(first);
+    m_tree->resizeColumnToContents(1);
+}
+
+void AdvisorPanel::showFinding(const advisor::Finding* f)
+{
+    m_current = f;
+    m_evidence->setRowCount(0);
+    if (!f) {
+        m_details->clear();
+        return;
+    }
+    QString html;
+    html += QStringLiteral("<h3>%1</h3>").arg(qs(f->title.empty() ? f->rule : f->title).toHtmlEscaped());
+    html += QStringLiteral("<p><b>%1</b> · %2 · %3</p>")
+                .arg(qs(f->id).toHtmlEscaped(), qs(advisor::statusName(f->status)),
+                     f->status == advisor::Status::Fired
+                         ? QStringLiteral("<span style='color:%1'>%2</span>")
+                               .arg(severityColor(f->severity).name(), qs(advisor::severityName(f->severity)))
+                         : QString());
+    if (!f->description.empty())
+        html += QStringLiteral("<p>%1</p>").arg(qs(f->description).toHtmlEscaped());
+    if (!f->needs.empty())
+        html += QStringLiteral("<p><b>%1</b> %2</p>").arg(tr("Needs:"), qs(f->needs).toHtmlEscaped());
+    if (!f->check.empty())
+        html += QStringLiteral("<p><b>%1</b> %2</p>").arg(tr("Checked:"), qs(f->check).toHtmlEscaped());
+    if (!f->suggestions.empty()) {
+        html += QStringLiteral("<p><b>%1</b></p><ol>").arg(tr("Suggestions"));
+        for (const auto& s : f->suggestions)
+            html += QStringLiteral("<li>%1</li>").arg(qs(s).toHtmlEscaped());
+        html += QStringLiteral("</ol>");
+    }
+    if (f->status == advisor::Status::Fired)
+        html += QStringLiteral("<p><b>%1</b> %2</p>").arg(tr("Expected gain:"), qs(f->gain.text()).toHtmlEscaped());
+    const std::string scope = f->scope.text();
+    if (!scope.empty())
+        html += QStringLiteral("<p><b>%1</b> %2</p>").arg(tr("Scope:"), qs(scope).toHtmlEscaped());
+    if (!f->inputs.empty()) {
+        html += QStringLiteral("<p><b>%1</b></p><ul>").arg(tr("Inputs"));
+        for (const auto& s : f->inputs)
+            html += QStringLiteral("<li>%1</li>").arg(qs(s).toHtmlEscaped());
+        html += QStringLiteral("</ul>");
+    }
+    m_details->setHtml(html);
+
+    m_evidence->setRowCount(int(f->evidence.size()));
+    for (int r = 0; r < int(f->evidence.size()); ++r) {
+        const advisor::Evidence& e = f->evidence[r];
+        QStringList metrics;
+        for (const auto& m : e.metrics)
+            metrics << QStringLiteral("%1 %2%3").arg(qs(m.name)).arg(m.value, 0, 'g', 4).arg(qs(m.unit));
+        m_evidence->setItem(r, 0, new QTableWidgetItem(qs(e.at.text())));
+        m_evidence->setItem(r, 1, new QTableWidgetItem(metrics.join(QStringLiteral(", "))));
+        m_evidence->setItem(r, 2, new QTableWidgetItem(qs(e.threshold)));
+        m_evidence->item(r, 0)->setToolTip(qs(e.at.url()));
+    }
+    m_evidence->resizeColumnToContents(1);
+}
+
+QStringList AdvisorPanel::firedTitles() const
+{
+    QStringList out;
+    if (m_report)
+        for (const auto& f : m_report->findings)
+            if (f.status == advisor::Status::Fired)
+                out << qs(f.title);
+    return out;
+}
+
+bool AdvisorPanel::selectFinding(const QString& id)
+{
+    for (QTreeWidgetItemIterator it(m_tree); *it; ++it) {
+        const QVariant v = (*it)->data(0, kFindingRole);
+        if (v.isValid() && m_report && qs(m_report->findings[v.toInt()].id) == id) {
+            m_tree->setCurrentItem(*it);
+            return true;
+        }
+    }
+    return false;
+}
+
+int AdvisorPanel::evidenceRowCount() const
+{
+    return m_evidence->rowCount();
+}
+
+QString AdvisorPanel::detailsText() const
+{
+    return m_details->toPlainText();
+}
+
+bool AdvisorPanel::activateEvidence(int row)
+{
+    if (!m_current || row < 0 || row >= int(m_current->evidence.size()))
+        return false;
+    const advisor::Locator& at = m_current->evidence[row].at;
+    const SessionPtr s = m_sel->session();
+    if (!s)
+        return false;
+    int rankIndex = -1;
+    for (int i = 0; i < int(s->ranks.size()); ++i)
+        if (s->ranks[i]->rank == at.rank)
+            rankIndex = i;
+    if (at.ts) {
+        // Jump to the event: zoomed to it with 10 % on each side, and its range selected.
+        const TimeNs dur = std::max<TimeNs>(at.dur.value_or(0), 1000);
+        const TimeRange r{*at.ts, *at.ts + dur};
+        if (rankIndex >= 0 && s->ranks.size() > 1)
+            m_sel->setCurrentRank(rankIndex);
+        const TimeNs margin = std::max<TimeNs>(dur / 10, 1);
+        m_sel->setVisibleRange(TimeRange{r.begin - margin, r.end + margin});
+        m_sel->setSelectedRange(r);
+        return true;
+    }
+    if (!at.op.empty()) {
+        m_sel->setSelectedOperator(qs(at.op));
+        return true;
+    }
+    if (rankIndex >= 0) {
+        m_sel->setCurrentRank(rankIndex);
+        return true;
+    }
+    return false;
+}
+
+} // namespace npuscope

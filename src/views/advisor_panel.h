@@ -1,0 +1,69 @@
+#pragma once
+// The Advisor dock: runs every rule on a worker thread when a session arrives, lists findings
+// grouped by category (severity in text and colour, sorted by severity then gain), then the
+// "Not checked" and "Passed" sections; the selected finding shows its description,
+// suggestions, gain formula, inputs and evidence. Double-clicking an evidence row jumps to the
+// event on the timeline (zoomed ±10 %, range selected) or filters the ranking to the operator.
+#include "advisor/advisor.h"
+#include "views/selection_controller.h"
+
+#include <QFutureWatcher>
+#include <QWidget>
+
+#include <atomic>
+#include <memory>
+
+class QLabel;
+class QPushButton;
+class QTableWidget;
+class QTextBrowser;
+class QTreeWidget;
+class QTreeWidgetItem;
+
+namespace npuscope {
+
+class AdvisorPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit AdvisorPanel(SelectionController* sel, QWidget* parent = nullptr);
+    ~AdvisorPanel() override;
+
+    // The last finished report (null before the first run completes).
+    std::shared_ptr<const advisor::AdvisorReport> report() const { return m_report; }
+    // Thresholds overrides file used for the next runs ("" = shipped defaults and user config).
+    void setOverrideFile(const QString& path);
+    QString overrideFile() const { return m_overrideFile; }
+
+    // For tests and the rest of the window.
+    QStringList firedTitles() const;
+    bool selectFinding(const QString& id);   // selects the tree item; false when absent
+    int evidenceRowCount() const;
+    bool activateEvidence(int row);          // as a double-click on that row
+    QString detailsText() const;
+
+public slots:
+    void rerun();
+
+signals:
+    void reportReady();
+
+private:
+    void onSessionChanged();
+    void onFinished();
+    void fillTree();
+    void showFinding(const advisor::Finding* f);
+
+    SelectionController* m_sel;
+    QLabel* m_status = nullptr;
+    QPushButton* m_thresholdsButton = nullptr;
+    QTreeWidget* m_tree = nullptr;
+    QTextBrowser* m_details = nullptr;
+    QTableWidget* m_evidence = nullptr;
+    QString m_overrideFile;
+    std::shared_ptr<const advisor::AdvisorReport> m_report;
+    const advisor::Finding* m_current = nullptr;
+    QFutureWatcher<std::shared_ptr<advisor::AdvisorReport>> m_watcher;
+    std::shared_ptr<std::atomic<bool>> m_cancel;
+};
+
+} // namespace npuscope
