@@ -31,6 +31,8 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QScrollArea>
+#include <QTimer>
 #include <QToolBar>
 #include <QMenu>
 #include <QGuiApplication>
@@ -62,7 +64,15 @@ MainWindow::MainWindow(QWidget* parent)
     rebuildRecentMenu();
     m_defaultState = saveState(AppSettings::kWindowStateVersion);
     restoreGeometry(AppSettings::windowGeometry());
-    restoreState(AppSettings::windowState(), AppSettings::kWindowStateVersion);
+    if (!restoreState(AppSettings::windowState(), AppSettings::kWindowStateVersion)) {
+        // No saved layout: size the docks once the window has its geometry (resizeDocks before
+        // the first show is ignored), leaving the timeline and plots most of the height.
+        QTimer::singleShot(0, this, [this] {
+            resizeDocks({dock(QStringLiteral("advisorDock"))}, {width() / 4}, Qt::Horizontal);
+            resizeDocks({dock(QStringLiteral("operatorsDock"))}, {height() / 4}, Qt::Vertical);
+            m_defaultState = saveState(AppSettings::kWindowStateVersion);
+        });
+    }
     connect(m_loader, &LoadController::started, this, &MainWindow::onLoadStarted);
     connect(m_loader, &LoadController::progress, this, &MainWindow::onLoadProgress);
     connect(m_loader, &LoadController::finished, this, &MainWindow::onLoaded);
@@ -109,7 +119,12 @@ void MainWindow::buildDocks()
     auto* detail = new OperatorDetailView(m_sel);
     connect(ranking, &OperatorRankingView::groupByChanged, detail, &OperatorDetailView::setGroupBy);
     setDockContent(QStringLiteral("operatorsDock"), ranking);
-    setDockContent(QStringLiteral("operatorDetailDock"), detail);
+    // The detail form is tall: scroll it rather than let it set the bottom docks' height.
+    auto* detailScroll = new QScrollArea;
+    detailScroll->setWidget(detail);
+    detailScroll->setWidgetResizable(true);
+    detailScroll->setFrameShape(QFrame::NoFrame);
+    setDockContent(QStringLiteral("operatorDetailDock"), detailScroll);
 
     m_problems = new QTreeWidget;
     m_problems->setHeaderLabels({tr("Severity"), tr("File"), tr("Line / offset"), tr("Reason"), tr("Count")});
