@@ -72,21 +72,10 @@ private:
         return it == e.end() ? std::to_string(*id) : it->second;
     }
 
-    // "SELECT <cols> FROM table" with the columns that exist; absent ones read as NULL.
     db::Statement select(const std::string& table, const std::vector<std::string>& cols, const std::string& tail = {})
     {
-        std::string sql = "SELECT ";
-        for (std::size_t i = 0; i < cols.size(); ++i) {
-            if (i)
-                sql += ", ";
-            if (m_db.hasColumn(table, cols[i]))
-                sql += "\"" + cols[i] + "\"";
-            else
-                sql += "NULL";
-        }
-        sql += " FROM \"" + table + "\" " + tail;
         std::string err;
-        db::Statement st = m_db.prepare(sql, &err);
+        db::Statement st = m_db.selectColumns(table, cols, tail, &err);
         if (!st.valid())
             m_p.report(Severity::Error, m_ctx.file, -1, -1, "table " + table + ": " + err);
         return st;
@@ -727,12 +716,8 @@ private:
 void readAnalysis(const db::Database& d, Profile& p, const ReadContext& ctx, FileRecord& rec)
 {
     auto select = [&](const std::string& table, const std::vector<std::string>& cols) {
-        std::string sql = "SELECT ";
-        for (std::size_t i = 0; i < cols.size(); ++i)
-            sql += (i ? ", " : "") + (d.hasColumn(table, cols[i]) ? "\"" + cols[i] + "\"" : std::string("NULL"));
-        sql += " FROM \"" + table + "\"";
         std::string err;
-        auto st = d.prepare(sql, &err);
+        auto st = d.selectColumns(table, cols, {}, &err);
         if (!st.valid())
             p.report(Severity::Error, ctx.file, -1, -1, "table " + table + ": " + err);
         return st;

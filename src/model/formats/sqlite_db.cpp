@@ -161,6 +161,19 @@ Statement Database::prepare(const std::string& sql, std::string* error) const
     return Statement(st);
 }
 
+Statement Database::selectColumns(const std::string& table, const std::vector<std::string>& cols,
+                                  const std::string& tail, std::string* error) const
+{
+    std::string sql = "SELECT ";
+    for (std::size_t i = 0; i < cols.size(); ++i) {
+        if (i)
+            sql += ", ";
+        sql += hasColumn(table, cols[i]) ? "\"" + cols[i] + "\"" : std::string("NULL");
+    }
+    sql += " FROM \"" + table + "\" " + tail;
+    return prepare(sql, error);
+}
+
 Statement& Statement::operator=(Statement&& o) noexcept
 {
     if (this != &o) {

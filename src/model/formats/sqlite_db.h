@@ -31,6 +31,9 @@ public:
     bool hasColumn(const std::string& table, std::string_view column) const;
     // Prepares sql; on error returns an invalid Statement and sets *error.
     Statement prepare(const std::string& sql, std::string* error) const;
+    // "SELECT <cols> FROM table <tail>" reading absent columns as NULL (schema versions differ).
+    Statement selectColumns(const std::string& table, const std::vector<std::string>& cols, const std::string& tail,
+                            std::string* error) const;
     const std::string& path() const { return m_path; }
 
 private:
