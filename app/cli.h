@@ -2,6 +2,8 @@
 // The command-line verbs; each lives in its own cli_<verb>.cpp. args excludes the verb itself.
 // Return the process exit code: 0 ok, 1 input problem (message on stderr names file and why),
 // 2 usage error (with a hint).
+#include "model/formats/loader.h"
+
 #include <string>
 #include <vector>
 
@@ -17,5 +19,7 @@ int synth(const Args& args);    // cli_synth.cpp
 int bench(const Args& args);    // cli_bench.cpp
 // Prints to stderr and returns true when --help/-h is among args (verb-level help).
 bool wantsHelp(const Args& args);
+// "text" / "db" for --prefer; false for anything else.
+bool parsePrefer(const std::string& value, Prefer& out);
 
 } // namespace npuscope::cli

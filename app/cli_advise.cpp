@@ -21,10 +21,12 @@ namespace {
 void usage(std::FILE* out)
 {
     std::fputs("Usage: npuscope advise PATH [--format text|markdown|json|html|pdf] [-o FILE] [--advisor-config FILE]\n"
+               "       [--prefer text|db]\n"
                "  Run the performance advisor on a profiling folder or file.\n"
                "  --format          report format (default text, to stdout)\n"
                "  -o, --output FILE write the report to FILE (required for pdf)\n"
                "  --advisor-config  thresholds override file (merged over the shipped thresholds)\n"
+               "  --prefer text|db  which export to read when a folder has both (default text)\n"
                "Exit codes: 0 report written (with or without findings), 1 input problem, 2 usage.\n",
                out);
 }
@@ -38,6 +40,7 @@ int advise(const Args& args)
         return 0;
     }
     std::string path, format = "text", output, config;
+    Prefer prefer = Prefer::Auto;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         auto value = [&](std::string& dst) {
@@ -61,6 +64,12 @@ int advise(const Args& args)
         } else if (a == "--advisor-config") {
             if (!value(config)) {
                 std::fprintf(stderr, "npuscope advise: --advisor-config needs a file name\n");
+                return 2;
+            }
+        } else if (a == "--prefer") {
+            std::string v;
+            if (!value(v) || !parsePrefer(v, prefer)) {
+                std::fprintf(stderr, "npuscope advise: --prefer needs text or db\n");
                 return 2;
             }
         } else if (!a.empty() && a[0] == '-') {
@@ -94,7 +103,9 @@ int advise(const Args& args)
         }
     }
 
-    const LoadResult loaded = loadSession(path);
+    LoadOptions lo;
+    lo.prefer = prefer;
+    const LoadResult loaded = loadSession(path, lo);
     if (!loaded.session || loaded.session->ranks.empty()) {
         std::fprintf(stderr, "npuscope advise: cannot load %s: %s\n", path.c_str(),
                      loaded.error.empty() ? "no profiling data found" : loaded.error.c_str());

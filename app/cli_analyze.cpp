@@ -36,6 +36,7 @@ const char* kHelp =
     "  --format F              table | csv | json | chrome_trace (whole session, needs --export)\n"
     "  --export FILE           write to FILE (format from .csv/.json when --format is absent); '-' = stdout\n"
     "  --peak-hbm-gbps X       peak HBM bandwidth for memory_bandwidth_utilization (default: per chip, 1200)\n"
+    "  --prefer text|db        which export to read when a folder has both (default text)\n"
     "  -h, --help              this help\n"
     "\n"
     "Columns:\n"
@@ -60,6 +61,7 @@ struct Options {
     std::string format;   // empty: from --export's extension, else table
     std::string exportPath;
     double peak = kNaN;
+    Prefer prefer = Prefer::Auto;
 };
 
 bool hasGlobChars(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
@@ -181,6 +183,9 @@ int parse(const Args& args, Options& o)
             o.peak = std::strtod(v.c_str(), &end);
             if (v.empty() || *end || !(o.peak > 0))
                 return usage("--peak-hbm-gbps needs a positive number, not '" + v + "'");
+        } else if (is("--prefer")) {
+            if (!value(i, "--prefer", v) || !parsePrefer(v, o.prefer))
+                return usage("--prefer needs text or db");
         } else if (a.size() > 1 && a[0] == '-') {
             return usage("unknown option '" + a + "'");
         } else {
@@ -342,6 +347,7 @@ int analyze(const Args& args)
         return 1;
 
     LoadOptions lo;
+    lo.prefer = o.prefer;
     const bool tty = ::isatty(2) == 1;
     if (tty)
         lo.progress = [](const LoadProgress& p) {

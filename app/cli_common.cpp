@@ -10,4 +10,15 @@ bool wantsHelp(const Args& args)
     return false;
 }
 
+bool parsePrefer(const std::string& value, Prefer& out)
+{
+    if (value == "text")
+        out = Prefer::Text;
+    else if (value == "db")
+        out = Prefer::Db;
+    else
+        return false;
+    return true;
+}
+
 } // namespace npuscope::cli

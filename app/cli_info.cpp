@@ -382,9 +382,8 @@ int info(const Args& args)
             if (i + 1 >= args.size())
                 return usage("--prefer needs a value (text or db)");
             const std::string v = args[++i];
-            if (v != "text" && v != "db")
+            if (!parsePrefer(v, prefer))
                 return usage("unknown --prefer '" + v + "' (text or db)");
-            prefer = v == "db" ? Prefer::Db : Prefer::Text;
             continue;
         }
         if (a.size() > 1 && a[0] == '-')
