@@ -37,6 +37,17 @@ const char* statusName(Status s)
     return "passed";
 }
 
+const char* severityColour(FindingSeverity s)
+{
+    switch (s) {
+    case FindingSeverity::High: return "#B5495B";
+    case FindingSeverity::Medium: return "#fcaf17";
+    case FindingSeverity::Low: return "#65c294";
+    case FindingSeverity::None: break;
+    }
+    return "#999999";
+}
+
 const char* severityName(FindingSeverity s)
 {
     switch (s) {

@@ -19,6 +19,9 @@ enum class FindingSeverity : std::uint8_t { High, Medium, Low, None };
 const char* categoryName(Category c);      // "computation", ...
 const char* statusName(Status s);          // "fired", "passed", "disabled", "not_checked", "error"
 const char* severityName(FindingSeverity s); // "high", "medium", "low", ""
+// The report colour of a severity (ADVISOR.md §4), shared by HTML, PDF and the GUI: "#B5495B",
+// "#fcaf17", "#65c294"; "#999999" for none.
+const char* severityColour(FindingSeverity s);
 // Parses "high"/"medium"/"low"; anything else gives None.
 FindingSeverity severityFromName(const std::string& s);
 

@@ -27,24 +27,13 @@ std::string esc(const std::string& s)
     return o;
 }
 
-const char* sevColour(FindingSeverity s)
-{
-    switch (s) {
-    case FindingSeverity::High: return "#B5495B";
-    case FindingSeverity::Medium: return "#fcaf17";
-    case FindingSeverity::Low: return "#65c294";
-    case FindingSeverity::None: return "#999999";
-    }
-    return "#999999";
-}
-
 std::string sevBadge(FindingSeverity s)
 {
     std::string label = severityName(s);
     for (auto& ch : label)
         ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-    return "<span class=\"sev\" style=\"background:" + std::string(sevColour(s)) + "\"><font color=\"#ffffff\" "
-           "style=\"background-color:" + sevColour(s) + "\">&nbsp;" + label + "&nbsp;</font></span>";
+    return "<span class=\"sev\" style=\"background:" + std::string(severityColour(s)) + "\"><font color=\"#ffffff\" "
+           "style=\"background-color:" + severityColour(s) + "\">&nbsp;" + label + "&nbsp;</font></span>";
 }
 
 std::string evidenceTable(const Finding& f, std::size_t maxRows, bool links)
@@ -239,7 +228,7 @@ std::string gainChartSvg(const AdvisorReport& r)
         const double w = mx > 0 ? f->gain.nsPerStep / mx * width : 0;
         s += "<text x=\"0\" y=\"" + std::to_string(y + 12) + "\" font-size=\"11\">" + esc(label) + "</text>";
         s += "<rect x=\"" + std::to_string(left) + "\" y=\"" + std::to_string(y) + "\" width=\"" + fmtNum(w, 1)
-             + "\" height=\"14\" fill=\"" + sevColour(f->severity) + "\"/>";
+             + "\" height=\"14\" fill=\"" + severityColour(f->severity) + "\"/>";
         s += "<text x=\"" + fmtNum(left + w + 4, 1) + "\" y=\"" + std::to_string(y + 12) + "\" font-size=\"11\">"
              + fmtMs(f->gain.nsPerStep) + " · " + severityName(f->severity) + "</text>";
         y += rowH;

@@ -16,15 +16,10 @@ namespace npuscope {
 
 namespace {
 
-// ADVISOR.md §4 colours; the text label is always shown too.
+// The reports' severity colours; the text label is always shown too.
 QColor severityColor(advisor::FindingSeverity s)
 {
-    switch (s) {
-    case advisor::FindingSeverity::High: return QColor(0xB5, 0x49, 0x5B);
-    case advisor::FindingSeverity::Medium: return QColor(0xfc, 0xaf, 0x17);
-    case advisor::FindingSeverity::Low: return QColor(0x65, 0xc2, 0x94);
-    default: return QColor(Qt::gray);
-    }
+    return QColor(QLatin1String(advisor::severityColour(s)));
 }
 
 QString qs(const std::string& s)

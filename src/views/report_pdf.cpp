@@ -21,13 +21,7 @@ QString esc(const std::string& s) { return q(s).toHtmlEscaped(); }
 
 QColor sevColour(FindingSeverity s)
 {
-    switch (s) {
-    case FindingSeverity::High: return QColor(0xB5, 0x49, 0x5B);
-    case FindingSeverity::Medium: return QColor(0xfc, 0xaf, 0x17);
-    case FindingSeverity::Low: return QColor(0x65, 0xc2, 0x94);
-    case FindingSeverity::None: break;
-    }
-    return QColor(0x99, 0x99, 0x99);
+    return QColor(QLatin1String(severityColour(s)));
 }
 
 QString rankName(int r) { return r >= 0 ? QStringLiteral("rank %1").arg(r) : QStringLiteral("profile"); }
