@@ -6,6 +6,7 @@
 //   (c) nlohmann/json's SAX parse of the same file (the naive reference).
 // It prints MB/s, the ratios a/b and a/c, bytes per task event held by the store and peak RSS.
 #include "app/cli.h"
+#include "bench/db_bench.h"
 #include "bench/reference_scanners.h"
 #include "model/formats/loader.h"
 #include "model/io/mapped_file.h"
@@ -114,7 +115,9 @@ void warmPageCache(const std::string& path)
 
 void printUsage(std::FILE* to)
 {
-    std::fputs("Usage: npuscope bench [--size-mb N] [--out DIR] [--seed N]\n"
+    std::fputs("Usage: npuscope bench [--size-mb N] [--out DIR] [--seed N] [--db]\n"
+               "  --db: load the same generated profile from its text and its SQLite export instead\n"
+               "  (generated once in DIR-db with `synth --format both`); prints MB/s and the ratio.\n"
                "  Generates (once, then reuses) a torch_npu profile whose trace_view.json is about N MB\n"
                "  (default 100) under DIR (default /tmp/npuscope-bench) and measures, each in its own\n"
                "  process: npuscope's full load, a bare simdjson On-Demand scan (the floor) and\n"
@@ -130,6 +133,7 @@ int bench(const Args& args)
     double sizeMb = 100;
     std::string out = "/tmp/npuscope-bench";
     std::uint64_t seed = 1;
+    bool dbBench = false;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         auto next = [&](const char* flag) -> const std::string* {
@@ -142,6 +146,8 @@ int bench(const Args& args)
         if (a == "--help" || a == "-h") {
             printUsage(stdout);
             return 0;
+        } else if (a == "--db") {
+            dbBench = true;
         } else if (a == "--size-mb") {
             const std::string* v = next("--size-mb");
             if (!v)
@@ -169,6 +175,8 @@ int bench(const Args& args)
 
     const fs::path dir = fs::path(out) / ("torch_npu_" + std::to_string(static_cast<long>(sizeMb)) + "mb_seed"
                                           + std::to_string(seed));
+    if (dbBench)
+        return bench::dbVsTextBench(sizeMb, dir.string() + "-db", seed);
     std::string trace = findTrace(dir);
     if (trace.empty()) {
         std::fprintf(stderr, "Generating a %.0f MB profile in %s ...\n", sizeMb, dir.c_str());

@@ -29,6 +29,8 @@ void printSynthHelp(std::FILE* out)
         "                      cluster-slowrank: 4 ranks (default), one rank computes 10 % longer,\n"
         "                        one link at 40 % bandwidth\n"
         "  --layout L          torch_npu (default) or msprof\n"
+        "  --format F          text (default), db (torch_npu SQLite export: ascend_pytorch_profiler_N.db\n"
+        "                        and analysis.db) or both (the same data in both exports)\n"
         "  --ranks N           ranks (1..64; cluster-slowrank default 4)\n"
         "  --steps N           profiled steps (default 3)\n"
         "  --seed N            random seed (default 1); same seed, same bytes\n"
@@ -93,6 +95,11 @@ int synth(const Args& args)
                 return usage("--layout needs a value");
             if (o.layout != "torch_npu" && o.layout != "msprof")
                 return usage("unknown layout '" + o.layout + "' (torch_npu or msprof)");
+        } else if (a == "--format") {
+            if (!value(o.format))
+                return usage("--format needs a value");
+            if (o.format != "text" && o.format != "db" && o.format != "both")
+                return usage("unknown format '" + o.format + "' (text, db or both)");
         } else if (a == "--ranks") {
             if (!value(v) || !parseNumber(v, o.ranks) || o.ranks < 1 || o.ranks > 64)
                 return usage("--ranks needs a number 1..64");
@@ -125,6 +132,8 @@ int synth(const Args& args)
     }
     if (outDir.empty())
         return usage("missing OUT_DIR");
+    if (o.format != "text" && o.layout == "msprof")
+        return usage("--format db|both writes the torch_npu layout only");
     if (o.scenario == "cluster-slowrank" && !ranksGiven)
         o.ranks = 4;
     if (o.scenario == "cluster-slowrank" && o.ranks < 2)

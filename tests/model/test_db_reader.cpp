@@ -2,16 +2,19 @@
 // computed with python3's sqlite3 module over the sample databases, e.g.
 //   SELECT count(*), sum(t.endNs - t.startNs) FROM TASK t JOIN COMPUTE_TASK_INFO c USING (globalTaskId)
 // and compared with StepTraceTime.computing of analysis.db (equal to the ns in every sample).
+#include "model/analysis/chrome_export.h"
 #include "model/formats/loader.h"
 #include "model/formats/readers.h"
 #include "model/formats/sqlite_db.h"
 #include "model/io/mapped_file.h"
+#include "model/synth/synth.h"
 
 #include <QtTest>
 
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <random>
 
 using namespace npuscope;
 
@@ -36,6 +39,69 @@ TimeNs computeSum(const Profile& p)
         if (p.str(p.kernels.taskType[i]) != "HCCL")
             s += p.kernels.dur[i];
     return s;
+}
+
+
+// One integer selected with SQL straight from the database (not through the reader).
+qint64 sqlInt(const std::string& path, const std::string& sql)
+{
+    std::string err;
+    auto d = db::Database::open(path, &err);
+    if (!d)
+        qFatal("%s", err.c_str());
+    auto st = d->prepare(sql, &err);
+    if (!st.valid())
+        qFatal("%s: %s", sql.c_str(), err.c_str());
+    if (!st.step())
+        return -1;
+    return st.int64(0).value_or(0);
+}
+
+// Flows the profiler database implies (FORMATS-DB §4), counted in SQL.
+const char* const kTargetsCte = "WITH targets(conn) AS (SELECT connectionId FROM TASK WHERE connectionId <> 4294967295 "
+                                "UNION ALL SELECT connectionId FROM COMMUNICATION_OP WHERE connectionId <> 4294967295), "
+                                "py(conn) AS (SELECT ci.connectionId FROM PYTORCH_API p JOIN CONNECTION_IDS ci "
+                                "ON ci.id = p.connectionId) ";
+
+qint64 sqlFlows(const std::string& path)
+{
+    const std::string cte = kTargetsCte;
+    const qint64 hostToDevice =
+        sqlInt(path, cte + "SELECT count(*) FROM targets WHERE conn IN (SELECT connectionId FROM CANN_API)");
+    const qint64 asyncNpu = sqlInt(path, cte + "SELECT count(*) FROM py JOIN targets t ON t.conn = py.conn");
+    const qint64 pairs = sqlInt(path, cte + "SELECT count(*) FROM (SELECT conn FROM py WHERE conn NOT IN "
+                                            "(SELECT conn FROM targets) GROUP BY conn HAVING count(*) = 2)");
+    return hostToDevice + asyncNpu + pairs;
+}
+
+const Diagnostic* diagWith(const Profile& p, const std::string& text)
+{
+    for (const auto& d : p.diagnostics)
+        if (d.reason.find(text) != std::string::npos)
+            return &d;
+    return nullptr;
+}
+
+// A writable copy of a sample database in dir.
+std::string copyOf(const QTemporaryDir& dir, const std::string& from, const char* name)
+{
+    const std::string to = dir.filePath(QString::fromLatin1(name)).toStdString();
+    std::filesystem::copy_file(from, to, std::filesystem::copy_options::overwrite_existing);
+    std::filesystem::permissions(to, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write,
+                                 std::filesystem::perm_options::add);
+    return to;
+}
+
+// The level0 rank0 profiler db, changed by `sql` first.
+std::string alteredLevel0(const QTemporaryDir& dir, const std::string& sql)
+{
+    const std::string path = copyOf(dir, dbDir("level0", 0) + "ascend_pytorch_profiler_0.db", "altered_0.db");
+    std::string err;
+    auto w = db::Writer::openExisting(path, &err);
+    if (!w || !w->exec(sql))
+        qFatal("%s", w ? w->error().c_str() : err.c_str());
+    w->close();
+    return path;
 }
 
 } // namespace
@@ -248,6 +314,348 @@ private slots:
         QCOMPARE(qint64(*d.steps.at(0).computing), qint64(8903431));
     }
 
+
+    void chromeTraceRoundTrip_data()
+    {
+        QTest::addColumn<QString>("level");
+        QTest::addColumn<int>("rank");
+        QTest::newRow("level0 rank1") << "level0" << 1;
+        QTest::newRow("level1 rank0") << "level1" << 0;
+        QTest::newRow("level2 rank0") << "level2" << 0;
+    }
+    void chromeTraceRoundTrip()
+    {
+        // Flows and communication ops read from a database survive the Chrome trace export and
+        // the timeline reader; the expected numbers are selected with SQL from the database.
+        QFETCH(QString, level);
+        QFETCH(int, rank);
+        const std::string lv = level.toStdString();
+        const std::string path = dbDir(lv.c_str(), rank) + "ascend_pytorch_profiler_" + std::to_string(rank) + ".db";
+        const qint64 flows = sqlFlows(path);
+        const qint64 commOps = sqlInt(path, "SELECT count(*) FROM COMMUNICATION_OP");
+        const qint64 commNs = sqlInt(path, "SELECT sum(endNs - startNs) FROM COMMUNICATION_OP");
+        QVERIFY(flows > 100);
+        QCOMPARE(commOps, qint64(4));
+
+        auto p = std::make_shared<Profile>();
+        ReadContext ctx;
+        ctx.file = path;
+        readers::readProfilerDb(path, *p, ctx);
+        p->finalize();
+        QCOMPARE(qint64(p->flows.size()), flows);
+
+        Session s;
+        s.ranks.push_back(p);
+        const std::string json = chromeTraceJson(s);
+        Profile again;
+        ReadContext jctx;
+        jctx.file = "export.json";
+        const FileRecord rec = readers::readTimelineJson(json, again, jctx);
+        QCOMPARE(int(rec.status), int(FileStatus::Loaded));
+        again.finalize();
+        QCOMPARE(qint64(again.flows.size()), flows);
+        std::map<std::string, int> before, after;
+        for (std::size_t i = 0; i < p->flows.size(); ++i)
+            ++before[std::string(p->str(p->flows.category[i]))];
+        for (std::size_t i = 0; i < again.flows.size(); ++i) {
+            ++after[std::string(again.str(again.flows.category[i]))];
+            QVERIFY(again.flows.srcSlice[i] != kNone);
+            QVERIFY(again.flows.dstSlice[i] != kNone);
+        }
+        QVERIFY(before == after);
+        qint64 ops = 0, opNs = 0;
+        for (std::size_t i = 0; i < again.slices.size(); ++i)
+            if (again.tracks[again.slices.track[i].v].kind == TrackKind::CommGroup) {
+                ++ops;
+                opNs += again.slices.dur[i];
+            }
+        QCOMPARE(ops, commOps);
+        QCOMPARE(opNs, commNs);
+        QCOMPARE(again.slices.size(), p->slices.size());
+    }
+
+
+    void corruptDatabase()
+    {
+        // Random bytes with a .db name: a clear failure naming the file, and the folder's other
+        // files still load (here analysis.db: the step row).
+        namespace fs = std::filesystem;
+        QTemporaryDir tmp;
+        const fs::path out = fs::path(tmp.path().toStdString()) / "r_ascend_pt" / "ASCEND_PROFILER_OUTPUT";
+        fs::create_directories(out);
+        std::mt19937 rng(7);
+        {
+            std::ofstream f(out / "ascend_pytorch_profiler_0.db", std::ios::binary);
+            for (int i = 0; i < 8192; ++i)
+                f.put(static_cast<char>(rng() & 0xff));
+        }
+        copyOf(tmp, dbDir("level1", 0) + "analysis.db", "r_ascend_pt/ASCEND_PROFILER_OUTPUT/analysis.db");
+        const LoadResult r = loadSession(out.parent_path().string());
+        QVERIFY2(r.session, r.error.c_str());
+        const Profile& p = *r.session->ranks.at(0);
+        const std::string bad = (out / "ascend_pytorch_profiler_0.db").string();
+        bool failed = false;
+        for (const auto& f : p.files)
+            if (f.path == bad)
+                failed = f.status == FileStatus::Failed && f.note.find(bad) != std::string::npos;
+        QVERIFY(failed);
+        QCOMPARE(p.steps.size(), std::size_t(1));
+        QCOMPARE(qint64(*p.steps[0].computing), qint64(8903431));
+    }
+
+    void truncatedDatabase()
+    {
+        // The first 40 % of a database: its schema is gone with the rest, so the file fails
+        // with a message naming it and SQLite's reason; nothing crashes.
+        QTemporaryDir tmp;
+        const std::string src = dbDir("level1", 1) + "ascend_pytorch_profiler_1.db";
+        const std::string path = tmp.filePath(QStringLiteral("ascend_pytorch_profiler_1.db")).toStdString();
+        {
+            std::ifstream in(src, std::ios::binary);
+            std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+            bytes.resize(bytes.size() * 2 / 5 / 4096 * 4096);
+            std::ofstream(path, std::ios::binary) << bytes;
+        }
+        Profile p;
+        ReadContext ctx;
+        ctx.file = path;
+        const FileRecord rec = readers::readProfilerDb(path, p, ctx);
+        QVERIFY(rec.status != FileStatus::Loaded);
+        QVERIFY(!p.diagnostics.empty());
+        QCOMPARE(p.diagnostics[0].file, path);
+        QVERIFY2(p.diagnostics[0].reason.find("malformed") != std::string::npos, p.diagnostics[0].reason.c_str());
+    }
+
+    void damagedTable()
+    {
+        // One table's root page overwritten: that table is named with SQLite's reason, the file
+        // is Partial and every other table still loads.
+        QTemporaryDir tmp;
+        const std::string path = copyOf(tmp, dbDir("level0", 0) + "ascend_pytorch_profiler_0.db", "damaged_0.db");
+        const qint64 root = sqlInt(path, "SELECT rootpage FROM sqlite_master WHERE name = 'PYTORCH_API'");
+        const qint64 pageSize = sqlInt(path, "PRAGMA page_size");
+        QVERIFY(root > 1 && pageSize >= 512);
+        {
+            std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+            f.seekp((root - 1) * pageSize);
+            const std::string junk(static_cast<std::size_t>(pageSize), '\xab');
+            f.write(junk.data(), static_cast<std::streamsize>(junk.size()));
+        }
+        Profile p;
+        ReadContext ctx;
+        ctx.file = path;
+        const FileRecord rec = readers::readProfilerDb(path, p, ctx);
+        QCOMPARE(int(rec.status), int(FileStatus::Partial));
+        const Diagnostic* d = diagWith(p, "table PYTORCH_API");
+        QVERIFY(d);
+        QCOMPARE(d->file, path);
+        QVERIFY2(d->reason.find("malformed") != std::string::npos, d->reason.c_str());
+        QCOMPARE(int(p.join.deviceTasks), 550);
+        QCOMPARE(p.kernels.size(), std::size_t(191));
+    }
+
+    void lockedDatabase()
+    {
+        // Another connection holds an exclusive lock: the file is read as it is on disk, with a
+        // warning naming it.
+        QTemporaryDir tmp;
+        const std::string path = alteredLevel0(tmp, "PRAGMA journal_mode=DELETE");
+        std::string err;
+        auto holder = db::Writer::openExisting(path, &err);
+        QVERIFY2(holder, err.c_str());
+        QVERIFY2(holder->exec("BEGIN EXCLUSIVE"), holder->error().c_str());
+        QVERIFY2(holder->exec("UPDATE META_DATA SET value = value"), holder->error().c_str());
+        Profile p;
+        ReadContext ctx;
+        ctx.file = path;
+        const FileRecord rec = readers::readProfilerDb(path, p, ctx);
+        QCOMPARE(int(rec.status), int(FileStatus::Loaded));
+        const Diagnostic* d = diagWith(p, "locked");
+        QVERIFY(d);
+        QCOMPARE(d->file, path);
+        QCOMPARE(int(p.join.deviceTasks), 550);
+        QVERIFY(holder->exec("ROLLBACK"));
+    }
+
+    void missingTable()
+    {
+        QTemporaryDir tmp;
+        const std::string path = alteredLevel0(tmp, "DROP TABLE COMPUTE_TASK_INFO");
+        Profile p;
+        ReadContext ctx;
+        ctx.file = path;
+        const FileRecord rec = readers::readProfilerDb(path, p, ctx);
+        QCOMPARE(int(rec.status), int(FileStatus::Loaded));
+        const Diagnostic* d = diagWith(p, "table COMPUTE_TASK_INFO missing");
+        QVERIFY(d);
+        QCOMPARE(d->file, path);
+        QCOMPARE(int(p.join.deviceTasks), 550); // every TASK row still loads
+        QCOMPARE(p.kernels.size(), std::size_t(4)); // only the communication ops have kernel rows
+    }
+
+    void unknownSchemaVersion()
+    {
+        QTemporaryDir tmp;
+        const std::string path = alteredLevel0(tmp, "UPDATE META_DATA SET value = '2.1.0' WHERE name = 'SCHEMA_VERSION'");
+        Profile p;
+        ReadContext ctx;
+        ctx.file = path;
+        const FileRecord rec = readers::readProfilerDb(path, p, ctx);
+        QCOMPARE(int(rec.status), int(FileStatus::Loaded));
+        const Diagnostic* d = diagWith(p, "SCHEMA_VERSION 2.1.0");
+        QVERIFY(d);
+        QCOMPARE(d->file, path);
+        QVERIFY(d->reason.find("table META_DATA") != std::string::npos);
+        QCOMPARE(int(p.join.deviceTasks), 550);
+        QCOMPARE(p.kernels.size(), std::size_t(191));
+    }
+
+    void communicationAnalyzerDb()
+    {
+        // msprof --analyze's communication_analyzer.db in PROF_*/analyze/ fills commOps and
+        // commLinks like communication.json / communication_matrix.json. Built here from the
+        // CommAnalyzer* tables of a torch_npu analysis.db (the same tables).
+        namespace fs = std::filesystem;
+        QTemporaryDir tmp;
+        const fs::path prof = fs::path(tmp.path().toStdString()) / "PROF_000001_20250109074555123_ABCDEFGHIJKLMNOP";
+        fs::create_directories(prof / "analyze");
+        copyOf(tmp, dbDir("level1", 1) + "ascend_pytorch_profiler_1.db",
+               (prof.filename() / "msprof_20250109074601.db").string().c_str());
+        const std::string analysis = dbDir("level1", 1) + "analysis.db";
+        const std::string comm = (prof / "analyze" / "communication_analyzer.db").string();
+        {
+            std::string err;
+            auto w = db::Writer::create(comm, &err);
+            QVERIFY2(w, err.c_str());
+            QVERIFY2(w->exec("ATTACH DATABASE 'file:" + analysis + "?mode=ro&immutable=1' AS a"), w->error().c_str());
+            for (const char* t : {"CommAnalyzerTime", "CommAnalyzerBandwidth", "CommAnalyzerMatrix"})
+                QVERIFY2(w->exec(std::string("CREATE TABLE ") + t + " AS SELECT * FROM a." + t), w->error().c_str());
+            QVERIFY(w->close());
+        }
+        const qint64 ops = sqlInt(comm, "SELECT count(*) FROM CommAnalyzerTime");
+        const qint64 links = sqlInt(comm, "SELECT count(*) FROM CommAnalyzerMatrix");
+        const qint64 elapseNs = sqlInt(comm, "SELECT CAST(round(sum(elapse_time) * 1e6) AS INTEGER) FROM CommAnalyzerTime");
+        const qint64 hccsBytes = sqlInt(comm, "SELECT CAST(round(sum(DISTINCT transit_size) * 1e6) AS INTEGER) "
+                                              "FROM CommAnalyzerBandwidth WHERE transport_type = 'HCCS'");
+        QCOMPARE(ops, qint64(4));
+
+        const LoadResult r = loadSession(prof.string());
+        QVERIFY2(r.session, r.error.c_str());
+        const Profile& p = *r.session->ranks.at(0);
+        QCOMPARE(QString::fromStdString(r.session->source), QStringLiteral("db"));
+        QCOMPARE(qint64(p.commOps.size()), ops);
+        QCOMPARE(qint64(p.commLinks.size()), links);
+        double elapse = 0, hccs = 0;
+        for (const auto& op : p.commOps) {
+            elapse += op.elapseMs;
+            for (const auto& b : op.bandwidth)
+                if (p.str(b.transport) == "HCCS")
+                    hccs += b.sizeMB;
+        }
+        QCOMPARE(qint64(std::llround(elapse * 1e6)), elapseNs);
+        QCOMPARE(qint64(std::llround(hccs * 1e6)), hccsBytes);
+        QCOMPARE(int(p.join.deviceTasks), 552);
+
+        // A text communication.json beside it, with a text timeline: the text is preferred and
+        // the database is listed as ignored.
+        fs::create_directories(prof / "mindstudio_profiler_output");
+        fs::copy_file(fs::path(textDir("level1", 1)) / "trace_view.json",
+                      prof / "mindstudio_profiler_output" / "msprof_20250109074601.json");
+        fs::copy_file(fs::path(textDir("level1", 1)) / "communication.json", prof / "analyze" / "communication.json");
+        const LoadResult t = loadSession(prof.string());
+        QVERIFY2(t.session, t.error.c_str());
+        QCOMPARE(QString::fromStdString(t.session->source), QStringLiteral("text"));
+        const Profile& tp = *t.session->ranks.at(0);
+        bool ignored = false;
+        for (const auto& f : tp.files)
+            if (f.path == comm)
+                ignored = f.status == FileStatus::Ignored;
+        QVERIFY(ignored);
+        QVERIFY(!tp.commOps.empty());
+    }
+
+
+    void synthDbMatchesText()
+    {
+        // The generator's db and text exports of the same rank load to the same Profile numbers.
+        namespace fs = std::filesystem;
+        QTemporaryDir tmp;
+        synth::SynthOptions o;
+        o.format = "both";
+        o.steps = 2;
+        const synth::SynthResult r = synth::synthesize(tmp.path().toStdString(), o);
+        QVERIFY2(r.ok, r.error.c_str());
+        const fs::path out = fs::path(r.rankDirs.at(0)) / "ASCEND_PROFILER_OUTPUT";
+        QVERIFY(fs::exists(out / "ascend_pytorch_profiler_0.db"));
+        QVERIFY(fs::exists(out / "analysis.db"));
+        QVERIFY(fs::exists(out / "trace_view.json"));
+        LoadOptions lt, ld;
+        lt.prefer = Prefer::Text;
+        ld.prefer = Prefer::Db;
+        const LoadResult t = loadSession(r.rankDirs[0], lt);
+        const LoadResult d = loadSession(r.rankDirs[0], ld);
+        QVERIFY2(t.session && d.session, (t.error + d.error).c_str());
+        const Profile& a = *t.session->ranks.at(0);
+        const Profile& b = *d.session->ranks.at(0);
+        bool dbRead = false;
+        for (const auto& f : b.files)
+            if (f.path.find("ascend_pytorch_profiler_0.db") != std::string::npos)
+                dbRead = f.status == FileStatus::Loaded;
+        QVERIFY(dbRead);
+        QCOMPARE(b.join.deviceTasks, std::uint64_t(r.deviceTasks));
+        QCOMPARE(b.join.deviceTasks, a.join.deviceTasks);
+        QCOMPARE(b.kernels.size(), a.kernels.size());
+        auto sumDur = [](const Profile& p) {
+            TimeNs s = 0;
+            for (auto v : p.kernels.dur)
+                s += v;
+            return s;
+        };
+        QCOMPARE(qint64(sumDur(b)), qint64(sumDur(a)));
+        QCOMPARE(qint64(computeSum(b)), qint64(computeSum(a)));
+        auto perKind = [](const Profile& p) {
+            std::map<TrackKind, std::pair<int, TimeNs>> m;
+            for (std::size_t i = 0; i < p.slices.size(); ++i) {
+                auto& e = m[p.tracks[p.slices.track[i].v].kind];
+                ++e.first;
+                e.second += p.slices.dur[i];
+            }
+            return m;
+        };
+        const auto ka = perKind(a), kb = perKind(b);
+        for (TrackKind k : {TrackKind::Stream, TrackKind::CommGroup, TrackKind::Cann, TrackKind::Python,
+                            TrackKind::Overlap}) {
+            QCOMPARE(kb.at(k).first, ka.at(k).first);
+            QCOMPARE(qint64(kb.at(k).second), qint64(ka.at(k).second));
+        }
+        std::map<std::string, int> fa, fb;
+        for (std::size_t i = 0; i < a.flows.size(); ++i)
+            ++fa[std::string(a.str(a.flows.category[i]))];
+        for (std::size_t i = 0; i < b.flows.size(); ++i)
+            ++fb[std::string(b.str(b.flows.category[i]))];
+        QVERIFY(fa == fb);
+        QCOMPARE(b.steps.size(), a.steps.size());
+        for (std::size_t i = 0; i < a.steps.size(); ++i) {
+            QCOMPARE(qint64(*b.steps[i].computing), qint64(*a.steps[i].computing));
+            QCOMPARE(qint64(*b.steps[i].communication), qint64(*a.steps[i].communication));
+        }
+        const int util = b.kernels.metricIndex("aic_mac_ratio");
+        QVERIFY(util >= 0);
+
+        // --format db writes no text export beside the databases.
+        QTemporaryDir only;
+        o.format = "db";
+        const synth::SynthResult r2 = synth::synthesize(only.path().toStdString(), o);
+        QVERIFY2(r2.ok, r2.error.c_str());
+        const fs::path out2 = fs::path(r2.rankDirs.at(0)) / "ASCEND_PROFILER_OUTPUT";
+        QVERIFY(fs::exists(out2 / "ascend_pytorch_profiler_0.db"));
+        QVERIFY(!fs::exists(out2 / "trace_view.json"));
+        QVERIFY(!fs::exists(out2 / "kernel_details.csv"));
+        const LoadResult d2 = loadSession(r2.rankDirs[0]);
+        QVERIFY2(d2.session, d2.error.c_str());
+        QCOMPARE(d2.session->ranks.at(0)->join.deviceTasks, a.join.deviceTasks);
+    }
+
     void badInput()
     {
         QTemporaryDir tmp;
@@ -263,7 +671,7 @@ private slots:
         QVERIFY(rec.note.find(junk) != std::string::npos);
         QVERIFY(!p.diagnostics.empty());
         // A database without the profiler tables names what is missing.
-        const std::string analysis = dbDir("level1", 0) + "analysis.db";
+        const std::string analysis = dbDir("level1", 1) + "analysis.db";
         Profile q;
         ctx.file = analysis;
         const FileRecord r2 = readers::readProfilerDb(analysis, q, ctx);

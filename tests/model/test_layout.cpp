@@ -84,7 +84,8 @@ private slots:
         QCOMPARE(classifyFileName("operator_details.csv").note, std::string("operator_details.csv: not used yet"));
         QCOMPARE(classifyFileName("ascend_pytorch_profiler_0.db").kind, FileKind::ProfilerDb);
         QCOMPARE(classifyFileName("analysis.db").kind, FileKind::AnalysisDb);
-        QCOMPARE(classifyFileName("communication_analyzer.db").kind, FileKind::Unknown);
+        QCOMPARE(classifyFileName("communication_analyzer.db").kind, FileKind::AnalysisDb);
+        QCOMPARE(classifyFileName("msprof_20260606121514.db").kind, FileKind::ProfilerDb);
         QCOMPARE(classifyFileName("README.md").note, std::string("not a profiler file"));
     }
 

@@ -37,6 +37,7 @@ public:
         loadStrings();
         loadEnums();
         loadMeta();
+        checkSchema();
         loadSteps();
         if (m_ctx.cancelled())
             return;
@@ -77,14 +78,21 @@ private:
         std::string err;
         db::Statement st = m_db.selectColumns(table, cols, tail, &err);
         if (!st.valid())
-            m_p.report(Severity::Error, m_ctx.file, -1, -1, "table " + table + ": " + err);
+            tableError(table, err);
         return st;
+    }
+
+    // A table that cannot be read (corrupt pages, truncated file): named, the rest still loads.
+    void tableError(const std::string& table, const std::string& why)
+    {
+        ++m_tableErrors;
+        m_p.report(Severity::Error, m_ctx.file, -1, -1, "table " + table + ": " + why + " (rows before the damage kept)");
     }
 
     void finish(db::Statement& st, const std::string& table)
     {
         if (!st.error().empty())
-            m_p.report(Severity::Error, m_ctx.file, -1, -1, "table " + table + ": " + st.error());
+            tableError(table, st.error());
     }
 
     bool need(const std::string& table)
@@ -93,6 +101,11 @@ private:
             return true;
         return false;
     }
+
+public:
+    int tableErrors() const { return m_tableErrors; }
+
+private:
 
     TrackId track(std::int64_t pid, std::int64_t tid, TrackKind kind, std::string_view process, const std::string& thread,
                   int device, std::int64_t stream = -1)
@@ -191,6 +204,26 @@ private:
         }
     }
 
+    // Schema 1.x is what FORMATS-DB.md describes; newer majors are read by column name as far
+    // as they match. Tables every profiler level writes are named when absent.
+    void checkSchema()
+    {
+        if (!m_schema.empty()) {
+            const auto major = parseInt64(std::string_view(m_schema).substr(0, m_schema.find('.')));
+            if (!major || *major != 1)
+                m_p.report(Severity::Warning, m_ctx.file, -1, -1,
+                           "table META_DATA: unknown SCHEMA_VERSION " + m_schema
+                               + " (1.x known): columns are read by name, missing ones stay empty");
+        }
+        for (const char* t : {"COMPUTE_TASK_INFO", "COMMUNICATION_OP", "CANN_API", "STEP_TIME"})
+            if (!m_db.hasTable(t))
+                m_p.report(Severity::Warning, m_ctx.file, -1, -1, std::string("table ") + t + " missing: "
+                               + (std::string(t) == "COMPUTE_TASK_INFO" ? "device tasks keep only their task type"
+                                  : std::string(t) == "COMMUNICATION_OP" ? "no communication ops"
+                                  : std::string(t) == "CANN_API"         ? "no CANN API spans or HostToDevice flows"
+                                                                         : "no step ids"));
+    }
+
     void loadSteps()
     {
         if (!need("STEP_TIME"))
@@ -230,7 +263,7 @@ private:
         std::string err;
         auto st = m_db.prepare(sql, &err);
         if (!st.valid()) {
-            m_p.report(Severity::Error, m_ctx.file, -1, -1, "table TASK: " + err);
+            tableError("TASK", err);
             return;
         }
         KernelTable& k = m_p.kernels;
@@ -485,11 +518,80 @@ private:
         finish(st, "CANN_API");
     }
 
+    // PYTORCH_CALLCHAINS: one call stack per id, frames in stackDepth order, joined the way
+    // torch_npu writes the "Call stack" arg of trace_view.json (";\r\n").
+    std::unordered_map<std::int64_t, NameId> loadCallChains()
+    {
+        std::unordered_map<std::int64_t, NameId> out;
+        if (!need("PYTORCH_CALLCHAINS"))
+            return out;
+        auto st = select("PYTORCH_CALLCHAINS", {"id", "stack", "stackDepth"}, "ORDER BY id, stackDepth");
+        std::int64_t current = 0;
+        bool open = false;
+        std::string text;
+        auto flush = [&] {
+            if (open)
+                out.emplace(current, m_p.strings.intern(text));
+        };
+        while (st.step()) {
+            const auto id = st.int64(0);
+            if (!id)
+                continue;
+            if (!open || *id != current) {
+                flush();
+                current = *id;
+                open = true;
+                text.clear();
+            } else {
+                text += ";\r\n";
+            }
+            text += m_p.str(str(st.int64(1)));
+        }
+        flush();
+        finish(st, "PYTORCH_CALLCHAINS");
+        return out;
+    }
+
+    // Shapes are digits, commas, minus signs and separators; dtypes have letters.
+    static bool looksLikeShapes(std::string_view s)
+    {
+        return std::all_of(s.begin(), s.end(), [](char c) {
+            return (c >= '0' && c <= '9') || c == ',' || c == ';' || c == '-' || c == '"' || c == ' ' || c == '\r'
+                || c == '\n';
+        });
+    }
+
+    // Multi-tensor values are ";\n"-separated in the database, ";\r\n" in trace_view.json.
+    NameId crlfText(NameId id)
+    {
+        const std::string_view v = m_p.str(id);
+        if (v.find('\n') == std::string_view::npos)
+            return id;
+        std::string out;
+        out.reserve(v.size() + 8);
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            if (v[i] == '\n' && (i == 0 || v[i - 1] != '\r'))
+                out += '\r';
+            out += v[i];
+        }
+        return m_p.strings.intern(out);
+    }
+
     void loadPytorchApi()
     {
         if (!need("PYTORCH_API"))
             return;
-        auto st = select("PYTORCH_API", {"startNs", "endNs", "globalTid", "connectionId", "name", "type"});
+        const std::unordered_map<std::int64_t, NameId> stacks = loadCallChains();
+        const NameId kSeq = m_p.strings.intern("Sequence number"), kFwd = m_p.strings.intern("Fwd thread id"),
+                     kDims = m_p.strings.intern("Input Dims"), kType = m_p.strings.intern("Input type"),
+                     kStack = m_p.strings.intern("Call stack");
+        const NameId catOp = m_p.strings.intern("cpu_op"), catEnqueue = m_p.strings.intern("enqueue"),
+                     catDequeue = m_p.strings.intern("dequeue"), catPython = m_p.strings.intern("python_function");
+        enum Kind { Other, Op, Queue };
+        std::map<std::int64_t, std::pair<NameId, Kind>> categories;
+        std::vector<std::pair<NameId, NameId>> args;
+        auto st = select("PYTORCH_API", {"startNs", "endNs", "globalTid", "connectionId", "name", "type",
+                                         "sequenceNumber", "fwdThreadId", "inputDtypes", "inputShapes", "callchainId"});
         while (st.step()) {
             const auto start = st.int64(0); // TEXT in the samples: int64() parses it exactly
             const auto end = st.int64(1);
@@ -502,9 +604,46 @@ private:
             const std::int64_t pid = gtid >> 32;
             const std::int64_t tid = gtid & 0xffffffffLL;
             const TrackId t = track(kPythonPid + pid, tid, TrackKind::Python, "Python", "Thread " + std::to_string(tid), -1);
-            const std::string type = enumName(m_apiTypes, st.int64(5));
-            const NameId cat = m_p.strings.intern(type == "op" ? "cpu_op" : type);
-            const auto row = m_p.slices.add(*start, *end - *start, str(st.int64(4)), cat, t);
+            const NameId name = str(st.int64(4));
+            // Categories as trace_view.json names them: cpu_op, enqueue/dequeue, python_function.
+            const std::int64_t typeId = st.int64(5).value_or(-1);
+            auto cit = categories.find(typeId);
+            if (cit == categories.end()) {
+                const std::string type = enumName(m_apiTypes, typeId);
+                const NameId c = type == "op" ? catOp : type == "trace" ? catPython : m_p.strings.intern(type);
+                cit = categories.emplace(typeId, std::make_pair(c, type == "op" ? Op : type == "queue" ? Queue : Other))
+                          .first;
+            }
+            NameId cat = cit->second.first;
+            std::uint32_t argsRow = kNone;
+            if (cit->second.second == Queue) {
+                const std::string_view n = m_p.str(name);
+                cat = n.find("Dequeue") != std::string_view::npos || n.find("dequeue") != std::string_view::npos ? catDequeue
+                                                                                                                 : catEnqueue;
+            } else if (cit->second.second == Op) {
+                // The cpu_op args of trace_view.json, in its key order.
+                args.clear();
+                if (const auto v = st.int64(6))
+                    args.emplace_back(kSeq, m_p.strings.intern(std::to_string(*v)));
+                if (const auto v = st.int64(7))
+                    args.emplace_back(kFwd, m_p.strings.intern(std::to_string(*v)));
+                NameId dims = str(st.int64(8));  // documented as dtypes; the samples hold shapes here
+                NameId types = str(st.int64(9)); // and the dtypes here: decide by content
+                if (!looksLikeShapes(m_p.str(dims)) && looksLikeShapes(m_p.str(types)))
+                    std::swap(dims, types);
+                if (!st.isNull(8))
+                    args.emplace_back(kDims, crlfText(dims));
+                if (!st.isNull(9))
+                    args.emplace_back(kType, crlfText(types));
+                if (const auto c = st.int64(10)) {
+                    auto s = stacks.find(*c);
+                    if (s != stacks.end())
+                        args.emplace_back(kStack, s->second);
+                }
+                if (!args.empty())
+                    argsRow = m_p.args.addRow(args);
+            }
+            const auto row = m_p.slices.add(*start, *end - *start, name, cat, t, kNone, argsRow);
             ++m_rec.records;
             if (const auto c = st.int64(3))
                 m_pyByConnRow[*c].push_back(row);
@@ -710,6 +849,7 @@ private:
     std::unordered_map<std::int64_t, std::uint32_t> m_cannByConn;
     std::unordered_map<std::int64_t, std::vector<std::uint32_t>> m_pyByConnRow; // PYTORCH_API.connectionId -> slices
     std::map<std::uint32_t, int> m_groupIndex;
+    int m_tableErrors = 0;
 };
 
 // analysis.db: StepTraceTime (µs), CommAnalyzerTime/Bandwidth/Matrix.
@@ -718,9 +858,18 @@ void readAnalysis(const db::Database& d, Profile& p, const ReadContext& ctx, Fil
     auto select = [&](const std::string& table, const std::vector<std::string>& cols) {
         std::string err;
         auto st = d.selectColumns(table, cols, {}, &err);
-        if (!st.valid())
+        if (!st.valid()) {
+            ++rec.skipped;
             p.report(Severity::Error, ctx.file, -1, -1, "table " + table + ": " + err);
+        }
         return st;
+    };
+    auto finish = [&](const db::Statement& st, const char* table) {
+        if (st.error().empty())
+            return;
+        ++rec.skipped;
+        p.report(Severity::Error, ctx.file, -1, -1,
+                 std::string("table ") + table + ": " + st.error() + " (rows before the damage kept)");
     };
     auto us = [](const db::Statement& st, int col) -> std::optional<TimeNs> {
         if (st.isNull(col))
@@ -748,6 +897,7 @@ void readAnalysis(const db::Database& d, Profile& p, const ReadContext& ctx, Fil
             p.steps.push_back(std::move(r));
             ++rec.records;
         }
+        finish(st, "StepTraceTime");
     }
     std::map<std::string, std::size_t> opIndex; // step|op@group -> commOps index
     if (d.hasTable("CommAnalyzerTime")) {
@@ -774,6 +924,7 @@ void readAnalysis(const db::Database& d, Profile& p, const ReadContext& ctx, Fil
             p.commOps.push_back(std::move(op));
             ++rec.records;
         }
+        finish(st, "CommAnalyzerTime");
     }
     if (d.hasTable("CommAnalyzerBandwidth")) {
         auto st = select("CommAnalyzerBandwidth", {"hccl_op_name", "group_name", "transport_type", "transit_size",
@@ -806,6 +957,7 @@ void readAnalysis(const db::Database& d, Profile& p, const ReadContext& ctx, Fil
                 bw->sizes.push_back(SizeBucket{std::string(st.text(7)), num(st, 8), num(st, 9)});
             ++rec.records;
         }
+        finish(st, "CommAnalyzerBandwidth");
     }
     if (d.hasTable("CommAnalyzerMatrix")) {
         auto st = select("CommAnalyzerMatrix", {"hccl_op_name", "group_name", "src_rank", "dst_rank", "transport_type",
@@ -826,7 +978,17 @@ void readAnalysis(const db::Database& d, Profile& p, const ReadContext& ctx, Fil
             p.commLinks.push_back(std::move(l));
             ++rec.records;
         }
+        finish(st, "CommAnalyzerMatrix");
     }
+}
+
+// A database another connection holds locked is read as it is on disk (immutable snapshot).
+void noteSnapshot(const db::Database& d, Profile& sink)
+{
+    if (d.lockedByOther())
+        sink.report(Severity::Warning, d.path(), -1, -1,
+                    "database locked by another connection (" + d.snapshotReason()
+                        + "): read as it is on disk; rows being written now may be missing");
 }
 
 FileRecord openFailed(const std::string& path, const std::string& err, Profile& sink)
@@ -857,11 +1019,15 @@ FileRecord readProfilerDb(const std::string& path, Profile& sink, const ReadCont
         sink.report(Severity::Error, path, -1, -1, "table STRING_IDS or TASK missing: not a profiler database");
         return rec;
     }
+    noteSnapshot(*d, sink);
     DbLoader loader(*d, sink, ctx, rec);
     loader.run();
     if (ctx.cancelled()) {
         rec.status = FileStatus::Partial;
         rec.note = "cancelled";
+    } else if (loader.tableErrors()) {
+        rec.status = FileStatus::Partial;
+        rec.note = std::to_string(loader.tableErrors()) + " table(s) could not be read completely";
     } else if (rec.skipped) {
         rec.status = FileStatus::Partial;
     }
@@ -877,6 +1043,7 @@ FileRecord readAnalysisDb(const std::string& path, Profile& sink, const ReadCont
     FileRecord rec;
     rec.path = path;
     rec.kind = "analysis db";
+    noteSnapshot(*d, sink);
     readAnalysis(*d, sink, ctx, rec);
     if (rec.skipped)
         rec.status = FileStatus::Partial;

@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kSqliteNote = "SQLite export of a kind npuscope does not read (communication_analyzer.db and others)";
+constexpr const char* kSqliteNote = "SQLite export of a kind npuscope does not read";
 constexpr const char* kNotProfiler = "not a profiler file";
 
 bool startsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
@@ -702,6 +702,8 @@ Classification classifyFileName(std::string_view name)
             return is(FileKind::ProfilerDb, "profiler_db");
         if (m == "analysis")
             return is(FileKind::AnalysisDb, "analysis_db");
+        if (m == "communication_analyzer") // msprof --analyze: the same CommAnalyzer* tables
+            return is(FileKind::AnalysisDb, "communication_analyzer_db");
         return {FileKind::Unknown, "sqlite", kSqliteNote};
     }
     if (m == "info.json")

@@ -40,7 +40,7 @@ enum class FileKind : std::uint8_t {
     ClusterCommunication,
     ClusterCommunicationMatrix,
     ProfilerDb,  // msprof_*.db, ascend_pytorch_profiler[_N].db (SQLite export)
-    AnalysisDb,  // torch_npu analysis.db (SQLite export)
+    AnalysisDb,  // torch_npu analysis.db, msprof analyze/communication_analyzer.db (SQLite export)
 };
 
 // Text kinds a SQLite export replaces when the loader reads the db instead (and vice versa).

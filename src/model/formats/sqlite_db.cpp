@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 
 #include <charconv>
+#include <cstdio>
 #include <cstring>
 
 namespace npuscope::db {
@@ -73,10 +74,13 @@ std::optional<Database> Database::open(const std::string& path, std::string* err
                 *error = path + ": cannot open SQLite database: " + reason;
             return std::nullopt;
         }
+    } else {
+        reason.clear();
     }
     Database d;
     d.m_db = h;
     d.m_path = path;
+    d.m_snapshotReason = reason;
     sqlite3_stmt* st = nullptr;
     if (sqlite3_prepare_v2(h, "SELECT name FROM sqlite_master WHERE type IN ('table','view')", -1, &st, nullptr)
         == SQLITE_OK) {
@@ -93,6 +97,7 @@ std::optional<Database> Database::open(const std::string& path, std::string* err
 Database::Database(Database&& o) noexcept
     : m_db(o.m_db)
     , m_path(std::move(o.m_path))
+    , m_snapshotReason(std::move(o.m_snapshotReason))
     , m_tables(std::move(o.m_tables))
     , m_columns(std::move(o.m_columns))
 {
@@ -106,6 +111,7 @@ Database& Database::operator=(Database&& o) noexcept
         m_db = o.m_db;
         o.m_db = nullptr;
         m_path = std::move(o.m_path);
+        m_snapshotReason = std::move(o.m_snapshotReason);
         m_tables = std::move(o.m_tables);
         m_columns = std::move(o.m_columns);
     }
@@ -115,6 +121,11 @@ Database& Database::operator=(Database&& o) noexcept
 Database::~Database()
 {
     sqlite3_close(m_db);
+}
+
+bool Database::lockedByOther() const
+{
+    return m_snapshotReason.find("locked") != std::string::npos || m_snapshotReason.find("busy") != std::string::npos;
 }
 
 bool Database::hasTable(std::string_view table) const
@@ -251,6 +262,145 @@ std::string Statement::numberText(int col) const
             return std::string(buf, end);
     }
     return std::string(text(col));
+}
+
+// ---- Writer ----
+
+std::optional<Writer> Writer::create(const std::string& path, std::string* error)
+{
+    std::remove(path.c_str());
+    std::remove((path + "-journal").c_str());
+    std::remove((path + "-wal").c_str());
+    std::remove((path + "-shm").c_str());
+    return openExisting(path, error);
+}
+
+std::optional<Writer> Writer::openExisting(const std::string& path, std::string* error)
+{
+    sqlite3* h = nullptr;
+    const int rc = sqlite3_open_v2(path.c_str(), &h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                                   nullptr);
+    if (rc != SQLITE_OK) {
+        if (error)
+            *error = path + ": cannot write SQLite database: " + (h ? sqlite3_errmsg(h) : sqlite3_errstr(rc));
+        sqlite3_close(h);
+        return std::nullopt;
+    }
+    Writer w;
+    w.m_db = h;
+    w.m_path = path;
+    return w;
+}
+
+Writer::Writer(Writer&& o) noexcept : m_db(o.m_db), m_path(std::move(o.m_path)), m_error(std::move(o.m_error))
+{
+    o.m_db = nullptr;
+}
+
+Writer& Writer::operator=(Writer&& o) noexcept
+{
+    if (this != &o) {
+        sqlite3_close(m_db);
+        m_db = o.m_db;
+        o.m_db = nullptr;
+        m_path = std::move(o.m_path);
+        m_error = std::move(o.m_error);
+    }
+    return *this;
+}
+
+Writer::~Writer()
+{
+    sqlite3_close(m_db);
+}
+
+bool Writer::fail(const std::string& what)
+{
+    m_error = m_path + ": " + what + ": " + (m_db ? sqlite3_errmsg(m_db) : "not open");
+    return false;
+}
+
+bool Writer::exec(const std::string& sql)
+{
+    char* err = nullptr;
+    if (!m_db || sqlite3_exec(m_db, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+        const bool r = fail(sql.substr(0, 60));
+        if (err)
+            m_error = m_path + ": " + sql.substr(0, 60) + ": " + err;
+        sqlite3_free(err);
+        return r;
+    }
+    return true;
+}
+
+Writer::Insert Writer::prepare(const std::string& sql)
+{
+    sqlite3_stmt* st = nullptr;
+    if (!m_db || sqlite3_prepare_v2(m_db, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) {
+        fail(sql.substr(0, 60));
+        sqlite3_finalize(st);
+        return Insert();
+    }
+    return Insert(st);
+}
+
+bool Writer::close()
+{
+    if (!m_db)
+        return true;
+    const int rc = sqlite3_close(m_db);
+    if (rc != SQLITE_OK)
+        return fail("close");
+    m_db = nullptr;
+    return true;
+}
+
+Writer::Insert& Writer::Insert::operator=(Insert&& o) noexcept
+{
+    if (this != &o) {
+        sqlite3_finalize(m_stmt);
+        m_stmt = o.m_stmt;
+        o.m_stmt = nullptr;
+    }
+    return *this;
+}
+
+Writer::Insert::~Insert()
+{
+    sqlite3_finalize(m_stmt);
+}
+
+Writer::Insert& Writer::Insert::i64(int param, std::int64_t v)
+{
+    sqlite3_bind_int64(m_stmt, param, v);
+    return *this;
+}
+
+Writer::Insert& Writer::Insert::real(int param, double v)
+{
+    sqlite3_bind_double(m_stmt, param, v);
+    return *this;
+}
+
+Writer::Insert& Writer::Insert::text(int param, std::string_view v)
+{
+    sqlite3_bind_text(m_stmt, param, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+    return *this;
+}
+
+Writer::Insert& Writer::Insert::null(int param)
+{
+    sqlite3_bind_null(m_stmt, param);
+    return *this;
+}
+
+bool Writer::Insert::run()
+{
+    if (!m_stmt)
+        return false;
+    const int rc = sqlite3_step(m_stmt);
+    sqlite3_reset(m_stmt);
+    return rc == SQLITE_DONE || rc == SQLITE_ROW;
 }
 
 } // namespace npuscope::db

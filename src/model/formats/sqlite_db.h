@@ -35,11 +35,16 @@ public:
     Statement selectColumns(const std::string& table, const std::vector<std::string>& cols, const std::string& tail,
                             std::string* error) const;
     const std::string& path() const { return m_path; }
+    // Set when the normal read-only open failed and the file was read as an immutable snapshot
+    // (a read-only folder, or another connection holding a lock): SQLite's reason.
+    const std::string& snapshotReason() const { return m_snapshotReason; }
+    bool lockedByOther() const;
 
 private:
     Database() = default;
     sqlite3* m_db = nullptr;
     std::string m_path;
+    std::string m_snapshotReason;
     std::set<std::string> m_tables;
     mutable std::vector<std::pair<std::string, std::set<std::string>>> m_columns;
 };
@@ -67,6 +72,50 @@ public:
 
 private:
     sqlite3_stmt* m_stmt = nullptr;
+    std::string m_error;
+};
+
+// A database written from scratch (the generator's db export, tests): one connection, bound
+// prepared statements, the caller's transactions. Not used on the profiler's own files.
+class Writer {
+public:
+    class Insert {
+    public:
+        Insert() = default;
+        explicit Insert(sqlite3_stmt* s) : m_stmt(s) {}
+        Insert(Insert&& o) noexcept : m_stmt(o.m_stmt) { o.m_stmt = nullptr; }
+        Insert& operator=(Insert&& o) noexcept;
+        ~Insert();
+        bool valid() const { return m_stmt != nullptr; }
+        // Parameters are 1-based as in SQLite.
+        Insert& i64(int param, std::int64_t v);
+        Insert& real(int param, double v);
+        Insert& text(int param, std::string_view v); // copied by SQLite
+        Insert& null(int param);
+        // Executes and resets for the next row (bindings are kept); false on error.
+        bool run();
+
+    private:
+        sqlite3_stmt* m_stmt = nullptr;
+    };
+
+    // Creates `path` (an existing file is replaced). nullopt with *error naming the path and why.
+    static std::optional<Writer> create(const std::string& path, std::string* error);
+    // Opens an existing file for writing (tests: hold a lock, damage a table).
+    static std::optional<Writer> openExisting(const std::string& path, std::string* error);
+    Writer(Writer&&) noexcept;
+    Writer& operator=(Writer&&) noexcept;
+    ~Writer();
+    bool exec(const std::string& sql);
+    Insert prepare(const std::string& sql);
+    const std::string& error() const { return m_error; } // the last failure, with the path
+    bool close();
+
+private:
+    Writer() = default;
+    bool fail(const std::string& what);
+    sqlite3* m_db = nullptr;
+    std::string m_path;
     std::string m_error;
 };
 

@@ -178,7 +178,7 @@ bool RankWriter::writeStatistics(std::string& error)
     const std::string opPath = m_l.msprof ? m_l.outputDir + "/op_statistic_" + m_l.ts14 + ".csv"
                                           : m_l.outputDir + "/op_statistic.csv";
     OutFile ops;
-    if (!ops.open(opPath)) {
+    if (!ops.open(m_l.discardText ? std::string("/dev/null") : opPath)) {
         error = "cannot write " + opPath;
         return false;
     }
@@ -205,7 +205,7 @@ bool RankWriter::writeStatistics(std::string& error)
     if (!m_l.msprof) {
         OutFile api;
         const std::string apiPath = m_l.outputDir + "/api_statistic.csv";
-        if (!api.open(apiPath)) {
+        if (!api.open(m_l.discardText ? std::string("/dev/null") : apiPath)) {
             error = "cannot write " + apiPath;
             return false;
         }

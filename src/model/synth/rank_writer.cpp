@@ -43,6 +43,10 @@ bool RankWriter::open(std::string& error)
         comm = out + "/communication.json";
         matrix = out + "/communication_matrix.json";
     }
+    if (m_l.discardText)
+        for (auto* path : {&trace, &kernels, &comm, &matrix, &stepFile})
+            if (!path->empty())
+                *path = "/dev/null";
     for (auto* p : {&m_trace, &m_kernels, &m_comm, &m_matrix}) {
         const std::string& path = p == &m_trace ? trace : p == &m_kernels ? kernels : p == &m_comm ? comm : matrix;
         if (!p->open(path)) {

@@ -34,6 +34,7 @@ struct RankLayout {
     std::string outputDir;  // ASCEND_PROFILER_OUTPUT or mindstudio_profiler_output
     std::string analyzeDir; // msprof: analyze/
     std::string ts14;       // msprof file stamp
+    bool discardText = false; // db-only export: the text files go to /dev/null (sizes still counted)
 };
 
 class RankWriter {

@@ -1,6 +1,7 @@
 #include "model/synth/synth.h"
 
 #include "model/synth/comm_json.h"
+#include "model/synth/db_writer.h"
 #include "model/synth/out_file.h"
 #include "model/synth/rank_writer.h"
 #include "model/synth/synth_model.h"
@@ -87,7 +88,7 @@ std::string infoJson(int device, std::int64_t pid, double hbmPeak)
     return j.dump();
 }
 
-std::string profilerInfo(int rank, std::int64_t startNs, std::int64_t endNs)
+std::string profilerInfo(int rank, std::int64_t startNs, std::int64_t endNs, const std::string& exportType)
 {
     nlohmann::ordered_json j;
     auto& common = j["config"]["common_config"];
@@ -105,7 +106,10 @@ std::string profilerInfo(int rank, std::int64_t startNs, std::int64_t endNs)
     exp["_msprof_tx"] = false;
     exp["_data_simplification"] = true;
     exp["record_op_args"] = false;
-    exp["_export_type"] = "text";
+    if (exportType == "both")
+        exp["_export_type"] = {"text", "db"};
+    else
+        exp["_export_type"] = exportType;
     exp["_op_attr"] = false;
     exp["_gc_detect_threshold"] = nullptr;
     j["start_info"] = {{"syscnt_enable", true}, {"freq", 100}, {"start_cnt", 17238197612056LL},
@@ -306,6 +310,17 @@ SynthResult synthesize(const std::string& outDir, const SynthOptions& o)
         return res;
 
     const bool msprof = o.layout == "msprof";
+    if (o.format != "text" && o.format != "db" && o.format != "both") {
+        res.error = "format must be text, db or both";
+        return res;
+    }
+    if (msprof && o.format != "text") {
+        res.error = "the db format is written in the torch_npu layout only";
+        return res;
+    }
+    const bool dbOut = o.format != "text";
+    const bool textOut = o.format != "db";
+    std::vector<std::unique_ptr<DbRankWriter>> dbWriters;
     std::mt19937_64 nameRng(o.seed ^ 0x5DEECE66Dull);
     std::vector<std::unique_ptr<RankWriter>> writers;
     Scheduler sched(sc, ranks, o.seed, kBaseNs);
@@ -316,6 +331,7 @@ SynthResult synthesize(const std::string& outDir, const SynthOptions& o)
         l.device = r % 8;
         l.hostPid = kBasePid + 101 * r;
         l.ts14 = kFileStamp;
+        l.discardText = !textOut;
         const std::string prof = "PROF_" + std::string(5 - std::to_string(r + 1).size() + 1, '0')
                                  + std::to_string(r + 1) + "_" + kFolderStamp + "_" + randLetters(nameRng, 16);
         std::string devDir;
@@ -345,6 +361,11 @@ SynthResult synthesize(const std::string& outDir, const SynthOptions& o)
         writers.push_back(std::make_unique<RankWriter>(sched.scenario(), l));
         if (!writers.back()->open(res.error))
             return res;
+        if (dbOut) {
+            dbWriters.push_back(std::make_unique<DbRankWriter>(sched.scenario(), l));
+            if (!dbWriters.back()->open(res.error))
+                return res;
+        }
     }
     ClusterWriter clusterOut;
     const bool clusterFiles = ranks > 1;
@@ -362,9 +383,12 @@ SynthResult synthesize(const std::string& outDir, const SynthOptions& o)
         if (step == 0)
             firstStart = plan.start;
         lastEnd = plan.end;
-        for (int r = 0; r < ranks; ++r)
+        for (int r = 0; r < ranks; ++r) {
             writers[static_cast<std::size_t>(r)]->writeStep(plan, plan.ranks[static_cast<std::size_t>(r)],
                                                               bd[static_cast<std::size_t>(r)]);
+            if (dbOut)
+                dbWriters[static_cast<std::size_t>(r)]->writeStep(plan, plan.ranks[static_cast<std::size_t>(r)]);
+        }
         if (clusterFiles)
             clusterOut.step(plan, bd);
         const double done = targetBytes > 0 ? static_cast<double>(writers[0]->timelineBytes()) / targetBytes
@@ -379,12 +403,18 @@ SynthResult synthesize(const std::string& outDir, const SynthOptions& o)
         auto& w = *writers[static_cast<std::size_t>(r)];
         if (!w.finish(res.error))
             return res;
-        res.bytesWritten += w.bytesWritten();
+        if (textOut)
+            res.bytesWritten += w.bytesWritten();
+        if (dbOut) {
+            if (!dbWriters[static_cast<std::size_t>(r)]->finish(res.error))
+                return res;
+            res.bytesWritten += dbWriters[static_cast<std::size_t>(r)]->bytesWritten();
+        }
         res.deviceTasks += w.totals().deviceTasks;
         if (!msprof) {
             const std::string& dir = res.rankDirs[static_cast<std::size_t>(r)];
             if (!writeText(dir + "/profiler_info_" + std::to_string(r) + ".json",
-                           profilerInfo(r, firstStart, lastEnd), res.bytesWritten, res.error)
+                           profilerInfo(r, firstStart, lastEnd, o.format), res.bytesWritten, res.error)
                 || !writeText(dir + "/profiler_metadata.json", profilerMetadata(sc, r, ranks, sched.groupSize()),
                               res.bytesWritten, res.error))
                 return res;

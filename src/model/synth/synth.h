@@ -12,6 +12,7 @@ namespace npuscope::synth {
 struct SynthOptions {
     std::string scenario = "llama2-baseline"; // llama2-baseline | llama2-optimized | cluster-slowrank
     std::string layout = "torch_npu";         // torch_npu | msprof
+    std::string format = "text";              // text | db (torch_npu SQLite export) | both
     int ranks = 1;                             // cluster-slowrank: < 2 means 4
     int steps = 3;
     std::uint64_t seed = 1;

@@ -1,0 +1,286 @@
+#include "model/synth/db_writer.h"
+
+#include "model/synth/comm_json.h"
+#include "model/synth/device_model.h"
+#include "model/synth/overlap.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+namespace npuscope::synth {
+
+namespace {
+
+constexpr std::int64_t kNoneId = 4294967295LL;
+// ENUM_API_TYPE ids (FORMATS-DB.md §2)
+constexpr std::int64_t kApiAcl = 20000, kApiNode = 10000, kApiOp = 50001;
+
+const char* const kSchema[] = {
+    "CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY,value TEXT)",
+    "CREATE TABLE META_DATA (name TEXT,value TEXT)",
+    "CREATE TABLE ENUM_API_TYPE (id INTEGER PRIMARY KEY,name TEXT)",
+    "CREATE TABLE NPU_INFO (id INTEGER,name TEXT)",
+    "CREATE TABLE RANK_DEVICE_MAP (rankId INTEGER, deviceId INTEGER)",
+    "CREATE TABLE TASK (startNs INTEGER,endNs INTEGER,deviceId INTEGER,connectionId INTEGER,globalTaskId INTEGER,"
+    "globalPid INTEGER,taskType INTEGER,contextId INTEGER,streamId INTEGER,taskId INTEGER,modelId INTEGER)",
+    "CREATE TABLE COMPUTE_TASK_INFO (name INTEGER,globalTaskId INTEGER PRIMARY KEY,blockDim INTEGER,"
+    "mixBlockDim INTEGER,taskType INTEGER,opType INTEGER,inputFormats INTEGER,inputDataTypes INTEGER,"
+    "inputShapes INTEGER,outputFormats INTEGER,outputDataTypes INTEGER,outputShapes INTEGER,attrInfo INTEGER)",
+    "CREATE TABLE TASK_PMU_INFO (globalTaskId INTEGER,name INTEGER,value NUMERIC)",
+    "CREATE TABLE COMMUNICATION_OP (opName INTEGER,startNs INTEGER,endNs INTEGER,connectionId INTEGER,"
+    "groupName INTEGER,opId INTEGER PRIMARY KEY,relay INTEGER,retry INTEGER,dataType INTEGER,algType INTEGER,"
+    "count NUMERIC,opType INTEGER)",
+    "CREATE TABLE CANN_API (startNs INTEGER,endNs INTEGER,type INTEGER,globalTid INTEGER,"
+    "connectionId INTEGER PRIMARY KEY,name INTEGER)",
+    "CREATE TABLE PYTORCH_API (startNs TEXT, endNs TEXT, globalTid INTEGER, connectionId INTEGER, name INTEGER, "
+    "sequenceNumber INTEGER, fwdThreadId INTEGER, inputDtypes INTEGER, inputShapes INTEGER, callchainId INTEGER, "
+    "type INTEGER)",
+    "CREATE TABLE CONNECTION_IDS (id INTEGER, connectionId INTEGER)",
+    "CREATE TABLE STEP_TIME (id INTEGER, startNs INTEGER, endNs INTEGER)",
+    "CREATE TABLE AICORE_FREQ (deviceId INTEGER,timestampNs NUMERIC,freq INTEGER)",
+    "CREATE TABLE HBM (deviceId INTEGER,timestampNs INTEGER,bandwidth NUMERIC,hbmId INTEGER,type INTEGER)",
+    "CREATE TABLE OVERLAP_ANALYSIS (deviceId INTEGER,startNs INTEGER,endNs INTEGER,type INTEGER)",
+};
+
+std::uint64_t fileSize(const std::string& path)
+{
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
+}
+
+} // namespace
+
+DbRankWriter::DbRankWriter(const Scenario& sc, RankLayout layout) : m_sc(sc), m_l(std::move(layout))
+{
+    m_globalTid = (m_l.hostPid << 32) | m_l.hostPid;
+}
+
+DbRankWriter::~DbRankWriter() = default;
+
+bool DbRankWriter::open(std::string& error)
+{
+    m_path = m_l.outputDir + "/ascend_pytorch_profiler_" + std::to_string(m_l.rank) + ".db";
+    m_analysisPath = m_l.outputDir + "/analysis.db";
+    m_db = db::Writer::create(m_path, &error);
+    if (!m_db)
+        return false;
+    // A generated file nobody reads while it is written: no journal, no syncs.
+    bool ok = m_db->exec("PRAGMA journal_mode=OFF") && m_db->exec("PRAGMA synchronous=OFF")
+              && m_db->exec("PRAGMA page_size=65536") && m_db->exec("BEGIN");
+    for (const char* sql : kSchema)
+        ok = ok && m_db->exec(sql);
+    if (!ok) {
+        error = m_db->error();
+        return false;
+    }
+    m_string = m_db->prepare("INSERT INTO STRING_IDS VALUES (?,?)");
+    m_task = m_db->prepare("INSERT INTO TASK VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+    m_compute = m_db->prepare("INSERT INTO COMPUTE_TASK_INFO VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    m_pmu = m_db->prepare("INSERT INTO TASK_PMU_INFO VALUES (?,?,?)");
+    m_commOp = m_db->prepare("INSERT INTO COMMUNICATION_OP VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
+    m_cann = m_db->prepare("INSERT INTO CANN_API VALUES (?,?,?,?,?,?)");
+    m_py = m_db->prepare("INSERT INTO PYTORCH_API VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+    m_conn = m_db->prepare("INSERT INTO CONNECTION_IDS VALUES (?,?)");
+    m_step = m_db->prepare("INSERT INTO STEP_TIME VALUES (?,?,?)");
+    m_freq = m_db->prepare("INSERT INTO AICORE_FREQ VALUES (?,?,?)");
+    m_hbm = m_db->prepare("INSERT INTO HBM VALUES (?,?,?,?,?)");
+    m_overlap = m_db->prepare("INSERT INTO OVERLAP_ANALYSIS VALUES (?,?,?,?)");
+    for (auto* st : {&m_string, &m_task, &m_compute, &m_pmu, &m_commOp, &m_cann, &m_py, &m_conn, &m_step, &m_freq,
+                     &m_hbm, &m_overlap})
+        if (!st->valid()) {
+            error = m_db->error();
+            return false;
+        }
+    ok = m_db->exec("INSERT INTO META_DATA VALUES ('SCHEMA_VERSION_MICRO','0'),('SCHEMA_VERSION_MINOR','0'),"
+                    "('SCHEMA_VERSION_MAJOR','1'),('SCHEMA_VERSION','1.0.0')")
+         && m_db->exec("INSERT INTO ENUM_API_TYPE VALUES (5000,'runtime'),(5500,'hccl'),(10000,'node'),"
+                       "(15000,'model'),(20000,'acl'),(50001,'op'),(50002,'queue'),(50003,'trace'),(50004,'mstx')")
+         && m_db->exec("INSERT INTO NPU_INFO VALUES (" + std::to_string(m_l.device) + ",'Ascend910B')")
+         && m_db->exec("INSERT INTO RANK_DEVICE_MAP VALUES (" + std::to_string(m_l.rank) + ","
+                       + std::to_string(m_l.device) + ")");
+    if (!ok) {
+        error = m_db->error();
+        return false;
+    }
+    // Framework strings take ids from 2^28 (FORMATS-DB.md §2); one range is enough here.
+    m_nextString = 1LL << 28;
+    return true;
+}
+
+std::int64_t DbRankWriter::sid(const std::string& s)
+{
+    auto [it, fresh] = m_ids.try_emplace(s, m_nextString);
+    if (fresh) {
+        ++m_nextString;
+        m_failed |= !m_string.i64(1, it->second).text(2, s).run();
+    }
+    return it->second;
+}
+
+void DbRankWriter::pmu(std::int64_t task, const char* name, double value)
+{
+    m_failed |= !m_pmu.i64(1, task).i64(2, sid(name)).real(3, value).run();
+}
+
+void DbRankWriter::writeStep(const StepPlan& plan, const RankStep& rs)
+{
+    if (!m_db || m_failed)
+        return;
+    const std::int64_t dev = m_l.device;
+    m_failed |= !m_step.i64(1, plan.index).i64(2, plan.start).i64(3, plan.end).run();
+    m_failed |= !m_freq.i64(1, dev).i64(2, plan.start).i64(3, static_cast<std::int64_t>(kFreqMHz)).run();
+    char ts[2][24];
+    auto pyRow = [&](std::int64_t start, std::int64_t dur, std::int64_t name, std::optional<std::int64_t> conn) {
+        const auto a = std::to_chars(ts[0], ts[0] + 24, start).ptr;
+        const auto b = std::to_chars(ts[1], ts[1] + 24, start + dur).ptr;
+        m_py.text(1, std::string_view(ts[0], static_cast<std::size_t>(a - ts[0])))
+            .text(2, std::string_view(ts[1], static_cast<std::size_t>(b - ts[1])))
+            .i64(3, m_globalTid);
+        if (conn)
+            m_py.i64(4, *conn);
+        else
+            m_py.null(4);
+        m_failed |= !m_py.i64(5, name).i64(6, -1).i64(7, 0).null(8).null(9).null(10).i64(11, kApiOp).run();
+    };
+    pyRow(plan.start, plan.end - plan.start, sid("ProfilerStep#" + std::to_string(plan.index)), std::nullopt);
+
+    const std::int64_t launch = sid("launch");
+    std::vector<Interval> compute, comm;
+    int layer = -1;
+    std::int64_t layerStart = 0, layerEnd = 0;
+    double layerBytes = 0;
+    auto flushLayer = [&] {
+        if (layer < 0 || layerEnd <= layerStart)
+            return;
+        const double mbps = layerBytes / 1e6 / (static_cast<double>(layerEnd - layerStart) / 1e9);
+        m_failed |= !m_hbm.i64(1, dev).i64(2, layerStart).real(3, r3(mbps * 0.75) * 1e6).i64(4, 0).i64(5, sid("read")).run();
+        m_failed |= !m_hbm.i64(1, dev).i64(2, layerStart).real(3, r3(mbps * 0.25) * 1e6).i64(4, 0).i64(5, sid("write")).run();
+    };
+    for (const Task& t : rs.tasks) {
+        const OpKind& op = m_sc.ops[static_cast<std::size_t>(t.op)];
+        const bool isComm = op.core == Core::Comm;
+        const auto conn = static_cast<std::int64_t>(t.conn);
+        // Python op -> CONNECTION_IDS -> the device task (async_npu)
+        const std::int64_t pyConn = m_connRow++;
+        m_failed |= !m_conn.i64(1, pyConn).i64(2, conn).run();
+        pyRow(t.pyStart, t.pyDur, sid(op.aten), pyConn);
+        // host API and its launch (HostToDevice: Node@launch shares the task's connectionId)
+        m_failed |= !m_cann.i64(1, t.aclStart).i64(2, t.aclStart + t.aclDur).i64(3, kApiAcl).i64(4, m_globalTid)
+                         .i64(5, conn - 1).i64(6, sid(op.acl)).run();
+        m_failed |= !m_cann.i64(1, t.nodeStart).i64(2, t.nodeStart + t.nodeDur).i64(3, kApiNode).i64(4, m_globalTid)
+                         .i64(5, conn).i64(6, launch).run();
+        const std::int64_t g = m_globalTask++;
+        const bool mix = op.core == Core::MixAic;
+        m_failed |= !m_task.i64(1, t.start).i64(2, t.start + t.dur).i64(3, dev).i64(4, conn).i64(5, g)
+                         .i64(6, m_l.hostPid).i64(7, sid(taskType(op.core))).i64(8, mix ? 0 : kNoneId)
+                         .i64(9, t.stream).i64(10, t.taskId).i64(11, kNoneId).run();
+        if (isComm) {
+            // The collective on its group lane: one kernel_details row (HCCL) per op.
+            m_failed |= !m_commOp.i64(1, sid(commOpName(t))).i64(2, t.start).i64(3, t.start + t.dur).i64(4, kNoneId)
+                             .i64(5, sid("7452643344416017458")).i64(6, m_opId++).i64(7, 0).i64(8, 0).i64(9, 65535)
+                             .i64(10, sid("MESH-RING")).i64(11, static_cast<std::int64_t>(m_sc.msgBytes / 2))
+                             .i64(12, sid(op.type)).run();
+            comm.push_back({t.start, t.start + t.dur});
+            continue;
+        }
+        compute.push_back({t.start, t.start + t.dur});
+        m_failed |= !m_compute.i64(1, sid(op.name)).i64(2, g).i64(3, op.blockDim).i64(4, op.mixBlockDim)
+                         .i64(5, sid(taskType(op.core))).i64(6, sid(op.type)).i64(7, sid(op.inFormats))
+                         .i64(8, sid(op.inTypes)).i64(9, sid(op.inShapes)).i64(10, sid(op.outFormats))
+                         .i64(11, sid(op.outTypes)).i64(12, sid(op.outShapes)).null(13).run();
+        // PMU, as the text rows compute them (rank_tables.cpp); *_time in ns
+        const double durUs = static_cast<double>(t.dur) / 1000.0;
+        const bool cube = op.core == Core::AiCore || mix;
+        const bool vector = op.core == Core::AiVector || mix;
+        if (cube) {
+            const double aicTime = r3(durUs * t.coreFrac);
+            pmu(g, "aic_total_time", aicTime * 1000.0);
+            pmu(g, "aic_total_cycles", static_cast<double>(std::llround(t.util / 100.0 * kFreqMHz * kAiCores * durUs)));
+            const char* names[] = {"aic_mac_ratio", "aic_scalar_ratio", "aic_mte1_ratio", "aic_mte2_ratio",
+                                   "aic_fixpipe_ratio"};
+            const double ratios[] = {op.mac, op.scalar, op.mte1, op.mte2, op.fixpipe};
+            for (int i = 0; i < 5; ++i)
+                pmu(g, names[i], r3(std::min(0.999, ratios[i] * t.jit)));
+        }
+        if (vector) {
+            pmu(g, "aiv_total_time", r3(durUs * t.coreFrac * (cube ? 0.95 : 1.0)) * 1000.0);
+            const char* names[] = {"aiv_vec_ratio", "aiv_scalar_ratio", "aiv_mte2_ratio", "aiv_mte3_ratio"};
+            const double ratios[] = {op.vec, op.vScalar, op.vMte2, op.vMte3};
+            for (int i = 0; i < 4; ++i)
+                pmu(g, names[i], r3(std::min(0.999, ratios[i] * t.jit)));
+        }
+        if (t.layer != layer) {
+            flushLayer();
+            layer = t.layer;
+            layerStart = t.start;
+            layerBytes = 0;
+        }
+        layerEnd = t.start + t.dur;
+        layerBytes += t.gbps * 1e9 * static_cast<double>(t.dur) / 1e9;
+    }
+    flushLayer();
+    m_failed |= !m_hbm.i64(1, dev).i64(2, layerEnd).real(3, 0).i64(4, 0).i64(5, sid("read")).run();
+    m_failed |= !m_hbm.i64(1, dev).i64(2, layerEnd).real(3, 0).i64(4, 0).i64(5, sid("write")).run();
+    m_failed |= !m_cann.i64(1, rs.syncStart).i64(2, rs.syncStart + rs.syncDur).i64(3, kApiAcl).i64(4, m_globalTid)
+                     .i64(5, static_cast<std::int64_t>(rs.syncConn)).i64(6, sid("aclrtSynchronizeStream")).run();
+
+    // Overlap lanes (type 0 compute, 1 comm, 2 comm not overlapped, 3 free) and the step row
+    const Overlap ov = computeOverlap(compute, comm, plan.start, plan.end);
+    const std::vector<Interval>* lanes[4] = {&ov.computing, &ov.communication, &ov.notOverlapped, &ov.free};
+    for (int type = 0; type < 4; ++type)
+        for (const auto& iv : *lanes[type])
+            m_failed |= !m_overlap.i64(1, dev).i64(2, iv.first).i64(3, iv.second).i64(4, type).run();
+    StepBreakdown b;
+    b.computing = total(ov.computing);
+    b.comm = total(ov.communication);
+    b.commNotOverlapped = total(ov.notOverlapped);
+    b.overlapped = b.comm - b.commNotOverlapped;
+    b.free = total(ov.free);
+    b.stage = plan.end - plan.start;
+    m_breakdowns.emplace_back(plan.index, b);
+}
+
+bool DbRankWriter::finish(std::string& error)
+{
+    if (!m_db)
+        return false;
+    for (auto* st : {&m_string, &m_task, &m_compute, &m_pmu, &m_commOp, &m_cann, &m_py, &m_conn, &m_step, &m_freq,
+                     &m_hbm, &m_overlap})
+        *st = db::Writer::Insert();
+    if (m_failed || !m_db->exec("CREATE INDEX TaskIndex ON TASK (startNs,globalTaskId)") || !m_db->exec("COMMIT")
+        || !m_db->close()) {
+        error = m_db->error().empty() ? m_path + ": write failed" : m_db->error();
+        return false;
+    }
+    m_db.reset();
+    m_bytes += fileSize(m_path);
+
+    // analysis.db: StepTraceTime in µs, as torch_npu writes it
+    auto a = db::Writer::create(m_analysisPath, &error);
+    if (!a)
+        return false;
+    bool ok = a->exec("BEGIN")
+              && a->exec("CREATE TABLE StepTraceTime (step TEXT, computing NUMERIC, communication_not_overlapped NUMERIC, "
+                         "overlapped NUMERIC, communication NUMERIC, free NUMERIC, stage NUMERIC, bubble NUMERIC, "
+                         "communication_not_overlapped_and_exclude_receive NUMERIC, preparing NUMERIC)");
+    auto ins = a->prepare("INSERT INTO StepTraceTime VALUES (?,?,?,?,?,?,?,?,?,?)");
+    ok = ok && ins.valid();
+    auto us = [](std::int64_t ns) { return static_cast<double>(ns) / 1000.0; };
+    for (const auto& [index, b] : m_breakdowns)
+        ok = ok && ins.text(1, std::to_string(index)).real(2, us(b.computing)).real(3, us(b.commNotOverlapped))
+                       .real(4, us(b.overlapped)).real(5, us(b.comm)).real(6, us(b.free)).real(7, us(b.stage))
+                       .real(8, 0).real(9, us(b.commNotOverlapped)).real(10, 0).run();
+    ins = db::Writer::Insert();
+    ok = ok && a->exec("COMMIT") && a->close();
+    if (!ok) {
+        error = a->error().empty() ? m_analysisPath + ": write failed" : a->error();
+        return false;
+    }
+    m_bytes += fileSize(m_analysisPath);
+    return true;
+}
+
+} // namespace npuscope::synth

@@ -1,0 +1,49 @@
+#pragma once
+// Writes one generated rank as the SQLite export of torch_npu (export_type=db):
+// ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_<rank>.db with the tables of FORMATS-DB.md
+// (STRING_IDS, TASK, COMPUTE_TASK_INFO, TASK_PMU_INFO, COMMUNICATION_OP, CANN_API, PYTORCH_API,
+// CONNECTION_IDS, STEP_TIME, AICORE_FREQ, HBM, OVERLAP_ANALYSIS, META_DATA, ...) and
+// analysis.db (StepTraceTime), from the same step plans as the text writer, so both exports of
+// one generated rank load to the same device tasks, kernel rows and durations.
+// One transaction per file, prepared statements, strings interned once.
+#include "model/formats/sqlite_db.h"
+#include "model/synth/rank_writer.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace npuscope::synth {
+
+class DbRankWriter {
+public:
+    DbRankWriter(const Scenario& sc, RankLayout layout);
+    ~DbRankWriter();
+    bool open(std::string& error);
+    void writeStep(const StepPlan& plan, const RankStep& rs);
+    bool finish(std::string& error);
+    std::uint64_t bytesWritten() const { return m_bytes; }
+    std::string path() const { return m_path; }
+
+private:
+    std::int64_t sid(const std::string& s); // STRING_IDS id of s
+    void pmu(std::int64_t task, const char* name, double value);
+
+    const Scenario& m_sc;
+    RankLayout m_l;
+    std::string m_path, m_analysisPath;
+    std::optional<db::Writer> m_db;
+    db::Writer::Insert m_string, m_task, m_compute, m_pmu, m_commOp, m_cann, m_py, m_conn, m_step, m_freq, m_hbm,
+        m_overlap;
+    std::unordered_map<std::string, std::int64_t> m_ids;
+    std::int64_t m_nextString = 0;
+    std::int64_t m_globalTask = 0, m_opId = 0, m_connRow = 0;
+    std::int64_t m_globalTid = 0;
+    std::vector<std::pair<int, StepBreakdown>> m_breakdowns;
+    std::uint64_t m_bytes = 0;
+    bool m_failed = false;
+};
+
+} // namespace npuscope::synth
