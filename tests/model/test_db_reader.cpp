@@ -656,6 +656,60 @@ private slots:
         QCOMPARE(d2.session->ranks.at(0)->join.deviceTasks, a.join.deviceTasks);
     }
 
+
+    void pytorchCallStacks()
+    {
+        // PYTORCH_API.callchainId -> PYTORCH_CALLCHAINS frames, stored as the "Call stack" arg the
+        // way trace_view.json writes it (frames joined by ";\r\n", innermost first).
+        const std::string path = dbDir("level1", 0) + "ascend_pytorch_profiler_0.db";
+        const qint64 withStack = sqlInt(path, "SELECT count(*) FROM PYTORCH_API WHERE callchainId IS NOT NULL");
+        QCOMPARE(withStack, qint64(316)); // trace_view.json of the text run also has 316 "Call stack" args
+        std::string err;
+        auto d = db::Database::open(path, &err);
+        QVERIFY2(d, err.c_str());
+        auto st = d->prepare("SELECT c.id, s.value FROM PYTORCH_CALLCHAINS c JOIN STRING_IDS s ON s.id = c.stack "
+                             "WHERE c.id = (SELECT callchainId FROM PYTORCH_API WHERE callchainId IS NOT NULL "
+                             "ORDER BY CAST(startNs AS INTEGER) LIMIT 1) ORDER BY c.stackDepth",
+                             &err);
+        QVERIFY2(st.valid(), err.c_str());
+        std::string expected;
+        while (st.step())
+            expected += (expected.empty() ? "" : ";\r\n") + std::string(st.text(1));
+        QVERIFY(expected.find("main.py(") != std::string::npos);
+
+        Profile p;
+        ReadContext ctx;
+        ctx.file = path;
+        readers::readProfilerDb(path, p, ctx);
+        p.finalize();
+        int stacks = 0;
+        std::string first;
+        TimeNs firstStart = 0;
+        for (std::size_t i = 0; i < p.slices.size(); ++i) {
+            if (p.slices.args[i] == kNone || p.tracks[p.slices.track[i].v].kind != TrackKind::Python)
+                continue;
+            QCOMPARE(QString::fromStdString(std::string(p.str(p.slices.category[i]))), QStringLiteral("cpu_op"));
+            const auto r = p.args.rows[p.slices.args[i]];
+            QCOMPARE(p.str(p.args.kv[r.begin].first), std::string_view("Sequence number"));
+            for (std::uint32_t j = r.begin; j < r.begin + r.count; ++j)
+                if (p.str(p.args.kv[j].first) == "Call stack") {
+                    ++stacks;
+                    if (first.empty() || p.slices.start[i] < firstStart) {
+                        first = std::string(p.str(p.args.kv[j].second));
+                        firstStart = p.slices.start[i];
+                    }
+                }
+        }
+        QCOMPARE(qint64(stacks), withStack);
+        QCOMPARE(first, expected);
+        // Input Dims hold shapes (the samples keep them in inputDtypes), Input type the dtypes.
+        bool dims = false;
+        for (std::size_t i = 0; i < p.args.kv.size(); ++i)
+            if (p.str(p.args.kv[i].first) == "Input type" && p.str(p.args.kv[i].second) == "float")
+                dims = true;
+        QVERIFY(dims);
+    }
+
     void badInput()
     {
         QTemporaryDir tmp;
