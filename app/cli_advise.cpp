@@ -4,6 +4,7 @@
 #include "app/cli.h"
 
 #include "advisor/advisor.h"
+#include "model/analysis/atomic_file.h"
 #include "model/formats/loader.h"
 #include "views/report_pdf.h"
 
@@ -149,10 +150,10 @@ int advise(const Args& args)
         std::fwrite(text.data(), 1, text.size(), stdout);
         return 0;
     }
-    std::ofstream out(output, std::ios::binary);
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    if (!out) {
-        std::fprintf(stderr, "npuscope advise: cannot write %s\n", output.c_str());
+    // Temporary file + rename: a failed write never leaves a partial report or spoils an old one.
+    std::string err;
+    if (!writeFileAtomically(output, text, &err)) {
+        std::fprintf(stderr, "npuscope advise: cannot write %s\n", err.c_str());
         return 1;
     }
     return 0;

@@ -1,6 +1,7 @@
 #include "views/report_pdf.h"
 
 #include <QFile>
+#include <QSaveFile>
 #include <QFontDatabase>
 #include <QPainter>
 #include <QPdfWriter>
@@ -167,17 +168,30 @@ bool writeReportPdf(const AdvisorReport& r, const std::string& path, std::string
     doc.addResource(QTextDocument::ImageResource, QUrl(QStringLiteral("npuscope-chart:gains")), renderGainChart(r));
     doc.setHtml(html);
 
-    QPdfWriter writer(q(path));
+    // Into a temporary file beside `path`, renamed over it only when complete: a failed or
+    // interrupted export never leaves a partial PDF nor replaces a good one.
+    QSaveFile out(q(path));
+    if (!out.open(QIODevice::WriteOnly)) {
+        if (error)
+            *error = path + ": " + out.errorString().toStdString();
+        return false;
+    }
+    QPdfWriter writer(&out);
     writer.setPageSize(QPageSize(QPageSize::A4));
     writer.setPageMargins(QMarginsF(15, 15, 15, 15), QPageLayout::Millimeter);
     writer.setTitle(QStringLiteral("npuscope advisor report: ") + q(id.name));
     writer.setCreator(QStringLiteral("npuscope ") + q(id.npuscopeVersion));
     // print() paginates and numbers the pages because the document has no page size of its own.
     doc.print(&writer);
-    QFile check(q(path));
-    if (!check.exists() || check.size() == 0) {
+    if (out.size() == 0) {
+        out.cancelWriting();
         if (error)
-            *error = "the PDF writer produced no file";
+            *error = path + ": the PDF writer produced no output";
+        return false;
+    }
+    if (!out.commit()) {
+        if (error)
+            *error = path + ": " + out.errorString().toStdString();
         return false;
     }
     return true;

@@ -210,8 +210,14 @@ bool CsvTable::nextRow()
             m_ctx.progress(m_lastProgress);
         }
         const std::size_t got = m_reader.cells().size();
-        if (got == m_header.size())
+        if (got == m_header.size()) {
+            // A complete last row without a line end is kept; a job killed mid-write may have cut
+            // its last cell, so say so.
+            if (!m_reader.terminated() && m_reader.atEnd())
+                m_report(Severity::Info, m_reader.line(), static_cast<std::int64_t>(m_reader.byteOffset()),
+                         "last row has no line end (the file may be truncated): kept");
             return true;
+        }
         std::string reason;
         if (got < m_header.size() && m_reader.atEnd())
             reason = "truncated last row: " + std::to_string(got) + " of " + std::to_string(m_header.size()) +

@@ -4,7 +4,9 @@
 #include "model/formats/readers.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
+#include <unordered_map>
 
 namespace npuscope::readers {
 
@@ -53,6 +55,40 @@ std::vector<bool> numericColumns(std::string_view bytes, const std::vector<std::
     for (std::size_t k = 0; k < header.size(); ++k)
         out[k] = text[k] == 0 && !(numeric[k] == 0 && knownTextColumn(header[k]));
     return out;
+}
+
+// Replaces each invalid UTF-8 sequence by U+FFFD; false (and `text` untouched) when valid.
+bool repairUtf8(std::string_view text, std::string& out)
+{
+    std::size_t i = 0;
+    const std::size_t n = text.size();
+    auto cont = [&](std::size_t k) { return k < n && (static_cast<unsigned char>(text[k]) & 0xC0) == 0x80; };
+    bool bad = false;
+    out.clear();
+    while (i < n) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        std::size_t len = 0;
+        if (c < 0x80)
+            len = 1;
+        else if (c >= 0xC2 && c <= 0xDF && cont(i + 1))
+            len = 2;
+        else if (c >= 0xE0 && c <= 0xEF && cont(i + 1) && cont(i + 2)) {
+            const auto c1 = static_cast<unsigned char>(text[i + 1]);
+            len = (c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 > 0x9F) ? 0 : 3; // overlong, surrogate
+        } else if (c >= 0xF0 && c <= 0xF4 && cont(i + 1) && cont(i + 2) && cont(i + 3)) {
+            const auto c1 = static_cast<unsigned char>(text[i + 1]);
+            len = (c == 0xF0 && c1 < 0x90) || (c == 0xF4 && c1 > 0x8F) ? 0 : 4;
+        }
+        if (len == 0) {
+            bad = true;
+            out += "\xEF\xBF\xBD";
+            ++i;
+        } else {
+            out.append(text.substr(i, len));
+            i += len;
+        }
+    }
+    return bad;
 }
 
 } // namespace
@@ -131,7 +167,31 @@ FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContex
 
     const int fileDevice = ctx.device;
     std::uint64_t badMetric = 0;
-    auto text = [&](int col) { return col < 0 ? NameId(0) : sink.strings.intern(t.cell(col)); };
+    // Text cells: invalid UTF-8 (a mis-encoded export) is kept with U+FFFD and named once.
+    std::string repaired;
+    std::uint64_t badUtf8 = 0;
+    std::int64_t badUtf8Line = -1, badUtf8Offset = -1;
+    auto intern = [&](std::string_view cell) {
+        for (const char ch : cell) {
+            if (static_cast<unsigned char>(ch) < 0x80)
+                continue;
+            if (!repairUtf8(cell, repaired))
+                break;
+            if (badUtf8++ == 0) {
+                badUtf8Line = t.line();
+                badUtf8Offset = static_cast<std::int64_t>(t.byteOffset());
+            }
+            return sink.strings.intern(repaired);
+        }
+        return sink.strings.intern(cell);
+    };
+    auto text = [&](int col) { return col < 0 ? NameId(0) : intern(t.cell(col)); };
+    // Rows out of start-time order and exact repeats of an earlier row (same device, stream,
+    // task, start, duration and name) are kept, and named by line: the first of each.
+    std::unordered_map<std::uint64_t, std::pair<std::size_t, std::int64_t>> seen; // hash -> (row, line)
+    std::uint64_t duplicates = 0, unordered = 0;
+    std::int64_t duplicateLine = -1, duplicateOf = -1, duplicateOffset = -1, unorderedLine = -1, unorderedOffset = -1;
+    TimeNs lastStart = std::numeric_limits<TimeNs>::min();
     auto id = [&](int col) { return col < 0 ? std::int64_t(-1) : parseIdText(t.cell(col)); };
     while (t.nextRow()) {
         const auto start = parseMicrosToNs(t.cell(c.start));
@@ -142,6 +202,10 @@ FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContex
         const auto dur = parseMicrosToNs(t.cell(c.dur));
         if (!dur) {
             t.skipRow("bad duration '" + std::string(t.cell(c.dur)) + "'");
+            continue;
+        }
+        if (*dur < 0) {
+            t.skipRow("negative duration '" + std::string(t.cell(c.dur)) + "'");
             continue;
         }
         int device = fileDevice;
@@ -178,9 +242,44 @@ FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContex
             K.metrics[m].push_back(v.value_or(kNaN));
         }
         for (const auto& [col, e] : extraCols)
-            K.extra[e].push_back(sink.strings.intern(t.cell(col)));
+            K.extra[e].push_back(intern(t.cell(col)));
+        const std::size_t row = K.size() - 1;
+        if (*start < lastStart && unordered++ == 0) {
+            unorderedLine = t.line();
+            unorderedOffset = static_cast<std::int64_t>(t.byteOffset());
+        }
+        lastStart = std::max(lastStart, *start);
+        std::uint64_t h = std::hash<std::int64_t>{}(*start);
+        for (std::int64_t v : {std::int64_t(K.device[row]), K.streamId[row], K.taskId[row], *dur,
+                               std::int64_t(K.name[row].v)})
+            h = (h ^ std::hash<std::int64_t>{}(v)) * 0x9E3779B97F4A7C15ull;
+        const auto [it, fresh] = seen.try_emplace(h, row, t.line());
+        if (!fresh) {
+            const std::size_t o = it->second.first;
+            if (K.start[o] == *start && K.dur[o] == *dur && K.device[o] == K.device[row]
+                && K.streamId[o] == K.streamId[row] && K.taskId[o] == K.taskId[row] && K.name[o] == K.name[row]
+                && duplicates++ == 0) {
+                duplicateLine = t.line();
+                duplicateOffset = static_cast<std::int64_t>(t.byteOffset());
+                duplicateOf = it->second.second;
+            }
+        }
         ++rec.records;
     }
+    if (badUtf8 > 0)
+        sink.diagnostics.push_back(Diagnostic{Severity::Warning, ctx.file, badUtf8Line, badUtf8Offset,
+                                              "invalid UTF-8 in text cells, kept with U+FFFD (first at this line)",
+                                              badUtf8});
+    if (duplicates > 0)
+        sink.diagnostics.push_back(Diagnostic{Severity::Warning, ctx.file, duplicateLine, duplicateOffset,
+                                              "row is a duplicate of line " + std::to_string(duplicateOf)
+                                                  + " (same device, stream, task, start, duration and name); "
+                                                  + std::to_string(duplicates) + " such rows kept",
+                                              duplicates});
+    if (unordered > 0)
+        sink.diagnostics.push_back(Diagnostic{Severity::Info, ctx.file, unorderedLine, unorderedOffset,
+                                              "rows not in start-time order (first at this line); kept",
+                                              unordered});
     // Columns this file lacks (another slice had them) stay aligned: NaN / empty.
     for (auto& m : K.metrics)
         m.resize(K.size(), kNaN);

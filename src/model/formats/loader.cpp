@@ -6,6 +6,7 @@
 #include "model/formats/layout.h"
 #include "model/formats/readers.h"
 #include "model/io/mapped_file.h"
+#include "model/io/memory_budget.h"
 
 #include <algorithm>
 #include <chrono>
@@ -107,7 +108,29 @@ private:
 struct Env {
     const LoadOptions& options;
     ProgressSink& progress;
+    std::uint64_t memoryBudget = 0; // 0: unknown, no check
+    std::atomic<std::uint64_t>& memoryReserved;
     bool cancelled() const { return options.cancel && options.cancel->load(std::memory_order_relaxed); }
+
+    // Reserves the heap reading `bytes` of `f` will take; false with *why when it does not fit.
+    bool reserveMemory(const layout::PlannedFile& f, std::string_view bytes, std::string* why) const
+    {
+        if (memoryBudget == 0)
+            return true;
+        std::string kind = f.kindName;
+        if (f.kind == layout::FileKind::Timeline
+            && readers::looksLikeSimplifiedTasks(bytes.substr(0, std::min<std::size_t>(bytes.size(), 4096))))
+            kind = "simplified_tasks";
+        const std::uint64_t need = estimatedHeapBytes(kind, bytes.size());
+        const std::uint64_t before = memoryReserved.fetch_add(need);
+        if (before + need <= memoryBudget)
+            return true;
+        memoryReserved.fetch_sub(need);
+        *why = "not read: '" + f.path + "' (" + formatBytes(bytes.size()) + ") needs about " + formatBytes(need)
+            + " of memory, only " + formatBytes(memoryBudget - std::min(before, memoryBudget)) + " of the "
+            + formatBytes(memoryBudget) + " memory budget is left (MemAvailable, or NPUSCOPE_MEMORY_BUDGET)";
+        return false;
+    }
 };
 
 std::string baseName(const std::string& path)
@@ -162,10 +185,16 @@ FileRecord mapAndRead(const layout::PlannedFile& f, const Env& env, ReadFn&& rea
 {
     FileRecord rec;
     std::string error;
+    if (env.options.beforeRead)
+        env.options.beforeRead(f.path);
     std::optional<MappedFile> mf = MappedFile::open(f.path, &error);
     if (!mf) {
         rec.status = FileStatus::Failed;
         rec.note = error.empty() ? "cannot open" : error;
+        report(Severity::Error, rec.note);
+    } else if (!env.reserveMemory(f, mf->bytes(), &error)) {
+        rec.status = FileStatus::Failed;
+        rec.note = error;
         report(Severity::Error, rec.note);
     } else {
         ReadContext ctx;
@@ -359,7 +388,9 @@ LoadResult loadPlan(const layout::Plan& plan, const LoadOptions& options, Progre
         return result;
     }
     progress.setTotal(plan.bytesToRead());
-    const Env env{options, progress};
+    std::atomic<std::uint64_t> memoryReserved{0};
+    const Env env{options, progress, options.memoryBudget ? options.memoryBudget : memoryBudgetBytes().value_or(0),
+                  memoryReserved};
 
     auto session = std::make_shared<Session>();
     session->root = plan.root;

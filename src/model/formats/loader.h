@@ -4,6 +4,7 @@
 #include "model/store/session.h"
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -25,6 +26,13 @@ struct LoadOptions {
     const std::atomic<bool>* cancel = nullptr;          // set to true to stop early
     Prefer prefer = Prefer::Auto;                       // text vs SQLite when both exist
     unsigned threads = 0;                               // 0 = hardware concurrency
+    // Heap the whole load may use, in bytes; 0 = NPUSCOPE_MEMORY_BUDGET or /proc/meminfo's
+    // MemAvailable. A file whose estimated need (memory_budget.h) does not fit in what is left
+    // is not read: it fails with an Error naming it, the need and the budget.
+    std::uint64_t memoryBudget = 0;
+    // Called with each planned file's path just before it is opened, from the loading thread
+    // (lets tests change or remove files between layout detection and reading).
+    std::function<void(const std::string& path)> beforeRead;
 };
 
 struct LoadResult {

@@ -102,8 +102,8 @@ std::optional<std::int64_t> parseScaled(std::string_view s, int scaleDigits)
         acc += 1;
     if (intDigits < 0)
         acc = 0;
-    if (acc > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
-        return std::nullopt;
+    if (acc > static_cast<std::uint64_t>(kMaxTimeNs))
+        return std::nullopt; // out of range: start + duration must never overflow
     const auto v = static_cast<std::int64_t>(acc);
     return negative ? -v : v;
 }
@@ -178,10 +178,10 @@ TimeNs microsDoubleToNs(double us)
     if (!std::isfinite(us))
         return 0;
     const double ns = us * 1000.0;
-    if (ns >= 9.2e18)
-        return std::numeric_limits<TimeNs>::max();
-    if (ns <= -9.2e18)
-        return std::numeric_limits<TimeNs>::min();
+    if (ns >= double(kMaxTimeNs))
+        return kMaxTimeNs;
+    if (ns <= -double(kMaxTimeNs))
+        return -kMaxTimeNs;
     return static_cast<TimeNs>(std::llround(ns));
 }
 

@@ -92,6 +92,8 @@ FileRecord readSimplifiedTasksJson(std::string_view bytes, Profile& sink, const 
         sink.report(Severity::Error, ctx.file, -1, -1, why);
         return rec;
     };
+    if (bytes.find_first_not_of(" \t\r\n") == std::string_view::npos)
+        return failed("empty file");
     if (!looksLikeSimplifiedTasks(bytes))
         return failed("not a simplified task JSON: expected {\"tasks\": [...]}");
 

@@ -139,6 +139,9 @@ bool TimelineBuilder::add(const TraceEvent& ev)
             return false;
         }
         dur = *v < 0 ? 0 : *v;
+        if (*v < 0)
+            m_p.report(Severity::Warning, m_ctx.file, -1, static_cast<std::int64_t>(ev.offset),
+                       "event with a negative \"dur\" kept with duration 0");
     }
     if (ev.hasTs) {
         const TimeNs end = ts + dur;

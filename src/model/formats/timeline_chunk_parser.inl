@@ -28,7 +28,7 @@ simdjson::error_code readId(od::value v, std::int64_t& num, std::string_view& te
         num = *n;
         return simdjson::SUCCESS;
     }
-    if (auto d = parseDouble(tok)) { // 12.0 or 1e3
+    if (auto d = parseDouble(tok); d && *d >= -9.2e18 && *d <= 9.2e18) { // 12.0 or 1e3; 1e99 stays text
         num = static_cast<std::int64_t>(*d);
         return simdjson::SUCCESS;
     }

@@ -1,6 +1,8 @@
 #pragma once
 // Read-only memory map of a whole file. Readers get a std::string_view over the pages, so a
 // multi-gigabyte trace is never copied into the heap; the kernel pages it in as it is scanned.
+// Files up to 8 MiB are read into memory instead, so one truncated by another process while it
+// is scanned just ends early instead of raising SIGBUS.
 #include <cstdint>
 #include <memory>
 #include <optional>

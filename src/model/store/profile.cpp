@@ -194,6 +194,55 @@ std::uint32_t sliceAt(const Profile& p, TrackId track, TimeNs ts, bool orNext)
 
 } // namespace
 
+namespace {
+
+// By finalize(), after sorting: exact repeats are kept, and named.
+void reportDuplicateSlices(Profile& p)
+{
+    const SliceTable& slices = p.slices;
+    // Slices are sorted by (track, start, -dur): exact repeats sit in one run of equal
+    // (track, start, dur); names are compared inside the run (sorted, so a long run stays cheap).
+    const std::size_t n = slices.size();
+    std::uint64_t duplicates = 0;
+    std::size_t first = n;
+    std::vector<std::pair<std::uint32_t, std::size_t>> names;
+    for (std::size_t i = 0; i < n;) {
+        std::size_t j = i + 1;
+        while (j < n && slices.track[j].v == slices.track[i].v && slices.start[j] == slices.start[i]
+               && slices.dur[j] == slices.dur[i])
+            ++j;
+        if (j - i > 1) {
+            names.clear();
+            for (std::size_t k = i; k < j; ++k)
+                names.emplace_back(slices.name[k].v, k);
+            std::sort(names.begin(), names.end());
+            for (std::size_t k = 1; k < names.size(); ++k)
+                if (names[k].first == names[k - 1].first) {
+                    ++duplicates;
+                    first = std::min(first, names[k].second);
+                }
+        }
+        i = j;
+    }
+    if (duplicates == 0)
+        return;
+    std::string file = p.root;
+    for (const auto& f : p.files)
+        if (f.kind == "timeline" || f.kind == "simplified_tasks") {
+            file = f.path;
+            break;
+        }
+    std::string where;
+    if (const auto tr = slices.track[first].v; tr < p.tracks.size())
+        where = " on pid " + std::to_string(p.tracks[tr].pid) + " tid " + std::to_string(p.tracks[tr].tid);
+    std::string reason = std::to_string(duplicates) + " duplicate event(s) (same track, start, duration and name as "
+        + "another) kept; the first: '" + std::string(p.str(slices.name[first])) + "' at ts "
+        + std::to_string(slices.start[first]) + " ns" + where;
+    p.diagnostics.push_back(Diagnostic{Severity::Warning, file, -1, -1, std::move(reason), duplicates});
+}
+
+} // namespace
+
 void Profile::finalize()
 {
     const std::size_t n = slices.size();
@@ -261,6 +310,9 @@ void Profile::finalize()
         }
         i = j;
     }
+
+    if (!m_finalized)
+        reportDuplicateSlices(*this);
 
     for (std::size_t f = 0; f < flows.size(); ++f) {
         if (flows.srcSlice.size() < flows.size())

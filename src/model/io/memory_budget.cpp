@@ -1,0 +1,81 @@
+#include "model/io/memory_budget.h"
+
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+
+namespace npuscope {
+
+std::optional<std::uint64_t> parseByteSize(std::string_view text)
+{
+    while (!text.empty() && (text.back() == ' ' || text.back() == '\n'))
+        text.remove_suffix(1);
+    std::uint64_t scale = 1;
+    if (!text.empty()) {
+        switch (text.back()) {
+        case 'k': case 'K': scale = 1ull << 10; break;
+        case 'm': case 'M': scale = 1ull << 20; break;
+        case 'g': case 'G': scale = 1ull << 30; break;
+        default: break;
+        }
+        if (scale != 1)
+            text.remove_suffix(1);
+    }
+    std::uint64_t v = 0;
+    const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (text.empty() || ec != std::errc() || p != text.data() + text.size())
+        return std::nullopt;
+    if (v > std::numeric_limits<std::uint64_t>::max() / scale)
+        return std::numeric_limits<std::uint64_t>::max();
+    return v * scale;
+}
+
+std::optional<std::uint64_t> memoryBudgetBytes()
+{
+    if (const char* env = std::getenv("NPUSCOPE_MEMORY_BUDGET"); env && *env)
+        if (auto v = parseByteSize(env))
+            return v;
+    std::ifstream meminfo("/proc/meminfo");
+    std::string key;
+    std::uint64_t kib = 0;
+    std::string unit;
+    while (meminfo >> key >> kib) {
+        std::getline(meminfo, unit);
+        if (key == "MemAvailable:")
+            return kib * 1024;
+    }
+    return std::nullopt;
+}
+
+std::uint64_t estimatedHeapBytes(std::string_view kind, std::uint64_t fileBytes)
+{
+    // Timeline: columnar slices and args take about as much as the JSON text, plus one 32 MiB
+    // chunk buffer. JSON side files are parsed into a DOM (about 8x the text). CSV tables and
+    // SQLite exports: about the size of the text or the pages.
+    constexpr std::uint64_t kChunkBuffer = 40ull << 20;
+    if (kind == "timeline")
+        return fileBytes + std::min<std::uint64_t>(fileBytes, kChunkBuffer);
+    if (kind == "simplified_tasks" || kind == "communication" || kind == "communication_matrix"
+        || kind == "cluster_communication" || kind == "cluster_communication_matrix" || kind == "info_json"
+        || kind == "profiler_info" || kind == "profiler_metadata")
+        return fileBytes * 8;
+    return fileBytes;
+}
+
+std::string formatBytes(std::uint64_t bytes)
+{
+    char buf[64];
+    if (bytes >= (1ull << 30))
+        std::snprintf(buf, sizeof buf, "%.1f GiB", double(bytes) / double(1ull << 30));
+    else if (bytes >= (1ull << 20))
+        std::snprintf(buf, sizeof buf, "%.1f MiB", double(bytes) / double(1ull << 20));
+    else if (bytes >= (1ull << 10))
+        std::snprintf(buf, sizeof buf, "%.1f KiB", double(bytes) / double(1ull << 10));
+    else
+        std::snprintf(buf, sizeof buf, "%llu bytes", static_cast<unsigned long long>(bytes));
+    return buf;
+}
+
+} // namespace npuscope

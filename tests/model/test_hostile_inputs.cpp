@@ -1,0 +1,565 @@
+// Hostile inputs: truncated files at many offsets, empty files, one-line JSON, ragged CSV,
+// invalid UTF-8, odd and long paths, files that vanish or change while loading, a folder of
+// 10 000 unrelated files, out-of-range numbers, negative durations, duplicates, disorder and a
+// memory budget too small. Each must give a message naming the file, the location (line or
+// byte offset) and the reason, and keep everything around it that is valid.
+#include "model/formats/loader.h"
+#include "model/formats/readers.h"
+#include "model/io/memory_budget.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+using namespace npuscope;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kSamples = NPUSCOPE_SAMPLES;
+const std::string kRank0 = kSamples + "/msinsight/test/data/pytorch/text/level0/rank0_ascend_pt";
+const std::string kTraceView = kSamples + "/msprof-analyze/test/ut/advisor/timeline_advice/trace_view.json";
+const std::string kCommJson = kSamples + "/msinsight/server/src/test/test_data/test_rank_0/ASCEND_PROFILER_OUTPUT/communication.json";
+
+void writeFile(const fs::path& p, const std::string& text)
+{
+    fs::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << text;
+}
+
+std::string readFile(const std::string& p)
+{
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+ReadContext ctxFor(const std::string& file)
+{
+    ReadContext c;
+    c.file = file;
+    return c;
+}
+
+// The first diagnostic of `file` whose reason contains `what`, or null.
+const Diagnostic* find(const std::vector<Diagnostic>& ds, const std::string& file, const std::string& what)
+{
+    for (const auto& d : ds)
+        if (d.file == file && d.reason.find(what) != std::string::npos)
+            return &d;
+    return nullptr;
+}
+
+std::string dump(const std::vector<Diagnostic>& ds)
+{
+    std::string s;
+    for (const auto& d : ds)
+        s += d.file + " line " + std::to_string(d.line) + " byte " + std::to_string(d.byteOffset) + ": " + d.reason + "\n";
+    return s;
+}
+
+#define VERIFY_DIAG(ds, file, what)                                                                                \
+    do {                                                                                                            \
+        if (!find(ds, file, what))                                                                                  \
+            QFAIL(("no diagnostic for " + std::string(file) + " containing '" + what + "' in:\n" + dump(ds)).c_str()); \
+    } while (0)
+
+// A timeline of n X events, one per line: event k starts at k µs on track (1, 1 + k % 3).
+std::string syntheticTimeline(int n, bool oneLine = false)
+{
+    std::string s = "[";
+    for (int k = 0; k < n; ++k) {
+        if (k)
+            s += oneLine ? "," : ",\n";
+        s += "{\"name\":\"op" + std::to_string(k % 17) + "\",\"ph\":\"X\",\"ts\":" + std::to_string(k)
+            + ",\"dur\":1,\"pid\":1,\"tid\":" + std::to_string(1 + k % 3) + "}";
+    }
+    return s + "]";
+}
+
+const std::string kKernelHeader = "Device_id,Model ID,Task ID,Stream ID,Op Name,OP Type,Task Type,"
+                                  "Task Start Time(us),Task Duration(us),Task Wait Time(us),Block Dim\n";
+
+std::string kernelRow(int k, const std::string& name = "")
+{
+    return "0,1," + std::to_string(k) + ",2," + (name.empty() ? "Op" + std::to_string(k) : name)
+        + ",MatMul,AI_CORE," + std::to_string(1000 + 10 * k) + ".000,5.000,0,8\n";
+}
+
+// Copies the real rank-0 torch_npu folder (level 0) into `dst`.
+void copyRank(const fs::path& dst)
+{
+    fs::create_directories(dst);
+    fs::copy(kRank0, dst, fs::copy_options::recursive);
+}
+
+const FileRecord* recordOf(const Profile& p, const std::string& name)
+{
+    for (const auto& f : p.files)
+        if (fs::path(f.path).filename() == name)
+            return &f;
+    return nullptr;
+}
+
+} // namespace
+
+class TestHostileInputs : public QObject {
+    Q_OBJECT
+private slots:
+    // A timeline cut at 60 offsets keeps exactly the events that are complete before the cut,
+    // and says where the cut is.
+    void truncatedTimelineAtManyOffsets()
+    {
+        const std::string full = syntheticTimeline(3000);
+        const std::string file = "/cut/trace_view.json";
+        std::uint64_t previous = 0;
+        for (int i = 1; i <= 60; ++i) {
+            const std::size_t cut = full.size() * i / 61 + (i % 7); // odd places, mid-token too
+            const std::string part = full.substr(0, cut);
+            std::uint64_t complete = 0; // events whose closing '}' is inside the prefix
+            for (std::size_t pos = 0; (pos = part.find('}', pos)) != std::string::npos; ++pos)
+                ++complete;
+            Profile p;
+            const FileRecord r = readers::readTimelineJson(part, p, ctxFor(file));
+            QCOMPARE(r.records, complete);
+            QVERIFY(r.records >= previous);
+            previous = r.records;
+            QVERIFY(r.status == FileStatus::Partial || r.status == FileStatus::Failed);
+            bool located = false;
+            for (const auto& d : p.diagnostics)
+                located = located || (d.file == file && d.byteOffset >= 0 && std::uint64_t(d.byteOffset) <= cut
+                                       && (d.reason.find("truncated") != std::string::npos
+                                           || d.reason.find("closing") != std::string::npos));
+            QVERIFY2(located, (std::to_string(cut) + ":\n" + dump(p.diagnostics)).c_str());
+            p.finalize();
+            QCOMPARE(p.slices.size(), std::size_t(complete));
+        }
+        // The real trace, cut at 40 places: never fewer events for a longer prefix.
+        const std::string real = readFile(kTraceView);
+        QVERIFY(real.size() > 100000);
+        previous = 0;
+        for (int i = 1; i <= 40; ++i) {
+            const std::size_t cut = real.size() * i / 41 + 13 * i;
+            Profile p;
+            const FileRecord r = readers::readTimelineJson(std::string_view(real).substr(0, cut), p, ctxFor(kTraceView));
+            QVERIFY(r.records >= previous);
+            previous = r.records;
+            QVERIFY(find(p.diagnostics, kTraceView, "truncated") || find(p.diagnostics, kTraceView, "closing"));
+            p.finalize();
+        }
+    }
+
+    // A CSV cut anywhere keeps the rows before the cut; a cut row is named by its line.
+    void truncatedCsvAtManyOffsets()
+    {
+        std::string full = kKernelHeader;
+        for (int k = 0; k < 200; ++k)
+            full += kernelRow(k);
+        const std::string file = "/cut/kernel_details.csv";
+        for (int i = 1; i <= 50; ++i) {
+            const std::size_t cut = kKernelHeader.size() + (full.size() - kKernelHeader.size()) * i / 51 + i % 5;
+            const std::string part = full.substr(0, cut);
+            const std::size_t lastNl = part.rfind('\n');
+            const std::uint64_t completeRows = std::count(part.begin(), part.end(), '\n') - 1;
+            const std::string tail = part.substr(lastNl + 1);
+            Profile p;
+            const FileRecord r = readers::readKernelCsv(part, p, ctxFor(file));
+            const bool tailFull = std::count(tail.begin(), tail.end(), ',') == 10;
+            QCOMPARE(r.records, completeRows + ((!tail.empty() && tailFull) ? 1 : 0));
+            QCOMPARE(p.kernels.size(), std::size_t(r.records));
+            if (!tail.empty()) {
+                // The cut row is named: line, byte offset, and why.
+                const auto line = std::int64_t(completeRows + 2);
+                const Diagnostic* d = find(p.diagnostics, file, tailFull ? "no line end" : "truncated last row");
+                QVERIFY2(d, dump(p.diagnostics).c_str());
+                QCOMPARE(d->line, line);
+                QCOMPARE(d->byteOffset, std::int64_t(lastNl + 1));
+            }
+        }
+    }
+
+    // Side JSON cut at 40 offsets: what was complete is kept, the parse error says where.
+    void truncatedCommunicationJson()
+    {
+        const std::string full = readFile(kCommJson);
+        Profile whole;
+        readers::readCommunicationJson(full, whole, ctxFor(kCommJson));
+        QVERIFY(whole.commOps.size() > 0);
+        for (int i = 1; i <= 40; ++i) {
+            const std::size_t cut = full.size() * i / 41 + i;
+            Profile p;
+            const FileRecord r = readers::readCommunicationJson(std::string_view(full).substr(0, cut), p, ctxFor(kCommJson));
+            QVERIFY(r.status == FileStatus::Partial || r.status == FileStatus::Failed);
+            const Diagnostic* d = find(p.diagnostics, kCommJson, "JSON parse error");
+            QVERIFY2(d, dump(p.diagnostics).c_str());
+            QVERIFY(d->byteOffset >= 0 && std::uint64_t(d->byteOffset) <= cut + 1); // nlohmann counts the EOF
+            QVERIFY(p.commOps.size() <= whole.commOps.size());
+        }
+    }
+
+    // Every reader: an empty (or blank) file fails with "empty" and the file name.
+    void emptyFiles()
+    {
+        for (const std::string bytes : {std::string(), std::string(" \n\r\n\t")}) {
+            const std::string f = "/e/empty";
+            using Reader = FileRecord (*)(std::string_view, Profile&, const ReadContext&);
+            const std::pair<const char*, Reader> readersList[] = {
+                {"timeline", readers::readTimelineJson},
+                {"simplified", readers::readSimplifiedTasksJson},
+                {"kernels", readers::readKernelCsv},
+                {"op_statistic", readers::readOpStatisticCsv},
+                {"api_statistic", readers::readApiStatisticCsv},
+                {"comm_statistic", readers::readCommStatisticCsv},
+                {"task_time", readers::readTaskTimeCsv},
+                {"step_trace", readers::readStepTraceCsv},
+                {"memory", readers::readMemoryCsv},
+                {"l2", readers::readL2CacheCsv},
+                {"communication", readers::readCommunicationJson},
+                {"matrix", readers::readCommunicationMatrixJson},
+                {"info", readers::readInfoJson},
+                {"profiler_info", readers::readProfilerInfoJson},
+                {"metadata", readers::readProfilerMetadataJson},
+            };
+            for (const auto& [what, read] : readersList) {
+                Profile p;
+                const FileRecord r = read(bytes, p, ctxFor(f));
+                QVERIFY2(r.status == FileStatus::Failed, what);
+                QVERIFY2(find(p.diagnostics, f, "empty") || find(p.diagnostics, f, "no trace events"),
+                         (std::string(what) + ":\n" + dump(p.diagnostics)).c_str());
+            }
+            ClusterData c;
+            std::vector<Diagnostic> ds;
+            QCOMPARE(readers::readClusterStepTraceCsv(bytes, c, ds, ctxFor(f)).status, FileStatus::Failed);
+            QCOMPARE(readers::readClusterCommunicationJson(bytes, c, ds, ctxFor(f)).status, FileStatus::Failed);
+            QCOMPARE(readers::readClusterCommunicationMatrixJson(bytes, c, ds, ctxFor(f)).status, FileStatus::Failed);
+            QVERIFY(find(ds, f, "empty"));
+        }
+        // Through the loader: an empty lone file and an empty SQLite export are named.
+        QTemporaryDir tmp;
+        const std::string trace = tmp.path().toStdString() + "/trace_view.json";
+        writeFile(trace, "");
+        const LoadResult r = loadSession(trace);
+        QVERIFY(!r.session);
+        QVERIFY2(r.error.find(trace) != std::string::npos, r.error.c_str());
+        const std::string db = tmp.path().toStdString() + "/ascend_pytorch_profiler_0.db";
+        writeFile(db, "");
+        Profile p;
+        QCOMPARE(readers::readProfilerDb(db, p, ctxFor(db)).status, FileStatus::Failed);
+        QVERIFY2(!p.diagnostics.empty() && p.diagnostics[0].file == db, dump(p.diagnostics).c_str());
+    }
+
+    // 300 000 events on a single line load completely; cut in the middle, the offset is exact.
+    void hugeOneLineJson()
+    {
+        const std::string line = syntheticTimeline(300000, true);
+        QVERIFY(line.find('\n') == std::string::npos);
+        QVERIFY(line.size() > 15'000'000);
+        QTemporaryDir tmp;
+        const std::string path = tmp.path().toStdString() + "/trace_view.json";
+        writeFile(path, line);
+        const LoadResult r = loadSession(path);
+        QVERIFY2(r.session, r.error.c_str());
+        QCOMPARE(r.session->ranks.at(0)->slices.size(), std::size_t(300000));
+        const std::size_t cut = line.size() / 2;
+        const std::size_t eventStart = line.rfind('{', cut);
+        Profile p;
+        const FileRecord fr = readers::readTimelineJson(std::string_view(line).substr(0, cut), p, ctxFor(path));
+        QCOMPARE(fr.records, std::uint64_t(std::count(line.begin(), line.begin() + std::ptrdiff_t(cut), '}')));
+        const Diagnostic* d = find(p.diagnostics, path, "truncated");
+        QVERIFY2(d, dump(p.diagnostics).c_str());
+        QCOMPARE(d->byteOffset, std::int64_t(eventStart));
+    }
+
+    // Rows with too many or too few cells are skipped by line and offset; the others are kept.
+    void csvMismatchedColumns()
+    {
+        const std::string bad3 = "0,1,3,2,Extra,MatMul,AI_CORE,1030.000,5.000,0,8,surplus\n";
+        const std::string bad5 = "0,1,5,2,Short,MatMul\n";
+        const std::string text = kKernelHeader + kernelRow(1) + bad3 + kernelRow(4) + bad5 + kernelRow(6);
+        const std::string f = "/m/kernel_details.csv";
+        Profile p;
+        const FileRecord r = readers::readKernelCsv(text, p, ctxFor(f));
+        QCOMPARE(r.records, std::uint64_t(3));
+        QCOMPARE(r.skipped, std::uint64_t(2));
+        QCOMPARE(r.status, FileStatus::Partial);
+        const Diagnostic* d3 = find(p.diagnostics, f, "row has 12 cells, header has 11");
+        QVERIFY2(d3, dump(p.diagnostics).c_str());
+        QCOMPARE(d3->line, std::int64_t(3));
+        QCOMPARE(d3->byteOffset, std::int64_t(kKernelHeader.size() + kernelRow(1).size()));
+        const Diagnostic* d5 = find(p.diagnostics, f, "row has 6 cells, header has 11");
+        QVERIFY2(d5, dump(p.diagnostics).c_str());
+        QCOMPARE(d5->line, std::int64_t(5));
+    }
+
+    // Invalid UTF-8 never stops a read: text is kept with U+FFFD, the place is named, and a JSON
+    // event that simdjson rejects costs only itself.
+    void invalidUtf8()
+    {
+        const std::string f = "/u/kernel_details.csv";
+        const std::string text = kKernelHeader + kernelRow(1) + kernelRow(2, "Bad\xff\xfeName") + kernelRow(3, "Ok\xc3\xa9");
+        Profile p;
+        const FileRecord r = readers::readKernelCsv(text, p, ctxFor(f));
+        QCOMPARE(r.records, std::uint64_t(3));
+        const Diagnostic* d = find(p.diagnostics, f, "invalid UTF-8");
+        QVERIFY2(d, dump(p.diagnostics).c_str());
+        QCOMPARE(d->line, std::int64_t(3));
+        QCOMPARE(p.str(p.kernels.name[1]), std::string_view("Bad\xef\xbf\xbd\xef\xbf\xbdName"));
+        QCOMPARE(p.str(p.kernels.name[2]), std::string_view("Ok\xc3\xa9"));
+
+        const std::string tf = "/u/trace_view.json";
+        const std::string trace = "[{\"name\":\"a\",\"ph\":\"X\",\"ts\":1,\"dur\":1,\"pid\":1,\"tid\":1},\n"
+                                  "{\"name\":\"b\xff\",\"ph\":\"X\",\"ts\":2,\"dur\":1,\"pid\":1,\"tid\":1},\n"
+                                  "{\"name\":\"c\",\"ph\":\"X\",\"ts\":3,\"dur\":1,\"pid\":1,\"tid\":1}]";
+        Profile t;
+        const FileRecord tr = readers::readTimelineJson(trace, t, ctxFor(tf));
+        QCOMPARE(tr.records, std::uint64_t(2));
+        QCOMPARE(tr.skipped, std::uint64_t(1));
+        bool located = false;
+        for (const auto& dd : t.diagnostics)
+            located = located || (dd.file == tf && dd.byteOffset == std::int64_t(trace.find("{\"name\":\"b")));
+        QVERIFY2(located, dump(t.diagnostics).c_str());
+
+        const std::string cf = "/u/communication.json";
+        std::string comm = readFile(kCommJson);
+        const std::size_t at = comm.size() / 2;
+        comm.insert(at, "\xff");
+        Profile c;
+        readers::readCommunicationJson(comm, c, ctxFor(cf));
+        const Diagnostic* cd = find(c.diagnostics, cf, "JSON parse error");
+        QVERIFY2(cd, dump(c.diagnostics).c_str());
+        QVERIFY(cd->byteOffset >= std::int64_t(at) - 64 && cd->byteOffset <= std::int64_t(at) + 1);
+    }
+
+    // Non-ASCII folder names and a path of more than 1 500 bytes load like any other.
+    void nonAsciiAndLongPaths()
+    {
+        QTemporaryDir tmp;
+        fs::path dir = fs::path(tmp.path().toStdString()) / "профиль 数据 é ü";
+        for (int i = 0; i < 8; ++i)
+            dir /= std::string(200, char('a' + i));
+        dir /= "rank0_ascend_pt";
+        copyRank(dir);
+        QVERIFY(dir.string().size() > 1500);
+        const LoadResult here = loadSession(dir.string());
+        const LoadResult orig = loadSession(kRank0);
+        QVERIFY2(here.session, here.error.c_str());
+        QVERIFY2(orig.session, orig.error.c_str());
+        const Profile& a = *here.session->ranks.at(0);
+        const Profile& b = *orig.session->ranks.at(0);
+        QCOMPARE(a.slices.size(), b.slices.size());
+        QCOMPARE(a.kernels.size(), b.kernels.size());
+        QVERIFY(a.files.at(0).path.find("профиль 数据 é ü") != std::string::npos);
+        // A missing path is named verbatim in the error.
+        const std::string missing = (fs::path(tmp.path().toStdString()) / "нет такой папки").string();
+        const LoadResult none = loadSession(missing);
+        QVERIFY(!none.session);
+        QVERIFY2(none.error.find(missing) != std::string::npos, none.error.c_str());
+    }
+
+    // Files removed, cut short or replaced by a folder between layout detection and reading:
+    // each is named with the reason, the rest of the rank loads.
+    void filesVanishOrChangeWhileLoading()
+    {
+        QTemporaryDir tmp;
+        const fs::path rank = fs::path(tmp.path().toStdString()) / "rank0_ascend_pt";
+        copyRank(rank);
+        const fs::path out = rank / "ASCEND_PROFILER_OUTPUT";
+        const std::string kernels = (out / "kernel_details.csv").string();
+        const std::string steps = (out / "step_trace_time.csv").string();
+        const std::string l2 = (out / "l2_cache.csv").string();
+        const std::string keptHalf = readFile(steps).substr(0, readFile(steps).find('\n') + 1);
+        LoadOptions o;
+        std::vector<std::string> seen;
+        o.beforeRead = [&](const std::string& path) {
+            if (seen.empty()) {
+                fs::remove(kernels);                     // vanishes
+                fs::remove(l2);
+                fs::create_directory(l2);                // becomes a folder
+                writeFile(steps, keptHalf + "1,2,3\n"); // changes: header + one short row
+            }
+            seen.push_back(path);
+        };
+        const LoadResult r = loadSession(rank.string(), o);
+        QVERIFY2(r.session, r.error.c_str());
+        const Profile& p = *r.session->ranks.at(0);
+        QVERIFY(p.slices.size() > 1000); // the trace still loads
+        QCOMPARE(p.kernels.size(), std::size_t(0));
+        const FileRecord* k = recordOf(p, "kernel_details.csv");
+        QVERIFY(k);
+        QCOMPARE(k->status, FileStatus::Failed);
+        QVERIFY2(k->note.find(kernels) != std::string::npos && k->note.find("No such file") != std::string::npos,
+                 k->note.c_str());
+        VERIFY_DIAG(p.diagnostics, kernels, "No such file");
+        VERIFY_DIAG(p.diagnostics, l2, "Is a directory");
+        const Diagnostic* s = find(p.diagnostics, steps, "cells");
+        QVERIFY2(s, dump(p.diagnostics).c_str());
+        QCOMPARE(s->line, std::int64_t(2));
+    }
+
+    // 10 000 unrelated files beside a real rank: the rank loads, the files are accounted for.
+    void tenThousandIrrelevantFiles()
+    {
+        QTemporaryDir tmp;
+        const fs::path root(tmp.path().toStdString());
+        copyRank(root / "rank0_ascend_pt");
+        const fs::path junk = root / "rank0_ascend_pt" / "ASCEND_PROFILER_OUTPUT";
+        for (int i = 0; i < 10000; ++i)
+            std::ofstream(junk / ("notes_" + std::to_string(i) + ".txt")) << i;
+        const LoadResult r = loadSession(root.string());
+        QVERIFY2(r.session, r.error.c_str());
+        const LoadResult orig = loadSession(kRank0);
+        QCOMPARE(r.session->ranks.size(), std::size_t(1));
+        const Profile& p = *r.session->ranks[0];
+        QCOMPARE(p.slices.size(), orig.session->ranks.at(0)->slices.size());
+        QCOMPARE(p.kernels.size(), orig.session->ranks.at(0)->kernels.size());
+        std::size_t ignored = 0;
+        for (const auto& f : p.files)
+            ignored += f.status == FileStatus::Ignored && f.path.find("notes_") != std::string::npos;
+        QCOMPARE(ignored, std::size_t(10000));
+    }
+
+    // Numbers beyond what a time can hold are named per row, never wrapped around.
+    void numbersOutOfRange()
+    {
+        const std::string f = "/n/kernel_details.csv";
+        const std::string text = kKernelHeader + kernelRow(1)
+            + "0,1,2,2,Huge,MatMul,AI_CORE,1e400,5.000,0,8\n"
+            + "0,1,3,2,Big,MatMul,AI_CORE,99999999999999999999999.5,5.000,0,8\n"
+            + "0,1,4,2,LongDur,MatMul,AI_CORE,1000,1e30,0,8\n" + kernelRow(5);
+        Profile p;
+        const FileRecord r = readers::readKernelCsv(text, p, ctxFor(f));
+        QCOMPARE(r.records, std::uint64_t(2));
+        QCOMPARE(r.skipped, std::uint64_t(3));
+        const Diagnostic* d = find(p.diagnostics, f, "bad start time '1e400'");
+        QVERIFY2(d, dump(p.diagnostics).c_str());
+        QCOMPARE(d->line, std::int64_t(3));
+        VERIFY_DIAG(p.diagnostics, f, "bad duration '1e30'");
+
+        const std::string tf = "/n/trace.json";
+        const std::string trace = "[{\"name\":\"a\",\"ph\":\"X\",\"ts\":1,\"dur\":1,\"pid\":1,\"tid\":1},\n"
+                                  "{\"name\":\"b\",\"ph\":\"X\",\"ts\":1e300,\"dur\":1,\"pid\":1,\"tid\":1},\n"
+                                  "{\"name\":\"c\",\"ph\":\"X\",\"ts\":9223372036854775,\"dur\":9223372036854775,\"pid\":1,\"tid\":1},\n"
+                                  "{\"name\":\"d\",\"ph\":\"X\",\"ts\":3,\"dur\":1,\"pid\":1,\"tid\":1}]";
+        Profile t;
+        const FileRecord tr = readers::readTimelineJson(trace, t, ctxFor(tf));
+        QVERIFY(tr.records >= 2);
+        const Diagnostic* td = find(t.diagnostics, tf, "unreadable \"ts\"");
+        QVERIFY2(td, dump(t.diagnostics).c_str());
+        QCOMPARE(td->byteOffset, std::int64_t(trace.find("{\"name\":\"b")));
+        t.finalize();
+        QVERIFY(t.end >= t.begin);
+
+        // A pid or tid beyond 64 bits (found by fuzz_timeline_json) is kept as a name, not cast.
+        const std::string big = "[{\"name\":\"a\",\"ph\":\"X\",\"ts\":1,\"dur\":1,\"pid\":2.3e98,\"tid\":-1e300}]";
+        Profile b;
+        QCOMPARE(readers::readTimelineJson(big, b, ctxFor(tf)).records, std::uint64_t(1));
+        b.finalize();
+        QCOMPARE(b.slices.size(), std::size_t(1));
+    }
+
+    // A negative duration is named (line or offset) and never kept negative.
+    void negativeDurations()
+    {
+        const std::string f = "/d/kernel_details.csv";
+        const std::string text = kKernelHeader + kernelRow(1) + "0,1,2,2,Neg,MatMul,AI_CORE,1010.000,-5.000,0,8\n" + kernelRow(3);
+        Profile p;
+        const FileRecord r = readers::readKernelCsv(text, p, ctxFor(f));
+        QCOMPARE(r.records, std::uint64_t(2));
+        const Diagnostic* d = find(p.diagnostics, f, "negative duration '-5.000'");
+        QVERIFY2(d, dump(p.diagnostics).c_str());
+        QCOMPARE(d->line, std::int64_t(3));
+        for (TimeNs dur : p.kernels.dur)
+            QVERIFY(dur >= 0);
+
+        const std::string tf = "/d/trace.json";
+        const std::string trace = "[{\"name\":\"a\",\"ph\":\"X\",\"ts\":1,\"dur\":1,\"pid\":1,\"tid\":1},\n"
+                                  "{\"name\":\"b\",\"ph\":\"X\",\"ts\":5,\"dur\":-3,\"pid\":1,\"tid\":1}]";
+        Profile t;
+        const FileRecord tr = readers::readTimelineJson(trace, t, ctxFor(tf));
+        QCOMPARE(tr.records, std::uint64_t(2));
+        const Diagnostic* td = find(t.diagnostics, tf, "negative \"dur\"");
+        QVERIFY2(td, dump(t.diagnostics).c_str());
+        QCOMPARE(td->byteOffset, std::int64_t(trace.find("{\"name\":\"b")));
+        t.finalize();
+        for (std::size_t i = 0; i < t.slices.size(); ++i)
+            QVERIFY(t.slices.dur[i] >= 0);
+    }
+
+    // Exact duplicates are reported with the place of the first copy; disorder is sorted.
+    void duplicatesAndDisorder()
+    {
+        const std::string f = "/dup/kernel_details.csv";
+        const std::string text = kKernelHeader + kernelRow(3) + kernelRow(1) + kernelRow(2) + kernelRow(1);
+        Profile p;
+        const FileRecord r = readers::readKernelCsv(text, p, ctxFor(f));
+        QCOMPARE(r.records, std::uint64_t(4)); // duplicates are data: kept, and named
+        const Diagnostic* d = find(p.diagnostics, f, "duplicate of line 3");
+        QVERIFY2(d, dump(p.diagnostics).c_str());
+        QCOMPARE(d->line, std::int64_t(5));
+        const Diagnostic* o = find(p.diagnostics, f, "not in start-time order");
+        QVERIFY2(o, dump(p.diagnostics).c_str());
+        QCOMPARE(o->line, std::int64_t(3));
+
+        // A timeline written backwards loads sorted, every event kept.
+        const std::string tf = "/dup/trace.json";
+        std::string trace = "[";
+        for (int k = 9; k >= 0; --k)
+            trace += std::string(k == 9 ? "" : ",") + "{\"name\":\"e" + std::to_string(k)
+                + "\",\"ph\":\"X\",\"ts\":" + std::to_string(10 * k) + ",\"dur\":5,\"pid\":1,\"tid\":1}";
+        trace += ",{\"name\":\"e4\",\"ph\":\"X\",\"ts\":40,\"dur\":5,\"pid\":1,\"tid\":1}]";
+        Profile t;
+        const FileRecord tr = readers::readTimelineJson(trace, t, ctxFor(tf));
+        QCOMPARE(tr.records, std::uint64_t(11));
+        t.files.push_back(tr); // as the loader does before finalize()
+        t.finalize();
+        QCOMPARE(t.slices.size(), std::size_t(11));
+        for (std::size_t i = 1; i < t.slices.size(); ++i)
+            QVERIFY(t.slices.start[i - 1] <= t.slices.start[i]);
+        QCOMPARE(t.slices.start[0], TimeNs(0));
+        QCOMPARE(t.slices.start[10], TimeNs(90000));
+        const Diagnostic* td = find(t.diagnostics, tf, "duplicate");
+        QVERIFY2(td, dump(t.diagnostics).c_str());
+        QCOMPARE(td->count, std::uint64_t(1));
+    }
+
+    // A budget smaller than what a file needs fails that file with a message, not the process.
+    void memoryBudget()
+    {
+        QCOMPARE(parseByteSize("512M"), std::optional<std::uint64_t>(512ull << 20));
+        QCOMPARE(parseByteSize("2G"), std::optional<std::uint64_t>(2ull << 30));
+        QCOMPARE(parseByteSize("1000"), std::optional<std::uint64_t>(1000));
+        QVERIFY(!parseByteSize("lots"));
+        QVERIFY(memoryBudgetBytes().value_or(0) > 0);
+
+        LoadOptions o;
+        o.memoryBudget = 256 * 1024; // the 1.8 MB trace does not fit, the small CSVs and JSONs do
+        const LoadResult r = loadSession(kRank0, o);
+        QVERIFY2(r.session, r.error.c_str());
+        const Profile& p = *r.session->ranks.at(0);
+        const FileRecord* trace = recordOf(p, "trace_view.json");
+        QVERIFY(trace);
+        QCOMPARE(trace->status, FileStatus::Failed);
+        QVERIFY2(trace->note.find("memory budget") != std::string::npos, trace->note.c_str());
+        QCOMPARE(p.slices.size(), std::size_t(0));
+        const Diagnostic* d = find(p.diagnostics, trace->path, "needs about");
+        QVERIFY2(d, dump(p.diagnostics).c_str());
+        QCOMPARE(d->severity, Severity::Error);
+        QCOMPARE(recordOf(p, "step_trace_time.csv")->status, FileStatus::Loaded);
+
+        // The environment variable is the same budget for the CLI and the GUI.
+        qputenv("NPUSCOPE_MEMORY_BUDGET", "1K");
+        QCOMPARE(memoryBudgetBytes(), std::optional<std::uint64_t>(1024));
+        const LoadResult tiny = loadSession(kTraceView);
+        qunsetenv("NPUSCOPE_MEMORY_BUDGET");
+        QVERIFY(!tiny.session);
+        QVERIFY2(tiny.error.find("memory budget") != std::string::npos, tiny.error.c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestHostileInputs)
+#include "test_hostile_inputs.moc"
