@@ -1,0 +1,420 @@
+#include "model/analysis/cluster.h"
+
+#include "model/analysis/op_stats.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace npuscope {
+
+double medianOf(std::vector<double> v)
+{
+    if (v.empty())
+        return kNaN;
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+const MatrixCell* CommMatrix::cell(int src, int dst) const
+{
+    auto it = std::lower_bound(cells.begin(), cells.end(), std::make_pair(src, dst), [](const MatrixCell& c, const auto& k) {
+        return std::make_pair(c.src, c.dst) < k;
+    });
+    return it != cells.end() && it->src == src && it->dst == dst ? &*it : nullptr;
+}
+
+const char* matrixMetricName(MatrixMetric m)
+{
+    switch (m) {
+    case MatrixMetric::Bandwidth: return "Bandwidth (GB/s)";
+    case MatrixMetric::Size: return "Transit size (MB)";
+    case MatrixMetric::Time: return "Transit time (ms)";
+    case MatrixMetric::Transport: return "Transport type";
+    }
+    return "";
+}
+
+const std::vector<std::string>& transportNames()
+{
+    static const std::vector<std::string> names{"LOCAL", "HCCS", "PCIE", "SDMA", "RDMA", "SIO", "other"};
+    return names;
+}
+
+int transportIndex(const std::string& transport)
+{
+    const auto& n = transportNames();
+    for (std::size_t i = 0; i + 1 < n.size(); ++i)
+        if (n[i] == transport)
+            return static_cast<int>(i);
+    return static_cast<int>(n.size()) - 1;
+}
+
+double matrixValue(const MatrixCell& c, MatrixMetric m)
+{
+    switch (m) {
+    case MatrixMetric::Bandwidth: return c.bandwidthGBps();
+    case MatrixMetric::Size: return c.sizeMB;
+    case MatrixMetric::Time: return c.timeMs;
+    case MatrixMetric::Transport: return c.transport.empty() ? kNaN : static_cast<double>(transportIndex(c.transport));
+    }
+    return kNaN;
+}
+
+bool SlowRankResult::fired() const
+{
+    return std::any_of(dimensions.begin(), dimensions.end(), [](const SlowRankDimension& d) { return d.fired; });
+}
+
+std::vector<const RankTransportBandwidth*> SlowLinkResult::slow() const
+{
+    std::vector<const RankTransportBandwidth*> out;
+    for (const auto& r : rows)
+        if (r.slow)
+            out.push_back(&r);
+    return out;
+}
+
+int ClusterAnalysis::rankIndexOf(int rank) const
+{
+    for (const auto& r : ranks)
+        if (r.rank == rank)
+            return r.rankIndex;
+    return -1;
+}
+
+SlowRankResult findSlowRank(const std::vector<RankTimes>& ranks, double gapRatio, int lastArriver)
+{
+    SlowRankResult out;
+    out.gapRatio = gapRatio;
+    if (ranks.size() < 2)
+        return out;
+    out.checked = true;
+    double sumMean = 0;
+    for (const auto& r : ranks)
+        sumMean += r.computing + r.commNotOverlapped + r.free;
+    sumMean /= static_cast<double>(ranks.size());
+    out.meanStep = sumMean;
+    for (int d = 0; d < 3; ++d) {
+        SlowRankDimension dim;
+        dim.name = d == 0 ? "Computing" : (d == 1 ? "Communication(Not Overlapped)" : "Free");
+        auto val = [d](const RankTimes& r) { return d == 0 ? r.computing : (d == 1 ? r.commNotOverlapped : r.free); };
+        std::vector<double> v;
+        for (const auto& r : ranks)
+            v.push_back(val(r));
+        const auto [mnIt, mxIt] = std::minmax_element(v.begin(), v.end());
+        dim.min = *mnIt;
+        dim.max = *mxIt;
+        dim.median = medianOf(v);
+        dim.spread = sumMean > 0 ? (dim.max - dim.min) / sumMean : 0;
+        dim.fired = dim.spread > gapRatio;
+        std::size_t slow = static_cast<std::size_t>((d == 1 ? mnIt : mxIt) - v.begin());
+        if (d == 1 && lastArriver >= 0)
+            for (std::size_t i = 0; i < ranks.size(); ++i)
+                if (ranks[i].rank == lastArriver)
+                    slow = i;
+        dim.slowRank = ranks[slow].rank;
+        dim.value = v[slow];
+        dim.excess = dim.max - dim.median;
+        out.dimensions.push_back(std::move(dim));
+    }
+    return out;
+}
+
+std::vector<RankTransportBandwidth> rankTransportTotals(const Session& s, std::string* source)
+{
+    std::map<std::pair<std::string, int>, std::pair<double, double>> acc; // (transport, rank) -> (MB, ms)
+    auto add = [&](const CommOp& o, int rank, const StringPool& pool) {
+        if (o.totalInfo || rank < 0)
+            return;
+        for (const auto& b : o.bandwidth) {
+            if (!(b.sizeMB > 0) || !(b.timeMs > 0))
+                continue;
+            auto& a = acc[{std::string(pool.view(b.transport)), rank}];
+            a.first += b.sizeMB;
+            a.second += b.timeMs;
+        }
+    };
+    if (!s.cluster.comm.empty()) {
+        for (const auto& o : s.cluster.comm)
+            add(o, o.rank, s.cluster.strings);
+        if (source)
+            *source = "cluster_communication.json";
+    } else {
+        for (std::size_t i = 0; i < s.ranks.size(); ++i) {
+            const Profile& p = *s.ranks[i];
+            for (const auto& o : p.commOps)
+                add(o, p.rank >= 0 ? p.rank : static_cast<int>(i), p.strings);
+        }
+        if (source)
+            *source = "ranks' communication.json";
+    }
+    std::vector<RankTransportBandwidth> out;
+    for (const auto& [k, a] : acc) {
+        RankTransportBandwidth r;
+        r.transport = k.first;
+        r.rank = k.second;
+        r.sizeMB = a.first;
+        r.timeMs = a.second;
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+SlowLinkResult findSlowLinks(std::vector<RankTransportBandwidth> totals, double bwRatio)
+{
+    SlowLinkResult out;
+    out.bwRatio = bwRatio;
+    std::sort(totals.begin(), totals.end(), [](const auto& a, const auto& b) {
+        return std::tie(a.transport, a.rank) < std::tie(b.transport, b.rank);
+    });
+    std::map<std::string, std::vector<double>> bws;
+    for (const auto& r : totals)
+        if (!r.transport.empty() && r.timeMs > 0)
+            bws[r.transport].push_back(r.bandwidthGBps());
+    for (auto& r : totals) {
+        auto it = bws.find(r.transport);
+        if (it == bws.end() || it->second.size() < 2)
+            continue;
+        r.median = medianOf(it->second);
+        r.slow = r.bandwidthGBps() < bwRatio * r.median;
+        out.rows.push_back(r);
+    }
+    out.checked = !out.rows.empty();
+    return out;
+}
+
+namespace {
+
+int rankIdOf(const Session& s, std::size_t i)
+{
+    return s.ranks[i]->rank >= 0 ? s.ranks[i]->rank : static_cast<int>(i);
+}
+
+void addBubble(const Profile& p, RankBreakdown& b)
+{
+    double bubble = 0;
+    int n = 0;
+    for (const StepRow& row : p.steps)
+        if (row.type.empty() || row.type == "rank") {
+            bubble += row.bubble ? static_cast<double>(*row.bubble) : 0;
+            ++n;
+        }
+    b.bubble = n ? bubble / n : 0;
+}
+
+struct LinkAcc {
+    std::map<std::string, double> bytesByTransport;
+    MatrixCell cell;
+};
+
+void buildMatrices(const Session& s, ClusterAnalysis& a, double bwRatio)
+{
+    // Every link once: (step, op, src, dst).
+    std::set<std::tuple<std::string, std::string, int, int>> seen;
+    std::map<std::string, std::map<std::pair<int, int>, LinkAcc>> groups; // collective -> (src, dst) -> cell
+    std::set<int> ranks;
+    auto add = [&](const CommLink& l, const StringPool& pool) {
+        if (l.src < 0 || l.dst < 0 || !seen.insert({l.step, l.fullName, l.src, l.dst}).second)
+            return;
+        const std::string coll = commBaseName(l.opName.empty() ? l.fullName : l.opName);
+        const std::string transport(pool.view(l.transport));
+        for (const std::string& g : {std::string("All"), coll}) {
+            LinkAcc& c = groups[g][{l.src, l.dst}];
+            c.cell.src = l.src;
+            c.cell.dst = l.dst;
+            const double mb = l.sizeMB == l.sizeMB ? l.sizeMB : 0;
+            c.cell.sizeMB += mb;
+            c.cell.timeMs += l.timeMs == l.timeMs ? l.timeMs : 0;
+            ++c.cell.links;
+            c.bytesByTransport[transport] += mb;
+        }
+        ranks.insert(l.src);
+        ranks.insert(l.dst);
+    };
+    if (!s.cluster.links.empty()) {
+        for (const auto& l : s.cluster.links)
+            add(l, s.cluster.strings);
+        a.matrixSource = "cluster_communication_matrix.json";
+    } else {
+        for (const auto& p : s.ranks)
+            for (const auto& l : p->commLinks)
+                add(l, p->strings);
+        a.matrixSource = "ranks' communication_matrix.json";
+    }
+    a.matrixRanks.assign(ranks.begin(), ranks.end());
+    auto make = [&](const std::string& name, std::map<std::pair<int, int>, LinkAcc>& cells) {
+        CommMatrix m;
+        m.collective = name;
+        for (auto& [k, acc] : cells) {
+            // The transport carrying the most bytes (first by name on a tie).
+            double best = -1;
+            for (const auto& [t, mb] : acc.bytesByTransport)
+                if (mb > best) {
+                    best = mb;
+                    acc.cell.transport = t;
+                }
+            m.cells.push_back(acc.cell);
+        }
+        // Slow cells: below bwRatio × the median of the group's cells on the same transport.
+        std::map<std::string, std::vector<double>> bws;
+        for (const auto& c : m.cells)
+            if (c.transport != "LOCAL" && c.timeMs > 0)
+                bws[c.transport].push_back(c.bandwidthGBps());
+        for (auto& c : m.cells) {
+            auto it = bws.find(c.transport);
+            if (c.transport == "LOCAL" || it == bws.end() || it->second.size() < 2 || !(c.timeMs > 0))
+                continue;
+            c.slow = c.bandwidthGBps() < bwRatio * medianOf(it->second);
+        }
+        a.matrices.push_back(std::move(m));
+    };
+    if (groups.empty())
+        return;
+    make("All", groups["All"]);
+    for (auto& [name, cells] : groups)
+        if (name != "All")
+            make(name, cells);
+}
+
+} // namespace
+
+ClusterAnalysis analyzeCluster(const Session& s, const ClusterOptions& o)
+{
+    ClusterAnalysis a;
+
+    // Cluster step trace rows per rank, averaged over steps.
+    std::map<int, std::pair<RankBreakdown, int>> stt;
+    for (const StepRow& row : s.cluster.stepTrace) {
+        if (row.type != "rank" || row.index.empty())
+            continue;
+        char* end = nullptr;
+        const long r = std::strtol(row.index.c_str(), &end, 10);
+        if (end == row.index.c_str())
+            continue;
+        auto& [b, n] = stt[static_cast<int>(r)];
+        auto v = [](const std::optional<TimeNs>& x) { return x ? static_cast<double>(*x) : 0.0; };
+        b.rank = static_cast<int>(r);
+        b.computing += v(row.computing);
+        b.commNotOverlapped += v(row.commNotOverlapped);
+        b.overlapped += v(row.overlapped);
+        b.communication += row.communication ? v(row.communication) : v(row.overlapped) + v(row.commNotOverlapped);
+        b.free += v(row.free);
+        b.bubble += v(row.bubble);
+        ++n;
+    }
+
+    std::set<std::string> sources;
+    std::map<int, RankBreakdown> byRank;
+    std::map<std::string, std::map<int, std::pair<TimeNs, TimeNs>>> collPerRank; // name -> rank -> (dur, covered)
+    std::map<std::string, int> collCount;
+    for (std::size_t i = 0; i < s.ranks.size(); ++i) {
+        const Profile& p = *s.ranks[i];
+        const int rank = rankIdOf(s, i);
+        const OverlapResult ov = computeOverlap(p);
+        RankBreakdown b;
+        if (auto it = stt.find(rank); it != stt.end()) {
+            const auto& [sum, n] = it->second;
+            b = sum;
+            b.computing /= n;
+            b.commNotOverlapped /= n;
+            b.overlapped /= n;
+            b.communication /= n;
+            b.free /= n;
+            b.bubble /= n;
+            b.steps = n;
+            b.source = "cluster_step_trace_time";
+        } else if (ov.source != OverlapSource::None && !ov.steps.empty()) {
+            const double n = static_cast<double>(ov.steps.size());
+            b.steps = static_cast<int>(ov.steps.size());
+            b.computing = static_cast<double>(ov.total.computing) / n;
+            b.commNotOverlapped = static_cast<double>(ov.total.commNotOverlapped) / n;
+            b.overlapped = static_cast<double>(ov.total.overlapped) / n;
+            b.communication = static_cast<double>(ov.total.communication) / n;
+            b.free = static_cast<double>(ov.total.free) / n;
+            if (ov.source == OverlapSource::StepTrace)
+                addBubble(p, b);
+            b.source = overlapSourceName(ov.source);
+        }
+        b.rank = rank;
+        b.rankIndex = static_cast<int>(i);
+        if (!b.source.empty())
+            sources.insert(b.source);
+        byRank[rank] = b;
+
+        RankOverlap ro;
+        ro.rank = rank;
+        ro.rankIndex = static_cast<int>(i);
+        for (const CollectiveOverlap& c : ov.collectives) {
+            ++ro.collectives;
+            ro.communication += c.dur;
+            ro.covered += c.covered;
+            const std::string name = commBaseName(c.name);
+            auto& pr = collPerRank[name][rank];
+            pr.first += c.dur;
+            pr.second += c.covered;
+            ++collCount[name];
+        }
+        a.rankOverlap.push_back(ro);
+    }
+    // Ranks only in the cluster file.
+    for (auto& [r, sn] : stt)
+        if (!byRank.count(r)) {
+            RankBreakdown b = sn.first;
+            const double n = sn.second;
+            b.computing /= n;
+            b.commNotOverlapped /= n;
+            b.overlapped /= n;
+            b.communication /= n;
+            b.free /= n;
+            b.bubble /= n;
+            b.steps = sn.second;
+            b.source = "cluster_step_trace_time";
+            sources.insert(b.source);
+            byRank[r] = b;
+        }
+    for (auto& [r, b] : byRank)
+        a.ranks.push_back(b);
+    for (const auto& src : sources)
+        a.breakdownSource += (a.breakdownSource.empty() ? "" : ", ") + src;
+    std::sort(a.rankOverlap.begin(), a.rankOverlap.end(), [](const auto& x, const auto& y) { return x.rank < y.rank; });
+
+    for (const auto& [name, perRank] : collPerRank) {
+        CollectiveOverlapStats c;
+        c.collective = name;
+        c.count = collCount[name];
+        for (const auto& [rank, dc] : perRank) {
+            c.communication += dc.first;
+            c.covered += dc.second;
+            if (dc.first <= 0)
+                continue;
+            const double r = static_cast<double>(dc.second) / static_cast<double>(dc.first);
+            if (c.minRank < 0 || r < c.minRatio) {
+                c.minRatio = r;
+                c.minRank = rank;
+            }
+            if (c.maxRank < 0 || r > c.maxRatio) {
+                c.maxRatio = r;
+                c.maxRank = rank;
+            }
+        }
+        a.collectiveOverlap.push_back(std::move(c));
+    }
+    std::stable_sort(a.collectiveOverlap.begin(), a.collectiveOverlap.end(),
+                     [](const auto& x, const auto& y) { return x.communication > y.communication; });
+
+    buildMatrices(s, a, o.bwRatio);
+
+    std::vector<RankTimes> times;
+    for (const auto& b : a.ranks)
+        if (!b.source.empty() && b.stepTime() > 0)
+            times.push_back({b.rank, b.computing, b.commNotOverlapped, b.free});
+    a.slowRank = findSlowRank(times, o.gapRatio);
+    a.slowLink = findSlowLinks(rankTransportTotals(s, &a.slowLinkSource), o.bwRatio);
+    return a;
+}
+
+} // namespace npuscope
