@@ -233,6 +233,104 @@ void mergeFired(std::vector<Finding>& out, Finding f)
     out.push_back(std::move(f));
 }
 
+// Over the rank budget the per-rank rules run on picked ranks (ADVISOR.md §3 "Cluster runs"):
+// scheduling and memory on the rank with the most Free, computation on the rank with the most
+// Computing in each pipeline stage, communication on the ranks with the lowest SDMA and RDMA
+// bandwidth; when a metric barely differs across ranks ((max − min)/mean < rank_pick_gap),
+// the lowest rank stands for all.
+struct Pick {
+    std::size_t fact; // index into the facts
+    std::string why;
+};
+using Picks = std::map<Category, std::vector<Pick>>;
+
+Picks pickRanks(const Session& session, const std::vector<ProfileFacts>& facts, const Thresholds& th)
+{
+    Picks picks;
+    const double gap = th.rankPickGap();
+    const std::string budget = " of " + std::to_string(facts.size()) + " ranks, over the budget of "
+                               + std::to_string(th.rankBudget());
+    std::size_t lowest = 0;
+    for (std::size_t i = 0; i < facts.size(); ++i)
+        if (facts[i].rank >= 0 && (facts[lowest].rank < 0 || facts[i].rank < facts[lowest].rank))
+            lowest = i;
+    // The index with the largest (or smallest) value among `idx`, or the lowest rank when the
+    // values hardly differ; idx empty → nothing.
+    auto pickOne = [&](const std::vector<std::size_t>& idx, const std::function<double(std::size_t)>& value, bool largest,
+                       const std::string& what, std::vector<Pick>& into) {
+        if (idx.empty())
+            return;
+        double mn = value(idx.front()), mx = mn, sum = 0;
+        std::size_t best = idx.front();
+        for (std::size_t i : idx) {
+            const double v = value(i);
+            mn = std::min(mn, v);
+            mx = std::max(mx, v);
+            sum += v;
+            if (largest ? v > value(best) : v < value(best))
+                best = i;
+        }
+        const double mean = sum / static_cast<double>(idx.size());
+        std::string why = (largest ? "most " : "least ") + what + budget;
+        if (!(mean > 0) || (mx - mn) / mean < gap) {
+            best = *std::min_element(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return facts[a].rank < facts[b].rank; });
+            why = what + " within " + fmtPct(gap) + " across ranks: lowest rank" + budget;
+        }
+        for (const Pick& p : into)
+            if (p.fact == best)
+                return;
+        into.push_back({best, why});
+    };
+    std::vector<std::size_t> all;
+    for (std::size_t i = 0; i < facts.size(); ++i)
+        all.push_back(i);
+    for (Category cat : {Category::Scheduling, Category::Memory})
+        pickOne(all, [&](std::size_t i) { return facts[i].free; }, true, "Free", picks[cat]);
+    // Pipeline stage of a rank: its position in its "pp" group (one stage when unknown).
+    std::map<int, int> stageOf;
+    auto addGroups = [&](const std::vector<ParallelGroup>& groups) {
+        for (const auto& g : groups)
+            if (lower(g.name).find("pp") != std::string::npos || lower(g.name).find("pipeline") != std::string::npos)
+                for (std::size_t k = 0; k < g.ranks.size(); ++k)
+                    stageOf.try_emplace(g.ranks[k], static_cast<int>(k));
+    };
+    addGroups(session.cluster.groups);
+    for (const auto& f : facts)
+        addGroups(f.p.meta.groups);
+    std::map<int, std::vector<std::size_t>> stages;
+    for (std::size_t i = 0; i < facts.size(); ++i) {
+        const auto it = stageOf.find(facts[i].rank);
+        stages[it == stageOf.end() ? 0 : it->second].push_back(i);
+    }
+    for (const auto& [stage, idx] : stages)
+        pickOne(idx, [&](std::size_t i) { return facts[i].computing; }, true,
+                "Computing" + (stages.size() > 1 ? " in pipeline stage " + std::to_string(stage) : std::string()),
+                picks[Category::Computation]);
+    // Communication: per transport, the rank with the lowest bandwidth (Σ MB / Σ ms).
+    for (const char* transport : {"SDMA", "RDMA"}) {
+        std::vector<std::size_t> idx;
+        std::vector<double> bw(facts.size(), 0);
+        for (std::size_t i = 0; i < facts.size(); ++i) {
+            double mb = 0, ms = 0;
+            for (const auto& o : facts[i].p.commOps)
+                if (!o.totalInfo)
+                    for (const auto& b : o.bandwidth)
+                        if (facts[i].p.str(b.transport) == transport && b.sizeMB > 0 && b.timeMs > 0) {
+                            mb += b.sizeMB;
+                            ms += b.timeMs;
+                        }
+            if (ms > 0) {
+                bw[i] = mb / ms;
+                idx.push_back(i);
+            }
+        }
+        pickOne(idx, [&](std::size_t i) { return bw[i]; }, false, std::string(transport) + " bandwidth", picks[Category::Communication]);
+    }
+    if (picks[Category::Communication].empty())
+        picks[Category::Communication].push_back({lowest, "no SDMA/RDMA bandwidth: lowest rank" + budget});
+    return picks;
+}
+
 } // namespace
 
 std::vector<RuleInfo> ruleCatalog()
@@ -249,6 +347,7 @@ AdvisorReport runAdvisor(const Session& session, const Thresholds& th, const std
     rep.warnings = th.warnings();
     rep.overrides = th.overrides();
     rep.thresholdsSource = th.source();
+    rep.thresholdsDigest = th.effective().dump();
     rep.evidenceRowsPdf = th.evidenceRowsPdf();
     rep.evidenceRowsMd = th.evidenceRowsMd();
 
@@ -360,6 +459,17 @@ AdvisorReport runAdvisor(const Session& session, const Thresholds& th, const std
         rep.summary.stepMedian = allSteps[allSteps.size() / 2];
     }
 
+    const bool overBudget = static_cast<int>(facts.size()) > std::max(1, th.rankBudget());
+    const Picks picks = overBudget ? pickRanks(session, facts, th) : Picks{};
+    if (overBudget) {
+        std::string text;
+        for (const auto& [cat, v] : picks)
+            for (const Pick& p : v)
+                text += (text.empty() ? "" : "; ") + std::string(categoryName(cat)) + ": rank " + std::to_string(facts[p.fact].rank)
+                        + " (" + p.why + ")";
+        rep.warnings.push_back("Rank rules ran on picked ranks: " + text);
+    }
+
     const double hi = th.severityHigh(), med = th.severityMedium();
     std::vector<Finding> fired, others;
     for (const auto& def : allRules()) {
@@ -383,7 +493,7 @@ AdvisorReport runAdvisor(const Session& session, const Thresholds& th, const std
             const ProfileFacts* f;
         };
         std::vector<Run> runs;
-        auto runOne = [&](const ProfileFacts* f) {
+        auto runOne = [&](const ProfileFacts* f, const std::string& picked) {
             RuleOut out;
             out.ruleId = def.id;
             out.category = def.category;
@@ -395,13 +505,24 @@ AdvisorReport runAdvisor(const Session& session, const Thresholds& th, const std
                 out.error = e.what();
                 out.fired.clear();
             }
+            if (!picked.empty()) {
+                out.inputs.push_back("picked rank " + std::to_string(f->rank) + ": " + picked);
+                for (auto& fd : out.fired)
+                    if (!fd.inputs.empty())
+                        fd.inputs.push_back(out.inputs.back());
+            }
             runs.push_back({std::move(out), f});
         };
         if (def.cluster)
-            runOne(nullptr);
-        else
+            runOne(nullptr, {});
+        else if (overBudget) {
+            const auto it = picks.find(def.category);
+            if (it != picks.end())
+                for (const Pick& p : it->second)
+                    runOne(&facts[p.fact], p.why);
+        } else
             for (const auto& f : facts)
-                runOne(&f);
+                runOne(&f, {});
         if (runs.empty()) {
             Run r;
             r.out.notChecked("needs a loaded profile");

@@ -61,6 +61,7 @@ struct AdvisorReport {
     std::vector<std::string> inputs;               // appendix: files read (path, kind, records)
     std::vector<Thresholds::Override> overrides;   // appendix: non-default thresholds
     std::string thresholdsSource;
+    std::string thresholdsDigest; // the effective thresholds (compact JSON) the report was computed with
     int evidenceRowsPdf = 10, evidenceRowsMd = 5;
     bool cancelled = false;
 

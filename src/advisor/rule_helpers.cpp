@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 
 namespace npuscope::advisor {
 
@@ -127,6 +128,64 @@ void noGain(Finding& fd, std::string reason)
 {
     fd.gain.estimated = false;
     fd.gain.reason = std::move(reason);
+}
+
+namespace {
+// Critical values of Dixon's test at 99.5 % for n = 3..100 (GB/T 4883), index n − 3.
+constexpr double kDixon995[] = {
+    0.994, 0.920, 0.823, 0.744, 0.680, 0.723, 0.676, 0.638, 0.707, 0.675, 0.649, 0.672, 0.649, 0.629, 0.611, 0.595,
+    0.580, 0.568, 0.556, 0.545, 0.536, 0.526, 0.519, 0.510, 0.503, 0.496, 0.489, 0.484, 0.478, 0.473, 0.468, 0.463,
+    0.458, 0.454, 0.450, 0.446, 0.442, 0.439, 0.435, 0.432, 0.429, 0.425, 0.423, 0.420, 0.417, 0.414, 0.412, 0.409,
+    0.407, 0.405, 0.402, 0.400, 0.398, 0.396, 0.394, 0.392, 0.391, 0.388, 0.387, 0.385, 0.383, 0.382, 0.380, 0.379,
+    0.377, 0.376, 0.374, 0.372, 0.371, 0.370, 0.368, 0.368, 0.366, 0.365, 0.364, 0.363, 0.361, 0.360, 0.359, 0.358,
+    0.356, 0.356, 0.355, 0.353, 0.352, 0.352, 0.351, 0.350, 0.349, 0.348, 0.347, 0.346, 0.345, 0.344, 0.344, 0.343,
+    0.341, 0.341};
+constexpr std::size_t kDixonMax = 100;
+static_assert(sizeof(kDixon995) / sizeof(double) == kDixonMax - 2);
+} // namespace
+
+std::vector<std::size_t> lastArrivers(const std::vector<double>& times, std::string* method)
+{
+    const std::size_t n = times.size();
+    if (n < 3)
+        return {};
+    const std::size_t iMin = static_cast<std::size_t>(std::min_element(times.begin(), times.end()) - times.begin());
+    if (n <= kDixonMax) {
+        std::vector<double> x = times;
+        std::sort(x.begin(), x.end());
+        // Gap of the minimum to its neighbour (or second neighbour) over the range without the top.
+        const std::size_t lo = n <= 10 ? 1 : 2;                       // x2 or x3
+        const std::size_t hi = n <= 7 ? n - 1 : (n <= 13 ? n - 2 : n - 3); // xn, x(n−1) or x(n−2)
+        const double range = x[hi] - x[0];
+        if (!(range > 0))
+            return {};
+        const double r = (x[lo] - x[0]) / range;
+        const double crit = kDixon995[n - 3];
+        if (method) {
+            const char* stat = n <= 7 ? "r10" : (n <= 10 ? "r11" : (n <= 13 ? "r21" : "r22"));
+            *method = std::string("Dixon ") + stat + " " + fmtNum(r, 3) + (r > crit ? " > " : " ≤ ") + fmtNum(crit, 3)
+                      + " (99.5 %, n = " + std::to_string(n) + ")";
+        }
+        if (r > crit)
+            return {iMin};
+        return {};
+    }
+    double mean = 0;
+    for (double t : times)
+        mean += t;
+    mean /= static_cast<double>(n);
+    double var = 0;
+    for (double t : times)
+        var += (t - mean) * (t - mean);
+    const double sd = std::sqrt(var / static_cast<double>(n));
+    if (method)
+        *method = "below mean − 3σ (" + fmtNum(mean - 3 * sd, 3) + ", n = " + std::to_string(n) + ")";
+    std::vector<std::size_t> out;
+    if (sd > 0)
+        for (std::size_t i = 0; i < n; ++i)
+            if (times[i] < mean - 3 * sd)
+                out.push_back(i);
+    return out;
 }
 
 std::string coverage(std::size_t have, std::size_t total, const char* what)

@@ -31,6 +31,12 @@ std::vector<std::string> stringList(const nlohmann::json& j);
 std::string perStepMs(const ProfileFacts& f, double totalNs);
 void setGain(Finding& fd, double nsPerStep, std::string formula);
 void noGain(Finding& fd, std::string reason);
+// The last arrivers of one collective, from every rank's time in it (a late rank waits least,
+// so its time is the shortest): indices of the outliers below the others. Up to 100 values:
+// Dixon's Q test at 99.5 % on the minimum (r10 for n ≤ 7, r11 ≤ 10, r21 ≤ 13, r22 above);
+// more: every value below mean − 3σ. Fewer than 3 values, or no spread: none. `method` names
+// the test used ("Dixon r10 0.995 > 0.994", "3σ").
+std::vector<std::size_t> lastArrivers(const std::vector<double>& times, std::string* method = nullptr);
 // "ratios on 812/1030 ops"
 std::string coverage(std::size_t have, std::size_t total, const char* what);
 

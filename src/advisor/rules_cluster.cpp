@@ -6,7 +6,10 @@
 #include <cstdlib>
 #include <iterator>
 #include <cmath>
+#include <chrono>
+#include <filesystem>
 #include <map>
+#include <set>
 
 namespace npuscope::advisor {
 
@@ -30,10 +33,118 @@ struct OpRef {
     std::string transport(const CommBandwidth& b) const { return pool ? std::string(pool->view(b.transport)) : std::string(); }
 };
 
-std::vector<OpRef> allCommOps(const RuleCtx& c)
+// Whether the cluster_analysis_output files describe the loaded ranks. They do not when they are
+// older than a rank's files (the ranks were profiled again) or disagree with them (other ranks,
+// other step times); the cluster rules then recompute from the ranks and say so.
+struct ClusterInputs {
+    bool use = false;
+    std::string note; // why the cluster files were not used ("" when used or absent)
+};
+
+std::string fileName(const std::string& path)
+{
+    const auto pos = path.find_last_of('/');
+    return pos == std::string::npos ? path : path.substr(pos + 1);
+}
+
+std::string durationText(double seconds)
+{
+    if (seconds < 120)
+        return fmtNum(seconds, 0) + " s";
+    if (seconds < 7200)
+        return fmtNum(seconds / 60, 0) + " min";
+    if (seconds < 172800)
+        return fmtNum(seconds / 3600, 1) + " h";
+    return fmtNum(seconds / 86400, 1) + " days";
+}
+
+ClusterInputs clusterInputs(const RuleCtx& c)
+{
+    ClusterInputs ci;
+    const ClusterData& cl = c.session.cluster;
+    if (!cl.present())
+        return ci;
+    namespace fs = std::filesystem;
+    auto mtime = [](const std::string& path, fs::file_time_type& t) {
+        std::error_code ec;
+        t = fs::last_write_time(path, ec);
+        return !ec;
+    };
+    // Oldest cluster file against the newest rank file.
+    std::string oldPath, newPath;
+    fs::file_time_type oldT{}, newT{};
+    for (const auto& f : c.session.files) {
+        fs::file_time_type t;
+        if (f.kind.rfind("cluster_", 0) == 0 && f.status != FileStatus::NotRead && f.status != FileStatus::Ignored
+            && mtime(f.path, t) && (oldPath.empty() || t < oldT)) {
+            oldT = t;
+            oldPath = f.path;
+        }
+    }
+    for (const auto& r : c.all)
+        for (const auto& f : r.p.files) {
+            fs::file_time_type t;
+            if ((f.status == FileStatus::Loaded || f.status == FileStatus::Partial) && mtime(f.path, t)
+                && (newPath.empty() || t > newT)) {
+                newT = t;
+                newPath = f.path;
+            }
+        }
+    // A copied folder gets its files' dates in copy order: only a clear lead of the rank files
+    // (more than 5 minutes, e.g. the job profiled again) makes the cluster output stale.
+    if (!oldPath.empty() && !newPath.empty() && newT - oldT > std::chrono::minutes(5)) {
+        const double s = std::chrono::duration<double>(newT - oldT).count();
+        ci.note = "cluster_analysis_output is stale: " + fileName(oldPath) + " was written " + durationText(s) + " before "
+                  + fileName(newPath) + " (" + newPath + "); recomputed from the ranks";
+        return ci;
+    }
+    // Rank set and per-rank Computing against the ranks' own step_trace_time.csv.
+    std::map<int, std::pair<double, int>> comp;
+    for (const auto& row : cl.stepTrace)
+        if (row.type == "rank" && row.computing) {
+            auto& a = comp[std::atoi(row.index.c_str())];
+            a.first += static_cast<double>(*row.computing);
+            ++a.second;
+        }
+    std::set<int> loaded;
+    for (const auto& r : c.all)
+        if (r.rank >= 0 && r.hasStt)
+            loaded.insert(r.rank);
+    if (!comp.empty() && loaded.size() >= 2) {
+        std::set<int> inCluster;
+        for (const auto& [r, a] : comp)
+            inCluster.insert(r);
+        auto list = [](const std::set<int>& v) {
+            std::string out;
+            for (int r : v)
+                out += (out.empty() ? "" : ",") + std::to_string(r);
+            return out;
+        };
+        if (inCluster != loaded) {
+            ci.note = "cluster_step_trace_time.csv covers ranks " + list(inCluster) + " but the folder has ranks " + list(loaded)
+                      + "; recomputed from the ranks";
+            return ci;
+        }
+        for (const auto& r : c.all) {
+            const auto it = comp.find(r.rank);
+            if (!r.hasStt || it == comp.end() || !(r.computing > 0))
+                continue;
+            const double cm = it->second.first / it->second.second;
+            if (std::abs(cm - r.computing) > 0.01 * r.computing) {
+                ci.note = "cluster_step_trace_time.csv gives rank " + std::to_string(r.rank) + " Computing " + fmtMs(cm)
+                          + "/step, its step_trace_time.csv " + fmtMs(r.computing) + "; recomputed from the ranks";
+                return ci;
+            }
+        }
+    }
+    ci.use = true;
+    return ci;
+}
+
+std::vector<OpRef> allCommOps(const RuleCtx& c, const ClusterInputs& ci)
 {
     std::vector<OpRef> out;
-    if (!c.session.cluster.comm.empty()) {
+    if (ci.use && !c.session.cluster.comm.empty()) {
         for (const auto& o : c.session.cluster.comm)
             if (!o.totalInfo)
                 out.push_back({&o, o.rank, &c.session.cluster.strings});
@@ -46,6 +157,11 @@ std::vector<OpRef> allCommOps(const RuleCtx& c)
     return out;
 }
 
+std::string commSource(const RuleCtx& c, const ClusterInputs& ci)
+{
+    return ci.use && !c.session.cluster.comm.empty() ? "cluster_communication.json" : "ranks' communication.json";
+}
+
 void slowRank(const RuleCtx& c, RuleOut& out)
 {
     struct R {
@@ -54,8 +170,9 @@ void slowRank(const RuleCtx& c, RuleOut& out)
     };
     std::vector<R> ranks;
     std::string source;
+    const ClusterInputs ci = clusterInputs(c);
     std::map<int, std::pair<R, int>> acc;
-    for (const auto& s : c.session.cluster.stepTrace)
+    for (const auto& s : ci.use ? c.session.cluster.stepTrace : std::vector<StepRow>{})
         if (s.type == "rank" && s.computing) {
             const int r = std::atoi(s.index.c_str());
             auto& a = acc[r];
@@ -79,27 +196,48 @@ void slowRank(const RuleCtx& c, RuleOut& out)
         return out.notChecked("needs ≥ " + std::to_string(std::max(2, c.th.minRanks()))
                               + " ranks (a cluster folder, or cluster_step_trace_time.csv)");
     out.inputs.push_back(source + " (" + std::to_string(ranks.size()) + " ranks)");
+    if (!ci.note.empty())
+        out.inputs.push_back(ci.note);
     double sumMean = 0;
     for (const auto& r : ranks)
         sumMean += r.comp + r.comm + r.free;
     sumMean /= static_cast<double>(ranks.size());
     const double gapRatio = c.param("gap_ratio");
-    // Last arriver per collective: the rank with the shortest comm time waited least.
-    std::map<std::pair<std::string, std::string>, std::pair<int, double>> shortest;
-    for (const OpRef& r : allCommOps(c)) {
-        const CommOp* o = r.op;
-        if (o->elapseMs != o->elapseMs)
-            continue;
-        auto it = shortest.find({o->step, o->fullName});
-        if (it == shortest.end())
-            shortest[{o->step, o->fullName}] = {r.rank, o->elapseMs};
-        else if (o->elapseMs < it->second.second)
-            it->second = {r.rank, o->elapseMs};
-    }
+    // Last arriver per collective: the rank whose time in it is a statistical outlier below the
+    // others (it waited least because the others waited for it).
+    std::map<std::pair<std::string, std::string>, std::vector<std::pair<int, double>>> perOp;
+    for (const OpRef& r : allCommOps(c, ci))
+        if (r.op->elapseMs == r.op->elapseMs && r.rank >= 0)
+            perOp[{r.op->step, r.op->fullName}].emplace_back(r.rank, r.op->elapseMs);
     std::map<int, int> lastCount;
-    for (const auto& [k, v] : shortest)
-        if (v.first >= 0)
-            ++lastCount[v.first];
+    std::size_t tested = 0;
+    std::string testName;
+    for (const auto& [k, v] : perOp) {
+        if (v.size() < 3)
+            continue;
+        ++tested;
+        std::vector<double> t;
+        for (const auto& [rank, ms] : v)
+            t.push_back(ms);
+        std::string method;
+        for (std::size_t i : lastArrivers(t, &method))
+            ++lastCount[v[i].first];
+        if (testName.empty())
+            testName = v.size() <= 100 ? "Dixon's Q test at 99.5 %" : "3σ below the mean";
+    }
+    int topLast = -1;
+    for (const auto& [rank, n] : lastCount)
+        if (topLast < 0 || n > lastCount[topLast])
+            topLast = rank;
+    const std::string lastText = tested == 0 ? std::string()
+                                 : topLast < 0
+                                     ? "no rank is a significant last arriver in " + std::to_string(tested) + " collectives ("
+                                           + testName + ")"
+                                     : "rank " + std::to_string(topLast) + " is the last arriver in "
+                                           + std::to_string(lastCount[topLast]) + " of " + std::to_string(tested)
+                                           + " collectives (" + testName + ")";
+    if (tested)
+        out.inputs.push_back(commSource(c, ci) + ": Elapse Time of " + std::to_string(tested) + " collectives on ≥ 3 ranks");
     std::string check;
     for (int d = 0; d < 3; ++d) {
         const char* name = d == 0 ? "Computing" : (d == 1 ? "Communication(Not Overlapped)" : "Free");
@@ -113,8 +251,13 @@ void slowRank(const RuleCtx& c, RuleOut& out)
         if (gap <= gapRatio)
             continue;
         const double med = median(v);
-        // Computing/Free: the rank with the most is slow. Communication: the one with the least arrived last.
-        const std::size_t slow = static_cast<std::size_t>((d == 1 ? mnIt : mxIt) - v.begin());
+        // Computing/Free: the rank with the most is slow. Communication: the one most often a
+        // significant last arriver, else the one with the least (it waited least).
+        std::size_t slow = static_cast<std::size_t>((d == 1 ? mnIt : mxIt) - v.begin());
+        if (d == 1 && topLast >= 0)
+            for (std::size_t i = 0; i < ranks.size(); ++i)
+                if (ranks[i].rank == topLast)
+                    slow = i;
         const int slowRankId = ranks[slow].rank;
         Finding& fd = out.fire(std::string(d == 0 ? "computing" : (d == 1 ? "communication" : "free")));
         fd.scope.ranks = {slowRankId};
@@ -124,7 +267,8 @@ void slowRank(const RuleCtx& c, RuleOut& out)
                              : fmtMs(v[slow]) + " vs median " + fmtMs(med) + " (+" + fmtPct(med > 0 ? v[slow] / med - 1 : 0) + ")");
         fd.description = name + std::string(" differs across ") + std::to_string(ranks.size()) + " ranks by " + fmtPct(gap)
                          + " of the mean step (threshold " + fmtPct(gapRatio) + "); the others wait for rank "
-                         + std::to_string(slowRankId) + " at the next collective.";
+                         + std::to_string(slowRankId) + " at the next collective."
+                         + (lastText.empty() ? std::string() : " Per collective, " + lastText + ".");
         if (d == 0)
             fd.suggestions.push_back("Computing: balance the work (uneven sequence lengths, pipeline stages) or check "
                                      "rank " + std::to_string(slowRankId) + "'s card (frequency, temperature).");
@@ -149,12 +293,13 @@ void slowRank(const RuleCtx& c, RuleOut& out)
         sortEvidence(fd.evidence);
     }
     if (out.fired.empty())
-        out.pass(check + " (threshold " + fmtPct(gapRatio) + ")");
+        out.pass(check + " (threshold " + fmtPct(gapRatio) + ")" + (lastText.empty() ? std::string() : "; " + lastText));
 }
 
 void slowLink(const RuleCtx& c, RuleOut& out)
 {
-    const auto ops = allCommOps(c);
+    const ClusterInputs ci = clusterInputs(c);
+    const auto ops = allCommOps(c, ci);
     std::map<std::string, std::map<int, std::pair<double, double>>> acc; // transport -> rank -> (MB, ms)
     for (const OpRef& r : ops)
         for (const auto& b : r.op->bandwidth) {
@@ -170,8 +315,9 @@ void slowLink(const RuleCtx& c, RuleOut& out)
         ranks = std::max(ranks, m.size());
     if (ranks < 2)
         return out.notChecked("needs ≥ 2 ranks with communication.json or cluster_communication.json");
-    out.inputs.push_back(std::string(c.session.cluster.comm.empty() ? "ranks' communication.json" : "cluster_communication.json")
-                         + ": Transit Size/Time per transport");
+    out.inputs.push_back(commSource(c, ci) + ": Transit Size/Time per transport");
+    if (!ci.note.empty())
+        out.inputs.push_back(ci.note);
     const double ratio = c.param("bw_ratio");
     std::string check;
     for (const auto& [t, m] : acc) {
@@ -218,11 +364,13 @@ void retrans(const RuleCtx& c, RuleOut& out)
 {
     if (c.session.cluster.comm.empty() && c.all.size() < 2)
         return out.notChecked("needs cluster_communication.json (msprof-analyze cluster) or ≥ 2 ranks with communication.json");
-    const auto ops = allCommOps(c);
+    const ClusterInputs ci = clusterInputs(c);
+    const auto ops = allCommOps(c, ci);
     if (ops.empty())
         return out.notChecked("needs cluster_communication.json (msprof-analyze cluster)");
-    out.inputs.push_back(std::string(c.session.cluster.comm.empty() ? "ranks' communication.json" : "cluster_communication.json")
-                         + " (" + std::to_string(ops.size()) + " op entries)");
+    out.inputs.push_back(commSource(c, ci) + " (" + std::to_string(ops.size()) + " op entries)");
+    if (!ci.note.empty())
+        out.inputs.push_back(ci.note);
     std::map<std::pair<std::string, std::string>, std::pair<double, double>> per; // min elapse, max RDMA transit
     for (const OpRef& r : ops) {
         const CommOp* o = r.op;

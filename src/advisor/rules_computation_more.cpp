@@ -6,12 +6,39 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace npuscope::advisor {
 
 namespace {
 
 std::string needsOps(const ProfileFacts& f) { return "needs " + f.kernelFile() + " (op_summary_*.csv / kernel_details.csv)"; }
+
+// mte time of a task = dur · (mte2 + max(fixpipe, mte3)), at most dur; 0 without PMU ratios.
+struct MteTime {
+    const KernelTable& k;
+    std::vector<int> mte2, mte3, fix;
+    explicit MteTime(const KernelTable& kt)
+        : k(kt),
+          mte2(metricCols(kt, {"aic_mte2_ratio", "aiv_mte2_ratio", "mte2_ratio"})),
+          mte3(metricCols(kt, {"aic_mte3_ratio", "aiv_mte3_ratio", "mte3_ratio"})),
+          fix(metricCols(kt, {"aic_fixpipe_ratio", "fixpipe_ratio"}))
+    {
+    }
+    double operator()(const Task& t) const
+    {
+        if (t.kernel == kNone)
+            return 0.0;
+        const double a = firstMetric(k, mte2, t.kernel), b = firstMetric(k, mte3, t.kernel), x = firstMetric(k, fix, t.kernel);
+        const double r = (a == a ? a : 0) + std::max(b == b ? b : 0.0, x == x ? x : 0.0);
+        return static_cast<double>(t.dur) * std::min(1.0, r);
+    }
+};
+
+using StreamTasks = std::map<std::int64_t, std::vector<const Task*>>;
+
+void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::unordered_set<const Task*>& matched, RuleOut& out);
 
 // ---- CMP-FUSE (a): known patterns on consecutive tasks of one stream -----------------------
 void fuse(const RuleCtx& c, RuleOut& out)
@@ -20,25 +47,15 @@ void fuse(const RuleCtx& c, RuleOut& out)
     if (f.tasks.empty())
         return out.notChecked(needsOps(f) + " or device tasks in the timeline");
     const auto& patterns = c.paramJson("patterns");
-    std::map<std::int64_t, std::vector<const Task*>> perStream;
+    StreamTasks perStream;
     for (const auto& t : f.tasks)
         if (t.cls != TaskClass::Comm)
             perStream[(static_cast<std::int64_t>(t.device) << 32) ^ t.stream].push_back(&t);
     out.inputs.push_back((f.tasksFromKernels ? f.kernelFile() : std::string("timeline")) + ": op types in stream order ("
                          + std::to_string(f.tasks.size()) + " tasks)");
     std::size_t np = 0;
-    const KernelTable& k = f.p.kernels;
-    const auto mte2 = metricCols(k, {"aic_mte2_ratio", "aiv_mte2_ratio", "mte2_ratio"});
-    const auto mte3 = metricCols(k, {"aic_mte3_ratio", "aiv_mte3_ratio", "mte3_ratio"});
-    const auto fix = metricCols(k, {"aic_fixpipe_ratio", "fixpipe_ratio"});
-    // mte time of a task = dur · (mte2 + max(fixpipe, mte3)); 0 without PMU ratios.
-    auto mteNs = [&](const Task& t) {
-        if (t.kernel == kNone)
-            return 0.0;
-        const double a = firstMetric(k, mte2, t.kernel), b = firstMetric(k, mte3, t.kernel), x = firstMetric(k, fix, t.kernel);
-        const double out2 = (a == a ? a : 0) + std::max(b == b ? b : 0.0, x == x ? x : 0.0);
-        return static_cast<double>(t.dur) * std::min(1.0, out2);
-    };
+    const MteTime mteNs(f.p.kernels);
+    std::unordered_set<const Task*> matched; // tasks of fired patterns: the window search skips them
     if (patterns.is_array()) {
         for (const auto& pat : patterns) {
             ++np;
@@ -66,6 +83,7 @@ void fuse(const RuleCtx& c, RuleOut& out)
                 return false;
             };
             std::vector<Evidence> ev;
+            std::vector<const Task*> chainTasks;
             double chainTotal = 0, gapTotal = 0, mteTotal = 0;
             std::size_t count = 0;
             for (const auto& [key, v] : perStream) {
@@ -80,6 +98,7 @@ void fuse(const RuleCtx& c, RuleOut& out)
                     const Task* last = v[i + alts.size() - 1];
                     double sum = 0, gaps = 0;
                     for (std::size_t j = 0; j < alts.size(); ++j) {
+                        chainTasks.push_back(v[i + j]);
                         sum += static_cast<double>(v[i + j]->dur);
                         mteTotal += mteNs(*v[i + j]);
                         if (j)
@@ -103,6 +122,7 @@ void fuse(const RuleCtx& c, RuleOut& out)
             const double cost = f.perStep(chainTotal + gapTotal);
             if (cost < c.th.minShare() * f.T)
                 continue;
+            matched.insert(chainTasks.begin(), chainTasks.end());
             const std::string fused = pat.value("fused", std::string());
             Finding& fd = out.fire(joinList(ops, "-"));
             fd.costNs = static_cast<TimeNs>(std::llround(cost));
@@ -123,8 +143,233 @@ void fuse(const RuleCtx& c, RuleOut& out)
             sortEvidence(fd.evidence, kMaxEvidence);
         }
     }
+    fuseWindows(c, mteNs, matched, out);
     if (out.fired.empty())
-        out.pass(std::to_string(np) + " fusion patterns searched; none costs ≥ " + fmtPct(c.th.minShare()) + " of step");
+        out.pass(std::to_string(np) + " fusion patterns searched; none costs ≥ " + fmtPct(c.th.minShare())
+                 + " of step; " + out.check);
+}
+
+// ---- CMP-FUSE (b): repeated windows of consecutive compute tasks ---------------------------
+// Windows of min_len..max_len consecutive compute tasks (AI Core / vector) of one stream; a
+// communication, AI CPU or other task breaks them. A window is keyed by its tasks' types,
+// shapes and dtypes; occurrences on a stream do not overlap. A key fires when it occurs more
+// than min_count times and its wall time exceeds wall_share of the step or its tasks are
+// mostly data movement (Σmte/Σdur > mte_ratio). Longer and costlier windows are reported
+// first; their tasks are then taken, so the sub-windows of a reported window do not repeat it.
+void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::unordered_set<const Task*>& matched, RuleOut& out)
+{
+    const ProfileFacts& f = *c.f;
+    StreamTasks perStream; // every task class: communication and AI CPU tasks break the windows
+    for (const auto& t : f.tasks)
+        perStream[(static_cast<std::int64_t>(t.device) << 32) ^ t.stream].push_back(&t);
+    const std::size_t minLen = static_cast<std::size_t>(std::max(2.0, c.param("min_len")));
+    const std::size_t maxLen = static_cast<std::size_t>(std::max<double>(static_cast<double>(minLen), c.param("max_len")));
+    const double minCount = c.param("min_count"), wallShare = c.param("wall_share"), mteRatio = c.param("mte_ratio"),
+                 hostRatio = c.param("host_ratio");
+    constexpr std::size_t kMaxWindowFindings = 10;
+
+    // Runs of consecutive compute tasks, each task reduced to a signature id (type + shapes).
+    std::unordered_map<std::string, std::uint32_t> sigIds;
+    std::vector<std::vector<const Task*>> runs;
+    std::vector<std::vector<std::uint32_t>> runSigs;
+    for (const auto& [key, v] : perStream) {
+        runs.emplace_back();
+        runSigs.emplace_back();
+        for (const Task* t : v) {
+            if (t->cls != TaskClass::Cube && t->cls != TaskClass::Vector) {
+                if (!runs.back().empty()) {
+                    runs.emplace_back();
+                    runSigs.emplace_back();
+                }
+                continue;
+            }
+            const std::string sig = f.str(t->type) + '\x1f' + f.shapesOf(*t);
+            runs.back().push_back(t);
+            runSigs.back().push_back(sigIds.try_emplace(sig, static_cast<std::uint32_t>(sigIds.size())).first->second);
+        }
+    }
+    struct Occ {
+        std::uint32_t run, start;
+    };
+    struct Window {
+        std::size_t len = 0;
+        std::vector<Occ> occ; // non-overlapping within a run
+        std::uint32_t lastRun = ~0u, lastEnd = 0;
+    };
+    struct KeyHash {
+        std::size_t operator()(const std::vector<std::uint32_t>& k) const
+        {
+            std::size_t h = k.size();
+            for (auto x : k)
+                h ^= x + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+            return h;
+        }
+    };
+    // Pass 1 counts windows by hash (an upper bound: overlaps and collisions count); pass 2 keeps
+    // only the keys that can reach min_count, so rare windows cost no memory.
+    std::unordered_map<std::size_t, std::uint32_t> roughCount;
+    std::size_t distinct = 0;
+    std::vector<std::uint32_t> key;
+    auto forEachWindow = [&](auto&& fn) {
+        for (std::uint32_t r = 0; r < runs.size(); ++r) {
+            const auto& sigs = runSigs[r];
+            for (std::uint32_t i = 0; i < sigs.size(); ++i)
+                for (std::size_t len = minLen; len <= maxLen && i + len <= sigs.size(); ++len) {
+                    key.assign(sigs.begin() + i, sigs.begin() + static_cast<std::ptrdiff_t>(i + len));
+                    fn(r, i, len);
+                }
+        }
+    };
+    forEachWindow([&](std::uint32_t, std::uint32_t, std::size_t) {
+        if (roughCount[KeyHash{}(key)]++ == 0)
+            ++distinct;
+    });
+    std::unordered_map<std::vector<std::uint32_t>, Window, KeyHash> windows;
+    forEachWindow([&](std::uint32_t r, std::uint32_t i, std::size_t len) {
+        if (static_cast<double>(roughCount[KeyHash{}(key)]) <= minCount)
+            return;
+        Window& w = windows[key];
+        w.len = len;
+        if (w.lastRun == r && i < w.lastEnd)
+            return; // overlaps the previous occurrence
+        w.occ.push_back({r, i});
+        w.lastRun = r;
+        w.lastEnd = i + static_cast<std::uint32_t>(len);
+    });
+    roughCount.clear();
+
+    struct Stats {
+        std::size_t count = 0;
+        double wall = 0, dur = 0, mte = 0, gaps = 0; // totals over the profile
+        double gain(std::size_t n) const { return gaps + (static_cast<double>(n) - 1) / static_cast<double>(n) * mte; }
+    };
+    std::unordered_set<const Task*> taken = matched;
+    // The occurrence's first task, or null when one of its tasks is already taken.
+    auto untaken = [&](const Window& w, const Occ& o) -> const Task* const* {
+        const Task* const* t = &runs[o.run][o.start];
+        return std::any_of(t, t + w.len, [&](const Task* x) { return taken.count(x) > 0; }) ? nullptr : t;
+    };
+    auto statsOf = [&](const Window& w, bool skipTaken) {
+        Stats st;
+        for (const Occ& o : w.occ) {
+            const Task* const* t = skipTaken ? untaken(w, o) : &runs[o.run][o.start];
+            if (!t)
+                continue;
+            ++st.count;
+            st.wall += static_cast<double>(t[w.len - 1]->end() - t[0]->start);
+            for (std::size_t j = 0; j < w.len; ++j) {
+                st.dur += static_cast<double>(t[j]->dur);
+                st.mte += mteNs(*t[j]);
+                if (j)
+                    st.gaps += std::max<double>(0, static_cast<double>(t[j]->start - t[j - 1]->end()));
+            }
+        }
+        return st;
+    };
+    auto qualifies = [&](const Stats& st) {
+        return static_cast<double>(st.count) > minCount
+               && (f.perStep(st.wall) > wallShare * f.T || (st.dur > 0 && st.mte / st.dur > mteRatio));
+    };
+    std::vector<std::pair<double, const Window*>> cand;
+    for (const auto& [k, w] : windows)
+        if (static_cast<double>(w.occ.size()) > minCount) {
+            const Stats st = statsOf(w, false);
+            if (qualifies(st))
+                cand.emplace_back(st.gain(w.len), &w);
+        }
+    // Costliest first, then longer; the key order breaks ties deterministically.
+    std::sort(cand.begin(), cand.end(), [&](const auto& a, const auto& b) {
+        if (a.first != b.first)
+            return a.first > b.first;
+        if (a.second->len != b.second->len)
+            return a.second->len > b.second->len;
+        const auto& ra = runs[a.second->occ.front().run][a.second->occ.front().start];
+        const auto& rb = runs[b.second->occ.front().run][b.second->occ.front().start];
+        return ra->start < rb->start;
+    });
+    std::size_t reported = 0, more = 0;
+    std::set<std::string> ids;
+    for (const auto& [g0, w] : cand) {
+        const Stats st = statsOf(*w, true);
+        if (!qualifies(st))
+            continue;
+        if (reported == kMaxWindowFindings) {
+            ++more;
+            continue;
+        }
+        ++reported;
+        std::vector<std::string> types;
+        const Task* const* first = nullptr;
+        for (std::size_t i = 0; !first && i < w->occ.size(); ++i)
+            first = untaken(*w, w->occ[i]);
+        for (std::size_t j = 0; j < w->len; ++j)
+            types.push_back(f.str(first[j]->type));
+        std::string id = "window:" + joinList(types, "-");
+        for (int n = 2; ids.count(id); ++n)
+            id = "window:" + joinList(types, "-") + " #" + std::to_string(n);
+        ids.insert(id);
+        const double wall = f.perStep(st.wall), mteShare = st.dur > 0 ? st.mte / st.dur : 0,
+                     busy = st.wall > 0 ? st.dur / st.wall : 1;
+        const bool hostBound = busy < hostRatio;
+        const bool wallHit = wall > wallShare * f.T, mteHit = mteShare > mteRatio;
+        Finding& fd = out.fire(id);
+        fd.costNs = static_cast<TimeNs>(std::llround(wall));
+        const std::string chain = joinList(types, "→");
+        fd.title = "Fusible window " + chain + " (" + std::to_string(w->len) + " ops): " + std::to_string(st.count) + " times, "
+                   + fmtMs(wall) + "/step" + (hostBound ? ", host-bound" : (mteHit ? ", mte " + fmtRatio(mteShare) : ""));
+        fd.description = "The same " + std::to_string(w->len) + " compute tasks (" + chain + ", same shapes) run back to back "
+                         + std::to_string(st.count) + " times on one stream (more than "
+                         + fmtNum(minCount, 0) + "), taking " + fmtMs(wall) + " of wall time per step ("
+                         + fmtPct(f.T > 0 ? wall / f.T : 0) + (wallHit ? " > " : " ≤ ") + fmtPct(wallShare)
+                         + "); data movement is " + fmtPct(mteShare) + " of their AI Core time ("
+                         + (mteHit ? "> " : "≤ ") + fmtPct(mteRatio) + ").";
+        if (hostBound) {
+            fd.description += " The tasks fill only " + fmtPct(busy) + " of the window (< " + fmtPct(hostRatio)
+                              + "): the device waits for the host to launch them.";
+            fd.suggestions.push_back("Host-bound: cut launch overhead first: graph mode (torchair / torch.compile), "
+                                     "fewer and larger ops, fewer host-side checks between the launches.");
+            fd.suggestions.push_back("Then fuse " + chain + " into one kernel (a fused torch_npu op or a custom op).");
+        } else {
+            fd.suggestions.push_back("Fuse " + chain + " into one kernel (a fused torch_npu op, graph mode fusion or a "
+                                     "custom op): one pass over the data instead of " + std::to_string(w->len) + ".");
+        }
+        setGain(fd, f.perStep(st.gain(w->len)),
+                "Σ inner gaps " + fmtMs(f.perStep(st.gaps)) + " + (n−1)/n · Σmte " + fmtMs(f.perStep(st.mte))
+                    + " (n = " + std::to_string(w->len) + ") = " + fmtMs(f.perStep(st.gain(w->len))));
+        for (const Occ& o : w->occ) {
+            const Task* const* t = untaken(*w, o);
+            if (!t)
+                continue;
+            double sum = 0, gaps = 0;
+            for (std::size_t j = 0; j < w->len; ++j) {
+                sum += static_cast<double>(t[j]->dur);
+                if (j)
+                    gaps += std::max<double>(0, static_cast<double>(t[j]->start - t[j - 1]->end()));
+            }
+            Evidence e;
+            e.at = f.locate(*t[0]);
+            e.at.dur = t[w->len - 1]->end() - t[0]->start;
+            e.at.op = chain;
+            e.metrics = {{"tasks", sum / 1e3, "µs"}, {"gaps", gaps / 1e3, "µs"}, {"wall", static_cast<double>(*e.at.dur) / 1e3, "µs"}};
+            e.threshold = "count " + std::to_string(st.count) + " > " + fmtNum(minCount, 0);
+            e.cost = *e.at.dur;
+            fd.evidence.push_back(std::move(e));
+        }
+        // The reported occurrences' tasks are taken (after all of them were read).
+        std::vector<const Task*> take;
+        for (const Occ& o : w->occ)
+            if (const Task* const* t = untaken(*w, o))
+                take.insert(take.end(), t, t + w->len);
+        taken.insert(take.begin(), take.end());
+        sortEvidence(fd.evidence, kMaxEvidence);
+    }
+    out.check = std::to_string(distinct) + " task windows of " + std::to_string(minLen) + ".." + std::to_string(maxLen)
+                + " ops searched, none repeated > " + fmtNum(minCount, 0) + " times with wall > " + fmtPct(wallShare)
+                + " of step or mte > " + fmtPct(mteRatio);
+    if (reported)
+        out.inputs.push_back("windows of " + std::to_string(minLen) + ".." + std::to_string(maxLen) + " compute tasks: "
+                             + std::to_string(distinct) + " distinct, " + std::to_string(reported) + " reported"
+                             + (more ? ", " + std::to_string(more) + " more qualify (not listed)" : std::string()));
 }
 
 // ---- CMP-AICPU -----------------------------------------------------------------------------

@@ -72,6 +72,31 @@ void idle(const RuleCtx& c, RuleOut& out)
     for (const auto& t : f.tasks)
         if (t.cls == TaskClass::Cube || t.cls == TaskClass::Vector || t.cls == TaskClass::AiCpu)
             perStream[{t.device, t.stream}].push_back(&t);
+    // Device-level idle time: per device, the holes in the union of every task on any stream.
+    // A stream gap saves time only where the whole device was idle; gaps of several streams over
+    // the same idle stretch count once.
+    std::map<int, std::vector<Interval>> busy;
+    for (const auto& t : f.tasks)
+        busy[t.device].emplace_back(t.start, t.end());
+    std::map<int, Intervals> deviceIdle;
+    double idleTotal = 0;
+    for (auto& [dev, v] : busy) {
+        const Intervals u = unionOf(std::move(v));
+        if (u.empty())
+            continue;
+        deviceIdle[dev] = subtract({{u.front().first, u.back().second}}, u);
+        idleTotal += static_cast<double>(lengthOf(deviceIdle[dev]));
+    }
+    std::map<int, std::vector<Interval>> hostIdle, depIdle;
+    auto idlePart = [&](std::map<int, std::vector<Interval>>& into, int dev, TimeNs b, TimeNs e) {
+        const auto it = deviceIdle.find(dev);
+        if (it == deviceIdle.end())
+            return;
+        const Intervals& u = it->second;
+        auto k = std::upper_bound(u.begin(), u.end(), b, [](TimeNs ts, const Interval& iv) { return ts < iv.second; });
+        for (; k != u.end() && k->first < e; ++k)
+            into[dev].emplace_back(std::max(k->first, b), std::min(k->second, e));
+    };
     double host = 0, dep = 0, unknown = 0;
     std::size_t nGaps = 0;
     std::vector<Evidence> ev;
@@ -91,9 +116,11 @@ void idle(const RuleCtx& c, RuleOut& out)
                 if (it->second >= gapStart) {
                     cls = "host";
                     host += gap;
+                    idlePart(hostIdle, b.device, gapStart, b.start);
                 } else {
                     cls = "dependency";
                     dep += gap;
+                    idlePart(depIdle, b.device, gapStart, b.start);
                     // The other-stream task that ended just before b started.
                     auto e = std::upper_bound(byEnd.begin(), byEnd.end(), b.start,
                                               [](TimeNs ts, const Task* t) { return ts < t->end(); });
@@ -147,11 +174,28 @@ void idle(const RuleCtx& c, RuleOut& out)
                                  "with independent work, use more streams.");
         fd.suggestions.push_back("Host-bound gaps: fewer, larger ops, or graph mode.");
     }
+    // Gain: the classed gaps' device-idle part, each idle stretch once, capped by the free time.
+    double hostI = 0, depI = 0, bothI = 0;
+    for (const auto& [dev, iv] : deviceIdle) {
+        const Intervals h = unionOf(hostIdle[dev]), d = unionOf(depIdle[dev]);
+        std::vector<Interval> all(h.begin(), h.end());
+        all.insert(all.end(), d.begin(), d.end());
+        hostI += static_cast<double>(lengthOf(h));
+        depI += static_cast<double>(lengthOf(d));
+        bothI += static_cast<double>(lengthOf(unionOf(std::move(all))));
+    }
     const double classed = f.perStep(host + dep);
-    if (classed > 0)
-        setGain(fd, std::min(classed, f.T),
-                "Σ classed gaps (host " + fmtMs(f.perStep(host)) + " + dependency " + fmtMs(f.perStep(dep))
-                    + ") = " + fmtMs(classed) + " (upper bound)");
+    // One device: step_trace_time's Free when it is the smaller; several: their summed idle time.
+    const double freeCap = deviceIdle.size() == 1 && freeNs > 0 ? std::min(freeNs, f.perStep(idleTotal)) : f.perStep(idleTotal);
+    const double gain = std::min(f.perStep(bothI), freeCap);
+    if (classed > 0 && gain > 0)
+        setGain(fd, gain,
+                "|classed gaps ∩ device idle| (host " + fmtMs(f.perStep(hostI)) + " ∪ dependency " + fmtMs(f.perStep(depI))
+                    + ") = " + fmtMs(f.perStep(bothI)) + (f.perStep(bothI) > freeCap ? ", capped" : "") + " ≤ device free "
+                    + fmtMs(freeCap) + " → " + fmtMs(gain) + " (upper bound; stream gaps " + fmtMs(classed)
+                    + " include time other streams kept the device busy)");
+    else if (classed > 0)
+        noGain(fd, "every classed gap (" + fmtMs(classed) + "/step) overlaps work on another stream: the device was never idle in them");
     else
         noGain(fd, "no gap could be classed: needs the Node@launch → task flows (profiler Level1)");
     fd.evidence = std::move(ev);

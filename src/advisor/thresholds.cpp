@@ -284,6 +284,7 @@ double Thresholds::severityMedium() const { return m_effective["severity"].value
 double Thresholds::minShare() const { return m_effective.value("min_share", 0.01); }
 int Thresholds::minRanks() const { return m_effective["cluster"].value("min_ranks", 2); }
 double Thresholds::rankPickGap() const { return m_effective["cluster"].value("rank_pick_gap", 0.05); }
+int Thresholds::rankBudget() const { return m_effective["cluster"].value("rank_budget", 16); }
 int Thresholds::evidenceRowsPdf() const { return m_effective["report"].value("evidence_rows_pdf", 10); }
 int Thresholds::evidenceRowsMd() const { return m_effective["report"].value("evidence_rows_md", 5); }
 

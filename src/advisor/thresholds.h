@@ -45,6 +45,8 @@ public:
     double minShare() const;
     int minRanks() const;
     double rankPickGap() const;
+    // Ranks the per-rank rules run on; a larger cluster runs them on picked ranks (ADVISOR.md §3).
+    int rankBudget() const;
     int evidenceRowsPdf() const;
     int evidenceRowsMd() const;
     // hbm_peak_gbps for a SoC name (exact key, then the longest key that prefixes chip), else default.

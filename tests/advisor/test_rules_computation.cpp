@@ -223,6 +223,144 @@ private slots:
         QVERIFY(std::abs(f->gain.nsPerStep - 0.5e6) < 0.5e4);
         QVERIFY(f->suggestions.front().find("npu_add_layer_norm") != std::string::npos);
     }
+
+    // CMP-FUSE (b): `reps` repetitions of Mul → Add → Cast (durUs each, gapUs between them) on
+    // stream 2, each followed by a MatMul of its own shape, so only the three-op window repeats.
+    static Builder fuseWindow(int reps, double durUs, double gapUs, double mte2 = -1)
+    {
+        Builder b;
+        b.step(90, 0, 10); // T = 100 ms
+        double t = 0;
+        for (int i = 0; i < reps; ++i) {
+            for (const char* op : {"Mul", "Add", "Cast"}) {
+                const auto r = b.kernel(op, op, "AI_VECTOR_CORE", t, durUs, 2, "1024,1024", "FLOAT16");
+                if (mte2 >= 0)
+                    b.set(r, "aiv_mte2_ratio", mte2);
+                t += durUs + gapUs;
+            }
+            b.kernel("MatMul", "MatMulV2", "AI_CORE", t, 10, 2, std::to_string(64 + i) + ",64", "FLOAT16");
+            t += 500;
+        }
+        return b;
+    }
+
+    void fuseWindowFires()
+    {
+        // 10 × (3 × 100 µs + 2 × 20 µs gaps): wall 10 × 340 µs = 3.4 ms = 3.4 % of T > 1 %.
+        Builder b = fuseWindow(10, 100, 20);
+        const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
+        const Finding* f = fixture::find(r, "CMP-FUSE/window:Mul-Add-Cast");
+        QVERIFY(f);
+        QCOMPARE(f->status, Status::Fired);
+        QCOMPARE(f->costNs, fixture::us(3400));
+        QCOMPARE(f->severity, FindingSeverity::Medium); // 3.4 %
+        QVERIFY(f->title.find("10 times") != std::string::npos);
+        QVERIFY(f->title.find("host-bound") == std::string::npos); // Σdur/wall = 300/340 = 0.88
+        QCOMPARE(f->evidence.size(), std::size_t(10));
+        // gain = Σ inner gaps 10 × 40 µs + (n−1)/n · Σmte 0 = 0.4 ms
+        QVERIFY(f->gain.estimated);
+        QVERIFY(std::abs(f->gain.nsPerStep - 0.4e6) < 0.4e4);
+        QVERIFY(f->gain.formula.find("n = 3") != std::string::npos);
+        // Its sub-windows (Mul-Add, Add-Cast) are not reported again.
+        int windows = 0;
+        for (const auto& x : r.findings)
+            windows += x.id.find("CMP-FUSE/window:") == 0;
+        QCOMPARE(windows, 1);
+    }
+
+    void fuseWindowCountEdge()
+    {
+        // count must exceed min_count = 5: 5 repetitions pass, 6 fire (wall 6 × 340 µs = 2 %).
+        Builder five = fuseWindow(5, 100, 20);
+        const auto r5 = runAdvisor(fixture::session({five.p}), fixture::defaults());
+        QCOMPARE(fixture::find(r5, "CMP-FUSE")->status, Status::Passed);
+        QVERIFY(fixture::find(r5, "CMP-FUSE")->check.find("task windows") != std::string::npos);
+        Builder six = fuseWindow(6, 100, 20);
+        const auto r6 = runAdvisor(fixture::session({six.p}), fixture::defaults());
+        QVERIFY(fixture::find(r6, "CMP-FUSE/window:Mul-Add-Cast"));
+    }
+
+    void fuseWindowHostBoundEdge_data()
+    {
+        QTest::addColumn<double>("gapUs");
+        QTest::addColumn<bool>("hostBound");
+        // Σdur/wall = 300 / (300 + 2·gap) against host_ratio 0.4 (strictly below is host-bound).
+        QTest::newRow("0.43") << 200.0 << false;
+        QTest::newRow("0.40 exactly") << 225.0 << false;
+        QTest::newRow("0.375") << 250.0 << true;
+    }
+    void fuseWindowHostBoundEdge()
+    {
+        QFETCH(double, gapUs);
+        QFETCH(bool, hostBound);
+        Builder b = fuseWindow(10, 100, gapUs);
+        const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
+        const Finding* f = fixture::find(r, "CMP-FUSE/window:Mul-Add-Cast");
+        QVERIFY(f);
+        QCOMPARE(f->title.find("host-bound") != std::string::npos, hostBound);
+        QCOMPARE(f->suggestions.front().find("Host-bound") == 0, hostBound);
+        // gain = Σ inner gaps 10 × 2 × gap
+        QVERIFY(std::abs(f->gain.nsPerStep - 20 * gapUs * 1e3) < 20 * gapUs * 10);
+    }
+
+    void fuseWindowMteEdge_data()
+    {
+        QTest::addColumn<double>("mte2");
+        QTest::addColumn<bool>("fires");
+        // Short tasks: wall 10 × (3 × 10 + 2 × 5) µs = 0.4 ms = 0.4 % of T, under wall_share;
+        // the window fires only when Σmte/Σdur > mte_ratio 0.8.
+        QTest::newRow("mte 0.79") << 0.79 << false;
+        QTest::newRow("mte 0.80 exactly") << 0.80 << false;
+        QTest::newRow("mte 0.90") << 0.90 << true;
+    }
+    void fuseWindowMteEdge()
+    {
+        QFETCH(double, mte2);
+        QFETCH(bool, fires);
+        Builder b = fuseWindow(10, 10, 5, mte2);
+        const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
+        const Finding* f = fixture::find(r, "CMP-FUSE/window:Mul-Add-Cast");
+        QCOMPARE(f != nullptr, fires);
+        if (f) {
+            // gain = gaps 10 × 10 µs + 2/3 × Σmte (0.9 × 300 µs) = 100 + 180 = 280 µs
+            QVERIFY(std::abs(f->gain.nsPerStep - 280e3) < 2.8e3);
+            QVERIFY(f->title.find("mte 0.90") != std::string::npos);
+        }
+    }
+
+    void fuseWindowSkipsNamedPatternTasks()
+    {
+        // The Add → LayerNorm chains of fusePatternFires are reported once, as the pattern.
+        Builder b;
+        b.step(90, 0, 10);
+        for (int i = 0; i < 10; ++i) {
+            b.kernel("Add", "Add", "AI_VECTOR_CORE", 1000.0 * i, 100);
+            b.kernel("LayerNorm", "LayerNorm", "AI_VECTOR_CORE", 1000.0 * i + 150, 100);
+        }
+        const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
+        QVERIFY(fixture::find(r, "CMP-FUSE/Add|AddV2-LayerNorm|LayerNormV3|LayerNormV4"));
+        for (const auto& x : r.findings)
+            QVERIFY2(x.id.find("CMP-FUSE/window:") != 0, x.id.c_str());
+    }
+
+    void fuseWindowBrokenByAicpuAndComm()
+    {
+        // An AI CPU task after every Mul and an HCCL task after every Add: no window of two
+        // consecutive compute tasks repeats.
+        Builder b;
+        b.step(90, 0, 10);
+        double t = 0;
+        for (int i = 0; i < 10; ++i) {
+            b.kernel("Mul", "Mul", "AI_VECTOR_CORE", t, 100, 2, "1024", "FLOAT16");
+            b.kernel("NonZero", "NonZero", "AI_CPU", t + 110, 10, 2);
+            b.kernel("Add", "Add", "AI_VECTOR_CORE", t + 130, 100, 2, "1024", "FLOAT16");
+            b.kernel("hcom_allReduce_", "hcom_allReduce_", "HCCL", t + 240, 10, 2);
+            t += 300;
+        }
+        const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
+        for (const auto& x : r.findings)
+            QVERIFY2(x.id.find("CMP-FUSE/window:") != 0, x.id.c_str());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestRulesComputation)
