@@ -1,4 +1,5 @@
 #include "views/advisor_panel.h"
+#include "views/app_settings.h"
 
 #include <QFileDialog>
 #include <QHBoxLayout>
@@ -46,6 +47,7 @@ constexpr int kFindingRole = Qt::UserRole + 1; // index into report->findings
 AdvisorPanel::AdvisorPanel(SelectionController* sel, QWidget* parent)
     : QWidget(parent)
     , m_sel(sel)
+    , m_overrideFile(AppSettings::advisorOverrideFile())
 {
     auto* top = new QHBoxLayout;
     m_status = new QLabel(tr("No profile loaded."), this);
@@ -107,6 +109,7 @@ AdvisorPanel::AdvisorPanel(SelectionController* sel, QWidget* parent)
                                                        tr("JSON (*.json);;All files (*)"));
         if (!f.isEmpty()) {
             setOverrideFile(f);
+            AppSettings::setAdvisorOverrideFile(f); // the same setting as Preferences → Advisor
             rerun();
         }
     });
@@ -127,6 +130,7 @@ void AdvisorPanel::setOverrideFile(const QString& path)
 void AdvisorPanel::onSessionChanged()
 {
     m_report.reset();
+    m_reportSession.reset();
     m_current = nullptr;
     m_tree->clear();
     showFinding(nullptr);
@@ -143,6 +147,7 @@ void AdvisorPanel::rerun()
         return;
     }
     m_cancel = std::make_shared<std::atomic<bool>>(false);
+    m_runSession = session;
     auto cancel = m_cancel;
     const std::string overrideFile = m_overrideFile.toStdString();
     m_status->setText(tr("Running the advisor…"));
@@ -154,12 +159,20 @@ void AdvisorPanel::rerun()
     }));
 }
 
+std::shared_ptr<const advisor::AdvisorReport> AdvisorPanel::reportFor(const SessionPtr& session, const advisor::Thresholds& t) const
+{
+    if (!m_report || !session || m_reportSession.lock() != session || m_report->thresholdsDigest != t.effective().dump())
+        return nullptr;
+    return m_report;
+}
+
 void AdvisorPanel::onFinished()
 {
     auto r = m_watcher.result();
     if (!r || r->cancelled)
         return;
     m_report = r;
+    m_reportSession = m_runSession;
     const auto& s = r->summary;
     m_status->setText(tr("%1 findings: %2 high, %3 medium, %4 low · %5 not checked · %6 passed · step %7")
                           .arg(s.fired)

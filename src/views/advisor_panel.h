@@ -30,6 +30,9 @@ public:
 
     // The last finished report (null before the first run completes).
     std::shared_ptr<const advisor::AdvisorReport> report() const { return m_report; }
+    // The last report when it is current for this session object and these thresholds (same
+    // effective values), else null: exports reuse it instead of running the rules again.
+    std::shared_ptr<const advisor::AdvisorReport> reportFor(const SessionPtr& session, const advisor::Thresholds& t) const;
     // Thresholds overrides file used for the next runs ("" = shipped defaults and user config).
     void setOverrideFile(const QString& path);
     QString overrideFile() const { return m_overrideFile; }
@@ -61,6 +64,7 @@ private:
     QTableWidget* m_evidence = nullptr;
     QString m_overrideFile;
     std::shared_ptr<const advisor::AdvisorReport> m_report;
+    std::weak_ptr<const Session> m_reportSession, m_runSession;
     const advisor::Finding* m_current = nullptr;
     QFutureWatcher<std::shared_ptr<advisor::AdvisorReport>> m_watcher;
     std::shared_ptr<std::atomic<bool>> m_cancel;

@@ -92,10 +92,15 @@ void MainWindow::exportAdvisorReport()
     if (path.isEmpty())
         return;
     const QString overrideFile = m_advisor ? m_advisor->overrideFile() : QString();
+    // The Advisor dock's report is reused when it was computed for this session with the same
+    // thresholds; otherwise the rules run again.
+    advisor::ThresholdsOptions o;
+    o.overrideFile = overrideFile.toStdString();
+    const std::shared_ptr<const advisor::AdvisorReport> current = m_advisor ? m_advisor->reportFor(s, advisor::Thresholds::load(o)) : nullptr;
     // The advisor runs on a worker with a cancellable progress dialog; the window stays usable.
     // The PDF is laid out on the GUI thread (fonts), the text formats on the worker.
     auto cancel = std::make_shared<std::atomic<bool>>(false);
-    using Result = std::pair<std::shared_ptr<advisor::AdvisorReport>, std::string>;
+    using Result = std::pair<std::shared_ptr<const advisor::AdvisorReport>, std::string>;
     auto* watcher = new QFutureWatcher<Result>(this);
     auto* progress = new QProgressDialog(tr("Running the advisor…"), tr("Cancel"), 0, 0, this);
     progress->setMinimumDuration(500);
@@ -125,10 +130,10 @@ void MainWindow::exportAdvisorReport()
         }
         statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
     });
-    watcher->setFuture(QtConcurrent::run([s, path, cancel, overrideFile]() -> Result {
-        advisor::ThresholdsOptions o;
-        o.overrideFile = overrideFile.toStdString();
-        auto r = std::make_shared<advisor::AdvisorReport>(advisor::runAdvisor(*s, advisor::Thresholds::load(o), cancel.get()));
+    watcher->setFuture(QtConcurrent::run([s, path, cancel, o, current]() -> Result {
+        std::shared_ptr<const advisor::AdvisorReport> r = current;
+        if (!r)
+            r = std::make_shared<advisor::AdvisorReport>(advisor::runAdvisor(*s, advisor::Thresholds::load(o), cancel.get()));
         std::string text;
         if (path.endsWith(QStringLiteral(".md")))
             text = advisor::writeMarkdown(*r);

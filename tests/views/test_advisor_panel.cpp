@@ -78,6 +78,25 @@ private slots:
         QVERIFY(sel.visibleRange().begin <= ts);
         QVERIFY(sel.visibleRange().end >= sel.selectedRange()->end);
     }
+
+    // File → Export reuses the dock's report only for the same session object and thresholds.
+    void reportReusedOnlyWhenCurrent()
+    {
+        SelectionController sel;
+        AdvisorPanel panel(&sel);
+        QSignalSpy ready(&panel, &AdvisorPanel::reportReady);
+        sel.setSession(m_session);
+        QVERIFY(ready.wait(60000));
+        const advisor::Thresholds same = advisor::Thresholds::load({});
+        QVERIFY(panel.reportFor(m_session, same));
+        QCOMPARE(panel.reportFor(m_session, same).get(), panel.report().get());
+        // Another session object or other thresholds: run again.
+        QVERIFY(!panel.reportFor(std::make_shared<const Session>(), same));
+        QVERIFY(!panel.reportFor(nullptr, same));
+        advisor::Thresholds other = same;
+        other.merge(nlohmann::json::parse(R"({"rules":{"SCH-IDLE":{"params":{"free_share":0.05}}}})"), "test");
+        QVERIFY(!panel.reportFor(m_session, other));
+    }
 };
 
 QTEST_MAIN(TestAdvisorPanel)
