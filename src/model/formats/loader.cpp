@@ -13,6 +13,7 @@
 #include <exception>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -246,6 +247,27 @@ std::string rankLabel(const Profile& p)
     return p.rank >= 0 ? " (rank " + std::to_string(p.rank) + ")" : " (" + p.name + ")";
 }
 
+// Side files: read into a Profile of their own on a second thread while the timeline is read,
+// then joined (Profile::absorbSideTables). They touch no tracks, slices, flows or counters.
+bool isSideFile(layout::FileKind k)
+{
+    using layout::FileKind;
+    switch (k) {
+    case FileKind::Kernels:
+    case FileKind::OpStatistic:
+    case FileKind::ApiStatistic:
+    case FileKind::CommStatistic:
+    case FileKind::StepTrace:
+    case FileKind::L2Cache:
+    case FileKind::Communication:
+    case FileKind::CommunicationMatrix:
+    case FileKind::DeviceInfo:
+    case FileKind::ProfilerInfo:
+    case FileKind::ProfilerMetadata: return true;
+    default: return false;
+    }
+}
+
 std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
 {
     auto p = std::make_shared<Profile>();
@@ -255,6 +277,7 @@ std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
     p->rank = plan.rank;
     p->diagnostics = plan.diagnostics;
     const int plannedRank = plan.rank;
+    const std::string label = rankLabel(*p);
     // Text or SQLite export: text when both exist (unless --prefer db), the db when it is alone.
     bool hasText = false, hasDb = false;
     for (const auto& f : plan.files) {
@@ -266,54 +289,94 @@ std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
     const bool useDb = hasDb && (env.options.prefer == Prefer::Db || (env.options.prefer == Prefer::Auto && !hasText));
     if (useDb)
         p->meta.exportType = "db";
-    for (const auto& f : plan.files) {
+
+    // Records in plan order; files to read on this thread and on the side thread.
+    std::vector<std::optional<FileRecord>> records(plan.files.size());
+    std::vector<std::size_t> mainFiles, sideFiles;
+    bool hasTimeline = false;
+    for (std::size_t i = 0; i < plan.files.size(); ++i) {
+        const auto& f = plan.files[i];
         const bool isDb = f.kind == layout::FileKind::ProfilerDb || f.kind == layout::FileKind::AnalysisDb;
         if (f.toRead() && ((useDb && layout::replacedBySqlite(f.kind)) || (!useDb && isDb))) {
             layout::PlannedFile skipped = f;
             skipped.status = FileStatus::Ignored;
             skipped.note = useDb ? "SQLite export read instead (--prefer text reads this file)"
                                  : "text export read instead (--prefer db reads the SQLite export)";
-            p->files.push_back(plannedRecord(skipped));
+            records[i] = plannedRecord(skipped);
             env.progress.add(f.bytes);
-            continue;
+        } else if (!f.toRead()) {
+            records[i] = plannedRecord(f);
+        } else {
+            (isSideFile(f.kind) ? sideFiles : mainFiles).push_back(i);
+            hasTimeline = hasTimeline || f.kind == layout::FileKind::Timeline;
         }
-        if (!f.toRead()) {
-            p->files.push_back(plannedRecord(f));
-            continue;
-        }
-        if (env.cancelled())
-            return nullptr;
-        env.progress.stage("Reading " + baseName(f.path) + rankLabel(*p));
-        const bool isProfilerInfo = f.kind == layout::FileKind::ProfilerInfo;
+    }
+    const bool parallel = hasTimeline && !sideFiles.empty() && std::thread::hardware_concurrency() > 1;
+    if (!parallel) {
+        mainFiles.insert(mainFiles.end(), sideFiles.begin(), sideFiles.end());
+        std::sort(mainFiles.begin(), mainFiles.end());
+        sideFiles.clear();
+    }
+
+    auto readInto = [&](Profile& sink, std::size_t i) {
+        const auto& f = plan.files[i];
+        env.progress.stage("Reading " + baseName(f.path) + label);
         FileRecord rec = mapAndRead(
             f, env,
             [&](std::string_view bytes, const ReadContext& ctx) {
                 if (f.kind == layout::FileKind::Timeline
                     && readers::looksLikeSimplifiedTasks(bytes.substr(0, std::min<std::size_t>(bytes.size(), 4096)))) {
-                    p->layout = "simplified JSON";
-                    FileRecord r = readers::readSimplifiedTasksJson(bytes, *p, ctx);
+                    sink.layout = "simplified JSON";
+                    FileRecord r = readers::readSimplifiedTasksJson(bytes, sink, ctx);
                     r.kind = "simplified_tasks";
                     return r;
                 }
                 if (f.kind == layout::FileKind::ProfilerDb)
-                    return readers::readProfilerDb(f.path, *p, ctx);
+                    return readers::readProfilerDb(f.path, sink, ctx);
                 if (f.kind == layout::FileKind::AnalysisDb)
-                    return readers::readAnalysisDb(f.path, *p, ctx);
-                return readOne(f.kind, bytes, *p, ctx);
+                    return readers::readAnalysisDb(f.path, sink, ctx);
+                return readOne(f.kind, bytes, sink, ctx);
             },
-            [&](Severity s, const std::string& why) { p->report(s, f.path, -1, -1, why); });
+            [&](Severity s, const std::string& why) { sink.report(s, f.path, -1, -1, why); });
         // A profiler_info without a usable rank_id (single-device runs write -1) keeps the
         // rank named by the file, profiler_info_<N>.json.
-        if (isProfilerInfo && p->rank < 0)
-            p->rank = plannedRank;
-        p->files.push_back(std::move(rec));
-    }
+        if (f.kind == layout::FileKind::ProfilerInfo && sink.rank < 0)
+            sink.rank = plannedRank;
+        records[i] = std::move(rec);
+    };
+
+    Profile side;
+    side.rank = plan.rank;
+    {
+        std::jthread worker;
+        if (parallel)
+            worker = std::jthread([&] {
+                for (std::size_t i : sideFiles) {
+                    if (env.cancelled())
+                        break;
+                    readInto(side, i);
+                }
+            });
+        for (std::size_t i : mainFiles) {
+            if (env.cancelled())
+                break;
+            readInto(*p, i);
+        }
+    } // joins the worker
     if (env.cancelled())
         return nullptr;
-    env.progress.stage("Indexing" + rankLabel(*p));
+    if (parallel) {
+        const int sideRank = side.rank;
+        p->absorbSideTables(std::move(side));
+        p->rank = sideRank;
+    }
+    for (auto& r : records)
+        if (r)
+            p->files.push_back(std::move(*r));
+    env.progress.stage("Indexing" + label);
     p->finalize();
     if (p->slices.size() > 0 && p->kernels.size() > 0) {
-        env.progress.stage("Joining" + rankLabel(*p));
+        env.progress.stage("Joining" + label);
         readers::joinKernels(*p);
     }
     collectDevices(*p);

@@ -11,7 +11,7 @@ namespace {
 
 const TraceArg* findArg(const TraceEvent& ev, std::string_view key)
 {
-    for (const auto& a : ev.args)
+    for (const auto& a : ev.args())
         if (a.key == key)
             return &a;
     return nullptr;
@@ -35,6 +35,18 @@ void TimelineBuilder::skip(std::uint64_t offset, const std::string& reason)
 {
     ++m_skipped;
     m_p.report(Severity::Warning, m_ctx.file, -1, static_cast<std::int64_t>(offset), reason);
+}
+
+void TimelineBuilder::addBatch(const EventBatch& batch)
+{
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < batch.events.size(); ++i) {
+        for (; k < batch.skips.size() && batch.skips[k].beforeEvent <= i; ++k)
+            skip(batch.skips[k].offset, batch.skips[k].reason);
+        add(batch.events[i]);
+    }
+    for (; k < batch.skips.size(); ++k)
+        skip(batch.skips[k].offset, batch.skips[k].reason);
 }
 
 void TimelineBuilder::ignore(const std::string& reason) { ++m_ignored[reason]; }
@@ -101,10 +113,10 @@ std::int64_t TimelineBuilder::resolveTid(const TraceEvent& ev, std::int64_t pid)
 
 std::uint32_t TimelineBuilder::addArgs(const TraceEvent& ev)
 {
-    if (ev.args.empty())
+    if (ev.argc == 0)
         return kNone;
     m_argBuf.clear();
-    for (const auto& a : ev.args)
+    for (const auto& a : ev.args())
         m_argBuf.emplace_back(m_p.strings.intern(a.key), m_p.strings.intern(a.value));
     return m_p.args.addRow(m_argBuf);
 }
@@ -291,7 +303,7 @@ void TimelineBuilder::onCounter(const TraceEvent& ev, std::int64_t pid, TimeNs t
     } else {
         name = m_p.strings.intern(ev.name);
     }
-    for (const auto& a : ev.args) {
+    for (const auto& a : ev.args()) {
         std::optional<double> v;
         if (a.kind == TraceArg::Kind::Number || a.kind == TraceArg::Kind::String)
             v = parseDouble(a.value);

@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -31,19 +32,40 @@ struct TraceEvent {
     std::int64_t pid = 0, tid = 0;
     std::string_view pidText, tidText; // set when pid/tid were non-numeric strings
     int flowIn = -1, flowOut = -1;     // v2 flows: -1 absent, 0 false, 1 true
-    std::vector<TraceArg> args;        // reused between events
+    const TraceArg* argv = nullptr;    // the event's "args" members (owned by the parsed batch)
+    std::uint32_t argc = 0;
+    std::uint32_t argBegin = 0;        // while parsing: index of the first arg in the batch
     std::uint64_t offset = 0;          // byte offset of the event in the file
     int fields = 0;                    // members seen (an empty `{}` is tolerated)
 
+    std::span<const TraceArg> args() const { return {argv, argc}; }
+    void clear() { *this = TraceEvent(); }
+};
+
+// One parsed chunk of events, handed from the parsing thread to the builder's thread. The views
+// in its events point into the chunk parser that filled it and stay valid until that parser
+// parses again. Events that could not be read are kept in file order as skips.
+struct EventBatch {
+    struct Skip {
+        std::size_t beforeEvent; // position among `events`
+        std::uint64_t offset;
+        std::string reason;
+    };
+    std::vector<TraceEvent> events;
+    std::vector<TraceArg> args;
+    std::vector<Skip> skips;
+
     void clear()
     {
-        ph = 0;
-        name = cat = ts = dur = id = bp = bindId = pidText = tidText = {};
-        hasTs = hasDur = hasId = hasPid = hasTid = idIsString = false;
-        pid = tid = 0;
-        flowIn = flowOut = -1;
+        events.clear();
         args.clear();
-        fields = 0;
+        skips.clear();
+    }
+    // Points each event's argv into `args` (call once the batch is complete).
+    void bindArgs()
+    {
+        for (auto& ev : events)
+            ev.argv = ev.argc ? args.data() + ev.argBegin : nullptr;
     }
 };
 
@@ -53,6 +75,8 @@ public:
 
     // Adds one event. False when it was skipped (reason reported with its offset).
     bool add(const TraceEvent& ev);
+    // Adds a parsed batch in file order (its events and its skips).
+    void addBatch(const EventBatch& batch);
     // Closes open B slices, applies metadata, classifies tracks, binds "next slice" flows,
     // reports what was ignored. Call once after the last event.
     void finish();

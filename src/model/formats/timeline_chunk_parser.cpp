@@ -7,6 +7,7 @@
 #include <simdjson.h>
 
 #include <cstring>
+#include <deque>
 #include <string>
 
 namespace npuscope {
@@ -18,14 +19,14 @@ using jsontext::unquote;
 #include "model/formats/timeline_chunk_parser.inl"
 } // namespace
 
-std::unique_ptr<EventChunkParser> makePortableChunkParser(std::string_view bytes, TimelineBuilder& builder)
+std::unique_ptr<EventChunkParser> makePortableChunkParser(std::string_view bytes)
 {
-    return std::make_unique<ChunkParser>(bytes, builder);
+    return std::make_unique<ChunkParser>(bytes);
 }
 
 #ifndef NPUSCOPE_AVX2_CHUNK_PARSER
 // No separate AVX2 build: not x86-64 with GCC, or the baseline already runs simdjson's Haswell kernel.
-std::unique_ptr<EventChunkParser> makeAvx2ChunkParser(std::string_view, TimelineBuilder&) { return nullptr; }
+std::unique_ptr<EventChunkParser> makeAvx2ChunkParser(std::string_view) { return nullptr; }
 #endif
 
 } // namespace npuscope

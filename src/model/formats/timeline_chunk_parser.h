@@ -9,28 +9,30 @@
 #include <string_view>
 #include <vector>
 
-// GCC on an AVX2 baseline that lacks another of simdjson's Haswell requirements (x86-64-v3 has
-// AVX2 but not PCLMUL): the Haswell build exists (see timeline_chunk_parser_avx2.cpp).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__AVX2__) &&             \
-    !(defined(__BMI__) && defined(__PCLMUL__) && defined(__LZCNT__))
+// GCC on x86-64 whose baseline lacks one of simdjson's Haswell requirements (AVX2, BMI1, PCLMUL,
+// LZCNT): plain x86-64 (the packaged build) or x86-64-v3 without PCLMUL. The Haswell build then
+// exists beside the portable one (see timeline_chunk_parser_avx2.cpp) and is picked at run time.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) &&                                  \
+    !(defined(__AVX2__) && defined(__BMI__) && defined(__PCLMUL__) && defined(__LZCNT__))
 #define NPUSCOPE_AVX2_CHUNK_PARSER 1
 #endif
 
 namespace npuscope {
 
-class TimelineBuilder;
+struct EventBatch;
 
 class EventChunkParser {
 public:
     virtual ~EventChunkParser() = default;
-    // `spans` are consecutive elements of the events array of `bytes` (given at creation).
-    virtual void parse(const std::vector<ElementSpan>& spans) = 0;
+    // Parses `spans`, consecutive elements of the events array of `bytes` (given at creation),
+    // into `out` (cleared first). The views in `out` stay valid until this parser parses again.
+    virtual void parse(const std::vector<ElementSpan>& spans, EventBatch& out) = 0;
 };
 
-std::unique_ptr<EventChunkParser> makePortableChunkParser(std::string_view bytes, TimelineBuilder& builder);
-// nullptr when this build has no AVX2 variant (non-x86 targets, or the baseline already has AVX2).
-// Call only when the CPU supports AVX2, BMI1, PCLMUL and LZCNT.
-std::unique_ptr<EventChunkParser> makeAvx2ChunkParser(std::string_view bytes, TimelineBuilder& builder);
+std::unique_ptr<EventChunkParser> makePortableChunkParser(std::string_view bytes);
+// nullptr when this build has no AVX2 variant (non-x86 targets, or the baseline already runs
+// simdjson's Haswell kernel). Call only when the CPU supports AVX2, BMI1, PCLMUL and LZCNT.
+std::unique_ptr<EventChunkParser> makeAvx2ChunkParser(std::string_view bytes);
 
 namespace jsontext {
 // Token text without trailing whitespace.

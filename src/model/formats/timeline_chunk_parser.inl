@@ -36,11 +36,15 @@ simdjson::error_code readId(od::value v, std::int64_t& num, std::string_view& te
     return simdjson::SUCCESS;
 }
 
-simdjson::error_code readArgs(od::value v, TraceEvent& ev)
+simdjson::error_code readArgs(od::value v, TraceEvent& ev, std::vector<TraceArg>& out)
 {
     od::object obj;
     if (auto e = v.get_object().get(obj))
         return e;
+    // A repeated "args" member replaces the earlier one, as a JSON object reader would.
+    out.resize(out.size() - ev.argc);
+    ev.argBegin = static_cast<std::uint32_t>(out.size());
+    ev.argc = 0;
     for (auto fr : obj) {
         od::field f;
         if (auto e = std::move(fr).get(f))
@@ -87,7 +91,8 @@ simdjson::error_code readArgs(od::value v, TraceEvent& ev)
             a.value = trimToken(val.raw_json_token());
             break;
         }
-        ev.args.push_back(a);
+        out.push_back(a);
+        ++ev.argc;
     }
     return simdjson::SUCCESS;
 }
@@ -101,7 +106,7 @@ bool readBool(od::value v)
 }
 
 // Reads one event object into `ev` (views into the parser's buffers, valid until the next parse).
-simdjson::error_code readEvent(od::object obj, TraceEvent& ev)
+simdjson::error_code readEvent(od::object obj, TraceEvent& ev, std::vector<TraceArg>& args)
 {
     for (auto fr : obj) {
         od::field f;
@@ -143,7 +148,7 @@ simdjson::error_code readEvent(od::object obj, TraceEvent& ev)
             od::json_type type;
             e = v.type().get(type);
             if (!e && type == od::json_type::object)
-                e = readArgs(v, ev);
+                e = readArgs(v, ev, args);
         } else if (key.unsafe_is_equal("id")) {
             // Kept exactly as written: ids > 2^53 and 64-bit hex strings must not go through a double.
             const std::string_view tok = trimToken(v.raw_json_token());
@@ -174,10 +179,11 @@ simdjson::error_code readEvent(od::object obj, TraceEvent& ev)
 
 class ChunkParser final : public EventChunkParser {
 public:
-    ChunkParser(std::string_view bytes, TimelineBuilder& builder) : m_bytes(bytes), m_builder(builder) {}
+    explicit ChunkParser(std::string_view bytes) : m_bytes(bytes) {}
 
-    void parse(const std::vector<ElementSpan>& spans) override
+    void parse(const std::vector<ElementSpan>& spans, EventBatch& out) override
     {
+        out.clear();
         if (spans.empty())
             return;
         const std::uint64_t begin = spans.front().begin;
@@ -191,15 +197,19 @@ public:
         std::memset(m_buf.data() + len, ' ', simdjson::SIMDJSON_PADDING);
         m_begin = begin;
 
-        std::size_t done = 0;
-        if (!parseArray(spans, len, done))
-            parseEach(spans, done);
+        out.events.reserve(spans.size());
+        if (!parseArray(spans, len, out)) {
+            // Unescaped strings of the events kept so far live in the parser's buffer, which the
+            // per-event documents below reuse: parse the whole chunk again, one event at a time.
+            out.clear();
+            parseEach(spans, out);
+        }
+        out.bindArgs();
     }
 
 private:
-    // Fast path: the chunk as one array document. False at the first problem, with `done` =
-    // events already handed to the builder.
-    bool parseArray(const std::vector<ElementSpan>& spans, std::size_t len, std::size_t& done)
+    // Fast path: the chunk as one array document. False at the first problem.
+    bool parseArray(const std::vector<ElementSpan>& spans, std::size_t len, EventBatch& out)
     {
         od::document doc;
         if (m_parser.iterate(m_buf.data(), len, m_buf.size()).get(doc))
@@ -207,6 +217,7 @@ private:
         od::array arr;
         if (doc.get_array().get(arr))
             return false;
+        std::size_t done = 0;
         for (auto er : arr) {
             if (done >= spans.size())
                 return false;
@@ -214,20 +225,21 @@ private:
             od::object obj;
             if (std::move(er).get(v) || v.get_object().get(obj))
                 return false;
-            m_ev.clear();
-            m_ev.offset = spans[done].begin;
-            if (readEvent(obj, m_ev))
+            TraceEvent& ev = out.events.emplace_back();
+            ev.offset = spans[done].begin;
+            if (readEvent(obj, ev, out.args))
                 return false;
-            m_builder.add(m_ev);
             ++done;
         }
         return done == spans.size();
     }
 
-    // Slow path: one document per event from `from` on; a bad event is skipped and reported.
-    void parseEach(const std::vector<ElementSpan>& spans, std::size_t from)
+    // Slow path: one document per event, each with its own copy of the unescaped strings; a bad
+    // event is skipped and reported.
+    void parseEach(const std::vector<ElementSpan>& spans, EventBatch& out)
     {
-        for (std::size_t k = from; k < spans.size(); ++k) {
+        m_strings.clear();
+        for (std::size_t k = 0; k < spans.size(); ++k) {
             const auto& sp = spans[k];
             const char* p = m_buf.data() + 1 + (sp.begin - m_begin);
             const std::size_t n = sp.end - sp.begin;
@@ -237,26 +249,45 @@ private:
             simdjson::error_code e = m_parser.iterate(p, n, cap).get(doc);
             if (!e)
                 e = doc.get_object().get(obj);
-            m_ev.clear();
-            m_ev.offset = sp.begin;
+            TraceEvent ev;
+            ev.offset = sp.begin;
+            const std::size_t argMark = out.args.size();
             if (!e)
-                e = readEvent(obj, m_ev);
+                e = readEvent(obj, ev, out.args);
             if (e) {
+                out.args.resize(argMark);
                 const bool isObject = m_bytes[sp.begin] == '{';
-                m_builder.skip(sp.begin, isObject ? std::string("malformed event skipped (") +
-                                                        simdjson::error_message(e) + ")"
-                                                  : std::string("array element that is not an event object skipped"));
+                out.skips.push_back({out.events.size(), sp.begin,
+                                     isObject ? std::string("malformed event skipped (") + simdjson::error_message(e) + ")"
+                                              : std::string("array element that is not an event object skipped")});
                 continue;
             }
-            m_builder.add(m_ev);
+            keepStrings(ev, out.args, argMark);
+            out.events.push_back(ev);
+        }
+    }
+
+    // The next iterate() overwrites the parser's string buffer: copy the event's views that may
+    // point there into storage that lives as long as this parser's batch.
+    void keepStrings(TraceEvent& ev, std::vector<TraceArg>& args, std::size_t argBegin)
+    {
+        auto keep = [this](std::string_view& s) {
+            if (s.empty() || (s.data() >= m_buf.data() && s.data() < m_buf.data() + m_buf.size()))
+                return; // a view into the chunk copy: stable
+            s = m_strings.emplace_back(s);
+        };
+        for (std::string_view* s : {&ev.name, &ev.cat, &ev.ts, &ev.dur, &ev.id, &ev.bp, &ev.bindId, &ev.pidText,
+                                    &ev.tidText})
+            keep(*s);
+        for (std::size_t i = argBegin; i < args.size(); ++i) {
+            keep(args[i].key);
+            keep(args[i].value);
         }
     }
 
     std::string_view m_bytes;
-    TimelineBuilder& m_builder;
     od::parser m_parser;
     std::vector<char> m_buf; // reused: first-touch page faults cost more than parsing
     std::uint64_t m_begin = 0;
-    TraceEvent m_ev;
+    std::deque<std::string> m_strings; // slow path: strings copied out of the parser's buffer
 };
-

@@ -1,48 +1,55 @@
 // AVX2 build of the chunk parser. simdjson's header-only On-Demand code (string unescaping,
 // number parsing, navigation) is compiled for one kernel chosen from the compiler's target
-// macros, and x86-64-v3 lacks PCLMUL, so it falls back to the scalar kernel. This translation
-// unit compiles it as the Haswell kernel inside a Haswell target region instead. It exists only
-// when the baseline already has AVX2 (so the inline standard-library code compiled here under the
-// region adds nothing an AVX2 CPU lacks: every one has PCLMUL). Only called after a run-time CPU
-// check (timeline_reader.cpp). Stage 1 is dispatched at run time by simdjson
-// itself in both builds.
+// macros, so on a baseline without AVX2+BMI1+PCLMUL+LZCNT (plain x86-64, as packaged; or
+// x86-64-v3, which lacks PCLMUL) it falls back to the scalar kernel. This translation unit
+// compiles it as the Haswell kernel inside a Haswell target region instead, in namespace
+// npuscope::avx2. Only called after a run-time CPU check (timeline_reader.cpp). Stage 1 is
+// dispatched at run time by simdjson itself in both builds.
+//
+// The inline standard-library code instantiated here is compiled for the region too. So that no
+// other translation unit can end up calling such a copy on a CPU without AVX2, the build renames
+// this object's weak function definitions (src/model/CMakeLists.txt: localise_avx2_object.cmake)
+// and scripts/check-avx.sh checks the linked program.
 
 // Every header goes under the target region: simdjson's always-inline functions are called from
 // standard-library templates (std::pair in ondemand::field), which must share their target.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__AVX2__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) &&                                  \
+    !(defined(__AVX2__) && defined(__BMI__) && defined(__PCLMUL__) && defined(__LZCNT__))
+#define NPUSCOPE_AVX2_BUILD 1
 #pragma GCC push_options
 #pragma GCC target("avx2,bmi,pclmul,lzcnt,popcnt")
-#define NPUSCOPE_AVX2_TARGET_PUSHED 1
 #endif
 
-#include "model/formats/timeline_chunk_parser.h"
-
-#ifdef NPUSCOPE_AVX2_CHUNK_PARSER
+#ifdef NPUSCOPE_AVX2_BUILD
 
 #include "model/formats/number_text.h"
 #include "model/formats/timeline_builder.h"
+#include "model/formats/timeline_chunk_parser.h"
 
 #define SIMDJSON_BUILTIN_IMPLEMENTATION haswell
 #include <simdjson.h>
 
+#include <cstring>
+#include <deque>
+#include <string>
+
 namespace npuscope {
 
+namespace avx2 {
 namespace {
 namespace od = simdjson::ondemand;
 using jsontext::trimToken;
 using jsontext::unquote;
 #include "model/formats/timeline_chunk_parser.inl"
 } // namespace
+} // namespace avx2
 
-std::unique_ptr<EventChunkParser> makeAvx2ChunkParser(std::string_view bytes, TimelineBuilder& builder)
+std::unique_ptr<EventChunkParser> makeAvx2ChunkParser(std::string_view bytes)
 {
-    return std::make_unique<ChunkParser>(bytes, builder);
+    return std::make_unique<avx2::ChunkParser>(bytes);
 }
 
 } // namespace npuscope
 
-#endif
-
-#ifdef NPUSCOPE_AVX2_TARGET_PUSHED
 #pragma GCC pop_options
 #endif

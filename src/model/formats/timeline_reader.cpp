@@ -1,7 +1,9 @@
 // Chrome-trace / msprof timeline JSON reader: the structural scanner cuts the events array into
-// ~32 MB chunks at event boundaries; each chunk is copied into one reused padded buffer and
-// parsed with simdjson On-Demand as an array; a chunk that fails falls back to one document per
-// event, so a malformed event costs only itself. Events go to a TimelineBuilder.
+// ~8 MB chunks at event boundaries; each chunk is copied into a reused padded buffer and parsed
+// with simdjson On-Demand as an array (a chunk that fails falls back to one document per event,
+// so a malformed event costs only itself) into an EventBatch, which a TimelineBuilder turns into
+// the columnar Profile. Files of more than one chunk use two threads: one scans and parses chunk
+// k+1 while the calling thread builds chunk k (two parsers, two batches, alternating).
 #include "model/formats/json_event_scanner.h"
 #include "model/formats/number_text.h"
 #include "model/formats/readers.h"
@@ -10,17 +12,21 @@
 
 #include <simdjson.h>
 
+#include <atomic>
+#include <condition_variable>
 #include <cstring>
 #include <memory>
+#include <mutex>
+#include <thread>
 
 namespace npuscope::readers {
 
 namespace {
 
-constexpr std::uint64_t kChunkBytes = 32ull << 20;
+constexpr std::uint64_t kChunkBytes = 8ull << 20;
 constexpr std::uint64_t kProgressBytes = 8ull << 20;
 
-std::unique_ptr<EventChunkParser> makeChunkParser(std::string_view bytes, TimelineBuilder& builder)
+std::unique_ptr<EventChunkParser> makeChunkParser(std::string_view bytes)
 {
     // The header-only On-Demand API compiles for the build's baseline CPU (the portable kernel on
     // plain x86-64); use the AVX2 build of the chunk parser when this CPU supports it.
@@ -29,10 +35,112 @@ std::unique_ptr<EventChunkParser> makeChunkParser(std::string_view bytes, Timeli
         return impl && impl->supported_by_runtime_system();
     }();
     if (haswell)
-        if (auto p = makeAvx2ChunkParser(bytes, builder))
+        if (auto p = makeAvx2ChunkParser(bytes))
             return p;
-    return makePortableChunkParser(bytes, builder);
+    return makePortableChunkParser(bytes);
 }
+
+// Scans and parses the events array chunk by chunk and hands each parsed batch to `build`, in
+// file order. With `threaded`, parsing runs on a second thread one chunk ahead of `build`.
+class ChunkPipeline {
+public:
+    ChunkPipeline(std::string_view bytes, JsonEventScanner& scanner, const ReadContext& ctx)
+        : m_scanner(scanner), m_ctx(ctx)
+    {
+        for (auto& s : m_slots)
+            s.parser = makeChunkParser(bytes);
+    }
+
+    // Returns false when cancelled.
+    template <typename Build>
+    bool run(bool threaded, Build&& build)
+    {
+        if (!threaded) {
+            Slot& s = m_slots[0];
+            while (produce(s))
+                build(s.batch);
+            return !m_cancelled;
+        }
+        std::jthread producer([this] {
+            for (std::size_t i = 0;; ++i) {
+                Slot& s = m_slots[i % 2];
+                {
+                    std::unique_lock lock(m_mutex);
+                    m_cv.wait(lock, [&] { return !s.full || m_stop; });
+                    if (m_stop)
+                        break;
+                }
+                const bool more = produce(s);
+                std::lock_guard lock(m_mutex);
+                if (!more) {
+                    m_done = true;
+                    m_cv.notify_all();
+                    break;
+                }
+                s.full = true;
+                m_cv.notify_all();
+            }
+        });
+        for (std::size_t i = 0;; ++i) {
+            Slot& s = m_slots[i % 2];
+            {
+                std::unique_lock lock(m_mutex);
+                m_cv.wait(lock, [&] { return s.full || m_done; });
+                if (!s.full)
+                    break;
+            }
+            if (m_ctx.cancelled()) {
+                std::lock_guard lock(m_mutex);
+                m_stop = true;
+                m_cancelled = true;
+                m_cv.notify_all();
+                break;
+            }
+            build(s.batch);
+            std::lock_guard lock(m_mutex);
+            s.full = false;
+            m_cv.notify_all();
+        }
+        producer.join();
+        return !m_cancelled;
+    }
+
+private:
+    struct Slot {
+        std::unique_ptr<EventChunkParser> parser;
+        std::vector<ElementSpan> spans;
+        EventBatch batch;
+        bool full = false;
+    };
+
+    // Scans and parses the next chunk into `s`. False at the end of the events or when cancelled.
+    bool produce(Slot& s)
+    {
+        if (m_ctx.cancelled()) {
+            m_cancelled = true;
+            return false;
+        }
+        s.spans.clear();
+        if (!m_scanner.next(s.spans, kChunkBytes))
+            return false;
+        s.parser->parse(s.spans, s.batch);
+        const std::uint64_t done = s.spans.back().end;
+        if (m_ctx.progress && done - m_lastProgress >= kProgressBytes) {
+            m_ctx.progress(done);
+            m_lastProgress = done;
+        }
+        return true;
+    }
+
+    JsonEventScanner& m_scanner;
+    const ReadContext& m_ctx;
+    Slot m_slots[2];
+    std::mutex m_mutex;
+    std::condition_variable m_cv;
+    bool m_done = false, m_stop = false;
+    std::atomic<bool> m_cancelled{false};
+    std::uint64_t m_lastProgress = 0;
+};
 
 } // namespace
 
@@ -53,25 +161,9 @@ FileRecord readTimelineJson(std::string_view bytes, Profile& sink, const ReadCon
     }
 
     TimelineBuilder builder(sink, ctx);
-    const auto chunks = makeChunkParser(bytes, builder);
-    std::vector<ElementSpan> spans;
-    std::uint64_t lastProgress = 0;
-    bool cancelled = false;
-    while (true) {
-        if (ctx.cancelled()) {
-            cancelled = true;
-            break;
-        }
-        spans.clear();
-        if (!scanner.next(spans, kChunkBytes))
-            break;
-        chunks->parse(spans);
-        const std::uint64_t done = spans.back().end;
-        if (ctx.progress && done - lastProgress >= kProgressBytes) {
-            ctx.progress(done);
-            lastProgress = done;
-        }
-    }
+    ChunkPipeline pipeline(bytes, scanner, ctx);
+    const bool threaded = bytes.size() > kChunkBytes && std::thread::hardware_concurrency() > 1;
+    const bool cancelled = !pipeline.run(threaded, [&](const EventBatch& batch) { builder.addBatch(batch); });
     builder.finish();
 
     rec.records = builder.kept();

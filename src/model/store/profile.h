@@ -283,6 +283,12 @@ public:
     void finalize();
     bool finalized() const { return m_finalized; }
 
+    // Appends the tables that the side-file readers fill (kernels, statistics, steps, L2,
+    // communication ops and links, device info, metadata, rank, diagnostics) from `other`, a
+    // Profile read in parallel with this one, re-interning its strings into this pool. Tracks,
+    // slices, flows and counters are not moved. Call before finalize().
+    void absorbSideTables(Profile&& other);
+
     // Report a problem (merges repeated reasons of one file into a count).
     void report(Severity s, std::string file, std::int64_t line, std::int64_t byteOffset, std::string reason);
 
