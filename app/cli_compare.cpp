@@ -4,10 +4,9 @@
 #include "app/cli_table.h"
 
 #include "model/analysis/compare.h"
-#include "model/analysis/units.h"
+#include "model/analysis/compare_report.h"
 #include "model/formats/loader.h"
 
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
@@ -36,8 +35,6 @@ int usage(const std::string& msg)
     std::fprintf(stderr, "npuscope compare: %s\nTry 'npuscope compare --help'.\n", msg.c_str());
     return 2;
 }
-
-std::string num(double v, int digits) { return fixed(v, digits); }
 
 SessionPtr load(const std::string& path)
 {
@@ -125,62 +122,7 @@ int compare(const Args& args)
     if (!cur)
         return 1;
     const CompareResult r = compareSessions(*base, *cur, co);
-
-    Table head;
-    head.addColumn("metric", false);
-    head.addColumn("unit", false);
-    head.addColumn("baseline", true);
-    head.addColumn("optimized", true);
-    head.addColumn("delta", true);
-    head.addColumn("ratio", true);
-    head.addColumn("better", false);
-    head.addColumn("verdict", false);
-    for (const HeadlineRow& h : r.headline) {
-        std::string verdict;
-        if (!std::isnan(h.baseline) && !std::isnan(h.current))
-            verdict = h.improved() ? "improved" : (h.baseline == h.current ? "same" : "regressed");
-        const int digits = h.unit == "ms" ? 6 : 4;
-        head.rows.push_back({h.metric, h.unit, num(h.baseline, digits), num(h.current, digits), num(h.delta, digits),
-                             num(h.ratio, 4), h.better == Better::Lower ? "lower" : "higher", verdict});
-    }
-
-    Table ops;
-    ops.addColumn("operator_name", false);
-    ops.addColumn("baseline_count", true);
-    ops.addColumn("optimized_count", true);
-    ops.addColumn("baseline_ms", true);
-    ops.addColumn("optimized_ms", true);
-    ops.addColumn("delta_ms", true);
-    ops.addColumn("ratio", true);
-    ops.addColumn("baseline_avg_us", true);
-    ops.addColumn("optimized_avg_us", true);
-    ops.addColumn("present", false);
-    std::size_t n = 0;
-    for (const OpDiffRow& d : r.ops) {
-        if (top > 0 && n++ >= static_cast<std::size_t>(top))
-            break;
-        ops.rows.push_back({d.key, std::to_string(d.baselineCount), std::to_string(d.currentCount),
-                            nsToMillisText(d.baselineTotal), nsToMillisText(d.currentTotal), nsToMillisText(d.delta),
-                            num(d.ratio, 4), num(d.baselineAvgNs / 1000.0, 3), num(d.currentAvgNs / 1000.0, 3),
-                            d.inBaseline && d.inCurrent ? "both" : (d.inBaseline ? "baseline only" : "optimized only")});
-    }
-
-    std::string out;
-    const std::string speedup = std::isnan(r.speedup) ? "" : num(r.speedup, 3);
-    if (format == "json") {
-        out = "{\"baseline\": " + jsonString(paths[0]) + ", \"optimized\": " + jsonString(paths[1])
-              + ", \"speedup\": " + (speedup.empty() ? "null" : speedup) + ",\n\"headline\": " + head.toJson()
-              + ",\"operators\": " + ops.toJson() + "}\n";
-    } else if (format == "markdown") {
-        out = "## Headline\n\nBaseline `" + paths[0] + "`, optimized `" + paths[1] + "`"
-              + (speedup.empty() ? "" : ", speedup " + speedup + "×") + ".\n\n" + head.toMarkdown()
-              + "\n## Operators\n\n" + ops.toMarkdown();
-    } else if (format == "csv") {
-        out = head.toCsv() + "\n" + ops.toCsv();
-    } else {
-        out = "Baseline:  " + paths[0] + "\nOptimized: " + paths[1] + "\n"
-              + (speedup.empty() ? "" : "Speedup:   " + speedup + "x\n") + "\n" + head.toText() + "\n" + ops.toText();
-    }
+    const std::string out = formatCompareReport(r, paths[0], paths[1], format, static_cast<std::size_t>(top));
     return writeOutput("compare", exportPath, out) ? 0 : 1;
 }
 

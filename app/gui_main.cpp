@@ -30,6 +30,7 @@ struct GuiArgs {
     std::vector<std::string> paths;
     bool demo = false;
     std::string screenshot; // --screenshot FILE: save the window after the load, then quit
+    std::string compare;    // --compare OPTIMIZED: the Compare tab against the first profile
     bool bad = false;
 };
 
@@ -40,6 +41,10 @@ GuiArgs parseArgs(int argc, char** argv)
         const std::string s = argv[i];
         if (s == "--demo") {
             a.demo = true;
+        } else if (s == "--compare" && i + 1 < argc) {
+            a.compare = argv[++i];
+        } else if (s.rfind("--compare=", 0) == 0) {
+            a.compare = s.substr(10);
         } else if (s == "--screenshot" && i + 1 < argc) {
             a.screenshot = argv[++i];
         } else if (s.rfind("--screenshot=", 0) == 0) {
@@ -161,10 +166,20 @@ int runGui(int argc, char** argv)
                 QApplication::exit(ok ? 0 : 1);
             });
         };
-        QObject::connect(&w, &MainWindow::sessionLoaded, &w, save);
+        if (args.compare.empty()) {
+            QObject::connect(&w, &MainWindow::sessionLoaded, &w, save);
+        } else {
+            QObject::connect(&w, &MainWindow::compareReady, &w, save);
+            QObject::connect(&w, &MainWindow::compareFailed, &w, save);
+        }
         QObject::connect(&w, &MainWindow::loadFailed, &w, save);
         if (paths.isEmpty())
             save();
+    }
+    if (!args.compare.empty()) {
+        const QString optimized = QString::fromStdString(args.compare);
+        QObject::connect(&w, &MainWindow::sessionLoaded, &w, [&w, optimized] { w.compareWith(optimized); },
+                         Qt::SingleShotConnection);
     }
     w.openPaths(paths);
     return QApplication::exec();

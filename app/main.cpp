@@ -17,6 +17,7 @@ void printHelp()
         "  npuscope [PATH]...                  open the GUI (on folders or files, if given)\n"
         "  npuscope --demo                     open the GUI on the bundled demo profile\n"
         "                                      (headless: print its top operators and advisor summary)\n"
+        "  npuscope BASELINE --compare OPTIMIZED  open the GUI on BASELINE with the Compare tab\n"
         "  npuscope info PATH... [--format text|json] [--prefer text|db]\n"
         "  npuscope analyze --import PATH... [--metric duration|memory_bandwidth|communication_duration]\n"
         "           [--top N] [--sort descending|ascending] [--group-by type|name]\n"

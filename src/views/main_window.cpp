@@ -81,6 +81,7 @@ MainWindow::MainWindow(QWidget* parent)
         onLoadEnded();
         statusBar()->showMessage(tr("Loading cancelled; the previous session stays open."), 5000);
     });
+    setupCompare();
 }
 
 MainWindow::~MainWindow() = default;
@@ -237,8 +238,7 @@ void MainWindow::connectActions()
     });
     connect(m_ui->actionReload, &QAction::triggered, this, &MainWindow::reload);
     m_ui->actionReload->setEnabled(false);
-    // TODO: enable once the Compare tab lands; the CLI `npuscope compare` works meanwhile.
-    m_ui->actionCompare->setEnabled(false);
+    m_ui->actionCompare->setEnabled(false); // until a baseline is open (setupCompare)
     connect(m_ui->actionExportChrome, &QAction::triggered, this, &MainWindow::exportChromeTrace);
     connect(m_ui->actionExportReport, &QAction::triggered, this, &MainWindow::exportAdvisorReport);
     m_ui->actionExportChrome->setEnabled(false);

@@ -27,6 +27,7 @@ class MainWindow;
 namespace npuscope {
 
 class AdvisorPanel;
+class CompareView;
 class LoadController;
 class SelectionController;
 class SummaryStrip;
@@ -55,16 +56,24 @@ public:
     QDockWidget* dock(const QString& objectName) const;
     // Add a tab beside "Timeline" (e.g. "Cluster", "Compare").
     int addCentralTab(QWidget* w, const QString& title);
+    // The "Compare" tab, nullptr until a comparison was loaded; its loader (the second profile).
+    CompareView* compareView() const { return m_compareView; }
+    LoadController* compareLoader() const { return m_compareLoader; }
 
 public slots:
     // The path every open takes (File menu, recent list, drag and drop, command line).
     void openPaths(const QStringList& paths);
     void reload();
+    // File → Compare With…: load `path` in the background as the optimized side against the
+    // current session as the baseline, then show the Compare tab (main_window_compare.cpp).
+    void compareWith(const QString& path);
     void showShortcuts();
 
 signals:
     void sessionLoaded(npuscope::SessionPtr session);
     void loadFailed(const QString& error);
+    void compareReady();
+    void compareFailed(const QString& error);
 
 protected:
     void closeEvent(QCloseEvent* e) override;
@@ -87,12 +96,19 @@ private:
     void fillFiles();
     void fillRanks();
     void exportChromeTrace();
+    void setupCompare();
+    void onCompareLoaded(SessionPtr session, const QStringList& paths);
+    void onCompareFailed(const QString& error, const QStringList& paths);
     void exportAdvisorReport();
     void about();
 
     std::unique_ptr<Ui::MainWindow> m_ui;
     SelectionController* m_sel;
     LoadController* m_loader;
+    LoadController* m_compareLoader = nullptr;
+    CompareView* m_compareView = nullptr;
+    SessionPtr m_compareBaseline; // the session the running compare load is measured against
+    QStringList m_compareBaselinePaths;
     QTabWidget* m_tabs = nullptr;
     QSplitter* m_splitter = nullptr;
     SummaryStrip* m_summary = nullptr;

@@ -46,6 +46,7 @@ void MainWindow::showShortcuts()
         {"Open file", "drop a file on the window", "Ctrl+Shift+O"},
         {"Reload", "", "F5"},
         {"Compare with another profile", "", "Ctrl+D"},
+        {"Show a compared operator in the ranking", "double-click its Compare row", ""},
         {"Export advisor report", "", "Ctrl+E"},
         {"Keyboard help", "", "F1"},
         {"Quit", "", "Ctrl+Q"},

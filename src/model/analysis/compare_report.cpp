@@ -1,0 +1,78 @@
+#include "model/analysis/compare_report.h"
+
+#include "model/analysis/text_table.h"
+#include "model/analysis/units.h"
+
+#include <cmath>
+
+namespace npuscope {
+
+std::string headlineVerdict(const HeadlineRow& h)
+{
+    if (std::isnan(h.baseline) || std::isnan(h.current))
+        return {};
+    return h.improved() ? "improved" : (h.baseline == h.current ? "same" : "regressed");
+}
+
+std::string presenceText(const OpDiffRow& d)
+{
+    return d.inBaseline && d.inCurrent ? "both" : (d.inBaseline ? "baseline only" : "optimized only");
+}
+
+std::string formatCompareReport(const CompareResult& r, const std::string& baselinePath,
+                                const std::string& optimizedPath, const std::string& format, std::size_t top)
+{
+    using text::fixed;
+    text::Table head;
+    head.addColumn("metric", false);
+    head.addColumn("unit", false);
+    head.addColumn("baseline", true);
+    head.addColumn("optimized", true);
+    head.addColumn("delta", true);
+    head.addColumn("ratio", true);
+    head.addColumn("better", false);
+    head.addColumn("verdict", false);
+    for (const HeadlineRow& h : r.headline) {
+        const int digits = h.unit == "ms" ? 6 : 4;
+        head.rows.push_back({h.metric, h.unit, fixed(h.baseline, digits), fixed(h.current, digits),
+                             fixed(h.delta, digits), fixed(h.ratio, 4), h.better == Better::Lower ? "lower" : "higher",
+                             headlineVerdict(h)});
+    }
+
+    text::Table ops;
+    ops.addColumn("operator_name", false);
+    ops.addColumn("baseline_count", true);
+    ops.addColumn("optimized_count", true);
+    ops.addColumn("baseline_ms", true);
+    ops.addColumn("optimized_ms", true);
+    ops.addColumn("delta_ms", true);
+    ops.addColumn("ratio", true);
+    ops.addColumn("baseline_avg_us", true);
+    ops.addColumn("optimized_avg_us", true);
+    ops.addColumn("present", false);
+    std::size_t n = 0;
+    for (const OpDiffRow& d : r.ops) {
+        if (top > 0 && n++ >= top)
+            break;
+        ops.rows.push_back({d.key, std::to_string(d.baselineCount), std::to_string(d.currentCount),
+                            nsToMillisText(d.baselineTotal), nsToMillisText(d.currentTotal), nsToMillisText(d.delta),
+                            fixed(d.ratio, 4), fixed(d.baselineAvgNs / 1000.0, 3), fixed(d.currentAvgNs / 1000.0, 3),
+                            presenceText(d)});
+    }
+
+    const std::string speedup = std::isnan(r.speedup) ? "" : fixed(r.speedup, 3);
+    if (format == "json")
+        return "{\"baseline\": " + text::jsonString(baselinePath) + ", \"optimized\": " + text::jsonString(optimizedPath)
+               + ", \"speedup\": " + (speedup.empty() ? "null" : speedup) + ",\n\"headline\": " + head.toJson()
+               + ",\"operators\": " + ops.toJson() + "}\n";
+    if (format == "markdown")
+        return "## Headline\n\nBaseline `" + baselinePath + "`, optimized `" + optimizedPath + "`"
+               + (speedup.empty() ? "" : ", speedup " + speedup + "×") + ".\n\n" + head.toMarkdown()
+               + "\n## Operators\n\n" + ops.toMarkdown();
+    if (format == "csv")
+        return head.toCsv() + "\n" + ops.toCsv();
+    return "Baseline:  " + baselinePath + "\nOptimized: " + optimizedPath + "\n"
+           + (speedup.empty() ? "" : "Speedup:   " + speedup + "x\n") + "\n" + head.toText() + "\n" + ops.toText();
+}
+
+} // namespace npuscope

@@ -1,0 +1,360 @@
+#include "views/compare_model.h"
+
+#include "model/analysis/compare_report.h"
+#include "views/format.h"
+
+#include <QApplication>
+#include <QFont>
+#include <QPalette>
+
+#include <cmath>
+
+namespace npuscope {
+
+namespace {
+
+const QString kMissing = QStringLiteral("—");
+
+QString qstr(const std::string& s) { return QString::fromStdString(s); }
+
+bool darkPalette() { return QApplication::palette().color(QPalette::Base).lightness() < 128; }
+
+// A value in the row's unit, as the summary strip shows it.
+QString headlineValue(const HeadlineRow& h, double v, bool signedValue = false)
+{
+    if (std::isnan(v))
+        return kMissing;
+    const QString sign = signedValue ? (v > 0 ? QStringLiteral("+") : v < 0 ? QStringLiteral("−") : QString()) : QString();
+    const double a = signedValue ? std::fabs(v) : v;
+    if (h.unit == "ms")
+        return sign + fmt::duration(a * 1e6);
+    if (h.unit == "%")
+        return sign + QString::number(a, 'f', 1) + QStringLiteral(" %");
+    if (h.unit == "GB/s")
+        return sign + fmt::bandwidth(a);
+    return sign + fmt::number(a) + QLatin1Char(' ') + qstr(h.unit);
+}
+
+QString ratioText(double r) { return std::isnan(r) ? kMissing : QString::number(r, 'f', 3) + QStringLiteral("×"); }
+
+QString signedDuration(TimeNs ns)
+{
+    if (ns == 0)
+        return QStringLiteral("0");
+    return (ns > 0 ? QStringLiteral("+") : QStringLiteral("−")) + fmt::duration(static_cast<double>(ns < 0 ? -ns : ns));
+}
+
+Change headlineChange(const HeadlineRow& h)
+{
+    const std::string v = headlineVerdict(h);
+    return v == "improved" ? Change::Improved : v == "regressed" ? Change::Regressed : Change::Same;
+}
+
+Change opChange(const OpDiffRow& d)
+{
+    return d.delta < 0 ? Change::Improved : d.delta > 0 ? Change::Regressed : Change::Same;
+}
+
+OperatorDiffModel::Presence presence(const OpDiffRow& d)
+{
+    using P = OperatorDiffModel::Presence;
+    return d.inBaseline && d.inCurrent ? P::Both : d.inBaseline ? P::BaselineOnly : P::OptimizedOnly;
+}
+
+} // namespace
+
+QColor changeColour(Change c)
+{
+    const bool dark = darkPalette();
+    switch (c) {
+    case Change::Improved:
+        return dark ? QColor(0x56, 0xd3, 0x64) : QColor(0x1a, 0x7f, 0x37);
+    case Change::Regressed:
+        return dark ? QColor(0xff, 0x7b, 0x72) : QColor(0xcf, 0x22, 0x2e);
+    case Change::Same:
+        break;
+    }
+    return {};
+}
+
+// ---- headline --------------------------------------------------------------------------------
+
+CompareHeadlineModel::CompareHeadlineModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void CompareHeadlineModel::setRows(std::vector<HeadlineRow> rows)
+{
+    beginResetModel();
+    m_rows = std::move(rows);
+    endResetModel();
+}
+
+int CompareHeadlineModel::rowForMetric(const QString& metric) const
+{
+    for (std::size_t i = 0; i < m_rows.size(); ++i)
+        if (qstr(m_rows[i].metric) == metric)
+            return static_cast<int>(i);
+    return -1;
+}
+
+int CompareHeadlineModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
+}
+
+int CompareHeadlineModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+QVariant CompareHeadlineModel::data(const QModelIndex& index, int role) const
+{
+    if (!index.isValid() || index.row() >= rowCount())
+        return {};
+    const HeadlineRow& h = m_rows[static_cast<std::size_t>(index.row())];
+    const Change change = headlineChange(h);
+    const bool lower = h.better == Better::Lower;
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case Metric: return qstr(h.metric);
+        case Baseline: return headlineValue(h, h.baseline);
+        case Optimized: return headlineValue(h, h.current);
+        case Delta: return headlineValue(h, h.delta, true);
+        case Ratio: return ratioText(h.ratio);
+        case Better: return lower ? tr("lower is better") : tr("higher is better");
+        case Verdict: {
+            const std::string v = headlineVerdict(h);
+            return v.empty() ? kMissing : tr(v.c_str());
+        }
+        }
+        return {};
+    case SortRole:
+    case RawValueRole:
+        switch (index.column()) {
+        case Metric: return qstr(h.metric);
+        case Baseline: return h.baseline;
+        case Optimized: return h.current;
+        case Delta: return h.delta;
+        case Ratio: return h.ratio;
+        case Better: return lower ? QStringLiteral("lower") : QStringLiteral("higher");
+        case Verdict: return static_cast<int>(change);
+        }
+        return {};
+    case ChangeRole:
+        return static_cast<int>(change);
+    case Qt::ForegroundRole:
+        if (index.column() == Delta || index.column() == Ratio || index.column() == Verdict) {
+            const QColor c = changeColour(change);
+            if (c.isValid())
+                return c;
+        }
+        return {};
+    case Qt::FontRole:
+        if (index.column() == Verdict || (index.column() == Ratio && h.metric == "Throughput")) {
+            QFont f;
+            f.setBold(true);
+            return f;
+        }
+        return {};
+    case Qt::TextAlignmentRole:
+        return index.column() == Metric || index.column() == Better || index.column() == Verdict
+                   ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
+                   : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    case Qt::ToolTipRole:
+        switch (index.column()) {
+        case Delta: return tr("optimized − baseline");
+        case Ratio:
+            return h.metric == "Throughput" ? tr("optimized / baseline; for throughput this is the speedup")
+                                            : tr("optimized / baseline");
+        case Better:
+            return lower ? tr("A lower %1 is better").arg(qstr(h.metric)) : tr("A higher %1 is better").arg(qstr(h.metric));
+        default:
+            if (h.metric == "Step time")
+                return tr("Mean step time; with several ranks, the slowest rank's");
+            return {};
+        }
+    }
+    return {};
+}
+
+QVariant CompareHeadlineModel::headerData(int section, Qt::Orientation o, int role) const
+{
+    if (o != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractTableModel::headerData(section, o, role);
+    switch (section) {
+    case Metric: return tr("Metric");
+    case Baseline: return tr("Baseline");
+    case Optimized: return tr("Optimized");
+    case Delta: return tr("Δ");
+    case Ratio: return tr("Ratio");
+    case Better: return tr("Better");
+    case Verdict: return tr("Verdict");
+    }
+    return {};
+}
+
+// ---- operators -------------------------------------------------------------------------------
+
+OperatorDiffModel::OperatorDiffModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void OperatorDiffModel::setRows(std::vector<OpDiffRow> rows)
+{
+    beginResetModel();
+    m_rows = std::move(rows);
+    endResetModel();
+}
+
+int OperatorDiffModel::rowForKey(const QString& key) const
+{
+    for (std::size_t i = 0; i < m_rows.size(); ++i)
+        if (qstr(m_rows[i].key) == key)
+            return static_cast<int>(i);
+    return -1;
+}
+
+int OperatorDiffModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
+}
+
+int OperatorDiffModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+QVariant OperatorDiffModel::data(const QModelIndex& index, int role) const
+{
+    if (!index.isValid() || index.row() >= rowCount())
+        return {};
+    const OpDiffRow& d = m_rows[static_cast<std::size_t>(index.row())];
+    const Presence p = presence(d);
+    const int col = index.column();
+    auto raw = [&]() -> QVariant {
+        switch (col) {
+        case Name: return qstr(d.key);
+        case Present: return static_cast<int>(p);
+        case BaselineCount: return static_cast<qulonglong>(d.baselineCount);
+        case OptimizedCount: return static_cast<qulonglong>(d.currentCount);
+        case BaselineTotal: return static_cast<qlonglong>(d.baselineTotal);
+        case OptimizedTotal: return static_cast<qlonglong>(d.currentTotal);
+        case Delta: return static_cast<qlonglong>(d.delta);
+        case Ratio: return d.ratio;
+        case BaselineAvg: return d.baselineAvgNs;
+        case OptimizedAvg: return d.currentAvgNs;
+        }
+        return {};
+    };
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (col) {
+        case Name: return qstr(d.key);
+        case Present:
+            return p == Presence::Both ? tr("both") : p == Presence::BaselineOnly ? tr("baseline only") : tr("optimized only");
+        case BaselineCount: return d.inBaseline ? fmt::count(d.baselineCount) : kMissing;
+        case OptimizedCount: return d.inCurrent ? fmt::count(d.currentCount) : kMissing;
+        case BaselineTotal: return d.inBaseline ? fmt::duration(static_cast<double>(d.baselineTotal)) : kMissing;
+        case OptimizedTotal: return d.inCurrent ? fmt::duration(static_cast<double>(d.currentTotal)) : kMissing;
+        case Delta: return signedDuration(d.delta);
+        case Ratio: return ratioText(d.ratio);
+        case BaselineAvg: return fmt::duration(d.baselineAvgNs);
+        case OptimizedAvg: return fmt::duration(d.currentAvgNs);
+        }
+        return {};
+    case SortRole:
+        if (col == Delta)
+            return static_cast<qlonglong>(d.delta < 0 ? -d.delta : d.delta);
+        if (col == Present)
+            return p == Presence::Both ? 0 : p == Presence::BaselineOnly ? 1 : 2;
+        return raw();
+    case RawValueRole:
+        return raw();
+    case KeyRole:
+        return qstr(d.key);
+    case PresenceRole:
+        return static_cast<int>(p);
+    case ChangeRole:
+        return static_cast<int>(opChange(d));
+    case Qt::ForegroundRole:
+        if (col == Delta || col == Ratio) {
+            const QColor c = changeColour(opChange(d));
+            if (c.isValid())
+                return c;
+        }
+        return {};
+    case Qt::FontRole:
+        if (p != Presence::Both && (col == Name || col == Present)) {
+            QFont f;
+            f.setItalic(true);
+            f.setBold(col == Present);
+            return f;
+        }
+        return {};
+    case Qt::TextAlignmentRole:
+        return col == Name || col == Present ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
+                                             : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    case Qt::ToolTipRole:
+        switch (col) {
+        case Name: return qstr(d.key);
+        case Present:
+            return p == Presence::Both ? tr("In both profiles")
+                   : p == Presence::BaselineOnly ? tr("Only in the baseline (removed or fused away in the optimized run)")
+                                                 : tr("Only in the optimized run (new, e.g. a fused kernel)");
+        case Delta: return tr("Total time, optimized − baseline (sorted by magnitude)");
+        case Ratio: return tr("Total time, optimized / baseline");
+        default: return {};
+        }
+    }
+    return {};
+}
+
+QVariant OperatorDiffModel::headerData(int section, Qt::Orientation o, int role) const
+{
+    if (o != Qt::Horizontal)
+        return QAbstractTableModel::headerData(section, o, role);
+    if (role == Qt::ToolTipRole && section == Delta)
+        return tr("Total time, optimized − baseline; sorts by magnitude |Δ|");
+    if (role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case Name: return tr("Operator");
+    case Present: return tr("In");
+    case BaselineCount: return tr("Count (base)");
+    case OptimizedCount: return tr("Count (opt)");
+    case BaselineTotal: return tr("Total (base)");
+    case OptimizedTotal: return tr("Total (opt)");
+    case Delta: return tr("Δ total");
+    case Ratio: return tr("Ratio");
+    case BaselineAvg: return tr("Avg (base)");
+    case OptimizedAvg: return tr("Avg (opt)");
+    }
+    return {};
+}
+
+// ---- proxy -----------------------------------------------------------------------------------
+
+OperatorDiffProxy::OperatorDiffProxy(QObject* parent) : QSortFilterProxyModel(parent)
+{
+    setSortRole(OperatorDiffModel::SortRole);
+    setFilterRole(OperatorDiffModel::KeyRole);
+    setFilterKeyColumn(OperatorDiffModel::Name);
+    setFilterCaseSensitivity(Qt::CaseInsensitive);
+}
+
+void OperatorDiffProxy::setShow(Show s)
+{
+    if (s == m_show)
+        return;
+    m_show = s;
+    invalidateRowsFilter();
+}
+
+bool OperatorDiffProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const
+{
+    using P = OperatorDiffModel::Presence;
+    const QModelIndex i = sourceModel()->index(sourceRow, 0, sourceParent);
+    const auto p = static_cast<P>(i.data(OperatorDiffModel::PresenceRole).toInt());
+    switch (m_show) {
+    case Show::All: break;
+    case Show::Both: if (p != P::Both) return false; break;
+    case Show::BaselineOnly: if (p != P::BaselineOnly) return false; break;
+    case Show::OptimizedOnly: if (p != P::OptimizedOnly) return false; break;
+    case Show::OneSideOnly: if (p == P::Both) return false; break;
+    }
+    return QSortFilterProxyModel::filterAcceptsRow(sourceRow, sourceParent);
+}
+
+} // namespace npuscope

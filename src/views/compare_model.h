@@ -1,0 +1,88 @@
+#pragma once
+// Item models of the Compare tab over one CompareResult (model/analysis/compare.h): the
+// headline table and the per-operator diff. Conventions of the engine and `npuscope compare`:
+// delta = optimized − baseline, ratio = optimized / baseline. Improvements are green, regressions
+// red, and always said in text too (never by colour alone).
+#include "model/analysis/compare.h"
+
+#include <QAbstractTableModel>
+#include <QColor>
+#include <QSortFilterProxyModel>
+
+namespace npuscope {
+
+// +1 improved, −1 regressed, 0 same or unknown.
+enum class Change { Regressed = -1, Same = 0, Improved = 1 };
+// Green / red readable on the current palette (lighter shades on a dark one); invalid for Same.
+QColor changeColour(Change c);
+
+class CompareHeadlineModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Columns { Metric, Baseline, Optimized, Delta, Ratio, Better, Verdict, ColumnCount };
+    enum Roles {
+        SortRole = Qt::UserRole + 1, // raw number or text
+        RawValueRole,                // raw value in the row's unit (NaN = missing)
+        ChangeRole,                  // int(Change) of the row
+    };
+
+    explicit CompareHeadlineModel(QObject* parent = nullptr);
+    void setRows(std::vector<HeadlineRow> rows);
+    const HeadlineRow& rowAt(int row) const { return m_rows.at(static_cast<std::size_t>(row)); }
+    int rowForMetric(const QString& metric) const; // -1 when absent
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
+
+private:
+    std::vector<HeadlineRow> m_rows;
+};
+
+class OperatorDiffModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Columns { Name, Present, BaselineCount, OptimizedCount, BaselineTotal, OptimizedTotal, Delta, Ratio,
+                   BaselineAvg, OptimizedAvg, ColumnCount };
+    enum Roles {
+        SortRole = Qt::UserRole + 1, // raw number or text; Delta sorts by |delta|
+        RawValueRole,                // ns for times, counts, ratio (NaN = missing)
+        KeyRole,                     // the operator key (OP Type or Op Name)
+        PresenceRole,                // int(Presence)
+        ChangeRole,                  // int(Change): a faster operator is improved
+    };
+    enum class Presence { Both, BaselineOnly, OptimizedOnly };
+
+    explicit OperatorDiffModel(QObject* parent = nullptr);
+    void setRows(std::vector<OpDiffRow> rows);
+    const OpDiffRow& rowAt(int row) const { return m_rows.at(static_cast<std::size_t>(row)); }
+    int rowForKey(const QString& key) const; // -1 when absent
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
+
+private:
+    std::vector<OpDiffRow> m_rows;
+};
+
+// Sorts by OperatorDiffModel::SortRole, filters by name (case-insensitive substring) and by
+// which side an operator appears on.
+class OperatorDiffProxy : public QSortFilterProxyModel {
+    Q_OBJECT
+public:
+    enum class Show { All, Both, BaselineOnly, OptimizedOnly, OneSideOnly };
+    explicit OperatorDiffProxy(QObject* parent = nullptr);
+    void setShow(Show s);
+    Show show() const { return m_show; }
+
+protected:
+    bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override;
+
+private:
+    Show m_show = Show::All;
+};
+
+} // namespace npuscope

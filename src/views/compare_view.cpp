@@ -1,0 +1,277 @@
+#include "views/compare_view.h"
+
+#include "model/analysis/atomic_file.h"
+#include "model/analysis/compare_report.h"
+#include "views/compare_model.h"
+#include "views/format.h"
+
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTableView>
+#include <QTextDocument>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+namespace npuscope {
+
+namespace {
+
+QString rankNote(const SessionPtr& s)
+{
+    return s && s->ranks.size() > 1 ? QObject::tr(" (%1 ranks)").arg(s->ranks.size()) : QString();
+}
+
+QTableView* makeTable(QWidget* parent)
+{
+    auto* t = new QTableView(parent);
+    t->setSelectionBehavior(QAbstractItemView::SelectRows);
+    t->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    t->setAlternatingRowColors(true);
+    t->verticalHeader()->hide();
+    t->verticalHeader()->setDefaultSectionSize(t->fontMetrics().height() + 8);
+    t->horizontalHeader()->setHighlightSections(false);
+    t->setWordWrap(false);
+    return t;
+}
+
+} // namespace
+
+CompareView::CompareView(QWidget* parent)
+    : QWidget(parent), m_header(new QLabel), m_swap(new QPushButton(tr("Swap"))), m_export(new QPushButton(tr("Export…"))),
+      m_groupBy(new QComboBox), m_tokens(new QSpinBox), m_show(new QComboBox), m_filter(new QLineEdit),
+      m_opCount(new QLabel), m_headline(new CompareHeadlineModel(this)), m_ops(new OperatorDiffModel(this)),
+      m_proxy(new OperatorDiffProxy(this)), m_headlineTable(makeTable(this)), m_opTable(makeTable(this))
+{
+    setObjectName(QStringLiteral("compareView"));
+    m_header->setObjectName(QStringLiteral("compareHeader"));
+    m_header->setTextFormat(Qt::RichText);
+    m_header->setWordWrap(true);
+    m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_swap->setObjectName(QStringLiteral("compareSwap"));
+    m_swap->setToolTip(tr("Exchange baseline and optimized"));
+    m_export->setObjectName(QStringLiteral("compareExport"));
+    m_export->setToolTip(tr("Write the comparison as CSV, Markdown or JSON (as `npuscope compare` does)"));
+    m_tokens->setRange(0, 1 << 20);
+    m_tokens->setSpecialValueText(tr("off"));
+    m_tokens->setToolTip(tr("Tokens per step: adds a per-token latency row (step time / tokens)"));
+    m_groupBy->addItem(tr("OP Type"), static_cast<int>(GroupBy::Type));
+    m_groupBy->addItem(tr("Op Name"), static_cast<int>(GroupBy::Name));
+    m_groupBy->setToolTip(tr("Match operators of both profiles by their type or by their name"));
+    m_show->addItem(tr("All operators"), static_cast<int>(OperatorDiffProxy::Show::All));
+    m_show->addItem(tr("In both"), static_cast<int>(OperatorDiffProxy::Show::Both));
+    m_show->addItem(tr("Baseline only"), static_cast<int>(OperatorDiffProxy::Show::BaselineOnly));
+    m_show->addItem(tr("Optimized only"), static_cast<int>(OperatorDiffProxy::Show::OptimizedOnly));
+    m_show->addItem(tr("On one side only"), static_cast<int>(OperatorDiffProxy::Show::OneSideOnly));
+    m_filter->setObjectName(QStringLiteral("compareFilter"));
+    m_filter->setPlaceholderText(tr("Filter operators by name"));
+    m_filter->setClearButtonEnabled(true);
+    m_filter->setMaximumWidth(280);
+
+    m_headlineTable->setObjectName(QStringLiteral("compareHeadline"));
+    m_headlineTable->setModel(m_headline);
+    m_headlineTable->setSelectionMode(QAbstractItemView::NoSelection);
+    m_headlineTable->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    m_headlineTable->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_headlineTable->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_headlineTable->horizontalHeader()->setStretchLastSection(true);
+
+    m_proxy->setSourceModel(m_ops);
+    m_opTable->setObjectName(QStringLiteral("compareOperators"));
+    m_opTable->setModel(m_proxy);
+    m_opTable->setSortingEnabled(true);
+    m_opTable->sortByColumn(OperatorDiffModel::Delta, Qt::DescendingOrder); // |Δ| first
+    m_opTable->horizontalHeader()->setStretchLastSection(true);
+    m_opTable->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+
+    auto* top = new QHBoxLayout;
+    top->addWidget(m_header, 1);
+    top->addWidget(new QLabel(tr("Tokens/step")));
+    top->addWidget(m_tokens);
+    top->addWidget(m_swap);
+    top->addWidget(m_export);
+
+    auto* opBar = new QHBoxLayout;
+    auto* opTitle = new QLabel(tr("<b>Operators</b> by |Δ total|"));
+    opBar->addWidget(opTitle);
+    opBar->addSpacing(12);
+    opBar->addWidget(new QLabel(tr("Match by")));
+    opBar->addWidget(m_groupBy);
+    opBar->addWidget(m_show);
+    opBar->addWidget(m_filter, 1);
+    opBar->addWidget(m_opCount);
+
+    auto* lay = new QVBoxLayout(this);
+    lay->addLayout(top);
+    lay->addWidget(m_headlineTable);
+    lay->addLayout(opBar);
+    lay->addWidget(m_opTable, 1);
+
+    connect(m_swap, &QPushButton::clicked, this, &CompareView::swap);
+    connect(m_export, &QPushButton::clicked, this, &CompareView::exportWithDialog);
+    connect(m_groupBy, &QComboBox::activated, this,
+            [this](int i) { setGroupBy(static_cast<GroupBy>(m_groupBy->itemData(i).toInt())); });
+    connect(m_tokens, &QSpinBox::valueChanged, this, &CompareView::setTokensPerStep);
+    connect(m_show, &QComboBox::activated, this, [this](int i) {
+        m_proxy->setShow(static_cast<OperatorDiffProxy::Show>(m_show->itemData(i).toInt()));
+        updateHeader();
+    });
+    connect(m_filter, &QLineEdit::textChanged, this, &CompareView::setFilterText);
+    connect(m_opTable, &QTableView::doubleClicked, this, &CompareView::onOperatorActivated);
+    updateHeader();
+}
+
+CompareView::~CompareView() = default;
+
+void CompareView::setProfiles(SessionPtr baseline, const QString& baselinePath, SessionPtr optimized,
+                              const QString& optimizedPath)
+{
+    m_baseline = std::move(baseline);
+    m_optimized = std::move(optimized);
+    m_baselinePath = baselinePath;
+    m_optimizedPath = optimizedPath;
+    recompute();
+}
+
+void CompareView::swap()
+{
+    std::swap(m_baseline, m_optimized);
+    std::swap(m_baselinePath, m_optimizedPath);
+    recompute();
+}
+
+void CompareView::setGroupBy(GroupBy g)
+{
+    const int i = m_groupBy->findData(static_cast<int>(g));
+    if (i >= 0)
+        m_groupBy->setCurrentIndex(i);
+    if (g == m_options.groupBy)
+        return;
+    m_options.groupBy = g;
+    recompute();
+}
+
+void CompareView::setTokensPerStep(int tokens)
+{
+    if (m_tokens->value() != tokens)
+        m_tokens->setValue(tokens); // emits valueChanged -> here again
+    if (static_cast<double>(tokens) == m_options.tokensPerStep)
+        return;
+    m_options.tokensPerStep = tokens;
+    recompute();
+}
+
+void CompareView::setFilterText(const QString& text)
+{
+    if (m_filter->text() != text)
+        m_filter->setText(text);
+    m_proxy->setFilterFixedString(text);
+    updateHeader();
+}
+
+void CompareView::recompute()
+{
+    m_result = m_baseline && m_optimized ? compareSessions(*m_baseline, *m_optimized, m_options) : CompareResult{};
+    m_headline->setRows(m_result.headline);
+    m_ops->setRows(m_result.ops);
+
+    // The headline shows all its rows without scrolling.
+    m_headlineTable->resizeColumnsToContents();
+    for (int c = 0; c < CompareHeadlineModel::ColumnCount; ++c)
+        m_headlineTable->setColumnWidth(c, m_headlineTable->columnWidth(c) + 16);
+    const int h = m_headlineTable->horizontalHeader()->sizeHint().height() + m_headlineTable->verticalHeader()->length()
+                  + 2 * m_headlineTable->frameWidth();
+    m_headlineTable->setFixedHeight(h);
+    m_opTable->resizeColumnsToContents();
+    m_opTable->setColumnWidth(OperatorDiffModel::Name, std::min(m_opTable->columnWidth(OperatorDiffModel::Name), 360));
+    for (int c = 1; c < OperatorDiffModel::ColumnCount; ++c)
+        m_opTable->setColumnWidth(c, m_opTable->columnWidth(c) + 12);
+    updateHeader();
+}
+
+void CompareView::updateHeader()
+{
+    auto path = [](const QString& p) { return p.isEmpty() ? tr("(none)") : p.toHtmlEscaped(); };
+    QString html = tr("Baseline <b>%1</b>%2 &nbsp;→&nbsp; optimized <b>%3</b>%4")
+                       .arg(path(m_baselinePath), rankNote(m_baseline), path(m_optimizedPath), rankNote(m_optimized));
+    const CompareResult& r = m_result;
+    if (!std::isnan(r.speedup) && !r.headline.empty()) {
+        const HeadlineRow& step = r.headline.front();
+        const Change c = r.speedup > 1 ? Change::Improved : r.speedup < 1 ? Change::Regressed : Change::Same;
+        const QColor colour = changeColour(c);
+        const QString value = QString::number(r.speedup, 'f', 2) + QStringLiteral("×");
+        html += QStringLiteral("<br>") + (r.speedup >= 1 ? tr("Speedup") : tr("Slowdown")) + QStringLiteral(" ")
+                + (colour.isValid() ? QStringLiteral("<b style=\"color:%1\">%2</b>").arg(colour.name(), value)
+                                    : QStringLiteral("<b>%1</b>").arg(value))
+                + tr(" &nbsp;(step time %1 → %2%3)")
+                      .arg(fmt::duration(step.baseline * 1e6), fmt::duration(step.current * 1e6),
+                           r.speedup > 1 ? tr(", faster") : r.speedup < 1 ? tr(", slower") : QString());
+    } else if (m_baseline && m_optimized) {
+        html += QStringLiteral("<br>") + tr("No step time on one side: no speedup");
+    }
+    m_header->setText(html);
+    m_header->setToolTip(tr("Baseline: %1\nOptimized: %2").arg(m_baselinePath, m_optimizedPath));
+    m_opCount->setText(tr("%1 of %2").arg(m_proxy->rowCount()).arg(m_ops->rowCount()));
+    m_swap->setEnabled(m_baseline && m_optimized);
+    m_export->setEnabled(m_baseline && m_optimized);
+}
+
+QString CompareView::headerText() const
+{
+    QTextDocument doc;
+    doc.setHtml(m_header->text());
+    return doc.toPlainText();
+}
+
+bool CompareView::exportTo(const QString& path, const QString& format, QString* error) const
+{
+    const std::string text = formatCompareReport(m_result, m_baselinePath.toStdString(), m_optimizedPath.toStdString(),
+                                                 format.toStdString());
+    std::string err;
+    if (writeFileAtomically(path.toStdString(), text, &err))
+        return true;
+    if (error)
+        *error = QString::fromStdString(err);
+    return false;
+}
+
+void CompareView::exportWithDialog()
+{
+    const QString csv = tr("CSV (*.csv)"), md = tr("Markdown (*.md)"), json = tr("JSON (*.json)"),
+                  txt = tr("Text table (*.txt)");
+    QString filter = csv;
+    QString path = QFileDialog::getSaveFileName(this, tr("Export comparison"), QStringLiteral("compare.csv"),
+                                                QStringList{csv, md, json, txt}.join(QStringLiteral(";;")), &filter);
+    if (path.isEmpty())
+        return;
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    QString format = suffix == QLatin1String("md") ? QStringLiteral("markdown")
+                     : suffix == QLatin1String("json") ? QStringLiteral("json")
+                     : suffix == QLatin1String("txt") ? QStringLiteral("table")
+                     : suffix == QLatin1String("csv") ? QStringLiteral("csv")
+                                                      : QString();
+    if (format.isEmpty()) // no known suffix: the chosen filter decides
+        format = filter == md ? QStringLiteral("markdown") : filter == json ? QStringLiteral("json")
+                 : filter == txt ? QStringLiteral("table") : QStringLiteral("csv");
+    QString error;
+    if (!exportTo(path, format, &error))
+        QMessageBox::warning(this, tr("Export failed"), error);
+}
+
+void CompareView::onOperatorActivated(const QModelIndex& proxyIndex)
+{
+    if (!proxyIndex.isValid())
+        return;
+    emit operatorActivated(proxyIndex.data(OperatorDiffModel::KeyRole).toString(), m_options.groupBy);
+}
+
+} // namespace npuscope

@@ -1,0 +1,87 @@
+#pragma once
+// The "Compare" tab: a baseline profile against an optimized one, as a tuning report opens —
+// the headline table (step time, throughput, utilisation, L2, HBM, exposed communication;
+// baseline, optimized, delta, ratio and which direction is better), then every operator's
+// count and time on both sides, sorted by |Δ total|, with operators found on one side only.
+// The numbers come from compareSessions (model/analysis/compare.h), the same engine as
+// `npuscope compare`; Export… writes that command's output (formatCompareReport).
+#include "model/analysis/compare.h"
+#include "model/store/session.h"
+
+#include <QWidget>
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QModelIndex;
+class QPushButton;
+class QSpinBox;
+class QTableView;
+
+namespace npuscope {
+
+class CompareHeadlineModel;
+class OperatorDiffModel;
+class OperatorDiffProxy;
+
+class CompareView : public QWidget {
+    Q_OBJECT
+public:
+    explicit CompareView(QWidget* parent = nullptr);
+    ~CompareView() override;
+
+    // Both sessions are immutable values; the view keeps them to recompute on Swap or when
+    // the grouping changes. Paths are only shown (header, exports).
+    void setProfiles(SessionPtr baseline, const QString& baselinePath, SessionPtr optimized, const QString& optimizedPath);
+
+    const CompareResult& result() const { return m_result; }
+    QString baselinePath() const { return m_baselinePath; }
+    QString optimizedPath() const { return m_optimizedPath; }
+    QString headerText() const; // the header as plain text
+    CompareHeadlineModel* headlineModel() const { return m_headline; }
+    OperatorDiffModel* operatorModel() const { return m_ops; }
+    OperatorDiffProxy* operatorProxy() const { return m_proxy; }
+    QTableView* headlineTable() const { return m_headlineTable; }
+    QTableView* operatorTable() const { return m_opTable; }
+
+    // Writes the report in `format` (csv | markdown | json | table) to `path` atomically; on
+    // failure returns false and sets *error to a sentence naming the file and why.
+    bool exportTo(const QString& path, const QString& format, QString* error) const;
+
+public slots:
+    void swap();
+    void setGroupBy(npuscope::GroupBy g);
+    void setTokensPerStep(int tokens); // 0 = no per-token row
+    void setFilterText(const QString& text);
+    void exportWithDialog();
+
+signals:
+    // Double-click on an operator row: its key (OP Type or Op Name, as grouped).
+    void operatorActivated(const QString& key, npuscope::GroupBy groupBy);
+
+private:
+    void recompute();
+    void updateHeader();
+    void onOperatorActivated(const QModelIndex& proxyIndex);
+
+    SessionPtr m_baseline, m_optimized;
+    QString m_baselinePath, m_optimizedPath;
+    CompareOptions m_options;
+    CompareResult m_result;
+
+    QLabel* m_header;
+    QPushButton* m_swap;
+    QPushButton* m_export;
+    QComboBox* m_groupBy;
+    QSpinBox* m_tokens;
+    QComboBox* m_show;
+    QLineEdit* m_filter;
+    QLabel* m_opCount;
+    CompareHeadlineModel* m_headline;
+    OperatorDiffModel* m_ops;
+    OperatorDiffProxy* m_proxy;
+    QTableView* m_headlineTable;
+    QTableView* m_opTable;
+};
+
+} // namespace npuscope

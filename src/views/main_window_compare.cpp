@@ -1,0 +1,116 @@
+// File → Compare With…: the second profile loads in the background through its own
+// LoadController (progress and Cancel in the status bar, shared with the main load), the open
+// session is the baseline, and the result goes to the "Compare" tab.
+#include "views/main_window.h"
+
+#include "ui_main_window.h"
+
+#include "views/compare_view.h"
+#include "views/load_controller.h"
+#include "views/operator_ranking_view.h"
+
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QStatusBar>
+#include <QTabWidget>
+
+namespace npuscope {
+
+void MainWindow::setupCompare()
+{
+    m_compareLoader = new LoadController(this);
+    m_compareLoader->setObjectName(QStringLiteral("compareLoader"));
+    connect(this, &MainWindow::sessionLoaded, this, [this] { m_ui->actionCompare->setEnabled(true); });
+    connect(m_ui->actionCompare, &QAction::triggered, this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Compare with (the optimized profile folder)"));
+        if (!dir.isEmpty())
+            compareWith(dir);
+    });
+    connect(m_cancel, &QPushButton::clicked, m_compareLoader, &LoadController::cancel);
+    connect(m_compareLoader, &LoadController::started, this, [this](const QStringList& paths) {
+        m_progress->setValue(0);
+        m_progress->setFormat(tr("Loading…"));
+        m_progress->show();
+        m_cancel->show();
+        statusBar()->showMessage(tr("Loading %1 to compare with the open profile").arg(paths.join(QStringLiteral(", "))));
+    });
+    connect(m_compareLoader, &LoadController::progress, this, &MainWindow::onLoadProgress);
+    connect(m_compareLoader, &LoadController::finished, this,
+            [this](SessionPtr s, const QStringList& paths, qint64) { onCompareLoaded(std::move(s), paths); });
+    connect(m_compareLoader, &LoadController::failed, this, &MainWindow::onCompareFailed);
+    connect(m_compareLoader, &LoadController::cancelled, this, [this] {
+        if (!m_loader->busy())
+            onLoadEnded();
+        m_compareBaseline.reset();
+        statusBar()->showMessage(tr("Comparison cancelled."), 5000);
+    });
+}
+
+void MainWindow::compareWith(const QString& path)
+{
+    const SessionPtr base = session();
+    if (!base) {
+        const QString msg = tr("Open the baseline profile first; %1 is compared against it.").arg(path);
+        statusBar()->showMessage(msg, 10000);
+        emit compareFailed(msg);
+        return;
+    }
+    m_compareBaseline = base;
+    m_compareBaselinePaths = m_paths;
+    m_compareLoader->load({path});
+}
+
+void MainWindow::onCompareLoaded(SessionPtr session, const QStringList& paths)
+{
+    if (!m_loader->busy())
+        onLoadEnded();
+    if (!session || session->ranks.empty()) {
+        onCompareFailed(tr("no profile found there"), paths);
+        return;
+    }
+    if (!m_compareBaseline) { // the baseline went away meanwhile (cannot happen through the UI)
+        onCompareFailed(tr("no baseline profile is open"), paths);
+        return;
+    }
+    if (!m_compareView) {
+        m_compareView = new CompareView;
+        addCentralTab(m_compareView, tr("Compare"));
+        // Double-click on an operator: show it in the ranking of the open (baseline) profile.
+        connect(m_compareView, &CompareView::operatorActivated, this, [this](const QString& key, GroupBy g) {
+            auto* ranking = findChild<OperatorRankingView*>();
+            if (!ranking)
+                return;
+            ranking->setGroupBy(g);
+            ranking->setFilterText(key);
+            dock(QStringLiteral("operatorsDock"))->show();
+            dock(QStringLiteral("operatorsDock"))->raise();
+        });
+    }
+    const QString basePaths = m_compareBaselinePaths.join(QStringLiteral(", "));
+    m_compareView->setProfiles(m_compareBaseline, basePaths, session, paths.join(QStringLiteral(", ")));
+    m_compareBaseline.reset();
+    m_tabs->setCurrentWidget(m_compareView);
+    statusBar()->showMessage(tr("Compared %1 (baseline) with %2").arg(basePaths, paths.join(QStringLiteral(", "))), 5000);
+    emit compareReady();
+}
+
+void MainWindow::onCompareFailed(const QString& error, const QStringList& paths)
+{
+    if (!m_loader->busy())
+        onLoadEnded();
+    m_compareBaseline.reset();
+    const QString msg = tr("Could not load %1 to compare: %2").arg(paths.join(QStringLiteral(", ")), error);
+    statusBar()->showMessage(msg, 10000);
+    // Not modal to the application: the window stays usable, the message stays readable.
+    auto* box = new QMessageBox(QMessageBox::Warning, tr("Compare failed"), msg, QMessageBox::Ok, this);
+    box->setObjectName(QStringLiteral("compareError"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setModal(false);
+    box->show();
+    emit compareFailed(msg);
+}
+
+} // namespace npuscope

@@ -1,0 +1,401 @@
+// File → Compare With… in the real MainWindow: the generator's llama2-baseline against
+// llama2-optimized (2 steps each), loaded through the window's loaders. Every number the Compare
+// tab shows is checked against one computed here from the generated files themselves:
+// step_trace_time.csv for the step time and speedup, kernel_details.csv for the operators.
+#include "model/analysis/compare_report.h"
+#include "model/synth/synth.h"
+#include "views/compare_model.h"
+#include "views/compare_view.h"
+#include "views/load_controller.h"
+#include "views/main_window.h"
+
+#include <QAbstractItemModelTester>
+#include <QAction>
+#include <QDirIterator>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QThreadPool>
+#include <QTest>
+
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <set>
+
+using namespace npuscope;
+
+namespace {
+
+QString findFile(const QString& dir, const QString& name)
+{
+    QDirIterator it(dir, {name}, QDir::Files, QDirIterator::Subdirectories);
+    return it.hasNext() ? it.next() : QString();
+}
+
+// One CSV record (RFC 4180 quotes, no embedded newlines in these files).
+QStringList splitCsv(const QString& line)
+{
+    QStringList out;
+    QString cell;
+    bool quoted = false;
+    for (qsizetype i = 0; i < line.size(); ++i) {
+        const QChar c = line[i];
+        if (quoted) {
+            if (c == QLatin1Char('"') && i + 1 < line.size() && line[i + 1] == QLatin1Char('"')) {
+                cell += c;
+                ++i;
+            } else if (c == QLatin1Char('"')) {
+                quoted = false;
+            } else {
+                cell += c;
+            }
+        } else if (c == QLatin1Char('"')) {
+            quoted = true;
+        } else if (c == QLatin1Char(',')) {
+            out << cell;
+            cell.clear();
+        } else {
+            cell += c;
+        }
+    }
+    out << cell;
+    return out;
+}
+
+struct Csv {
+    QStringList header;
+    QList<QStringList> rows;
+    QString at(const QStringList& row, const QString& column) const
+    {
+        const qsizetype i = header.indexOf(column);
+        return i >= 0 && i < row.size() ? row[i].trimmed() : QString();
+    }
+};
+
+Csv readCsv(const QString& path)
+{
+    Csv csv;
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly | QIODevice::Text))
+        return csv;
+    bool first = true;
+    while (!f.atEnd()) {
+        QString line = QString::fromUtf8(f.readLine());
+        while (line.endsWith(QLatin1Char('\n')) || line.endsWith(QLatin1Char('\r')))
+            line.chop(1);
+        if (line.isEmpty())
+            continue;
+        if (first) {
+            csv.header = splitCsv(line);
+            first = false;
+        } else {
+            csv.rows << splitCsv(line);
+        }
+    }
+    return csv;
+}
+
+// Mean step time (ms): Computing + Communication(Not Overlapped) + Free per step, in µs.
+double meanStepMs(const QString& dir)
+{
+    const Csv csv = readCsv(findFile(dir, QStringLiteral("step_trace_time.csv")));
+    double sum = 0;
+    for (const QStringList& r : csv.rows)
+        sum += csv.at(r, QStringLiteral("Computing")).toDouble()
+               + csv.at(r, QStringLiteral("Communication(Not Overlapped)")).toDouble()
+               + csv.at(r, QStringLiteral("Free")).toDouble();
+    return csv.rows.isEmpty() ? NAN : sum / static_cast<double>(csv.rows.size()) / 1000.0;
+}
+
+struct OpTotal {
+    std::uint64_t count = 0;
+    std::int64_t totalNs = 0;
+};
+
+// Compute operators by OP Type from kernel_details.csv (communication tasks, HCCL, are not
+// operators of the diff: their exposed part is the headline's "Communication not overlapped").
+std::map<QString, OpTotal> opTotals(const QString& dir)
+{
+    const Csv csv = readCsv(findFile(dir, QStringLiteral("kernel_details.csv")));
+    std::map<QString, OpTotal> out;
+    for (const QStringList& r : csv.rows) {
+        if (csv.at(r, QStringLiteral("Accelerator Core")) == QLatin1String("HCCL"))
+            continue;
+        OpTotal& t = out[csv.at(r, QStringLiteral("Type"))];
+        ++t.count;
+        t.totalNs += std::llround(csv.at(r, QStringLiteral("Duration(us)")).toDouble() * 1000.0);
+    }
+    return out;
+}
+
+QString synthesize(const QString& dir, const char* scenario)
+{
+    synth::SynthOptions o;
+    o.scenario = scenario;
+    o.steps = 2;
+    const synth::SynthResult r = synth::synthesize(dir.toStdString(), o);
+    return r.ok ? dir : QString();
+}
+
+int headlineRow(CompareView* v, const char* metric)
+{
+    return v->headlineModel()->rowForMetric(QString::fromLatin1(metric));
+}
+
+QVariant headline(CompareView* v, const char* metric, int column, int role = CompareHeadlineModel::RawValueRole)
+{
+    return v->headlineModel()->index(headlineRow(v, metric), column).data(role);
+}
+
+} // namespace
+
+class TestCompareView : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_tmp;
+    QString m_base, m_opt;
+
+    void openBaseline(MainWindow& w)
+    {
+        w.resize(1400, 900);
+        w.show();
+        QSignalSpy loaded(&w, &MainWindow::sessionLoaded);
+        w.openPaths({m_base});
+        QVERIFY(loaded.wait(60000));
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("npuscope-test"));
+        QCoreApplication::setApplicationName(QStringLiteral("test_compare_view"));
+        QVERIFY(m_tmp.isValid());
+        m_base = synthesize(m_tmp.filePath(QStringLiteral("llama2-baseline")), "llama2-baseline");
+        m_opt = synthesize(m_tmp.filePath(QStringLiteral("llama2-optimized")), "llama2-optimized");
+        QVERIFY(!m_base.isEmpty() && !m_opt.isEmpty());
+    }
+
+    void compareTabMatchesTheFiles()
+    {
+        MainWindow w;
+        QAction* action = w.findChild<QAction*>(QStringLiteral("actionCompare"));
+        QVERIFY(action);
+        QVERIFY(!action->isEnabled()); // nothing to compare against yet
+        openBaseline(w);
+        QVERIFY(action->isEnabled());
+        const SessionPtr before = w.session();
+
+        QSignalSpy ready(&w, &MainWindow::compareReady);
+        w.compareWith(m_opt);
+        QVERIFY(ready.wait(60000));
+        QCOMPARE(w.session(), before); // the baseline stays the open session
+
+        CompareView* v = w.compareView();
+        QVERIFY(v);
+        QCOMPARE(w.tabs()->currentWidget(), static_cast<QWidget*>(v));
+        QCOMPARE(w.tabs()->tabText(w.tabs()->currentIndex()), QStringLiteral("Compare"));
+        QCOMPARE(v->baselinePath(), m_base);
+        QCOMPARE(v->optimizedPath(), m_opt);
+        QAbstractItemModelTester t1(v->headlineModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t2(v->operatorProxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+
+        // Headline: step times and the speedup, from step_trace_time.csv.
+        const double baseMs = meanStepMs(m_base), optMs = meanStepMs(m_opt);
+        const double speedup = baseMs / optMs;
+        QVERIFY2(speedup > 2.7 && speedup < 3.1, qPrintable(QString::number(speedup))); // the scenario's ≈ 2.9×
+        using H = CompareHeadlineModel;
+        QVERIFY(headlineRow(v, "Step time") >= 0 && headlineRow(v, "Throughput") >= 0);
+        QVERIFY(std::fabs(headline(v, "Step time", H::Baseline).toDouble() - baseMs) < 1e-6);
+        QVERIFY(std::fabs(headline(v, "Step time", H::Optimized).toDouble() - optMs) < 1e-6);
+        QVERIFY(std::fabs(headline(v, "Step time", H::Ratio).toDouble() - optMs / baseMs) < 1e-9);
+        QVERIFY(std::fabs(headline(v, "Step time", H::Delta).toDouble() - (optMs - baseMs)) < 1e-6);
+        QVERIFY(std::fabs(headline(v, "Throughput", H::Ratio).toDouble() - speedup) < 1e-9); // the speedup row
+        QVERIFY(std::fabs(v->result().speedup - speedup) < 1e-9);
+        QCOMPARE(headline(v, "Throughput", H::Ratio, Qt::DisplayRole).toString(), QString::number(speedup, 'f', 3) + QStringLiteral("×"));
+        const QString header = v->headerText();
+        QVERIFY2(header.contains(QStringLiteral("Speedup ") + QString::number(speedup, 'f', 2) + QStringLiteral("×")), qPrintable(header));
+        QVERIFY2(header.contains(m_base) && header.contains(m_opt), qPrintable(header));
+
+        // Direction of "better" in text and colour.
+        QCOMPARE(headline(v, "Step time", H::Better, Qt::DisplayRole).toString(), QStringLiteral("lower is better"));
+        QCOMPARE(headline(v, "Throughput", H::Better, Qt::DisplayRole).toString(), QStringLiteral("higher is better"));
+        QCOMPARE(headline(v, "Step time", H::Verdict, Qt::DisplayRole).toString(), QStringLiteral("improved"));
+        QCOMPARE(headline(v, "Step time", H::Verdict, Qt::ForegroundRole).value<QColor>(), changeColour(Change::Improved));
+        QCOMPARE(headline(v, "Throughput", H::Verdict, Qt::ForegroundRole).value<QColor>(), changeColour(Change::Improved));
+        QVERIFY(changeColour(Change::Improved) != changeColour(Change::Regressed));
+
+        // Operators: counts and totals from kernel_details.csv, matched by OP Type.
+        const auto b = opTotals(m_base), o = opTotals(m_opt);
+        std::set<QString> keys;
+        for (const auto& [k, _] : b)
+            keys.insert(k);
+        for (const auto& [k, _] : o)
+            keys.insert(k);
+        OperatorDiffModel* ops = v->operatorModel();
+        QCOMPARE(ops->rowCount(), static_cast<int>(keys.size()));
+        using M = OperatorDiffModel;
+        int oneSide = 0;
+        for (const QString& k : keys) {
+            const int row = ops->rowForKey(k);
+            QVERIFY2(row >= 0, qPrintable(k));
+            const OpDiffRow& d = ops->rowAt(row);
+            const bool inB = b.count(k) > 0, inO = o.count(k) > 0;
+            QCOMPARE(d.inBaseline, inB);
+            QCOMPARE(d.inCurrent, inO);
+            const OpTotal tb = inB ? b.at(k) : OpTotal{}, to = inO ? o.at(k) : OpTotal{};
+            QCOMPARE(d.baselineCount, tb.count);
+            QCOMPARE(d.currentCount, to.count);
+            QCOMPARE(d.baselineTotal, tb.totalNs);
+            QCOMPARE(d.currentTotal, to.totalNs);
+            QCOMPARE(d.delta, to.totalNs - tb.totalNs);
+            const QString presence = ops->index(row, M::Present).data().toString();
+            QCOMPARE(presence, inB && inO ? QStringLiteral("both") : inB ? QStringLiteral("baseline only") : QStringLiteral("optimized only"));
+            if (!inB)
+                QCOMPARE(ops->index(row, M::BaselineCount).data().toString(), QStringLiteral("—"));
+            oneSide += inB != inO;
+        }
+        // The scenario's fusions: LayerNorm and Cast disappear, FlashAttentionScore and AddRmsNorm appear.
+        QCOMPARE(ops->rowAt(ops->rowForKey(QStringLiteral("LayerNorm"))).inCurrent, false);
+        QCOMPARE(ops->rowAt(ops->rowForKey(QStringLiteral("FlashAttentionScore"))).inBaseline, false);
+        const OpDiffRow& mm = ops->rowAt(ops->rowForKey(QStringLiteral("MatMulV2")));
+        QCOMPARE(mm.baselineCount, b.at(QStringLiteral("MatMulV2")).count);
+        QVERIFY(std::fabs(mm.ratio - static_cast<double>(o.at(QStringLiteral("MatMulV2")).totalNs)
+                                         / static_cast<double>(b.at(QStringLiteral("MatMulV2")).totalNs)) < 1e-12);
+        QVERIFY(std::fabs(mm.baselineAvgNs - static_cast<double>(b.at(QStringLiteral("MatMulV2")).totalNs)
+                                                 / static_cast<double>(b.at(QStringLiteral("MatMulV2")).count)) < 1e-6);
+
+        // Shown sorted by |Δ total|, the largest first: MatMulV2 by the files' numbers.
+        OperatorDiffProxy* proxy = v->operatorProxy();
+        QString largest;
+        std::int64_t largestAbs = -1;
+        for (const QString& k : keys) {
+            const std::int64_t d = (o.count(k) ? o.at(k).totalNs : 0) - (b.count(k) ? b.at(k).totalNs : 0);
+            if (std::abs(d) > largestAbs) {
+                largestAbs = std::abs(d);
+                largest = k;
+            }
+        }
+        QCOMPARE(proxy->index(0, M::Name).data(M::KeyRole).toString(), largest);
+        QCOMPARE(largest, QStringLiteral("MatMulV2"));
+        for (int r = 1; r < proxy->rowCount(); ++r) {
+            const qlonglong prev = std::abs(proxy->index(r - 1, M::Delta).data(M::RawValueRole).toLongLong());
+            const qlonglong cur = std::abs(proxy->index(r, M::Delta).data(M::RawValueRole).toLongLong());
+            QVERIFY2(prev >= cur, qPrintable(QStringLiteral("row %1").arg(r)));
+        }
+
+        // Filters: one side only, then by name.
+        proxy->setShow(OperatorDiffProxy::Show::OneSideOnly);
+        QCOMPARE(proxy->rowCount(), oneSide);
+        proxy->setShow(OperatorDiffProxy::Show::All);
+        v->setFilterText(QStringLiteral("matmul"));
+        int matmuls = 0;
+        for (const QString& k : keys)
+            matmuls += k.contains(QStringLiteral("MatMul"), Qt::CaseInsensitive);
+        QCOMPARE(proxy->rowCount(), matmuls);
+        v->setFilterText({});
+        QCOMPARE(proxy->rowCount(), static_cast<int>(keys.size()));
+
+        // Export: what `npuscope compare --format F` prints, written to the file.
+        const QString csvPath = m_tmp.filePath(QStringLiteral("compare.csv"));
+        QString error;
+        QVERIFY2(v->exportTo(csvPath, QStringLiteral("csv"), &error), qPrintable(error));
+        QFile csvFile(csvPath);
+        QVERIFY(csvFile.open(QIODevice::ReadOnly));
+        QCOMPARE(csvFile.readAll(),
+                 QByteArray::fromStdString(formatCompareReport(v->result(), m_base.toStdString(), m_opt.toStdString(), "csv")));
+        const QString jsonPath = m_tmp.filePath(QStringLiteral("compare.json"));
+        QVERIFY2(v->exportTo(jsonPath, QStringLiteral("json"), &error), qPrintable(error));
+        QFile jsonFile(jsonPath);
+        QVERIFY(jsonFile.open(QIODevice::ReadOnly));
+        const QJsonObject json = QJsonDocument::fromJson(jsonFile.readAll()).object();
+        QVERIFY(std::fabs(json.value(QStringLiteral("speedup")).toDouble() - speedup) < 0.0005);
+        QCOMPARE(json.value(QStringLiteral("optimized")).toString(), m_opt);
+        QVERIFY(!v->exportTo(m_tmp.filePath(QStringLiteral("no-such-dir/compare.md")), QStringLiteral("markdown"), &error));
+        QVERIFY2(error.contains(QStringLiteral("no-such-dir")), qPrintable(error));
+
+        // Swap: the other way round, the ratio inverts and presence flips.
+        auto* swap = v->findChild<QPushButton*>(QStringLiteral("compareSwap"));
+        QVERIFY(swap);
+        swap->click();
+        QCOMPARE(v->baselinePath(), m_opt);
+        QVERIFY(std::fabs(v->result().speedup - 1.0 / speedup) < 1e-9);
+        QCOMPARE(headline(v, "Step time", H::Verdict, Qt::DisplayRole).toString(), QStringLiteral("regressed"));
+        QCOMPARE(headline(v, "Step time", H::Verdict, Qt::ForegroundRole).value<QColor>(), changeColour(Change::Regressed));
+        QCOMPARE(ops->rowAt(ops->rowForKey(QStringLiteral("LayerNorm"))).inBaseline, false);
+        QVERIFY2(v->headerText().contains(QStringLiteral("Slowdown")), qPrintable(v->headerText()));
+
+        // A second comparison replaces the tab's content, never adds a tab.
+        const int tabs = w.tabs()->count();
+        w.compareWith(m_opt);
+        QVERIFY(ready.wait(60000));
+        QCOMPARE(w.tabs()->count(), tabs);
+        QCOMPARE(w.compareView(), v);
+        QCOMPARE(v->baselinePath(), m_base);
+    }
+
+    void failedCompareLeavesWindowUsable()
+    {
+        MainWindow w;
+        openBaseline(w);
+        const SessionPtr before = w.session();
+        const QString missing = m_tmp.filePath(QStringLiteral("does-not-exist"));
+        QSignalSpy failed(&w, &MainWindow::compareFailed);
+        w.compareWith(missing);
+        QVERIFY(failed.wait(60000));
+        const QString msg = failed.takeFirst().at(0).toString();
+        QVERIFY2(msg.contains(missing), qPrintable(msg));
+        auto* box = w.findChild<QMessageBox*>(QStringLiteral("compareError"));
+        QVERIFY(box);
+        QVERIFY(box->isVisible());
+        QVERIFY2(box->text().contains(missing), qPrintable(box->text()));
+        QVERIFY(!w.compareView()); // no tab for a failed comparison
+        QCOMPARE(w.session(), before);
+        QVERIFY(!w.compareLoader()->busy());
+        QVERIFY(w.findChild<QAction*>(QStringLiteral("actionCompare"))->isEnabled());
+        box->close();
+
+        // Still usable: the next comparison works.
+        QSignalSpy ready(&w, &MainWindow::compareReady);
+        w.compareWith(m_opt);
+        QVERIFY(ready.wait(60000));
+        QVERIFY(w.compareView());
+    }
+
+    void compareNeedsAnOpenBaseline()
+    {
+        MainWindow w;
+        QSignalSpy failed(&w, &MainWindow::compareFailed);
+        w.compareWith(m_opt);
+        QCOMPARE(failed.count(), 1);
+        QVERIFY(!w.compareView());
+        QVERIFY(!w.compareLoader()->busy());
+    }
+
+    void cancelledCompareAddsNoTab()
+    {
+        MainWindow w;
+        openBaseline(w);
+        QSignalSpy cancelled(w.compareLoader(), &LoadController::cancelled);
+        QSignalSpy ready(&w, &MainWindow::compareReady);
+        w.compareWith(m_opt);
+        QVERIFY(w.compareLoader()->busy());
+        w.compareLoader()->cancel();
+        QCOMPARE(cancelled.count(), 1);
+        // The worker finishes (early, on the cancel flag); its late result must be dropped.
+        QVERIFY(QThreadPool::globalInstance()->waitForDone(60000));
+        QCoreApplication::processEvents();
+        QCOMPARE(ready.count(), 0);
+        QVERIFY(!w.compareView());
+    }
+};
+
+QTEST_MAIN(TestCompareView)
+#include "test_compare_view.moc"
