@@ -9,6 +9,7 @@
 #include "model/synth/synth.h"
 #include "views/load_controller.h"
 #include "views/main_window.h"
+#include "views/theme.h"
 #include "views/timeline_view.h"
 
 #include <QApplication>
@@ -31,6 +32,7 @@ struct GuiArgs {
     bool demo = false;
     std::string screenshot; // --screenshot FILE: save the window after the load, then quit
     std::string compare;    // --compare OPTIMIZED: the Compare tab against the first profile
+    bool preferences = false; // --preferences: open the Preferences dialog (with --screenshot: save it)
     bool bad = false;
 };
 
@@ -41,6 +43,8 @@ GuiArgs parseArgs(int argc, char** argv)
         const std::string s = argv[i];
         if (s == "--demo") {
             a.demo = true;
+        } else if (s == "--preferences") {
+            a.preferences = true;
         } else if (s == "--compare" && i + 1 < argc) {
             a.compare = argv[++i];
         } else if (s.rfind("--compare=", 0) == 0) {
@@ -150,6 +154,7 @@ int runGui(int argc, char** argv)
     QApplication::setOrganizationDomain(QStringLiteral("npuscope.org"));
     QApplication::setApplicationName(QStringLiteral("npuscope"));
     QApplication::setApplicationVersion(QStringLiteral(NPUSCOPE_VERSION));
+    applyTheme(AppSettings::theme());
 
     MainWindow w;
     w.show();
@@ -161,7 +166,8 @@ int runGui(int argc, char** argv)
         auto save = [&w, file] {
             // Let queued layout and replots run before grabbing.
             QTimer::singleShot(300, &w, [&w, file] {
-                const bool ok = w.grab().save(file);
+                QWidget* modal = QApplication::activeModalWidget();
+                const bool ok = (modal ? modal : static_cast<QWidget*>(&w))->grab().save(file);
                 std::fprintf(stderr, "npuscope: %s %s\n", ok ? "saved" : "could not save", file.toLocal8Bit().constData());
                 QApplication::exit(ok ? 0 : 1);
             });
@@ -176,6 +182,8 @@ int runGui(int argc, char** argv)
         if (paths.isEmpty())
             save();
     }
+    if (args.preferences)
+        QTimer::singleShot(0, &w, &MainWindow::showPreferences);
     if (!args.compare.empty()) {
         const QString optimized = QString::fromStdString(args.compare);
         QObject::connect(&w, &MainWindow::sessionLoaded, &w, [&w, optimized] { w.compareWith(optimized); },

@@ -2,13 +2,63 @@
 
 #include <QSettings>
 
+#include <algorithm>
+
 namespace npuscope {
 
 namespace {
 const QString kRecent = QStringLiteral("recent/paths");
+const QString kRecentLimit = QStringLiteral("recent/limit");
 const QString kGeometry = QStringLiteral("window/geometry");
 const QString kState = QStringLiteral("window/state");
+const QString kTheme = QStringLiteral("appearance/theme");
+const QString kAdvisorOverride = QStringLiteral("advisor/thresholdsOverride");
+const QString kPrefer = QStringLiteral("loading/prefer");
+
+void trimRecent(QStringList& list, int limit)
+{
+    while (list.size() > limit)
+        list.removeLast();
+}
 } // namespace
+
+QString themeName(Theme t)
+{
+    switch (t) {
+    case Theme::Light: return QStringLiteral("light");
+    case Theme::Dark: return QStringLiteral("dark");
+    case Theme::System: break;
+    }
+    return QStringLiteral("system");
+}
+
+Theme themeFromName(const QString& name)
+{
+    if (name == QLatin1String("light"))
+        return Theme::Light;
+    if (name == QLatin1String("dark"))
+        return Theme::Dark;
+    return Theme::System;
+}
+
+QString preferName(Prefer p)
+{
+    switch (p) {
+    case Prefer::Text: return QStringLiteral("text");
+    case Prefer::Db: return QStringLiteral("db");
+    case Prefer::Auto: break;
+    }
+    return QStringLiteral("auto");
+}
+
+Prefer preferFromName(const QString& name)
+{
+    if (name == QLatin1String("text"))
+        return Prefer::Text;
+    if (name == QLatin1String("db"))
+        return Prefer::Db;
+    return Prefer::Auto;
+}
 
 QStringList AppSettings::recentPaths() { return QSettings().value(kRecent).toStringList(); }
 
@@ -18,12 +68,31 @@ void AppSettings::addRecent(const QStringList& paths)
     QStringList list = recentPaths();
     list.removeAll(entry);
     list.prepend(entry);
-    while (list.size() > kMaxRecent)
-        list.removeLast();
+    trimRecent(list, recentLimit());
     QSettings().setValue(kRecent, list);
 }
 
 void AppSettings::clearRecent() { QSettings().remove(kRecent); }
+
+int AppSettings::recentLimit()
+{
+    bool ok = false;
+    const int n = QSettings().value(kRecentLimit, kDefaultRecent).toInt(&ok);
+    return ok ? std::clamp(n, 1, kMaxRecent) : kDefaultRecent;
+}
+
+void AppSettings::setRecentLimit(int n)
+{
+    n = std::clamp(n, 1, kMaxRecent);
+    QSettings s;
+    s.setValue(kRecentLimit, n);
+    QStringList list = s.value(kRecent).toStringList();
+    if (list.size() > n) {
+        trimRecent(list, n);
+        s.setValue(kRecent, list);
+    }
+}
+
 QByteArray AppSettings::windowGeometry() { return QSettings().value(kGeometry).toByteArray(); }
 QByteArray AppSettings::windowState() { return QSettings().value(kState).toByteArray(); }
 
@@ -33,5 +102,20 @@ void AppSettings::setWindow(const QByteArray& geometry, const QByteArray& state)
     s.setValue(kGeometry, geometry);
     s.setValue(kState, state);
 }
+
+Theme AppSettings::theme() { return themeFromName(QSettings().value(kTheme).toString()); }
+void AppSettings::setTheme(Theme t) { QSettings().setValue(kTheme, themeName(t)); }
+QString AppSettings::advisorOverrideFile() { return QSettings().value(kAdvisorOverride).toString(); }
+
+void AppSettings::setAdvisorOverrideFile(const QString& path)
+{
+    if (path.isEmpty())
+        QSettings().remove(kAdvisorOverride);
+    else
+        QSettings().setValue(kAdvisorOverride, path);
+}
+
+Prefer AppSettings::preferSource() { return preferFromName(QSettings().value(kPrefer).toString()); }
+void AppSettings::setPreferSource(Prefer p) { QSettings().setValue(kPrefer, preferName(p)); }
 
 } // namespace npuscope

@@ -1,22 +1,48 @@
 #pragma once
-// The one typed wrapper around QSettings (STYLE.md practice 9): recent paths and window state.
+// The one typed wrapper around QSettings (STYLE.md practice 9): recent paths, window state and
+// the Preferences (theme, advisor thresholds override, text/SQLite preference, recent count).
+#include "model/formats/loader.h"
+
 #include <QByteArray>
+#include <QString>
 #include <QStringList>
 
 namespace npuscope {
 
+enum class Theme { System, Light, Dark };
+
 class AppSettings {
 public:
-    static constexpr int kMaxRecent = 10;
+    static constexpr int kDefaultRecent = 10;
+    static constexpr int kMaxRecent = 30;
     // Bump when docks are added or renamed, so an old saved layout is not restored onto them.
     static constexpr int kWindowStateVersion = 1;
 
     static QStringList recentPaths();
     static void addRecent(const QStringList& paths); // one entry per open, paths joined by '\n'
     static void clearRecent();
+    // How many opens File → Open Recent keeps (1..kMaxRecent); lowering it drops the oldest.
+    static int recentLimit();
+    static void setRecentLimit(int n);
+
     static QByteArray windowGeometry();
     static QByteArray windowState();
     static void setWindow(const QByteArray& geometry, const QByteArray& state);
+
+    static Theme theme();
+    static void setTheme(Theme t);
+    // Thresholds override file merged over the shipped thresholds ("" = none).
+    static QString advisorOverrideFile();
+    static void setAdvisorOverrideFile(const QString& path);
+    // Which export a folder holding both the text files and SQLite databases is read from.
+    static Prefer preferSource();
+    static void setPreferSource(Prefer p);
 };
+
+// Stored names ("system", "light", "dark"; "auto", "text", "db"); unknown text gives the default.
+QString themeName(Theme t);
+Theme themeFromName(const QString& name);
+QString preferName(Prefer p);
+Prefer preferFromName(const QString& name);
 
 } // namespace npuscope

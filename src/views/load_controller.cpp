@@ -1,6 +1,7 @@
 #include "views/load_controller.h"
 
 #include "model/formats/loader.h"
+#include "views/app_settings.h"
 
 #include <QMetaObject>
 #include <QPointer>
@@ -15,7 +16,7 @@ constexpr qint64 kProgressIntervalMs = 50;
 
 } // namespace
 
-LoadController::LoadController(QObject* parent) : QObject(parent) {}
+LoadController::LoadController(QObject* parent) : QObject(parent), m_prefer(AppSettings::preferSource()) {}
 
 LoadController::~LoadController()
 {
@@ -50,8 +51,10 @@ void LoadController::load(const QStringList& paths)
     for (const QString& p : paths)
         files.push_back(p.toStdString());
     QPointer<LoadController> self(this);
-    QThreadPool::globalInstance()->start([self, job, files, paths] {
+    const Prefer prefer = m_prefer;
+    QThreadPool::globalInstance()->start([self, job, files, paths, prefer] {
         LoadOptions o;
+        o.prefer = prefer;
         o.cancel = &job->cancel;
         o.progress = [self, job](const LoadProgress& lp) {
             const qint64 now = job->clock.elapsed();

@@ -3,6 +3,7 @@
 // the GUI thread only receives it. A newer load cancels an older one (its result is dropped),
 // progress is throttled and reported per stage, and a failed load leaves the caller's session
 // untouched (STYLE.md practices 4 and 5).
+#include "model/formats/loader.h"
 #include "model/store/session.h"
 
 #include <QElapsedTimer>
@@ -22,6 +23,10 @@ public:
 
     bool busy() const { return m_active != 0; }
     QStringList currentPaths() const { return m_paths; }
+    // Text or SQLite for folders holding both; starts from the Preferences (AppSettings) and
+    // applies to the next load.
+    Prefer prefer() const { return m_prefer; }
+    void setPrefer(Prefer p) { m_prefer = p; }
 
 public slots:
     void load(const QStringList& paths);
@@ -47,6 +52,7 @@ private:
     quint64 m_nextId = 1;
     quint64 m_active = 0;       // id of the job whose result will be used, 0 = none
     QStringList m_paths;
+    Prefer m_prefer = Prefer::Auto;
 };
 
 } // namespace npuscope

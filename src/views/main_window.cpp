@@ -254,6 +254,7 @@ void MainWindow::connectActions()
         m_search->selectAll();
     });
     connect(m_ui->actionShortcuts, &QAction::triggered, this, &MainWindow::showShortcuts);
+    connect(m_ui->actionPreferences, &QAction::triggered, this, &MainWindow::showPreferences);
     connect(m_ui->actionAbout, &QAction::triggered, this, &MainWindow::about);
 }
 

@@ -68,6 +68,7 @@ public slots:
     // current session as the baseline, then show the Compare tab (main_window_compare.cpp).
     void compareWith(const QString& path);
     void showShortcuts();
+    void showPreferences(); // main_window_preferences.cpp
 
 signals:
     void sessionLoaded(npuscope::SessionPtr session);

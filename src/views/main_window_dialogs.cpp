@@ -48,6 +48,7 @@ void MainWindow::showShortcuts()
         {"Compare with another profile", "", "Ctrl+D"},
         {"Show a compared operator in the ranking", "double-click its Compare row", ""},
         {"Export advisor report", "", "Ctrl+E"},
+        {"Preferences", "", "Ctrl+,"},
         {"Keyboard help", "", "F1"},
         {"Quit", "", "Ctrl+Q"},
     };
