@@ -15,6 +15,7 @@
 #include <QApplication>
 #include <QDir>
 #include <QStandardPaths>
+#include <QTabWidget>
 #include <QTimer>
 
 #include <cstdio>
@@ -31,6 +32,7 @@ struct GuiArgs {
     std::vector<std::string> paths;
     bool demo = false;
     std::string screenshot; // --screenshot FILE: save the window after the load, then quit
+    std::string tab;        // --tab NAME: the central tab to show (e.g. "Cluster") before the screenshot
     std::string compare;    // --compare OPTIMIZED: the Compare tab against the first profile
     bool preferences = false; // --preferences: open the Preferences dialog (with --screenshot: save it)
     bool bad = false;
@@ -49,6 +51,8 @@ GuiArgs parseArgs(int argc, char** argv)
             a.compare = argv[++i];
         } else if (s.rfind("--compare=", 0) == 0) {
             a.compare = s.substr(10);
+        } else if (s == "--tab" && i + 1 < argc) {
+            a.tab = argv[++i];
         } else if (s == "--screenshot" && i + 1 < argc) {
             a.screenshot = argv[++i];
         } else if (s.rfind("--screenshot=", 0) == 0) {
@@ -163,9 +167,14 @@ int runGui(int argc, char** argv)
         paths << QString::fromStdString(p);
     if (!args.screenshot.empty()) {
         const QString file = QString::fromStdString(args.screenshot);
-        auto save = [&w, file] {
+        const QString tab = QString::fromStdString(args.tab);
+        auto save = [&w, file, tab] {
             // Let queued layout and replots run before grabbing.
-            QTimer::singleShot(300, &w, [&w, file] {
+            QTimer::singleShot(300, &w, [&w, file, tab] {
+                for (int i = 0; i < w.tabs()->count(); ++i)
+                    if (w.tabs()->tabText(i) == tab)
+                        w.tabs()->setCurrentIndex(i);
+                QApplication::processEvents();
                 QWidget* modal = QApplication::activeModalWidget();
                 const bool ok = (modal ? modal : static_cast<QWidget*>(&w))->grab().save(file);
                 std::fprintf(stderr, "npuscope: %s %s\n", ok ? "saved" : "could not save", file.toLocal8Bit().constData());

@@ -5,6 +5,7 @@
 #include "model/analysis/chrome_export.h"
 #include "views/advisor_panel.h"
 #include "views/app_settings.h"
+#include "views/cluster_view.h"
 #include "views/load_controller.h"
 #include "views/operator_detail_view.h"
 #include "views/operator_ranking_view.h"
@@ -180,6 +181,10 @@ void MainWindow::buildToolbar()
     m_rankCombo->setToolTip(tr("Which rank the timeline, summary and plots show"));
     tb->addWidget(m_rankCombo);
     connect(m_rankCombo, &QComboBox::activated, this, [this](int i) { m_sel->setCurrentRank(m_rankCombo->itemData(i).toInt()); });
+    connect(m_sel, &SelectionController::currentRankChanged, m_rankCombo, [this](int rank) {
+        if (const int i = m_rankCombo->findData(rank); i >= 0)
+            m_rankCombo->setCurrentIndex(i); // follow a rank chosen elsewhere (Cluster tab)
+    });
     tb->addSeparator();
     m_search = new QLineEdit;
     m_search->setObjectName(QStringLiteral("searchBox"));
@@ -348,6 +353,7 @@ void MainWindow::onLoaded(SessionPtr session, const QStringList& paths, qint64 e
         parts << tr("%n problem(s) (<a href=\"problems\">details</a>)", "", problemCount());
     parts << tr("loaded in %1 s").arg(QString::number(static_cast<double>(elapsedMs) / 1000.0, 'f', 1));
     m_statusLabel->setText(parts.join(QStringLiteral(" · ")));
+    ClusterView::updateTab(this, session); // the Cluster tab: added, refreshed or removed
     emit sessionLoaded(session);
 }
 

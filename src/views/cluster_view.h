@@ -1,0 +1,87 @@
+#pragma once
+// The "Cluster" tab (UI.md): for a session of several ranks, which rank is slow, which link is
+// slow and how much communication hides behind computation. A findings strip, the step
+// breakdown per rank (stacked bars and a sortable table), the communication matrix heatmap
+// (src rank × dst rank; bandwidth, size, time or transport; all collectives or one) and the
+// overlap per rank and per collective. All numbers come from model/analysis/cluster.h.
+// Clicking a rank (a bar or a table row) makes it the current rank of the SelectionController.
+#include "model/analysis/cluster.h"
+#include "model/store/session.h"
+
+#include <QWidget>
+
+class QComboBox;
+class QCustomPlot;
+class QCPBars;
+class QCPColorMap;
+class QCPColorScale;
+class QLabel;
+class QTableWidget;
+
+namespace npuscope {
+
+class MainWindow;
+class SelectionController;
+
+class ClusterView : public QWidget {
+    Q_OBJECT
+public:
+    explicit ClusterView(SelectionController* sel, QWidget* parent = nullptr);
+
+    // Recompute everything for `s` (nullptr clears).
+    void setSession(SessionPtr s);
+    const ClusterAnalysis& analysis() const { return m_a; }
+
+    // Whether a session gets a Cluster tab: ≥ 2 ranks, or cluster files.
+    static bool wanted(const Session& s);
+    // Add, refresh or remove the "Cluster" tab of `w` for `s`; returns the view or nullptr.
+    static ClusterView* updateTab(MainWindow* w, const SessionPtr& s);
+
+    // The parts, for tests and screenshots.
+    QCustomPlot* barPlot() const { return m_bars; }
+    QCustomPlot* matrixPlot() const { return m_matrix; }
+    QCPColorMap* colorMap() const { return m_map; }
+    QTableWidget* breakdownTable() const { return m_breakdown; }
+    QTableWidget* rankOverlapTable() const { return m_rankOverlap; }
+    QTableWidget* collectiveOverlapTable() const { return m_collOverlap; }
+    QComboBox* metricCombo() const { return m_metric; }
+    QComboBox* collectiveCombo() const { return m_collective; }
+    QLabel* findingsLabel() const { return m_findings; }
+    QString findingsText() const;
+    // The hover text of matrix cell (src, dst) of the shown collective, "" when there is none.
+    QString cellToolTip(int src, int dst) const;
+    // The heatmap's cell (src, dst) value as drawn (NaN when empty).
+    double shownValue(int src, int dst) const;
+
+signals:
+    void rankActivated(int rankIndex);
+
+private:
+    void buildUi();
+    void fillFindings();
+    void fillBars();
+    void fillBreakdown();
+    void fillMatrix();
+    void fillOverlap();
+    void activateRank(int rank); // a rank id
+    void showCellTip(const QPoint& pos);
+    const CommMatrix* shownMatrix() const;
+
+    SelectionController* m_sel;
+    SessionPtr m_session;
+    ClusterAnalysis m_a;
+    QLabel* m_findings = nullptr;
+    QLabel* m_sources = nullptr;
+    QCustomPlot* m_bars = nullptr;
+    QTableWidget* m_breakdown = nullptr;
+    QCustomPlot* m_matrix = nullptr;
+    QCPColorMap* m_map = nullptr;
+    QCPColorScale* m_scale = nullptr;
+    QComboBox* m_metric = nullptr;
+    QComboBox* m_collective = nullptr;
+    QTableWidget* m_rankOverlap = nullptr;
+    QTableWidget* m_collOverlap = nullptr;
+    std::vector<int> m_barRanks; // rank id per bar position
+};
+
+} // namespace npuscope
