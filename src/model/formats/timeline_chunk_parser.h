@@ -9,11 +9,11 @@
 #include <string_view>
 #include <vector>
 
-// GCC on x86-64 whose baseline lacks one of simdjson's Haswell requirements (AVX2, BMI1, PCLMUL,
-// LZCNT): plain x86-64 (the packaged build) or x86-64-v3 without PCLMUL. The Haswell build then
-// exists beside the portable one (see timeline_chunk_parser_avx2.cpp) and is picked at run time.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) &&                                  \
-    !(defined(__AVX2__) && defined(__BMI__) && defined(__PCLMUL__) && defined(__LZCNT__))
+// GCC on an AVX2 baseline that lacks another of simdjson's Haswell requirements (x86-64-v3 has
+// AVX2 but not PCLMUL): the Haswell build exists beside the portable one (see
+// timeline_chunk_parser_avx2.cpp) and is picked at run time.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__AVX2__) &&             \
+    !(defined(__BMI__) && defined(__PCLMUL__) && defined(__LZCNT__))
 #define NPUSCOPE_AVX2_CHUNK_PARSER 1
 #endif
 

@@ -1,10 +1,11 @@
 // AVX2 build of the chunk parser. simdjson's header-only On-Demand code (string unescaping,
 // number parsing, navigation) is compiled for one kernel chosen from the compiler's target
-// macros, so on a baseline without AVX2+BMI1+PCLMUL+LZCNT (plain x86-64, as packaged; or
-// x86-64-v3, which lacks PCLMUL) it falls back to the scalar kernel. This translation unit
-// compiles it as the Haswell kernel inside a Haswell target region instead, in namespace
-// npuscope::avx2. Only called after a run-time CPU check (timeline_reader.cpp). Stage 1 is
-// dispatched at run time by simdjson itself in both builds.
+// macros, so on an AVX2 baseline without all of BMI1, PCLMUL and LZCNT (x86-64-v3 lacks PCLMUL)
+// it falls back to the scalar kernel. This translation unit compiles it as the Haswell kernel
+// inside a Haswell target region instead, in namespace npuscope::avx2. Only called after a
+// run-time CPU check (timeline_reader.cpp). The packaged build (plain x86-64) has no such
+// variant: its On-Demand code is the portable kernel, and stage 1 is dispatched at run time by
+// simdjson itself in every build.
 //
 // The inline standard-library code instantiated here is compiled for the region too. So that no
 // other translation unit can end up calling such a copy on a CPU without AVX2, the build renames
@@ -13,8 +14,8 @@
 
 // Every header goes under the target region: simdjson's always-inline functions are called from
 // standard-library templates (std::pair in ondemand::field), which must share their target.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) &&                                  \
-    !(defined(__AVX2__) && defined(__BMI__) && defined(__PCLMUL__) && defined(__LZCNT__))
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__AVX2__) &&             \
+    !(defined(__BMI__) && defined(__PCLMUL__) && defined(__LZCNT__))
 #define NPUSCOPE_AVX2_BUILD 1
 #pragma GCC push_options
 #pragma GCC target("avx2,bmi,pclmul,lzcnt,popcnt")
