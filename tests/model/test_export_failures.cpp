@@ -116,9 +116,9 @@ private slots:
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("name");
         const QString p = QString::fromStdString(kLevel1);
-        QTest::newRow("analyze csv") << QStringList{"analyze", p, "--format", "csv", "-o"} << "ops.csv";
-        QTest::newRow("analyze json") << QStringList{"analyze", p, "--format", "json", "-o"} << "ops.json";
-        QTest::newRow("analyze chrome") << QStringList{"analyze", p, "--format", "chrome_trace", "--export"} << "t.json";
+        QTest::newRow("analyze csv") << QStringList{"analyze", "--import", p, "--format", "csv", "--export"} << "ops.csv";
+        QTest::newRow("analyze json") << QStringList{"analyze", "--import", p, "--format", "json", "--export"} << "ops.json";
+        QTest::newRow("analyze chrome") << QStringList{"analyze", "--import", p, "--format", "chrome_trace", "--export"} << "t.json";
         QTest::newRow("compare") << QStringList{"compare", p, p, "--format", "json", "-o"} << "cmp.json";
         QTest::newRow("advise html") << QStringList{"advise", p, "--format", "html", "-o"} << "report.html";
         QTest::newRow("advise json") << QStringList{"advise", p, "--format", "json", "-o"} << "report.json";
