@@ -6,14 +6,13 @@
 //   (c) nlohmann/json's SAX parse of the same file (the naive reference).
 // It prints MB/s, the ratios a/b and a/c, bytes per task event held by the store and peak RSS.
 #include "app/cli.h"
+#include "bench/child_process.h"
 #include "bench/db_bench.h"
 #include "bench/reference_scanners.h"
 #include "model/formats/loader.h"
 #include "model/io/mapped_file.h"
 #include "model/synth/synth.h"
 
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -53,44 +52,10 @@ std::uint64_t sliceStoreBytes(const Profile& p)
         + capacityBytes(s.depth);
 }
 
-// Runs fn in a child process; the child reports its Measure through a pipe.
 template <typename Fn>
 Measure inChild(Fn fn)
 {
-    Measure m;
-    int fds[2];
-    if (pipe(fds) != 0) {
-        std::snprintf(m.error, sizeof m.error, "pipe: %s", std::strerror(errno));
-        return m;
-    }
-    const pid_t pid = fork();
-    if (pid == 0) {
-        close(fds[0]);
-        Measure r;
-        const auto t0 = std::chrono::steady_clock::now();
-        fn(r);
-        r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        rusage ru {};
-        getrusage(RUSAGE_SELF, &ru);
-        r.peakRssKb = ru.ru_maxrss;
-        const ssize_t n = write(fds[1], &r, sizeof r);
-        _exit(n == static_cast<ssize_t>(sizeof r) ? 0 : 1);
-    }
-    close(fds[1]);
-    if (pid < 0) {
-        std::snprintf(m.error, sizeof m.error, "fork: %s", std::strerror(errno));
-        close(fds[0]);
-        return m;
-    }
-    const ssize_t n = read(fds[0], &m, sizeof m);
-    close(fds[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (n != static_cast<ssize_t>(sizeof m)) {
-        m = Measure();
-        std::snprintf(m.error, sizeof m.error, "child process failed (status %d)", status);
-    }
-    return m;
+    return bench::runInChild<Measure>(fn);
 }
 
 std::string findTrace(const fs::path& dir)

@@ -1,10 +1,10 @@
 #include "bench/db_bench.h"
 
+#include "bench/child_process.h"
+
 #include "model/formats/loader.h"
 #include "model/synth/synth.h"
 
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -33,54 +33,23 @@ struct LoadMeasure {
 // Loads `dir` in a child process (a fresh heap and RSS for each measurement).
 LoadMeasure loadInChild(const std::string& dir, Prefer prefer)
 {
-    LoadMeasure m;
-    int fds[2];
-    if (pipe(fds) != 0) {
-        std::snprintf(m.error, sizeof m.error, "pipe: %s", std::strerror(errno));
-        return m;
-    }
-    const pid_t pid = fork();
-    if (pid == 0) {
-        close(fds[0]);
-        LoadMeasure r;
-        const auto t0 = std::chrono::steady_clock::now();
+    return runInChild<LoadMeasure>([&](LoadMeasure& r) {
         LoadOptions o;
         o.prefer = prefer;
         const LoadResult res = loadSession(dir, o);
-        r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        if (res.session) {
-            r.ok = true;
-            for (const auto& p : res.session->ranks) {
-                r.deviceTasks += p->join.deviceTasks;
-                r.kernels += p->kernels.size();
-                r.slices += p->slices.size();
-                for (auto d : p->kernels.dur)
-                    r.kernelNs += d;
-            }
-        } else {
+        if (!res.session) {
             std::snprintf(r.error, sizeof r.error, "%s", res.error.c_str());
+            return;
         }
-        rusage ru {};
-        getrusage(RUSAGE_SELF, &ru);
-        r.peakRssKb = ru.ru_maxrss;
-        const ssize_t n = write(fds[1], &r, sizeof r);
-        _exit(n == static_cast<ssize_t>(sizeof r) ? 0 : 1);
-    }
-    close(fds[1]);
-    if (pid < 0) {
-        std::snprintf(m.error, sizeof m.error, "fork: %s", std::strerror(errno));
-        close(fds[0]);
-        return m;
-    }
-    const ssize_t n = read(fds[0], &m, sizeof m);
-    close(fds[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (n != static_cast<ssize_t>(sizeof m)) {
-        m = LoadMeasure();
-        std::snprintf(m.error, sizeof m.error, "child process failed (status %d)", status);
-    }
-    return m;
+        r.ok = true;
+        for (const auto& p : res.session->ranks) {
+            r.deviceTasks += p->join.deviceTasks;
+            r.kernels += p->kernels.size();
+            r.slices += p->slices.size();
+            for (auto d : p->kernels.dur)
+                r.kernelNs += d;
+        }
+    });
 }
 
 // Bytes of the files each export's load reads, and the page cache warmed for them.
