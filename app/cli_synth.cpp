@@ -26,7 +26,7 @@ void printSynthHelp(std::FILE* out)
         "                        exposed AllReduce, dependency gaps\n"
         "                      llama2-optimized: ~18 ms/step, ~78 %, ~72 %, ~85 %, fused ops,\n"
         "                        AllReduce overlapped with compute\n"
-        "                      cluster-slowrank: 4 ranks (default), one rank computes 10 % longer,\n"
+        "                      cluster-slowrank: 4 ranks (default), one rank computes 25 % longer,\n"
         "                        one link at 40 % bandwidth\n"
         "  --layout L          torch_npu (default) or msprof\n"
         "  --format F          text (default), db (torch_npu SQLite export: ascend_pytorch_profiler_N.db\n"

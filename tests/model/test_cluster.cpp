@@ -188,9 +188,10 @@ private slots:
         QCOMPARE(c.name, std::string("Computing"));
         const double spread = (*std::max_element(comp.begin(), comp.end()) - *std::min_element(comp.begin(), comp.end())) / meanStep;
         QVERIFY(near(c.spread, spread));
-        // The generator slows rank 3's compute by 10 %: about 4.3 % of the step, under the default
-        // 5 % gap ratio; the rule's verdict follows the file's numbers either way.
-        QCOMPARE(c.fired, spread > 0.05);
+        // The generator slows rank 3's compute by 25 %: more than the default 5 % gap ratio of
+        // the step, so the planted rank is found; the verdict follows the file's numbers.
+        QVERIFY(spread > 0.05);
+        QVERIFY(c.fired);
         QCOMPARE(c.slowRank, 3);
         QVERIFY(near(c.excess, *std::max_element(comp.begin(), comp.end()) - median(comp)));
         QVERIFY(near(c.value, comp[3]));

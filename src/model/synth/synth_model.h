@@ -38,7 +38,7 @@ struct Scenario {
     double linkGBps = 12;          // HCCS per link
     std::uint64_t msgBytes = 0;    // all-reduce message per rank
     double targetUtil = 38, targetL2 = 0.45, targetHbm = 0.62, hbmPeak = 1200;
-    double slowFactor = 1.10;      // cluster-slowrank: compute time of the slow rank
+    double slowFactor = 1.25;      // cluster-slowrank: compute time of the slow rank
     int slowRank = -1, slowSrc = -1, slowDst = -1;
     double slowLinkShare = 0.4;
     // filled by calibrate(): cube utilisation (%) and bandwidth (GB/s) per relative unit
