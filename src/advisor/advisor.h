@@ -81,6 +81,10 @@ struct RuleInfo {
 std::vector<RuleInfo> ruleCatalog();
 
 // Report writers (UTF-8 text). HTML is self-contained: inline CSS and SVG, no external URL.
+// The fired findings with an estimated gain, largest gain first (ties in report order), at most
+// `n`: the "top gains" chart of the HTML and PDF reports.
+std::vector<const Finding*> topGains(const AdvisorReport& r, std::size_t n);
+
 std::string writeText(const AdvisorReport& r);
 std::string writeMarkdown(const AdvisorReport& r);
 std::string writeJson(const AdvisorReport& r);

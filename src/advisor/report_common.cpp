@@ -1,5 +1,7 @@
 #include "advisor/report_common.h"
 
+#include <algorithm>
+
 namespace npuscope::advisor {
 
 std::string metricsText(const Evidence& e)
@@ -93,6 +95,18 @@ std::vector<const Finding*> firedIn(const AdvisorReport& r, Category c)
         if (f.status == Status::Fired && f.category == c)
             out.push_back(&f);
     return out;
+}
+
+std::vector<const Finding*> topGains(const AdvisorReport& r, std::size_t n)
+{
+    std::vector<const Finding*> fs;
+    for (const auto& f : r.findings)
+        if (f.status == Status::Fired && f.gain.estimated)
+            fs.push_back(&f);
+    std::stable_sort(fs.begin(), fs.end(), [](const Finding* a, const Finding* b) { return a->gain.nsPerStep > b->gain.nsPerStep; });
+    if (fs.size() > n)
+        fs.resize(n);
+    return fs;
 }
 
 const Finding* findingById(const AdvisorReport& r, const std::string& id)

@@ -207,13 +207,7 @@ std::string splitChartSvg(const AdvisorReport& r)
 
 std::string gainChartSvg(const AdvisorReport& r)
 {
-    std::vector<const Finding*> fs;
-    for (const auto& f : r.findings)
-        if (f.status == Status::Fired && f.gain.estimated)
-            fs.push_back(&f);
-    std::stable_sort(fs.begin(), fs.end(), [](const Finding* a, const Finding* b) { return a->gain.nsPerStep > b->gain.nsPerStep; });
-    if (fs.size() > 10)
-        fs.resize(10);
+    const std::vector<const Finding*> fs = topGains(r, 10);
     if (fs.empty())
         return "<p>No estimated gains.</p>";
     const int rowH = 20, left = 260, width = 300;

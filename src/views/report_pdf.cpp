@@ -73,13 +73,7 @@ QImage renderSplitChart(const AdvisorReport& r, int width)
 
 QImage renderGainChart(const AdvisorReport& r, int width)
 {
-    std::vector<const Finding*> fs;
-    for (const auto& f : r.findings)
-        if (f.status == Status::Fired && f.gain.estimated)
-            fs.push_back(&f);
-    std::stable_sort(fs.begin(), fs.end(), [](const Finding* a, const Finding* b) { return a->gain.nsPerStep > b->gain.nsPerStep; });
-    if (fs.size() > 10)
-        fs.resize(10);
+    const std::vector<const Finding*> fs = topGains(r, 10);
     const int rowH = 24, left = 330, right = 170;
     QImage img(width, std::max(30, static_cast<int>(fs.size()) * rowH + 10), QImage::Format_ARGB32_Premultiplied);
     img.fill(Qt::white);
