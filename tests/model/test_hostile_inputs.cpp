@@ -5,6 +5,7 @@
 // byte offset) and the reason, and keep everything around it that is valid.
 #include "model/formats/loader.h"
 #include "model/formats/readers.h"
+#include "model/io/mapped_file.h"
 #include "model/io/memory_budget.h"
 
 #include <QTemporaryDir>
@@ -399,6 +400,47 @@ private slots:
         const Diagnostic* s = find(p.diagnostics, steps, "cells");
         QVERIFY2(s, dump(p.diagnostics).c_str());
         QCOMPARE(s->line, std::int64_t(2));
+    }
+
+    // A trace too big to be read into memory is mapped; another process truncating it while it
+    // is scanned must not kill us with SIGBUS. The vanished pages read as zeros: the events
+    // before the cut are kept, the cut event is reported at its byte offset, and shrankAt() says
+    // where the file ended. Once at a page boundary (every later page faults) and once mid-page.
+    void mappedFileTruncatedWhileRead()
+    {
+        const std::string full = syntheticTimeline(250000);
+        QVERIFY(full.size() > (12u << 20)); // above the 8 MiB read-instead-of-map limit
+        QTemporaryDir tmp;
+        const std::string file = tmp.filePath("trace_view.json").toStdString();
+        for (const std::uint64_t cut : {std::uint64_t(10) << 20, (std::uint64_t(10) << 20) + 100}) {
+            writeFile(file, full);
+            std::string error;
+            std::optional<MappedFile> mf = MappedFile::open(file, &error);
+            QVERIFY2(mf, error.c_str());
+            QCOMPARE(mf->size(), std::uint64_t(full.size()));
+            fs::resize_file(file, cut);
+            std::uint64_t complete = 0; // events whose closing '}' is before the cut
+            for (std::size_t pos = 0; (pos = full.find('}', pos)) != std::string::npos && pos < cut; ++pos)
+                ++complete;
+            Profile p;
+            const FileRecord r = readers::readTimelineJson(mf->bytes(), p, ctxFor(file));
+            QCOMPARE(r.records, complete);
+            QCOMPARE(r.status, FileStatus::Partial);
+            const Diagnostic* d = find(p.diagnostics, file, "truncated");
+            QVERIFY2(d, dump(p.diagnostics).c_str());
+            QCOMPARE(d->byteOffset, std::int64_t(full.rfind('{', cut)));
+            QCOMPARE(mf->shrankAt(), std::int64_t(cut));
+            // Every byte past the cut reads as zero, none raises SIGBUS.
+            const std::string_view bytes = mf->bytes();
+            QVERIFY(std::all_of(bytes.begin() + cut, bytes.end(), [](char c) { return c == 0; }));
+            p.finalize();
+            QCOMPARE(p.slices.size(), std::size_t(complete));
+        }
+        // A whole file reports no shrinking.
+        writeFile(file, full);
+        std::optional<MappedFile> whole = MappedFile::open(file, nullptr);
+        QVERIFY(whole);
+        QCOMPARE(whole->shrankAt(), std::int64_t(-1));
     }
 
     // 10 000 unrelated files beside a real rank: the rank loads, the files are accounted for.

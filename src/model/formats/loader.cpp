@@ -219,6 +219,13 @@ FileRecord mapAndRead(const layout::PlannedFile& f, const Env& env, ReadFn&& rea
         }
         if (f.bytes > reported)
             env.progress.add(f.bytes - reported);
+        if (const std::int64_t at = mf->shrankAt(); at >= 0) {
+            // The reader saw zeros (a mapped file) or an early end (a read one) from `at` on.
+            const std::string note = "the file shrank while it was being read: bytes from offset " +
+                                     std::to_string(at) + " on were gone; what came before was kept";
+            report(Severity::Error, note);
+            rec.note = rec.note.empty() ? note : rec.note + "; " + note;
+        }
     }
     rec.path = f.path;
     if (rec.kind != "simplified_tasks") // the only kind decided by content, not by name

@@ -4,8 +4,11 @@
 #include <boost/interprocess/file_mapping.hpp>
 #include <boost/interprocess/mapped_region.hpp>
 
+#include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
+#include <mutex>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <fcntl.h>
@@ -20,12 +23,110 @@ namespace bip = boost::interprocess;
 // small traces are below it; the copy costs at most 8 MiB per file being read.
 constexpr off_t kReadLimit = 8 << 20;
 
+namespace {
+
+// Mapped regions the SIGBUS handler may repair. A fixed table of lock-free slots: the handler
+// only reads atomics and calls mmap. More concurrent mappings than slots just go unguarded.
+struct GuardSlot {
+    std::atomic<bool> used{false};
+    std::atomic<std::uintptr_t> begin{0}; // 0 while the slot is being filled or emptied
+    std::atomic<std::uintptr_t> end{0};   // page-rounded end of the mapping
+    std::atomic<std::int64_t> vanishedAt{-1};
+};
+constexpr int kGuardSlots = 256;
+GuardSlot g_guards[kGuardSlots];
+struct sigaction g_previousSigbus {};
+
+std::uintptr_t pageSize()
+{
+    static const auto size = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    return size;
+}
+
+// SIGBUS on a guarded mapping means its file shrank: map zero pages over the rest of the region
+// (from the faulting page on) and return, so the faulting read is retried and sees zeros.
+void onSigbus(int sig, siginfo_t* info, void* context)
+{
+    const auto addr = reinterpret_cast<std::uintptr_t>(info->si_addr);
+    for (GuardSlot& g : g_guards) {
+        const std::uintptr_t begin = g.begin.load(std::memory_order_acquire);
+        const std::uintptr_t end = g.end.load(std::memory_order_acquire);
+        if (begin == 0 || addr < begin || addr >= end)
+            continue;
+        const std::uintptr_t page = addr & ~(pageSize() - 1);
+        if (::mmap(reinterpret_cast<void*>(page), end - page, PROT_READ, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS,
+                   -1, 0) == MAP_FAILED)
+            break;
+        const auto offset = static_cast<std::int64_t>(page - begin);
+        std::int64_t seen = g.vanishedAt.load();
+        while ((seen < 0 || offset < seen) && !g.vanishedAt.compare_exchange_weak(seen, offset)) {
+        }
+        return;
+    }
+    // Not a guarded mapping: behave as if this handler were not there.
+    if (g_previousSigbus.sa_flags & SA_SIGINFO) {
+        g_previousSigbus.sa_sigaction(sig, info, context);
+    } else if (g_previousSigbus.sa_handler != SIG_DFL && g_previousSigbus.sa_handler != SIG_IGN) {
+        g_previousSigbus.sa_handler(sig);
+    } else {
+        std::signal(SIGBUS, SIG_DFL); // the faulting access repeats and ends the process as usual
+    }
+}
+
+void installSigbusHandler()
+{
+    static std::once_flag once;
+    std::call_once(once, [] {
+        struct sigaction sa {};
+        sa.sa_sigaction = onSigbus;
+        sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+        sigemptyset(&sa.sa_mask);
+        ::sigaction(SIGBUS, &sa, &g_previousSigbus);
+    });
+}
+
+GuardSlot* guardRegion(const void* address, std::size_t size)
+{
+    installSigbusHandler();
+    for (GuardSlot& g : g_guards) {
+        bool expected = false;
+        if (!g.used.compare_exchange_strong(expected, true))
+            continue;
+        const auto begin = reinterpret_cast<std::uintptr_t>(address);
+        g.vanishedAt.store(-1);
+        g.end.store((begin + size + pageSize() - 1) & ~(pageSize() - 1), std::memory_order_release);
+        g.begin.store(begin, std::memory_order_release);
+        return &g;
+    }
+    return nullptr;
+}
+
+void releaseGuard(GuardSlot* g)
+{
+    g->begin.store(0, std::memory_order_release);
+    g->end.store(0, std::memory_order_release);
+    g->used.store(false, std::memory_order_release);
+}
+
+} // namespace
+
 struct MappedFile::Impl {
     bip::file_mapping mapping;
     bip::mapped_region region;
     bool empty = true; // Boost throws when mapping 0 bytes: an empty file has no region
     std::string data;  // the bytes of a small file, read instead of mapped
     bool read = false;
+    std::int64_t readShort = -1; // a read file that ended before its stat size: where
+    GuardSlot* guard = nullptr;
+
+    Impl() = default;
+    Impl(const Impl&) = delete;
+    Impl& operator=(const Impl&) = delete;
+    ~Impl()
+    {
+        if (guard)
+            releaseGuard(guard); // before the region's pages go away
+    }
 };
 
 MappedFile::MappedFile(std::string path, std::unique_ptr<Impl> impl)
@@ -46,6 +147,19 @@ std::string_view MappedFile::bytes() const
     return {static_cast<const char*>(m_impl->region.get_address()), m_impl->region.get_size()};
 }
 
+std::int64_t MappedFile::shrankAt() const
+{
+    std::int64_t at = m_impl ? m_impl->readShort : -1;
+    if (m_impl && m_impl->guard)
+        at = m_impl->guard->vanishedAt.load();
+    struct stat st {};
+    const auto mapped = static_cast<std::int64_t>(size());
+    if (!(m_impl && m_impl->read) && ::stat(m_path.c_str(), &st) == 0 && st.st_size < mapped &&
+        (at < 0 || st.st_size < at))
+        at = st.st_size;
+    return at;
+}
+
 std::optional<MappedFile> MappedFile::open(const std::string& path, std::string* error)
 {
     auto fail = [&](const std::string& why) -> std::optional<MappedFile> {
@@ -60,6 +174,8 @@ std::optional<MappedFile> MappedFile::open(const std::string& path, std::string*
         return fail(std::strerror(errno));
     if (S_ISDIR(st.st_mode))
         return fail(std::strerror(EISDIR));
+    if (!S_ISREG(st.st_mode)) // a FIFO or device would block or never end
+        return fail("not a regular file");
     auto impl = std::make_unique<Impl>();
     if (st.st_size <= kReadLimit) {
         const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -81,6 +197,8 @@ std::optional<MappedFile> MappedFile::open(const std::string& path, std::string*
             got += static_cast<std::size_t>(n);
         }
         ::close(fd);
+        if (got < impl->data.size())
+            impl->readShort = static_cast<std::int64_t>(got);
         impl->data.resize(got);
         impl->read = true;
         return MappedFile(path, std::move(impl));
@@ -93,6 +211,7 @@ std::optional<MappedFile> MappedFile::open(const std::string& path, std::string*
             if (!impl->empty) {
                 // Readers scan front to back once; tell the kernel so it reads ahead aggressively.
                 ::madvise(impl->region.get_address(), impl->region.get_size(), MADV_SEQUENTIAL);
+                impl->guard = guardRegion(impl->region.get_address(), impl->region.get_size());
             }
         }
     } catch (const bip::interprocess_exception& e) {

@@ -2,7 +2,10 @@
 // Read-only memory map of a whole file. Readers get a std::string_view over the pages, so a
 // multi-gigabyte trace is never copied into the heap; the kernel pages it in as it is scanned.
 // Files up to 8 MiB are read into memory instead, so one truncated by another process while it
-// is scanned just ends early instead of raising SIGBUS.
+// is scanned just ends early. A larger, mapped file that shrinks while it is read would raise
+// SIGBUS on the pages past its new end; a process-wide SIGBUS handler swaps those pages for zero
+// pages instead (the reader then sees NUL bytes and stops there with a message) and records the
+// first offset that was gone: shrankAt().
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -24,6 +27,11 @@ public:
     std::string_view bytes() const;
     std::uint64_t size() const { return bytes().size(); }
     const std::string& path() const { return m_path; }
+
+    // When the file shrank while mapped: the lowest offset whose page had vanished when read
+    // (those bytes read as zeros), or the file's current size when that is below size(). -1
+    // when the file is still whole. Checks the file on disk, so call it once, after reading.
+    std::int64_t shrankAt() const;
 
 private:
     struct Impl; // keeps Boost.Interprocess out of every includer
