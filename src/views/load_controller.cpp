@@ -5,7 +5,8 @@
 
 #include <QMetaObject>
 #include <QPointer>
-#include <QThreadPool>
+#include <chrono>
+#include <thread>
 
 namespace npuscope {
 
@@ -20,9 +21,14 @@ LoadController::LoadController(QObject* parent) : QObject(parent), m_prefer(AppS
 
 LoadController::~LoadController()
 {
-    // Workers keep their job alive through their own shared_ptr; tell them to stop early.
-    if (m_job)
-        m_job->cancel = true;
+    // Workers keep their job alive through their own shared_ptr; tell them to stop early and give
+    // them a moment to notice (a load checks between chunks), but never wait on one that is stuck.
+    if (!m_job)
+        return;
+    m_job->cancel = true;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+    while (*m_running > 0 && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
 }
 
 void LoadController::cancel()
@@ -52,10 +58,19 @@ void LoadController::load(const QStringList& paths)
         files.push_back(p.toStdString());
     QPointer<LoadController> self(this);
     const Prefer prefer = m_prefer;
-    QThreadPool::globalInstance()->start([self, job, files, paths, prefer] {
+    // Each load has a thread of its own rather than one of the shared pool's (as many threads as
+    // cores): a load stuck in a read that never returns is abandoned on cancel and can never keep
+    // the next load, the advisor or an export from starting.
+    ++*m_running;
+    std::thread([self, job, files, paths, prefer, running = m_running, beforeRead = m_beforeRead] {
+        struct Done {
+            std::shared_ptr<std::atomic<int>> running;
+            ~Done() { --*running; }
+        } done{running};
         LoadOptions o;
         o.prefer = prefer;
         o.cancel = &job->cancel;
+        o.beforeRead = beforeRead;
         o.progress = [self, job](const LoadProgress& lp) {
             const qint64 now = job->clock.elapsed();
             qint64 last = job->lastProgressMs.load();
@@ -92,7 +107,7 @@ void LoadController::load(const QStringList& paths)
             else
                 emit self->failed(QString::fromStdString(result.error.empty() ? std::string("nothing could be loaded") : result.error), paths);
         }, Qt::QueuedConnection);
-    });
+    }).detach();
 }
 
 void LoadController::onProgress(quint64 id, const QString& stage, double fraction)

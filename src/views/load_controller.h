@@ -11,6 +11,7 @@
 #include <QStringList>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 
 namespace npuscope {
@@ -22,11 +23,16 @@ public:
     ~LoadController() override;
 
     bool busy() const { return m_active != 0; }
+    // Worker threads still running, including cancelled ones that have not returned yet.
+    int runningWorkers() const { return *m_running; }
     QStringList currentPaths() const { return m_paths; }
     // Text or SQLite for folders holding both; starts from the Preferences (AppSettings) and
     // applies to the next load.
     Prefer prefer() const { return m_prefer; }
     void setPrefer(Prefer p) { m_prefer = p; }
+    // Called on the worker thread before each file is read (LoadOptions::beforeRead); applies to
+    // the next load. Tests use it to stall a load the way a hung network mount would.
+    void setBeforeRead(std::function<void(const std::string&)> hook) { m_beforeRead = std::move(hook); }
 
 public slots:
     void load(const QStringList& paths);
@@ -53,6 +59,8 @@ private:
     quint64 m_active = 0;       // id of the job whose result will be used, 0 = none
     QStringList m_paths;
     Prefer m_prefer = Prefer::Auto;
+    std::function<void(const std::string&)> m_beforeRead;
+    std::shared_ptr<std::atomic<int>> m_running = std::make_shared<std::atomic<int>>(0); // live workers
 };
 
 } // namespace npuscope
