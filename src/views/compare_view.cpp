@@ -8,6 +8,7 @@
 #include <QComboBox>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -18,6 +19,7 @@
 #include <QTableView>
 #include <QTextDocument>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 #include <cmath>
@@ -135,17 +137,17 @@ CompareView::~CompareView() = default;
 void CompareView::setProfiles(SessionPtr baseline, const QString& baselinePath, SessionPtr optimized,
                               const QString& optimizedPath)
 {
-    m_baseline = std::move(baseline);
-    m_optimized = std::move(optimized);
-    m_baselinePath = baselinePath;
-    m_optimizedPath = optimizedPath;
+    m_in.baseline = std::move(baseline);
+    m_in.optimized = std::move(optimized);
+    m_in.baselinePath = baselinePath;
+    m_in.optimizedPath = optimizedPath;
     recompute();
 }
 
 void CompareView::swap()
 {
-    std::swap(m_baseline, m_optimized);
-    std::swap(m_baselinePath, m_optimizedPath);
+    std::swap(m_in.baseline, m_in.optimized);
+    std::swap(m_in.baselinePath, m_in.optimizedPath);
     recompute();
 }
 
@@ -154,9 +156,9 @@ void CompareView::setGroupBy(GroupBy g)
     const int i = m_groupBy->findData(static_cast<int>(g));
     if (i >= 0)
         m_groupBy->setCurrentIndex(i);
-    if (g == m_options.groupBy)
+    if (g == m_in.options.groupBy)
         return;
-    m_options.groupBy = g;
+    m_in.options.groupBy = g;
     recompute();
 }
 
@@ -164,9 +166,9 @@ void CompareView::setTokensPerStep(int tokens)
 {
     if (m_tokens->value() != tokens)
         m_tokens->setValue(tokens); // emits valueChanged -> here again
-    if (static_cast<double>(tokens) == m_options.tokensPerStep)
+    if (static_cast<double>(tokens) == m_in.options.tokensPerStep)
         return;
-    m_options.tokensPerStep = tokens;
+    m_in.options.tokensPerStep = tokens;
     recompute();
 }
 
@@ -180,7 +182,56 @@ void CompareView::setFilterText(const QString& text)
 
 void CompareView::recompute()
 {
-    m_result = m_baseline && m_optimized ? compareSessions(*m_baseline, *m_optimized, m_options) : CompareResult{};
+    const quint64 id = ++m_generation; // a newer request wins over a running one
+    const Inputs in = m_in;
+    if (!in.baseline || !in.optimized) {
+        m_busy = false;
+        m_shown = in;
+        showResult(CompareResult{});
+        emit resultReady();
+        return;
+    }
+    m_busy = true;
+    updateHeader();
+    // The sessions are immutable and shared: the worker holds its own references, so a
+    // dropped computation may finish after the view is gone.
+    auto* watcher = new QFutureWatcher<CompareResult>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, id, in] {
+        watcher->deleteLater();
+        if (id != m_generation)
+            return; // superseded or cancelled
+        m_busy = false;
+        m_shown = in;
+        showResult(watcher->result());
+        emit resultReady();
+    });
+    watcher->setFuture(QtConcurrent::run(
+        [b = in.baseline, o = in.optimized, options = in.options] { return compareSessions(*b, *o, options); }));
+}
+
+void CompareView::cancel()
+{
+    if (!m_busy)
+        return;
+    ++m_generation;
+    m_busy = false;
+    m_in = m_shown;
+    syncControls();
+    updateHeader();
+    emit computationCancelled();
+}
+
+void CompareView::syncControls()
+{
+    const QSignalBlocker b1(m_groupBy), b2(m_tokens);
+    if (const int i = m_groupBy->findData(static_cast<int>(m_in.options.groupBy)); i >= 0)
+        m_groupBy->setCurrentIndex(i);
+    m_tokens->setValue(static_cast<int>(m_in.options.tokensPerStep));
+}
+
+void CompareView::showResult(CompareResult result)
+{
+    m_result = std::move(result);
     m_headline->setRows(m_result.headline);
     m_ops->setRows(m_result.ops);
 
@@ -202,9 +253,12 @@ void CompareView::updateHeader()
 {
     auto path = [](const QString& p) { return p.isEmpty() ? tr("(none)") : p.toHtmlEscaped(); };
     QString html = tr("Baseline <b>%1</b>%2 &nbsp;→&nbsp; optimized <b>%3</b>%4")
-                       .arg(path(m_baselinePath), rankNote(m_baseline), path(m_optimizedPath), rankNote(m_optimized));
+                       .arg(path(m_shown.baselinePath), rankNote(m_shown.baseline), path(m_shown.optimizedPath),
+                            rankNote(m_shown.optimized));
     const CompareResult& r = m_result;
-    if (!std::isnan(r.speedup) && !r.headline.empty()) {
+    if (m_busy) {
+        html += QStringLiteral("<br>") + tr("Comparing %1 with %2…").arg(path(m_in.baselinePath), path(m_in.optimizedPath));
+    } else if (!std::isnan(r.speedup) && !r.headline.empty()) {
         const HeadlineRow& step = r.headline.front();
         const Change c = r.speedup > 1 ? Change::Improved : r.speedup < 1 ? Change::Regressed : Change::Same;
         const QColor colour = changeColour(c);
@@ -215,14 +269,15 @@ void CompareView::updateHeader()
                 + tr(" &nbsp;(step time %1 → %2%3)")
                       .arg(fmt::duration(step.baseline * 1e6), fmt::duration(step.current * 1e6),
                            r.speedup > 1 ? tr(", faster") : r.speedup < 1 ? tr(", slower") : QString());
-    } else if (m_baseline && m_optimized) {
+    } else if (m_shown.baseline && m_shown.optimized) {
         html += QStringLiteral("<br>") + tr("No step time on one side: no speedup");
     }
     m_header->setText(html);
-    m_header->setToolTip(tr("Baseline: %1\nOptimized: %2").arg(m_baselinePath, m_optimizedPath));
+    m_header->setToolTip(tr("Baseline: %1\nOptimized: %2").arg(m_shown.baselinePath, m_shown.optimizedPath));
     m_opCount->setText(tr("%1 of %2").arg(m_proxy->rowCount()).arg(m_ops->rowCount()));
-    m_swap->setEnabled(m_baseline && m_optimized);
-    m_export->setEnabled(m_baseline && m_optimized);
+    m_swap->setEnabled(m_in.baseline && m_in.optimized);
+    // The export writes the shown result, never one being computed.
+    m_export->setEnabled(!m_busy && m_shown.baseline && m_shown.optimized);
 }
 
 QString CompareView::headerText() const
@@ -234,7 +289,7 @@ QString CompareView::headerText() const
 
 bool CompareView::exportTo(const QString& path, const QString& format, QString* error) const
 {
-    const std::string text = formatCompareReport(m_result, m_baselinePath.toStdString(), m_optimizedPath.toStdString(),
+    const std::string text = formatCompareReport(m_result, m_shown.baselinePath.toStdString(), m_shown.optimizedPath.toStdString(),
                                                  format.toStdString());
     std::string err;
     if (writeFileAtomically(path.toStdString(), text, &err))
@@ -271,7 +326,7 @@ void CompareView::onOperatorActivated(const QModelIndex& proxyIndex)
 {
     if (!proxyIndex.isValid())
         return;
-    emit operatorActivated(proxyIndex.data(OperatorDiffModel::KeyRole).toString(), m_options.groupBy);
+    emit operatorActivated(proxyIndex.data(OperatorDiffModel::KeyRole).toString(), m_shown.options.groupBy);
 }
 
 } // namespace npuscope

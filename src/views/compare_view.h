@@ -5,6 +5,9 @@
 // count and time on both sides, sorted by |Δ total|, with operators found on one side only.
 // The numbers come from compareSessions (model/analysis/compare.h), the same engine as
 // `npuscope compare`; Export… writes that command's output (formatCompareReport).
+// The comparison runs on a worker thread (QtConcurrent): setProfiles, Swap, the grouping and
+// the tokens per step start a computation, resultReady() says when its numbers are shown, and
+// cancel() drops a running one and keeps what was shown before.
 #include "model/analysis/compare.h"
 #include "model/store/session.h"
 
@@ -31,12 +34,18 @@ public:
     ~CompareView() override;
 
     // Both sessions are immutable values; the view keeps them to recompute on Swap or when
-    // the grouping changes. Paths are only shown (header, exports).
+    // the grouping changes. Paths are only shown (header, exports). Returns at once: the
+    // result follows with resultReady().
     void setProfiles(SessionPtr baseline, const QString& baselinePath, SessionPtr optimized, const QString& optimizedPath);
 
+    // True while a comparison runs on the worker thread.
+    bool busy() const { return m_busy; }
+    // The shown result and the profiles it was computed from.
     const CompareResult& result() const { return m_result; }
-    QString baselinePath() const { return m_baselinePath; }
-    QString optimizedPath() const { return m_optimizedPath; }
+    QString baselinePath() const { return m_shown.baselinePath; }
+    QString optimizedPath() const { return m_shown.optimizedPath; }
+    SessionPtr baselineSession() const { return m_shown.baseline; }
+    SessionPtr optimizedSession() const { return m_shown.optimized; }
     QString headerText() const; // the header as plain text
     CompareHeadlineModel* headlineModel() const { return m_headline; }
     OperatorDiffModel* operatorModel() const { return m_ops; }
@@ -54,20 +63,35 @@ public slots:
     void setTokensPerStep(int tokens); // 0 = no per-token row
     void setFilterText(const QString& text);
     void exportWithDialog();
+    // Drops the running comparison (its late result is ignored); the view goes back to the
+    // profiles and options of the shown result. Nothing happens when none runs.
+    void cancel();
 
 signals:
+    // The numbers of the latest request are shown.
+    void resultReady();
+    // A running comparison was dropped by cancel().
+    void computationCancelled();
     // Double-click on an operator row: its key (OP Type or Op Name, as grouped).
     void operatorActivated(const QString& key, npuscope::GroupBy groupBy);
 
 private:
+    struct Inputs {
+        SessionPtr baseline, optimized;
+        QString baselinePath, optimizedPath;
+        CompareOptions options;
+    };
     void recompute();
+    void showResult(CompareResult result);
+    void syncControls(); // the group-by and tokens controls show m_in.options
     void updateHeader();
     void onOperatorActivated(const QModelIndex& proxyIndex);
 
-    SessionPtr m_baseline, m_optimized;
-    QString m_baselinePath, m_optimizedPath;
-    CompareOptions m_options;
+    Inputs m_in;     // what was asked for last
+    Inputs m_shown;  // what m_result was computed from
     CompareResult m_result;
+    quint64 m_generation = 0; // the computation whose result will be shown
+    bool m_busy = false;
 
     QLabel* m_header;
     QPushButton* m_swap;

@@ -222,6 +222,7 @@ void MainWindow::buildStatusBar()
     m_progress->setTextVisible(true);
     m_progress->hide();
     m_cancel = new QPushButton(tr("Cancel"));
+    m_cancel->setObjectName(QStringLiteral("loadCancel"));
     m_cancel->hide();
     statusBar()->addPermanentWidget(m_progress);
     statusBar()->addPermanentWidget(m_cancel);

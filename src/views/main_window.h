@@ -100,6 +100,7 @@ private:
     void setupCompare();
     void onCompareLoaded(SessionPtr session, const QStringList& paths);
     void onCompareFailed(const QString& error, const QStringList& paths);
+    void onCompareComputed();
     void exportAdvisorReport();
     void about();
 
@@ -110,6 +111,7 @@ private:
     CompareView* m_compareView = nullptr;
     SessionPtr m_compareBaseline; // the session the running compare load is measured against
     QStringList m_compareBaselinePaths;
+    bool m_compareComputing = false; // the Compare tab computes a comparison asked for by compareWith
     QTabWidget* m_tabs = nullptr;
     QSplitter* m_splitter = nullptr;
     SummaryStrip* m_summary = nullptr;

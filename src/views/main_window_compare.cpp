@@ -1,6 +1,7 @@
 // File → Compare With…: the second profile loads in the background through its own
 // LoadController (progress and Cancel in the status bar, shared with the main load), the open
-// session is the baseline, and the result goes to the "Compare" tab.
+// session is the baseline, the Compare tab computes the comparison on a worker thread (still
+// cancellable from the status bar) and the result goes to the "Compare" tab.
 #include "views/main_window.h"
 
 #include "ui_main_window.h"
@@ -30,7 +31,18 @@ void MainWindow::setupCompare()
             compareWith(dir);
     });
     connect(m_cancel, &QPushButton::clicked, m_compareLoader, &LoadController::cancel);
+    connect(m_cancel, &QPushButton::clicked, this, [this] {
+        if (!m_compareComputing || !m_compareView)
+            return;
+        m_compareComputing = false;
+        m_compareView->cancel();
+        m_progress->setRange(0, 1000);
+        if (!m_loader->busy() && !m_compareLoader->busy())
+            onLoadEnded();
+        statusBar()->showMessage(tr("Comparison cancelled."), 5000);
+    });
     connect(m_compareLoader, &LoadController::started, this, [this](const QStringList& paths) {
+        m_progress->setRange(0, 1000);
         m_progress->setValue(0);
         m_progress->setFormat(tr("Loading…"));
         m_progress->show();
@@ -51,6 +63,11 @@ void MainWindow::setupCompare()
 
 void MainWindow::compareWith(const QString& path)
 {
+    if (m_compareComputing && m_compareView) { // a newer comparison replaces a running one
+        m_compareComputing = false;
+        m_compareView->cancel();
+        m_progress->setRange(0, 1000);
+    }
     const SessionPtr base = session();
     if (!base) {
         const QString msg = tr("Open the baseline profile first; %1 is compared against it.").arg(path);
@@ -76,8 +93,9 @@ void MainWindow::onCompareLoaded(SessionPtr session, const QStringList& paths)
         return;
     }
     if (!m_compareView) {
-        m_compareView = new CompareView;
-        addCentralTab(m_compareView, tr("Compare"));
+        // The tab is added when the first result is shown (onCompareComputed).
+        m_compareView = new CompareView(this);
+        m_compareView->hide();
         // Double-click on an operator: show it in the ranking of the open (baseline) profile.
         connect(m_compareView, &CompareView::operatorActivated, this, [this](const QString& key, GroupBy g) {
             auto* ranking = findChild<OperatorRankingView*>();
@@ -88,12 +106,32 @@ void MainWindow::onCompareLoaded(SessionPtr session, const QStringList& paths)
             dock(QStringLiteral("operatorsDock"))->show();
             dock(QStringLiteral("operatorsDock"))->raise();
         });
+        connect(m_compareView, &CompareView::resultReady, this, &MainWindow::onCompareComputed);
     }
     const QString basePaths = m_compareBaselinePaths.join(QStringLiteral(", "));
+    m_compareComputing = true;
+    m_progress->setRange(0, 0); // busy: the comparison reports no fraction
+    m_progress->setFormat(tr("Comparing…"));
+    m_progress->show();
+    m_cancel->show();
+    statusBar()->showMessage(tr("Comparing %1 (baseline) with %2…").arg(basePaths, paths.join(QStringLiteral(", "))));
     m_compareView->setProfiles(m_compareBaseline, basePaths, session, paths.join(QStringLiteral(", ")));
     m_compareBaseline.reset();
+}
+
+void MainWindow::onCompareComputed()
+{
+    if (!m_compareComputing)
+        return; // a recomputation inside the tab (Swap, Match by, Tokens/step)
+    m_compareComputing = false;
+    m_progress->setRange(0, 1000);
+    if (!m_loader->busy() && !m_compareLoader->busy())
+        onLoadEnded();
+    if (m_tabs->indexOf(m_compareView) < 0)
+        addCentralTab(m_compareView, tr("Compare"));
     m_tabs->setCurrentWidget(m_compareView);
-    statusBar()->showMessage(tr("Compared %1 (baseline) with %2").arg(basePaths, paths.join(QStringLiteral(", "))), 5000);
+    statusBar()->showMessage(
+        tr("Compared %1 (baseline) with %2").arg(m_compareView->baselinePath(), m_compareView->optimizedPath()), 5000);
     emit compareReady();
 }
 

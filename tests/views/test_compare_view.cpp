@@ -324,7 +324,10 @@ private slots:
         // Swap: the other way round, the ratio inverts and presence flips.
         auto* swap = v->findChild<QPushButton*>(QStringLiteral("compareSwap"));
         QVERIFY(swap);
+        QSignalSpy recomputed(v, &CompareView::resultReady);
         swap->click();
+        QVERIFY(recomputed.wait(60000)); // Swap recomputes on the worker thread too
+        QCOMPARE(ready.count(), 1);      // ...and is no new comparison of the window
         QCOMPARE(v->baselinePath(), m_opt);
         QVERIFY(std::fabs(v->result().speedup - 1.0 / speedup) < 1e-9);
         QCOMPARE(headline(v, "Step time", H::Verdict, Qt::DisplayRole).toString(), QStringLiteral("regressed"));
@@ -339,6 +342,98 @@ private slots:
         QCOMPARE(w.tabs()->count(), tabs);
         QCOMPARE(w.compareView(), v);
         QCOMPARE(v->baselinePath(), m_base);
+    }
+
+    // The comparison runs on a worker thread: when the second profile has loaded, the window
+    // returns to its event loop at once and the result follows; it equals the engine's.
+    void comparisonRunsOffTheGuiThread()
+    {
+        MainWindow w;
+        openBaseline(w);
+        bool busyAfterLoad = false, readyBeforeResult = true, tabBeforeResult = true;
+        QSignalSpy ready(&w, &MainWindow::compareReady);
+        // Connected after the window's own handler: runs right after the comparison started.
+        connect(w.compareLoader(), &LoadController::finished, this, [&] {
+            busyAfterLoad = w.compareView() && w.compareView()->busy();
+            readyBeforeResult = ready.count() > 0;
+            tabBeforeResult = w.compareView() && w.tabs()->indexOf(w.compareView()) >= 0;
+        });
+        w.compareWith(m_opt);
+        QVERIFY(ready.wait(60000));
+        QVERIFY(busyAfterLoad);      // computing while the GUI thread went on
+        QVERIFY(!readyBeforeResult);
+        QVERIFY(!tabBeforeResult);   // the tab appears with its numbers
+        CompareView* v = w.compareView();
+        QVERIFY(!v->busy());
+        QCOMPARE(v->baselineSession(), w.session());
+        QVERIFY(v->optimizedSession());
+
+        // Identical to the engine run here, on this thread, for both groupings.
+        auto report = [](const CompareResult& r) { return formatCompareReport(r, "b", "o", "json"); };
+        QCOMPARE(report(v->result()), report(compareSessions(*v->baselineSession(), *v->optimizedSession())));
+        QVERIFY(!v->result().ops.empty());
+        QSignalSpy computed(v, &CompareView::resultReady);
+        v->setGroupBy(GroupBy::Name);
+        QVERIFY(v->busy());
+        QVERIFY(computed.wait(60000));
+        CompareOptions byName;
+        byName.groupBy = GroupBy::Name;
+        QCOMPARE(report(v->result()), report(compareSessions(*v->baselineSession(), *v->optimizedSession(), byName)));
+        QCOMPARE(v->operatorModel()->rowCount(), static_cast<int>(v->result().ops.size()));
+    }
+
+    // Cancel in the status bar stops a comparison that is being computed: no tab, no result,
+    // and a running recomputation of an existing tab leaves its shown result as it was.
+    void cancelWhileComputing()
+    {
+        MainWindow w;
+        openBaseline(w);
+        auto* cancel = w.findChild<QPushButton*>(QStringLiteral("loadCancel"));
+        QVERIFY(cancel);
+        QSignalSpy ready(&w, &MainWindow::compareReady);
+        bool cancelVisible = false;
+        auto conn = connect(w.compareLoader(), &LoadController::finished, this, [&] {
+            cancelVisible = cancel->isVisible();
+            QVERIFY(w.compareView() && w.compareView()->busy());
+            cancel->click();
+        });
+        w.compareWith(m_opt);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.compareLoader()->busy(), 60000);
+        QVERIFY(QThreadPool::globalInstance()->waitForDone(60000));
+        QCoreApplication::processEvents();
+        QCoreApplication::processEvents();
+        QVERIFY(cancelVisible);
+        QCOMPARE(ready.count(), 0);
+        QVERIFY(!w.compareView()->busy());
+        QCOMPARE(w.tabs()->indexOf(w.compareView()), -1);
+        QVERIFY(w.compareView()->result().headline.empty());
+        QVERIFY(!cancel->isVisible());
+        disconnect(conn);
+
+        // The next comparison works and shows its tab.
+        w.compareWith(m_opt);
+        QVERIFY(ready.wait(60000));
+        CompareView* v = w.compareView();
+        QVERIFY(w.tabs()->indexOf(v) >= 0);
+        const std::string shown = formatCompareReport(v->result(), "b", "o", "json");
+
+        // A comparison the other way round, cancelled while computing: the tab keeps the
+        // numbers, profiles and paths it showed.
+        conn = connect(w.compareLoader(), &LoadController::finished, this, [&] { cancel->click(); });
+        QSignalSpy cancelled(v, &CompareView::computationCancelled);
+        QSignalSpy loaded(&w, &MainWindow::sessionLoaded);
+        w.openPaths({m_opt}); // the optimized profile becomes the open one, the baseline
+        QVERIFY(loaded.wait(60000));
+        w.compareWith(m_base);
+        QVERIFY(cancelled.wait(60000));
+        QVERIFY(QThreadPool::globalInstance()->waitForDone(60000));
+        QCoreApplication::processEvents();
+        QCOMPARE(ready.count(), 1);
+        QCOMPARE(v->baselinePath(), m_base);
+        QCOMPARE(v->optimizedPath(), m_opt);
+        QCOMPARE(formatCompareReport(v->result(), "b", "o", "json"), shown);
+        QVERIFY(!v->busy());
+        disconnect(conn);
     }
 
     void failedCompareLeavesWindowUsable()
