@@ -80,10 +80,13 @@ void UtilizationPlots::rebuild()
 {
     m_plot->clearItems();
     m_plot->clearPlottables();
-    m_plot->plotLayout()->clear(); // deletes the axis rects
+    // Forget the axis rects before deleting them: the event filter sees the plot's
+    // ChildRemoved events while they die, and must not ask a half-destroyed rect for its axes
+    // (QCustomPlot says "Axis index out of bounds: 0").
     m_rects.clear();
     m_bands.clear();
     m_names.clear();
+    m_plot->plotLayout()->clear(); // deletes the axis rects
 
     const SessionPtr& s = m_sel->session();
     std::vector<Series> series;
@@ -224,8 +227,11 @@ bool UtilizationPlots::eventFilter(QObject* watched, QEvent* e)
     if (watched != m_plot || m_rects.empty())
         return QWidget::eventFilter(watched, e);
     // Shift+drag selects a time range instead of panning.
+    const QEvent::Type t = e->type();
+    if (t != QEvent::MouseButtonPress && t != QEvent::MouseMove && t != QEvent::MouseButtonRelease)
+        return QWidget::eventFilter(watched, e);
     QCPAxis* x = m_rects.front()->axis(QCPAxis::atBottom);
-    switch (e->type()) {
+    switch (t) {
     case QEvent::MouseButtonPress: {
         auto* me = static_cast<QMouseEvent*>(e);
         if (me->button() == Qt::LeftButton && (me->modifiers() & Qt::ShiftModifier)) {

@@ -121,6 +121,43 @@ private slots:
         m_out = m_dir.path().toStdString() + "/cluster_analysis_output";
     }
 
+    // Showing the Cluster tab and choosing ranks in it (which rebuilds the utilisation plots)
+    // prints no QCustomPlot complaint such as "Axis index out of bounds: 0".
+    void noPlotWarnings()
+    {
+        static QStringList messages;
+        messages.clear();
+        const QtMessageHandler previous = qInstallMessageHandler([](QtMsgType, const QMessageLogContext&, const QString& m) {
+            messages << m;
+        });
+        {
+            MainWindow w;
+            w.resize(1600, 1000);
+            w.show();
+            const bool loaded = load(w, m_dir.path());
+            bool reloaded = false;
+            ClusterView* v = clusterTab(w);
+            if (loaded && v) {
+                w.tabs()->setCurrentWidget(v);
+                QCoreApplication::processEvents();
+                for (int rank : {1, 3, 0}) { // as a click on a bar or a table row does
+                    w.selection()->setCurrentRank(rank);
+                    QCoreApplication::processEvents();
+                }
+                v->setSession(w.session()); // a refresh of the tab
+                QCoreApplication::processEvents();
+                reloaded = load(w, m_dir.path()); // and of everything
+                QCoreApplication::processEvents();
+            }
+            qInstallMessageHandler(previous);
+            QVERIFY(loaded);
+            QVERIFY(v);
+            QVERIFY(reloaded);
+        }
+        const QStringList axis = messages.filter(QStringLiteral("out of bounds"));
+        QVERIFY2(axis.isEmpty(), qPrintable(axis.join(QLatin1Char('\n'))));
+    }
+
     void generatedCluster()
     {
         MainWindow w;
