@@ -4,23 +4,27 @@
 //   (a) npuscope's full load of the folder (timeline + kernel_details, joined, finalized);
 //   (b) the floor: a bare single-threaded simdjson On-Demand scan of the same trace_view.json;
 //   (c) nlohmann/json's SAX parse of the same file (the naive reference).
-// It prints MB/s, the ratios a/b and a/c, bytes per task event held by the store and peak RSS.
+// It prints MB/s, the ratios a/b and a/c, bytes per task event held by the store and peak RSS;
+// then cancels a load halfway through and reports how long the loader took to return and how
+// much of its memory was given back.
 #include "app/cli.h"
 #include "bench/child_process.h"
 #include "bench/db_bench.h"
 #include "bench/reference_scanners.h"
 #include "model/formats/loader.h"
 #include "model/io/mapped_file.h"
-#include "model/synth/synth.h"
 
+#include <malloc.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 
 namespace npuscope::cli {
 
@@ -35,8 +39,23 @@ struct Measure {
     std::uint64_t storeBytes = 0; // (a) only: bytes held by the store's task columns
     std::uint64_t tasks = 0;      // (a) only: slices in the store
     bool ok = false;
+    double cancelMs = 0;   // cancel only: from setting the flag to the loader's return
+    long rssBeforeKb = 0;  // cancel only: resident set before the load, at the cancel, after it
+    long rssAtCancelKb = 0;
+    long rssAfterKb = 0;
     char error[256] = {};
 };
+
+long currentRssKb()
+{
+    long pages = 0, resident = 0;
+    if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+        if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2)
+            resident = 0;
+        std::fclose(f);
+    }
+    return resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
 
 template <typename T>
 std::uint64_t capacityBytes(const std::vector<T>& v)
@@ -144,20 +163,8 @@ int bench(const Args& args)
         return bench::dbVsTextBench(sizeMb, dir.string() + "-db", seed);
     std::string trace = findTrace(dir);
     if (trace.empty()) {
-        std::fprintf(stderr, "Generating a %.0f MB profile in %s ...\n", sizeMb, dir.c_str());
-        synth::SynthOptions o;
-        o.scenario = "llama2-baseline";
-        o.seed = seed;
-        o.targetMB = sizeMb;
-        const auto t0 = std::chrono::steady_clock::now();
-        const synth::SynthResult r = synth::synthesize(dir.string(), o);
-        if (!r.ok) {
-            std::fprintf(stderr, "npuscope bench: generating failed: %s\n", r.error.c_str());
+        if (!bench::generateProfile(dir.string(), sizeMb, seed, "text"))
             return 1;
-        }
-        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        std::fprintf(stderr, "Generated %.1f MB in %.2f s (%.0f MB/s)\n", r.bytesWritten / 1e6, s,
-                     r.bytesWritten / 1e6 / s);
         trace = findTrace(dir);
     }
     if (trace.empty()) {
@@ -206,6 +213,32 @@ int bench(const Args& args)
         std::snprintf(m.error, sizeof m.error, "%s", st.error.c_str());
     });
 
+    // (d) Cancel halfway through a load: the loader checks the flag between chunks and files.
+    Measure cancel;
+    if (load.ok) {
+        const double halfway = load.seconds / 2;
+        cancel = inChild([&](Measure& m) {
+            m.rssBeforeKb = currentRssKb();
+            std::atomic<bool> stop{false};
+            LoadOptions lo;
+            lo.cancel = &stop;
+            LoadResult r;
+            std::thread worker([&] { r = loadSession(dir.string(), lo); });
+            std::this_thread::sleep_for(std::chrono::duration<double>(halfway));
+            m.rssAtCancelKb = currentRssKb();
+            const auto t0 = std::chrono::steady_clock::now();
+            stop = true;
+            worker.join();
+            m.cancelMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+            m.ok = r.cancelled && !r.session;
+            if (!m.ok)
+                std::snprintf(m.error, sizeof m.error, "the load finished before the cancel");
+            r = LoadResult{};
+            malloc_trim(0);
+            m.rssAfterKb = currentRssKb();
+        });
+    }
+
     std::printf("npuscope bench: %s (%.1f MB trace_view.json), %ld cores\n", trace.c_str(), mb, sysconf(_SC_NPROCESSORS_ONLN));
     std::printf("%-34s %10s %10s %12s %14s\n", "measurement", "seconds", "MB/s", "events", "peak RSS MB");
     auto row = [&](const char* name, const Measure& m) {
@@ -228,6 +261,13 @@ int bench(const Args& args)
                     static_cast<unsigned long long>(load.tasks), static_cast<double>(load.storeBytes) / load.tasks);
         std::printf("peak RSS of the load / JSON size: %.2f (goal <= 1.0)\n", load.peakRssKb / 1024.0 / (mb / 1.048576));
     }
+    if (cancel.ok)
+        std::printf("cancel halfway (%.2f s in): the load returned %.0f ms after the cancel (goal <= 200); "
+                    "RSS %.1f MB before, %.1f MB at the cancel, %.1f MB after\n",
+                    load.seconds / 2, cancel.cancelMs, cancel.rssBeforeKb / 1024.0, cancel.rssAtCancelKb / 1024.0,
+                    cancel.rssAfterKb / 1024.0);
+    else if (load.ok)
+        std::printf("cancel halfway: %s\n", cancel.error);
     return (load.ok && floor.ok && sax.ok) ? 0 : 1;
 }
 

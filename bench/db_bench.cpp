@@ -76,6 +76,25 @@ std::uint64_t exportBytes(const fs::path& dir, bool db)
 
 } // namespace
 
+bool generateProfile(const std::string& dir, double sizeMb, std::uint64_t seed, const std::string& format)
+{
+    std::fprintf(stderr, "Generating a %.0f MB profile (%s) in %s ...\n", sizeMb, format.c_str(), dir.c_str());
+    synth::SynthOptions o;
+    o.scenario = "llama2-baseline";
+    o.seed = seed;
+    o.targetMB = sizeMb;
+    o.format = format;
+    const auto t0 = std::chrono::steady_clock::now();
+    const synth::SynthResult r = synth::synthesize(dir, o);
+    if (!r.ok) {
+        std::fprintf(stderr, "npuscope bench: generating failed: %s\n", r.error.c_str());
+        return false;
+    }
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::fprintf(stderr, "Generated %.1f MB in %.2f s (%.0f MB/s)\n", r.bytesWritten / 1e6, s, r.bytesWritten / 1e6 / s);
+    return true;
+}
+
 int dbVsTextBench(double sizeMb, const std::string& dirText, std::uint64_t seed)
 {
     const fs::path dir(dirText);
@@ -86,19 +105,8 @@ int dbVsTextBench(double sizeMb, const std::string& dirText, std::uint64_t seed)
         have = have || it->path().filename() == "ascend_pytorch_profiler_0.db";
     if (!have) {
         fs::remove_all(dir, ec);
-        synth::SynthOptions o;
-        o.scenario = "llama2-baseline";
-        o.seed = seed;
-        o.targetMB = sizeMb;
-        o.format = "both";
-        const auto t0 = std::chrono::steady_clock::now();
-        const synth::SynthResult r = synth::synthesize(dir.string(), o);
-        if (!r.ok) {
-            std::fprintf(stderr, "npuscope bench: generating failed: %s\n", r.error.c_str());
+        if (!generateProfile(dir.string(), sizeMb, seed, "both"))
             return 1;
-        }
-        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        std::fprintf(stderr, "Generated %.1f MB (text and db) in %.2f s\n", r.bytesWritten / 1e6, s);
     }
     const double textMb = static_cast<double>(exportBytes(dir, false)) / 1e6;
     const double dbMb = static_cast<double>(exportBytes(dir, true)) / 1e6;

@@ -6,6 +6,11 @@
 
 namespace npuscope::bench {
 
+// Generates the benchmark's llama2-baseline profile (trace_view.json about sizeMb MB) into dir
+// with the project's generator in `format` (text, db or both), printing the time taken to
+// stderr. False, with the reason printed, when generating fails.
+bool generateProfile(const std::string& dir, double sizeMb, std::uint64_t seed, const std::string& format);
+
 // Generates (once, then reuses) a torch_npu profile written in both exports whose
 // trace_view.json is about sizeMb MB under dir, then loads it with --prefer text and
 // --prefer db. Prints seconds, MB/s of each export's bytes, the ratio and both Profiles'
