@@ -27,13 +27,19 @@ TimelineView::TimelineView(SelectionController* sel, QWidget* parent) : QAbstrac
     horizontalScrollBar()->setRange(0, 0);
     connect(horizontalScrollBar(), &QScrollBar::valueChanged, this, &TimelineView::onHorizontalScroll);
     connect(m_sel, &SelectionController::sessionChanged, this, &TimelineView::onSessionChanged);
-    connect(m_sel, &SelectionController::currentRankChanged, this, [this] { relayoutRows(); });
+    connect(m_sel, &SelectionController::currentRankChanged, this, [this](int rank) {
+        // The rank chosen alone is shown expanded.
+        if (const int g = rankGroup(rank); g >= 0)
+            m_layout.groups[static_cast<std::size_t>(g)].collapsed = false;
+        relayoutRows();
+        onSelectedTaskChanged(); // a task revealed on another rank comes into view
+    });
     connect(m_sel, &SelectionController::visibleRangeChanged, this, [this] {
         updateScrollBars();
         invalidate();
     });
     connect(m_sel, &SelectionController::selectedRangeChanged, this, [this] { viewport()->update(); });
-    connect(m_sel, &SelectionController::selectedTaskChanged, this, [this] { viewport()->update(); });
+    connect(m_sel, &SelectionController::selectedTaskChanged, this, &TimelineView::onSelectedTaskChanged);
     onSessionChanged();
 }
 
@@ -41,6 +47,15 @@ void TimelineView::onSessionChanged()
 {
     m_layout.build(m_sel->session());
     m_laneRow.assign(m_layout.lanes.size(), -1);
+    // Many ranks: only the first one opens expanded, the others are one header each.
+    if (m_layout.session() && m_layout.session()->ranks.size() > static_cast<std::size_t>(kExpandedRanks)) {
+        bool first = true;
+        for (LaneGroup& g : m_layout.groups)
+            if (g.rankHeader) {
+                g.collapsed = !first;
+                first = false;
+            }
+    }
     const QString search = m_search;
     m_search.clear();
     setSearchText(search);
@@ -86,6 +101,80 @@ void TimelineView::setGroupCollapsed(int groupIndex, bool collapsed)
         return;
     m_layout.groups[static_cast<std::size_t>(groupIndex)].collapsed = collapsed;
     relayoutRows();
+}
+
+void TimelineView::setAllRanksCollapsed(bool collapsed)
+{
+    for (LaneGroup& g : m_layout.groups)
+        if (g.rankHeader)
+            g.collapsed = collapsed;
+    relayoutRows();
+}
+
+int TimelineView::rankGroup(int rank) const
+{
+    for (std::size_t gi = 0; gi < m_layout.groups.size(); ++gi)
+        if (m_layout.groups[gi].rankHeader && m_layout.groups[gi].rank == rank)
+            return static_cast<int>(gi);
+    return -1;
+}
+
+int TimelineView::shownLaneCount() const
+{
+    return static_cast<int>(std::count_if(m_rows.begin(), m_rows.end(), [](const Row& r) { return r.lane >= 0; }));
+}
+
+const std::vector<int>& TimelineView::drawnLanes() const
+{
+    if (m_dirty)
+        buildDrawList();
+    return m_drawnLanes;
+}
+
+std::pair<std::size_t, std::size_t> TimelineView::visibleRows() const
+{
+    // Rows are in y order without gaps: both ends by binary search.
+    const int top = verticalScrollBar()->value();
+    const int bottom = top + contentRect().height(); // first content y below the area
+    const auto first = std::partition_point(m_rows.begin(), m_rows.end(), [top](const Row& r) { return r.y + r.height < top; });
+    const auto last = std::partition_point(first, m_rows.end(), [bottom](const Row& r) { return r.y < bottom; });
+    return {static_cast<std::size_t>(first - m_rows.begin()), static_cast<std::size_t>(last - m_rows.begin())};
+}
+
+bool TimelineView::ensureLaneVisible(int lane)
+{
+    if (lane < 0 || lane >= static_cast<int>(m_layout.lanes.size()))
+        return false;
+    const Lane& l = m_layout.lanes[static_cast<std::size_t>(lane)];
+    bool changed = false;
+    for (int g : {rankGroup(l.rank), l.group}) {
+        if (g >= 0 && m_layout.groups[static_cast<std::size_t>(g)].collapsed) {
+            m_layout.groups[static_cast<std::size_t>(g)].collapsed = false;
+            changed = true;
+        }
+    }
+    if (changed)
+        relayoutRows();
+    if (!laneVisible(lane))
+        return false; // another rank is shown alone
+    const Row& row = m_rows[static_cast<std::size_t>(m_laneRow[static_cast<std::size_t>(lane)])];
+    QScrollBar* vb = verticalScrollBar();
+    const int h = contentRect().height();
+    if (row.y + row.height <= vb->value() || row.y >= vb->value() + h)
+        vb->setValue(row.y - h / 3); // entirely off screen: bring it to the upper third
+    return true;
+}
+
+void TimelineView::onSelectedTaskChanged()
+{
+    viewport()->update();
+    const TaskRef t = m_sel->selectedTask();
+    if (!t.valid() || !m_layout.session() || t.rankIndex < 0 || t.rankIndex >= static_cast<int>(m_layout.trackLane.size()))
+        return;
+    const Profile& p = *m_layout.session()->ranks[static_cast<std::size_t>(t.rankIndex)];
+    if (t.slice >= p.slices.size())
+        return;
+    ensureLaneVisible(m_layout.trackLane[static_cast<std::size_t>(t.rankIndex)][p.slices.track[t.slice].v]);
 }
 
 void TimelineView::invalidate()
@@ -168,6 +257,7 @@ bool TimelineView::sliceMatches(int rank, std::uint32_t row) const
 void TimelineView::buildDrawList() const
 {
     m_items.clear();
+    m_drawnLanes.clear();
     m_dirty = false;
     if (!m_layout.session())
         return;
@@ -182,12 +272,13 @@ void TimelineView::buildDrawList() const
         return v.begin + static_cast<TimeNs>(std::ceil((px - cr.left()) / pxPerNs));
     };
 
-    for (const Row& row : m_rows) {
+    const auto [firstRow, lastRow] = visibleRows();
+    for (std::size_t ri = firstRow; ri < lastRow; ++ri) {
+        const Row& row = m_rows[ri];
         if (row.lane < 0)
             continue;
         const int top = kRulerHeight + row.y - scrollY;
-        if (top + row.height < cr.top() || top > cr.bottom())
-            continue;
+        m_drawnLanes.push_back(row.lane);
         const Lane& lane = m_layout.lanes[static_cast<std::size_t>(row.lane)];
         const Profile& p = *m_layout.session()->ranks[static_cast<std::size_t>(lane.rank)];
         const bool overlap = lane.kind == TrackKind::Overlap;
@@ -303,12 +394,12 @@ void TimelineView::paintEvent(QPaintEvent*)
     const QRect cr = contentRect();
     p.fillRect(vr, pal.base());
     const int scrollY = verticalScrollBar()->value();
+    const auto [firstRow, lastRow] = visibleRows();
 
     // Header bands and lane separators.
-    for (const Row& row : m_rows) {
+    for (std::size_t ri = firstRow; ri < lastRow; ++ri) {
+        const Row& row = m_rows[ri];
         const int top = kRulerHeight + row.y - scrollY;
-        if (top + row.height < cr.top() || top > cr.bottom())
-            continue;
         if (row.group >= 0)
             p.fillRect(QRect(0, top, vr.width(), row.height), pal.alternateBase());
         else
@@ -379,10 +470,9 @@ void TimelineView::paintEvent(QPaintEvent*)
     p.fillRect(QRect(0, kRulerHeight, kLabelWidth, vr.height() - kRulerHeight), pal.window());
     p.setClipRect(QRect(0, kRulerHeight, kLabelWidth, cr.height()));
     p.setFont(font());
-    for (const Row& row : m_rows) {
+    for (std::size_t ri = firstRow; ri < lastRow; ++ri) {
+        const Row& row = m_rows[ri];
         const int top = kRulerHeight + row.y - scrollY;
-        if (top + row.height < cr.top() || top > cr.bottom())
-            continue;
         p.setPen(pal.windowText().color());
         if (row.group >= 0) {
             const LaneGroup& g = m_layout.groups[static_cast<std::size_t>(row.group)];

@@ -3,7 +3,11 @@
 // slices stacked, a time ruler and a legend. It owns no data: the session comes from the
 // SelectionController, and zoom/selection go through it (STYLE.md practice 8).
 // Drawing builds a draw list first (visible slices by binary search, sub-pixel slices folded
-// into one mark with a count), then paints it; hit tests use the same list.
+// into one mark with a count), then paints it; hit tests use the same list. Only the rows on
+// screen are visited (found by binary search on their y), so the cost of a paint does not grow
+// with the number of ranks. Rank groups collapse and expand (click a header, or the context
+// menu of the label column for all ranks); a session of more than kExpandedRanks ranks opens
+// with only its first rank expanded.
 #include "views/selection_controller.h"
 #include "views/timeline_layout.h"
 
@@ -30,6 +34,7 @@ public:
     static constexpr int kLegendHeight = 20;
     static constexpr int kRowHeight = 16;
     static constexpr int kHeaderHeight = 20;
+    static constexpr int kExpandedRanks = 16;
 
     // For tests and the window.
     int laneCount() const;
@@ -38,6 +43,16 @@ public:
     std::size_t drawnItemCount() const;    // draw items after merging (lanes on screen)
     const TimelineLayout& layout() const { return m_layout; }
     void setGroupCollapsed(int groupIndex, bool collapsed);
+    // Collapses or expands every rank group at once (one relayout).
+    void setAllRanksCollapsed(bool collapsed);
+    // The rank header group of rank index `rank`, -1 when none.
+    int rankGroup(int rank) const;
+    int rowCount() const { return static_cast<int>(m_rows.size()); } // headers and lanes laid out
+    int shownLaneCount() const;            // lanes laid out (not collapsed, of the shown ranks)
+    // Lanes the last draw list visited, in display order: those intersecting the viewport.
+    const std::vector<int>& drawnLanes() const;
+    // Scrolls vertically so lane `lane` is on screen (expanding its groups); false when hidden.
+    bool ensureLaneVisible(int lane);
     // The x of time t in viewport coordinates, and back.
     double xOf(TimeNs t) const;
     TimeNs timeAt(double x) const;
@@ -63,6 +78,7 @@ protected:
     void mouseReleaseEvent(QMouseEvent* e) override;
     void mouseDoubleClickEvent(QMouseEvent* e) override;
     void wheelEvent(QWheelEvent* e) override;
+    void contextMenuEvent(QContextMenuEvent* e) override;
     bool viewportEvent(QEvent* e) override;
     void scrollContentsBy(int dx, int dy) override;
 
@@ -91,6 +107,9 @@ private:
     void onHorizontalScroll(int value);
     const DrawItem* itemAt(const QPoint& pos) const;
     const Row* rowAt(int viewportY) const;
+    // [first, last) indices of m_rows intersecting the content area at the current scroll.
+    std::pair<std::size_t, std::size_t> visibleRows() const;
+    void onSelectedTaskChanged();
     QString tooltipFor(const DrawItem& item) const;
     QRectF sliceRect(int rank, std::uint32_t slice) const; // viewport rect, empty when hidden
     bool laneVisible(int lane) const;
@@ -106,6 +125,7 @@ private:
     int m_contentHeight = 0;
 
     mutable std::vector<DrawItem> m_items;
+    mutable std::vector<int> m_drawnLanes;
     mutable bool m_dirty = true;
 
     // Search: matching names per rank (by NameId), and the matching slices in time order.

@@ -4,8 +4,10 @@
 
 #include "views/time_format.h"
 
+#include <QContextMenuEvent>
 #include <QHelpEvent>
 #include <QKeyEvent>
+#include <QMenu>
 #include <QMouseEvent>
 #include <QScrollBar>
 #include <QToolTip>
@@ -183,6 +185,19 @@ bool TimelineView::viewportEvent(QEvent* e)
     return QAbstractScrollArea::viewportEvent(e);
 }
 
+void TimelineView::contextMenuEvent(QContextMenuEvent* e)
+{
+    if (m_layout.groups.empty())
+        return;
+    QMenu menu(this);
+    QAction* collapse = menu.addAction(tr("Collapse all ranks"));
+    QAction* expand = menu.addAction(tr("Expand all ranks"));
+    QAction* chosen = menu.exec(e->globalPos());
+    if (chosen == collapse || chosen == expand)
+        setAllRanksCollapsed(chosen == collapse);
+    e->accept();
+}
+
 void TimelineView::resizeEvent(QResizeEvent* e)
 {
     QAbstractScrollArea::resizeEvent(e);
@@ -288,15 +303,14 @@ void TimelineView::setSearchText(const QString& text)
                 const std::string_view v = p.strings.view(NameId(static_cast<std::uint32_t>(i)));
                 m[i] = QByteArray::fromRawData(v.data(), static_cast<qsizetype>(v.size())).toLower().contains(needle);
             }
-            for (const Lane& lane : m_layout.lanes) {
-                if (lane.rank != static_cast<int>(r))
-                    continue;
-                const Track& t = p.tracks[lane.track.v];
-                for (std::uint32_t row = t.sliceBegin; row < t.sliceEnd; ++row)
-                    if (sliceMatches(static_cast<int>(r), row))
-                        m_matches.push_back({static_cast<int>(r), row});
-            }
         }
+        if (!text.isEmpty())
+            for (const Lane& lane : m_layout.lanes) { // one pass over the lanes of all ranks
+                const Track& t = s->ranks[static_cast<std::size_t>(lane.rank)]->tracks[lane.track.v];
+                for (std::uint32_t row = t.sliceBegin; row < t.sliceEnd; ++row)
+                    if (sliceMatches(lane.rank, row))
+                        m_matches.push_back({lane.rank, row});
+            }
         std::stable_sort(m_matches.begin(), m_matches.end(), [&s](const TaskRef& a, const TaskRef& b) {
             return s->ranks[static_cast<std::size_t>(a.rankIndex)]->slices.start[a.slice]
                  < s->ranks[static_cast<std::size_t>(b.rankIndex)]->slices.start[b.slice];

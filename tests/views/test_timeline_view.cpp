@@ -1,11 +1,15 @@
 // The timeline on a hand-built profile whose every slice is known: lanes and their order,
 // slices found in a window, sub-pixel folding, keyboard zoom/pan exactly as the controller's
 // arithmetic says, mouse selection and the plots' highlighted band.
+#include "model/formats/loader.h"
+#include "model/synth/synth.h"
 #include "views/selection_controller.h"
 #include "views/timeline_view.h"
 #include "views/utilization_plots.h"
 
+#include <QScrollBar>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace npuscope;
@@ -217,6 +221,119 @@ private slots:
         QCOMPARE(sel.visibleRange(), (TimeRange{159000, 171000}));
         QTest::keyClick(&view, Qt::Key_Return, Qt::ShiftModifier);
         QCOMPARE(sel.selectedTask().slice, rowOf(p, "MatMul", 100000));
+    }
+
+    // A generated cluster of more ranks than open expanded: rank groups collapse and expand,
+    // and a draw visits exactly the lanes on screen, wherever the view is scrolled.
+    void manyRanks()
+    {
+        constexpr int kRanks = 20;
+        static_assert(kRanks > TimelineView::kExpandedRanks);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        synth::SynthOptions o;
+        o.scenario = "cluster-slowrank";
+        o.ranks = kRanks;
+        o.steps = 1;
+        const synth::SynthResult r = synth::synthesize(dir.path().toStdString(), o);
+        QVERIFY2(r.ok, r.error.c_str());
+        const LoadResult lr = loadSessions({dir.path().toStdString()});
+        QVERIFY2(lr.session, lr.error.c_str());
+        QCOMPARE(static_cast<int>(lr.session->ranks.size()), kRanks);
+
+        // Lanes per rank from the profiles: one per track holding slices.
+        std::vector<int> lanesOf;
+        int total = 0;
+        for (const auto& p : lr.session->ranks) {
+            int n = 0;
+            for (const Track& t : p->tracks)
+                n += t.sliceEnd > t.sliceBegin;
+            QVERIFY(n > 1);
+            lanesOf.push_back(n);
+            total += n;
+        }
+
+        SelectionController sel;
+        TimelineView view(&sel);
+        view.resize(1200, 700);
+        view.show();
+        sel.setSession(lr.session);
+        QCOMPARE(view.laneCount(), total);
+        // Only the first rank opens expanded; the others are one header each.
+        QCOMPARE(view.shownLaneCount(), lanesOf[0]);
+        for (int k = 1; k < kRanks; ++k)
+            QVERIFY(view.layout().groups[static_cast<std::size_t>(view.rankGroup(k))].collapsed);
+
+        view.setAllRanksCollapsed(false);
+        QCOMPARE(view.shownLaneCount(), total);
+        view.setGroupCollapsed(view.rankGroup(5), true);
+        QCOMPARE(view.shownLaneCount(), total - lanesOf[5]);
+        view.setAllRanksCollapsed(true);
+        QCOMPARE(view.shownLaneCount(), 0);
+        QCOMPARE(view.rowCount(), kRanks); // the rank headers
+        QVERIFY(view.drawnLanes().empty());
+
+        // A click on the header of the first rank expands it, a second one collapses it.
+        QWidget* vp = view.viewport();
+        const QPoint header(20, TimelineView::kRulerHeight + TimelineView::kHeaderHeight / 2);
+        QTest::mouseClick(vp, Qt::LeftButton, {}, header);
+        QCOMPARE(view.shownLaneCount(), lanesOf[0]);
+        QTest::mouseClick(vp, Qt::LeftButton, {}, header);
+        QCOMPARE(view.shownLaneCount(), 0);
+
+        // Scrolled anywhere, the draw visits the lanes whose rows meet the content area, which
+        // the test lays out itself: a rank header, then per process a header and its lanes
+        // (one row of kRowHeight per nesting level + 4 px).
+        view.setAllRanksCollapsed(false);
+        struct Span { int lane, y, h; };
+        std::vector<Span> spans;
+        int y = 0;
+        for (const LaneGroup& g : view.layout().groups) {
+            y += TimelineView::kHeaderHeight; // rank or process header
+            for (int lane : g.lanes) {
+                const int h = static_cast<int>(view.layout().lanes[static_cast<std::size_t>(lane)].levels.size())
+                                  * TimelineView::kRowHeight + 4;
+                spans.push_back({lane, y, h});
+                y += h;
+            }
+        }
+        QScrollBar* vb = view.verticalScrollBar();
+        QCOMPARE(vb->maximum(), y - view.contentRect().height());
+        const int height = view.contentRect().height();
+        for (const int at : {0, vb->maximum() / 3, vb->maximum() / 2, vb->maximum()}) {
+            vb->setValue(at);
+            std::vector<int> expected;
+            for (const Span& s : spans)
+                if (s.y + s.h >= at && s.y < at + height)
+                    expected.push_back(s.lane);
+            QVERIFY(!expected.empty());
+            QCOMPARE(view.drawnLanes(), expected);
+            QVERIFY(static_cast<int>(expected.size()) < total / 4); // a screenful, not all ranks
+        }
+
+        // Revealing a task of a collapsed rank expands it and scrolls its lane on screen.
+        view.setAllRanksCollapsed(true);
+        vb->setValue(0);
+        const int rank = kRanks - 2;
+        const Profile& p = *lr.session->ranks[static_cast<std::size_t>(rank)];
+        std::uint32_t slice = kNone;
+        for (std::uint32_t i = 0; i < p.slices.size() && slice == kNone; ++i)
+            if (p.tracks[p.slices.track[i].v].kind == TrackKind::Stream)
+                slice = i;
+        QVERIFY(slice != kNone);
+        sel.revealTask(TaskRef{rank, slice});
+        const int lane = view.layout().trackLane[static_cast<std::size_t>(rank)][p.slices.track[slice].v];
+        QVERIFY(!view.layout().groups[static_cast<std::size_t>(view.rankGroup(rank))].collapsed);
+        QCOMPARE(view.shownLaneCount(), lanesOf[static_cast<std::size_t>(rank)]);
+        const auto& drawn = view.drawnLanes();
+        QVERIFY(std::find(drawn.begin(), drawn.end(), lane) != drawn.end());
+
+        // Choosing one rank shows it alone, expanded.
+        view.setAllRanksCollapsed(true);
+        sel.setCurrentRank(7);
+        QCOMPARE(view.shownLaneCount(), lanesOf[7]);
+        QCOMPARE(view.rowCount(), 1 + static_cast<int>(view.layout().groups[static_cast<std::size_t>(view.rankGroup(7))].children.size())
+                                      + lanesOf[7]);
     }
 };
 
