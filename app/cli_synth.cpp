@@ -31,7 +31,7 @@ void printSynthHelp(std::FILE* out)
         "  --layout L          torch_npu (default) or msprof\n"
         "  --format F          text (default), db (torch_npu SQLite export: ascend_pytorch_profiler_N.db\n"
         "                        and analysis.db) or both (the same data in both exports)\n"
-        "  --ranks N           ranks (1..64; cluster-slowrank default 4)\n"
+        "  --ranks N           ranks (1..512; cluster-slowrank default 4; above 64, TP groups of 8)\n"
         "  --steps N           profiled steps (default 3)\n"
         "  --seed N            random seed (default 1); same seed, same bytes\n"
         "  --target-mb N       repeat steps until each timeline JSON reaches about N MiB\n"
@@ -101,8 +101,8 @@ int synth(const Args& args)
             if (o.format != "text" && o.format != "db" && o.format != "both")
                 return usage("unknown format '" + o.format + "' (text, db or both)");
         } else if (a == "--ranks") {
-            if (!value(v) || !parseNumber(v, o.ranks) || o.ranks < 1 || o.ranks > 64)
-                return usage("--ranks needs a number 1..64");
+            if (!value(v) || !parseNumber(v, o.ranks) || o.ranks < 1 || o.ranks > 512)
+                return usage("--ranks needs a number 1..512");
             ranksGiven = true;
         } else if (a == "--steps") {
             if (!value(v) || !parseNumber(v, o.steps) || o.steps < 1 || o.steps > 1000000)

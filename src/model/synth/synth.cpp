@@ -130,18 +130,21 @@ std::string groupTuple(int n)
 std::string profilerMetadata(const Scenario& sc, int rank, int ranks, int group)
 {
     nlohmann::ordered_json j;
+    const bool grouped = ranks > Scheduler::kMeshRanks; // TP groups of `group`, data parallel across
     if (ranks > 1)
-        j["distributed_args"] = {{"tensor_model_parallel_size", ranks}, {"pipeline_model_parallel_size", 1},
-                                 {"data_parallel_size", 1}, {"rank", rank}, {"world_size", ranks}};
+        j["distributed_args"] = {{"tensor_model_parallel_size", grouped ? group : ranks}, {"pipeline_model_parallel_size", 1},
+                                 {"data_parallel_size", grouped ? (ranks + group - 1) / group : 1}, {"rank", rank},
+                                 {"world_size", ranks}};
     auto& env = j["ENV_VARIABLES"];
     env = nlohmann::ordered_json::object();
     for (const auto& [k, v] : sc.env)
         env[k] = v;
     nlohmann::ordered_json g;
     g["group_name"] = "tp";
-    g["group_rank"] = rank;
+    const int base = grouped ? rank - rank % group : 0;
+    g["group_rank"] = rank - base;
     std::vector<int> members;
-    for (int i = 0; i < group; ++i)
+    for (int i = base; i < base + group && (!grouped || i < ranks); ++i)
         members.push_back(i);
     g["global_ranks"] = members;
     j["parallel_group_info"]["10.0.0.1%enp189s0f1_60000_0_1780748089123456"] = g;
@@ -284,8 +287,8 @@ SynthResult synthesize(const std::string& outDir, const SynthOptions& o)
     }
     const bool cluster = o.scenario == "cluster-slowrank";
     const int ranks = cluster && o.ranks < 2 ? 4 : o.ranks;
-    if (ranks < 1 || ranks > 64) {
-        res.error = "ranks must be 1..64";
+    if (ranks < 1 || ranks > 512) {
+        res.error = "ranks must be 1..512";
         return res;
     }
     if (o.steps < 1 || o.targetMB < 0) {

@@ -246,7 +246,7 @@ Scenario makeScenario(const std::string& name)
 }
 
 Scheduler::Scheduler(Scenario sc, int ranks, std::uint64_t seed, std::int64_t baseNs)
-    : m_sc(std::move(sc)), m_ranks(ranks), m_group(ranks > 1 ? ranks : 8), m_now(baseNs)
+    : m_sc(std::move(sc)), m_ranks(ranks), m_group(ranks > kMeshRanks ? 8 : ranks > 1 ? ranks : 8), m_now(baseNs)
 {
     for (int r = 0; r < ranks; ++r) {
         m_rng.emplace_back(seed * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(r) * 0xD1B54A32D192ED03ull + 1);
@@ -319,7 +319,9 @@ StepPlan Scheduler::next()
                     Task& t = ts[r];
                     const int self = static_cast<int>(r);
                     std::int64_t transit = 0;
-                    for (int p = 0; p < m_group; ++p) {
+                    // Up to kMeshRanks ranks form one mesh; more form TP groups of 8 (base..base+7).
+                    const int base = m_ranks > kMeshRanks ? self - self % m_group : 0;
+                    for (int p = base; p < base + m_group && p < std::max(m_ranks, m_group); ++p) {
                         Link l;
                         l.src = self;
                         l.dst = p;

@@ -93,7 +93,9 @@ class Scheduler {
 public:
     Scheduler(Scenario sc, int ranks, std::uint64_t seed, std::int64_t baseNs);
     StepPlan next();
+    // Ranks of one communication group: all ranks up to kMeshRanks, else TP groups of 8.
     int groupSize() const { return m_group; }
+    static constexpr int kMeshRanks = 64;
     const Scenario& scenario() const { return m_sc; }
 
     static constexpr int kComputeStream = 2;
