@@ -62,11 +62,15 @@ QTableWidget* makeTable(const QStringList& headers)
     return t;
 }
 
-// Rank axis labels: every rank up to 32, else every k-th.
-QSharedPointer<QCPAxisTickerText> rankTicker(const std::vector<int>& ranks)
+// Rank axis labels: every rank up to 32, else every k-th rank, k a power of two giving at
+// most maxLabels labels (so 3-digit rank numbers of hundreds of ranks never overlap).
+QSharedPointer<QCPAxisTickerText> rankTicker(const std::vector<int>& ranks, std::size_t maxLabels = 16)
 {
     QSharedPointer<QCPAxisTickerText> t(new QCPAxisTickerText);
-    const std::size_t step = std::max<std::size_t>(1, (ranks.size() + 31) / 32);
+    std::size_t step = 1;
+    if (ranks.size() > 32)
+        while (ranks.size() > maxLabels * step)
+            step *= 2;
     for (std::size_t i = 0; i < ranks.size(); i += step)
         t->addTick(static_cast<double>(i), QString::number(ranks[i]));
     return t;
@@ -524,7 +528,7 @@ void ClusterView::fillMatrix()
                 r->bottomRight->setCoords(index(c.dst) + 0.5, index(c.src) + 0.5);
                 r->setPen(QPen(kSlowColour, 3));
             }
-    m_matrix->xAxis->setTicker(rankTicker(ranks));
+    m_matrix->xAxis->setTicker(rankTicker(ranks, 8)); // the narrower axis
     m_matrix->yAxis->setTicker(rankTicker(ranks));
     m_matrix->xAxis->setRange(-0.5, std::max(0, n - 1) + 0.5);
     m_matrix->yAxis->setRange(-0.5, std::max(0, n - 1) + 0.5);
