@@ -204,6 +204,7 @@ FileRecord mapAndRead(const layout::PlannedFile& f, const Env& env, ReadFn&& rea
         ctx.device = f.device;
         std::uint64_t reported = 0;
         ctx.progress = [&](std::uint64_t done) {
+            mf->dropPagesBefore(done); // read front to back: what is behind is done with
             if (done > reported) {
                 env.progress.add(done - reported);
                 reported = done;

@@ -4,6 +4,7 @@
 #include <boost/interprocess/file_mapping.hpp>
 #include <boost/interprocess/mapped_region.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
@@ -118,6 +119,7 @@ struct MappedFile::Impl {
     bool read = false;
     std::int64_t readShort = -1; // a read file that ended before its stat size: where
     GuardSlot* guard = nullptr;
+    mutable std::uint64_t dropped = 0; // pages before this offset were given back
 
     Impl() = default;
     Impl(const Impl&) = delete;
@@ -145,6 +147,18 @@ std::string_view MappedFile::bytes() const
     if (!m_impl || m_impl->empty)
         return {};
     return {static_cast<const char*>(m_impl->region.get_address()), m_impl->region.get_size()};
+}
+
+void MappedFile::dropPagesBefore(std::uint64_t offset) const
+{
+    if (!m_impl || m_impl->read || m_impl->empty)
+        return;
+    const std::uint64_t end = std::min<std::uint64_t>(offset, size()) & ~std::uint64_t(pageSize() - 1);
+    if (end <= m_impl->dropped)
+        return;
+    auto* base = static_cast<char*>(m_impl->region.get_address());
+    ::madvise(base + m_impl->dropped, end - m_impl->dropped, MADV_DONTNEED);
+    m_impl->dropped = end;
 }
 
 std::int64_t MappedFile::shrankAt() const

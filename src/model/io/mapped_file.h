@@ -28,6 +28,12 @@ public:
     std::uint64_t size() const { return bytes().size(); }
     const std::string& path() const { return m_path; }
 
+    // Tells the kernel the pages before `offset` are not needed any more, so they leave this
+    // process's resident set (they stay in the page cache, and a later access reads them back
+    // from the file). Readers scan front to back; without this a mapped trace counts fully
+    // towards peak RSS by the end of its read. No-op for a file that was read, not mapped.
+    void dropPagesBefore(std::uint64_t offset) const;
+
     // When the file shrank while mapped: the lowest offset whose page had vanished when read
     // (those bytes read as zeros), or the file's current size when that is below size(). -1
     // when the file is still whole. Checks the file on disk, so call it once, after reading.
