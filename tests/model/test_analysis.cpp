@@ -20,8 +20,8 @@ namespace {
 
 bool near(double a, double b, double eps = 1e-9) { return std::fabs(a - b) <= eps; }
 
-// Compute [0,10) [5,12) [30,40) µs (ns ×1000), AI_CPU [12,20) (not compute), collectives
-// allReduce [8,18) and broadcast [35,45).
+// Compute [0,10) [5,12) [30,40) µs (ns ×1000), an EVENT_WAIT runtime task [12,20) on a compute
+// stream (not compute), collectives allReduce [8,18) and broadcast [35,45).
 void addOverlapTasks(Profile& p)
 {
     const TrackId s1 = addTrack(p, 5, 1, TrackKind::Stream, "Ascend Hardware", "Stream 1");
@@ -30,7 +30,7 @@ void addOverlapTasks(Profile& p)
     addSlice(p, s1, "MatMul", "AI_CORE", 0, 10000, 1);
     addSlice(p, s2, "Add", "AI_VECTOR_CORE", 5000, 7000, 2);
     addSlice(p, s1, "MatMul", "AI_CORE", 30000, 10000, 3);
-    addSlice(p, s2, "NonZero", "AI_CPU", 12000, 8000, 4);
+    addSlice(p, s2, "EVENT_WAIT", "EVENT_WAIT_SQE", 12000, 8000, 4);
     addSlice(p, g, "hcom_allReduce__1_0_1", "", 8000, 10000);
     addSlice(p, g, "hcom_broadcast__2_0_1", "", 35000, 10000);
 }
@@ -76,7 +76,7 @@ private slots:
         QCOMPARE(s.communication, TimeNs(20000));    // [8,18) ∪ [35,45)
         QCOMPARE(s.overlapped, TimeNs(9000));        // [8,12) ∪ [35,40)
         QCOMPARE(s.commNotOverlapped, TimeNs(11000));
-        QCOMPARE(s.free, TimeNs(12000));             // span 45 − ∪ 33 (the AI_CPU task is not compute)
+        QCOMPARE(s.free, TimeNs(12000));             // span 45 − ∪ 33 (the EVENT_WAIT task is not compute)
         QCOMPARE(r.stepTime, TimeNs(45000));         // = E2E span
         QCOMPARE(r.stepTimeSource, std::string("E2E (first to last device task)"));
         QCOMPARE(r.collectives.size(), std::size_t(2));
@@ -84,6 +84,31 @@ private slots:
         QVERIFY(near(r.collectives[0].ratio, 0.4));
         QCOMPARE(r.collectives[1].exposed(), TimeNs(5000));
         QVERIFY(near(r.collectives[1].ratio, 0.5));
+    }
+
+    void overlapComputeTasksOnly()
+    {
+        // Computing = the kernels of compute streams: AI_CPU [0,10) and an "Other" kernel [30,35)
+        // count; a memcpy [10,20) on the compute stream does not, nor does anything on the HCCL
+        // stream 4 (Notify Wait [20,30), the collective as a database writes it, AI_CORE [20,40)).
+        Profile p;
+        const TrackId s2 = addTrack(p, 5, 2, TrackKind::Stream, "Ascend Hardware", "Stream 2");
+        const TrackId s3 = addTrack(p, 5, 3, TrackKind::Stream, "Ascend Hardware", "Stream 3");
+        const TrackId s4 = addTrack(p, 5, 4, TrackKind::Stream, "Ascend Hardware", "Stream 4");
+        const TrackId g = addTrack(p, 6, 0, TrackKind::CommGroup, "Communication", "Group 0 Communication");
+        addSlice(p, s2, "NonZero", "AI_CPU", 0, 10000, 1);
+        addSlice(p, s2, "MEMCPY_ASYNC", "PCIE_DMA_SQE", 10000, 10000, 2);
+        addSlice(p, s4, "AI_CORE", "AI_CORE", 20000, 20000, 3);
+        addSlice(p, s4, "Notify Wait", "Notify Wait", 20000, 10000, 4);
+        addSlice(p, s3, "aclnnAdd_AddAiCore_Add", "Other", 30000, 5000, 5);
+        addSlice(p, g, "hcom_allReduce__1_0_1", "", 0, 40000);
+        p.finalize();
+        const OverlapResult r = computeOverlap(p);
+        QCOMPARE(r.total.computing, TimeNs(15000));
+        QCOMPARE(r.total.overlapped, TimeNs(15000));
+        QCOMPARE(r.collectives.size(), std::size_t(1));
+        QCOMPARE(r.collectives[0].covered, TimeNs(15000));
+        QVERIFY(near(r.collectives[0].ratio, 15.0 / 40.0));
     }
 
     void overlapPerProfilerStep()

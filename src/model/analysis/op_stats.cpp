@@ -328,6 +328,41 @@ bool isCommunicationTask(std::string_view taskType, std::string_view typeOrName)
     return taskType == "HCCL" || taskType == "COMMUNICATION" || startsWithNoCase(typeOrName, "hcom");
 }
 
+bool isHcclTask(std::string_view taskType, std::string_view name)
+{
+    // Case-insensitive, '_' and ' ' alike: "Notify_Wait" = "Notify Wait".
+    auto is = [](std::string_view s, std::string_view want, bool prefix) {
+        if (s.size() < want.size() || (!prefix && s.size() != want.size()))
+            return false;
+        for (std::size_t i = 0; i < want.size(); ++i) {
+            const char a = s[i] == '_' ? ' ' : static_cast<char>(std::tolower(static_cast<unsigned char>(s[i])));
+            if (a != want[i])
+                return false;
+        }
+        return true;
+    };
+    for (const std::string_view s : {taskType, name})
+        if (is(s, "notify ", true) || is(s, "write value", false) || is(s, "reduce inline", false)
+            || is(s, "rdma send", false))
+            return true;
+    return false;
+}
+
+bool isComputeTask(std::string_view taskType, std::string_view name)
+{
+    if (isCommunicationTask(taskType, name) || isHcclTask(taskType, name))
+        return false;
+    static constexpr std::string_view kCompute[] = {"AI_CORE", "AI_VECTOR_CORE", "MIX_AIC", "MIX_AIV", "AI_CPU", "DSA_SQE"};
+    for (const std::string_view t : kCompute)
+        if (taskType == t)
+            return true;
+    if (taskType.rfind("KERNEL_", 0) == 0) // database TASK types: KERNEL_AICORE, KERNEL_AIVEC, ...
+        return true;
+    if (!taskType.empty() && taskType != "Other" && taskType != "OTHER")
+        return false;
+    return std::any_of(name.begin(), name.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+}
+
 std::string commBaseName(std::string_view opName)
 {
     std::string s(opName.substr(0, opName.find('@')));

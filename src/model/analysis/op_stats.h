@@ -56,6 +56,16 @@ OpGroupStats computeOverallStats(const Profile& p, const OpStatsOptions& o = {})
 std::string commBaseName(std::string_view opName);
 // True for communication rows: task type HCCL/COMMUNICATION or a type/name starting with "hcom".
 bool isCommunicationTask(std::string_view taskType, std::string_view typeOrName);
+// HCCL's own device tasks, by task type or name ("Notify Wait", "Notify_Record", "Write Value",
+// "Reduce Inline", "RDMA Send"): they run only on communication streams.
+bool isHcclTask(std::string_view taskType, std::string_view name);
+// Computation tasks, the Overlap Analysis "Computing" lane: kernels of task type AI_CORE,
+// AI_VECTOR_CORE, MIX_AIC, MIX_AIV, AI_CPU, DSA_SQE or a database KERNEL_* type. Runtime tasks
+// (EVENT_WAIT/EVENT_RECORD, MEMCPY_ASYNC, SDMA, PROFILING_*, ...), HCCL's own tasks and
+// communication ops are not. A timeline that does not know the core ("Other", empty) names
+// runtime tasks in capitals (MEMCPY_ASYNC) and kernels otherwise (Conv2D1, aclnnMm_...): a
+// name with a lower-case letter that is not an HCCL task is a kernel.
+bool isComputeTask(std::string_view taskType, std::string_view name);
 
 // Communication ops ranked by total duration: per collective name (op name before '@',
 // with its numeric suffix removed, e.g. "hcom_allReduce"), with volume in GB.

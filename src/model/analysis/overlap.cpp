@@ -91,15 +91,45 @@ DeviceIntervals deviceIntervals(const Profile& p)
     for (const Track& t : p.tracks)
         if (t.kind == TrackKind::CommGroup && t.sliceEnd > t.sliceBegin)
             haveGroups = true;
-    for (const Track& t : p.tracks) {
+    // A stream task's type: the timeline may say "Other" where the joined CSV row knows the core.
+    auto sliceType = [&](std::uint32_t r) {
+        if (const auto k = p.slices.kernel[r]; k != kNone && k < p.kernels.size())
+            return p.str(p.kernels.taskType[k]);
+        return p.str(p.slices.category[r]);
+    };
+    // Communication streams carry HCCL's own tasks (Notify Wait, Write Value, ...); nothing on them
+    // is computation, whatever its type (a database gives the collective itself there as AI_CORE
+    // without a COMPUTE_TASK_INFO row).
+    std::set<std::size_t> commStreams;
+    for (std::size_t ti = 0; ti < p.tracks.size(); ++ti) {
+        const Track& t = p.tracks[ti];
         if (t.kind != TrackKind::Stream)
             continue;
         for (std::uint32_t r = t.sliceBegin; r < t.sliceEnd; ++r) {
+            const std::string_view type = sliceType(r), name = p.str(p.slices.name[r]);
+            if (isHcclTask(type, name)) {
+                commStreams.insert(ti);
+                break;
+            }
+        }
+    }
+    // When every kernel row (kernel_details, op_summary, COMPUTE_TASK_INFO) found its task, the
+    // tasks without one are not computation ops either: a database's MIX parent tasks (AI_CORE,
+    // KERNEL_AICORE without COMPUTE_TASK_INFO) lie outside the profiler's Computing lane.
+    bool kernelsJoined = p.kernels.size() > 0;
+    for (std::size_t r = 0; r < p.kernels.size() && kernelsJoined; ++r)
+        if (p.kernels.slice[r] == kNone
+            && !isCommunicationTask(p.str(p.kernels.taskType[r]), p.str(p.kernels.type[r]).empty() ? p.str(p.kernels.name[r])
+                                                                                             : p.str(p.kernels.type[r])))
+            kernelsJoined = false;
+    for (std::size_t ti = 0; ti < p.tracks.size(); ++ti) {
+        const Track& t = p.tracks[ti];
+        if (t.kind != TrackKind::Stream)
+            continue;
+        const bool commStream = commStreams.count(ti) > 0;
+        for (std::uint32_t r = t.sliceBegin; r < t.sliceEnd; ++r) {
             haveStream = true;
-            // The timeline may say "Other" where the joined CSV row knows the real core type.
-            std::string_view type = p.str(p.slices.category[r]);
-            if (const auto k = p.slices.kernel[r]; k != kNone && k < p.kernels.size())
-                type = p.str(p.kernels.taskType[k]);
+            const std::string_view type = sliceType(r);
             const std::string_view name = p.str(p.slices.name[r]);
             const TimeNs b = p.slices.start[r], e = p.slices.end(r);
             span(b, e);
@@ -108,12 +138,18 @@ DeviceIntervals deviceIntervals(const Profile& p)
                     comm.push_back({b, e});
                     d.commOps.push_back({std::string(name), {b, e}});
                 }
-            } else if (type != "AI_CPU") {
-                compute.push_back({b, e});
+                continue;
             }
+            // A kernel row joined to the task makes it a kernel.
+            const bool kernelRow = p.slices.kernel[r] != kNone && p.slices.kernel[r] < p.kernels.size();
+            if (commStream || (!kernelRow && kernelsJoined))
+                continue;
+            if (kernelRow ? !isHcclTask(type, name) : isComputeTask(type, name))
+                compute.push_back({b, e});
         }
     }
     if (!haveStream) {
+        // Every kernel table row is an op: a communication op or a kernel.
         const KernelTable& k = p.kernels;
         for (std::size_t r = 0; r < k.size(); ++r) {
             const std::string_view type = p.str(k.taskType[r]);
@@ -125,7 +161,7 @@ DeviceIntervals deviceIntervals(const Profile& p)
                     comm.push_back({b, e});
                     d.commOps.push_back({std::string(p.str(k.name[r])), {b, e}});
                 }
-            } else if (type != "AI_CPU") {
+            } else if (!isHcclTask(type, name)) {
                 compute.push_back({b, e});
             }
         }

@@ -7,7 +7,11 @@
 //  2. The timeline's "Overlap Analysis" tracks, by thread name (never by tid, whose order differs
 //     between versions): Σ Computing, Communication, Communication(Not Overlapped), Free; split per
 //     ProfilerStep#N span when the timeline has them.
-//  3. Device tasks: Computing = ∪ compute tasks (every Stream task but AI_CPU and communication),
+//  3. Device tasks: Computing = ∪ computation tasks (isComputeTask(): AI Core, AI Vector, MIX,
+//     AI CPU and DSA kernels, or tasks with a kernel table row; only those when every kernel row
+//     found its task), never a task on a communication
+//     stream (one with HCCL's Notify/Write Value tasks) nor a runtime task (EVENT_WAIT,
+//     MEMCPY_ASYNC, ...), as in the profiler's own Computing lane;
 //     Communication = ∪ communication ops (CommGroup tracks, else communication tasks),
 //     Overlapped = Computing ∩ Communication, Not Overlapped = Communication − Computing,
 //     Free = span − (Computing ∪ Communication); span = each ProfilerStep#N, else first to last
@@ -48,7 +52,7 @@ const char* overlapSourceName(OverlapSource s);
 struct CollectiveOverlap {
     std::string name;
     TimeNs start = 0, dur = 0;
-    TimeNs covered = 0;     // |op ∩ Computing|
+    TimeNs covered = 0;     // |op ∩ Computing|, Computing of source 3 whatever the breakdown source
     double ratio = 0;       // covered / dur (0 for zero-length ops)
     TimeNs exposed() const { return dur - covered; }
 };
