@@ -1,5 +1,6 @@
 // Cluster rules (≥ 2 ranks): slow rank, slow link, RDMA retransmission.
 #include "advisor/rule_helpers.h"
+#include "model/analysis/cluster.h"
 
 #include <algorithm>
 #include <cctype>
@@ -14,15 +15,6 @@
 namespace npuscope::advisor {
 
 namespace {
-
-double median(std::vector<double> v)
-{
-    if (v.empty())
-        return kNaN;
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 // Every rank's comm ops: the cluster file when present, else each rank's communication.json.
 // Transport names are interned in a pool: a rank's own, or (cluster file) ClusterData::strings.
@@ -198,10 +190,6 @@ void slowRank(const RuleCtx& c, RuleOut& out)
     out.inputs.push_back(source + " (" + std::to_string(ranks.size()) + " ranks)");
     if (!ci.note.empty())
         out.inputs.push_back(ci.note);
-    double sumMean = 0;
-    for (const auto& r : ranks)
-        sumMean += r.comp + r.comm + r.free;
-    sumMean /= static_cast<double>(ranks.size());
     const double gapRatio = c.param("gap_ratio");
     // Last arriver per collective: the rank whose time in it is a statistical outlier below the
     // others (it waited least because the others waited for it).
@@ -238,33 +226,30 @@ void slowRank(const RuleCtx& c, RuleOut& out)
                                            + " collectives (" + testName + ")";
     if (tested)
         out.inputs.push_back(commSource(c, ci) + ": Elapse Time of " + std::to_string(tested) + " collectives on ≥ 3 ranks");
+    // The spread test itself is the cluster analysis' (the Cluster tab shows the same result).
+    // Computing/Free: the rank with the most is slow. Communication: the one most often a
+    // significant last arriver, else the one with the least (it waited least).
+    std::vector<RankTimes> times;
+    for (const auto& r : ranks)
+        times.push_back({r.rank, r.comp, r.comm, r.free});
+    const SlowRankResult sr = findSlowRank(times, gapRatio, topLast);
     std::string check;
     for (int d = 0; d < 3; ++d) {
-        const char* name = d == 0 ? "Computing" : (d == 1 ? "Communication(Not Overlapped)" : "Free");
+        const SlowRankDimension& dim = sr.dimensions[static_cast<std::size_t>(d)];
+        const std::string& name = dim.name;
         auto val = [d](const R& r) { return d == 0 ? r.comp : (d == 1 ? r.comm : r.free); };
-        std::vector<double> v;
-        for (const auto& r : ranks)
-            v.push_back(val(r));
-        const auto [mnIt, mxIt] = std::minmax_element(v.begin(), v.end());
-        const double gap = sumMean > 0 ? (*mxIt - *mnIt) / sumMean : 0;
-        check += (check.empty() ? "" : ", ") + std::string(name) + " spread " + fmtPct(gap);
-        if (gap <= gapRatio)
+        const double gap = dim.spread;
+        check += (check.empty() ? "" : ", ") + name + " spread " + fmtPct(gap);
+        if (!dim.fired)
             continue;
-        const double med = median(v);
-        // Computing/Free: the rank with the most is slow. Communication: the one most often a
-        // significant last arriver, else the one with the least (it waited least).
-        std::size_t slow = static_cast<std::size_t>((d == 1 ? mnIt : mxIt) - v.begin());
-        if (d == 1 && topLast >= 0)
-            for (std::size_t i = 0; i < ranks.size(); ++i)
-                if (ranks[i].rank == topLast)
-                    slow = i;
-        const int slowRankId = ranks[slow].rank;
+        const double med = dim.median;
+        const int slowRankId = dim.slowRank;
         Finding& fd = out.fire(std::string(d == 0 ? "computing" : (d == 1 ? "communication" : "free")));
         fd.scope.ranks = {slowRankId};
-        fd.costNs = static_cast<TimeNs>(std::llround(*mxIt - med));
+        fd.costNs = static_cast<TimeNs>(std::llround(dim.excess));
         fd.title = "Rank " + std::to_string(slowRankId) + " slow in " + name + ": "
-                   + (d == 1 ? "shortest communication (" + fmtMs(v[slow]) + ", arrives last)"
-                             : fmtMs(v[slow]) + " vs median " + fmtMs(med) + " (+" + fmtPct(med > 0 ? v[slow] / med - 1 : 0) + ")");
+                   + (d == 1 ? "shortest communication (" + fmtMs(dim.value) + ", arrives last)"
+                             : fmtMs(dim.value) + " vs median " + fmtMs(med) + " (+" + fmtPct(med > 0 ? dim.value / med - 1 : 0) + ")");
         fd.description = name + std::string(" differs across ") + std::to_string(ranks.size()) + " ranks by " + fmtPct(gap)
                          + " of the mean step (threshold " + fmtPct(gapRatio) + "); the others wait for rank "
                          + std::to_string(slowRankId) + " at the next collective."
@@ -278,7 +263,7 @@ void slowRank(const RuleCtx& c, RuleOut& out)
         else
             fd.suggestions.push_back("Communication: see CLU-SLOWLINK for a slow link; otherwise the rank arrives late "
                                      "because of its computation or host.");
-        setGain(fd, *mxIt - med, "max " + fmtMs(*mxIt) + " − median " + fmtMs(med) + " = " + fmtMs(*mxIt - med));
+        setGain(fd, dim.excess, "max " + fmtMs(dim.max) + " − median " + fmtMs(med) + " = " + fmtMs(dim.excess));
         for (const auto& r : ranks) {
             Evidence e;
             e.at.rank = r.rank;
@@ -326,7 +311,7 @@ void slowLink(const RuleCtx& c, RuleOut& out)
         std::vector<double> bws;
         for (const auto& [r, a] : m)
             bws.push_back(a.first / a.second);
-        const double med = median(bws);
+        const double med = medianOf(bws);
         check += (check.empty() ? "" : ", ") + t + " median " + fmtNum(med, 1) + " GB/s";
         for (const auto& [r, a] : m) {
             const double bw = a.first / a.second;
