@@ -323,8 +323,10 @@ void slowLink(const RuleCtx& c, RuleOut& out)
             for (const auto& f : c.all)
                 if (f.rank == r)
                     steps = f.nSteps;
+            // The cost is the time the slow link loses against the median bandwidth, not the
+            // whole transit time (which a link at the median speed would spend too).
             const double lost = (a.second - a.first / med) * 1e6 / steps;
-            fd.costNs = static_cast<TimeNs>(std::llround(a.second * 1e6 / steps));
+            fd.costNs = static_cast<TimeNs>(std::llround(lost));
             fd.title = "Slow " + t + " link on rank " + std::to_string(r) + ": " + fmtNum(bw, 1) + " GB/s vs median "
                        + fmtNum(med, 1) + " GB/s";
             fd.description = "Rank " + std::to_string(r) + " moves data over " + t + " at " + fmtNum(bw, 1)

@@ -3,12 +3,18 @@
 // from the ranks, and the per-rank rules on picked ranks over the rank budget.
 #include "advisor/rule_helpers.h"
 #include "advisor_fixture.h"
+#include "model/formats/loader.h"
+#include "model/synth/synth.h"
+
+#include <nlohmann/json.hpp>
 
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 using namespace npuscope;
 using namespace npuscope::advisor;
@@ -221,6 +227,73 @@ private slots:
         QVERIFY2(in.find("cluster_analysis_output is stale: cluster_step_trace_time.csv was written 3.0 h before") != std::string::npos,
                  in.c_str());
         QVERIFY(in.find("each rank's step breakdown (2 ranks)") != std::string::npos);
+    }
+
+    void slowLinkCostOnTheGeneratedCluster()
+    {
+        // cluster-slowrank plants one slow link (rank 1 -> 2 at 40 %). By hand from its
+        // cluster_communication.json: per transport and rank ΣTransit Size(MB) / ΣTransit Time(ms),
+        // the median over ranks, and for the slow rank the time lost against the median,
+        // Σt − ΣMB/median, per step. At the CLI default (3 steps, seed 1) rank 1 moves 1207.96 MB in
+        // 181.12 ms over HCCS (6.67 GB/s, median 9.98 GB/s): 20.04 ms/step lost, while its whole
+        // transit time is 60.37 ms/step, more than its 41.4 ms of communication per step.
+        QTemporaryDir dir;
+        synth::SynthOptions o;
+        o.scenario = "cluster-slowrank";
+        o.steps = 2;
+        o.seed = 7;
+        const synth::SynthResult g = synth::synthesize(dir.path().toStdString(), o);
+        QVERIFY2(g.ok, g.error.c_str());
+        std::ifstream in(dir.path().toStdString() + "/cluster_analysis_output/cluster_communication.json");
+        const nlohmann::json j = nlohmann::json::parse(in);
+        std::map<std::string, std::map<int, std::pair<double, double>>> acc; // transport -> rank -> (MB, ms)
+        std::size_t steps = 0;
+        for (const auto& [group, bySteps] : j.items()) {
+            steps = std::max(steps, bySteps.size());
+            for (const auto& [step, ops] : bySteps.items())
+                for (const auto& [op, ranks] : ops.items()) {
+                    if (op == "Total Op Info")
+                        continue;
+                    for (const auto& [rank, info] : ranks.items())
+                        for (const auto& [t, b] : info["Communication Bandwidth Info"].items()) {
+                            const double mb = b["Transit Size(MB)"], ms = b["Transit Time(ms)"];
+                            if (mb > 0 && ms > 0) {
+                                acc[t][std::stoi(rank)].first += mb;
+                                acc[t][std::stoi(rank)].second += ms;
+                            }
+                        }
+                }
+        }
+        QCOMPARE(steps, std::size_t(2));
+        std::map<std::string, double> want; // finding id -> ns per step lost
+        for (const auto& [t, ranks] : acc) {
+            std::vector<double> bw;
+            for (const auto& [r, a] : ranks)
+                bw.push_back(a.first / a.second);
+            std::sort(bw.begin(), bw.end());
+            const double med = bw.size() % 2 ? bw[bw.size() / 2] : (bw[bw.size() / 2 - 1] + bw[bw.size() / 2]) / 2;
+            for (const auto& [r, a] : ranks)
+                if (a.first / a.second < 0.8 * med)
+                    want["CLU-SLOWLINK/rank" + std::to_string(r) + "-" + t] = (a.second - a.first / med) * 1e6 / 2;
+        }
+        QCOMPARE(want.size(), std::size_t(2)); // rank 1 over HCCS and over SDMA (HCCS is carried by SDMA)
+        const LoadResult lr = loadSession(dir.path().toStdString());
+        QVERIFY2(lr.session, lr.error.c_str());
+        const auto r = runAdvisor(*lr.session, fixture::defaults());
+        int found = 0;
+        for (const Finding& f : r.findings) {
+            if (f.rule != "CLU-SLOWLINK" || f.status != Status::Fired)
+                continue;
+            ++found;
+            QVERIFY2(want.count(f.id), f.id.c_str());
+            const double lost = want.at(f.id);
+            QVERIFY(lost > 15e6 && lost < 25e6); // about 20 ms per step
+            QVERIFY2(std::abs(static_cast<double>(f.costNs) - lost) <= 1.0,
+                     qPrintable(QString("%1: cost %2 ns, by hand %3 ns").arg(QString::fromStdString(f.id)).arg(f.costNs).arg(lost)));
+            QVERIFY(std::abs(f.gain.nsPerStep - lost) <= 1.0);
+            QCOMPARE(f.evidence.front().cost, f.costNs);
+        }
+        QCOMPARE(found, 2);
     }
 
     void rankRulesRunOnPickedRanksOverBudget()
