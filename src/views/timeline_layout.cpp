@@ -87,6 +87,9 @@ void TimelineLayout::build(const SessionPtr& session)
         auto& colors = nameColor.emplace_back(p.strings.size());
         for (std::size_t i = 0; i < p.strings.size(); ++i)
             colors[i] = static_cast<std::uint8_t>(paletteIndexFor(p.strings.view(NameId(static_cast<std::uint32_t>(i)))));
+        // Legend time per colour key (OP type or name), by string id: one add per slice here,
+        // one map insert per distinct key after the rank.
+        std::vector<TimeNs> keyTotals(p.strings.size(), 0);
 
         // Group the non-empty tracks by (kind order, process name, process label).
         struct Key {
@@ -162,7 +165,7 @@ void TimelineLayout::build(const SessionPtr& session)
                         colors[p.slices.name[s].v] = static_cast<std::uint8_t>(overlapColor(p.str(p.slices.name[s])));
                 if (tr.kind == TrackKind::Stream || tr.kind == TrackKind::CommGroup)
                     for (std::uint32_t s = tr.sliceBegin; s < tr.sliceEnd; ++s)
-                        legendTotals[std::string(colorKey(rank, s))] += p.slices.dur[s];
+                        keyTotals[colorKeyId(p, s).v] += p.slices.dur[s];
                 laneOfTrack[t] = static_cast<int>(lanes.size());
                 g.lanes.push_back(static_cast<int>(lanes.size()));
                 lanes.push_back(std::move(lane));
@@ -170,6 +173,10 @@ void TimelineLayout::build(const SessionPtr& session)
             groups[static_cast<std::size_t>(rankGroupIndex)].children.push_back(gi);
             groups.push_back(std::move(g));
         }
+
+        for (std::size_t i = 0; i < keyTotals.size(); ++i)
+            if (keyTotals[i] > 0)
+                legendTotals[std::string(p.strings.view(NameId(static_cast<std::uint32_t>(i))))] += keyTotals[i];
 
         auto& fi = flowIndex.emplace_back();
         for (std::uint32_t f = 0; f < p.flows.size(); ++f) {
@@ -196,13 +203,18 @@ std::uint8_t TimelineLayout::colorOf(int rank, std::uint32_t row) const
     return colors[p.slices.name[row].v];
 }
 
+NameId TimelineLayout::colorKeyId(const Profile& p, std::uint32_t row)
+{
+    const std::uint32_t k = p.slices.kernel[row];
+    if (k != kNone && k < p.kernels.size() && p.kernels.type[k].v != 0)
+        return p.kernels.type[k];
+    return p.slices.name[row];
+}
+
 std::string_view TimelineLayout::colorKey(int rank, std::uint32_t row) const
 {
     const Profile& p = *m_session->ranks[static_cast<std::size_t>(rank)];
-    const std::uint32_t k = p.slices.kernel[row];
-    if (k != kNone && k < p.kernels.size() && p.kernels.type[k].v != 0)
-        return p.str(p.kernels.type[k]);
-    return p.str(p.slices.name[row]);
+    return p.str(colorKeyId(p, row));
 }
 
 std::pair<std::size_t, std::size_t> TimelineLayout::candidates(const Profile& p, const LaneLevel& level, TimeNs t0, TimeNs t1)

@@ -78,6 +78,7 @@ public:
     std::uint8_t colorOf(int rank, std::uint32_t row) const;
     // The key the colour came from: OP Type of the joined kernel row, else the slice name.
     std::string_view colorKey(int rank, std::uint32_t row) const;
+    static NameId colorKeyId(const Profile& p, std::uint32_t row); // the string colorKey names
 
 private:
     SessionPtr m_session;
