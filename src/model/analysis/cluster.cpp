@@ -264,11 +264,15 @@ void buildMatrices(const Session& s, ClusterAnalysis& a, double bwRatio)
         for (const auto& c : m.cells)
             if (c.transport != "LOCAL" && c.timeMs > 0)
                 bws[c.transport].push_back(c.bandwidthGBps());
+        std::map<std::string, double> medians; // once per transport, not per cell
+        for (auto& [t, v] : bws)
+            if (v.size() >= 2)
+                medians[t] = medianOf(v);
         for (auto& c : m.cells) {
-            auto it = bws.find(c.transport);
-            if (c.transport == "LOCAL" || it == bws.end() || it->second.size() < 2 || !(c.timeMs > 0))
+            auto it = medians.find(c.transport);
+            if (c.transport == "LOCAL" || it == medians.end() || !(c.timeMs > 0))
                 continue;
-            c.slow = c.bandwidthGBps() < bwRatio * medianOf(it->second);
+            c.slow = c.bandwidthGBps() < bwRatio * it->second;
         }
         a.matrices.push_back(std::move(m));
     };
