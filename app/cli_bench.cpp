@@ -8,6 +8,7 @@
 // then cancels a load halfway through and reports how long the loader took to return and how
 // much of its memory was given back.
 #include "app/cli.h"
+#include "app/cli_bench_frames.h"
 #include "bench/child_process.h"
 #include "bench/db_bench.h"
 #include "bench/reference_scanners.h"
@@ -99,14 +100,17 @@ void warmPageCache(const std::string& path)
 
 void printUsage(std::FILE* to)
 {
-    std::fputs("Usage: npuscope bench [--size-mb N] [--out DIR] [--seed N] [--db]\n"
+    std::fputs("Usage: npuscope bench [--size-mb N] [--out DIR] [--seed N] [--db] [--no-frames] [--frame-events N]\n"
                "  --db: load the same generated profile from its text and its SQLite export instead\n"
                "  (generated once in DIR-db with `synth --format both`); prints MB/s and the ratio.\n"
                "  Generates (once, then reuses) a torch_npu profile whose trace_view.json is about N MB\n"
                "  (default 100) under DIR (default /tmp/npuscope-bench) and measures, each in its own\n"
                "  process: npuscope's full load, a bare simdjson On-Demand scan (the floor) and\n"
                "  nlohmann/json's SAX parse of the same JSON. Prints MB/s, ratios, bytes per task event\n"
-               "  and peak RSS. Ratios are what count: all three run on this machine in this run.\n",
+               "  and peak RSS. Ratios are what count: all three run on this machine in this run.\n"
+               "  Then cancels a load halfway, and (unless --no-frames) measures offscreen the time to\n"
+               "  the first timeline frame and the paint time of one frame of an N-event profile\n"
+               "  (--frame-events, default 10000000) at zoom levels from the whole span to microseconds.\n",
                to);
 }
 
@@ -118,6 +122,8 @@ int bench(const Args& args)
     std::string out = "/tmp/npuscope-bench";
     std::uint64_t seed = 1;
     bool dbBench = false;
+    bool frames = true;
+    std::uint64_t frameEvents = 10'000'000;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         auto next = [&](const char* flag) -> const std::string* {
@@ -132,6 +138,13 @@ int bench(const Args& args)
             return 0;
         } else if (a == "--db") {
             dbBench = true;
+        } else if (a == "--no-frames") {
+            frames = false;
+        } else if (a == "--frame-events") {
+            const std::string* v = next("--frame-events");
+            if (!v)
+                return 2;
+            frameEvents = std::strtoull(v->c_str(), nullptr, 10);
         } else if (a == "--size-mb") {
             const std::string* v = next("--size-mb");
             if (!v)
@@ -268,6 +281,8 @@ int bench(const Args& args)
                     cancel.rssAfterKb / 1024.0);
     else if (load.ok)
         std::printf("cancel halfway: %s\n", cancel.error);
+    if (frames)
+        benchFrames(dir.string(), frameEvents);
     return (load.ok && floor.ok && sax.ok) ? 0 : 1;
 }
 

@@ -1,0 +1,183 @@
+// The rendering half of `npuscope bench`, each part in a child process with Qt's offscreen
+// platform: the time from the start of a load to the first painted timeline frame of the
+// generated profile, and the time to paint one frame of a 10 M-event profile at zoom levels from
+// the whole span down to a few microseconds.
+#include "app/cli_bench_frames.h"
+
+#include "bench/child_process.h"
+#include "model/formats/loader.h"
+#include "views/selection_controller.h"
+#include "views/timeline_view.h"
+
+#include <QApplication>
+#include <QPixmap>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+namespace npuscope::cli {
+
+namespace {
+
+constexpr int kZoomLevels = 8; // the whole span, then each level 1/10 of the one before
+constexpr int kFramesPerLevel = 15;
+
+struct FrameMeasure {
+    double seconds = 0;
+    long peakRssKb = 0;
+    double firstFrameSeconds = 0; // load + layout + first paint
+    double loadSeconds = 0;       // the load alone
+    std::uint64_t events = 0;
+    int lanes = 0;
+    double medianMs[kZoomLevels] = {};
+    double maxMs[kZoomLevels] = {};
+    double windowNs[kZoomLevels] = {};
+    bool ok = false;
+    char error[256] = {};
+};
+
+// A QApplication on the offscreen platform, for a child process that has none.
+struct OffscreenApp {
+    int argc = 1;
+    char name[9] = "npuscope";
+    char* argv[2] = {name, nullptr};
+    std::unique_ptr<QApplication> app;
+    OffscreenApp()
+    {
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+        app = std::make_unique<QApplication>(argc, argv);
+    }
+};
+
+double msSince(std::chrono::steady_clock::time_point t0)
+{
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// `events` device tasks on 32 streams of one rank: 1–40 µs tasks with 0–5 µs gaps, 200 kernel
+// names, the shape (and density) of a long training trace.
+SessionPtr makeDenseSession(std::uint64_t events)
+{
+    auto p = std::make_shared<Profile>();
+    p->name = "dense";
+    p->rank = 0;
+    constexpr int kStreams = 32;
+    std::vector<TrackId> tracks;
+    for (int s = 0; s < kStreams; ++s) {
+        const TrackId t = p->trackFor(2, s + 1);
+        Track& tr = p->tracks[t.v];
+        tr.kind = TrackKind::Stream;
+        tr.process = p->strings.intern("Ascend Hardware");
+        tr.thread = p->strings.intern("Stream " + std::to_string(s + 1));
+        tr.streamId = s + 1;
+        tracks.push_back(t);
+    }
+    std::vector<NameId> names;
+    for (int i = 0; i < 200; ++i)
+        names.push_back(p->strings.intern("Kernel_" + std::to_string(i)));
+    const NameId cat = p->strings.intern("AI_CORE");
+    std::mt19937_64 rng(7);
+    std::uniform_int_distribution<TimeNs> dur(1000, 40000), gap(0, 5000);
+    std::uniform_int_distribution<std::size_t> name(0, names.size() - 1);
+    p->slices.reserve(events);
+    const std::uint64_t perStream = events / kStreams;
+    for (int s = 0; s < kStreams; ++s) {
+        TimeNs t = 0;
+        for (std::uint64_t i = 0; i < perStream; ++i) {
+            const TimeNs d = dur(rng);
+            p->slices.add(t, d, names[name(rng)], cat, tracks[static_cast<std::size_t>(s)]);
+            t += d + gap(rng);
+        }
+    }
+    p->finalize();
+    auto session = std::make_shared<Session>();
+    session->ranks.push_back(p);
+    return session;
+}
+
+} // namespace
+
+void benchFrames(const std::string& profileDir, std::uint64_t denseEvents)
+{
+    const FrameMeasure first = bench::runInChild<FrameMeasure>([&](FrameMeasure& m) {
+        OffscreenApp app;
+        const auto t0 = std::chrono::steady_clock::now();
+        const LoadResult r = loadSession(profileDir, LoadOptions{});
+        if (!r.session) {
+            std::snprintf(m.error, sizeof m.error, "%s", r.error.c_str());
+            return;
+        }
+        m.loadSeconds = msSince(t0) / 1000;
+        SelectionController sel;
+        TimelineView view(&sel);
+        view.resize(1600, 900);
+        sel.setSession(r.session);
+        const QPixmap frame = view.grab();
+        m.firstFrameSeconds = msSince(t0) / 1000;
+        m.ok = !frame.isNull();
+    });
+    if (first.ok)
+        std::printf("time to the first timeline frame: %.3f s (the load %.3f s, layout and first paint %.0f ms)\n",
+                    first.firstFrameSeconds, first.loadSeconds, (first.firstFrameSeconds - first.loadSeconds) * 1000);
+    else
+        std::printf("time to the first timeline frame: failed: %s\n", first.error);
+
+    const FrameMeasure frames = bench::runInChild<FrameMeasure>([&](FrameMeasure& m) {
+        OffscreenApp app;
+        const SessionPtr session = makeDenseSession(denseEvents);
+        m.events = session->ranks[0]->slices.size();
+        SelectionController sel;
+        TimelineView view(&sel);
+        view.resize(1600, 900);
+        sel.setSession(session);
+        m.lanes = view.laneCount();
+        (void)view.grab();
+        const TimeRange full = sel.visibleRange();
+        std::mt19937_64 rng(11);
+        for (int level = 0; level < kZoomLevels; ++level) {
+            double window = static_cast<double>(full.end - full.begin);
+            for (int i = 0; i < level; ++i)
+                window /= 10;
+            m.windowNs[level] = window;
+            std::vector<double> ms;
+            for (int f = 0; f < kFramesPerLevel; ++f) {
+                std::uniform_real_distribution<double> at(0, static_cast<double>(full.end - full.begin) - window);
+                const auto begin = full.begin + static_cast<TimeNs>(level == 0 ? 0 : at(rng));
+                sel.setVisibleRange({begin, begin + static_cast<TimeNs>(window)});
+                const auto t0 = std::chrono::steady_clock::now();
+                (void)view.grab(); // builds the draw list and paints one frame
+                ms.push_back(msSince(t0));
+            }
+            std::sort(ms.begin(), ms.end());
+            m.medianMs[level] = ms[ms.size() / 2];
+            m.maxMs[level] = ms.back();
+        }
+        m.ok = true;
+    });
+    if (!frames.ok) {
+        std::printf("frame bench: failed: %s\n", frames.error);
+        return;
+    }
+    std::printf("frame of a %llu-event profile (%d lanes, 1600x900 offscreen), goal <= 16 ms at any zoom:\n",
+                static_cast<unsigned long long>(frames.events), frames.lanes);
+    std::printf("%16s %12s %12s\n", "window", "median ms", "max ms");
+    double worst = 0;
+    for (int level = 0; level < kZoomLevels; ++level) {
+        const double w = frames.windowNs[level];
+        char label[32];
+        if (w >= 1e9)
+            std::snprintf(label, sizeof label, "%.2f s", w / 1e9);
+        else if (w >= 1e6)
+            std::snprintf(label, sizeof label, "%.2f ms", w / 1e6);
+        else
+            std::snprintf(label, sizeof label, "%.2f us", w / 1e3);
+        std::printf("%16s %12.2f %12.2f\n", label, frames.medianMs[level], frames.maxMs[level]);
+        worst = std::max(worst, frames.maxMs[level]);
+    }
+    std::printf("slowest frame: %.2f ms; peak RSS of that process %.1f MB\n", worst, frames.peakRssKb / 1024.0);
+}
+
+} // namespace npuscope::cli

@@ -1,0 +1,12 @@
+#pragma once
+// Rendering measurements of `npuscope bench` (see cli_bench_frames.cpp).
+#include <cstdint>
+#include <string>
+
+namespace npuscope::cli {
+
+// Prints the time to the first timeline frame of the profile in `profileDir` and the paint time
+// of one frame of a generated `denseEvents`-event profile at eight zoom levels.
+void benchFrames(const std::string& profileDir, std::uint64_t denseEvents);
+
+} // namespace npuscope::cli
