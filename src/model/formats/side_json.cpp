@@ -9,6 +9,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <limits>
 
 namespace npuscope::readers {
 
@@ -152,8 +153,19 @@ std::optional<TimeNs> microsText(const json& o, std::string_view key)
         return std::nullopt;
     if (it->is_string())
         return parseMicrosToNs(it->get_ref<const std::string&>());
-    if (it->is_number_integer())
-        return it->get<std::int64_t>() * 1000;
+    if (it->is_number_unsigned()) {
+        const auto us = it->get<std::uint64_t>();
+        if (us > static_cast<std::uint64_t>(std::numeric_limits<TimeNs>::max() / 1000))
+            return std::nullopt; // beyond ±292 years in ns: not a time
+        return static_cast<TimeNs>(us) * 1000;
+    }
+    if (it->is_number_integer()) {
+        const auto us = it->get<std::int64_t>();
+        constexpr TimeNs kLimit = std::numeric_limits<TimeNs>::max() / 1000;
+        if (us > kLimit || us < -kLimit)
+            return std::nullopt;
+        return us * 1000;
+    }
     if (it->is_number_float())
         return microsDoubleToNs(it->get<double>());
     return std::nullopt;

@@ -93,7 +93,9 @@ private:
     struct PairHash {
         std::size_t operator()(const std::pair<std::int64_t, std::int64_t>& k) const noexcept
         {
-            return std::hash<std::int64_t>{}(k.first * 1000003 ^ k.second);
+            // Unsigned: pids and tids come from the file and may be anywhere in int64's range.
+            return std::hash<std::uint64_t>{}(static_cast<std::uint64_t>(k.first) * 1000003u
+                                              ^ static_cast<std::uint64_t>(k.second));
         }
     };
     struct OpenSlice {
