@@ -45,6 +45,7 @@ TimelineView::TimelineView(SelectionController* sel, QWidget* parent) : QAbstrac
 
 void TimelineView::onSessionChanged()
 {
+    m_labels.clear();
     m_layout.build(m_sel->session());
     m_laneRow.assign(m_layout.lanes.size(), -1);
     // Many ranks: only the first one opens expanded, the others are one header each.
@@ -432,6 +433,10 @@ void TimelineView::paintEvent(QPaintEvent*)
     small.setPointSizeF(std::max(6.0, small.pointSizeF() - 1.5));
     p.setFont(small);
     const QFontMetrics fm(small);
+    if (m_labelPointSize != small.pointSizeF()) {
+        m_labels.clear();
+        m_labelPointSize = small.pointSizeF();
+    }
     for (const DrawItem& it : m_items) {
         if (it.merged || it.rect.width() < 30)
             continue;
@@ -440,8 +445,17 @@ void TimelineView::paintEvent(QPaintEvent*)
         QRectF tr = it.rect.intersected(QRectF(cr)).adjusted(2, 0, -2, 0);
         const QColor bg = paletteColor(it.color);
         p.setPen(bg.lightnessF() < 0.5 ? Qt::white : Qt::black);
+        const NameId name = prof.slices.name[it.slice];
+        const quint64 key = (static_cast<quint64>(static_cast<std::uint32_t>(lane.rank)) << 32) | name.v;
+        auto label = m_labels.find(key);
+        if (label == m_labels.end()) {
+            QString text = qstr(prof.str(name));
+            const int width = fm.horizontalAdvance(text);
+            label = m_labels.insert(key, {std::move(text), width});
+        }
+        const int room = static_cast<int>(tr.width());
         p.drawText(tr, Qt::AlignVCenter | Qt::AlignLeft,
-                   fm.elidedText(qstr(prof.str(prof.slices.name[it.slice])), Qt::ElideRight, static_cast<int>(tr.width())));
+                   label->width <= room ? label->text : fm.elidedText(label->text, Qt::ElideRight, room));
     }
 
     // Selected range, selected task, flows.

@@ -12,6 +12,7 @@
 #include "views/timeline_layout.h"
 
 #include <QAbstractScrollArea>
+#include <QHash>
 #include <QStringList>
 
 #include <vector>
@@ -124,6 +125,15 @@ private:
     std::vector<int> m_laneRow;     // lane -> index into m_rows, -1 when collapsed/filtered
     int m_contentHeight = 0;
 
+    // Slice names as drawn in their rectangles, per (rank, string id): the QString and its full
+    // width in the label font, so a frame converts and measures each distinct name once and
+    // elides only names that do not fit. Cleared when the session or the font changes.
+    struct LabelText {
+        QString text;
+        int width = 0;
+    };
+    mutable QHash<quint64, LabelText> m_labels;
+    mutable qreal m_labelPointSize = 0;
     mutable std::vector<DrawItem> m_items;
     mutable std::vector<int> m_drawnLanes;
     mutable bool m_dirty = true;
