@@ -412,8 +412,17 @@ void ClusterView::fillBars()
                 rect->bottomRight->setCoords(i + 0.42, 0);
                 rect->setPen(QPen(kSlowColour, 2));
                 auto* label = new QCPItemText(m_bars);
-                label->position->setCoords(i, h);
-                label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+                // Centred over its bar, but kept inside the plot at either end of the axis.
+                if (n > 1 && i == n - 1) {
+                    label->position->setCoords(i + 0.42, h);
+                    label->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+                } else if (n > 1 && i == 0) {
+                    label->position->setCoords(i - 0.42, h);
+                    label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+                } else {
+                    label->position->setCoords(i, h);
+                    label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+                }
                 label->setText(tr("slow"));
                 label->setColor(kSlowColour);
                 label->setFont(QFont(font().family(), font().pointSize(), QFont::Bold));
