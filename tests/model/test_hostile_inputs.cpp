@@ -206,7 +206,7 @@ private slots:
     // Every reader: an empty (or blank) file fails with "empty" and the file name.
     void emptyFiles()
     {
-        for (const std::string bytes : {std::string(), std::string(" \n\r\n\t")}) {
+        for (const std::string& bytes : {std::string(), std::string(" \n\r\n\t")}) {
             const std::string f = "/e/empty";
             using Reader = FileRecord (*)(std::string_view, Profile&, const ReadContext&);
             const std::pair<const char*, Reader> readersList[] = {

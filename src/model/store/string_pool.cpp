@@ -2,33 +2,127 @@
 
 namespace npuscope {
 
+namespace {
+constexpr std::size_t kBlockBytes = 256 * 1024;
+constexpr std::size_t kOwnBlockBytes = 16 * 1024; // longer strings get a block of their own
+} // namespace
+
 StringPool::StringPool()
 {
+    m_slots.resize(1024);
     intern(std::string_view());
+}
+
+StringPool::StringPool(const StringPool& other) : StringPool()
+{
+    *this = other;
+}
+
+StringPool& StringPool::operator=(const StringPool& other)
+{
+    if (this == &other)
+        return *this;
+    StringPool copy;
+    copy.m_views.reserve(other.m_views.size());
+    for (std::size_t i = 1; i < other.m_views.size(); ++i) {
+        // Ids are kept: the other pool holds each string once, in id order.
+        const std::string_view s = other.m_views[i];
+        copy.m_views.emplace_back(copy.store(s), s.size());
+        copy.insertSlot(hashText(s), static_cast<std::uint32_t>(i));
+        if (copy.m_views.size() * 2 > copy.m_slots.size())
+            copy.grow();
+    }
+    *this = std::move(copy);
+    return *this;
+}
+
+const char* StringPool::store(std::string_view s)
+{
+    m_textBytes += s.size();
+    if (s.empty())
+        return "";
+    if (s.size() >= kOwnBlockBytes) {
+        // The current block (m_cursor) stays where it is: blocks never move.
+        auto& block = m_blocks.emplace_back(new char[s.size()]);
+        std::memcpy(block.get(), s.data(), s.size());
+        return block.get();
+    }
+    if (m_left < s.size()) {
+        m_blocks.emplace_back(new char[kBlockBytes]);
+        m_cursor = m_blocks.back().get();
+        m_left = kBlockBytes;
+    }
+    char* at = m_cursor;
+    std::memcpy(at, s.data(), s.size());
+    m_cursor += s.size();
+    m_left -= s.size();
+    return at;
+}
+
+void StringPool::insertSlot(std::uint64_t h, std::uint32_t id)
+{
+    const std::size_t mask = m_slots.size() - 1;
+    for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+        if (m_slots[i].id == 0) {
+            m_slots[i] = Slot{static_cast<std::uint32_t>(h >> 32), id + 1};
+            return;
+        }
+    }
+}
+
+void StringPool::grow()
+{
+    std::vector<Slot> old(m_slots.size() * 2);
+    old.swap(m_slots);
+    for (const Slot& s : old)
+        if (s.id != 0)
+            insertSlot(hashText(m_views[s.id - 1]), s.id - 1);
 }
 
 NameId StringPool::intern(std::string_view s)
 {
-    if (auto it = m_index.find(s); it != m_index.end())
-        return NameId(it->second);
-    const std::string& stored = m_storage.emplace_back(s);
+    const std::uint64_t h = hashText(s);
+    const auto tag = static_cast<std::uint32_t>(h >> 32);
+    const std::size_t mask = m_slots.size() - 1;
+    std::size_t i = h & mask;
+    for (;; i = (i + 1) & mask) {
+        const Slot slot = m_slots[i];
+        if (slot.id == 0)
+            break;
+        if (slot.tag == tag) {
+            const std::string_view v = m_views[slot.id - 1];
+            if (v.size() == s.size() && (s.empty() || std::memcmp(v.data(), s.data(), s.size()) == 0))
+                return NameId(slot.id - 1);
+        }
+    }
     const auto id = static_cast<std::uint32_t>(m_views.size());
-    m_views.emplace_back(stored);
-    m_index.emplace(m_views.back(), id);
-    m_bytes += stored.size() + sizeof(std::string) + sizeof(std::string_view) + 32;
+    m_views.emplace_back(store(s), s.size());
+    m_slots[i] = Slot{tag, id + 1};
+    if (m_views.size() * 2 > m_slots.size())
+        grow();
     return NameId(id);
 }
 
 NameId StringPool::find(std::string_view s) const
 {
-    if (auto it = m_index.find(s); it != m_index.end())
-        return NameId(it->second);
-    return NameId();
+    const std::uint64_t h = hashText(s);
+    const auto tag = static_cast<std::uint32_t>(h >> 32);
+    const std::size_t mask = m_slots.size() - 1;
+    for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+        const Slot slot = m_slots[i];
+        if (slot.id == 0)
+            return NameId();
+        if (slot.tag == tag) {
+            const std::string_view v = m_views[slot.id - 1];
+            if (v.size() == s.size() && (s.empty() || std::memcmp(v.data(), s.data(), s.size()) == 0))
+                return NameId(slot.id - 1);
+        }
+    }
 }
 
-std::string_view StringPool::view(NameId id) const
+std::size_t StringPool::bytes() const
 {
-    return id.v < m_views.size() ? m_views[id.v] : std::string_view();
+    return m_textBytes + m_views.capacity() * sizeof(std::string_view) + m_slots.size() * sizeof(Slot);
 }
 
 } // namespace npuscope

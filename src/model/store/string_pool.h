@@ -1,36 +1,78 @@
 #pragma once
 // Every string (operator name, type, stream name, shape text) is stored once; tables hold NameIds.
+// The text lives in large arena blocks (no allocation per string) and the index is an
+// open-addressing table of (hash tag, id) pairs, so interning a string that is already there
+// costs one hash and usually one comparison.
 #include "model/store/ids.h"
 
-#include <deque>
+#include <cstdint>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace npuscope {
 
+// A fast 64-bit hash of a byte string (multiply-xorshift over 8-byte words). Not for
+// adversarial keys; good enough to spread names, shapes and ids over a power-of-two table.
+inline std::uint64_t hashText(std::string_view s) noexcept
+{
+    constexpr std::uint64_t kMul = 0x9FB21C651E98DF25ull;
+    const char* p = s.data();
+    std::size_t n = s.size();
+    std::uint64_t h = 0x9E3779B97F4A7C15ull ^ (static_cast<std::uint64_t>(n) * 0xFF51AFD7ED558CCDull);
+    while (n >= 8) {
+        std::uint64_t w;
+        std::memcpy(&w, p, 8);
+        h = (h ^ w) * kMul;
+        h ^= h >> 29;
+        p += 8;
+        n -= 8;
+    }
+    if (n > 0) {
+        std::uint64_t w = 0;
+        std::memcpy(&w, p, n);
+        h = (h ^ w) * kMul;
+        h ^= h >> 29;
+    }
+    h *= kMul;
+    return h ^ (h >> 32);
+}
+
 class StringPool {
 public:
     StringPool();
+    StringPool(const StringPool& other);
+    StringPool& operator=(const StringPool& other);
+    StringPool(StringPool&&) noexcept = default;
+    StringPool& operator=(StringPool&&) noexcept = default;
+
     // Id 0 is always the empty string.
     NameId intern(std::string_view s);
     // Returns an invalid id when s was never interned.
     NameId find(std::string_view s) const;
-    std::string_view view(NameId id) const;
+    std::string_view view(NameId id) const { return id.v < m_views.size() ? m_views[id.v] : std::string_view(); }
     std::string str(NameId id) const { return std::string(view(id)); }
     std::size_t size() const { return m_views.size(); }
-    std::size_t bytes() const { return m_bytes; }
+    // Bytes held: the text, the views and the index.
+    std::size_t bytes() const;
 
 private:
-    struct Hash {
-        using is_transparent = void;
-        std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+    struct Slot {
+        std::uint32_t tag = 0; // high half of the hash
+        std::uint32_t id = 0;  // id + 1; 0 marks an empty slot
     };
-    std::deque<std::string> m_storage; // stable addresses for the views
+    const char* store(std::string_view s);
+    void grow();
+    void insertSlot(std::uint64_t h, std::uint32_t id);
+
+    std::vector<std::unique_ptr<char[]>> m_blocks;
+    char* m_cursor = nullptr;
+    std::size_t m_left = 0;
+    std::size_t m_textBytes = 0;
     std::vector<std::string_view> m_views;
-    std::unordered_map<std::string_view, std::uint32_t, Hash, std::equal_to<>> m_index;
-    std::size_t m_bytes = 0;
+    std::vector<Slot> m_slots; // size is a power of two, at most half full
 };
 
 } // namespace npuscope

@@ -1,0 +1,80 @@
+#include "model/store/string_pool.h"
+
+#include <QtTest>
+
+#include <string>
+#include <unordered_map>
+
+using namespace npuscope;
+
+class TestStringPool : public QObject {
+    Q_OBJECT
+private slots:
+    void emptyIsIdZero()
+    {
+        StringPool pool;
+        QCOMPARE(pool.size(), std::size_t(1));
+        QCOMPARE(pool.intern("").v, 0u);
+        QCOMPARE(pool.find("").v, 0u);
+        QVERIFY(!pool.find("MatMul").valid());
+        QCOMPARE(pool.view(NameId(12345)), std::string_view());
+    }
+
+    // Many strings, through several growths of the index and blocks of the arena: each one gets
+    // one id, ids follow first appearance, and every view reads back its own text.
+    void manyStringsKeepTheirIds()
+    {
+        StringPool pool;
+        std::unordered_map<std::string, std::uint32_t> expected;
+        std::vector<std::string> order{""};
+        for (int round = 0; round < 2; ++round) {
+            for (int i = 0; i < 200000; ++i) {
+                // Shared prefixes and lengths 1..40, so the hash sees all word/tail cases.
+                std::string s = "Conv2D_" + std::to_string(i * 7919 % 200000);
+                s.resize(1 + i % 40, 'x');
+                const NameId id = pool.intern(s);
+                auto [it, fresh] = expected.emplace(s, id.v);
+                if (fresh)
+                    order.push_back(s);
+                QCOMPARE(it->second, id.v);
+            }
+        }
+        QCOMPARE(pool.size(), order.size());
+        for (std::uint32_t id = 0; id < order.size(); ++id) {
+            QCOMPARE(pool.view(NameId(id)), std::string_view(order[id]));
+            QCOMPARE(pool.find(order[id]).v, id);
+        }
+        QVERIFY(pool.bytes() > 0);
+    }
+
+    // Strings longer than an arena block's share are stored on their own and stay readable next
+    // to the short ones stored before and after them.
+    void longStringsAndCopies()
+    {
+        StringPool pool;
+        const std::string longA(100000, 'a'), longB(20000, 'b');
+        const NameId s1 = pool.intern("before");
+        const NameId a = pool.intern(longA);
+        const NameId s2 = pool.intern("after");
+        const NameId b = pool.intern(longB);
+        QCOMPARE(pool.view(a), std::string_view(longA));
+        QCOMPARE(pool.view(b), std::string_view(longB));
+        QCOMPARE(pool.view(s1), std::string_view("before"));
+        QCOMPARE(pool.view(s2), std::string_view("after"));
+        QCOMPARE(pool.intern(longA).v, a.v);
+
+        StringPool copy(pool);
+        pool.intern("only in the original");
+        QCOMPARE(copy.size(), std::size_t(5));
+        QCOMPARE(copy.view(a), std::string_view(longA));
+        QCOMPARE(copy.find("after").v, s2.v);
+        QVERIFY(!copy.find("only in the original").valid());
+        QCOMPARE(copy.intern("new").v, 5u);
+
+        StringPool moved(std::move(copy));
+        QCOMPARE(moved.view(b), std::string_view(longB));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestStringPool)
+#include "test_string_pool.moc"
