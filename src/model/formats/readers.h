@@ -45,6 +45,11 @@ FileRecord readClusterCommunicationMatrixJson(std::string_view bytes, ClusterDat
 FileRecord readInfoJson(std::string_view bytes, Profile& sink, const ReadContext& ctx);             // info.json[.N] -> deviceInfo
 FileRecord readProfilerInfoJson(std::string_view bytes, Profile& sink, const ReadContext& ctx);     // profiler_info[_N].json -> rank, meta
 FileRecord readProfilerMetadataJson(std::string_view bytes, Profile& sink, const ReadContext& ctx); // profiler_metadata.json -> meta
+// How the four communication readers above parse, on the calling thread (tests compare the two
+// parsers). Auto: simdjson On-Demand, and when it rejects the file for any reason the DOM parser,
+// which keeps what was complete; FastOnly: a file simdjson rejects fails; DomOnly: the DOM parser.
+enum class CommJsonParser { Auto, FastOnly, DomOnly };
+void setCommJsonParser(CommJsonParser parser);
 
 // ---- SQLite exports (db_reader.cpp, FORMATS-DB.md) ----
 // msprof_*.db / ascend_pytorch_profiler[_N].db: tasks, PMU, communication, APIs, flows, counters.

@@ -1,15 +1,22 @@
 // Small JSON side files (FORMATS.md §4): communication[_matrix].json, their cluster forms,
-// info.json, profiler_info.json, profiler_metadata.json. They are kilobytes to a few megabytes,
-// so a DOM is fine; only "Start Timestamp(us)" needs its number kept as text (µs with 3 decimals
-// and ~16 significant digits does not survive a double).
+// info.json, profiler_info.json, profiler_metadata.json. They are kilobytes to a few megabytes.
+// Only "Start Timestamp(us)" needs its number kept as text (µs with 3 decimals and ~16 significant
+// digits does not survive a double). The communication files are first read with simdjson
+// On-Demand into a compact tree (keys and strings point into the parser, file order kept); a file
+// it rejects for any reason (truncated, bad JSON, a duplicate key, ...) is parsed again into an
+// nlohmann DOM, which keeps what was complete and says where it stopped. The other files use only
+// the DOM. One walker reads both trees through a small node adapter (DomNode, FastNode).
 #include "model/formats/number_text.h"
 #include "model/formats/readers.h"
 
 #include <nlohmann/json.hpp>
+#include <simdjson.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <span>
 
 namespace npuscope::readers {
 
@@ -19,6 +26,8 @@ namespace {
 using json = nlohmann::ordered_json;
 
 constexpr std::string_view kStartKey = "Start Timestamp(us)";
+
+thread_local CommJsonParser t_commJsonParser = CommJsonParser::Auto;
 
 // Builds a DOM like nlohmann::json::parse, except that a float under "Start Timestamp(us)" is
 // stored as its raw text. On a parse error the partial DOM stays usable (truncated files keep
@@ -33,8 +42,13 @@ public:
     bool number_unsigned(json::number_unsigned_t v) { return put(json(v)); }
     bool number_float(json::number_float_t v, const json::string_t& raw)
     {
-        if (!m_stack.empty() && m_stack.back()->is_object() && m_key == kStartKey)
-            return put(json(raw));
+        if (!m_stack.empty() && m_stack.back()->is_object() && m_key == kStartKey) {
+            // The lexer writes the locale's decimal point into the token text: put '.' back.
+            json::string_t text = raw;
+            if (const auto p = text.find_first_not_of("+-0123456789eE"); p != json::string_t::npos)
+                text[p] = '.';
+            return put(json(std::move(text)));
+        }
         return put(json(v));
     }
     bool string(json::string_t& v) { return put(json(std::move(v))); }
@@ -130,44 +144,318 @@ bool parseJson(std::string_view bytes, json& out, FileRecord& rec, const ReadCon
     return true;
 }
 
-double num(const json& o, const char* key)
+// ---- node adapters: the walker below reads either tree through these ----
+
+enum class NumKind { None, Unsigned, Signed, Float }; // nlohmann's number types
+
+// A node of the nlohmann DOM; a default-constructed one is a missing value.
+class DomNode {
+public:
+    DomNode() = default;
+    explicit DomNode(const json* j) : m_j(j) {}
+
+    bool exists() const { return m_j != nullptr; }
+    bool isObject() const { return m_j && m_j->is_object(); }
+    bool isArray() const { return m_j && m_j->is_array(); }
+    bool isString() const { return m_j && m_j->is_string(); }
+    NumKind numKind() const
+    {
+        if (!m_j || !m_j->is_number())
+            return NumKind::None;
+        return m_j->is_number_unsigned() ? NumKind::Unsigned
+               : m_j->is_number_integer() ? NumKind::Signed
+                                          : NumKind::Float;
+    }
+    std::string_view text() const { return m_j->get_ref<const std::string&>(); }
+    std::uint64_t asUnsigned() const { return m_j->get<std::uint64_t>(); }
+    std::int64_t asSigned() const { return m_j->get<std::int64_t>(); }
+    double asDouble() const { return m_j->get<double>(); }
+    std::size_t size() const { return m_j->size(); }
+    DomNode at(std::size_t i) const { return DomNode(&(*m_j)[i]); }
+    // The member `key` of an object, or a missing node.
+    DomNode find(std::string_view key) const
+    {
+        if (!isObject())
+            return {};
+        const auto it = m_j->find(key);
+        return it == m_j->end() ? DomNode() : DomNode(&*it);
+    }
+    // f(key, value) for each member of an object, in file order.
+    template <typename F>
+    void forEachMember(F&& f) const
+    {
+        for (const auto& [k, v] : m_j->items())
+            f(std::string_view(k), DomNode(&v));
+    }
+
+private:
+    const json* m_j = nullptr;
+};
+
+// A communication file as a compact tree, built by simdjson On-Demand in one pass in file order.
+// Every value is checked (strings unescaped, numbers parsed, literals matched, nothing after the
+// root), so a file accepted here is one the DOM parser accepts whole, and the tree reads the same:
+// same number types and values, a float under "Start Timestamp(us)" kept as its token text.
+class FastTree {
+public:
+    static constexpr std::uint32_t kNone = ~std::uint32_t(0);
+    enum class Type : std::uint8_t { Null, Bool, String, Number, Object, Array };
+    struct Node {
+        Type type = Type::Null;
+        NumKind num = NumKind::None;
+        std::uint32_t first = kNone; // first child (object, array)
+        std::uint32_t next = kNone;  // next sibling
+        std::uint32_t count = 0;     // children
+        std::string_view key;        // member name, in the parser's string buffer
+        std::string_view text;       // string value (or the raw start timestamp)
+        std::uint64_t u = 0;         // integer bits (a Signed one cast back)
+        double d = 0;                // the number as a double
+    };
+
+    // False when simdjson rejects the file, or when the DOM would read it differently (a
+    // duplicate key, which the DOM merges into one member).
+    bool parse(std::string_view bytes)
+    {
+        m_input = simdjson::padded_string(bytes);
+        simdjson::ondemand::document doc;
+        simdjson::ondemand::value root;
+        if (m_parser.iterate(m_input).get(doc) || doc.get_value().get(root))
+            return false;
+        m_nodes.reserve(bytes.size() / 16); // ~24 bytes of JSON per value in these files
+        if (add(root, {}, false) != simdjson::SUCCESS)
+            return false;
+        return doc.current_location().error() == simdjson::OUT_OF_BOUNDS; // nothing after the root
+    }
+
+    const Node& node(std::uint32_t i) const { return m_nodes[i]; }
+
+private:
+    using Error = simdjson::error_code;
+
+    Error add(simdjson::ondemand::value v, std::string_view key, bool underStartKey)
+    {
+        namespace od = simdjson::ondemand;
+        od::json_type type;
+        if (Error e = v.type().get(type))
+            return e;
+        const auto self = static_cast<std::uint32_t>(m_nodes.size());
+        m_nodes.emplace_back().key = key;
+        switch (type) {
+        case od::json_type::object: {
+            m_nodes[self].type = Type::Object;
+            od::object o;
+            if (Error e = v.get_object().get(o))
+                return e;
+            std::uint32_t last = kNone;
+            for (auto member : o) {
+                od::field f;
+                std::string_view k;
+                if (Error e = std::move(member).get(f); e || (e = f.unescaped_key().get(k)))
+                    return e;
+                const auto child = static_cast<std::uint32_t>(m_nodes.size());
+                if (Error e = add(f.value(), k, k == kStartKey))
+                    return e;
+                link(self, last, child);
+            }
+            return hasDuplicateKey(self) ? simdjson::INCORRECT_TYPE : simdjson::SUCCESS;
+        }
+        case od::json_type::array: {
+            m_nodes[self].type = Type::Array;
+            od::array a;
+            if (Error e = v.get_array().get(a))
+                return e;
+            std::uint32_t last = kNone;
+            for (auto element : a) {
+                od::value x;
+                if (Error e = std::move(element).get(x))
+                    return e;
+                const auto child = static_cast<std::uint32_t>(m_nodes.size());
+                if (Error e = add(x, {}, false))
+                    return e;
+                link(self, last, child);
+            }
+            return simdjson::SUCCESS;
+        }
+        case od::json_type::string: {
+            m_nodes[self].type = Type::String;
+            return v.get_string().get(m_nodes[self].text);
+        }
+        case od::json_type::number: {
+            const std::string_view token = trimText(v.raw_json_token());
+            od::number n;
+            if (Error e = v.get_number().get(n))
+                return e;
+            Node& x = m_nodes[self];
+            x.type = Type::Number;
+            // nlohmann: an integer token is unsigned unless it starts with '-', a float when it
+            // does not fit 64 bits (simdjson: a double then too).
+            switch (n.get_number_type()) {
+            case od::number_type::signed_integer: {
+                const std::int64_t i = n.get_int64();
+                x.u = static_cast<std::uint64_t>(i);
+                x.num = token.starts_with('-') ? NumKind::Signed : NumKind::Unsigned;
+                x.d = static_cast<double>(i);
+                break;
+            }
+            case od::number_type::unsigned_integer:
+                x.u = n.get_uint64();
+                x.num = NumKind::Unsigned;
+                x.d = static_cast<double>(x.u);
+                break;
+            default:
+                x.d = n.get_double();
+                x.num = NumKind::Float;
+                if (!std::isfinite(x.d))
+                    return simdjson::NUMBER_ERROR; // the DOM parser calls it an overflow
+                if (underStartKey) {
+                    x.type = Type::String;
+                    x.num = NumKind::None;
+                    x.text = token;
+                }
+                break;
+            }
+            return simdjson::SUCCESS;
+        }
+        case od::json_type::boolean: {
+            m_nodes[self].type = Type::Bool;
+            bool b = false;
+            return v.get_bool().get(b);
+        }
+        case od::json_type::null: {
+            bool isNull = false;
+            if (Error e = v.is_null().get(isNull))
+                return e;
+            return isNull ? simdjson::SUCCESS : simdjson::N_ATOM_ERROR;
+        }
+        }
+        return simdjson::TAPE_ERROR;
+    }
+
+    void link(std::uint32_t parent, std::uint32_t& last, std::uint32_t child)
+    {
+        if (last == kNone)
+            m_nodes[parent].first = child;
+        else
+            m_nodes[last].next = child;
+        last = child;
+        ++m_nodes[parent].count;
+    }
+
+    bool hasDuplicateKey(std::uint32_t object)
+    {
+        const std::uint32_t count = m_nodes[object].count;
+        if (count < 2)
+            return false;
+        if (count <= 16) { // op and link objects: pairwise
+            for (auto a = m_nodes[object].first; a != kNone; a = m_nodes[a].next)
+                for (auto b = m_nodes[a].next; b != kNone; b = m_nodes[b].next)
+                    if (m_nodes[a].key.size() == m_nodes[b].key.size() && m_nodes[a].key == m_nodes[b].key)
+                        return true;
+            return false;
+        }
+        m_keys.clear();
+        for (auto c = m_nodes[object].first; c != kNone; c = m_nodes[c].next)
+            m_keys.push_back(m_nodes[c].key);
+        std::sort(m_keys.begin(), m_keys.end());
+        return std::adjacent_find(m_keys.begin(), m_keys.end()) != m_keys.end();
+    }
+
+    simdjson::padded_string m_input;
+    simdjson::ondemand::parser m_parser;
+    std::vector<Node> m_nodes;
+    std::vector<std::string_view> m_keys;
+};
+
+// A node of a FastTree, with DomNode's interface.
+class FastNode {
+public:
+    FastNode() = default;
+    FastNode(const FastTree* tree, std::uint32_t index) : m_tree(tree), m_index(index) {}
+
+    bool exists() const { return m_tree != nullptr; }
+    bool isObject() const { return is(FastTree::Type::Object); }
+    bool isArray() const { return is(FastTree::Type::Array); }
+    bool isString() const { return is(FastTree::Type::String); }
+    NumKind numKind() const { return m_tree ? n().num : NumKind::None; }
+    std::string_view text() const { return n().text; }
+    std::uint64_t asUnsigned() const { return n().u; }
+    std::int64_t asSigned() const { return static_cast<std::int64_t>(n().u); }
+    double asDouble() const { return n().d; }
+    std::size_t size() const { return n().count; }
+    FastNode at(std::size_t i) const
+    {
+        auto c = n().first;
+        while (i-- > 0)
+            c = m_tree->node(c).next;
+        return {m_tree, c};
+    }
+    FastNode find(std::string_view key) const
+    {
+        if (!isObject())
+            return {};
+        for (auto c = n().first; c != FastTree::kNone; c = m_tree->node(c).next)
+            if (m_tree->node(c).key == key)
+                return {m_tree, c};
+        return {};
+    }
+    template <typename F>
+    void forEachMember(F&& f) const
+    {
+        for (auto c = n().first; c != FastTree::kNone; c = m_tree->node(c).next)
+            f(m_tree->node(c).key, FastNode(m_tree, c));
+    }
+
+private:
+    const FastTree::Node& n() const { return m_tree->node(m_index); }
+    bool is(FastTree::Type t) const { return m_tree && n().type == t; }
+
+    const FastTree* m_tree = nullptr;
+    std::uint32_t m_index = 0;
+};
+
+// ---- the walk, over either adapter ----
+
+template <typename Node>
+double num(const Node& o, std::string_view key)
 {
-    if (!o.is_object())
-        return kNaN;
-    auto it = o.find(key);
-    if (it == o.end())
-        return kNaN;
-    if (it->is_number())
-        return it->get<double>();
-    if (it->is_string())
-        return parseDouble(it->get_ref<const std::string&>()).value_or(kNaN);
+    const Node v = o.find(key);
+    if (v.numKind() != NumKind::None)
+        return v.asDouble();
+    if (v.isString())
+        return parseDouble(v.text()).value_or(kNaN);
     return kNaN;
 }
 
-std::optional<TimeNs> microsText(const json& o, std::string_view key)
+double num(const json& o, std::string_view key)
 {
-    if (!o.is_object())
-        return std::nullopt;
-    auto it = o.find(key);
-    if (it == o.end())
-        return std::nullopt;
-    if (it->is_string())
-        return parseMicrosToNs(it->get_ref<const std::string&>());
-    if (it->is_number_unsigned()) {
-        const auto us = it->get<std::uint64_t>();
-        if (us > static_cast<std::uint64_t>(std::numeric_limits<TimeNs>::max() / 1000))
-            return std::nullopt; // beyond ±292 years in ns: not a time
+    return num(DomNode(&o), key);
+}
+
+template <typename Node>
+std::optional<TimeNs> microsText(const Node& o, std::string_view key)
+{
+    const Node v = o.find(key);
+    if (v.isString())
+        return parseMicrosToNs(v.text());
+    constexpr TimeNs kLimit = std::numeric_limits<TimeNs>::max() / 1000; // beyond ±292 years in ns: not a time
+    switch (v.numKind()) {
+    case NumKind::Unsigned: {
+        const auto us = v.asUnsigned();
+        if (us > static_cast<std::uint64_t>(kLimit))
+            return std::nullopt;
         return static_cast<TimeNs>(us) * 1000;
     }
-    if (it->is_number_integer()) {
-        const auto us = it->get<std::int64_t>();
-        constexpr TimeNs kLimit = std::numeric_limits<TimeNs>::max() / 1000;
+    case NumKind::Signed: {
+        const auto us = v.asSigned();
         if (us > kLimit || us < -kLimit)
             return std::nullopt;
         return us * 1000;
     }
-    if (it->is_number_float())
-        return microsDoubleToNs(it->get<double>());
+    case NumKind::Float:
+        return microsDoubleToNs(v.asDouble());
+    case NumKind::None:
+        break;
+    }
     return std::nullopt;
 }
 
@@ -178,18 +466,21 @@ void splitName(const std::string& full, std::string& op, std::string& group)
     group = at == std::string::npos ? std::string() : full.substr(at + 1);
 }
 
-bool isOpObject(const json& v)
+template <typename Node>
+bool isOpObject(const Node& v)
 {
-    return v.is_object() && (v.contains("Communication Time Info") || v.contains("Communication Bandwidth Info"));
+    return v.isObject() &&
+           (v.find("Communication Time Info").exists() || v.find("Communication Bandwidth Info").exists());
 }
 
-CommOp makeOp(const json& v, const std::string& fullName, StringPool& pool)
+template <typename Node>
+CommOp makeOp(const Node& v, std::string_view fullName, StringPool& pool)
 {
     CommOp op;
     op.fullName = fullName;
     op.totalInfo = fullName == "Total Op Info";
-    splitName(fullName, op.opName, op.group);
-    const json& ti = v.contains("Communication Time Info") ? v["Communication Time Info"] : json::object();
+    splitName(op.fullName, op.opName, op.group);
+    const Node ti = v.find("Communication Time Info");
     op.start = microsText(ti, kStartKey);
     op.elapseMs = num(ti, "Elapse Time(ms)");
     op.transitMs = num(ti, "Transit Time(ms)");
@@ -198,8 +489,8 @@ CommOp makeOp(const json& v, const std::string& fullName, StringPool& pool)
     op.idleMs = num(ti, "Idle Time(ms)");
     op.waitRatio = num(ti, "Wait Time Ratio");
     op.syncRatio = num(ti, "Synchronization Time Ratio");
-    if (auto bi = v.find("Communication Bandwidth Info"); bi != v.end() && bi->is_object()) {
-        for (const auto& [transport, b] : bi->items()) {
+    if (const Node bi = v.find("Communication Bandwidth Info"); bi.isObject()) {
+        bi.forEachMember([&](std::string_view transport, const Node& b) {
             CommBandwidth cb;
             cb.transport = pool.intern(transport);
             cb.sizeMB = num(b, "Transit Size(MB)");
@@ -209,43 +500,46 @@ CommOp makeOp(const json& v, const std::string& fullName, StringPool& pool)
             // "Total Op Info" omits the bandwidth: MB/ms = GB/s; 0 when no time was spent.
             if (std::isnan(cb.bandwidthGBps) && !std::isnan(cb.sizeMB) && !std::isnan(cb.timeMs))
                 cb.bandwidthGBps = cb.timeMs > 0 ? cb.sizeMB / cb.timeMs : 0.0;
-            if (auto sd = b.find("Size Distribution"); sd != b.end() && sd->is_object()) {
-                for (const auto& [size, pair] : sd->items()) {
+            if (const Node sd = b.find("Size Distribution"); sd.isObject()) {
+                sd.forEachMember([&](std::string_view size, const Node& pair) {
                     SizeBucket sb;
                     sb.sizeMB = size;
-                    if (pair.is_array() && pair.size() >= 2 && pair[0].is_number() && pair[1].is_number()) {
-                        sb.count = pair[0].get<double>();
-                        sb.timeMs = pair[1].get<double>();
+                    if (pair.isArray() && pair.size() >= 2 && pair.at(0).numKind() != NumKind::None &&
+                        pair.at(1).numKind() != NumKind::None) {
+                        sb.count = pair.at(0).asDouble();
+                        sb.timeMs = pair.at(1).asDouble();
                     }
                     cb.sizes.push_back(std::move(sb));
-                }
+                });
             }
             op.bandwidth.push_back(std::move(cb));
-        }
+        });
     }
     return op;
 }
 
+using KeyPath = std::vector<std::string_view>;
+
 // Visits every op object with the keys leading to it.
-template <typename F>
-void walkOps(const json& node, std::vector<std::string>& path, int depth, F&& visit)
+template <typename Node, typename F>
+void walkOps(const Node& node, KeyPath& path, int depth, F&& visit)
 {
-    if (!node.is_object() || depth > 6)
+    if (!node.isObject() || depth > 6)
         return;
-    for (const auto& [k, v] : node.items()) {
+    node.forEachMember([&](std::string_view k, const Node& v) {
         path.push_back(k);
         if (isOpObject(v))
             visit(v, path);
         else
             walkOps(v, path, depth + 1, visit);
         path.pop_back();
-    }
+    });
 }
 
-bool isLinkKey(const std::string& k, int& src, int& dst)
+bool isLinkKey(std::string_view k, int& src, int& dst)
 {
     const auto dash = k.find('-');
-    if (dash == std::string::npos || dash == 0 || dash + 1 >= k.size())
+    if (dash == std::string_view::npos || dash == 0 || dash + 1 >= k.size())
         return false;
     auto r1 = std::from_chars(k.data(), k.data() + dash, src);
     auto r2 = std::from_chars(k.data() + dash + 1, k.data() + k.size(), dst);
@@ -254,30 +548,31 @@ bool isLinkKey(const std::string& k, int& src, int& dst)
 }
 
 // Visits every "<src>-<dst>" link object with the keys above it (op name last).
-template <typename F>
-void walkLinks(const json& node, std::vector<std::string>& path, int depth, F&& visit)
+template <typename Node, typename F>
+void walkLinks(const Node& node, KeyPath& path, int depth, F&& visit)
 {
-    if (!node.is_object() || depth > 6)
+    if (!node.isObject() || depth > 6)
         return;
-    for (const auto& [k, v] : node.items()) {
+    node.forEachMember([&](std::string_view k, const Node& v) {
         int src = -1, dst = -1;
-        if (v.is_object() && isLinkKey(k, src, dst) && (v.contains("Transport Type") || v.contains("Transit Size(MB)"))) {
+        if (v.isObject() && isLinkKey(k, src, dst) &&
+            (v.find("Transport Type").exists() || v.find("Transit Size(MB)").exists())) {
             visit(v, path, src, dst);
-            continue;
+            return;
         }
         path.push_back(k);
         walkLinks(v, path, depth + 1, visit);
         path.pop_back();
-    }
+    });
 }
 
-bool isKindKey(const std::string& k)
+bool isKindKey(std::string_view k)
 {
     return k == "p2p" || k == "collective";
 }
 
 // Profile files: [step, kind, op], [kind, op], [step, op] or [op] (msprof analyze/).
-void placeProfileOp(const std::vector<std::string>& levels, std::string& step, std::string& kind)
+void placeProfileOp(std::span<const std::string_view> levels, std::string& step, std::string& kind)
 {
     for (const auto& l : levels) {
         if (isKindKey(l))
@@ -287,13 +582,14 @@ void placeProfileOp(const std::vector<std::string>& levels, std::string& step, s
     }
 }
 
-CommLink makeLink(const json& v, int src, int dst, StringPool& pool)
+template <typename Node>
+CommLink makeLink(const Node& v, int src, int dst, StringPool& pool)
 {
     CommLink l;
     l.src = src;
     l.dst = dst;
-    if (auto t = v.find("Transport Type"); t != v.end() && t->is_string())
-        l.transport = pool.intern(t->get_ref<const std::string&>());
+    if (const Node t = v.find("Transport Type"); t.isString())
+        l.transport = pool.intern(t.text());
     else
         l.transport = NameId(0);
     l.sizeMB = num(v, "Transit Size(MB)");
@@ -332,21 +628,52 @@ void finishRecord(FileRecord& rec)
         rec.note = "no records";
 }
 
+// Parses a communication file and hands its root to `walk`: a FastNode when simdjson took the
+// whole file, else (t_commJsonParser permitting) a DomNode of what the DOM parser kept.
+template <typename Walk>
+void parseCommFile(std::string_view bytes, FileRecord& rec, const ReadContext& ctx,
+                   const std::function<void(Severity, std::int64_t, std::string)>& report, Walk&& walk)
+{
+    if (t_commJsonParser != CommJsonParser::DomOnly) {
+        FastTree tree;
+        if (tree.parse(bytes)) {
+            rec.path = ctx.file;
+            rec.bytes = bytes.size();
+            walk(FastNode(&tree, 0));
+            return;
+        }
+        if (t_commJsonParser == CommJsonParser::FastOnly) {
+            rec.path = ctx.file;
+            rec.bytes = bytes.size();
+            rec.status = FileStatus::Failed;
+            rec.note = "not taken by simdjson";
+            return;
+        }
+    }
+    json root;
+    if (parseJson(bytes, root, rec, ctx, report))
+        walk(DomNode(&root));
+}
+
 } // namespace
+
+void setCommJsonParser(CommJsonParser parser)
+{
+    t_commJsonParser = parser;
+}
 
 FileRecord readCommunicationJson(std::string_view bytes, Profile& sink, const ReadContext& ctx)
 {
     FileRecord rec;
     rec.kind = "communication";
-    json root;
-    if (!parseJson(bytes, root, rec, ctx, profileReport(sink, ctx)))
-        return rec;
-    std::vector<std::string> path;
-    walkOps(root, path, 0, [&](const json& v, const std::vector<std::string>& p) {
-        CommOp op = makeOp(v, p.back(), sink.strings);
-        placeProfileOp(std::vector<std::string>(p.begin(), p.end() - 1), op.step, op.kind);
-        sink.commOps.push_back(std::move(op));
-        ++rec.records;
+    parseCommFile(bytes, rec, ctx, profileReport(sink, ctx), [&](const auto& root) {
+        KeyPath path;
+        walkOps(root, path, 0, [&](const auto& v, const KeyPath& p) {
+            CommOp op = makeOp(v, p.back(), sink.strings);
+            placeProfileOp(std::span(p).first(p.size() - 1), op.step, op.kind);
+            sink.commOps.push_back(std::move(op));
+            ++rec.records;
+        });
     });
     finishRecord(rec);
     return rec;
@@ -356,19 +683,18 @@ FileRecord readCommunicationMatrixJson(std::string_view bytes, Profile& sink, co
 {
     FileRecord rec;
     rec.kind = "communication_matrix";
-    json root;
-    if (!parseJson(bytes, root, rec, ctx, profileReport(sink, ctx)))
-        return rec;
-    std::vector<std::string> path;
-    walkLinks(root, path, 0, [&](const json& v, const std::vector<std::string>& p, int src, int dst) {
-        CommLink l = makeLink(v, src, dst, sink.strings);
-        if (!p.empty()) {
-            l.fullName = p.back();
-            splitName(l.fullName, l.opName, l.group);
-            placeProfileOp(std::vector<std::string>(p.begin(), p.end() - 1), l.step, l.kind);
-        }
-        sink.commLinks.push_back(std::move(l));
-        ++rec.records;
+    parseCommFile(bytes, rec, ctx, profileReport(sink, ctx), [&](const auto& root) {
+        KeyPath path;
+        walkLinks(root, path, 0, [&](const auto& v, const KeyPath& p, int src, int dst) {
+            CommLink l = makeLink(v, src, dst, sink.strings);
+            if (!p.empty()) {
+                l.fullName = p.back();
+                splitName(l.fullName, l.opName, l.group);
+                placeProfileOp(std::span(p).first(p.size() - 1), l.step, l.kind);
+            }
+            sink.commLinks.push_back(std::move(l));
+            ++rec.records;
+        });
     });
     finishRecord(rec);
     return rec;
@@ -379,24 +705,23 @@ FileRecord readClusterCommunicationJson(std::string_view bytes, ClusterData& sin
 {
     FileRecord rec;
     rec.kind = "cluster_communication";
-    json root;
-    if (!parseJson(bytes, root, rec, ctx, vectorReport(diags, ctx)))
-        return rec;
-    std::vector<std::string> path;
-    // {"<group>": {"<step>": {"<op>": {"<rank>": OP}}}}
-    walkOps(root, path, 0, [&](const json& v, const std::vector<std::string>& p) {
-        if (p.size() < 2)
-            return;
-        CommOp op = makeOp(v, p[p.size() - 2], sink.strings);
-        op.rank = parseInt64(p.back()).value_or(-1);
-        if (p.size() >= 4) {
-            op.kind = p[p.size() - 4];
-            op.step = p[p.size() - 3];
-        } else if (p.size() == 3) {
-            op.kind = p[0];
-        }
-        sink.comm.push_back(std::move(op));
-        ++rec.records;
+    parseCommFile(bytes, rec, ctx, vectorReport(diags, ctx), [&](const auto& root) {
+        KeyPath path;
+        // {"<group>": {"<step>": {"<op>": {"<rank>": OP}}}}
+        walkOps(root, path, 0, [&](const auto& v, const KeyPath& p) {
+            if (p.size() < 2)
+                return;
+            CommOp op = makeOp(v, p[p.size() - 2], sink.strings);
+            op.rank = parseInt64(p.back()).value_or(-1);
+            if (p.size() >= 4) {
+                op.kind = p[p.size() - 4];
+                op.step = p[p.size() - 3];
+            } else if (p.size() == 3) {
+                op.kind = p[0];
+            }
+            sink.comm.push_back(std::move(op));
+            ++rec.records;
+        });
     });
     finishRecord(rec);
     return rec;
@@ -407,23 +732,22 @@ FileRecord readClusterCommunicationMatrixJson(std::string_view bytes, ClusterDat
 {
     FileRecord rec;
     rec.kind = "cluster_communication_matrix";
-    json root;
-    if (!parseJson(bytes, root, rec, ctx, vectorReport(diags, ctx)))
-        return rec;
-    std::vector<std::string> path;
-    // {"<group>": {"<step>": {"<op>": {"<src>-<dst>": link}}}}
-    walkLinks(root, path, 0, [&](const json& v, const std::vector<std::string>& p, int src, int dst) {
-        CommLink l = makeLink(v, src, dst, sink.strings);
-        if (!p.empty()) {
-            l.fullName = p.back();
-            splitName(l.fullName, l.opName, l.group);
-        }
-        if (p.size() >= 3) {
-            l.kind = p[p.size() - 3];
-            l.step = p[p.size() - 2];
-        }
-        sink.links.push_back(std::move(l));
-        ++rec.records;
+    parseCommFile(bytes, rec, ctx, vectorReport(diags, ctx), [&](const auto& root) {
+        KeyPath path;
+        // {"<group>": {"<step>": {"<op>": {"<src>-<dst>": link}}}}
+        walkLinks(root, path, 0, [&](const auto& v, const KeyPath& p, int src, int dst) {
+            CommLink l = makeLink(v, src, dst, sink.strings);
+            if (!p.empty()) {
+                l.fullName = p.back();
+                splitName(l.fullName, l.opName, l.group);
+            }
+            if (p.size() >= 3) {
+                l.kind = p[p.size() - 3];
+                l.step = p[p.size() - 2];
+            }
+            sink.links.push_back(std::move(l));
+            ++rec.records;
+        });
     });
     finishRecord(rec);
     return rec;

@@ -1,0 +1,358 @@
+// The communication readers' two parsers (simdjson On-Demand first, the nlohmann DOM when
+// simdjson rejects the file) give the same records, field by field, on every real
+// communication*.json sample and on generated ones; a file simdjson rejects (truncated, mutated,
+// odd JSON) reads exactly as with the DOM parser alone, complete ops kept.
+#include "model/formats/readers.h"
+#include "model/synth/synth.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <bit>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+using namespace npuscope;
+using readers::CommJsonParser;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string readFile(const std::string& p)
+{
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+// Sets the parser for one scope.
+struct UseParser {
+    explicit UseParser(CommJsonParser p) { readers::setCommJsonParser(p); }
+    ~UseParser() { readers::setCommJsonParser(CommJsonParser::Auto); }
+};
+
+enum class Kind { Comm, Matrix, ClusterComm, ClusterMatrix };
+
+Kind kindOf(const std::string& name)
+{
+    const bool matrix = name.find("matrix") != std::string::npos;
+    if (name.starts_with("cluster_"))
+        return matrix ? Kind::ClusterMatrix : Kind::ClusterComm;
+    return matrix ? Kind::Matrix : Kind::Comm;
+}
+
+// What one read produced, whatever the reader.
+struct Result {
+    FileRecord rec;
+    std::vector<CommOp> ops;
+    std::vector<CommLink> links;
+    std::vector<Diagnostic> diags;
+    StringPool strings;
+};
+
+Result read(Kind kind, std::string_view bytes, const std::string& file, CommJsonParser parser)
+{
+    UseParser use(parser);
+    ReadContext ctx;
+    ctx.file = file;
+    Result r;
+    if (kind == Kind::Comm || kind == Kind::Matrix) {
+        Profile p;
+        r.rec = kind == Kind::Comm ? readers::readCommunicationJson(bytes, p, ctx)
+                                   : readers::readCommunicationMatrixJson(bytes, p, ctx);
+        r.ops = std::move(p.commOps);
+        r.links = std::move(p.commLinks);
+        r.diags = std::move(p.diagnostics);
+        r.strings = std::move(p.strings);
+    } else {
+        ClusterData c;
+        r.rec = kind == Kind::ClusterComm ? readers::readClusterCommunicationJson(bytes, c, r.diags, ctx)
+                                          : readers::readClusterCommunicationMatrixJson(bytes, c, r.diags, ctx);
+        r.ops = std::move(c.comm);
+        r.links = std::move(c.links);
+        r.strings = std::move(c.strings);
+    }
+    return r;
+}
+
+// Field-by-field comparison; returns the first difference, "" when none.
+class Diff {
+public:
+    std::string text;
+
+    void str(const std::string& what, std::string_view a, std::string_view b)
+    {
+        if (text.empty() && a != b)
+            text = what + ": '" + std::string(a) + "' vs '" + std::string(b) + "'";
+    }
+    void num(const std::string& what, double a, double b) // bit-identical (NaN == NaN)
+    {
+        if (text.empty() && std::bit_cast<std::uint64_t>(a) != std::bit_cast<std::uint64_t>(b))
+            text = what + ": " + std::to_string(a) + " vs " + std::to_string(b);
+    }
+    void integer(const std::string& what, std::int64_t a, std::int64_t b)
+    {
+        if (text.empty() && a != b)
+            text = what + ": " + std::to_string(a) + " vs " + std::to_string(b);
+    }
+    void name(const std::string& what, NameId a, const StringPool& pa, NameId b, const StringPool& pb)
+    {
+        integer(what + " id", a.v, b.v);
+        str(what, pa.view(a), pb.view(b));
+    }
+};
+
+std::string compare(const Result& a, const Result& b)
+{
+    Diff d;
+    d.str("path", a.rec.path, b.rec.path);
+    d.str("kind", a.rec.kind, b.rec.kind);
+    d.integer("status", int(a.rec.status), int(b.rec.status));
+    d.str("note", a.rec.note, b.rec.note);
+    d.integer("bytes", std::int64_t(a.rec.bytes), std::int64_t(b.rec.bytes));
+    d.integer("records", std::int64_t(a.rec.records), std::int64_t(b.rec.records));
+    d.integer("skipped", std::int64_t(a.rec.skipped), std::int64_t(b.rec.skipped));
+    d.integer("diagnostics", std::int64_t(a.diags.size()), std::int64_t(b.diags.size()));
+    for (std::size_t i = 0; i < a.diags.size() && i < b.diags.size(); ++i) {
+        const auto& x = a.diags[i];
+        const auto& y = b.diags[i];
+        const std::string at = "diagnostic " + std::to_string(i) + " ";
+        d.integer(at + "severity", int(x.severity), int(y.severity));
+        d.str(at + "file", x.file, y.file);
+        d.integer(at + "line", x.line, y.line);
+        d.integer(at + "offset", x.byteOffset, y.byteOffset);
+        d.str(at + "reason", x.reason, y.reason);
+        d.integer(at + "count", std::int64_t(x.count), std::int64_t(y.count));
+    }
+    d.integer("ops", std::int64_t(a.ops.size()), std::int64_t(b.ops.size()));
+    for (std::size_t i = 0; i < a.ops.size() && i < b.ops.size(); ++i) {
+        const CommOp& x = a.ops[i];
+        const CommOp& y = b.ops[i];
+        const std::string at = "op " + std::to_string(i) + " ";
+        d.str(at + "step", x.step, y.step);
+        d.str(at + "kind", x.kind, y.kind);
+        d.str(at + "fullName", x.fullName, y.fullName);
+        d.str(at + "opName", x.opName, y.opName);
+        d.str(at + "group", x.group, y.group);
+        d.integer(at + "totalInfo", x.totalInfo, y.totalInfo);
+        d.integer(at + "rank", x.rank, y.rank);
+        d.integer(at + "has start", x.start.has_value(), y.start.has_value());
+        d.integer(at + "start", x.start.value_or(-1), y.start.value_or(-1));
+        d.num(at + "elapseMs", x.elapseMs, y.elapseMs);
+        d.num(at + "transitMs", x.transitMs, y.transitMs);
+        d.num(at + "waitMs", x.waitMs, y.waitMs);
+        d.num(at + "syncMs", x.syncMs, y.syncMs);
+        d.num(at + "idleMs", x.idleMs, y.idleMs);
+        d.num(at + "waitRatio", x.waitRatio, y.waitRatio);
+        d.num(at + "syncRatio", x.syncRatio, y.syncRatio);
+        d.integer(at + "bandwidths", std::int64_t(x.bandwidth.size()), std::int64_t(y.bandwidth.size()));
+        for (std::size_t j = 0; j < x.bandwidth.size() && j < y.bandwidth.size(); ++j) {
+            const CommBandwidth& u = x.bandwidth[j];
+            const CommBandwidth& v = y.bandwidth[j];
+            const std::string bw = at + "bandwidth " + std::to_string(j) + " ";
+            d.name(bw + "transport", u.transport, a.strings, v.transport, b.strings);
+            d.num(bw + "sizeMB", u.sizeMB, v.sizeMB);
+            d.num(bw + "timeMs", u.timeMs, v.timeMs);
+            d.num(bw + "bandwidthGBps", u.bandwidthGBps, v.bandwidthGBps);
+            d.num(bw + "largePacketRatio", u.largePacketRatio, v.largePacketRatio);
+            d.integer(bw + "sizes", std::int64_t(u.sizes.size()), std::int64_t(v.sizes.size()));
+            for (std::size_t k = 0; k < u.sizes.size() && k < v.sizes.size(); ++k) {
+                const std::string sb = bw + "size " + std::to_string(k) + " ";
+                d.str(sb + "sizeMB", u.sizes[k].sizeMB, v.sizes[k].sizeMB);
+                d.num(sb + "count", u.sizes[k].count, v.sizes[k].count);
+                d.num(sb + "timeMs", u.sizes[k].timeMs, v.sizes[k].timeMs);
+            }
+        }
+    }
+    d.integer("links", std::int64_t(a.links.size()), std::int64_t(b.links.size()));
+    for (std::size_t i = 0; i < a.links.size() && i < b.links.size(); ++i) {
+        const CommLink& x = a.links[i];
+        const CommLink& y = b.links[i];
+        const std::string at = "link " + std::to_string(i) + " ";
+        d.str(at + "step", x.step, y.step);
+        d.str(at + "kind", x.kind, y.kind);
+        d.str(at + "fullName", x.fullName, y.fullName);
+        d.str(at + "opName", x.opName, y.opName);
+        d.str(at + "group", x.group, y.group);
+        d.integer(at + "src", x.src, y.src);
+        d.integer(at + "dst", x.dst, y.dst);
+        d.name(at + "transport", x.transport, a.strings, y.transport, b.strings);
+        d.num(at + "sizeMB", x.sizeMB, y.sizeMB);
+        d.num(at + "timeMs", x.timeMs, y.timeMs);
+        d.num(at + "bandwidthGBps", x.bandwidthGBps, y.bandwidthGBps);
+    }
+    return d.text;
+}
+
+// Every communication*.json under `dir`.
+std::vector<std::string> commFiles(const std::string& dir)
+{
+    std::vector<std::string> out;
+    for (const auto& e : fs::recursive_directory_iterator(dir))
+        if (e.is_regular_file() && e.path().extension() == ".json" &&
+            e.path().filename().string().find("communication") != std::string::npos)
+            out.push_back(e.path().string());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// Both parsers on well-formed files: simdjson takes every one, and the records match.
+void checkWellFormed(const std::vector<std::string>& files, std::size_t& opsSeen, std::size_t& linksSeen)
+{
+    for (const auto& f : files) {
+        const std::string bytes = readFile(f);
+        const Kind kind = kindOf(fs::path(f).filename().string());
+        const Result fast = read(kind, bytes, f, CommJsonParser::FastOnly);
+        const Result dom = read(kind, bytes, f, CommJsonParser::DomOnly);
+        QVERIFY2(fast.rec.status == FileStatus::Loaded, (f + ": " + fast.rec.note).c_str());
+        QVERIFY2(dom.rec.status == FileStatus::Loaded, (f + ": " + dom.rec.note).c_str());
+        const std::string diff = compare(fast, dom);
+        QVERIFY2(diff.empty(), (f + ": " + diff).c_str());
+        QVERIFY2(compare(read(kind, bytes, f, CommJsonParser::Auto), dom).empty(), f.c_str());
+        opsSeen += fast.ops.size();
+        linksSeen += fast.links.size();
+    }
+}
+
+// Auto (simdjson, then the DOM when it fails) reads `bytes` exactly as the DOM parser alone.
+std::string autoMatchesDom(Kind kind, std::string_view bytes)
+{
+    const std::string f = "/m/communication.json";
+    return compare(read(kind, bytes, f, CommJsonParser::Auto), read(kind, bytes, f, CommJsonParser::DomOnly));
+}
+
+const std::string kSamples = NPUSCOPE_SAMPLES;
+const std::string kCommJson = kSamples + "/msinsight/server/src/test/test_data/test_rank_0/ASCEND_PROFILER_OUTPUT/communication.json";
+
+} // namespace
+
+class TestCommJsonParsers : public QObject {
+    Q_OBJECT
+private slots:
+    void realSamples()
+    {
+        const auto files = commFiles(kSamples);
+        QCOMPARE(files.size(), std::size_t(12)); // SOURCES.md: 10 per-rank files, 2 cluster files
+        std::size_t ops = 0, links = 0;
+        checkWellFormed(files, ops, links);
+        QVERIFY2(ops >= 30 && links >= 30, (std::to_string(ops) + " ops, " + std::to_string(links) + " links").c_str());
+    }
+
+    void generatedProfiles()
+    {
+        QTemporaryDir tmp;
+        synth::SynthOptions o;
+        o.scenario = "cluster-slowrank";
+        o.ranks = 2;
+        o.steps = 2;
+        const synth::SynthResult r = synth::synthesize(tmp.path().toStdString(), o);
+        QVERIFY2(r.error.empty(), r.error.c_str());
+        const auto files = commFiles(tmp.path().toStdString());
+        QCOMPARE(files.size(), std::size_t(6)); // communication.json + matrix per rank, and the cluster forms
+        std::size_t ops = 0, links = 0;
+        checkWellFormed(files, ops, links);
+        QVERIFY(ops > 0 && links > 0);
+    }
+
+    // Cut at 40 offsets: simdjson rejects each, and the result is the DOM parser's (partial, every
+    // complete op kept, the parse error located).
+    void truncatedFallsBack()
+    {
+        const std::string full = readFile(kCommJson);
+        const Result whole = read(Kind::Comm, full, kCommJson, CommJsonParser::Auto);
+        for (int i = 1; i <= 40; ++i) {
+            const std::string_view cut = std::string_view(full).substr(0, full.size() * i / 41 + i);
+            QCOMPARE(read(Kind::Comm, cut, kCommJson, CommJsonParser::FastOnly).rec.status, FileStatus::Failed);
+            const Result a = read(Kind::Comm, cut, kCommJson, CommJsonParser::Auto);
+            const std::string diff = compare(a, read(Kind::Comm, cut, kCommJson, CommJsonParser::DomOnly));
+            QVERIFY2(diff.empty(), diff.c_str());
+            QVERIFY(a.rec.status == FileStatus::Partial || a.rec.status == FileStatus::Failed);
+            QVERIFY(a.ops.size() <= whole.ops.size());
+            for (std::size_t k = 0; k < a.ops.size(); ++k) // the complete ops, as in the whole file
+                if (k + 1 < a.ops.size())
+                    QCOMPARE(a.ops[k].start, whole.ops[k].start);
+        }
+        // Half the file: ops before the cut are there.
+        const Result half = read(Kind::Comm, std::string_view(full).substr(0, full.size() / 2), kCommJson,
+                                 CommJsonParser::Auto);
+        QCOMPARE(half.rec.status, FileStatus::Partial);
+        QVERIFY(half.ops.size() >= whole.ops.size() / 4);
+    }
+
+    // Single-byte changes over a sample of each kind: whichever parser ends up reading the file,
+    // the result is the DOM parser's.
+    void mutations()
+    {
+        const std::string dir = kSamples + "/msinsight/server/src/test/test_data/";
+        const std::pair<std::string, Kind> files[] = {
+            {kCommJson, Kind::Comm},
+            {dir + "test_rank_0/ASCEND_PROFILER_OUTPUT/communication_matrix.json", Kind::Matrix},
+            {dir + "cluster_analysis_output/cluster_communication_matrix.json", Kind::ClusterMatrix},
+        };
+        const char replacements[] = {'}', ']', ',', ':', '"', '0', '-', '.', 'e', 'x', ' ', '\\', '\x01', '\xff'};
+        for (const auto& [path, kind] : files) {
+            const std::string full = readFile(path);
+            for (int i = 0; i < 150; ++i) {
+                std::string m = full;
+                const std::size_t at = (full.size() * std::size_t(i) * 7919 / 150 + std::size_t(i)) % full.size();
+                m[at] = replacements[std::size_t(i) % sizeof(replacements)];
+                const std::string diff = autoMatchesDom(kind, m);
+                QVERIFY2(diff.empty(), (path + " byte " + std::to_string(at) + ": " + diff).c_str());
+            }
+        }
+    }
+
+    // Odd but valid JSON, and invalid JSON either parser could misread.
+    void oddDocuments_data()
+    {
+        QTest::addColumn<QString>("json");
+        const char* ti = R"J("Communication Time Info":)J";
+        auto op = [&](const std::string& start) {
+            return std::string(R"J({"step1":{"collective":{"a@1":{)J") + ti + R"J({"Start Timestamp(us)":)J" + start +
+                   R"J(,"Elapse Time(ms)":1.5}}}}})J";
+        };
+        QTest::newRow("float start") << QString::fromStdString(op("1780748090001160.452"));
+        QTest::newRow("exponent start") << QString::fromStdString(op("1.780748090001160452E15"));
+        QTest::newRow("integer start") << QString::fromStdString(op("1780748090001160"));
+        QTest::newRow("negative start") << QString::fromStdString(op("-17"));
+        QTest::newRow("minus zero start") << QString::fromStdString(op("-0"));
+        QTest::newRow("huge integer start") << QString::fromStdString(op("123456789012345678901234567890"));
+        QTest::newRow("uint64 start") << QString::fromStdString(op("18446744073709551615"));
+        QTest::newRow("string start") << QString::fromStdString(op(R"J("1780748090001160.452")J"));
+        QTest::newRow("null start") << QString::fromStdString(op("null"));
+        QTest::newRow("overflow start") << QString::fromStdString(op("1e400"));
+        QTest::newRow("leading zero") << QString::fromStdString(op("01"));
+        QTest::newRow("bad literal") << QString::fromStdString(op("nul"));
+        QTest::newRow("duplicate op")
+            << QStringLiteral(R"J({"c":{"a@1":{"Communication Time Info":{"Elapse Time(ms)":1}},"a@1":{"Communication Time Info":{"Elapse Time(ms)":2}}}})J");
+        QTest::newRow("duplicate field")
+            << QStringLiteral(R"J({"a@1":{"Communication Time Info":{"Elapse Time(ms)":1,"Elapse Time(ms)":2}}})J");
+        QTest::newRow("escaped key") << QStringLiteral(R"J({"a\u0040b\n":{"Communication Time Info":{"Wait Time(ms)":"0.5"}}})J");
+        QTest::newRow("lone surrogate") << QStringLiteral(R"J({"a\udc00":{"Communication Time Info":{}}})J");
+        QTest::newRow("trailing garbage") << QString::fromStdString(op("1") + " x");
+        QTest::newRow("two roots") << QString::fromStdString(op("1") + op("2"));
+        QTest::newRow("array root") << QStringLiteral(R"J([{"a@1":{"Communication Time Info":{}}}])J");
+        QTest::newRow("scalar root") << QStringLiteral("42");
+        QTest::newRow("deep") << QString::fromStdString(std::string(2000, '[') + std::string(2000, ']'));
+        QTest::newRow("bom") << QString::fromStdString("\xef\xbb\xbf" + op("1.5"));
+        QTest::newRow("size pairs")
+            << QStringLiteral(R"J({"a@1":{"Communication Bandwidth Info":{"HCCS":{"Transit Size(MB)":4,"Transit Time(ms)":2,"Size Distribution":{"4e-06":[3,0.5],"1":[1],"2":["1",2],"3":{}}}}}})J");
+        QTest::newRow("links")
+            << QStringLiteral(R"J({"step1":{"p2p":{"send@7":{"0-1":{"Transport Type":"HCCS","Transit Size(MB)":-0.0,"Bandwidth(GB/s)":"12"},"1-x":{"Transport Type":"HCCS"},"2-3":{"Transit Size(MB)":1e2}}}}})J");
+    }
+    void oddDocuments()
+    {
+        QFETCH(QString, json);
+        const std::string bytes = json.toStdString();
+        for (Kind kind : {Kind::Comm, Kind::Matrix, Kind::ClusterComm, Kind::ClusterMatrix}) {
+            const std::string diff = autoMatchesDom(kind, bytes);
+            QVERIFY2(diff.empty(), diff.c_str());
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCommJsonParsers)
+#include "test_comm_json_parsers.moc"
