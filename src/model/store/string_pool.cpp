@@ -28,7 +28,7 @@ StringPool& StringPool::operator=(const StringPool& other)
         // Ids are kept: the other pool holds each string once, in id order.
         const std::string_view s = other.m_views[i];
         copy.m_views.emplace_back(copy.store(s), s.size());
-        copy.insertSlot(hashText(s), static_cast<std::uint32_t>(i));
+        copy.insertSlot(tagOf(s), static_cast<std::uint32_t>(i));
         if (copy.m_views.size() * 2 > copy.m_slots.size())
             copy.grow();
     }
@@ -59,12 +59,12 @@ const char* StringPool::store(std::string_view s)
     return at;
 }
 
-void StringPool::insertSlot(std::uint64_t h, std::uint32_t id)
+void StringPool::insertSlot(std::uint32_t tag, std::uint32_t id)
 {
     const std::size_t mask = m_slots.size() - 1;
-    for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+    for (std::size_t i = tag & mask;; i = (i + 1) & mask) {
         if (m_slots[i].id == 0) {
-            m_slots[i] = Slot{static_cast<std::uint32_t>(h >> 32), id + 1};
+            m_slots[i] = Slot{tag, id + 1};
             return;
         }
     }
@@ -74,17 +74,17 @@ void StringPool::grow()
 {
     std::vector<Slot> old(m_slots.size() * 2);
     old.swap(m_slots);
+    // The slot's position comes from its tag: growing reads no string.
     for (const Slot& s : old)
         if (s.id != 0)
-            insertSlot(hashText(m_views[s.id - 1]), s.id - 1);
+            insertSlot(s.tag, s.id - 1);
 }
 
 NameId StringPool::intern(std::string_view s)
 {
-    const std::uint64_t h = hashText(s);
-    const auto tag = static_cast<std::uint32_t>(h >> 32);
+    const std::uint32_t tag = tagOf(s);
     const std::size_t mask = m_slots.size() - 1;
-    std::size_t i = h & mask;
+    std::size_t i = tag & mask;
     for (;; i = (i + 1) & mask) {
         const Slot slot = m_slots[i];
         if (slot.id == 0)
@@ -105,10 +105,9 @@ NameId StringPool::intern(std::string_view s)
 
 NameId StringPool::find(std::string_view s) const
 {
-    const std::uint64_t h = hashText(s);
-    const auto tag = static_cast<std::uint32_t>(h >> 32);
+    const std::uint32_t tag = tagOf(s);
     const std::size_t mask = m_slots.size() - 1;
-    for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+    for (std::size_t i = tag & mask;; i = (i + 1) & mask) {
         const Slot slot = m_slots[i];
         if (slot.id == 0)
             return NameId();

@@ -60,12 +60,13 @@ public:
 
 private:
     struct Slot {
-        std::uint32_t tag = 0; // high half of the hash
+        std::uint32_t tag = 0; // 32 bits of the hash; its low bits are the home position
         std::uint32_t id = 0;  // id + 1; 0 marks an empty slot
     };
     const char* store(std::string_view s);
     void grow();
-    void insertSlot(std::uint64_t h, std::uint32_t id);
+    static std::uint32_t tagOf(std::string_view s) noexcept { return static_cast<std::uint32_t>(hashText(s)); }
+    void insertSlot(std::uint32_t tag, std::uint32_t id);
 
     std::vector<std::unique_ptr<char[]>> m_blocks;
     char* m_cursor = nullptr;
