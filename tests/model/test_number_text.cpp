@@ -2,6 +2,10 @@
 
 #include <QtTest>
 
+#include <charconv>
+#include <cmath>
+#include <random>
+
 using namespace npuscope;
 
 class TestNumberText : public QObject {
@@ -51,6 +55,56 @@ private slots:
         QVERIFY(!parseInt64("N/A"));
         QVERIFY(!parseDouble("N/A"));
         QCOMPARE(*parseDouble(" 0.247 "), 0.247);
+    }
+
+    // The short-cut for plain decimals gives the same double as std::from_chars, bit for bit, on
+    // random texts of digits, points and signs (valid or not).
+    void doublesMatchFromChars()
+    {
+        std::mt19937_64 rng(7);
+        const char alphabet[] = "0123456789012345678901234567890123456789.-";
+        int checked = 0;
+        for (int n = 0; n < 300000; ++n) {
+            std::string t(1 + rng() % 19, '0');
+            for (char& c : t)
+                c = alphabet[rng() % (sizeof alphabet - 1)];
+            std::string_view body = t;
+            double ref = 0;
+            const auto [p, ec] = std::from_chars(body.data(), body.data() + body.size(), ref);
+            const bool refOk = ec == std::errc() && p == body.data() + body.size() && !std::isnan(ref);
+            const auto got = parseDouble(t);
+            QVERIFY2(got.has_value() == refOk, t.c_str());
+            if (refOk) {
+                QVERIFY2(std::signbit(*got) == std::signbit(ref) && (*got == ref), t.c_str());
+                ++checked;
+            }
+        }
+        QVERIFY(checked > 10000);
+    }
+
+    // Micros in the profilers' form take a short-cut; one more trailing zero takes the general
+    // path. Both must agree on every value, at the range's edge too.
+    void microsShortCutMatchesGeneralPath()
+    {
+        std::mt19937_64 rng(11);
+        for (int n = 0; n < 200000; ++n) {
+            std::string t = (rng() % 4 == 0 ? "-" : "") + std::to_string(rng() >> (rng() % 64));
+            const int decimals = static_cast<int>(rng() % 4);
+            if (decimals > 0 || rng() % 2) {
+                t += '.';
+                for (int d = 0; d < decimals; ++d)
+                    t += static_cast<char>('0' + rng() % 10);
+            }
+            const std::string longer = t + (t.find('.') == std::string::npos ? ".0000" : "0");
+            const auto a = parseMicrosToNs(t), b = parseMicrosToNs(longer);
+            QVERIFY2(a.has_value() == b.has_value(), t.c_str());
+            if (a)
+                QVERIFY2(*a == *b, t.c_str());
+            const auto ma = parseMillisToNs(t), mb = parseMillisToNs(t + (t.find('.') == std::string::npos ? ".0000000" : "0000"));
+            QVERIFY2(ma.has_value() == mb.has_value(), t.c_str());
+            if (ma)
+                QVERIFY2(*ma == *mb, t.c_str());
+        }
     }
 };
 

@@ -31,6 +31,32 @@ std::optional<std::int64_t> parseScaled(std::string_view s, int scaleDigits)
         negative = s[i] == '-';
         ++i;
     }
+    // Fast path, the profilers' own form: digits, then at most scaleDigits decimals.
+    {
+        std::uint64_t acc = 0;
+        std::size_t j = i;
+        while (j < s.size() && s[j] >= '0' && s[j] <= '9')
+            acc = acc * 10 + static_cast<unsigned>(s[j++] - '0');
+        const std::size_t nInt = j - i;
+        if (nInt > 0 && nInt + static_cast<std::size_t>(scaleDigits) <= 19) {
+            int nFrac = 0;
+            if (j < s.size() && s[j] == '.') {
+                ++j;
+                while (j < s.size() && nFrac < scaleDigits && s[j] >= '0' && s[j] <= '9') {
+                    acc = acc * 10 + static_cast<unsigned>(s[j++] - '0');
+                    ++nFrac;
+                }
+            }
+            if (j == s.size()) {
+                for (; nFrac < scaleDigits; ++nFrac)
+                    acc *= 10;
+                if (acc > static_cast<std::uint64_t>(kMaxTimeNs))
+                    return std::nullopt;
+                const auto v = static_cast<std::int64_t>(acc);
+                return negative ? -v : v;
+            }
+        }
+    }
     // Collect the significant digits and where the decimal point sits.
     char digits[40];
     int nDigits = 0;
@@ -164,6 +190,35 @@ std::optional<double> parseDouble(std::string_view text)
         return std::nullopt;
     if (!text.empty() && text.front() == '+')
         text.remove_prefix(1);
+    // Clinger's fast path: at most 15 digits and a plain decimal point make an exact integer
+    // mantissa and an exact power of ten, so one division gives the correctly rounded double
+    // that from_chars would.
+    {
+        std::size_t j = 0;
+        const bool negative = !text.empty() && text[0] == '-';
+        j += negative ? 1 : 0;
+        std::uint64_t mantissa = 0;
+        int digits = 0, fraction = -1;
+        for (; j < text.size(); ++j) {
+            const char c = text[j];
+            if (c >= '0' && c <= '9') {
+                mantissa = mantissa * 10 + static_cast<unsigned>(c - '0');
+                ++digits;
+                if (fraction >= 0)
+                    ++fraction;
+            } else if (c == '.' && fraction < 0) {
+                fraction = 0;
+            } else {
+                break;
+            }
+        }
+        if (j == text.size() && digits > 0 && digits <= 15 && text.back() != '.') {
+            static constexpr double kPow10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8,
+                                                1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+            const double v = static_cast<double>(mantissa) / kPow10[fraction < 0 ? 0 : fraction];
+            return negative ? -v : v;
+        }
+    }
     double v = 0;
     auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
     if (ec != std::errc() || p != text.data() + text.size())
