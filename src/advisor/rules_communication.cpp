@@ -301,15 +301,7 @@ void align(const RuleCtx& c, RuleOut& out)
     const ProfileFacts& f = *c.f;
     const Profile& p = f.p;
     const double minBytes = c.param("min_bytes");
-    auto argOf = [&](std::uint32_t row, std::string_view key) -> std::string_view {
-        if (row == kNone || row >= p.args.rows.size())
-            return {};
-        const auto r = p.args.rows[row];
-        for (std::uint32_t i = r.begin; i < r.begin + r.count; ++i)
-            if (p.str(p.args.kv[i].first) == key)
-                return p.str(p.args.kv[i].second);
-        return {};
-    };
+    auto argOf = [&](std::uint32_t row, std::string_view key) { return p.args.find(row, key, p.strings); };
     struct T {
         std::uint32_t slice;
         double bytes;

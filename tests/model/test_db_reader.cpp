@@ -690,12 +690,12 @@ private slots:
                 continue;
             QCOMPARE(QString::fromStdString(std::string(p.str(p.slices.category[i]))), QStringLiteral("cpu_op"));
             const auto r = p.args.rows[p.slices.args[i]];
-            QCOMPARE(p.str(p.args.kv[r.begin].first), std::string_view("Sequence number"));
+            QCOMPARE(p.str(p.args.key(r.begin)), std::string_view("Sequence number"));
             for (std::uint32_t j = r.begin; j < r.begin + r.count; ++j)
-                if (p.str(p.args.kv[j].first) == "Call stack") {
+                if (p.str(p.args.key(j)) == "Call stack") {
                     ++stacks;
                     if (first.empty() || p.slices.start[i] < firstStart) {
-                        first = std::string(p.str(p.args.kv[j].second));
+                        first = std::string(p.args.value(j, p.strings));
                         firstStart = p.slices.start[i];
                     }
                 }
@@ -704,8 +704,8 @@ private slots:
         QCOMPARE(first, expected);
         // Input Dims hold shapes (the samples keep them in inputDtypes), Input type the dtypes.
         bool dims = false;
-        for (std::size_t i = 0; i < p.args.kv.size(); ++i)
-            if (p.str(p.args.kv[i].first) == "Input type" && p.str(p.args.kv[i].second) == "float")
+        for (std::size_t i = 0; i < p.args.args.size(); ++i)
+            if (p.str(p.args.key(i)) == "Input type" && p.args.value(i, p.strings) == "float")
                 dims = true;
         QVERIFY(dims);
     }

@@ -265,8 +265,8 @@ private slots:
                 continue;
             const auto r = p.args.rows[p.slices.args[i]];
             for (std::uint32_t j = r.begin; j < r.begin + r.count; ++j)
-                if (p.str(p.args.kv[j].first) == "Call stack" &&
-                    p.str(p.args.kv[j].second).find("main.py(345): train") != std::string_view::npos)
+                if (p.str(p.args.key(j)) == "Call stack" &&
+                    p.args.value(j, p.strings).find("main.py(345): train") != std::string_view::npos)
                     callStack = true;
         }
         QVERIFY(callStack);

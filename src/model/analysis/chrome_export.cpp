@@ -224,11 +224,11 @@ void writeProfile(Writer& w, const Profile& p, RankMap& rm)
             if (hasArgs) {
                 const ArgTable::Range r = p.args.rows[s.args[i]];
                 for (std::uint32_t a = r.begin; a < r.begin + r.count; ++a) {
-                    const std::string_view k = p.str(p.args.kv[a].first);
+                    const std::string_view k = p.str(p.args.key(a));
                     if (device && (k == "Task Type" || k == "Task Id"))
                         continue;
                     key(k);
-                    appendEscaped(o, p.str(p.args.kv[a].second));
+                    appendEscaped(o, p.args.value(a, p.strings));
                 }
             }
             o += '}';

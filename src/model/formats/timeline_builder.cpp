@@ -115,10 +115,10 @@ std::uint32_t TimelineBuilder::addArgs(const TraceEvent& ev)
 {
     if (ev.argc == 0)
         return kNone;
-    m_argBuf.clear();
+    const std::size_t first = m_p.args.args.size();
     for (const auto& a : ev.args())
-        m_argBuf.emplace_back(m_p.strings.intern(a.key), m_p.strings.intern(a.value));
-    return m_p.args.addRow(m_argBuf);
+        m_p.args.addArg(m_p.strings.intern(a.key), a.value, m_p.strings);
+    return m_p.args.endRow(first);
 }
 
 bool TimelineBuilder::add(const TraceEvent& ev)
@@ -133,7 +133,7 @@ bool TimelineBuilder::add(const TraceEvent& ev)
     }
     TimeNs ts = 0;
     if (ev.hasTs) {
-        auto v = parseMicrosToNs(ev.ts);
+        const auto& v = ev.tsNs;
         if (!v) {
             skip(ev.offset, "event with an unreadable \"ts\" skipped");
             return false;
@@ -145,7 +145,7 @@ bool TimelineBuilder::add(const TraceEvent& ev)
     }
     TimeNs dur = 0;
     if (ev.hasDur) {
-        auto v = parseMicrosToNs(ev.dur);
+        const auto& v = ev.durNs;
         if (!v) {
             skip(ev.offset, "event with an unreadable \"dur\" skipped");
             return false;

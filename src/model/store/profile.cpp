@@ -2,6 +2,7 @@
 #include "model/store/session.h"
 
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 
 namespace npuscope {
@@ -51,12 +52,54 @@ void SliceTable::reserve(std::size_t n)
 
 std::uint32_t ArgTable::addRow(const std::vector<std::pair<NameId, NameId>>& pairs)
 {
-    Range r;
-    r.begin = static_cast<std::uint32_t>(kv.size());
-    r.count = static_cast<std::uint32_t>(pairs.size());
-    kv.insert(kv.end(), pairs.begin(), pairs.end());
-    rows.push_back(r);
+    const std::size_t first = args.size();
+    for (const auto& [k, v] : pairs) {
+        Arg& a = args.emplace_back();
+        a.key = k;
+        std::memcpy(a.text, &v.v, sizeof v.v);
+    }
+    return endRow(first);
+}
+
+void ArgTable::addArg(NameId key, std::string_view value, StringPool& pool)
+{
+    Arg& a = args.emplace_back();
+    a.key = key;
+    if (value.size() <= kInline) {
+        a.size = static_cast<std::uint8_t>(value.size());
+        if (!value.empty())
+            std::memcpy(a.text, value.data(), value.size());
+    } else {
+        const NameId v = pool.intern(value);
+        std::memcpy(a.text, &v.v, sizeof v.v);
+    }
+}
+
+std::uint32_t ArgTable::endRow(std::size_t firstArg)
+{
+    rows.push_back(Range{static_cast<std::uint32_t>(firstArg), static_cast<std::uint32_t>(args.size() - firstArg)});
     return static_cast<std::uint32_t>(rows.size() - 1);
+}
+
+std::string_view ArgTable::value(std::size_t arg, const StringPool& pool) const
+{
+    const Arg& a = args[arg];
+    if (a.size != kPooled)
+        return std::string_view(a.text, a.size);
+    NameId id;
+    std::memcpy(&id.v, a.text, sizeof id.v);
+    return pool.view(id);
+}
+
+std::string_view ArgTable::find(std::uint32_t row, std::string_view key, const StringPool& pool) const
+{
+    if (row >= rows.size())
+        return {};
+    const Range r = rows[row];
+    for (std::uint32_t i = r.begin; i < r.begin + r.count; ++i)
+        if (pool.view(args[i].key) == key)
+            return value(i, pool);
+    return {};
 }
 
 int KernelTable::metricIndex(std::initializer_list<const char*> names) const

@@ -81,13 +81,34 @@ struct SliceTable {
 };
 
 // Key/value arguments of slices that keep them (all but device tasks, whose known args are
-// columns). Values are kept as text (numbers as written), so ids > 2^53 stay exact.
+// columns). Values are kept as text (numbers as written), so ids > 2^53 stay exact. Short values
+// (numbers, ids, modes: most of them, and mostly distinct) are stored in the argument itself;
+// longer ones (shapes, call stacks: few distinct, often repeated) once in the string pool.
 struct ArgTable {
     struct Range { std::uint32_t begin = 0, count = 0; };
+    static constexpr std::size_t kInline = 11;
+    static constexpr std::uint8_t kPooled = 0xFF;
+    struct Arg {
+        NameId key;
+        std::uint8_t size = kPooled; // length of the inline text, or kPooled
+        char text[kInline] = {};     // the inline text; when pooled, the value's NameId
+    };
     std::vector<Range> rows;
-    std::vector<std::pair<NameId, NameId>> kv; // (key, value text)
+    std::vector<Arg> args;
+
+    // A row of pooled values.
     std::uint32_t addRow(const std::vector<std::pair<NameId, NameId>>& pairs);
+    // Appends one argument of the row being built (short values inline, others interned) ...
+    void addArg(NameId key, std::string_view value, StringPool& pool);
+    // ... and closes the row made of the arguments from `firstArg` on; returns its index.
+    std::uint32_t endRow(std::size_t firstArg);
+
+    NameId key(std::size_t arg) const { return args[arg].key; }
+    std::string_view value(std::size_t arg, const StringPool& pool) const;
+    // The value of `key` in `row`; empty when the row or the key is absent.
+    std::string_view find(std::uint32_t row, std::string_view key, const StringPool& pool) const;
 };
+static_assert(sizeof(ArgTable::Arg) == 16);
 
 // Flows (s/f pairs, HostToDevice, async_npu, ...). Endpoints are bound to slices by finalize().
 struct FlowTable {
