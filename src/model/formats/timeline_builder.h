@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -27,6 +28,7 @@ struct TraceArg {
 struct TraceEvent {
     char ph = 0;
     std::string_view name, cat, ts, dur, id, bp, bindId;
+    std::optional<TimeNs> tsNs, durNs; // ts and dur read by the parser (nullopt: unreadable)
     bool hasTs = false, hasDur = false, hasId = false, hasPid = false, hasTid = false;
     bool idIsString = false;
     std::int64_t pid = 0, tid = 0;
@@ -157,7 +159,6 @@ private:
     std::unordered_map<std::uint32_t, std::int64_t> m_physStream; // track -> "Physic Stream Id"
     std::unordered_map<std::string, std::uint64_t> m_ignored;      // reason -> count
 
-    std::vector<std::pair<NameId, NameId>> m_argBuf;
     // Counter series cache: (pid, name, key) -> index in Profile::counters.
     struct CounterKeyHash {
         std::size_t operator()(const std::array<std::int64_t, 3>& k) const noexcept

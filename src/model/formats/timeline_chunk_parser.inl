@@ -123,9 +123,11 @@ simdjson::error_code readEvent(od::object obj, TraceEvent& ev, std::vector<Trace
         } else if (key.unsafe_is_equal("ts")) {
             ev.ts = unquote(v.raw_json_token());
             ev.hasTs = true;
+            ev.tsNs = parseMicrosToNs(ev.ts); // here, on the parsing thread, not in the builder
         } else if (key.unsafe_is_equal("dur")) {
             ev.dur = unquote(v.raw_json_token());
             ev.hasDur = true;
+            ev.durNs = parseMicrosToNs(ev.dur);
         } else if (key.unsafe_is_equal("name")) {
             e = v.get_string().get(ev.name);
             if (e == simdjson::INCORRECT_TYPE) { // a number as a name: keep its text
