@@ -2,6 +2,7 @@
 // Small helpers shared by the rule files (internal).
 #include "advisor/rule_context.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -21,6 +22,52 @@ struct TaskGroup {
 inline constexpr std::size_t kMaxEvidence = 100;
 
 Evidence taskEvidence(const ProfileFacts& f, const Task& t, std::vector<Metric> metrics, std::string threshold);
+
+// Keeps the n costliest evidence rows offered, in the order a stable sort by cost (largest
+// first) of all of them would give, and builds a row only when it can still make the cut: a
+// rule offering one candidate per task formats a few hundred rows instead of every task.
+class TopEvidence {
+public:
+    explicit TopEvidence(std::size_t n = kMaxEvidence) : m_n(n) {}
+    template <typename Make>
+    void offer(TimeNs cost, Make&& make)
+    {
+        const std::uint64_t seq = m_seq++;
+        if (m_n == 0 || (m_heap.size() == m_n && !beats(cost, seq, m_heap.front())))
+            return;
+        Entry e{cost, seq, make()};
+        e.row.cost = cost;
+        if (m_heap.size() == m_n) {
+            std::pop_heap(m_heap.begin(), m_heap.end(), worseFirst);
+            m_heap.back() = std::move(e);
+        } else {
+            m_heap.push_back(std::move(e));
+        }
+        std::push_heap(m_heap.begin(), m_heap.end(), worseFirst);
+    }
+    // Appends the kept rows, costliest first, to `out`.
+    void moveInto(std::vector<Evidence>& out)
+    {
+        std::sort(m_heap.begin(), m_heap.end(), [](const Entry& a, const Entry& b) { return beats(a.cost, a.seq, b); });
+        for (auto& e : m_heap)
+            out.push_back(std::move(e.row));
+        m_heap.clear();
+    }
+
+private:
+    struct Entry {
+        TimeNs cost;
+        std::uint64_t seq;
+        Evidence row;
+    };
+    // Larger cost first; on a tie the earlier offer (a stable sort keeps it first).
+    static bool beats(TimeNs cost, std::uint64_t seq, const Entry& e) { return cost > e.cost || (cost == e.cost && seq < e.seq); }
+    // Heap order with the row that would be dropped first at the front.
+    static bool worseFirst(const Entry& a, const Entry& b) { return beats(a.cost, a.seq, b); }
+    std::size_t m_n;
+    std::uint64_t m_seq = 0;
+    std::vector<Entry> m_heap;
+};
 // Splits "FLOAT16;FLOAT" / "FLOAT16,INT64" into upper-case tokens.
 std::vector<std::string> dtypeTokens(std::string_view s);
 // "7.0.RC1" < "7.0.0" < "8.0.RC2" < "8.0.0"; empty or unparsable versions compare as newest.

@@ -129,17 +129,20 @@ void cubeMembound(const RuleCtx& c, RuleOut& out)
         setGain(fd, cost * share * rr,
                 "Σdur " + fmtMs(cost) + " × m " + fmtRatio(share) + (mteHit ? " (mte2)" : " (bw share)") + " × r "
                     + fmtRatio(rr) + (g.fp32 ? " (32-bit inputs)" : " (fusion)") + " = " + fmtMs(cost * share * rr));
-        for (const Task* t : g.g.tasks) {
-            double mm = firstMetric(k, mac, t->kernel);
-            if (mm != mm && util >= 0)
-                mm = k.metric(util, t->kernel) / 100.0;
-            fd.evidence.push_back(taskEvidence(f, *t,
-                                               {{"mac ratio", mm, ""},
-                                                {"mte2 ratio", firstMetric(k, mte2, t->kernel), ""},
-                                                {"main-memory bw", firstMetric(k, rd, t->kernel) + firstMetric(k, wr, t->kernel), "GB/s"}},
-                                               "mac < " + fmtRatio(macMax) + " and " + (mteHit ? "mte2 ≥ " + fmtRatio(mte2Min) : "bw share ≥ " + fmtRatio(bwMin))));
-        }
-        sortEvidence(fd.evidence, kMaxEvidence);
+        TopEvidence top;
+        for (const Task* t : g.g.tasks)
+            top.offer(t->dur, [&] {
+                double mm = firstMetric(k, mac, t->kernel);
+                if (mm != mm && util >= 0)
+                    mm = k.metric(util, t->kernel) / 100.0;
+                return taskEvidence(f, *t,
+                                    {{"mac ratio", mm, ""},
+                                     {"mte2 ratio", firstMetric(k, mte2, t->kernel), ""},
+                                     {"main-memory bw", firstMetric(k, rd, t->kernel) + firstMetric(k, wr, t->kernel), "GB/s"}},
+                                    "mac < " + fmtRatio(macMax) + " and "
+                                        + (mteHit ? "mte2 ≥ " + fmtRatio(mte2Min) : "bw share ≥ " + fmtRatio(bwMin)));
+            });
+        top.moveInto(fd.evidence);
         fd.scope.steps = "all " + std::to_string(f.nSteps) + " steps (aggregate)";
     }
     if (out.fired.empty())
@@ -217,13 +220,16 @@ void vecMem(const RuleCtx& c, RuleOut& out)
         fd.suggestions.push_back("In graph mode, enable the fusion passes (ATC --fusion_switch_file).");
         setGain(fd, cost * m * r,
                 "Σdur " + fmtMs(cost) + " × mte " + fmtRatio(m) + " × r " + fmtRatio(r) + " = " + fmtMs(cost * m * r));
+        TopEvidence top;
         for (const Task* t : g.g.tasks)
-            fd.evidence.push_back(taskEvidence(f, *t,
-                                               {{"vec ratio", firstMetric(k, vec, t->kernel), ""},
-                                                {"mte2 ratio", firstMetric(k, mte2, t->kernel), ""},
-                                                {"mte3 ratio", firstMetric(k, mte3, t->kernel), ""}},
-                                               "mte ≥ " + fmtRatio(mteMin) + " and vec < " + fmtRatio(vecMax)));
-        sortEvidence(fd.evidence, kMaxEvidence);
+            top.offer(t->dur, [&] {
+                return taskEvidence(f, *t,
+                                    {{"vec ratio", firstMetric(k, vec, t->kernel), ""},
+                                     {"mte2 ratio", firstMetric(k, mte2, t->kernel), ""},
+                                     {"mte3 ratio", firstMetric(k, mte3, t->kernel), ""}},
+                                    "mte ≥ " + fmtRatio(mteMin) + " and vec < " + fmtRatio(vecMax));
+            });
+        top.moveInto(fd.evidence);
         fd.scope.steps = "all " + std::to_string(f.nSteps) + " steps (aggregate)";
     }
     if (out.fired.empty())

@@ -56,6 +56,10 @@ void fuse(const RuleCtx& c, RuleOut& out)
     std::size_t np = 0;
     const MteTime mteNs(f.p.kernels);
     std::unordered_set<const Task*> matched; // tasks of fired patterns: the window search skips them
+    std::unordered_map<std::uint32_t, std::string> lowerType; // lower-cased op type, once per type
+    for (const auto& t : f.tasks)
+        if (auto [it, fresh] = lowerType.try_emplace(t.type.v); fresh)
+            it->second = lower(f.str(t.type));
     if (patterns.is_array()) {
         for (const auto& pat : patterns) {
             ++np;
@@ -76,7 +80,7 @@ void fuse(const RuleCtx& c, RuleOut& out)
                 alts.push_back(std::move(a));
             }
             auto matches = [&](const Task* t, std::size_t i) {
-                const std::string ty = lower(f.str(t->type));
+                const std::string& ty = lowerType.find(t->type.v)->second;
                 for (const auto& a : alts[i])
                     if (ty == a)
                         return true;
@@ -243,11 +247,19 @@ void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::unordered_se
         double wall = 0, dur = 0, mte = 0, gaps = 0; // totals over the profile
         double gain(std::size_t n) const { return gaps + (static_cast<double>(n) - 1) / static_cast<double>(n) * mte; }
     };
-    std::unordered_set<const Task*> taken = matched;
+    // Taken tasks and each task's data-movement time, by index in f.tasks (read many times below).
+    std::vector<char> taken(f.tasks.size(), 0);
+    std::vector<double> mteOf(f.tasks.size(), 0.0);
+    auto indexOf = [&](const Task* t) { return static_cast<std::size_t>(t - f.tasks.data()); };
+    for (const Task* t : matched)
+        taken[indexOf(t)] = 1;
+    for (const auto& run : runs)
+        for (const Task* t : run)
+            mteOf[indexOf(t)] = mteNs(*t);
     // The occurrence's first task, or null when one of its tasks is already taken.
     auto untaken = [&](const Window& w, const Occ& o) -> const Task* const* {
         const Task* const* t = &runs[o.run][o.start];
-        return std::any_of(t, t + w.len, [&](const Task* x) { return taken.count(x) > 0; }) ? nullptr : t;
+        return std::any_of(t, t + w.len, [&](const Task* x) { return taken[indexOf(x)] != 0; }) ? nullptr : t;
     };
     auto statsOf = [&](const Window& w, bool skipTaken) {
         Stats st;
@@ -259,7 +271,7 @@ void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::unordered_se
             st.wall += static_cast<double>(t[w.len - 1]->end() - t[0]->start);
             for (std::size_t j = 0; j < w.len; ++j) {
                 st.dur += static_cast<double>(t[j]->dur);
-                st.mte += mteNs(*t[j]);
+                st.mte += mteOf[indexOf(t[j])];
                 if (j)
                     st.gaps += std::max<double>(0, static_cast<double>(t[j]->start - t[j - 1]->end()));
             }
@@ -360,7 +372,8 @@ void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::unordered_se
         for (const Occ& o : w->occ)
             if (const Task* const* t = untaken(*w, o))
                 take.insert(take.end(), t, t + w->len);
-        taken.insert(take.begin(), take.end());
+        for (const Task* t : take)
+            taken[indexOf(t)] = 1;
         sortEvidence(fd.evidence, kMaxEvidence);
     }
     out.check = std::to_string(distinct) + " task windows of " + std::to_string(minLen) + ".." + std::to_string(maxLen)

@@ -107,13 +107,13 @@ void l2(const RuleCtx& c, RuleOut& out)
     setGain(fd, gain,
             "Σdur " + fmtMs(f.perStep(sumDur)) + " × m " + fmtRatio(mm) + (haveM ? " (mte2)" : " (mem_frac)") + " × (h_t "
                 + fmtRatio(ht) + " − h " + fmtRatio(h) + ")/(1 − h) = " + fmtMs(gain));
-    for (const Task* t : covered) {
-        Evidence e = taskEvidence(f, *t, {{"L2 hit rate", hitOf[t->kernel] * 100, "%"}}, "hit < " + fmtPct(hitMin));
-        e.cost = static_cast<TimeNs>(static_cast<double>(t->dur) * (1 - hitOf[t->kernel]));
+    TopEvidence top;
+    for (const Task* t : covered)
         if (hitOf[t->kernel] < hitMin)
-            fd.evidence.push_back(std::move(e));
-    }
-    sortEvidence(fd.evidence, kMaxEvidence);
+            top.offer(static_cast<TimeNs>(static_cast<double>(t->dur) * (1 - hitOf[t->kernel])), [&] {
+                return taskEvidence(f, *t, {{"L2 hit rate", hitOf[t->kernel] * 100, "%"}}, "hit < " + fmtPct(hitMin));
+            });
+    top.moveInto(fd.evidence);
     fd.scope.steps = "all " + std::to_string(f.nSteps) + " steps (aggregate)";
 }
 
