@@ -547,6 +547,19 @@ private slots:
         QVERIFY2(o, dump(p.diagnostics).c_str());
         QCOMPARE(o->line, std::int64_t(3));
 
+        // Two repeated rows, three repeats: all counted, the first repeat in file order named
+        // (line 5 repeats line 3, before lines 6 and 7 repeat line 2).
+        {
+            const std::string twice =
+                kKernelHeader + kernelRow(3) + kernelRow(1) + kernelRow(2) + kernelRow(1) + kernelRow(3) + kernelRow(3);
+            Profile q;
+            readers::readKernelCsv(twice, q, ctxFor(f));
+            const Diagnostic* d2 = find(q.diagnostics, f, "duplicate of line 3");
+            QVERIFY2(d2, dump(q.diagnostics).c_str());
+            QCOMPARE(d2->line, std::int64_t(5));
+            QCOMPARE(d2->count, std::uint64_t(3));
+        }
+
         // A timeline written backwards loads sorted, every event kept.
         const std::string tf = "/dup/trace.json";
         std::string trace = "[";

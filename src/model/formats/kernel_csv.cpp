@@ -188,7 +188,14 @@ FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContex
     auto text = [&](int col) { return col < 0 ? NameId(0) : intern(t.cell(col)); };
     // Rows out of start-time order and exact repeats of an earlier row (same device, stream,
     // task, start, duration and name) are kept, and named by line: the first of each.
-    std::unordered_map<std::uint64_t, std::pair<std::size_t, std::int64_t>> seen; // hash -> (row, line)
+    // Each row's key hash, checked after the loop: sorting these is far cheaper than a hash map
+    // of every row, and duplicates are rare.
+    struct RowKey {
+        std::uint64_t hash;
+        std::size_t row;
+        std::int64_t line, offset;
+    };
+    std::vector<RowKey> keys;
     std::uint64_t duplicates = 0, unordered = 0;
     std::int64_t duplicateLine = -1, duplicateOf = -1, duplicateOffset = -1, unorderedLine = -1, unorderedOffset = -1;
     TimeNs lastStart = std::numeric_limits<TimeNs>::min();
@@ -253,18 +260,31 @@ FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContex
         for (std::int64_t v : {std::int64_t(K.device[row]), K.streamId[row], K.taskId[row], *dur,
                                std::int64_t(K.name[row].v)})
             h = (h ^ std::hash<std::int64_t>{}(v)) * 0x9E3779B97F4A7C15ull;
-        const auto [it, fresh] = seen.try_emplace(h, row, t.line());
-        if (!fresh) {
-            const std::size_t o = it->second.first;
-            if (K.start[o] == *start && K.dur[o] == *dur && K.device[o] == K.device[row]
-                && K.streamId[o] == K.streamId[row] && K.taskId[o] == K.taskId[row] && K.name[o] == K.name[row]
-                && duplicates++ == 0) {
-                duplicateLine = t.line();
-                duplicateOffset = static_cast<std::int64_t>(t.byteOffset());
-                duplicateOf = it->second.second;
+        keys.push_back(RowKey{h, row, t.line(), static_cast<std::int64_t>(t.byteOffset())});
+        ++rec.records;
+    }
+    // A row repeats the first row with its hash when every key field is equal; the first such
+    // row in file order is named, with the line it repeats.
+    std::sort(keys.begin(), keys.end(),
+              [](const RowKey& a, const RowKey& b) { return a.hash < b.hash || (a.hash == b.hash && a.row < b.row); });
+    std::size_t firstDuplicate = std::numeric_limits<std::size_t>::max();
+    for (std::size_t i = 0; i < keys.size();) {
+        std::size_t j = i + 1;
+        const std::size_t o = keys[i].row;
+        for (; j < keys.size() && keys[j].hash == keys[i].hash; ++j) {
+            const std::size_t r = keys[j].row;
+            if (K.start[o] == K.start[r] && K.dur[o] == K.dur[r] && K.device[o] == K.device[r]
+                && K.streamId[o] == K.streamId[r] && K.taskId[o] == K.taskId[r] && K.name[o] == K.name[r]) {
+                ++duplicates;
+                if (r < firstDuplicate) {
+                    firstDuplicate = r;
+                    duplicateLine = keys[j].line;
+                    duplicateOffset = keys[j].offset;
+                    duplicateOf = keys[i].line;
+                }
             }
         }
-        ++rec.records;
+        i = j;
     }
     if (badUtf8 > 0)
         sink.diagnostics.push_back(Diagnostic{Severity::Warning, ctx.file, badUtf8Line, badUtf8Offset,
