@@ -383,6 +383,8 @@ std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
             p->files.push_back(std::move(*r));
     env.progress.stage("Indexing" + label);
     p->finalize();
+    if (env.cancelled())
+        return nullptr;
     if (p->slices.size() > 0 && p->kernels.size() > 0) {
         env.progress.stage("Joining" + label);
         readers::joinKernels(*p);

@@ -166,7 +166,8 @@ FileRecord readTimelineJson(std::string_view bytes, Profile& sink, const ReadCon
     ChunkPipeline pipeline(bytes, scanner, ctx);
     const bool threaded = bytes.size() > kChunkBytes && std::thread::hardware_concurrency() > 1;
     const bool cancelled = !pipeline.run(threaded, [&](const EventBatch& batch) { builder.addBatch(batch); });
-    builder.finish();
+    if (!cancelled) // a cancelled load is thrown away: no flow binding or track classification
+        builder.finish();
 
     rec.records = builder.kept();
     rec.skipped = builder.skipped();

@@ -289,15 +289,40 @@ void reportDuplicateSlices(Profile& p)
 void Profile::finalize()
 {
     const std::size_t n = slices.size();
+    // Order: by track, then start, longer first; ties keep their reading order. Slices arrive
+    // mostly in time order per track, so a counting pass by track and a sortedness check per
+    // track do most of it; only tracks out of order are sorted (stably, as a whole sort would).
     std::vector<std::uint32_t> order(n);
-    std::iota(order.begin(), order.end(), 0u);
-    std::stable_sort(order.begin(), order.end(), [this](std::uint32_t a, std::uint32_t b) {
-        if (slices.track[a].v != slices.track[b].v)
-            return slices.track[a].v < slices.track[b].v;
+    auto inTrackOrder = [this](std::uint32_t a, std::uint32_t b) {
         if (slices.start[a] != slices.start[b])
             return slices.start[a] < slices.start[b];
         return slices.dur[a] > slices.dur[b];
-    });
+    };
+    std::uint32_t maxTrack = 0;
+    for (std::size_t i = 0; i < n; ++i)
+        maxTrack = std::max(maxTrack, slices.track[i].v);
+    if (n > 0 && maxTrack < tracks.size() + 1024) {
+        std::vector<std::uint32_t> begin(std::size_t(maxTrack) + 2, 0);
+        for (std::size_t i = 0; i < n; ++i)
+            ++begin[std::size_t(slices.track[i].v) + 1];
+        for (std::size_t t = 1; t < begin.size(); ++t)
+            begin[t] += begin[t - 1];
+        std::vector<std::uint32_t> next(begin.begin(), begin.end() - 1);
+        for (std::size_t i = 0; i < n; ++i)
+            order[next[slices.track[i].v]++] = static_cast<std::uint32_t>(i);
+        for (std::size_t t = 0; t + 1 < begin.size(); ++t) {
+            const auto b = order.begin() + begin[t], e = order.begin() + begin[t + 1];
+            if (!std::is_sorted(b, e, inTrackOrder))
+                std::stable_sort(b, e, inTrackOrder);
+        }
+    } else {
+        std::iota(order.begin(), order.end(), 0u);
+        std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+            if (slices.track[a].v != slices.track[b].v)
+                return slices.track[a].v < slices.track[b].v;
+            return inTrackOrder(a, b);
+        });
+    }
     bool identity = true;
     for (std::size_t i = 0; i < n && identity; ++i)
         identity = order[i] == i;
