@@ -43,6 +43,7 @@ struct Measure {
     std::uint64_t tasks = 0;      // (a) only: slices in the store
     bool ok = false;
     double cancelMs = 0;   // cancel only: from setting the flag to the loader's return
+    double freedMs = 0;    // cancel only: from setting the flag to the memory given back
     long rssBeforeKb = 0;  // cancel only: resident set before the load, at the cancel, after it
     long rssAtCancelKb = 0;
     long rssAfterKb = 0;
@@ -253,8 +254,17 @@ int bench(const Args& args)
             if (!m.ok)
                 std::snprintf(m.error, sizeof m.error, "the load finished before the cancel");
             r = LoadResult{};
-            malloc_trim(0);
-            m.rssAfterKb = currentRssKb();
+            // The loader gives a cancelled rank's memory back on a thread of its own: wait for it
+            // (at most 10 s) and report when it was done.
+            const auto deadline = t0 + std::chrono::seconds(10);
+            do {
+                malloc_trim(0);
+                m.rssAfterKb = currentRssKb();
+                if (m.rssAfterKb <= m.rssBeforeKb + 64 * 1024)
+                    break;
+                std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            } while (std::chrono::steady_clock::now() < deadline);
+            m.freedMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         });
     }
 
@@ -308,9 +318,9 @@ int bench(const Args& args)
     }
     if (cancel.ok)
         std::printf("cancel halfway (%.2f s in): the load returned %.0f ms after the cancel (goal <= 200); "
-                    "RSS %.1f MB before, %.1f MB at the cancel, %.1f MB after\n",
+                    "RSS %.1f MB before, %.1f MB at the cancel, %.1f MB %.0f ms after the cancel\n",
                     load.seconds / 2, cancel.cancelMs, cancel.rssBeforeKb / 1024.0, cancel.rssAtCancelKb / 1024.0,
-                    cancel.rssAfterKb / 1024.0);
+                    cancel.rssAfterKb / 1024.0, cancel.freedMs);
     else if (load.ok)
         std::printf("cancel halfway: %s\n", cancel.error);
     if (advise.ok) {

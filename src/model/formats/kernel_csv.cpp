@@ -265,6 +265,8 @@ FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContex
     }
     // A row repeats the first row with its hash when every key field is equal; the first such
     // row in file order is named, with the line it repeats.
+    if (ctx.cancelled())
+        keys.clear(); // the load is being thrown away
     std::sort(keys.begin(), keys.end(),
               [](const RowKey& a, const RowKey& b) { return a.hash < b.hash || (a.hash == b.hash && a.row < b.row); });
     std::size_t firstDuplicate = std::numeric_limits<std::size_t>::max();

@@ -276,6 +276,17 @@ bool isSideFile(layout::FileKind k)
     }
 }
 
+// A cancelled rank's memory (a gigabyte for a large trace) is given back on a thread of its own:
+// unmapping it takes longer than the cancel may, and nobody waits for it.
+std::shared_ptr<Profile> discard(std::shared_ptr<Profile> p, Profile side)
+{
+    std::thread([p = std::move(p), side = std::move(side)]() mutable {
+        p.reset();
+        side = Profile();
+    }).detach();
+    return nullptr;
+}
+
 std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
 {
     auto p = std::make_shared<Profile>();
@@ -372,7 +383,7 @@ std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
         }
     } // joins the worker
     if (env.cancelled())
-        return nullptr;
+        return discard(std::move(p), std::move(side));
     if (parallel) {
         const int sideRank = side.rank;
         p->absorbSideTables(std::move(side));
@@ -384,7 +395,7 @@ std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
     env.progress.stage("Indexing" + label);
     p->finalize();
     if (env.cancelled())
-        return nullptr;
+        return discard(std::move(p), Profile());
     if (p->slices.size() > 0 && p->kernels.size() > 0) {
         env.progress.stage("Joining" + label);
         readers::joinKernels(*p);

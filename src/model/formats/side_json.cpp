@@ -226,8 +226,10 @@ public:
 
     // False when simdjson rejects the file, or when the DOM would read it differently (a
     // duplicate key, which the DOM merges into one member).
-    bool parse(std::string_view bytes)
+    // `cancel` (may be null) is polled every few thousand values; a cancelled parse returns false.
+    bool parse(std::string_view bytes, const std::atomic<bool>* cancel = nullptr)
     {
+        m_cancel = cancel;
         m_input = simdjson::padded_string(bytes);
         simdjson::ondemand::document doc;
         simdjson::ondemand::value root;
@@ -243,6 +245,7 @@ public:
 
 private:
     using Error = simdjson::error_code;
+    const std::atomic<bool>* m_cancel = nullptr;
 
     Error add(simdjson::ondemand::value v, std::string_view key, bool underStartKey)
     {
@@ -251,6 +254,8 @@ private:
         if (Error e = v.type().get(type))
             return e;
         const auto self = static_cast<std::uint32_t>(m_nodes.size());
+        if ((self & 4095) == 0 && m_cancel && m_cancel->load(std::memory_order_relaxed))
+            return simdjson::TAPE_ERROR; // the caller sees the cancel flag
         Node& added = m_nodes.emplace_back();
         added.keyData = key.data();
         added.keySize = static_cast<std::uint32_t>(key.size());
@@ -677,7 +682,15 @@ void parseCommFile(std::string_view bytes, FileRecord& rec, const ReadContext& c
 {
     if (t_commJsonParser != CommJsonParser::DomOnly) {
         FastTree tree;
-        if (tree.parse(bytes)) {
+        const bool parsed = tree.parse(bytes, ctx.cancel);
+        if (ctx.cancelled()) { // the load is being thrown away: no fallback, no records
+            rec.path = ctx.file;
+            rec.bytes = bytes.size();
+            rec.status = FileStatus::Partial;
+            rec.note = "cancelled";
+            return;
+        }
+        if (parsed) {
             rec.path = ctx.file;
             rec.bytes = bytes.size();
             walk(FastNode(&tree, 0));
@@ -711,6 +724,8 @@ FileRecord readCommunicationJson(std::string_view bytes, Profile& sink, const Re
         KeyPath path;
         reserveOps(root, sink.commOps);
         walkOps(root, path, 0, [&](const auto& v, const KeyPath& p) {
+            if (ctx.cancelled()) // the load is being thrown away: stop building records
+                return;
             CommOp op = makeOp(v, p.back(), sink.strings);
             placeProfileOp(std::span(p).first(p.size() - 1), op.step, op.kind);
             sink.commOps.push_back(std::move(op));
@@ -729,6 +744,8 @@ FileRecord readCommunicationMatrixJson(std::string_view bytes, Profile& sink, co
         KeyPath path;
         reserveLinks(root, sink.commLinks);
         walkLinks(root, path, 0, [&](const auto& v, const KeyPath& p, int src, int dst) {
+            if (ctx.cancelled())
+                return;
             CommLink l = makeLink(v, src, dst, sink.strings);
             if (!p.empty()) {
                 l.fullName = p.back();
