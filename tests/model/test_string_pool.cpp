@@ -73,6 +73,10 @@ private slots:
 
         StringPool moved(std::move(copy));
         QCOMPARE(moved.view(b), std::string_view(longB));
+        // A moved-from pool is empty and usable again.
+        QVERIFY(!copy.find("after").valid()); // NOLINT(bugprone-use-after-move)
+        QCOMPARE(copy.intern("again").v, 1u);
+        QCOMPARE(copy.view(NameId(1)), std::string_view("again"));
     }
 };
 

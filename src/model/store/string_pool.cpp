@@ -82,6 +82,8 @@ void StringPool::grow()
 
 NameId StringPool::intern(std::string_view s)
 {
+    if (m_slots.empty()) // a moved-from pool starts over
+        *this = StringPool();
     const std::uint32_t tag = tagOf(s);
     const std::size_t mask = m_slots.size() - 1;
     std::size_t i = tag & mask;
@@ -105,6 +107,8 @@ NameId StringPool::intern(std::string_view s)
 
 NameId StringPool::find(std::string_view s) const
 {
+    if (m_slots.empty())
+        return NameId();
     const std::uint32_t tag = tagOf(s);
     const std::size_t mask = m_slots.size() - 1;
     for (std::size_t i = tag & mask;; i = (i + 1) & mask) {
