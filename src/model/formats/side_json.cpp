@@ -247,7 +247,11 @@ private:
     using Error = simdjson::error_code;
     const std::atomic<bool>* m_cancel = nullptr;
 
-    Error add(simdjson::ondemand::value v, std::string_view key, bool underStartKey)
+    // Deeper documents go to the DOM path: simdjson On-Demand must not be led past its
+    // max_depth (1024), and the communication files nest about six levels.
+    static constexpr int kMaxDepth = 256;
+
+    Error add(simdjson::ondemand::value v, std::string_view key, bool underStartKey, int depth = 0)
     {
         namespace od = simdjson::ondemand;
         od::json_type type;
@@ -262,6 +266,8 @@ private:
         switch (type) {
         case od::json_type::object: {
             m_nodes[self].type = Type::Object;
+            if (depth >= kMaxDepth)
+                return simdjson::DEPTH_ERROR;
             od::object o;
             if (Error e = v.get_object().get(o))
                 return e;
@@ -272,7 +278,7 @@ private:
                 if (Error e = std::move(member).get(f); e || (e = f.unescaped_key().get(k)))
                     return e;
                 const auto child = static_cast<std::uint32_t>(m_nodes.size());
-                if (Error e = add(f.value(), k, k == kStartKey))
+                if (Error e = add(f.value(), k, k == kStartKey, depth + 1))
                     return e;
                 link(self, last, child);
             }
@@ -280,6 +286,8 @@ private:
         }
         case od::json_type::array: {
             m_nodes[self].type = Type::Array;
+            if (depth >= kMaxDepth)
+                return simdjson::DEPTH_ERROR;
             od::array a;
             if (Error e = v.get_array().get(a))
                 return e;
@@ -289,7 +297,7 @@ private:
                 if (Error e = std::move(element).get(x))
                     return e;
                 const auto child = static_cast<std::uint32_t>(m_nodes.size());
-                if (Error e = add(x, {}, false))
+                if (Error e = add(x, {}, false, depth + 1))
                     return e;
                 link(self, last, child);
             }
