@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <functional>
 #include <limits>
-#include <unordered_map>
 
 namespace npuscope::readers {
 

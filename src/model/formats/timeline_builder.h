@@ -27,7 +27,7 @@ struct TraceArg {
 
 struct TraceEvent {
     char ph = 0;
-    std::string_view name, cat, ts, dur, id, bp, bindId;
+    std::string_view name, cat, id, bp, bindId;
     std::optional<TimeNs> tsNs, durNs; // ts and dur read by the parser (nullopt: unreadable)
     bool hasTs = false, hasDur = false, hasId = false, hasPid = false, hasTid = false;
     bool idIsString = false;

@@ -121,13 +121,11 @@ simdjson::error_code readEvent(od::object obj, TraceEvent& ev, std::vector<Trace
             e = v.get_string().get(s);
             ev.ph = s.empty() ? '?' : s[0];
         } else if (key.unsafe_is_equal("ts")) {
-            ev.ts = unquote(v.raw_json_token());
             ev.hasTs = true;
-            ev.tsNs = parseMicrosToNs(ev.ts); // here, on the parsing thread, not in the builder
+            ev.tsNs = parseMicrosToNs(unquote(v.raw_json_token())); // on the parsing thread, not in the builder
         } else if (key.unsafe_is_equal("dur")) {
-            ev.dur = unquote(v.raw_json_token());
             ev.hasDur = true;
-            ev.durNs = parseMicrosToNs(ev.dur);
+            ev.durNs = parseMicrosToNs(unquote(v.raw_json_token()));
         } else if (key.unsafe_is_equal("name")) {
             e = v.get_string().get(ev.name);
             if (e == simdjson::INCORRECT_TYPE) { // a number as a name: keep its text
@@ -278,7 +276,7 @@ private:
                 return; // a view into the chunk copy: stable
             s = m_strings.emplace_back(s);
         };
-        for (std::string_view* s : {&ev.name, &ev.cat, &ev.ts, &ev.dur, &ev.id, &ev.bp, &ev.bindId, &ev.pidText,
+        for (std::string_view* s : {&ev.name, &ev.cat, &ev.id, &ev.bp, &ev.bindId, &ev.pidText,
                                     &ev.tidText})
             keep(*s);
         for (std::size_t i = argBegin; i < args.size(); ++i) {
