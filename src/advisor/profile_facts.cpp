@@ -2,7 +2,6 @@
 #include "advisor/rule_context.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cstdlib>
 #include <iterator>
 #include <cmath>
@@ -83,10 +82,15 @@ Intervals clip(const Intervals& a, TimeNs b, TimeNs e)
     return out;
 }
 
+namespace {
+// ASCII case folding: op and file names are ASCII; other bytes (UTF-8) compare as they are.
+inline char asciiLower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + ('a' - 'A')) : c; }
+} // namespace
+
 std::string lower(std::string s)
 {
     for (auto& c : s)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        c = asciiLower(c);
     return s;
 }
 
@@ -94,10 +98,20 @@ bool containsCI(std::string_view hay, std::string_view needle)
 {
     if (needle.empty())
         return true;
-    auto it = std::search(hay.begin(), hay.end(), needle.begin(), needle.end(), [](char a, char b) {
-        return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-    });
-    return it != hay.end();
+    if (needle.size() > hay.size())
+        return false;
+    const char n0 = asciiLower(needle[0]);
+    const std::size_t last = hay.size() - needle.size();
+    for (std::size_t i = 0; i <= last; ++i) {
+        if (asciiLower(hay[i]) != n0)
+            continue;
+        std::size_t j = 1;
+        while (j < needle.size() && asciiLower(hay[i + j]) == asciiLower(needle[j]))
+            ++j;
+        if (j == needle.size())
+            return true;
+    }
+    return false;
 }
 
 bool isCubeType(std::string_view type)

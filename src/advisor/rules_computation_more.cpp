@@ -7,7 +7,6 @@
 #include <map>
 #include <set>
 #include <unordered_map>
-#include <unordered_set>
 
 namespace npuscope::advisor {
 
@@ -38,7 +37,7 @@ struct MteTime {
 
 using StreamTasks = std::map<std::int64_t, std::vector<const Task*>>;
 
-void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::unordered_set<const Task*>& matched, RuleOut& out);
+void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::vector<char>& matched, RuleOut& out);
 
 // ---- CMP-FUSE (a): known patterns on consecutive tasks of one stream -----------------------
 void fuse(const RuleCtx& c, RuleOut& out)
@@ -55,7 +54,7 @@ void fuse(const RuleCtx& c, RuleOut& out)
                          + std::to_string(f.tasks.size()) + " tasks)");
     std::size_t np = 0;
     const MteTime mteNs(f.p.kernels);
-    std::unordered_set<const Task*> matched; // tasks of fired patterns: the window search skips them
+    std::vector<char> matched(f.tasks.size(), 0); // tasks of fired patterns, by index: the window search skips them
     std::unordered_map<std::uint32_t, std::string> lowerType; // lower-cased op type, once per type
     for (const auto& t : f.tasks)
         if (auto [it, fresh] = lowerType.try_emplace(t.type.v); fresh)
@@ -86,7 +85,7 @@ void fuse(const RuleCtx& c, RuleOut& out)
                         return true;
                 return false;
             };
-            std::vector<Evidence> ev;
+            TopEvidence ev;
             std::vector<const Task*> chainTasks;
             double chainTotal = 0, gapTotal = 0, mteTotal = 0;
             std::size_t count = 0;
@@ -110,14 +109,15 @@ void fuse(const RuleCtx& c, RuleOut& out)
                     }
                     chainTotal += sum;
                     gapTotal += gaps;
-                    Evidence e;
-                    e.at = f.locate(*first);
-                    e.at.dur = last->end() - first->start;
-                    e.at.op = joinList(ops, "→");
-                    e.metrics = {{"tasks", sum / 1e3, "µs"}, {"gaps", gaps / 1e3, "µs"}};
-                    e.threshold = "pattern match";
-                    e.cost = static_cast<TimeNs>(sum + gaps);
-                    ev.push_back(std::move(e));
+                    ev.offer(static_cast<TimeNs>(sum + gaps), [&] {
+                        Evidence e;
+                        e.at = f.locate(*first);
+                        e.at.dur = last->end() - first->start;
+                        e.at.op = joinList(ops, "→");
+                        e.metrics = {{"tasks", sum / 1e3, "µs"}, {"gaps", gaps / 1e3, "µs"}};
+                        e.threshold = "pattern match";
+                        return e;
+                    });
                     i += alts.size() - 1;
                 }
             }
@@ -126,7 +126,8 @@ void fuse(const RuleCtx& c, RuleOut& out)
             const double cost = f.perStep(chainTotal + gapTotal);
             if (cost < c.th.minShare() * f.T)
                 continue;
-            matched.insert(chainTasks.begin(), chainTasks.end());
+            for (const Task* t : chainTasks)
+                matched[static_cast<std::size_t>(t - f.tasks.data())] = 1;
             const std::string fused = pat.value("fused", std::string());
             Finding& fd = out.fire(joinList(ops, "-"));
             fd.costNs = static_cast<TimeNs>(std::llround(cost));
@@ -143,8 +144,7 @@ void fuse(const RuleCtx& c, RuleOut& out)
             setGain(fd, gain,
                     "Σ inner gaps " + fmtMs(f.perStep(gapTotal)) + " + (n−1)/n · Σmte " + fmtMs(f.perStep(mteTotal))
                         + " (n = " + std::to_string(alts.size()) + ") = " + fmtMs(gain));
-            fd.evidence = std::move(ev);
-            sortEvidence(fd.evidence, kMaxEvidence);
+            ev.moveInto(fd.evidence);
         }
     }
     fuseWindows(c, mteNs, matched, out);
@@ -160,7 +160,7 @@ void fuse(const RuleCtx& c, RuleOut& out)
 // than min_count times and its wall time exceeds wall_share of the step or its tasks are
 // mostly data movement (Σmte/Σdur > mte_ratio). Longer and costlier windows are reported
 // first; their tasks are then taken, so the sub-windows of a reported window do not repeat it.
-void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::unordered_set<const Task*>& matched, RuleOut& out)
+void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::vector<char>& matched, RuleOut& out)
 {
     const ProfileFacts& f = *c.f;
     StreamTasks perStream; // every task class: communication and AI CPU tasks break the windows
@@ -172,108 +172,177 @@ void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::unordered_se
                  hostRatio = c.param("host_ratio");
     constexpr std::size_t kMaxWindowFindings = 10;
 
-    // Runs of consecutive compute tasks, each task reduced to a signature id (type + shapes).
-    std::unordered_map<std::string, std::uint32_t> sigIds;
-    std::vector<std::vector<const Task*>> runs;
-    std::vector<std::vector<std::uint32_t>> runSigs;
+    // Runs of consecutive compute tasks, laid end to end in flat arrays (a run's positions are
+    // contiguous); each task is reduced to a signature id (type, input shapes and dtypes,
+    // compared as interned strings).
+    constexpr std::uint32_t kEmpty = ~0u;
+    auto idOf = [&](NameId n) { return f.str(n).empty() ? kEmpty : n.v; };
+    U64Map shapeIds, sigIds;
+    struct Run {
+        std::uint32_t begin = 0, size = 0;
+        std::uint32_t tmpl = 0; // the first run with the same signatures
+    };
+    std::vector<Run> runs;
+    std::vector<std::uint32_t> sig;
+    std::vector<const Task*> taskAt;
     for (const auto& [key, v] : perStream) {
-        runs.emplace_back();
-        runSigs.emplace_back();
+        runs.push_back({static_cast<std::uint32_t>(sig.size()), 0, 0});
         for (const Task* t : v) {
             if (t->cls != TaskClass::Cube && t->cls != TaskClass::Vector) {
-                if (!runs.back().empty()) {
-                    runs.emplace_back();
-                    runSigs.emplace_back();
-                }
+                if (runs.back().size)
+                    runs.push_back({static_cast<std::uint32_t>(sig.size()), 0, 0});
                 continue;
             }
-            const std::string sig = f.str(t->type) + '\x1f' + f.shapesOf(*t);
-            runs.back().push_back(t);
-            runSigs.back().push_back(sigIds.try_emplace(sig, static_cast<std::uint32_t>(sigIds.size())).first->second);
+            std::uint64_t shapes = (static_cast<std::uint64_t>(kEmpty) << 32) | kEmpty;
+            if (t->kernel != kNone)
+                shapes = (static_cast<std::uint64_t>(idOf(f.p.kernels.inputShapes[t->kernel])) << 32)
+                         | idOf(f.p.kernels.inputDtypes[t->kernel]);
+            const std::uint32_t shape = shapeIds.tryEmplace(shapes, static_cast<std::uint32_t>(shapeIds.size()));
+            const std::uint64_t key = (static_cast<std::uint64_t>(t->type.v) << 32) | shape;
+            sig.push_back(sigIds.tryEmplace(key, static_cast<std::uint32_t>(sigIds.size())));
+            taskAt.push_back(t);
+            ++runs.back().size;
         }
     }
-    struct Occ {
-        std::uint32_t run, start;
+    // A hash of n signatures, extended one at a time.
+    auto extend = [](std::uint64_t h, std::uint32_t x) {
+        h = (h ^ (x + 1ULL)) * 0x100000001b3ULL;
+        return h ^ (h >> 29);
     };
-    struct Window {
-        std::size_t len = 0;
-        std::vector<Occ> occ; // non-overlapping within a run
-        std::uint32_t lastRun = ~0u, lastEnd = 0;
+    constexpr std::uint64_t kSeed = 0x9e3779b97f4a7c15ULL;
+    // Hash-keyed lookup that compares the keys themselves: `head` maps a hash to the first entry,
+    // `next` chains entries whose keys hash the same. Returns the entry equal to `same`, or
+    // `fresh` after linking it in.
+    auto lookup = [](U64Map& head, std::vector<std::uint32_t>& next, std::uint64_t h, std::uint32_t fresh, auto&& same) {
+        bool inserted = false;
+        std::uint32_t* idx = &head.tryEmplace(h, fresh, &inserted);
+        if (inserted)
+            return fresh;
+        while (*idx != kEmpty && !same(*idx))
+            idx = &next[*idx];
+        if (*idx == kEmpty)
+            *idx = fresh;
+        return *idx;
     };
-    struct KeyHash {
-        std::size_t operator()(const std::vector<std::uint32_t>& k) const
-        {
-            std::size_t h = k.size();
-            for (auto x : k)
-                h ^= x + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-            return h;
+
+    // Runs repeat (every layer, every step): the windows of a run are searched once per distinct
+    // run and repeated for its copies.
+    std::vector<std::uint32_t> copies, tmplRuns, tmplNext;
+    {
+        U64Map byHash(runs.size());
+        for (std::uint32_t r = 0; r < runs.size(); ++r) {
+            Run& run = runs[r];
+            std::uint64_t h = kSeed ^ run.size;
+            for (std::uint32_t j = 0; j < run.size; ++j)
+                h = extend(h, sig[run.begin + j]);
+            const auto fresh = static_cast<std::uint32_t>(tmplRuns.size());
+            run.tmpl = lookup(byHash, tmplNext, h, fresh, [&](std::uint32_t t) {
+                const Run& o = runs[tmplRuns[t]];
+                return o.size == run.size && std::equal(&sig[o.begin], &sig[o.begin] + o.size, &sig[run.begin]);
+            });
+            if (run.tmpl == fresh) {
+                tmplRuns.push_back(r);
+                tmplNext.push_back(kEmpty);
+                copies.push_back(0);
+            }
+            ++copies[run.tmpl];
+        }
+    }
+    // Every window of min_len..max_len signatures of each distinct run, with its hash.
+    auto forEachWindow = [&](auto&& fn) {
+        for (std::uint32_t t = 0; t < tmplRuns.size(); ++t) {
+            const Run& run = runs[tmplRuns[t]];
+            for (std::uint32_t i = 0; i < run.size; ++i) {
+                std::uint64_t h = kSeed;
+                for (std::uint32_t len = 1; len <= maxLen && i + len <= run.size; ++len) {
+                    h = extend(h, sig[run.begin + i + len - 1]);
+                    if (len >= minLen)
+                        fn(t, i, len, h);
+                }
+            }
         }
     };
     // Pass 1 counts windows by hash (an upper bound: overlaps and collisions count); pass 2 keeps
     // only the keys that can reach min_count, so rare windows cost no memory.
-    std::unordered_map<std::size_t, std::uint32_t> roughCount;
-    std::size_t distinct = 0;
-    std::vector<std::uint32_t> key;
-    auto forEachWindow = [&](auto&& fn) {
-        for (std::uint32_t r = 0; r < runs.size(); ++r) {
-            const auto& sigs = runSigs[r];
-            for (std::uint32_t i = 0; i < sigs.size(); ++i)
-                for (std::size_t len = minLen; len <= maxLen && i + len <= sigs.size(); ++len) {
-                    key.assign(sigs.begin() + i, sigs.begin() + static_cast<std::ptrdiff_t>(i + len));
-                    fn(r, i, len);
-                }
-        }
+    U64Map roughCount(1024);
+    forEachWindow([&](std::uint32_t t, std::uint32_t, std::uint32_t, std::uint64_t h) {
+        std::uint32_t& n = roughCount.tryEmplace(h, 0);
+        n = static_cast<std::uint32_t>(std::min<std::uint64_t>(kEmpty - 1, std::uint64_t(n) + copies[t]));
+    });
+    const std::size_t distinct = roughCount.size();
+
+    struct Window {
+        std::uint32_t len = 0;
+        std::uint32_t rep = 0;                    // position of its first occurrence
+        std::vector<std::uint32_t> occ;           // first positions; non-overlapping within a run
+        std::uint32_t lastTmpl = kEmpty, lastEnd = 0;
     };
-    forEachWindow([&](std::uint32_t, std::uint32_t, std::size_t) {
-        if (roughCount[KeyHash{}(key)]++ == 0)
-            ++distinct;
-    });
-    std::unordered_map<std::vector<std::uint32_t>, Window, KeyHash> windows;
-    forEachWindow([&](std::uint32_t r, std::uint32_t i, std::size_t len) {
-        if (static_cast<double>(roughCount[KeyHash{}(key)]) <= minCount)
-            return;
-        Window& w = windows[key];
-        w.len = len;
-        if (w.lastRun == r && i < w.lastEnd)
-            return; // overlaps the previous occurrence
-        w.occ.push_back({r, i});
-        w.lastRun = r;
-        w.lastEnd = i + static_cast<std::uint32_t>(len);
-    });
-    roughCount.clear();
+    std::vector<Window> windows;
+    std::vector<std::uint32_t> windowNext;
+    std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> tmplOcc(tmplRuns.size()); // (window, start)
+    {
+        U64Map byHash(1024);
+        forEachWindow([&](std::uint32_t t, std::uint32_t i, std::uint32_t len, std::uint64_t h) {
+            if (static_cast<double>(*roughCount.find(h)) <= minCount)
+                return;
+            const std::uint32_t pos = runs[tmplRuns[t]].begin + i;
+            const auto fresh = static_cast<std::uint32_t>(windows.size());
+            const std::uint32_t wi = lookup(byHash, windowNext, h, fresh, [&](std::uint32_t k) {
+                return windows[k].len == len && std::equal(&sig[windows[k].rep], &sig[windows[k].rep] + len, &sig[pos]);
+            });
+            if (wi == fresh) {
+                windows.emplace_back();
+                windows.back().len = len;
+                windows.back().rep = pos;
+                windowNext.push_back(kEmpty);
+            }
+            Window& w = windows[wi];
+            if (w.lastTmpl == t && i < w.lastEnd)
+                return; // overlaps the previous occurrence
+            tmplOcc[t].emplace_back(wi, i);
+            w.lastTmpl = t;
+            w.lastEnd = i + len;
+        });
+    }
+    roughCount = U64Map();
+    for (const Run& run : runs)
+        for (const auto& [wi, i] : tmplOcc[run.tmpl])
+            windows[wi].occ.push_back(run.begin + i);
+    tmplOcc.clear();
 
     struct Stats {
         std::size_t count = 0;
         double wall = 0, dur = 0, mte = 0, gaps = 0; // totals over the profile
         double gain(std::size_t n) const { return gaps + (static_cast<double>(n) - 1) / static_cast<double>(n) * mte; }
     };
-    // Taken tasks and each task's data-movement time, by index in f.tasks (read many times below).
-    std::vector<char> taken(f.tasks.size(), 0);
-    std::vector<double> mteOf(f.tasks.size(), 0.0);
-    auto indexOf = [&](const Task* t) { return static_cast<std::size_t>(t - f.tasks.data()); };
-    for (const Task* t : matched)
-        taken[indexOf(t)] = 1;
-    for (const auto& run : runs)
-        for (const Task* t : run)
-            mteOf[indexOf(t)] = mteNs(*t);
-    // The occurrence's first task, or null when one of its tasks is already taken.
-    auto untaken = [&](const Window& w, const Occ& o) -> const Task* const* {
-        const Task* const* t = &runs[o.run][o.start];
-        return std::any_of(t, t + w.len, [&](const Task* x) { return taken[indexOf(x)] != 0; }) ? nullptr : t;
-    };
+    // Per position: taken (by a fired pattern or a reported window), start, end, dur and
+    // data-movement time, read many times below.
+    const std::size_t positions = sig.size();
+    std::vector<char> taken(positions, 0);
+    std::vector<TimeNs> startAt(positions), endAt(positions), durAt(positions);
+    std::vector<double> mteAt(positions);
+    for (std::size_t p = 0; p < positions; ++p) {
+        const Task* t = taskAt[p];
+        taken[p] = matched[static_cast<std::size_t>(t - f.tasks.data())];
+        startAt[p] = t->start;
+        endAt[p] = t->end();
+        durAt[p] = t->dur;
+        mteAt[p] = mteNs(*t);
+    }
+    // Whether none of the occurrence's tasks is taken.
+    auto untaken = [&](const Window& w, std::uint32_t p) { return std::find(&taken[p], &taken[p] + w.len, 1) == &taken[p] + w.len; };
     auto statsOf = [&](const Window& w, bool skipTaken) {
         Stats st;
-        for (const Occ& o : w.occ) {
-            const Task* const* t = skipTaken ? untaken(w, o) : &runs[o.run][o.start];
-            if (!t)
+        for (const std::uint32_t p : w.occ) {
+            if (skipTaken && !untaken(w, p))
                 continue;
             ++st.count;
-            st.wall += static_cast<double>(t[w.len - 1]->end() - t[0]->start);
+            st.wall += static_cast<double>(endAt[p + w.len - 1] - startAt[p]);
             for (std::size_t j = 0; j < w.len; ++j) {
-                st.dur += static_cast<double>(t[j]->dur);
-                st.mte += mteOf[indexOf(t[j])];
+                st.dur += static_cast<double>(durAt[p + j]);
+                st.mte += mteAt[p + j];
                 if (j)
-                    st.gaps += std::max<double>(0, static_cast<double>(t[j]->start - t[j - 1]->end()));
+                    st.gaps += std::max<double>(0, static_cast<double>(startAt[p + j] - endAt[p + j - 1]));
             }
         }
         return st;
@@ -283,7 +352,7 @@ void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::unordered_se
                && (f.perStep(st.wall) > wallShare * f.T || (st.dur > 0 && st.mte / st.dur > mteRatio));
     };
     std::vector<std::pair<double, const Window*>> cand;
-    for (const auto& [k, w] : windows)
+    for (const Window& w : windows)
         if (static_cast<double>(w.occ.size()) > minCount) {
             const Stats st = statsOf(w, false);
             if (qualifies(st))
@@ -295,9 +364,10 @@ void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::unordered_se
             return a.first > b.first;
         if (a.second->len != b.second->len)
             return a.second->len > b.second->len;
-        const auto& ra = runs[a.second->occ.front().run][a.second->occ.front().start];
-        const auto& rb = runs[b.second->occ.front().run][b.second->occ.front().start];
-        return ra->start < rb->start;
+        const std::uint32_t pa = a.second->occ.front(), pb = b.second->occ.front();
+        if (startAt[pa] != startAt[pb])
+            return startAt[pa] < startAt[pb];
+        return pa < pb;
     });
     std::size_t reported = 0, more = 0;
     std::set<std::string> ids;
@@ -311,11 +381,9 @@ void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::unordered_se
         }
         ++reported;
         std::vector<std::string> types;
-        const Task* const* first = nullptr;
-        for (std::size_t i = 0; !first && i < w->occ.size(); ++i)
-            first = untaken(*w, w->occ[i]);
+        const std::uint32_t first = *std::find_if(w->occ.begin(), w->occ.end(), [&](std::uint32_t p) { return untaken(*w, p); });
         for (std::size_t j = 0; j < w->len; ++j)
-            types.push_back(f.str(first[j]->type));
+            types.push_back(f.str(taskAt[first + j]->type));
         std::string id = "window:" + joinList(types, "-");
         for (int n = 2; ids.count(id); ++n)
             id = "window:" + joinList(types, "-") + " #" + std::to_string(n);
@@ -348,33 +416,35 @@ void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::unordered_se
         setGain(fd, f.perStep(st.gain(w->len)),
                 "Σ inner gaps " + fmtMs(f.perStep(st.gaps)) + " + (n−1)/n · Σmte " + fmtMs(f.perStep(st.mte))
                     + " (n = " + std::to_string(w->len) + ") = " + fmtMs(f.perStep(st.gain(w->len))));
-        for (const Occ& o : w->occ) {
-            const Task* const* t = untaken(*w, o);
-            if (!t)
+        TopEvidence top;
+        for (const std::uint32_t p : w->occ) {
+            if (!untaken(*w, p))
                 continue;
-            double sum = 0, gaps = 0;
-            for (std::size_t j = 0; j < w->len; ++j) {
-                sum += static_cast<double>(t[j]->dur);
-                if (j)
-                    gaps += std::max<double>(0, static_cast<double>(t[j]->start - t[j - 1]->end()));
-            }
-            Evidence e;
-            e.at = f.locate(*t[0]);
-            e.at.dur = t[w->len - 1]->end() - t[0]->start;
-            e.at.op = chain;
-            e.metrics = {{"tasks", sum / 1e3, "µs"}, {"gaps", gaps / 1e3, "µs"}, {"wall", static_cast<double>(*e.at.dur) / 1e3, "µs"}};
-            e.threshold = "count " + std::to_string(st.count) + " > " + fmtNum(minCount, 0);
-            e.cost = *e.at.dur;
-            fd.evidence.push_back(std::move(e));
+            const TimeNs wallNs = endAt[p + w->len - 1] - startAt[p];
+            top.offer(wallNs, [&] {
+                double sum = 0, gaps = 0;
+                for (std::size_t j = 0; j < w->len; ++j) {
+                    sum += static_cast<double>(durAt[p + j]);
+                    if (j)
+                        gaps += std::max<double>(0, static_cast<double>(startAt[p + j] - endAt[p + j - 1]));
+                }
+                Evidence e;
+                e.at = f.locate(*taskAt[p]);
+                e.at.dur = wallNs;
+                e.at.op = chain;
+                e.metrics = {{"tasks", sum / 1e3, "µs"}, {"gaps", gaps / 1e3, "µs"}, {"wall", static_cast<double>(wallNs) / 1e3, "µs"}};
+                e.threshold = "count " + std::to_string(st.count) + " > " + fmtNum(minCount, 0);
+                return e;
+            });
         }
+        top.moveInto(fd.evidence);
         // The reported occurrences' tasks are taken (after all of them were read).
-        std::vector<const Task*> take;
-        for (const Occ& o : w->occ)
-            if (const Task* const* t = untaken(*w, o))
-                take.insert(take.end(), t, t + w->len);
-        for (const Task* t : take)
-            taken[indexOf(t)] = 1;
-        sortEvidence(fd.evidence, kMaxEvidence);
+        std::vector<std::uint32_t> take;
+        for (const std::uint32_t p : w->occ)
+            if (untaken(*w, p))
+                take.push_back(p);
+        for (const std::uint32_t p : take)
+            std::fill(&taken[p], &taken[p] + w->len, 1);
     }
     out.check = std::to_string(distinct) + " task windows of " + std::to_string(minLen) + ".." + std::to_string(maxLen)
                 + " ops searched, none repeated > " + fmtNum(minCount, 0) + " times with wall > " + fmtPct(wallShare)
