@@ -12,7 +12,10 @@ namespace npuscope::advisor {
 
 Intervals unionOf(std::vector<Interval> v)
 {
-    std::sort(v.begin(), v.end());
+    // Only the starts' order matters; a profile's tasks mostly come sorted already.
+    auto byStart = [](const Interval& a, const Interval& b) { return a.first < b.first; };
+    if (!std::is_sorted(v.begin(), v.end(), byStart))
+        std::sort(v.begin(), v.end(), byStart);
     Intervals out;
     for (const auto& iv : v) {
         if (iv.second <= iv.first)

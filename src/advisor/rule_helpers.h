@@ -69,6 +69,18 @@ private:
     std::uint64_t m_seq = 0;
     std::vector<Entry> m_heap;
 };
+// Appends the kMaxEvidence longest of `tasks` to fd.evidence as task rows (on equal durations
+// the earlier task first), building only those rows: metrics(task) gives each row's metrics.
+template <typename Metrics>
+void addLongestTasks(Finding& fd, const ProfileFacts& f, const std::vector<const Task*>& tasks, Metrics&& metrics,
+                     const std::string& threshold)
+{
+    TopEvidence top;
+    for (const Task* t : tasks)
+        top.offer(t->dur, [&] { return taskEvidence(f, *t, metrics(*t), threshold); });
+    top.moveInto(fd.evidence);
+}
+
 // A map from 64-bit keys to 32-bit values: open addressing with linear probing over one flat
 // array, for the rules that look up millions of keys (task signatures, window hashes).
 class U64Map {

@@ -78,9 +78,8 @@ void freq(const RuleCtx& c, RuleOut& out)
         fd.suggestions.push_back("Compare with another card or node running the same job.");
         const double gain = f.perStep(g.lost);
         setGain(fd, gain, "Σdur·(1 − f_i/f_max) = " + fmtMs(gain));
-        for (const Task* t : g.g.tasks)
-            fd.evidence.push_back(taskEvidence(f, *t, {}, "frequency drop ≥ " + fmtPct(drop)));
-        sortEvidence(fd.evidence, kMaxEvidence);
+        addLongestTasks(fd, f, g.g.tasks, [](const Task&) { return std::vector<Metric>{}; },
+                        "frequency drop ≥ " + fmtPct(drop));
     }
     if (out.fired.empty())
         out.pass(std::to_string(n) + " tasks checked; no op with a mean frequency drop ≥ " + fmtPct(drop));

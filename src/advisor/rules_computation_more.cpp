@@ -539,10 +539,9 @@ void aicpu(const RuleCtx& c, RuleOut& out)
                                      "the negated tensor.");
         fd.suggestions.push_back("Otherwise replace the op with an AI Core equivalent or move it off the training step.");
         setGain(fd, cost * r, "Σdur " + fmtMs(cost) + " × r " + fmtRatio(r) + " = " + fmtMs(cost * r));
-        for (const Task* t : g.tasks)
-            fd.evidence.push_back(taskEvidence(f, *t, {{"duration", static_cast<double>(t->dur) / 1e3, "µs"}},
-                                               "dur ≥ " + fmtNum(minDur / 1e3, 0) + " µs"));
-        sortEvidence(fd.evidence, kMaxEvidence);
+        addLongestTasks(
+            fd, f, g.tasks, [](const Task& t) { return std::vector<Metric>{{"duration", static_cast<double>(t.dur) / 1e3, "µs"}}; },
+            "dur ≥ " + fmtNum(minDur / 1e3, 0) + " µs");
     }
     if (out.fired.empty())
         out.pass(std::to_string(n) + " AI CPU tasks; no op type with tasks ≥ " + fmtNum(minDur / 1e3, 0) + " µs costing ≥ "
@@ -612,10 +611,10 @@ void blockDim(const RuleCtx& c, RuleOut& out)
         fd.suggestions.push_back("Choose tiling so the block count is a multiple of the core count.");
         const double gain = f.perStep(g.lost);
         setGain(fd, gain, "Σdur·(1 − b/(⌈b/c⌉·c)) = " + fmtMs(gain));
-        for (const Task* t : g.g.tasks)
-            fd.evidence.push_back(taskEvidence(f, *t, {{"block dim", static_cast<double>(k.blockDim[t->kernel]), ""}},
-                                               "b mod " + std::to_string(g.cores) + " ≠ 0"));
-        sortEvidence(fd.evidence, kMaxEvidence);
+        addLongestTasks(
+            fd, f, g.g.tasks,
+            [&](const Task& t) { return std::vector<Metric>{{"block dim", static_cast<double>(k.blockDim[t.kernel]), ""}}; },
+            "b mod " + std::to_string(g.cores) + " ≠ 0");
     }
     if (out.fired.empty())
         out.pass(std::to_string(have) + " ops with block dims; no op type ≥ " + fmtPct(c.th.minShare())
@@ -644,7 +643,8 @@ void noBound(const RuleCtx& c, RuleOut& out)
         double gain = 0;
         Weighted mx;
     };
-    std::map<std::string, G> groups;
+    std::vector<G> groups;
+    U64Map groupOf; // op type id -> index in groups
     std::size_t total = 0, have = 0;
     for (const auto& t : f.tasks) {
         if ((t.cls != TaskClass::Cube && t.cls != TaskClass::Vector) || t.kernel == kNone)
@@ -661,16 +661,22 @@ void noBound(const RuleCtx& c, RuleOut& out)
         ++have;
         if (mx > bound || static_cast<double>(t.dur) <= minDur)
             continue;
-        const std::string type = f.str(t.type);
-        G& g = groups[type];
-        g.g.key = g.g.type = type;
+        bool fresh = false;
+        const std::uint32_t gi = groupOf.tryEmplace(t.type.v, static_cast<std::uint32_t>(groups.size()), &fresh);
+        if (fresh) {
+            groups.emplace_back();
+            groups.back().g.key = groups.back().g.type = f.str(t.type);
+        }
+        G& g = groups[gi];
         g.g.tasks.push_back(&t);
         g.g.sumDur += static_cast<double>(t.dur);
         g.gain += static_cast<double>(t.dur) * (1 - mx / bound);
         g.mx.add(static_cast<double>(t.dur), mx);
     }
     out.inputs.push_back(f.kernelFile() + ": pipe ratios (" + coverage(have, total, "ratios") + ")");
-    for (auto& [type, g] : groups) {
+    std::sort(groups.begin(), groups.end(), [](const G& a, const G& b) { return a.g.type < b.g.type; });
+    for (auto& g : groups) {
+        const std::string& type = g.g.type;
         const double cost = f.perStep(g.g.sumDur);
         if (cost < c.th.minShare() * f.T)
             continue;
@@ -684,9 +690,8 @@ void noBound(const RuleCtx& c, RuleOut& out)
         fd.suggestions.push_back("Revisit the tiling (bigger tiles, double buffering) so one pipe becomes the bound.");
         const double gain = f.perStep(g.gain);
         setGain(fd, gain, "Σdur·(1 − max ratio/" + fmtRatio(bound) + ") = " + fmtMs(gain));
-        for (const Task* t : g.g.tasks)
-            fd.evidence.push_back(taskEvidence(f, *t, {}, "all pipe ratios ≤ " + fmtRatio(bound)));
-        sortEvidence(fd.evidence, kMaxEvidence);
+        addLongestTasks(fd, f, g.g.tasks, [](const Task&) { return std::vector<Metric>{}; },
+                        "all pipe ratios ≤ " + fmtRatio(bound));
     }
     if (out.fired.empty())
         out.pass(coverage(have, total, "ratios") + "; no op type ≥ " + fmtPct(c.th.minShare()) + " of step with all pipes ≤ "

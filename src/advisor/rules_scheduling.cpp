@@ -44,8 +44,11 @@ void idle(const RuleCtx& c, RuleOut& out)
     out.inputs.push_back(freeSource);
 
     // Launch time of each device task from its Node@launch → task flow.
-    std::unordered_map<std::uint32_t, TimeNs> launchOf;
+    U64Map launchIdx(p.flows.size()); // slice row -> index in launchTs
+    std::vector<TimeNs> launchTs;
     std::size_t flows = 0;
+    NameId lastCat;
+    bool lastLaunch = false, lastH2D = false;
     for (std::size_t i = 0; i < p.flows.size(); ++i) {
         const auto d = i < p.flows.dstSlice.size() ? p.flows.dstSlice[i] : kNone;
         if (d == kNone || d >= p.slices.size())
@@ -53,20 +56,43 @@ void idle(const RuleCtx& c, RuleOut& out)
         const auto tk = p.slices.track[d];
         if (!tk.valid() || p.tracks[tk.v].kind != TrackKind::Stream)
             continue;
-        const auto cat = p.str(p.flows.category[i]);
-        if (cat != "HostToDevice" && !containsCI(cat, "async_npu"))
+        if (i == 0 || p.flows.category[i].v != lastCat.v) { // categories are few: test each once in a row
+            lastCat = p.flows.category[i];
+            const auto cat = p.str(lastCat);
+            lastH2D = cat == "HostToDevice";
+            lastLaunch = lastH2D || containsCI(cat, "async_npu");
+        }
+        if (!lastLaunch)
             continue;
-        auto it = launchOf.find(d);
-        if (it == launchOf.end() || cat == "HostToDevice")
-            launchOf[d] = p.flows.srcTs[i];
+        bool fresh = false;
+        const std::uint32_t k = launchIdx.tryEmplace(d, static_cast<std::uint32_t>(launchTs.size()), &fresh);
+        if (fresh)
+            launchTs.push_back(p.flows.srcTs[i]);
+        else if (lastH2D)
+            launchTs[k] = p.flows.srcTs[i];
         ++flows;
     }
-    // Tasks by end time, to name what a dependency gap waited for.
+    // Tasks by end time, to name what a dependency gap waited for (built when an evidence row
+    // needs it).
     std::vector<const Task*> byEnd;
-    for (const auto& t : f.tasks)
-        if (t.cls != TaskClass::Other)
-            byEnd.push_back(&t);
-    std::sort(byEnd.begin(), byEnd.end(), [](const Task* a, const Task* b) { return a->end() < b->end(); });
+    auto waitedFor = [&](const Task& b) -> std::string {
+        if (byEnd.empty()) {
+            for (const auto& t : f.tasks)
+                if (t.cls != TaskClass::Other)
+                    byEnd.push_back(&t);
+            std::sort(byEnd.begin(), byEnd.end(), [](const Task* x, const Task* y) { return x->end() < y->end(); });
+        }
+        // The other-stream task that ended just before b started.
+        auto e = std::upper_bound(byEnd.begin(), byEnd.end(), b.start, [](TimeNs ts, const Task* t) { return ts < t->end(); });
+        while (e != byEnd.begin()) {
+            --e;
+            if (static_cast<double>(b.start - (*e)->end()) > slackNs)
+                break;
+            if ((*e)->stream != b.stream || (*e)->device != b.device)
+                return f.str((*e)->name) + " on stream " + std::to_string((*e)->stream);
+        }
+        return {};
+    };
 
     std::map<std::pair<int, std::int64_t>, std::vector<const Task*>> perStream;
     for (const auto& t : f.tasks)
@@ -99,7 +125,7 @@ void idle(const RuleCtx& c, RuleOut& out)
     };
     double host = 0, dep = 0, unknown = 0;
     std::size_t nGaps = 0;
-    std::vector<Evidence> ev;
+    TopEvidence ev;
     for (const auto& [key, v] : perStream) {
         TimeNs prevEnd = v.empty() ? 0 : v.front()->end();
         for (std::size_t i = 1; i < v.size(); ++i) {
@@ -110,10 +136,10 @@ void idle(const RuleCtx& c, RuleOut& out)
             if (gap < gapNs)
                 continue;
             ++nGaps;
-            std::string cls = "unknown", waitedFor;
-            auto it = b.slice != kNone ? launchOf.find(b.slice) : launchOf.end();
-            if (it != launchOf.end()) {
-                if (it->second >= gapStart) {
+            const char* cls = "unknown";
+            const std::uint32_t* k = b.slice != kNone ? launchIdx.find(b.slice) : nullptr;
+            if (k) {
+                if (launchTs[*k] >= gapStart) {
                     cls = "host";
                     host += gap;
                     idlePart(hostIdle, b.device, gapStart, b.start);
@@ -121,32 +147,22 @@ void idle(const RuleCtx& c, RuleOut& out)
                     cls = "dependency";
                     dep += gap;
                     idlePart(depIdle, b.device, gapStart, b.start);
-                    // The other-stream task that ended just before b started.
-                    auto e = std::upper_bound(byEnd.begin(), byEnd.end(), b.start,
-                                              [](TimeNs ts, const Task* t) { return ts < t->end(); });
-                    while (e != byEnd.begin()) {
-                        --e;
-                        if (static_cast<double>(b.start - (*e)->end()) > slackNs)
-                            break;
-                        if ((*e)->stream != b.stream || (*e)->device != b.device) {
-                            waitedFor = f.str((*e)->name) + " on stream " + std::to_string((*e)->stream);
-                            break;
-                        }
-                    }
                 }
             } else {
                 unknown += gap;
             }
-            Evidence x;
-            x.at = f.locate(b);
-            x.at.ts = gapStart;
-            x.at.dur = b.start - gapStart;
-            x.at.op = "gap before " + f.str(b.name);
-            x.metrics = {{"gap", gap / 1e3, "µs"}};
-            x.threshold = cls + " gap ≥ " + fmtNum(gapNs / 1e3, 0) + " µs"
-                          + (waitedFor.empty() ? std::string() : ", waits for " + waitedFor);
-            x.cost = static_cast<TimeNs>(gap);
-            ev.push_back(std::move(x));
+            ev.offer(static_cast<TimeNs>(gap), [&] {
+                const std::string waited = cls[0] == 'd' ? waitedFor(b) : std::string();
+                Evidence x;
+                x.at = f.locate(b);
+                x.at.ts = gapStart;
+                x.at.dur = b.start - gapStart;
+                x.at.op = "gap before " + f.str(b.name);
+                x.metrics = {{"gap", gap / 1e3, "µs"}};
+                x.threshold = std::string(cls) + " gap ≥ " + fmtNum(gapNs / 1e3, 0) + " µs"
+                              + (waited.empty() ? std::string() : ", waits for " + waited);
+                return x;
+            });
         }
     }
     out.inputs.push_back("device task gaps on " + std::to_string(perStream.size()) + " streams; " + std::to_string(flows)
@@ -198,8 +214,7 @@ void idle(const RuleCtx& c, RuleOut& out)
         noGain(fd, "every classed gap (" + fmtMs(classed) + "/step) overlaps work on another stream: the device was never idle in them");
     else
         noGain(fd, "no gap could be classed: needs the Node@launch → task flows (profiler Level1)");
-    fd.evidence = std::move(ev);
-    sortEvidence(fd.evidence, kMaxEvidence);
+    ev.moveInto(fd.evidence);
     // Worst step when steps have ranges.
     double worst = -1;
     for (const auto& s : f.steps)
