@@ -1,5 +1,6 @@
 // ProfileFacts: the per-rank data every rule shares, computed once per analysis.
 #include "advisor/rule_context.h"
+#include "advisor/u64_map.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -178,17 +179,40 @@ Finding& RuleOut::fire(const std::string& instanceKey)
 
 namespace {
 
-TaskClass classify(std::string_view taskType, std::string_view type, std::string_view name)
-{
-    if (containsCI(taskType, "HCCL") || containsCI(taskType, "COMMUNICATION") || name.rfind("hcom_", 0) == 0)
-        return TaskClass::Comm;
-    if (containsCI(taskType, "AI_CPU"))
-        return TaskClass::AiCpu;
-    if (containsCI(taskType, "AI_CORE") || containsCI(taskType, "MIX_AIC") || containsCI(taskType, "AI_VECTOR")
-        || containsCI(taskType, "MIX_AIV"))
-        return isCubeType(type) ? TaskClass::Cube : TaskClass::Vector;
-    return TaskClass::Other;
-}
+// A task's class from its task type, op type and name. Task types and op types are few and
+// interned: each is tested once and remembered by its id.
+class Classifier {
+public:
+    explicit Classifier(const Profile& p) : m_p(p) {}
+    TaskClass operator()(NameId taskType, NameId type, NameId name)
+    {
+        bool fresh = false;
+        std::uint32_t& tt = m_taskTypes.tryEmplace(taskType.v, 0, &fresh);
+        if (fresh) {
+            const std::string_view s = m_p.str(taskType);
+            tt = containsCI(s, "HCCL") || containsCI(s, "COMMUNICATION") ? kComm
+                 : containsCI(s, "AI_CPU")                                ? kAiCpu
+                 : containsCI(s, "AI_CORE") || containsCI(s, "MIX_AIC") || containsCI(s, "AI_VECTOR") || containsCI(s, "MIX_AIV")
+                     ? kCore
+                     : kOther;
+        }
+        if (tt == kComm || m_p.str(name).rfind("hcom_", 0) == 0)
+            return TaskClass::Comm;
+        if (tt == kAiCpu)
+            return TaskClass::AiCpu;
+        if (tt != kCore)
+            return TaskClass::Other;
+        std::uint32_t& cube = m_types.tryEmplace(type.v, 0, &fresh);
+        if (fresh)
+            cube = isCubeType(m_p.str(type)) ? 1 : 0;
+        return cube ? TaskClass::Cube : TaskClass::Vector;
+    }
+
+private:
+    enum : std::uint32_t { kComm, kAiCpu, kCore, kOther };
+    const Profile& m_p;
+    U64Map m_taskTypes, m_types;
+};
 
 double optNs(const std::optional<TimeNs>& v) { return v ? static_cast<double>(*v) : 0.0; }
 
@@ -233,6 +257,7 @@ ProfileFacts::ProfileFacts(const Profile& profile) : p(profile)
     if (hasKernels) {
         tasksFromKernels = true;
         tasks.reserve(k.size());
+        Classifier classify(p);
         for (std::size_t i = 0; i < k.size(); ++i) {
             Task t;
             t.start = k.start[i];
@@ -244,10 +269,11 @@ ProfileFacts::ProfileFacts(const Profile& profile) : p(profile)
             t.name = k.name[i];
             t.type = k.type[i];
             t.taskType = k.taskType[i];
-            t.cls = classify(p.str(t.taskType), p.str(t.type), p.str(t.name));
+            t.cls = classify(t.taskType, t.type, t.name);
             tasks.push_back(t);
         }
     } else {
+        Classifier classify(p);
         for (const auto& tr : p.tracks) {
             if (tr.kind != TrackKind::Stream)
                 continue;
@@ -263,12 +289,14 @@ ProfileFacts::ProfileFacts(const Profile& profile) : p(profile)
                 t.name = p.slices.name[i];
                 t.type = p.slices.name[i];
                 t.taskType = p.slices.category[i];
-                t.cls = classify(p.str(t.taskType), p.str(t.type), p.str(t.name));
+                t.cls = classify(t.taskType, t.type, t.name);
                 tasks.push_back(t);
             }
         }
     }
-    std::stable_sort(tasks.begin(), tasks.end(), [](const Task& a, const Task& b) { return a.start < b.start; });
+    auto byStart = [](const Task& a, const Task& b) { return a.start < b.start; };
+    if (!std::is_sorted(tasks.begin(), tasks.end(), byStart))
+        std::stable_sort(tasks.begin(), tasks.end(), byStart);
 
     std::vector<Interval> cv;
     for (const auto& t : tasks)

@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <iterator>
 #include <cmath>
+#include <limits>
 #include <map>
-#include <unordered_map>
 
 namespace npuscope::advisor {
 
@@ -43,35 +43,6 @@ void idle(const RuleCtx& c, RuleOut& out)
     }
     out.inputs.push_back(freeSource);
 
-    // Launch time of each device task from its Node@launch → task flow.
-    U64Map launchIdx(p.flows.size()); // slice row -> index in launchTs
-    std::vector<TimeNs> launchTs;
-    std::size_t flows = 0;
-    NameId lastCat;
-    bool lastLaunch = false, lastH2D = false;
-    for (std::size_t i = 0; i < p.flows.size(); ++i) {
-        const auto d = i < p.flows.dstSlice.size() ? p.flows.dstSlice[i] : kNone;
-        if (d == kNone || d >= p.slices.size())
-            continue;
-        const auto tk = p.slices.track[d];
-        if (!tk.valid() || p.tracks[tk.v].kind != TrackKind::Stream)
-            continue;
-        if (i == 0 || p.flows.category[i].v != lastCat.v) { // categories are few: test each once in a row
-            lastCat = p.flows.category[i];
-            const auto cat = p.str(lastCat);
-            lastH2D = cat == "HostToDevice";
-            lastLaunch = lastH2D || containsCI(cat, "async_npu");
-        }
-        if (!lastLaunch)
-            continue;
-        bool fresh = false;
-        const std::uint32_t k = launchIdx.tryEmplace(d, static_cast<std::uint32_t>(launchTs.size()), &fresh);
-        if (fresh)
-            launchTs.push_back(p.flows.srcTs[i]);
-        else if (lastH2D)
-            launchTs[k] = p.flows.srcTs[i];
-        ++flows;
-    }
     // Tasks by end time, to name what a dependency gap waited for (built when an evidence row
     // needs it).
     std::vector<const Task*> byEnd;
@@ -98,6 +69,58 @@ void idle(const RuleCtx& c, RuleOut& out)
     for (const auto& t : f.tasks)
         if (t.cls == TaskClass::Cube || t.cls == TaskClass::Vector || t.cls == TaskClass::AiCpu)
             perStream[{t.device, t.stream}].push_back(&t);
+    // The stream gaps of at least gap_us, stream by stream.
+    struct Gap {
+        const Task* b; // the task after the gap
+        TimeNs start;
+        double len;
+    };
+    std::vector<Gap> gaps;
+    for (const auto& [key, v] : perStream) {
+        TimeNs prevEnd = v.empty() ? 0 : v.front()->end();
+        for (std::size_t i = 1; i < v.size(); ++i) {
+            const Task& b = *v[i];
+            const double gap = static_cast<double>(b.start - prevEnd);
+            const TimeNs gapStart = prevEnd;
+            prevEnd = std::max(prevEnd, b.end());
+            if (gap >= gapNs)
+                gaps.push_back({&b, gapStart, gap});
+        }
+    }
+    // Launch time of each gap's task from its Node@launch → task flow: every launch flow is
+    // counted, only the gaps' tasks are looked up.
+    constexpr TimeNs kNoLaunch = std::numeric_limits<TimeNs>::min();
+    U64Map launchIdx(gaps.size()); // slice row -> index in launchTs
+    std::vector<TimeNs> launchTs;
+    for (const Gap& g : gaps) {
+        bool fresh = false;
+        if (g.b->slice != kNone)
+            launchIdx.tryEmplace(g.b->slice, static_cast<std::uint32_t>(launchTs.size()), &fresh);
+        if (fresh)
+            launchTs.push_back(kNoLaunch);
+    }
+    std::size_t flows = 0;
+    NameId lastCat;
+    bool lastLaunch = false, lastH2D = false;
+    for (std::size_t i = 0; i < p.flows.size(); ++i) {
+        if (i == 0 || p.flows.category[i].v != lastCat.v) { // categories are few: test each once in a row
+            lastCat = p.flows.category[i];
+            const auto cat = p.str(lastCat);
+            lastH2D = cat == "HostToDevice";
+            lastLaunch = lastH2D || containsCI(cat, "async_npu");
+        }
+        if (!lastLaunch)
+            continue;
+        const auto d = i < p.flows.dstSlice.size() ? p.flows.dstSlice[i] : kNone;
+        if (d == kNone || d >= p.slices.size())
+            continue;
+        const auto tk = p.slices.track[d];
+        if (!tk.valid() || p.tracks[tk.v].kind != TrackKind::Stream)
+            continue;
+        ++flows;
+        if (const std::uint32_t* k = launchIdx.find(d); k && (launchTs[*k] == kNoLaunch || lastH2D))
+            launchTs[*k] = p.flows.srcTs[i];
+    }
     // Device-level idle time: per device, the holes in the union of every task on any stream.
     // A stream gap saves time only where the whole device was idle; gaps of several streams over
     // the same idle stretch count once.
@@ -124,46 +147,39 @@ void idle(const RuleCtx& c, RuleOut& out)
             into[dev].emplace_back(std::max(k->first, b), std::min(k->second, e));
     };
     double host = 0, dep = 0, unknown = 0;
-    std::size_t nGaps = 0;
     TopEvidence ev;
-    for (const auto& [key, v] : perStream) {
-        TimeNs prevEnd = v.empty() ? 0 : v.front()->end();
-        for (std::size_t i = 1; i < v.size(); ++i) {
-            const Task& b = *v[i];
-            const double gap = static_cast<double>(b.start - prevEnd);
-            const TimeNs gapStart = prevEnd;
-            prevEnd = std::max(prevEnd, b.end());
-            if (gap < gapNs)
-                continue;
-            ++nGaps;
-            const char* cls = "unknown";
-            const std::uint32_t* k = b.slice != kNone ? launchIdx.find(b.slice) : nullptr;
-            if (k) {
-                if (launchTs[*k] >= gapStart) {
-                    cls = "host";
-                    host += gap;
-                    idlePart(hostIdle, b.device, gapStart, b.start);
-                } else {
-                    cls = "dependency";
-                    dep += gap;
-                    idlePart(depIdle, b.device, gapStart, b.start);
-                }
+    const std::size_t nGaps = gaps.size();
+    for (const Gap& g : gaps) {
+        const Task& b = *g.b;
+        const double gap = g.len;
+        const TimeNs gapStart = g.start;
+        const char* cls = "unknown";
+        const std::uint32_t* k = b.slice != kNone ? launchIdx.find(b.slice) : nullptr;
+        if (k && launchTs[*k] != kNoLaunch) {
+            if (launchTs[*k] >= gapStart) {
+                cls = "host";
+                host += gap;
+                idlePart(hostIdle, b.device, gapStart, b.start);
             } else {
-                unknown += gap;
+                cls = "dependency";
+                dep += gap;
+                idlePart(depIdle, b.device, gapStart, b.start);
             }
-            ev.offer(static_cast<TimeNs>(gap), [&] {
-                const std::string waited = cls[0] == 'd' ? waitedFor(b) : std::string();
-                Evidence x;
-                x.at = f.locate(b);
-                x.at.ts = gapStart;
-                x.at.dur = b.start - gapStart;
-                x.at.op = "gap before " + f.str(b.name);
-                x.metrics = {{"gap", gap / 1e3, "µs"}};
-                x.threshold = std::string(cls) + " gap ≥ " + fmtNum(gapNs / 1e3, 0) + " µs"
-                              + (waited.empty() ? std::string() : ", waits for " + waited);
-                return x;
-            });
+        } else {
+            unknown += gap;
         }
+        ev.offer(static_cast<TimeNs>(gap), [&] {
+            const std::string waited = cls[0] == 'd' ? waitedFor(b) : std::string();
+            Evidence x;
+            x.at = f.locate(b);
+            x.at.ts = gapStart;
+            x.at.dur = b.start - gapStart;
+            x.at.op = "gap before " + f.str(b.name);
+            x.metrics = {{"gap", gap / 1e3, "µs"}};
+            x.threshold = std::string(cls) + " gap ≥ " + fmtNum(gapNs / 1e3, 0) + " µs"
+                          + (waited.empty() ? std::string() : ", waits for " + waited);
+            return x;
+        });
     }
     out.inputs.push_back("device task gaps on " + std::to_string(perStream.size()) + " streams; " + std::to_string(flows)
                          + " launch flows" + (flows ? "" : " (none: gaps cannot be classed; profiler Level1 has them)"));
