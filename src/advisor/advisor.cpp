@@ -4,12 +4,17 @@
 #include "advisor/rule_context.h"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
 #include <cctype>
 #include <cstdlib>
 #include <iterator>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
+#include <system_error>
+#include <thread>
 
 namespace npuscope::advisor {
 
@@ -193,6 +198,29 @@ std::vector<const Finding*> AdvisorReport::withStatus(Status s) const
 const std::string& RuleCtx::ruleId() const { return def.id; }
 
 namespace {
+
+// Calls fn(0..n-1) on up to one thread per core, each index once; returns when all are done.
+template <typename Fn>
+void parallelFor(std::size_t n, Fn&& fn)
+{
+    std::atomic<std::size_t> next{0};
+    auto work = [&] {
+        for (std::size_t i = next++; i < n; i = next++)
+            fn(i);
+    };
+    const std::size_t workers = std::min<std::size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
+    std::vector<std::thread> pool;
+    for (std::size_t k = 1; k < workers; ++k) {
+        try {
+            pool.emplace_back(work);
+        } catch (const std::system_error&) {
+            break; // no more threads: the ones running (and this one) do the rest
+        }
+    }
+    work();
+    for (auto& t : pool)
+        t.join();
+}
 
 std::vector<RuleDef> allRules()
 {
@@ -411,10 +439,24 @@ AdvisorReport runAdvisor(const Session& session, const Thresholds& th, const std
         rep.inputs.push_back(f.path + " (" + (f.kind.empty() ? "unknown" : f.kind) + ", " + fileStatusName(f.status)
                              + ")");
 
+    // Each rank's facts, built on all cores (an exception is rethrown here, after all are done).
+    std::vector<std::optional<ProfileFacts>> built(session.ranks.size());
+    std::vector<std::exception_ptr> failed(session.ranks.size());
+    parallelFor(built.size(), [&](std::size_t i) {
+        try {
+            built[i].emplace(*session.ranks[i]);
+        } catch (...) {
+            failed[i] = std::current_exception();
+        }
+    });
+    for (const auto& e : failed)
+        if (e)
+            std::rethrow_exception(e);
     std::vector<ProfileFacts> facts;
-    facts.reserve(session.ranks.size());
-    for (const auto& pr : session.ranks)
-        facts.emplace_back(*pr);
+    facts.reserve(built.size());
+    for (auto& b : built)
+        facts.push_back(std::move(*b));
+    built.clear();
 
     // Summary split per rank.
     double tSum = 0;
@@ -471,21 +513,77 @@ AdvisorReport runAdvisor(const Session& session, const Thresholds& th, const std
     }
 
     const double hi = th.severityHigh(), med = th.severityMedium();
+    // Every (rule, rank) run is independent: they run on all cores first, then their results
+    // are merged in report order below, so the report does not depend on the scheduling.
+    const std::vector<RuleDef> defs = allRules();
+    struct Job {
+        const RuleDef* def;
+        const ProfileFacts* f;
+        std::string picked;
+        RuleOut out;
+    };
+    std::vector<Job> jobs;
+    std::vector<std::pair<std::size_t, std::size_t>> jobsOf(defs.size()); // [begin, end) per rule
+    for (std::size_t d = 0; d < defs.size(); ++d) {
+        const RuleDef& def = defs[d];
+        jobsOf[d].first = jobs.size();
+        if (th.enabled(def.id)) {
+            if (def.cluster)
+                jobs.push_back({&def, nullptr, {}, {}});
+            else if (overBudget) {
+                const auto it = picks.find(def.category);
+                if (it != picks.end())
+                    for (const Pick& p : it->second)
+                        jobs.push_back({&def, &facts[p.fact], p.why, {}});
+            } else
+                for (const auto& f : facts)
+                    jobs.push_back({&def, &f, {}, {}});
+        }
+        jobsOf[d].second = jobs.size();
+    }
+    parallelFor(jobs.size(), [&](std::size_t j) {
+        Job& job = jobs[j];
+        if (cancel && cancel->load())
+            return;
+        RuleOut& out = job.out;
+        out.ruleId = job.def->id;
+        out.category = job.def->category;
+        RuleCtx ctx{session, facts, job.f, th, *job.def};
+        try {
+            job.def->run(ctx, out);
+        } catch (const std::exception& e) {
+            out.status = Status::Error;
+            out.error = e.what();
+            out.fired.clear();
+        } catch (...) {
+            out.status = Status::Error;
+            out.error = "unknown error";
+            out.fired.clear();
+        }
+        if (!job.picked.empty()) {
+            out.inputs.push_back("picked rank " + std::to_string(job.f->rank) + ": " + job.picked);
+            for (auto& fd : out.fired)
+                if (!fd.inputs.empty())
+                    fd.inputs.push_back(out.inputs.back());
+        }
+    });
+
     std::vector<Finding> fired, others;
-    for (const auto& def : allRules()) {
+    for (std::size_t d = 0; d < defs.size(); ++d) {
+        const RuleDef& def = defs[d];
         if (cancel && cancel->load()) {
             rep.cancelled = true;
             break;
         }
         if (!th.enabled(def.id)) {
-            Finding d;
-            d.id = d.rule = def.id;
-            d.category = def.category;
-            d.status = Status::Disabled;
-            d.title = def.summary;
-            d.check = "disabled in the thresholds file";
-            d.scope.cluster = def.cluster;
-            others.push_back(std::move(d));
+            Finding dis;
+            dis.id = dis.rule = def.id;
+            dis.category = def.category;
+            dis.status = Status::Disabled;
+            dis.title = def.summary;
+            dis.check = "disabled in the thresholds file";
+            dis.scope.cluster = def.cluster;
+            others.push_back(std::move(dis));
             continue;
         }
         struct Run {
@@ -493,36 +591,8 @@ AdvisorReport runAdvisor(const Session& session, const Thresholds& th, const std
             const ProfileFacts* f;
         };
         std::vector<Run> runs;
-        auto runOne = [&](const ProfileFacts* f, const std::string& picked) {
-            RuleOut out;
-            out.ruleId = def.id;
-            out.category = def.category;
-            RuleCtx ctx{session, facts, f, th, def};
-            try {
-                def.run(ctx, out);
-            } catch (const std::exception& e) {
-                out.status = Status::Error;
-                out.error = e.what();
-                out.fired.clear();
-            }
-            if (!picked.empty()) {
-                out.inputs.push_back("picked rank " + std::to_string(f->rank) + ": " + picked);
-                for (auto& fd : out.fired)
-                    if (!fd.inputs.empty())
-                        fd.inputs.push_back(out.inputs.back());
-            }
-            runs.push_back({std::move(out), f});
-        };
-        if (def.cluster)
-            runOne(nullptr, {});
-        else if (overBudget) {
-            const auto it = picks.find(def.category);
-            if (it != picks.end())
-                for (const Pick& p : it->second)
-                    runOne(&facts[p.fact], p.why);
-        } else
-            for (const auto& f : facts)
-                runOne(&f, {});
+        for (std::size_t j = jobsOf[d].first; j < jobsOf[d].second; ++j)
+            runs.push_back({std::move(jobs[j].out), jobs[j].f});
         if (runs.empty()) {
             Run r;
             r.out.notChecked("needs a loaded profile");

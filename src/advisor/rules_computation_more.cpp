@@ -248,103 +248,130 @@ void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::vector<char>
             ++copies[run.tmpl];
         }
     }
-    // Every window of min_len..max_len signatures of each distinct run, with its hash.
-    auto forEachWindow = [&](auto&& fn) {
-        for (std::uint32_t t = 0; t < tmplRuns.size(); ++t) {
-            const Run& run = runs[tmplRuns[t]];
-            for (std::uint32_t i = 0; i < run.size; ++i) {
-                std::uint64_t h = kSeed;
-                for (std::uint32_t len = 1; len <= maxLen && i + len <= run.size; ++len) {
-                    h = extend(h, sig[run.begin + i + len - 1]);
-                    if (len >= minLen)
-                        fn(t, i, len, h);
-                }
-            }
-        }
-    };
-    // Pass 1 counts windows by hash (an upper bound: overlaps and collisions count); pass 2 keeps
-    // only the keys that can reach min_count, so rare windows cost no memory.
-    U64Map roughCount(1024);
-    forEachWindow([&](std::uint32_t t, std::uint32_t, std::uint32_t, std::uint64_t h) {
-        std::uint32_t& n = roughCount.tryEmplace(h, 0);
-        n = static_cast<std::uint32_t>(std::min<std::uint64_t>(kEmpty - 1, std::uint64_t(n) + copies[t]));
-    });
-    const std::size_t distinct = roughCount.size();
-
-    struct Window {
-        std::uint32_t len = 0;
-        std::uint32_t rep = 0;                    // position of its first occurrence
-        std::vector<std::uint32_t> occ;           // first positions; non-overlapping within a run
-        std::uint32_t lastTmpl = kEmpty, lastEnd = 0;
-    };
-    std::vector<Window> windows;
-    std::vector<std::uint32_t> windowNext;
-    std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> tmplOcc(tmplRuns.size()); // (window, start)
-    {
-        U64Map byHash(1024);
-        forEachWindow([&](std::uint32_t t, std::uint32_t i, std::uint32_t len, std::uint64_t h) {
-            if (static_cast<double>(*roughCount.find(h)) <= minCount)
-                return;
-            const std::uint32_t pos = runs[tmplRuns[t]].begin + i;
-            const auto fresh = static_cast<std::uint32_t>(windows.size());
-            const std::uint32_t wi = lookup(byHash, windowNext, h, fresh, [&](std::uint32_t k) {
-                return windows[k].len == len && std::equal(&sig[windows[k].rep], &sig[windows[k].rep] + len, &sig[pos]);
-            });
-            if (wi == fresh) {
-                windows.emplace_back();
-                windows.back().len = len;
-                windows.back().rep = pos;
-                windowNext.push_back(kEmpty);
-            }
-            Window& w = windows[wi];
-            if (w.lastTmpl == t && i < w.lastEnd)
-                return; // overlaps the previous occurrence
-            tmplOcc[t].emplace_back(wi, i);
-            w.lastTmpl = t;
-            w.lastEnd = i + len;
-        });
-    }
-    roughCount = U64Map();
-    for (const Run& run : runs)
-        for (const auto& [wi, i] : tmplOcc[run.tmpl])
-            windows[wi].occ.push_back(run.begin + i);
-    tmplOcc.clear();
-
     struct Stats {
         std::size_t count = 0;
         double wall = 0, dur = 0, mte = 0, gaps = 0; // totals over the profile
         double gain(std::size_t n) const { return gaps + (static_cast<double>(n) - 1) / static_cast<double>(n) * mte; }
     };
-    // Per position: taken (by a fired pattern or a reported window), start, end, dur and
-    // data-movement time, read many times below.
+    // Per position: taken (by a fired pattern or a reported window), start, end and dur, and
+    // running sums over each run of dur, inner gaps, data-movement time (rounded to whole ns,
+    // so every sum is exact and an occurrence costs O(1)) and taken tasks.
     const std::size_t positions = sig.size();
     std::vector<char> taken(positions, 0);
     std::vector<TimeNs> startAt(positions), endAt(positions), durAt(positions);
-    std::vector<double> mteAt(positions);
-    for (std::size_t p = 0; p < positions; ++p) {
-        const Task* t = taskAt[p];
-        taken[p] = matched[static_cast<std::size_t>(t - f.tasks.data())];
-        startAt[p] = t->start;
-        endAt[p] = t->end();
-        durAt[p] = t->dur;
-        mteAt[p] = mteNs(*t);
-    }
-    // Whether none of the occurrence's tasks is taken.
-    auto untaken = [&](const Window& w, std::uint32_t p) { return std::find(&taken[p], &taken[p] + w.len, 1) == &taken[p] + w.len; };
-    auto statsOf = [&](const Window& w, bool skipTaken) {
-        Stats st;
-        for (const std::uint32_t p : w.occ) {
-            if (skipTaken && !untaken(w, p))
-                continue;
-            ++st.count;
-            st.wall += static_cast<double>(endAt[p + w.len - 1] - startAt[p]);
-            for (std::size_t j = 0; j < w.len; ++j) {
-                st.dur += static_cast<double>(durAt[p + j]);
-                st.mte += mteAt[p + j];
-                if (j)
-                    st.gaps += std::max<double>(0, static_cast<double>(startAt[p + j] - endAt[p + j - 1]));
+    std::vector<TimeNs> durSum(positions + 1, 0), gapSum(positions + 1, 0), mteSum(positions + 1, 0);
+    std::vector<std::uint32_t> takenSum(positions + 1, 0);
+    for (const Run& run : runs)
+        for (std::uint32_t j = 0; j < run.size; ++j) {
+            const std::uint32_t p = run.begin + j;
+            const Task* t = taskAt[p];
+            taken[p] = matched[static_cast<std::size_t>(t - f.tasks.data())];
+            startAt[p] = t->start;
+            endAt[p] = t->end();
+            durAt[p] = t->dur;
+            durSum[p + 1] = durSum[p] + t->dur;
+            gapSum[p + 1] = gapSum[p] + (j ? std::max<TimeNs>(0, startAt[p] - endAt[p - 1]) : 0);
+            mteSum[p + 1] = mteSum[p] + static_cast<TimeNs>(std::llround(mteNs(*t)));
+        }
+    auto retake = [&] {
+        for (std::size_t p = 0; p < positions; ++p)
+            takenSum[p + 1] = takenSum[p] + (taken[p] ? 1 : 0);
+    };
+    retake();
+    // Windows get exact ids as a trie: the window of length len at i is the window of length
+    // len-1 at i extended by one signature, so (parent id, signature) names it. One lookup per
+    // window and no key compared. Pass 1 counts every window (overlaps included, an upper
+    // bound); pass 2 collects non-overlapping occurrences of the windows that can reach
+    // min_count only, so rare windows cost no memory.
+    U64Map trie(1024);
+    std::vector<std::uint32_t> count;
+    std::size_t distinct = 0;
+    auto forEachWindow = [&](bool grow, auto&& fn) {
+        for (std::uint32_t t = 0; t < tmplRuns.size(); ++t) {
+            const Run& run = runs[tmplRuns[t]];
+            for (std::uint32_t i = 0; i < run.size; ++i) {
+                std::uint32_t node = kEmpty;
+                for (std::uint32_t len = 1; len <= maxLen && i + len <= run.size; ++len) {
+                    const std::uint64_t key = (static_cast<std::uint64_t>(node) << 32) | sig[run.begin + i + len - 1];
+                    if (grow) {
+                        bool fresh = false;
+                        node = trie.tryEmplace(key, static_cast<std::uint32_t>(count.size()), &fresh);
+                        if (fresh) {
+                            count.push_back(0);
+                            distinct += len >= minLen;
+                        }
+                    } else {
+                        node = *trie.find(key);
+                    }
+                    if (len >= minLen)
+                        fn(t, i, len, node);
+                }
             }
         }
+    };
+    forEachWindow(true, [&](std::uint32_t t, std::uint32_t, std::uint32_t, std::uint32_t node) {
+        count[node] = static_cast<std::uint32_t>(std::min<std::uint64_t>(kEmpty - 1, std::uint64_t(count[node]) + copies[t]));
+    });
+
+    struct Window {
+        std::uint32_t len = 0;
+        std::vector<std::uint32_t> occ; // first positions; non-overlapping within a run
+        std::uint32_t lastTmpl = kEmpty, lastEnd = 0;
+        TimeNs wall = 0, dur = 0, gaps = 0, mte = 0; // over every occurrence
+    };
+    std::vector<Window> windows;
+    std::vector<std::uint32_t> windowOf(count.size(), kEmpty); // trie node -> window
+    std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> tmplOcc(tmplRuns.size()); // (window, start)
+    forEachWindow(false, [&](std::uint32_t t, std::uint32_t i, std::uint32_t len, std::uint32_t node) {
+        if (static_cast<double>(count[node]) <= minCount)
+            return;
+        if (windowOf[node] == kEmpty) {
+            windowOf[node] = static_cast<std::uint32_t>(windows.size());
+            windows.emplace_back();
+            windows.back().len = len;
+        }
+        Window& w = windows[windowOf[node]];
+        if (w.lastTmpl == t && i < w.lastEnd)
+            return; // overlaps the previous occurrence
+        tmplOcc[t].emplace_back(windowOf[node], i);
+        w.lastTmpl = t;
+        w.lastEnd = i + len;
+    });
+    trie = U64Map();
+    count = {};
+    windowOf = {};
+    // Occurrences in every copy of each run, summed as they are listed (in position order).
+    for (const Run& run : runs)
+        for (const auto& [wi, i] : tmplOcc[run.tmpl]) {
+            Window& w = windows[wi];
+            const std::uint32_t p = run.begin + i;
+            w.occ.push_back(p);
+            w.wall += endAt[p + w.len - 1] - startAt[p];
+            w.dur += durSum[p + w.len] - durSum[p];
+            w.gaps += gapSum[p + w.len] - gapSum[p + 1];
+            w.mte += mteSum[p + w.len] - mteSum[p];
+        }
+    tmplOcc.clear();
+
+    // Whether none of the occurrence's tasks is taken.
+    auto untaken = [&](const Window& w, std::uint32_t p) { return takenSum[p + w.len] == takenSum[p]; };
+    // The window's occurrences none of whose tasks is taken.
+    auto untakenStats = [&](const Window& w) {
+        TimeNs wall = 0, dur = 0, gaps = 0, mte = 0;
+        Stats st;
+        for (const std::uint32_t p : w.occ) {
+            if (!untaken(w, p))
+                continue;
+            ++st.count;
+            wall += endAt[p + w.len - 1] - startAt[p];
+            dur += durSum[p + w.len] - durSum[p];
+            gaps += gapSum[p + w.len] - gapSum[p + 1];
+            mte += mteSum[p + w.len] - mteSum[p];
+        }
+        st.wall = static_cast<double>(wall);
+        st.dur = static_cast<double>(dur);
+        st.gaps = static_cast<double>(gaps);
+        st.mte = static_cast<double>(mte);
         return st;
     };
     auto qualifies = [&](const Stats& st) {
@@ -352,12 +379,16 @@ void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::vector<char>
                && (f.perStep(st.wall) > wallShare * f.T || (st.dur > 0 && st.mte / st.dur > mteRatio));
     };
     std::vector<std::pair<double, const Window*>> cand;
-    for (const Window& w : windows)
-        if (static_cast<double>(w.occ.size()) > minCount) {
-            const Stats st = statsOf(w, false);
-            if (qualifies(st))
-                cand.emplace_back(st.gain(w.len), &w);
-        }
+    for (const Window& w : windows) {
+        Stats st;
+        st.count = w.occ.size();
+        st.wall = static_cast<double>(w.wall);
+        st.dur = static_cast<double>(w.dur);
+        st.gaps = static_cast<double>(w.gaps);
+        st.mte = static_cast<double>(w.mte);
+        if (qualifies(st))
+            cand.emplace_back(st.gain(w.len), &w);
+    }
     // Costliest first, then longer; the key order breaks ties deterministically.
     std::sort(cand.begin(), cand.end(), [&](const auto& a, const auto& b) {
         if (a.first != b.first)
@@ -372,7 +403,7 @@ void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::vector<char>
     std::size_t reported = 0, more = 0;
     std::set<std::string> ids;
     for (const auto& [g0, w] : cand) {
-        const Stats st = statsOf(*w, true);
+        const Stats st = untakenStats(*w);
         if (!qualifies(st))
             continue;
         if (reported == kMaxWindowFindings) {
@@ -445,6 +476,7 @@ void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::vector<char>
                 take.push_back(p);
         for (const std::uint32_t p : take)
             std::fill(&taken[p], &taken[p] + w->len, 1);
+        retake();
     }
     out.check = std::to_string(distinct) + " task windows of " + std::to_string(minLen) + ".." + std::to_string(maxLen)
                 + " ops searched, none repeated > " + fmtNum(minCount, 0) + " times with wall > " + fmtPct(wallShare)
