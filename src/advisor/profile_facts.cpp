@@ -339,9 +339,17 @@ ProfileFacts::ProfileFacts(const Profile& profile) : p(profile)
 
     // Steps: step_trace_time.csv, else ProfilerStep#N spans, else end to end.
     std::vector<StepSpan> ranges;
+    U64Map isStep; // slice name id -> 1 when it starts with "ProfilerStep#" (names repeat: test each once)
+    auto stepName = [&](NameId n) {
+        bool fresh = false;
+        std::uint32_t& v = isStep.tryEmplace(n.v, 0, &fresh);
+        if (fresh)
+            v = p.str(n).rfind("ProfilerStep#", 0) == 0 ? 1 : 0;
+        return v != 0;
+    };
     for (const auto& tr : p.tracks)
         for (std::uint32_t i = tr.sliceBegin; i < tr.sliceEnd; ++i)
-            if (p.str(p.slices.name[i]).rfind("ProfilerStep#", 0) == 0) {
+            if (stepName(p.slices.name[i])) {
                 StepSpan s;
                 s.name = std::string(p.str(p.slices.name[i]).substr(13));
                 s.hasRange = true;
@@ -422,34 +430,50 @@ ProfileFacts::ProfileFacts(const Profile& profile) : p(profile)
     commNO = steps.empty() ? 0 : n / static_cast<double>(steps.size());
     free = steps.empty() ? 0 : fr / static_cast<double>(steps.size());
 
-    // Computing split by kind (Σdur per kind, scaled to the Computing time).
-    std::map<std::string, double> parts;
-    for (const auto& name : {"FA", "Conv", "MatMul", "Vector", "SDMA", "other"})
-        parts[name] = 0;
+    // Computing split by kind (Σdur per kind, scaled to the Computing time). The tests on op
+    // types, task types and names are made once per interned string.
+    static constexpr const char* kKinds[] = {"FA", "Conv", "MatMul", "Vector", "SDMA", "other"};
+    enum { kFA, kConv, kMatMul, kVector, kSDMA, kOtherKind, kNoKind };
+    double parts[6] = {0, 0, 0, 0, 0, 0};
     double partSum = 0;
+    U64Map typeKind, sdmaTaskType, sdmaName;
+    auto cached = [](U64Map& m, NameId id, auto&& test) {
+        bool fresh = false;
+        std::uint32_t& v = m.tryEmplace(id.v, 0, &fresh);
+        if (fresh)
+            v = static_cast<std::uint32_t>(test());
+        return v;
+    };
     for (const auto& t : tasks) {
         if (t.cls == TaskClass::Comm)
             continue;
-        const std::string_view ty = p.str(t.type);
-        const std::string_view nm = p.str(t.name);
-        std::string kind = "other";
-        if (containsCI(ty, "flashattention") || containsCI(ty, "fusionattention") || containsCI(ty, "FlashAttn"))
-            kind = "FA";
-        else if (containsCI(ty, "conv"))
-            kind = "Conv";
-        else if (t.cls == TaskClass::Cube)
-            kind = "MatMul";
-        else if (t.cls == TaskClass::Vector)
-            kind = "Vector";
-        else if (containsCI(p.str(t.taskType), "SDMA") || containsCI(nm, "SDMA") || containsCI(nm, "MEMCPY"))
-            kind = "SDMA";
-        else if (t.cls != TaskClass::AiCpu)
-            continue; // waits, event records: not computing
+        int kind = static_cast<int>(cached(typeKind, t.type, [&] {
+            const std::string_view ty = p.str(t.type);
+            if (containsCI(ty, "flashattention") || containsCI(ty, "fusionattention") || containsCI(ty, "FlashAttn"))
+                return kFA;
+            return containsCI(ty, "conv") ? kConv : kNoKind;
+        }));
+        if (kind == kNoKind) {
+            if (t.cls == TaskClass::Cube)
+                kind = kMatMul;
+            else if (t.cls == TaskClass::Vector)
+                kind = kVector;
+            else if (cached(sdmaTaskType, t.taskType, [&] { return containsCI(p.str(t.taskType), "SDMA"); })
+                     || cached(sdmaName, t.name, [&] {
+                            const std::string_view nm = p.str(t.name);
+                            return containsCI(nm, "SDMA") || containsCI(nm, "MEMCPY");
+                        }))
+                kind = kSDMA;
+            else if (t.cls != TaskClass::AiCpu)
+                continue; // waits, event records: not computing
+            else
+                kind = kOtherKind;
+        }
         parts[kind] += static_cast<double>(t.dur);
         partSum += static_cast<double>(t.dur);
     }
-    for (const auto& name : {"FA", "Conv", "MatMul", "Vector", "SDMA", "other"})
-        computingParts.push_back({name, partSum > 0 ? parts[name] / partSum * computing : 0});
+    for (int i = 0; i < 6; ++i)
+        computingParts.push_back({kKinds[i], partSum > 0 ? parts[i] / partSum * computing : 0});
     double wait = 0, transit = 0;
     for (const auto& op : p.commOps) {
         if (op.totalInfo)

@@ -54,23 +54,39 @@ void cubeMembound(const RuleCtx& c, RuleOut& out)
         bool fp32 = false;
         int device = -1;
     };
-    std::map<std::string, G> groups;
+    // Groups by key text ("type [shapes dtypes]"); each (type, shapes, dtypes) id triple is
+    // mapped to its group once.
+    std::vector<G> groups;
+    std::map<std::string, std::uint32_t> byKey;
+    U64Map shapeIds, groupOf; // (shapes, dtypes) -> id; (type, that id) -> group
     std::size_t total = 0, withRatio = 0;
     for (const auto& t : f.tasks) {
         if (t.cls != TaskClass::Cube || t.kernel == kNone)
             continue;
         ++total;
-        const std::string type = f.str(t.type);
-        const std::string shapes(f.p.str(k.inputShapes[t.kernel]));
-        const std::string dtypes(f.p.str(k.inputDtypes[t.kernel]));
-        const std::string key = type + " [" + shapes + (dtypes.empty() ? "" : " " + dtypes) + "]";
-        G& g = groups[key];
-        g.g.key = key;
-        g.g.type = type;
-        g.g.shapes = shapes + (dtypes.empty() ? "" : " " + dtypes);
+        const NameId shapesId = k.inputShapes[t.kernel], dtypesId = k.inputDtypes[t.kernel];
+        const std::uint32_t sd = shapeIds.tryEmplace((static_cast<std::uint64_t>(shapesId.v) << 32) | dtypesId.v,
+                                                     static_cast<std::uint32_t>(shapeIds.size()));
+        bool fresh = false;
+        std::uint32_t& gi = groupOf.tryEmplace((static_cast<std::uint64_t>(t.type.v) << 32) | sd, 0, &fresh);
+        if (fresh) {
+            const std::string type = f.str(t.type);
+            const std::string shapes(f.p.str(shapesId));
+            const std::string dtypes(f.p.str(dtypesId));
+            const std::string key = type + " [" + shapes + (dtypes.empty() ? "" : " " + dtypes) + "]";
+            const auto [it, added] = byKey.try_emplace(key, static_cast<std::uint32_t>(groups.size()));
+            if (added) {
+                groups.emplace_back();
+                groups.back().g.key = key;
+                groups.back().g.type = type;
+                groups.back().g.shapes = shapes + (dtypes.empty() ? "" : " " + dtypes);
+            }
+            groups[it->second].fp32 = groups[it->second].fp32 || hasFp32(dtypes);
+            gi = it->second;
+        }
+        G& g = groups[gi];
         g.g.tasks.push_back(&t);
         g.g.sumDur += static_cast<double>(t.dur);
-        g.fp32 = g.fp32 || hasFp32(dtypes);
         g.device = t.device;
         double m = firstMetric(k, mac, t.kernel);
         if (m != m && util >= 0)
@@ -88,7 +104,8 @@ void cubeMembound(const RuleCtx& c, RuleOut& out)
                          + coverage(withRatio, total, "ratios") + ")");
     std::size_t checked = 0;
     double worstMac = kNaN;
-    for (auto& [key, g] : groups) {
+    for (const auto& [key, gi] : byKey) {
+        G& g = groups[gi];
         if (f.perStep(g.g.sumDur) < minTime)
             continue;
         const double m = g.mac.mean(), r2 = g.mte2.mean();
@@ -170,15 +187,20 @@ void vecMem(const RuleCtx& c, RuleOut& out)
         TaskGroup g;
         Weighted vec, mte;
     };
-    std::map<std::string, G> groups;
+    std::vector<G> groups;
+    U64Map groupOf; // op type id -> group
     std::size_t total = 0, have = 0;
     for (const auto& t : f.tasks) {
         if (t.cls != TaskClass::Vector || t.kernel == kNone)
             continue;
         ++total;
-        const std::string type = f.str(t.type);
-        G& g = groups[type];
-        g.g.key = g.g.type = type;
+        bool fresh = false;
+        const std::uint32_t gi = groupOf.tryEmplace(t.type.v, static_cast<std::uint32_t>(groups.size()), &fresh);
+        if (fresh) {
+            groups.emplace_back();
+            groups.back().g.key = groups.back().g.type = f.str(t.type);
+        }
+        G& g = groups[gi];
         g.g.tasks.push_back(&t);
         g.g.sumDur += static_cast<double>(t.dur);
         const double d = static_cast<double>(t.dur);
@@ -193,7 +215,9 @@ void vecMem(const RuleCtx& c, RuleOut& out)
     out.inputs.push_back(f.kernelFile() + ": aiv_vec_ratio, aiv_mte2_ratio, aiv_mte3_ratio (" + coverage(have, total, "ratios")
                          + ")");
     std::size_t checked = 0;
-    for (auto& [key, g] : groups) {
+    std::sort(groups.begin(), groups.end(), [](const G& a, const G& b) { return a.g.type < b.g.type; });
+    for (auto& g : groups) {
+        const std::string& key = g.g.key;
         const double cost = f.perStep(g.g.sumDur);
         if (cost < minTime)
             continue;
