@@ -296,6 +296,25 @@ private slots:
         QCOMPARE(found, 2);
     }
 
+    void reportIsTheSameOnEveryRun()
+    {
+        // Rules and ranks run on all cores; the report is merged in rule order, so it does not
+        // depend on which thread finished first.
+        QTemporaryDir dir;
+        synth::SynthOptions o;
+        o.scenario = "cluster-slowrank";
+        o.steps = 2;
+        o.seed = 3;
+        const synth::SynthResult g = synth::synthesize(dir.path().toStdString(), o);
+        QVERIFY2(g.ok, g.error.c_str());
+        const LoadResult lr = loadSession(dir.path().toStdString());
+        QVERIFY2(lr.session, lr.error.c_str());
+        QVERIFY(lr.session->ranks.size() >= 4);
+        const std::string first = writeJson(runAdvisor(*lr.session, fixture::defaults()));
+        for (int i = 0; i < 4; ++i)
+            QCOMPARE(writeJson(runAdvisor(*lr.session, fixture::defaults())), first);
+    }
+
     void rankRulesRunOnPickedRanksOverBudget()
     {
         // 4 ranks, budget 2: rank 3 has the most Free (scheduling/memory), rank 1 the most

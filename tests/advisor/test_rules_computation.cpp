@@ -5,6 +5,8 @@
 
 #include <QtTest>
 
+#include <set>
+
 using namespace npuscope;
 using namespace npuscope::advisor;
 using fixture::Builder;
@@ -326,6 +328,63 @@ private slots:
             QVERIFY(std::abs(f->gain.nsPerStep - 280e3) < 2.8e3);
             QVERIFY(f->title.find("mte 0.90") != std::string::npos);
         }
+    }
+
+    void fuseWindowDistinctCountIsExact()
+    {
+        // 5 repetitions of Mul Add Cast MatMul(own shape) on one stream: one run of 20 compute
+        // tasks. The check states how many distinct windows of 2..10 tasks were searched;
+        // counted here independently over the op-type/shape texts.
+        Builder b = fuseWindow(5, 100, 20);
+        std::vector<std::string> sigs;
+        for (int i = 0; i < 5; ++i) {
+            for (const char* op : {"Mul", "Add", "Cast"})
+                sigs.push_back(std::string(op) + " 1024,1024 FLOAT16");
+            sigs.push_back("MatMulV2 " + std::to_string(64 + i) + ",64 FLOAT16");
+        }
+        std::set<std::vector<std::string>> distinct;
+        for (std::size_t i = 0; i < sigs.size(); ++i)
+            for (std::size_t len = 2; len <= 10 && i + len <= sigs.size(); ++len)
+                distinct.insert(std::vector<std::string>(sigs.begin() + static_cast<std::ptrdiff_t>(i),
+                                                         sigs.begin() + static_cast<std::ptrdiff_t>(i + len)));
+        QCOMPARE(distinct.size(), std::size_t(123));
+        const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
+        const std::string check = fixture::find(r, "CMP-FUSE")->check;
+        QVERIFY2(check.find(std::to_string(distinct.size()) + " task windows of 2..10 ops searched") != std::string::npos,
+                 check.c_str());
+    }
+
+    void fuseWindowInRepeatedRuns()
+    {
+        // Mul → Add → Cast runs 10 times, each run closed by an HCCL task: ten identical runs
+        // (searched once) and an eleventh that differs (Mul → Add only).
+        Builder b;
+        b.step(90, 0, 10);
+        double t = 0;
+        for (int i = 0; i < 11; ++i) {
+            for (const char* op : {"Mul", "Add", "Cast"}) {
+                if (i == 10 && std::string(op) == "Cast")
+                    break;
+                b.kernel(op, op, "AI_VECTOR_CORE", t, 100, 2, "1024,1024", "FLOAT16");
+                t += 120;
+            }
+            b.kernel("hcom_allReduce_", "hcom_allReduce_", "HCCL", t, 10, 2);
+            t += 500;
+        }
+        const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
+        const Finding* f = fixture::find(r, "CMP-FUSE/window:Mul-Add-Cast");
+        QVERIFY(f);
+        QVERIFY2(f->title.find("10 times") != std::string::npos, f->title.c_str());
+        QCOMPARE(f->costNs, fixture::us(3400)); // 10 × (3 × 100 + 2 × 20) µs
+        QCOMPARE(f->evidence.size(), std::size_t(10));
+        // The evidence rows are the ten runs, in time order (equal walls keep their order).
+        for (std::size_t i = 0; i < f->evidence.size(); ++i)
+            QCOMPARE(f->evidence[i].at.ts, fixture::us(static_cast<double>(i) * (3 * 120 + 500)));
+        // Mul-Add occurs 11 times, but the window took ten of them: it is not reported again.
+        int windows = 0;
+        for (const auto& x : r.findings)
+            windows += x.id.find("CMP-FUSE/window:") == 0;
+        QCOMPARE(windows, 1);
     }
 
     void fuseWindowSkipsNamedPatternTasks()
