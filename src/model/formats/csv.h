@@ -37,8 +37,9 @@ private:
     struct Span {
         bool scratch = false; // text lives in m_scratch (unescaped), else in m_bytes
         std::size_t begin = 0, length = 0;
+        Span(bool s, std::size_t b, std::size_t l) : scratch(s), begin(b), length(l) {}
     };
-    void finishCell(Span s);
+    void finishCell(bool scratch, std::size_t begin, std::size_t length);
 
     std::string_view m_bytes;
     std::size_t m_pos = 0;

@@ -30,14 +30,18 @@ bool knownTextColumn(std::string_view h)
 }
 
 // A column whose sampled non-missing cells all parse as numbers is a metric. Sampling the first
-// rows keeps the reader single-pass over the rest of a large file.
-std::vector<bool> numericColumns(std::string_view bytes, const std::vector<std::string>& header)
+// rows keeps the reader single-pass over the rest of a large file. `rowsGuess` is the row count
+// the sample's bytes per row predict for the whole file.
+std::vector<bool> numericColumns(std::string_view bytes, const std::vector<std::string>& header, std::size_t& rowsGuess)
 {
     constexpr int kSampleRows = 512;
     std::vector<int> numeric(header.size(), 0), text(header.size(), 0);
     CsvReader r(bytes);
     r.next(); // header
+    const std::uint64_t first = r.position();
+    int sampled = 0;
     for (int i = 0; i < kSampleRows && r.next(); ++i) {
+        ++sampled;
         const auto& c = r.cells();
         if (c.size() != header.size())
             continue;
@@ -50,6 +54,8 @@ std::vector<bool> numericColumns(std::string_view bytes, const std::vector<std::
                 ++text[k];
         }
     }
+    const std::uint64_t perRow = sampled ? std::max<std::uint64_t>(1, (r.position() - first) / sampled) : 1;
+    rowsGuess = sampled ? static_cast<std::size_t>((bytes.size() - first) / perRow) : 0;
     std::vector<bool> out(header.size());
     for (std::size_t k = 0; k < header.size(); ++k)
         out[k] = text[k] == 0 && !(numeric[k] == 0 && knownTextColumn(header[k]));
@@ -140,7 +146,8 @@ FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContex
     const std::size_t before = K.size();
     // Map this file's other columns onto the table's metric/extra columns by name, so slices of
     // one table (read one call per slice) line up even when a later slice lacks a column.
-    const std::vector<bool> numeric = numericColumns(bytes, header);
+    std::size_t rowsGuess = 0;
+    const std::vector<bool> numeric = numericColumns(bytes, header, rowsGuess);
     std::vector<std::pair<int, std::size_t>> metricCols, extraCols; // (file column, table column)
     for (std::size_t k = 0; k < header.size(); ++k) {
         if (isKnown[k] || header[k].empty())
@@ -163,6 +170,20 @@ FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContex
             extraCols.emplace_back(static_cast<int>(k), e);
         }
     }
+
+    // Room for the rows the file will hold (a little over the sample's guess): the columns are
+    // filled without being copied as they grow. Capacity never written costs no memory.
+    // A row holds at least one byte per column, whatever the sample said.
+    rowsGuess = std::min(rowsGuess + rowsGuess / 16 + 16, bytes.size() / std::max<std::size_t>(1, header.size()) + 1);
+    const std::size_t rows = before + rowsGuess;
+    auto room = [&](auto&... cols) { (cols.reserve(rows), ...); };
+    room(K.device, K.step, K.modelId, K.streamId, K.taskId, K.contextId, K.start, K.dur, K.wait, K.name, K.type,
+         K.taskType, K.opState, K.inputShapes, K.inputDtypes, K.inputFormats, K.outputShapes, K.outputDtypes,
+         K.outputFormats, K.blockDim, K.mixBlockDim, K.slice);
+    for (auto& m : K.metrics)
+        m.reserve(rows);
+    for (auto& e : K.extra)
+        e.reserve(rows);
 
     const int fileDevice = ctx.device;
     std::uint64_t badMetric = 0;
@@ -195,6 +216,7 @@ FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContex
         std::int64_t line, offset;
     };
     std::vector<RowKey> keys;
+    keys.reserve(rowsGuess);
     std::uint64_t duplicates = 0, unordered = 0;
     std::int64_t duplicateLine = -1, duplicateOf = -1, duplicateOffset = -1, unorderedLine = -1, unorderedOffset = -1;
     TimeNs lastStart = std::numeric_limits<TimeNs>::min();
@@ -242,10 +264,12 @@ FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContex
         K.slice.push_back(kNone);
         for (const auto& [col, m] : metricCols) {
             const auto cellText = t.cell(col);
-            const auto v = parseDouble(cellText);
-            if (!v && !isMissingText(cellText))
-                ++badMetric;
-            K.metrics[m].push_back(v.value_or(kNaN));
+            double v;
+            if (!parseDouble(cellText, v)) {
+                v = kNaN;
+                badMetric += isMissingText(cellText) ? 0 : 1;
+            }
+            K.metrics[m].push_back(v);
         }
         for (const auto& [col, e] : extraCols)
             K.extra[e].push_back(intern(t.cell(col)));

@@ -20,11 +20,11 @@ bool isNotAValue(std::string_view s)
 
 // Decimal text scaled by 10^scaleDigits into an int64, exactly. Handles sign, fraction and
 // an exponent; rounds half away from zero on dropped digits.
-std::optional<std::int64_t> parseScaled(std::string_view s, int scaleDigits)
+bool parseScaled(std::string_view s, int scaleDigits, std::int64_t& out)
 {
     s = trimText(s);
     if (isNotAValue(s))
-        return std::nullopt;
+        return false;
     bool negative = false;
     std::size_t i = 0;
     if (s[i] == '+' || s[i] == '-') {
@@ -51,9 +51,9 @@ std::optional<std::int64_t> parseScaled(std::string_view s, int scaleDigits)
                 for (; nFrac < scaleDigits; ++nFrac)
                     acc *= 10;
                 if (acc > static_cast<std::uint64_t>(kMaxTimeNs))
-                    return std::nullopt;
+                    return false;
                 const auto v = static_cast<std::int64_t>(acc);
-                return negative ? -v : v;
+                return (out = negative ? -v : v), true;
             }
         }
     }
@@ -75,17 +75,17 @@ std::optional<std::int64_t> parseScaled(std::string_view s, int scaleDigits)
             if (nDigits < 38)
                 digits[nDigits++] = c;
             else if (pointPos < 0)
-                return std::nullopt; // integer part too long
+                return false; // integer part too long
         } else if (c == '.') {
             if (pointPos >= 0)
-                return std::nullopt;
+                return false;
             pointPos = nDigits + droppedLeading;
         } else {
             break;
         }
     }
     if (!anyDigit)
-        return std::nullopt;
+        return false;
     const int totalDigitsSeen = nDigits + droppedLeading;
     if (pointPos < 0)
         pointPos = totalDigitsSeen;
@@ -105,11 +105,11 @@ std::optional<std::int64_t> parseScaled(std::string_view s, int scaleDigits)
                 e = e * 10 + (s[i] - '0');
         }
         if (!expDigit)
-            return std::nullopt;
+            return false;
         exponent = expSign * e;
     }
     if (i != s.size())
-        return std::nullopt;
+        return false;
     // value = 0.d1d2...dn * 10^(position of first significant digit) ...
     // Position (count of integer digits) of the significant digit string:
     // the significant digits start after droppedLeading zeros; leading zeros after the point
@@ -117,9 +117,9 @@ std::optional<std::int64_t> parseScaled(std::string_view s, int scaleDigits)
     const int intDigits = pointPos - droppedLeading + exponent + scaleDigits;
     // Result = digits[0..intDigits) as integer, rounded by digits[intDigits].
     if (nDigits == 0)
-        return 0;
+        return (out = 0), true;
     if (intDigits > 19)
-        return std::nullopt;
+        return false;
     std::uint64_t acc = 0; // intDigits <= 19 digits always fit
     for (int k = 0; k < intDigits; ++k) {
         acc = acc * 10 + (k < nDigits ? static_cast<unsigned>(digits[k] - '0') : 0u);
@@ -129,9 +129,9 @@ std::optional<std::int64_t> parseScaled(std::string_view s, int scaleDigits)
     if (intDigits < 0)
         acc = 0;
     if (acc > static_cast<std::uint64_t>(kMaxTimeNs))
-        return std::nullopt; // out of range: start + duration must never overflow
+        return false; // out of range: start + duration must never overflow
     const auto v = static_cast<std::int64_t>(acc);
-    return negative ? -v : v;
+    return (out = negative ? -v : v), true;
 }
 
 } // namespace
@@ -147,85 +147,86 @@ std::string_view trimText(std::string_view s)
     return s.substr(b, e - b);
 }
 
-std::optional<TimeNs> parseMicrosToNs(std::string_view text)
+bool parseMicrosToNs(std::string_view text, TimeNs& out)
 {
-    return parseScaled(text, 3);
+    return parseScaled(text, 3, out);
 }
 
-std::optional<TimeNs> parseMillisToNs(std::string_view text)
+bool parseMillisToNs(std::string_view text, TimeNs& out)
 {
-    return parseScaled(text, 6);
+    return parseScaled(text, 6, out);
 }
 
-std::optional<std::int64_t> parseInt64(std::string_view text)
+bool parseInt64(std::string_view text, std::int64_t& out)
 {
     text = trimText(text);
     if (isNotAValue(text))
-        return std::nullopt;
+        return false;
     if (!text.empty() && text.front() == '+')
         text.remove_prefix(1);
     std::int64_t v = 0;
     auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
     if (ec != std::errc() || p != text.data() + text.size())
-        return std::nullopt;
-    return v;
+        return false;
+    return (out = v), true;
 }
 
-std::optional<std::uint64_t> parseUInt64(std::string_view text)
+bool parseUInt64(std::string_view text, std::uint64_t& out)
 {
     text = trimText(text);
     if (isNotAValue(text))
-        return std::nullopt;
+        return false;
     std::uint64_t v = 0;
     auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
     if (ec != std::errc() || p != text.data() + text.size())
-        return std::nullopt;
-    return v;
+        return false;
+    return (out = v), true;
 }
 
-std::optional<double> parseDouble(std::string_view text)
+bool parseDouble(std::string_view text, double& out)
 {
-    text = trimText(text);
-    if (isNotAValue(text))
-        return std::nullopt;
-    if (!text.empty() && text.front() == '+')
-        text.remove_prefix(1);
-    // Clinger's fast path: at most 15 digits and a plain decimal point make an exact integer
-    // mantissa and an exact power of ten, so one division gives the correctly rounded double
-    // that from_chars would.
+    // Clinger's fast path, tried first on the text as it usually comes (no blanks, no sign):
+    // at most 15 digits and a plain decimal point make an exact integer mantissa and an exact
+    // power of ten, so one division gives the correctly rounded double that from_chars would.
+    // Anything else (blanks, signs, exponents, long mantissas, words) takes the general path.
     {
-        std::size_t j = 0;
-        const bool negative = !text.empty() && text[0] == '-';
-        j += negative ? 1 : 0;
+        static constexpr double kPow10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8,
+                                            1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+        const char* c = text.data();
+        const char* const end = c + text.size();
+        const bool negative = c != end && *c == '-';
+        c += negative ? 1 : 0;
+        const char* const digitsBegin = c;
         std::uint64_t mantissa = 0;
-        int digits = 0, fraction = -1;
-        for (; j < text.size(); ++j) {
-            const char c = text[j];
-            if (c >= '0' && c <= '9') {
-                mantissa = mantissa * 10 + static_cast<unsigned>(c - '0');
-                ++digits;
-                if (fraction >= 0)
-                    ++fraction;
-            } else if (c == '.' && fraction < 0) {
-                fraction = 0;
-            } else {
-                break;
-            }
+        while (c != end && static_cast<unsigned>(*c - '0') < 10)
+            mantissa = mantissa * 10 + static_cast<unsigned>(*c++ - '0');
+        const char* const point = c;
+        int fraction = 0;
+        if (c != end && *c == '.') {
+            ++c;
+            const char* const fracBegin = c;
+            while (c != end && static_cast<unsigned>(*c - '0') < 10)
+                mantissa = mantissa * 10 + static_cast<unsigned>(*c++ - '0');
+            fraction = static_cast<int>(c - fracBegin);
         }
-        if (j == text.size() && digits > 0 && digits <= 15 && text.back() != '.') {
-            static constexpr double kPow10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8,
-                                                1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
-            const double v = static_cast<double>(mantissa) / kPow10[fraction < 0 ? 0 : fraction];
-            return negative ? -v : v;
+        const auto digits = (point - digitsBegin) + fraction;
+        if (c == end && digits > 0 && digits <= 15 && (fraction > 0 || point == end)) {
+            const double v = static_cast<double>(mantissa) / kPow10[fraction];
+            return (out = negative ? -v : v), true;
         }
     }
+    text = trimText(text);
+    if (isNotAValue(text))
+        return false;
+    if (!text.empty() && text.front() == '+')
+        text.remove_prefix(1);
     double v = 0;
     auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
     if (ec != std::errc() || p != text.data() + text.size())
-        return std::nullopt;
+        return false;
     if (std::isnan(v))
-        return std::nullopt;
-    return v;
+        return false;
+    return (out = v), true;
 }
 
 TimeNs microsDoubleToNs(double us)

@@ -16,18 +16,52 @@ std::string_view trimText(std::string_view s);
 // so that a start plus a duration, or the difference of two times, never overflows TimeNs.
 inline constexpr TimeNs kMaxTimeNs = 4'000'000'000'000'000'000;
 
+// Each parser stores the value in `out` and says whether there was one; the optional forms
+// below wrap them inline, so that no optional is returned through memory from a call (a byte
+// store then a wider load of it stalls the CPU, on every number of a large CSV).
+//
 // Decimal µs text (0..9 fraction digits, optional sign, optional exponent) to ns.
 // Digits beyond the 3rd fraction digit are rounded half away from zero. Exponent forms
-// ("4e-06", "1.5E+3") are handled exactly where possible. nullopt for empty, "N/A", junk, and
+// ("4e-06", "1.5E+3") are handled exactly where possible. False for empty, "N/A", junk, and
 // magnitudes beyond kMaxTimeNs.
-std::optional<TimeNs> parseMicrosToNs(std::string_view text);
+bool parseMicrosToNs(std::string_view text, TimeNs& out);
 // Same for milliseconds text (ms -> ns).
-std::optional<TimeNs> parseMillisToNs(std::string_view text);
-// Integers; nullopt for empty, N/A, junk, out of range.
-std::optional<std::int64_t> parseInt64(std::string_view text);
-std::optional<std::uint64_t> parseUInt64(std::string_view text);
-// Doubles (from_chars); nullopt for empty, N/A, junk.
-std::optional<double> parseDouble(std::string_view text);
+bool parseMillisToNs(std::string_view text, TimeNs& out);
+// Integers; false for empty, N/A, junk, out of range.
+bool parseInt64(std::string_view text, std::int64_t& out);
+bool parseUInt64(std::string_view text, std::uint64_t& out);
+// Doubles (as from_chars gives them); false for empty, N/A, junk, NaN.
+bool parseDouble(std::string_view text, double& out);
+
+namespace detail {
+template <typename T, typename Parse>
+inline std::optional<T> parsedOr(std::string_view text, Parse parse)
+{
+    T v{};
+    return parse(text, v) ? std::optional<T>(v) : std::nullopt;
+}
+} // namespace detail
+inline std::optional<TimeNs> parseMicrosToNs(std::string_view text)
+{
+    return detail::parsedOr<TimeNs>(text, [](std::string_view t, TimeNs& v) { return parseMicrosToNs(t, v); });
+}
+inline std::optional<TimeNs> parseMillisToNs(std::string_view text)
+{
+    return detail::parsedOr<TimeNs>(text, [](std::string_view t, TimeNs& v) { return parseMillisToNs(t, v); });
+}
+inline std::optional<std::int64_t> parseInt64(std::string_view text)
+{
+    return detail::parsedOr<std::int64_t>(text, [](std::string_view t, std::int64_t& v) { return parseInt64(t, v); });
+}
+inline std::optional<std::uint64_t> parseUInt64(std::string_view text)
+{
+    return detail::parsedOr<std::uint64_t>(text, [](std::string_view t, std::uint64_t& v) { return parseUInt64(t, v); });
+}
+inline std::optional<double> parseDouble(std::string_view text)
+{
+    return detail::parsedOr<double>(text, [](std::string_view t, double& v) { return parseDouble(t, v); });
+}
+
 // µs as a double (e.g. a JSON number 188.14802169799805) to ns, rounded.
 TimeNs microsDoubleToNs(double us);
 
