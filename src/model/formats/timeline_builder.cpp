@@ -49,6 +49,37 @@ void TimelineBuilder::addBatch(const EventBatch& batch)
         skip(batch.skips[k].offset, batch.skips[k].reason);
 }
 
+void TimelineBuilder::planFor(std::uint64_t done, std::uint64_t total)
+{
+    if (done == 0 || done >= total)
+        return;
+    // Projected size with 10 % to spare; reserved only when what is left would not fit, so
+    // this reserves a few times per file at most.
+    auto project = [&](std::size_t n) {
+        return static_cast<std::size_t>(static_cast<double>(n) * static_cast<double>(total) / static_cast<double>(done) * 1.1);
+    };
+    auto plan = [&](std::size_t size, std::size_t capacity, auto&& reserve) {
+        const std::size_t want = project(size);
+        if (size > 0 && want > capacity && (capacity - size) * 4 < want - size)
+            reserve(want);
+    };
+    plan(m_p.slices.size(), m_p.slices.start.capacity(), [&](std::size_t n) { m_p.slices.reserve(n); });
+    plan(m_p.args.args.size(), m_p.args.args.capacity(), [&](std::size_t n) { m_p.args.args.reserve(n); });
+    plan(m_p.args.rows.size(), m_p.args.rows.capacity(), [&](std::size_t n) { m_p.args.rows.reserve(n); });
+    auto& f = m_p.flows;
+    plan(f.size(), f.srcTs.capacity(), [&](std::size_t n) {
+        f.category.reserve(n);
+        f.name.reserve(n);
+        f.id.reserve(n);
+        f.srcTs.reserve(n);
+        f.dstTs.reserve(n);
+        f.srcTrack.reserve(n);
+        f.dstTrack.reserve(n);
+        f.srcSlice.reserve(n);
+        f.dstSlice.reserve(n);
+    });
+}
+
 void TimelineBuilder::ignore(const std::string& reason) { ++m_ignored[reason]; }
 
 void TimelineBuilder::reportCount(Severity s, std::int64_t offset, const std::string& reason, std::uint64_t n)

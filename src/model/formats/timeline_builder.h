@@ -79,6 +79,10 @@ public:
     bool add(const TraceEvent& ev);
     // Adds a parsed batch in file order (its events and its skips).
     void addBatch(const EventBatch& batch);
+    // Room for what the rest of the file will add, projected from what `done` of its `total`
+    // bytes added: the big columns are filled without being copied as they grow (which would
+    // also hold the old and the new copy at once). Cheap to call after every batch.
+    void planFor(std::uint64_t done, std::uint64_t total);
     // Closes open B slices, applies metadata, classifies tracks, binds "next slice" flows,
     // reports what was ignored. Call once after the last event.
     void finish();

@@ -165,7 +165,11 @@ FileRecord readTimelineJson(std::string_view bytes, Profile& sink, const ReadCon
     TimelineBuilder builder(sink, ctx);
     ChunkPipeline pipeline(bytes, scanner, ctx);
     const bool threaded = bytes.size() > kChunkBytes && std::thread::hardware_concurrency() > 1;
-    const bool cancelled = !pipeline.run(threaded, [&](const EventBatch& batch) { builder.addBatch(batch); });
+    const bool cancelled = !pipeline.run(threaded, [&](const EventBatch& batch) {
+        builder.addBatch(batch);
+        if (!batch.events.empty())
+            builder.planFor(batch.events.back().offset, bytes.size());
+    });
     if (!cancelled) // a cancelled load is thrown away: no flow binding or track classification
         builder.finish();
 
