@@ -376,22 +376,20 @@ void TimelineBuilder::addFlow(const FlowEnd& src, const FlowEnd& dst, bool bindN
 
 void TimelineBuilder::onFlowV1(const TraceEvent& ev, TrackId t, TimeNs ts)
 {
-    m_key.assign(ev.cat);
-    m_key += '\x1f';
-    m_key += ev.id;
-    auto it = m_flowStarts.find(m_key);
-    auto end = [&]() {
-        return FlowEnd{ts, t, m_p.strings.intern(ev.name), m_p.strings.intern(ev.cat), m_p.strings.intern(ev.id), kNone};
-    };
+    const NameId cat = m_p.strings.intern(ev.cat), id = m_p.strings.intern(ev.id);
+    const std::uint64_t key = (static_cast<std::uint64_t>(cat.v) << 32) | id.v;
+    auto it = m_flowStarts.find(key);
+    // A flow takes its category, name and id from its start; an f end needs none of its own.
+    auto end = [&]() { return FlowEnd{ts, t, ev.ph == 'f' ? NameId() : m_p.strings.intern(ev.name), cat, id, kNone}; };
     switch (ev.ph) {
     case 's':
-        if (auto e = m_flowEndsFirst.find(m_key); e != m_flowEndsFirst.end()) {
+        if (auto e = m_flowEndsFirst.find(key); e != m_flowEndsFirst.end()) {
             addFlow(end(), e->second.first, e->second.second);
             m_flowEndsFirst.erase(e);
         } else if (it != m_flowStarts.end())
             it->second = end();
         else
-            m_flowStarts.emplace(m_key, end());
+            m_flowStarts.emplace(key, end());
         break;
     case 't':
         // A step ends the previous leg and starts the next one; it binds to its enclosing slice.
@@ -400,13 +398,13 @@ void TimelineBuilder::onFlowV1(const TraceEvent& ev, TrackId t, TimeNs ts)
             addFlow(it->second, cur, false);
             it->second = cur;
         } else {
-            m_flowStarts.emplace(m_key, end());
+            m_flowStarts.emplace(key, end());
         }
         break;
     default: // 'f'
         if (it == m_flowStarts.end()) {
             // Its s may come later in the file: keep the first such f per key until the end.
-            if (!m_flowEndsFirst.try_emplace(m_key, end(), ev.bp != "e").second)
+            if (!m_flowEndsFirst.try_emplace(key, end(), ev.bp != "e").second)
                 ++m_flowEndsWithoutStart;
             break;
         }

@@ -147,11 +147,12 @@ private:
     std::unordered_map<std::string, std::int64_t> m_stringTids;
 
     std::unordered_map<std::uint32_t, std::vector<OpenSlice>> m_open; // B/E stacks per track
-    std::unordered_map<std::string, FlowEnd> m_flowStarts;           // v1: cat \x1f id -> last s/t
-    std::unordered_map<std::string, std::pair<FlowEnd, bool>> m_flowEndsFirst; // v1: f seen before its s (msprof writes the device f first)
+    // v1 flows by (cat, id) as interned ids, cat in the high half: the last s/t of each, and
+    // each f seen before its s (msprof writes the device f first).
+    std::unordered_map<std::uint64_t, FlowEnd> m_flowStarts;
+    std::unordered_map<std::uint64_t, std::pair<FlowEnd, bool>> m_flowEndsFirst;
     std::unordered_map<std::string, FlowEnd> m_flowOuts;             // v2: bind_id -> last flow_out
     std::vector<NextBind> m_nextBind;                                 // flows whose f binds to the next slice
-    std::string m_key;                                                // reused key buffer
     std::uint64_t m_flowEndsWithoutStart = 0, m_flowInWithoutOut = 0, m_endWithoutBegin = 0;
     std::uint64_t m_nonNumericCounter = 0;
 
