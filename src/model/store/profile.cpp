@@ -203,16 +203,43 @@ void permute(std::vector<T>& v, const std::vector<std::uint32_t>& order)
 }
 
 // Slice on `track` that encloses ts (the deepest one), or the first one starting at or after ts
-// when `orNext` is set and none encloses it.
-std::uint32_t sliceAt(const Profile& p, TrackId track, TimeNs ts, bool orNext)
+// when `orNext` is set and none encloses it. `hint` holds, per track, where the previous lookup
+// on it landed: flows come in time order, so a lookup gallops from there over a few slices
+// instead of bisecting the whole track (a cache miss per step on a track of a million slices).
+std::uint32_t sliceAt(const Profile& p, TrackId track, TimeNs ts, bool orNext, std::vector<std::uint32_t>& hint)
 {
     if (!track.valid() || track.v >= p.tracks.size())
         return kNone;
     const Track& t = p.tracks[track.v];
     const auto& st = p.slices.start;
+    if (t.sliceEnd <= t.sliceBegin)
+        return kNone;
     auto first = st.begin() + t.sliceBegin;
     auto last = st.begin() + t.sliceEnd;
-    auto it = std::upper_bound(first, last, ts); // first start > ts
+    // Bracket the first start > ts around the hint, doubling the step, then bisect the bracket.
+    auto lo = first, hi = last;
+    const std::uint32_t h = hint[track.v];
+    if (h >= t.sliceBegin && h < t.sliceEnd) {
+        auto at = st.begin() + h;
+        std::ptrdiff_t step = 1;
+        if (*at <= ts) {
+            lo = at + 1;
+            while (last - lo > step && *(lo + step - 1) <= ts) {
+                lo += step;
+                step *= 2;
+            }
+            hi = std::min(last, lo + step);
+        } else {
+            hi = at;
+            while (hi - first > step && *(hi - step) > ts) {
+                hi -= step;
+                step *= 2;
+            }
+            lo = std::max(first, hi - step);
+        }
+    }
+    auto it = std::upper_bound(lo, hi, ts); // first start > ts
+    hint[track.v] = static_cast<std::uint32_t>(std::min(it, last - 1) - st.begin());
     std::uint32_t best = kNone;
     std::uint16_t bestDepth = 0;
     // Walk back over candidates that start <= ts; stop once a depth-0 slice ends before ts.
@@ -382,15 +409,16 @@ void Profile::finalize()
     if (!m_finalized)
         reportDuplicateSlices(*this);
 
+    std::vector<std::uint32_t> hint(tracks.size(), kNone);
     for (std::size_t f = 0; f < flows.size(); ++f) {
         if (flows.srcSlice.size() < flows.size())
             flows.srcSlice.resize(flows.size(), kNone);
         if (flows.dstSlice.size() < flows.size())
             flows.dstSlice.resize(flows.size(), kNone);
         if (flows.srcSlice[f] == kNone)
-            flows.srcSlice[f] = sliceAt(*this, flows.srcTrack[f], flows.srcTs[f], false);
+            flows.srcSlice[f] = sliceAt(*this, flows.srcTrack[f], flows.srcTs[f], false, hint);
         if (flows.dstSlice[f] == kNone)
-            flows.dstSlice[f] = sliceAt(*this, flows.dstTrack[f], flows.dstTs[f], true);
+            flows.dstSlice[f] = sliceAt(*this, flows.dstTrack[f], flows.dstTs[f], true, hint);
     }
 
     for (auto& c : counters) {
