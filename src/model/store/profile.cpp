@@ -251,6 +251,12 @@ std::uint32_t sliceAt(const Profile& p, TrackId track, TimeNs ts, bool orNext, s
                 best = row;
                 bestDepth = p.slices.depth[row];
             }
+            // An enclosing slice that starts before ts is the deepest one: a deeper slice that
+            // started earlier and is still open at ts was open when this one started, so this
+            // one sits above it (finalize's stack). Only a start exactly at ts leaves room for
+            // an earlier slice that ends exactly at ts.
+            if (p.slices.start[best] < ts)
+                break;
         } else if (p.slices.depth[row] == 0) {
             break;
         }
