@@ -82,6 +82,29 @@ void addLongestTasks(Finding& fd, const ProfileFacts& f, const std::vector<const
     top.moveInto(fd.evidence);
 }
 
+// Groups tasks by op type into `groups` (structs with a TaskGroup `g`): adds `t` to its type's
+// group, made (key and type: the type's text) the first time the type is seen, and returns it.
+// Sort with byType() before reporting, for the order of the type names.
+template <typename G>
+G& addToTypeGroup(std::vector<G>& groups, U64Map& index, const ProfileFacts& f, const Task& t)
+{
+    bool fresh = false;
+    const std::uint32_t gi = index.tryEmplace(t.type.v, static_cast<std::uint32_t>(groups.size()), &fresh);
+    if (fresh) {
+        groups.emplace_back();
+        groups.back().g.key = groups.back().g.type = f.str(t.type);
+    }
+    G& g = groups[gi];
+    g.g.tasks.push_back(&t);
+    g.g.sumDur += static_cast<double>(t.dur);
+    return g;
+}
+template <typename G>
+void byType(std::vector<G>& groups)
+{
+    std::sort(groups.begin(), groups.end(), [](const G& a, const G& b) { return a.g.type < b.g.type; });
+}
+
 // Splits "FLOAT16;FLOAT" / "FLOAT16,INT64" into upper-case tokens.
 std::vector<std::string> dtypeTokens(std::string_view s);
 // "7.0.RC1" < "7.0.0" < "8.0.RC2" < "8.0.0"; empty or unparsable versions compare as newest.

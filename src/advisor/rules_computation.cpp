@@ -194,15 +194,7 @@ void vecMem(const RuleCtx& c, RuleOut& out)
         if (t.cls != TaskClass::Vector || t.kernel == kNone)
             continue;
         ++total;
-        bool fresh = false;
-        const std::uint32_t gi = groupOf.tryEmplace(t.type.v, static_cast<std::uint32_t>(groups.size()), &fresh);
-        if (fresh) {
-            groups.emplace_back();
-            groups.back().g.key = groups.back().g.type = f.str(t.type);
-        }
-        G& g = groups[gi];
-        g.g.tasks.push_back(&t);
-        g.g.sumDur += static_cast<double>(t.dur);
+        G& g = addToTypeGroup(groups, groupOf, f, t);
         const double d = static_cast<double>(t.dur);
         const double v = firstMetric(k, vec, t.kernel);
         const double a = firstMetric(k, mte2, t.kernel), b = firstMetric(k, mte3, t.kernel);
@@ -215,7 +207,7 @@ void vecMem(const RuleCtx& c, RuleOut& out)
     out.inputs.push_back(f.kernelFile() + ": aiv_vec_ratio, aiv_mte2_ratio, aiv_mte3_ratio (" + coverage(have, total, "ratios")
                          + ")");
     std::size_t checked = 0;
-    std::sort(groups.begin(), groups.end(), [](const G& a, const G& b) { return a.g.type < b.g.type; });
+    byType(groups);
     for (auto& g : groups) {
         const std::string& key = g.g.key;
         const double cost = f.perStep(g.g.sumDur);

@@ -693,20 +693,12 @@ void noBound(const RuleCtx& c, RuleOut& out)
         ++have;
         if (mx > bound || static_cast<double>(t.dur) <= minDur)
             continue;
-        bool fresh = false;
-        const std::uint32_t gi = groupOf.tryEmplace(t.type.v, static_cast<std::uint32_t>(groups.size()), &fresh);
-        if (fresh) {
-            groups.emplace_back();
-            groups.back().g.key = groups.back().g.type = f.str(t.type);
-        }
-        G& g = groups[gi];
-        g.g.tasks.push_back(&t);
-        g.g.sumDur += static_cast<double>(t.dur);
+        G& g = addToTypeGroup(groups, groupOf, f, t);
         g.gain += static_cast<double>(t.dur) * (1 - mx / bound);
         g.mx.add(static_cast<double>(t.dur), mx);
     }
     out.inputs.push_back(f.kernelFile() + ": pipe ratios (" + coverage(have, total, "ratios") + ")");
-    std::sort(groups.begin(), groups.end(), [](const G& a, const G& b) { return a.g.type < b.g.type; });
+    byType(groups);
     for (auto& g : groups) {
         const std::string& type = g.g.type;
         const double cost = f.perStep(g.g.sumDur);
