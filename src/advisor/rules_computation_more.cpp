@@ -258,7 +258,7 @@ void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::vector<char>
     // so every sum is exact and an occurrence costs O(1)) and taken tasks.
     const std::size_t positions = sig.size();
     std::vector<char> taken(positions, 0);
-    std::vector<TimeNs> startAt(positions), endAt(positions), durAt(positions);
+    std::vector<TimeNs> startAt(positions), endAt(positions);
     std::vector<TimeNs> durSum(positions + 1, 0), gapSum(positions + 1, 0), mteSum(positions + 1, 0);
     std::vector<std::uint32_t> takenSum(positions + 1, 0);
     for (const Run& run : runs)
@@ -268,7 +268,6 @@ void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::vector<char>
             taken[p] = matched[static_cast<std::size_t>(t - f.tasks.data())];
             startAt[p] = t->start;
             endAt[p] = t->end();
-            durAt[p] = t->dur;
             durSum[p + 1] = durSum[p] + t->dur;
             gapSum[p + 1] = gapSum[p] + (j ? std::max<TimeNs>(0, startAt[p] - endAt[p - 1]) : 0);
             mteSum[p + 1] = mteSum[p] + static_cast<TimeNs>(std::llround(mteNs(*t)));
@@ -278,6 +277,28 @@ void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::vector<char>
             takenSum[p + 1] = takenSum[p] + (taken[p] ? 1 : 0);
     };
     retake();
+    // Totals over occurrences (first position p, len tasks), each read off the running sums.
+    struct Sums {
+        TimeNs wall = 0, dur = 0, gaps = 0, mte = 0;
+    };
+    auto wallOf = [&](std::uint32_t p, std::uint32_t len) { return endAt[p + len - 1] - startAt[p]; };
+    auto durOf = [&](std::uint32_t p, std::uint32_t len) { return durSum[p + len] - durSum[p]; };
+    auto gapsOf = [&](std::uint32_t p, std::uint32_t len) { return gapSum[p + len] - gapSum[p + 1]; };
+    auto addOccurrence = [&](Sums& s, std::uint32_t p, std::uint32_t len) {
+        s.wall += wallOf(p, len);
+        s.dur += durOf(p, len);
+        s.gaps += gapsOf(p, len);
+        s.mte += mteSum[p + len] - mteSum[p];
+    };
+    auto statsOf = [](const Sums& s, std::size_t count) {
+        Stats st;
+        st.count = count;
+        st.wall = static_cast<double>(s.wall);
+        st.dur = static_cast<double>(s.dur);
+        st.gaps = static_cast<double>(s.gaps);
+        st.mte = static_cast<double>(s.mte);
+        return st;
+    };
     // Windows get exact ids as a trie: the window of length len at i is the window of length
     // len-1 at i extended by one signature, so (parent id, signature) names it. One lookup per
     // window and no key compared. Pass 1 counts every window (overlaps included, an upper
@@ -317,7 +338,7 @@ void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::vector<char>
         std::uint32_t len = 0;
         std::vector<std::uint32_t> occ; // first positions; non-overlapping within a run
         std::uint32_t lastTmpl = kEmpty, lastEnd = 0;
-        TimeNs wall = 0, dur = 0, gaps = 0, mte = 0; // over every occurrence
+        Sums all; // over every occurrence
     };
     std::vector<Window> windows;
     std::vector<std::uint32_t> windowOf(count.size(), kEmpty); // trie node -> window
@@ -344,12 +365,8 @@ void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::vector<char>
     for (const Run& run : runs)
         for (const auto& [wi, i] : tmplOcc[run.tmpl]) {
             Window& w = windows[wi];
-            const std::uint32_t p = run.begin + i;
-            w.occ.push_back(p);
-            w.wall += endAt[p + w.len - 1] - startAt[p];
-            w.dur += durSum[p + w.len] - durSum[p];
-            w.gaps += gapSum[p + w.len] - gapSum[p + 1];
-            w.mte += mteSum[p + w.len] - mteSum[p];
+            w.occ.push_back(run.begin + i);
+            addOccurrence(w.all, run.begin + i, w.len);
         }
     tmplOcc.clear();
 
@@ -357,22 +374,14 @@ void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::vector<char>
     auto untaken = [&](const Window& w, std::uint32_t p) { return takenSum[p + w.len] == takenSum[p]; };
     // The window's occurrences none of whose tasks is taken.
     auto untakenStats = [&](const Window& w) {
-        TimeNs wall = 0, dur = 0, gaps = 0, mte = 0;
-        Stats st;
-        for (const std::uint32_t p : w.occ) {
-            if (!untaken(w, p))
-                continue;
-            ++st.count;
-            wall += endAt[p + w.len - 1] - startAt[p];
-            dur += durSum[p + w.len] - durSum[p];
-            gaps += gapSum[p + w.len] - gapSum[p + 1];
-            mte += mteSum[p + w.len] - mteSum[p];
-        }
-        st.wall = static_cast<double>(wall);
-        st.dur = static_cast<double>(dur);
-        st.gaps = static_cast<double>(gaps);
-        st.mte = static_cast<double>(mte);
-        return st;
+        Sums sums;
+        std::size_t count = 0;
+        for (const std::uint32_t p : w.occ)
+            if (untaken(w, p)) {
+                ++count;
+                addOccurrence(sums, p, w.len);
+            }
+        return statsOf(sums, count);
     };
     auto qualifies = [&](const Stats& st) {
         return static_cast<double>(st.count) > minCount
@@ -380,12 +389,7 @@ void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::vector<char>
     };
     std::vector<std::pair<double, const Window*>> cand;
     for (const Window& w : windows) {
-        Stats st;
-        st.count = w.occ.size();
-        st.wall = static_cast<double>(w.wall);
-        st.dur = static_cast<double>(w.dur);
-        st.gaps = static_cast<double>(w.gaps);
-        st.mte = static_cast<double>(w.mte);
+        const Stats st = statsOf(w.all, w.occ.size());
         if (qualifies(st))
             cand.emplace_back(st.gain(w.len), &w);
     }
@@ -451,14 +455,9 @@ void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::vector<char>
         for (const std::uint32_t p : w->occ) {
             if (!untaken(*w, p))
                 continue;
-            const TimeNs wallNs = endAt[p + w->len - 1] - startAt[p];
+            const TimeNs wallNs = wallOf(p, w->len);
             top.offer(wallNs, [&] {
-                double sum = 0, gaps = 0;
-                for (std::size_t j = 0; j < w->len; ++j) {
-                    sum += static_cast<double>(durAt[p + j]);
-                    if (j)
-                        gaps += std::max<double>(0, static_cast<double>(startAt[p + j] - endAt[p + j - 1]));
-                }
+                const auto sum = static_cast<double>(durOf(p, w->len)), gaps = static_cast<double>(gapsOf(p, w->len));
                 Evidence e;
                 e.at = f.locate(*taskAt[p]);
                 e.at.dur = wallNs;
@@ -469,13 +468,11 @@ void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::vector<char>
             });
         }
         top.moveInto(fd.evidence);
-        // The reported occurrences' tasks are taken (after all of them were read).
-        std::vector<std::uint32_t> take;
+        // The reported occurrences' tasks are taken (untaken() reads the running sums, which
+        // change only at retake(), so every occurrence is judged as it was before this window).
         for (const std::uint32_t p : w->occ)
             if (untaken(*w, p))
-                take.push_back(p);
-        for (const std::uint32_t p : take)
-            std::fill(&taken[p], &taken[p] + w->len, 1);
+                std::fill(&taken[p], &taken[p] + w->len, 1);
         retake();
     }
     out.check = std::to_string(distinct) + " task windows of " + std::to_string(minLen) + ".." + std::to_string(maxLen)
