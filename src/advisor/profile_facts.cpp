@@ -186,26 +186,21 @@ public:
     explicit Classifier(const Profile& p) : m_p(p) {}
     TaskClass operator()(NameId taskType, NameId type, NameId name)
     {
-        bool fresh = false;
-        std::uint32_t& tt = m_taskTypes.tryEmplace(taskType.v, 0, &fresh);
-        if (fresh) {
+        const std::uint32_t tt = m_taskTypes.memo(taskType.v, [&] {
             const std::string_view s = m_p.str(taskType);
-            tt = containsCI(s, "HCCL") || containsCI(s, "COMMUNICATION") ? kComm
-                 : containsCI(s, "AI_CPU")                                ? kAiCpu
-                 : containsCI(s, "AI_CORE") || containsCI(s, "MIX_AIC") || containsCI(s, "AI_VECTOR") || containsCI(s, "MIX_AIV")
-                     ? kCore
-                     : kOther;
-        }
+            return containsCI(s, "HCCL") || containsCI(s, "COMMUNICATION") ? kComm
+                   : containsCI(s, "AI_CPU")                                ? kAiCpu
+                   : containsCI(s, "AI_CORE") || containsCI(s, "MIX_AIC") || containsCI(s, "AI_VECTOR") || containsCI(s, "MIX_AIV")
+                       ? kCore
+                       : kOther;
+        });
         if (tt == kComm || m_p.str(name).rfind("hcom_", 0) == 0)
             return TaskClass::Comm;
         if (tt == kAiCpu)
             return TaskClass::AiCpu;
         if (tt != kCore)
             return TaskClass::Other;
-        std::uint32_t& cube = m_types.tryEmplace(type.v, 0, &fresh);
-        if (fresh)
-            cube = isCubeType(m_p.str(type)) ? 1 : 0;
-        return cube ? TaskClass::Cube : TaskClass::Vector;
+        return m_types.memo(type.v, [&] { return isCubeType(m_p.str(type)); }) ? TaskClass::Cube : TaskClass::Vector;
     }
 
 private:
@@ -340,13 +335,7 @@ ProfileFacts::ProfileFacts(const Profile& profile) : p(profile)
     // Steps: step_trace_time.csv, else ProfilerStep#N spans, else end to end.
     std::vector<StepSpan> ranges;
     U64Map isStep; // slice name id -> 1 when it starts with "ProfilerStep#" (names repeat: test each once)
-    auto stepName = [&](NameId n) {
-        bool fresh = false;
-        std::uint32_t& v = isStep.tryEmplace(n.v, 0, &fresh);
-        if (fresh)
-            v = p.str(n).rfind("ProfilerStep#", 0) == 0 ? 1 : 0;
-        return v != 0;
-    };
+    auto stepName = [&](NameId n) { return isStep.memo(n.v, [&] { return p.str(n).rfind("ProfilerStep#", 0) == 0; }) != 0; };
     for (const auto& tr : p.tracks)
         for (std::uint32_t i = tr.sliceBegin; i < tr.sliceEnd; ++i)
             if (stepName(p.slices.name[i])) {
@@ -437,17 +426,10 @@ ProfileFacts::ProfileFacts(const Profile& profile) : p(profile)
     double parts[6] = {0, 0, 0, 0, 0, 0};
     double partSum = 0;
     U64Map typeKind, sdmaTaskType, sdmaName;
-    auto cached = [](U64Map& m, NameId id, auto&& test) {
-        bool fresh = false;
-        std::uint32_t& v = m.tryEmplace(id.v, 0, &fresh);
-        if (fresh)
-            v = static_cast<std::uint32_t>(test());
-        return v;
-    };
     for (const auto& t : tasks) {
         if (t.cls == TaskClass::Comm)
             continue;
-        int kind = static_cast<int>(cached(typeKind, t.type, [&] {
+        int kind = static_cast<int>(typeKind.memo(t.type.v, [&] {
             const std::string_view ty = p.str(t.type);
             if (containsCI(ty, "flashattention") || containsCI(ty, "fusionattention") || containsCI(ty, "FlashAttn"))
                 return kFA;
@@ -458,8 +440,8 @@ ProfileFacts::ProfileFacts(const Profile& profile) : p(profile)
                 kind = kMatMul;
             else if (t.cls == TaskClass::Vector)
                 kind = kVector;
-            else if (cached(sdmaTaskType, t.taskType, [&] { return containsCI(p.str(t.taskType), "SDMA"); })
-                     || cached(sdmaName, t.name, [&] {
+            else if (sdmaTaskType.memo(t.taskType.v, [&] { return containsCI(p.str(t.taskType), "SDMA"); })
+                     || sdmaName.memo(t.name.v, [&] {
                             const std::string_view nm = p.str(t.name);
                             return containsCI(nm, "SDMA") || containsCI(nm, "MEMCPY");
                         }))

@@ -26,6 +26,17 @@ public:
             *inserted = fresh;
         return s->value;
     }
+    // The value of `key`, computed by make() the first time it is asked for (make() may use
+    // this map: nothing of it is held across the call).
+    template <typename Make>
+    std::uint32_t memo(std::uint64_t key, Make&& make)
+    {
+        if (const std::uint32_t* v = find(key))
+            return *v;
+        const auto v = static_cast<std::uint32_t>(make());
+        tryEmplace(key, v);
+        return v;
+    }
     const std::uint32_t* find(std::uint64_t key) const
     {
         const Slot* s = const_cast<U64Map*>(this)->probe(key);

@@ -1,5 +1,6 @@
 // The advisor's flat map from 64-bit keys: every key inserted is found with its value, across
-// growth, for the extreme keys too, and agrees with std::unordered_map on random keys.
+// growth, for the extreme keys too, and agrees with std::unordered_map on random keys; memo()
+// computes each key's value once.
 #include "advisor/u64_map.h"
 
 #include <QtTest>
@@ -48,6 +49,20 @@ private slots:
         QCOMPARE(*m.find(0), 1u);
         QCOMPARE(*m.find(~0ULL), 6u);
         QCOMPARE(m.size(), std::size_t(2));
+    }
+
+    void memoComputesOncePerKey()
+    {
+        U64Map m;
+        int calls = 0;
+        for (int round = 0; round < 3; ++round)
+            for (std::uint64_t k = 0; k < 1000; ++k)
+                QCOMPARE(m.memo(k, [&] { ++calls; return static_cast<std::uint32_t>(k * 3); }), static_cast<std::uint32_t>(k * 3));
+        QCOMPARE(calls, 1000);
+        QCOMPARE(m.size(), std::size_t(1000));
+        // make() may use the map itself.
+        QCOMPARE(m.memo(5000, [&] { return m.memo(6000, [] { return 7u; }) + 1; }), 8u);
+        QCOMPARE(*m.find(6000), 7u);
     }
 
     void agreesWithUnorderedMap()
