@@ -2,9 +2,9 @@
 // merges identical findings across ranks and orders the report.
 #include "advisor/advisor.h"
 #include "advisor/rule_context.h"
+#include "model/io/parallel.h"
 
 #include <algorithm>
-#include <atomic>
 #include <exception>
 #include <cctype>
 #include <cstdlib>
@@ -13,8 +13,6 @@
 #include <map>
 #include <optional>
 #include <set>
-#include <system_error>
-#include <thread>
 
 namespace npuscope::advisor {
 
@@ -198,29 +196,6 @@ std::vector<const Finding*> AdvisorReport::withStatus(Status s) const
 const std::string& RuleCtx::ruleId() const { return def.id; }
 
 namespace {
-
-// Calls fn(0..n-1) on up to one thread per core, each index once; returns when all are done.
-template <typename Fn>
-void parallelFor(std::size_t n, Fn&& fn)
-{
-    std::atomic<std::size_t> next{0};
-    auto work = [&] {
-        for (std::size_t i = next++; i < n; i = next++)
-            fn(i);
-    };
-    const std::size_t workers = std::min<std::size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
-    std::vector<std::thread> pool;
-    for (std::size_t k = 1; k < workers; ++k) {
-        try {
-            pool.emplace_back(work);
-        } catch (const std::system_error&) {
-            break; // no more threads: the ones running (and this one) do the rest
-        }
-    }
-    work();
-    for (auto& t : pool)
-        t.join();
-}
 
 std::vector<RuleDef> allRules()
 {
@@ -442,7 +417,7 @@ AdvisorReport runAdvisor(const Session& session, const Thresholds& th, const std
     // Each rank's facts, built on all cores (an exception is rethrown here, after all are done).
     std::vector<std::optional<ProfileFacts>> built(session.ranks.size());
     std::vector<std::exception_ptr> failed(session.ranks.size());
-    parallelFor(built.size(), [&](std::size_t i) {
+    parallelFor(built.size(), 0, [&](std::size_t i) {
         try {
             built[i].emplace(*session.ranks[i]);
         } catch (...) {
@@ -541,7 +516,7 @@ AdvisorReport runAdvisor(const Session& session, const Thresholds& th, const std
         }
         jobsOf[d].second = jobs.size();
     }
-    parallelFor(jobs.size(), [&](std::size_t j) {
+    parallelFor(jobs.size(), 0, [&](std::size_t j) {
         Job& job = jobs[j];
         if (cancel && cancel->load())
             return;

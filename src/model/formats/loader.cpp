@@ -7,6 +7,7 @@
 #include "model/formats/readers.h"
 #include "model/io/mapped_file.h"
 #include "model/io/memory_budget.h"
+#include "model/io/parallel.h"
 
 #include <algorithm>
 #include <chrono>
@@ -484,26 +485,15 @@ LoadResult loadPlan(const layout::Plan& plan, const LoadOptions& options, Progre
 
     std::vector<std::shared_ptr<Profile>> profiles(plan.ranks.size());
     std::vector<std::string> failures(plan.ranks.size());
-    std::atomic<std::size_t> next{0};
-    auto worker = [&]() {
-        for (std::size_t i; (i = next.fetch_add(1)) < plan.ranks.size();) {
-            if (env.cancelled())
-                return;
-            try {
-                profiles[i] = loadRank(plan.ranks[i], env);
-            } catch (const std::exception& e) {
-                failures[i] = plan.ranks[i].root + ": " + e.what();
-            }
+    parallelFor(plan.ranks.size(), options.threads, [&](std::size_t i) {
+        if (env.cancelled())
+            return;
+        try {
+            profiles[i] = loadRank(plan.ranks[i], env);
+        } catch (const std::exception& e) {
+            failures[i] = plan.ranks[i].root + ": " + e.what();
         }
-    };
-    unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-    threads = static_cast<unsigned>(std::min<std::size_t>(threads, plan.ranks.size()));
-    {
-        std::vector<std::jthread> pool;
-        for (unsigned t = 1; t < threads; ++t)
-            pool.emplace_back(worker);
-        worker();
-    } // joins
+    });
     if (!env.cancelled())
         readClusterFiles(plan, *session, env);
     if (env.cancelled()) {
