@@ -252,7 +252,18 @@ std::size_t TimelineLayout::countIntersecting(const Profile& p, const LaneLevel&
 std::size_t TimelineLayout::firstStartingAtOrAfter(const Profile& p, const LaneLevel& level, std::size_t from,
                                                    std::size_t hi, TimeNs t)
 {
+    // The answer is usually a few positions on (the next pixel column): gallop from `from` so
+    // the probes stay near it, then bisect the last step.
     std::size_t lo = from;
+    for (std::size_t step = 1; lo < hi; step *= 2) {
+        const std::size_t probe = std::min(hi, lo + step);
+        if (probe < hi && p.slices.start[level.row(probe - 1)] < t) {
+            lo = probe;
+            continue;
+        }
+        hi = probe;
+        break;
+    }
     while (lo < hi) {
         const std::size_t mid = lo + (hi - lo) / 2;
         if (p.slices.start[level.row(mid)] < t)

@@ -71,7 +71,7 @@ public:
     static std::pair<std::size_t, std::size_t> candidates(const Profile& p, const LaneLevel& level, TimeNs t0, TimeNs t1);
     // Count of slices of `level` that really intersect [t0, t1).
     static std::size_t countIntersecting(const Profile& p, const LaneLevel& level, TimeNs t0, TimeNs t1);
-    // First position >= from whose start is >= t (binary search within [from, hi)).
+    // First position >= from whose start is >= t (a galloping search within [from, hi)).
     static std::size_t firstStartingAtOrAfter(const Profile& p, const LaneLevel& level, std::size_t from,
                                               std::size_t hi, TimeNs t);
 

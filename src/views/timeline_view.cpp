@@ -6,6 +6,7 @@
 #include <QPainter>
 #include <QPainterPath>
 #include <QScrollBar>
+#include <QTextLayout>
 
 #include <algorithm>
 #include <cmath>
@@ -15,6 +16,15 @@ namespace npuscope {
 namespace {
 
 QString qstr(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+
+// A slice label laid out once and drawn many times (plain text: a name is never markup).
+QStaticText staticLabel(const QString& text)
+{
+    QStaticText s(text);
+    s.setTextFormat(Qt::PlainText);
+    s.setPerformanceHint(QStaticText::AggressiveCaching);
+    return s;
+}
 
 } // namespace
 
@@ -46,6 +56,7 @@ TimelineView::TimelineView(SelectionController* sel, QWidget* parent) : QAbstrac
 void TimelineView::onSessionChanged()
 {
     m_labels.clear();
+    m_cuts.clear();
     m_layout.build(m_sel->session());
     m_laneRow.assign(m_layout.lanes.size(), -1);
     // Many ranks: only the first one opens expanded, the others are one header each.
@@ -410,23 +421,38 @@ void TimelineView::paintEvent(QPaintEvent*)
     p.save();
     p.setClipRect(cr);
     p.setPen(Qt::NoPen);
-    for (const DrawItem& it : m_items) {
-        QColor c = paletteColor(it.color);
-        if (it.hatched) {
+    // One drawRects per brush (colour, merged, hatched): thousands of rectangles in a few calls.
+    // Items never overlap (each depth has its own row), so the order between brushes is free.
+    auto brushKey = [](const DrawItem& it) { return it.hatched ? 0x200u : (it.color * 2u + (it.merged ? 1u : 0u)); };
+    std::vector<std::uint32_t> order(m_items.size());
+    for (std::uint32_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+        const auto ka = brushKey(m_items[a]), kb = brushKey(m_items[b]);
+        return ka != kb ? ka < kb : a < b;
+    });
+    std::vector<QRectF> batch;
+    for (std::size_t i = 0; i < order.size();) {
+        const DrawItem& first = m_items[order[i]];
+        const auto key = brushKey(first);
+        batch.clear();
+        for (; i < order.size() && brushKey(m_items[order[i]]) == key; ++i)
+            batch.push_back(m_items[order[i]].rect);
+        if (first.hatched) {
             p.setBrush(QBrush(freeColor(), Qt::BDiagPattern));
         } else {
-            if (it.merged)
-                c = c.darker(130);
-            p.setBrush(c);
+            const QColor c = paletteColor(first.color);
+            p.setBrush(first.merged ? c.darker(130) : c);
         }
-        p.drawRect(it.rect);
-        if (it.hit) {
-            p.setBrush(Qt::NoBrush);
-            p.setPen(QPen(QColor(255, 200, 0), 2));
-            p.drawRect(it.rect.adjusted(-1, -1, 1, 1));
-            p.setPen(Qt::NoPen);
-        }
+        p.drawRects(batch.data(), static_cast<int>(batch.size()));
     }
+    // Search hits, outlined over the fills.
+    p.setBrush(Qt::NoBrush);
+    p.setPen(QPen(QColor(255, 200, 0), 2));
+    for (const DrawItem& it : m_items)
+        if (it.hit)
+            p.drawRect(it.rect.adjusted(-1, -1, 1, 1));
+    p.setPen(Qt::NoPen);
     // Names inside slices wide enough to hold some text.
     p.setPen(Qt::black);
     QFont small = font();
@@ -435,6 +461,7 @@ void TimelineView::paintEvent(QPaintEvent*)
     const QFontMetrics fm(small);
     if (m_labelPointSize != small.pointSizeF()) {
         m_labels.clear();
+        m_cuts.clear();
         m_labelPointSize = small.pointSizeF();
     }
     for (const DrawItem& it : m_items) {
@@ -451,11 +478,34 @@ void TimelineView::paintEvent(QPaintEvent*)
         if (label == m_labels.end()) {
             QString text = qstr(prof.str(name));
             const int width = fm.horizontalAdvance(text);
-            label = m_labels.insert(key, {std::move(text), width});
+            label = m_labels.insert(key, {text, width, staticLabel(text), {}});
         }
         const int room = static_cast<int>(tr.width());
-        p.drawText(tr, Qt::AlignVCenter | Qt::AlignLeft,
-                   label->width <= room ? label->text : fm.elidedText(label->text, Qt::ElideRight, room));
+        const QPointF at(tr.left(), tr.top() + (tr.height() - fm.height()) / 2);
+        if (label->width <= room) {
+            p.drawStaticText(at, label->shaped);
+            continue;
+        }
+        if (label->cutWidth.empty()) {
+            // One layout of the whole name gives every prefix's width.
+            QTextLayout layout(label->text, small);
+            layout.beginLayout();
+            QTextLine line = layout.createLine();
+            layout.endLayout();
+            const int ellipsis = fm.horizontalAdvance(QChar(0x2026));
+            for (int i = 0; i <= label->text.size(); ++i)
+                label->cutWidth.push_back(static_cast<int>(std::ceil(line.cursorToX(i))) + ellipsis);
+        }
+        // The longest prefix that fits, not ending inside a surrogate pair.
+        qsizetype keep = std::upper_bound(label->cutWidth.begin(), label->cutWidth.end(), room) - label->cutWidth.begin() - 1;
+        while (keep > 0 && label->text.at(keep - 1).isHighSurrogate())
+            --keep;
+        if (keep <= 0)
+            continue; // not even the ellipsis fits
+        auto cut = m_cuts.find({key, static_cast<int>(keep)});
+        if (cut == m_cuts.end())
+            cut = m_cuts.insert({key, static_cast<int>(keep)}, staticLabel(label->text.left(keep) + QChar(0x2026)));
+        p.drawStaticText(at, *cut);
     }
 
     // Selected range, selected task, flows.

@@ -13,6 +13,7 @@
 
 #include <QAbstractScrollArea>
 #include <QHash>
+#include <QStaticText>
 #include <QStringList>
 
 #include <vector>
@@ -125,14 +126,19 @@ private:
     std::vector<int> m_laneRow;     // lane -> index into m_rows, -1 when collapsed/filtered
     int m_contentHeight = 0;
 
-    // Slice names as drawn in their rectangles, per (rank, string id): the QString and its full
-    // width in the label font, so a frame converts and measures each distinct name once and
-    // elides only names that do not fit. Cleared when the session or the font changes.
+    // Slice names as drawn in their rectangles, per (rank, string id): the QString, its full
+    // width in the label font and its laid-out text, so a frame converts, measures and shapes
+    // each distinct name once. A name that does not fit is cut after the longest prefix that
+    // fits with an ellipsis: the prefixes' widths are measured once per name, and each cut is
+    // laid out once. Cleared when the session or the font changes.
     struct LabelText {
         QString text;
         int width = 0;
+        QStaticText shaped;
+        std::vector<int> cutWidth; // [i]: width of the first i characters and "…"; filled when needed
     };
     mutable QHash<quint64, LabelText> m_labels;
+    mutable QHash<QPair<quint64, int>, QStaticText> m_cuts; // (name key, characters kept)
     mutable qreal m_labelPointSize = 0;
     mutable std::vector<DrawItem> m_items;
     mutable std::vector<int> m_drawnLanes;
