@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <numeric>
 
 namespace npuscope {
@@ -242,24 +243,25 @@ std::uint32_t sliceAt(const Profile& p, TrackId track, TimeNs ts, bool orNext, s
     hint[track.v] = static_cast<std::uint32_t>(std::min(it, last - 1) - st.begin());
     std::uint32_t best = kNone;
     std::uint16_t bestDepth = 0;
-    // Walk back over candidates that start <= ts; stop once a depth-0 slice ends before ts.
+    // Walk back over candidates that start <= ts. A slice j that starts before ts bounds the
+    // search: an earlier slice still open at ts was open when j started, so j sits above it in
+    // finalize's stack and it is shallower than j. Once nothing shallower than that bound can
+    // be deeper than the best so far (or the bound is depth 0), the walk stops. (Only starts
+    // exactly at ts leave room for an earlier slice ending exactly at ts, e.g. a parent's
+    // previous child, to be deeper.)
+    int bound = std::numeric_limits<int>::max(); // earlier candidates have a depth below this
     for (auto j = it; j != first;) {
         --j;
         const auto row = static_cast<std::uint32_t>(j - st.begin());
-        if (p.slices.end(row) >= ts) {
-            if (best == kNone || p.slices.depth[row] > bestDepth) {
-                best = row;
-                bestDepth = p.slices.depth[row];
-            }
-            // An enclosing slice that starts before ts is the deepest one: a deeper slice that
-            // started earlier and is still open at ts was open when this one started, so this
-            // one sits above it (finalize's stack). Only a start exactly at ts leaves room for
-            // an earlier slice that ends exactly at ts.
-            if (p.slices.start[best] < ts)
-                break;
-        } else if (p.slices.depth[row] == 0) {
-            break;
+        const int d = p.slices.depth[row];
+        if (d < bound && p.slices.end(row) >= ts && (best == kNone || d > bestDepth)) {
+            best = row;
+            bestDepth = static_cast<std::uint16_t>(d);
         }
+        if (p.slices.start[row] < ts)
+            bound = std::min(bound, d);
+        if (bound == 0 || (best != kNone && bound <= bestDepth + 1))
+            break;
         if (it - j > 256)
             break;
     }
