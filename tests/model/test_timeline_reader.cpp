@@ -2,6 +2,7 @@
 // the simplified task JSON, and the memory-mapped file. Expected numbers were computed
 // independently with python3's json module over the same files (see each comment).
 #include "model/formats/readers.h"
+#include "model/store/flow_name.h"
 #include "model/io/mapped_file.h"
 
 #include <QtTest/QtTest>
@@ -122,6 +123,19 @@ private slots:
         QCOMPARE(byCat["async_npu"], 274);
         QCOMPARE(byCat["HostToDevice"], 274);
         QCOMPARE(byCat["async_task_queue"], 148);
+        // Each HostToDevice flow is named "HostToDevice" + its id: not stored, rebuilt on demand;
+        // other names are kept as written.
+        int derived = 0;
+        for (std::size_t i = 0; i < p.flows.size(); ++i) {
+            const std::string cat(p.str(p.flows.category[i]));
+            if (cat == "HostToDevice") {
+                derived += p.flows.name[i].valid() ? 0 : 1;
+                QCOMPARE(flowName(p, i), cat + std::string(p.str(p.flows.id[i])));
+            } else {
+                QVERIFY(p.flows.name[i].valid());
+            }
+        }
+        QCOMPARE(derived, 274);
         // async_npu ids > 2^53 stay exact, and the f binds to the device task at that very ns.
         const int f = flowWithId(p, "1704161511422904204");
         QVERIFY(f >= 0);
@@ -286,6 +300,41 @@ private slots:
         QCOMPARE(l->p.tracks[0].device, 3);
         QCOMPARE(l->p.slices.start[0], TimeNs(10500));
         QCOMPARE(l->p.slices.taskId[0], 9u);
+    }
+
+    void flowIdsAsWritten()
+    {
+        // Ids pair by their text: "7" and 7 are one id; "007", "7.0" and "-7" are others.
+        const char* json = R"([
+{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":100},
+{"ph":"X","name":"b","pid":1,"tid":2,"ts":50,"dur":100},
+{"ph":"s","name":"n7","cat":"c","id":"7","pid":1,"tid":1,"ts":10},
+{"ph":"s","name":"c007","cat":"c","id":"007","pid":1,"tid":1,"ts":11},
+{"ph":"s","name":"x","cat":"c","id":"7.0","pid":1,"tid":1,"ts":12},
+{"ph":"s","cat":"c","id":-7,"pid":1,"tid":1,"ts":13},
+{"ph":"f","bp":"e","name":"n7","cat":"c","id":7,"pid":1,"tid":2,"ts":60},
+{"ph":"f","bp":"e","cat":"c","id":"007","pid":1,"tid":2,"ts":61},
+{"ph":"f","bp":"e","cat":"c","id":7.0,"pid":1,"tid":2,"ts":62},
+{"ph":"f","bp":"e","cat":"c","id":"-7","pid":1,"tid":2,"ts":63},
+{"ph":"s","name":"d18446744073709551615","cat":"d","id":18446744073709551615,"pid":1,"tid":1,"ts":14},
+{"ph":"f","bp":"e","cat":"d","id":"18446744073709551615","pid":1,"tid":2,"ts":64},
+{"ph":"s","name":"big","cat":"d","id":123456789012345678901,"pid":1,"tid":1,"ts":15},
+{"ph":"f","bp":"e","cat":"d","id":"123456789012345678901","pid":1,"tid":2,"ts":65}
+])";
+        auto l = readText(json);
+        const Profile& p = l->p;
+        QCOMPARE(p.flows.size(), std::size_t(6));
+        std::map<std::string, std::pair<std::string, TimeNs>> byId; // id -> (name, f ts)
+        for (std::size_t i = 0; i < p.flows.size(); ++i)
+            byId[std::string(p.str(p.flows.id[i]))] = {flowName(p, i), p.flows.dstTs[i]};
+        using E = std::pair<std::string, TimeNs>;
+        QCOMPARE(byId["7"], E("n7", 60'000));
+        QCOMPARE(byId["007"], E("c007", 61'000)); // the category + the id: rebuilt, not stored
+        QCOMPARE(byId["7.0"], E("x", 62'000));
+        QCOMPARE(byId["-7"], E("", 63'000));      // no name: the empty string, not rebuilt
+        QCOMPARE(byId["18446744073709551615"], E("d18446744073709551615", 64'000));
+        QCOMPARE(byId["123456789012345678901"], E("big", 65'000));
+        QCOMPARE(int(std::count_if(p.flows.name.begin(), p.flows.name.end(), [](NameId n) { return !n.valid(); })), 2);
     }
 
     void truncatedAtSeveralOffsets_data()

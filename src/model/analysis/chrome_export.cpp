@@ -2,6 +2,7 @@
 
 #include "model/analysis/atomic_file.h"
 #include "model/analysis/units.h"
+#include "model/store/flow_name.h"
 
 #include <charconv>
 #include <cstdlib>
@@ -252,7 +253,7 @@ void writeProfile(Writer& w, const Profile& p, RankMap& rm)
             o += ",\"ts\":";
             o += nsToMicrosText(end == 0 ? f.srcTs[i] : f.dstTs[i]);
             o += ",\"name\":";
-            appendEscaped(o, p.str(f.name[i]));
+            appendEscaped(o, flowName(p, i));
             o += ",\"cat\":";
             appendEscaped(o, p.str(f.category[i]));
             if (end == 1)

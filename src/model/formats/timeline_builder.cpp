@@ -365,7 +365,7 @@ void TimelineBuilder::addFlow(const FlowEnd& src, const FlowEnd& dst, bool bindN
         m_nextBind.push_back(NextBind{static_cast<std::uint32_t>(f.size())});
     f.category.push_back(src.cat);
     f.name.push_back(src.name);
-    f.id.push_back(src.id);
+    f.id.push_back(flowIdText(src.id));
     f.srcTs.push_back(src.ts);
     f.dstTs.push_back(dst.ts);
     f.srcTrack.push_back(src.track);
@@ -374,13 +374,39 @@ void TimelineBuilder::addFlow(const FlowEnd& src, const FlowEnd& dst, bool bindN
     f.dstSlice.push_back(dst.slice);
 }
 
+NameId TimelineBuilder::flowIdText(FlowId id)
+{
+    if (!id.number)
+        return NameId(static_cast<std::uint32_t>(id.value));
+    char buf[24];
+    const auto r = std::to_chars(buf, buf + sizeof buf, id.value);
+    return m_p.strings.intern(std::string_view(buf, static_cast<std::size_t>(r.ptr - buf)));
+}
+
 void TimelineBuilder::onFlowV1(const TraceEvent& ev, TrackId t, TimeNs ts)
 {
-    const NameId cat = m_p.strings.intern(ev.cat), id = m_p.strings.intern(ev.id);
-    const std::uint64_t key = (static_cast<std::uint64_t>(cat.v) << 32) | id.v;
+    const NameId cat = m_p.strings.intern(ev.cat);
+    // Written exactly as the number prints (no sign, no leading zero, at most 19 digits): kept
+    // by value, so a flow's two ends cost no string lookups and its id is interned once.
+    FlowId id;
+    const std::string_view idText = ev.id;
+    id.number = !idText.empty() && idText.size() <= 19 && (idText[0] != '0' || idText.size() == 1) &&
+                std::all_of(idText.begin(), idText.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (id.number)
+        std::from_chars(idText.data(), idText.data() + idText.size(), id.value);
+    else
+        id.value = m_p.strings.intern(idText).v;
+    const FlowKey key{cat, id};
     auto it = m_flowStarts.find(key);
     // A flow takes its category, name and id from its start; an f end needs none of its own.
-    auto end = [&]() { return FlowEnd{ts, t, ev.ph == 'f' ? NameId() : m_p.strings.intern(ev.name), cat, id, kNone}; };
+    // A name that is the category followed by the id (msprof's "HostToDevice<id>", one per flow)
+    // is not stored: the table holds an invalid NameId() and flowName() rebuilds it.
+    auto startName = [&]() {
+        const bool derived = ev.name.size() == ev.cat.size() + idText.size() && ev.name.starts_with(ev.cat) &&
+                             ev.name.ends_with(idText);
+        return derived ? NameId() : m_p.strings.intern(ev.name);
+    };
+    auto end = [&]() { return FlowEnd{ts, t, ev.ph == 'f' ? NameId() : startName(), cat, id, kNone}; };
     switch (ev.ph) {
     case 's':
         if (auto e = m_flowEndsFirst.find(key); e != m_flowEndsFirst.end()) {
@@ -419,7 +445,7 @@ void TimelineBuilder::onFlowV1(const TraceEvent& ev, TrackId t, TimeNs ts)
 void TimelineBuilder::onFlowV2(const TraceEvent& ev, std::uint32_t row, TrackId t, TimeNs ts, NameId cat,
                                NameId name)
 {
-    const NameId id = m_p.strings.intern(ev.bindId);
+    const FlowId id{m_p.strings.intern(ev.bindId).v, false};
     const FlowEnd here{ts, t, name, cat, id, row};
     if (ev.flowIn == 1) {
         auto it = m_flowOuts.find(std::string(ev.bindId));

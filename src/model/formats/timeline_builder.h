@@ -108,11 +108,32 @@ private:
         std::uint32_t row;
         NameId name;
     };
+    // A v1 flow's id: a plain decimal number (msprof's ids) is kept by value and becomes text
+    // only when its flow is complete; any other text is interned on arrival.
+    struct FlowId {
+        std::uint64_t value = 0; // the number, or the NameId of the text
+        bool number = false;
+        bool operator==(const FlowId&) const = default;
+    };
     struct FlowEnd {
         TimeNs ts = 0;
         TrackId track;
-        NameId name, cat, id;
+        NameId name, cat;
+        FlowId id;
         std::uint32_t slice = kNone;
+    };
+    struct FlowKey {
+        NameId cat;
+        FlowId id;
+        bool operator==(const FlowKey&) const = default;
+    };
+    struct FlowKeyHash {
+        std::size_t operator()(const FlowKey& k) const noexcept
+        {
+            std::uint64_t h = (k.id.value ^ (static_cast<std::uint64_t>(k.cat.v) << 40) ^ (k.id.number ? 1u : 0u)) *
+                              0x9E3779B97F4A7C15ull;
+            return static_cast<std::size_t>(h ^ (h >> 29));
+        }
     };
     struct NextBind {
         std::uint32_t flow;
@@ -123,6 +144,7 @@ private:
     std::int64_t resolveTid(const TraceEvent& ev, std::int64_t pid);
     std::uint32_t addArgs(const TraceEvent& ev);
     void addFlow(const FlowEnd& src, const FlowEnd& dst, bool bindNext);
+    NameId flowIdText(FlowId id);
     void ignore(const std::string& reason);
     void onMetadata(const TraceEvent& ev, std::int64_t pid, std::int64_t tid);
     void onCounter(const TraceEvent& ev, std::int64_t pid, TimeNs ts);
@@ -147,10 +169,10 @@ private:
     std::unordered_map<std::string, std::int64_t> m_stringTids;
 
     std::unordered_map<std::uint32_t, std::vector<OpenSlice>> m_open; // B/E stacks per track
-    // v1 flows by (cat, id) as interned ids, cat in the high half: the last s/t of each, and
-    // each f seen before its s (msprof writes the device f first).
-    std::unordered_map<std::uint64_t, FlowEnd> m_flowStarts;
-    std::unordered_map<std::uint64_t, std::pair<FlowEnd, bool>> m_flowEndsFirst;
+    // v1 flows by (cat, id): the last s/t of each, and each f seen before its s (msprof writes
+    // the device f first).
+    std::unordered_map<FlowKey, FlowEnd, FlowKeyHash> m_flowStarts;
+    std::unordered_map<FlowKey, std::pair<FlowEnd, bool>, FlowKeyHash> m_flowEndsFirst;
     std::unordered_map<std::string, FlowEnd> m_flowOuts;             // v2: bind_id -> last flow_out
     std::vector<NextBind> m_nextBind;                                 // flows whose f binds to the next slice
     std::uint64_t m_flowEndsWithoutStart = 0, m_flowInWithoutOut = 0, m_endWithoutBegin = 0;

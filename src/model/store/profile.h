@@ -113,7 +113,7 @@ static_assert(sizeof(ArgTable::Arg) == 16);
 // Flows (s/f pairs, HostToDevice, async_npu, ...). Endpoints are bound to slices by finalize().
 struct FlowTable {
     std::vector<NameId> category; // "cat", e.g. "HostToDevice", "async_npu"
-    std::vector<NameId> name;
+    std::vector<NameId> name;     // invalid when it is the category followed by the id: see flowName()
     std::vector<NameId> id;       // the id exactly as written (text), e.g. "197568495616"
     std::vector<TimeNs> srcTs, dstTs;
     std::vector<TrackId> srcTrack, dstTrack;
