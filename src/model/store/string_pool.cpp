@@ -1,10 +1,35 @@
 #include "model/store/string_pool.h"
 
+#include <cstdint>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 namespace npuscope {
 
 namespace {
 constexpr std::size_t kBlockBytes = 256 * 1024;
 constexpr std::size_t kOwnBlockBytes = 16 * 1024; // longer strings get a block of their own
+
+// A big pool's index and views are read at random, one cache miss each; on 4 KB pages each miss
+// also walks the page tables (a TLB miss). Asks for 2 MB pages over the part of [p, p + bytes)
+// they can cover; call before the memory is first written. A hint: ignored where unsupported.
+void adviseHugePages(const void* p, std::size_t bytes)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    constexpr std::uintptr_t kHuge = std::uintptr_t(2) << 20;
+    if (bytes < 2 * kHuge)
+        return;
+    const auto at = reinterpret_cast<std::uintptr_t>(p);
+    const std::uintptr_t begin = (at + kHuge - 1) & ~(kHuge - 1), end = (at + bytes) & ~(kHuge - 1);
+    if (end > begin)
+        ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
 } // namespace
 
 StringPool::StringPool()
@@ -72,8 +97,20 @@ void StringPool::insertSlot(std::uint32_t tag, std::uint32_t id)
 
 void StringPool::grow()
 {
-    std::vector<Slot> old(m_slots.size() * 2);
+    const std::size_t slots = m_slots.size() * 2;
+    std::vector<Slot> old;
+    old.reserve(slots);
+    adviseHugePages(old.data(), slots * sizeof(Slot));
+    old.resize(slots);
     old.swap(m_slots);
+    // Room for the views until the next growth (at half the slots), on 2 MB pages as well.
+    if (m_views.capacity() < slots / 2) {
+        std::vector<std::string_view> views;
+        views.reserve(slots / 2);
+        adviseHugePages(views.data(), slots / 2 * sizeof(std::string_view));
+        views.assign(m_views.begin(), m_views.end());
+        m_views.swap(views);
+    }
     // The slot's position comes from its tag: growing reads no string.
     for (const Slot& s : old)
         if (s.id != 0)
