@@ -48,7 +48,7 @@ struct StreamProfile {
     {
         p.flows.category.push_back(p.strings.intern("HostToDevice"));
         p.flows.name.push_back(p.strings.intern("HostToDevice"));
-        p.flows.id.push_back(p.strings.intern(std::to_string(p.flows.size())));
+        p.flows.addId(std::to_string(p.flows.size()), p.strings);
         p.flows.srcTs.push_back(fixture::us(launchUs));
         p.flows.dstTs.push_back(fixture::us(dstUs));
         p.flows.srcTrack.push_back(cann);

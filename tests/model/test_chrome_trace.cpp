@@ -79,7 +79,7 @@ private slots:
         QCOMPARE(l->p.flows.size(), std::size_t(3));
         QCOMPARE(flowPairs(l->p),
                  (std::set<std::string>{"SenderB->Blergh", "SenderA->OtherSlice", "OtherSlice->SomeSlice"}));
-        QCOMPARE(l->p.str(l->p.flows.id[0]), std::string_view("0x403")); // hex id kept as written
+        QCOMPARE(l->p.flows.idOf(0, l->p.strings), std::string("0x403")); // hex id kept as written
     }
 
     void flowsV2()
@@ -111,7 +111,7 @@ private slots:
         QVERIFY(diagWith(l->p, "flow ends (f) without a start"));
         bool bigHex = false;
         for (std::size_t f = 0; f < l->p.flows.size(); ++f)
-            bigHex |= l->p.str(l->p.flows.id[f]).size() == 18; // "0x" + 16 hex digits
+            bigHex |= l->p.flows.idOf(f, l->p.strings).size() == 18; // "0x" + 16 hex digits
         QVERIFY(bigHex);
     }
 

@@ -2,7 +2,6 @@
 // the simplified task JSON, and the memory-mapped file. Expected numbers were computed
 // independently with python3's json module over the same files (see each comment).
 #include "model/formats/readers.h"
-#include "model/store/flow_name.h"
 #include "model/io/mapped_file.h"
 
 #include <QtTest/QtTest>
@@ -76,7 +75,7 @@ qint64 sumDur(const Profile& p, TrackKind kind, std::string_view thread = {})
 int flowWithId(const Profile& p, std::string_view id)
 {
     for (std::size_t f = 0; f < p.flows.size(); ++f)
-        if (p.str(p.flows.id[f]) == id)
+        if (p.flows.idOf(f, p.strings) == id)
             return static_cast<int>(f);
     return -1;
 }
@@ -130,7 +129,7 @@ private slots:
             const std::string cat(p.str(p.flows.category[i]));
             if (cat == "HostToDevice") {
                 derived += p.flows.name[i].valid() ? 0 : 1;
-                QCOMPARE(flowName(p, i), cat + std::string(p.str(p.flows.id[i])));
+                QCOMPARE(p.flows.nameOf(i, p.strings), cat + p.flows.idOf(i, p.strings));
             } else {
                 QVERIFY(p.flows.name[i].valid());
             }
@@ -139,6 +138,8 @@ private slots:
         // async_npu ids > 2^53 stay exact, and the f binds to the device task at that very ns.
         const int f = flowWithId(p, "1704161511422904204");
         QVERIFY(f >= 0);
+        QCOMPARE(p.flows.idNumber[f], quint64(1704161511422904204)); // 19 digits: kept by value
+        QVERIFY(!p.flows.idText[f].valid());
         QCOMPARE(p.str(p.flows.category[f]), std::string_view("async_npu"));
         QCOMPARE(p.flows.dstTs[f], TimeNs(1704161511422904204));
         QVERIFY(p.flows.dstSlice[f] != kNone);
@@ -222,7 +223,8 @@ private slots:
         QCOMPARE(c.ts.front(), TimeNs(1780748089515973000));
         // HostToDevice flow, string id kept as text, bound to Node@launch -> main_kernel.
         QCOMPARE(p.flows.size(), std::size_t(1));
-        QCOMPARE(p.str(p.flows.id[0]), std::string_view("197568495616"));
+        QCOMPARE(p.flows.idOf(0, p.strings), std::string("197568495616"));
+        QCOMPARE(p.flows.idNumber[0], quint64(197568495616)); // a plain number: kept by value
         QCOMPARE(p.str(p.flows.category[0]), std::string_view("HostToDevice"));
         QCOMPARE(p.flows.srcTs[0], TimeNs(1780748105187489490));
         QVERIFY(p.flows.dstSlice[0] != kNone);
@@ -326,7 +328,7 @@ private slots:
         QCOMPARE(p.flows.size(), std::size_t(6));
         std::map<std::string, std::pair<std::string, TimeNs>> byId; // id -> (name, f ts)
         for (std::size_t i = 0; i < p.flows.size(); ++i)
-            byId[std::string(p.str(p.flows.id[i]))] = {flowName(p, i), p.flows.dstTs[i]};
+            byId[p.flows.idOf(i, p.strings)] = {p.flows.nameOf(i, p.strings), p.flows.dstTs[i]};
         using E = std::pair<std::string, TimeNs>;
         QCOMPARE(byId["7"], E("n7", 60'000));
         QCOMPARE(byId["007"], E("c007", 61'000)); // the category + the id: rebuilt, not stored
@@ -335,6 +337,8 @@ private slots:
         QCOMPARE(byId["18446744073709551615"], E("d18446744073709551615", 64'000));
         QCOMPARE(byId["123456789012345678901"], E("big", 65'000));
         QCOMPARE(int(std::count_if(p.flows.name.begin(), p.flows.name.end(), [](NameId n) { return !n.valid(); })), 2);
+        // Only "7" is a plain number (at most 19 digits); the others keep their text.
+        QCOMPARE(int(std::count_if(p.flows.idText.begin(), p.flows.idText.end(), [](NameId n) { return !n.valid(); })), 1);
     }
 
     void truncatedAtSeveralOffsets_data()

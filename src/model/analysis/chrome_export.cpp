@@ -2,7 +2,6 @@
 
 #include "model/analysis/atomic_file.h"
 #include "model/analysis/units.h"
-#include "model/store/flow_name.h"
 
 #include <charconv>
 #include <cstdlib>
@@ -245,7 +244,7 @@ void writeProfile(Writer& w, const Profile& p, RankMap& rm)
             const Track* t = tr.valid() && tr.v < p.tracks.size() ? &p.tracks[tr.v] : nullptr;
             std::string& o = w.line();
             o += end == 0 ? "{\"ph\":\"s\",\"id\":" : "{\"ph\":\"f\",\"id\":";
-            appendEscaped(o, p.str(f.id[i]));
+            appendEscaped(o, f.idOf(i, p.strings));
             o += ",\"pid\":";
             appendInt(o, t ? rm.pid(t->pid) : 0);
             o += ",\"tid\":";
@@ -253,7 +252,7 @@ void writeProfile(Writer& w, const Profile& p, RankMap& rm)
             o += ",\"ts\":";
             o += nsToMicrosText(end == 0 ? f.srcTs[i] : f.dstTs[i]);
             o += ",\"name\":";
-            appendEscaped(o, flowName(p, i));
+            appendEscaped(o, f.nameOf(i, p.strings));
             o += ",\"cat\":";
             appendEscaped(o, p.str(f.category[i]));
             if (end == 1)

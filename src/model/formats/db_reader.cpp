@@ -656,7 +656,7 @@ private:
         FlowTable& f = m_p.flows;
         f.category.push_back(m_p.strings.intern(cat));
         f.name.push_back(m_p.strings.intern(cat));
-        f.id.push_back(m_p.strings.intern(id));
+        f.addId(id, m_p.strings);
         f.srcTs.push_back(m_p.slices.start[src]);
         f.dstTs.push_back(m_p.slices.start[dst]);
         f.srcTrack.push_back(m_p.slices.track[src]);

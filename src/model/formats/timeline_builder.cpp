@@ -70,7 +70,8 @@ void TimelineBuilder::planFor(std::uint64_t done, std::uint64_t total)
     plan(f.size(), f.srcTs.capacity(), [&](std::size_t n) {
         f.category.reserve(n);
         f.name.reserve(n);
-        f.id.reserve(n);
+        f.idNumber.reserve(n);
+        f.idText.reserve(n);
         f.srcTs.reserve(n);
         f.dstTs.reserve(n);
         f.srcTrack.reserve(n);
@@ -365,7 +366,8 @@ void TimelineBuilder::addFlow(const FlowEnd& src, const FlowEnd& dst, bool bindN
         m_nextBind.push_back(NextBind{static_cast<std::uint32_t>(f.size())});
     f.category.push_back(src.cat);
     f.name.push_back(src.name);
-    f.id.push_back(flowIdText(src.id));
+    f.idNumber.push_back(src.id.number ? src.id.value : 0);
+    f.idText.push_back(src.id.number ? NameId() : NameId(static_cast<std::uint32_t>(src.id.value)));
     f.srcTs.push_back(src.ts);
     f.dstTs.push_back(dst.ts);
     f.srcTrack.push_back(src.track);
@@ -374,24 +376,14 @@ void TimelineBuilder::addFlow(const FlowEnd& src, const FlowEnd& dst, bool bindN
     f.dstSlice.push_back(dst.slice);
 }
 
-NameId TimelineBuilder::flowIdText(FlowId id)
-{
-    if (!id.number)
-        return NameId(static_cast<std::uint32_t>(id.value));
-    char buf[24];
-    const auto r = std::to_chars(buf, buf + sizeof buf, id.value);
-    return m_p.strings.intern(std::string_view(buf, static_cast<std::size_t>(r.ptr - buf)));
-}
-
 void TimelineBuilder::onFlowV1(const TraceEvent& ev, TrackId t, TimeNs ts)
 {
     const NameId cat = m_p.strings.intern(ev.cat);
-    // Written exactly as the number prints (no sign, no leading zero, at most 19 digits): kept
-    // by value, so a flow's two ends cost no string lookups and its id is interned once.
+    // A plain number (msprof's ids, one per flow) is kept by value: a flow's ends cost no string
+    // lookups, and the table stores the number.
     FlowId id;
     const std::string_view idText = ev.id;
-    id.number = !idText.empty() && idText.size() <= 19 && (idText[0] != '0' || idText.size() == 1) &&
-                std::all_of(idText.begin(), idText.end(), [](char c) { return c >= '0' && c <= '9'; });
+    id.number = FlowTable::isPlainNumber(idText);
     if (id.number)
         std::from_chars(idText.data(), idText.data() + idText.size(), id.value);
     else
@@ -400,7 +392,7 @@ void TimelineBuilder::onFlowV1(const TraceEvent& ev, TrackId t, TimeNs ts)
     auto it = m_flowStarts.find(key);
     // A flow takes its category, name and id from its start; an f end needs none of its own.
     // A name that is the category followed by the id (msprof's "HostToDevice<id>", one per flow)
-    // is not stored: the table holds an invalid NameId() and flowName() rebuilds it.
+    // is not stored: the table holds an invalid NameId() and FlowTable::nameOf() rebuilds it.
     auto startName = [&]() {
         const bool derived = ev.name.size() == ev.cat.size() + idText.size() && ev.name.starts_with(ev.cat) &&
                              ev.name.ends_with(idText);

@@ -108,8 +108,8 @@ private:
         std::uint32_t row;
         NameId name;
     };
-    // A v1 flow's id: a plain decimal number (msprof's ids) is kept by value and becomes text
-    // only when its flow is complete; any other text is interned on arrival.
+    // A v1 flow's id as FlowTable keeps it: a plain decimal number by value, any other text
+    // interned.
     struct FlowId {
         std::uint64_t value = 0; // the number, or the NameId of the text
         bool number = false;
@@ -144,7 +144,6 @@ private:
     std::int64_t resolveTid(const TraceEvent& ev, std::int64_t pid);
     std::uint32_t addArgs(const TraceEvent& ev);
     void addFlow(const FlowEnd& src, const FlowEnd& dst, bool bindNext);
-    NameId flowIdText(FlowId id);
     void ignore(const std::string& reason);
     void onMetadata(const TraceEvent& ev, std::int64_t pid, std::int64_t tid);
     void onCounter(const TraceEvent& ev, std::int64_t pid, TimeNs ts);

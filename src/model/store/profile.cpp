@@ -2,6 +2,7 @@
 #include "model/store/session.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <limits>
 #include <numeric>
@@ -74,6 +75,39 @@ void ArgTable::addArg(NameId key, std::string_view value, StringPool& pool)
         const NameId v = pool.intern(value);
         std::memcpy(a.text, &v.v, sizeof v.v);
     }
+}
+
+bool FlowTable::isPlainNumber(std::string_view text)
+{
+    return !text.empty() && text.size() <= 19 && (text[0] != '0' || text.size() == 1) &&
+           std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+void FlowTable::addId(std::string_view text, StringPool& pool)
+{
+    std::uint64_t v = 0;
+    if (isPlainNumber(text)) {
+        std::from_chars(text.data(), text.data() + text.size(), v);
+        idNumber.push_back(v);
+        idText.push_back(NameId());
+    } else {
+        idNumber.push_back(0);
+        idText.push_back(pool.intern(text));
+    }
+}
+
+std::string FlowTable::idOf(std::size_t flow, const StringPool& pool) const
+{
+    if (idText[flow].valid())
+        return std::string(pool.view(idText[flow]));
+    return std::to_string(idNumber[flow]);
+}
+
+std::string FlowTable::nameOf(std::size_t flow, const StringPool& pool) const
+{
+    if (name[flow].valid())
+        return std::string(pool.view(name[flow]));
+    return std::string(pool.view(category[flow])) + idOf(flow, pool);
 }
 
 std::uint32_t ArgTable::endRow(std::size_t firstArg)

@@ -113,12 +113,24 @@ static_assert(sizeof(ArgTable::Arg) == 16);
 // Flows (s/f pairs, HostToDevice, async_npu, ...). Endpoints are bound to slices by finalize().
 struct FlowTable {
     std::vector<NameId> category; // "cat", e.g. "HostToDevice", "async_npu"
-    std::vector<NameId> name;     // invalid when it is the category followed by the id: see flowName()
-    std::vector<NameId> id;       // the id exactly as written (text), e.g. "197568495616"
+    // As written; invalid when it is the category followed by the id (msprof names every
+    // HostToDevice flow so, "HostToDevice197568495616": one distinct string per flow): nameOf().
+    std::vector<NameId> name;
+    // The id exactly as written. A plain decimal number (no sign or leading zero, at most 19
+    // digits: msprof's ids, one per flow) is kept by value with an invalid idText; any other
+    // id (e.g. "0x403") as text. idOf() gives the text either way.
+    std::vector<std::uint64_t> idNumber;
+    std::vector<NameId> idText;
     std::vector<TimeNs> srcTs, dstTs;
     std::vector<TrackId> srcTrack, dstTrack;
     std::vector<std::uint32_t> srcSlice, dstSlice; // slice rows after finalize(), or kNone
     std::size_t size() const { return srcTs.size(); }
+
+    static bool isPlainNumber(std::string_view text);
+    // Appends one flow's id column entries for `text`.
+    void addId(std::string_view text, StringPool& pool);
+    std::string idOf(std::size_t flow, const StringPool& pool) const;
+    std::string nameOf(std::size_t flow, const StringPool& pool) const;
 };
 
 // A counter time series: one per (process/track, counter name, args key).
