@@ -1,9 +1,12 @@
 #include "model/store/profile.h"
+
+#include "model/io/parallel.h"
 #include "model/store/session.h"
 
 #include <algorithm>
 #include <charconv>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <numeric>
 
@@ -399,22 +402,29 @@ void Profile::finalize()
         std::vector<std::uint32_t> newRow(n);
         for (std::size_t i = 0; i < n; ++i)
             newRow[order[i]] = static_cast<std::uint32_t>(i);
-        permute(slices.start, order);
-        permute(slices.dur, order);
-        permute(slices.name, order);
-        permute(slices.category, order);
-        permute(slices.track, order);
-        permute(slices.taskId, order);
-        permute(slices.kernel, order);
-        permute(slices.args, order);
-        permute(slices.depth, order);
-        for (auto& s : kernels.slice)
-            if (s != kNone)
-                s = newRow[s];
-        for (auto* col : {&flows.srcSlice, &flows.dstSlice})
-            for (auto& s : *col)
-                if (s != kNone && s < n)
-                    s = newRow[s];
+        // Each column is gathered on its own; a big profile uses every core for it.
+        const std::function<void()> jobs[] = {
+            [&] { permute(slices.start, order); },
+            [&] { permute(slices.dur, order); },
+            [&] { permute(slices.name, order); },
+            [&] { permute(slices.category, order); },
+            [&] { permute(slices.track, order); },
+            [&] { permute(slices.taskId, order); },
+            [&] { permute(slices.kernel, order); },
+            [&] { permute(slices.args, order); },
+            [&] { permute(slices.depth, order); },
+            [&] {
+                for (auto& s : kernels.slice)
+                    if (s != kNone)
+                        s = newRow[s];
+                for (auto* col : {&flows.srcSlice, &flows.dstSlice})
+                    for (auto& s : *col)
+                        if (s != kNone && s < n)
+                            s = newRow[s];
+            },
+        };
+        constexpr std::size_t kParallelRows = 1u << 20;
+        parallelFor(std::size(jobs), n >= kParallelRows ? 0u : 1u, [&](std::size_t i) { jobs[i](); });
     }
 
     for (auto& t : tracks) {
