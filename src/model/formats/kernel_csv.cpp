@@ -205,7 +205,26 @@ FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContex
         }
         return sink.strings.intern(cell);
     };
-    auto text = [&](int col) { return col < 0 ? NameId(0) : intern(t.cell(col)); };
+    // Neighbouring rows often repeat a column's text (type, core, formats, shapes): each text
+    // column remembers its last clean cell and that cell's id, which skips the pool lookup.
+    struct LastText {
+        std::string text;
+        NameId id;
+    };
+    std::vector<LastText> last(header.size());
+    auto text = [&](int col) {
+        if (col < 0)
+            return NameId(0);
+        const std::string_view cell = t.cell(col);
+        LastText& l = last[static_cast<std::size_t>(col)];
+        if (l.id.valid() && cell == l.text)
+            return l.id;
+        const std::uint64_t repairedBefore = badUtf8;
+        const NameId id = intern(cell);
+        l.text.assign(cell);
+        l.id = badUtf8 == repairedBefore ? id : NameId(); // a repaired cell is counted every time
+        return id;
+    };
     // Rows out of start-time order and exact repeats of an earlier row (same device, stream,
     // task, start, duration and name) are kept, and named by line: the first of each.
     // Each row's key hash, checked after the loop: sorting these is far cheaper than a hash map
@@ -272,7 +291,7 @@ FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContex
             K.metrics[m].push_back(v);
         }
         for (const auto& [col, e] : extraCols)
-            K.extra[e].push_back(intern(t.cell(col)));
+            K.extra[e].push_back(text(col));
         const std::size_t row = K.size() - 1;
         if (*start < lastStart && unordered++ == 0) {
             unorderedLine = t.line();
