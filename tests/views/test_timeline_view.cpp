@@ -11,6 +11,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolTip>
 
 using namespace npuscope;
 
@@ -46,7 +47,9 @@ SessionPtr makeSession()
     p->slices.add(0, 1000000, n("step"), n("cpu_op"), py);
     p->slices.add(100000, 100000, n("fwd"), n("cpu_op"), py);
     p->slices.add(300000, 300000, n("bwd"), n("cpu_op"), py);
-    p->slices.add(350000, 50000, n("mm"), n("cpu_op"), py);
+    const std::uint32_t mmArgs = p->args.addRow({{n("Call stack"), n("model.py(12): forward\nrun.py(3): <module>")},
+                                                 {n("Input Dims"), n("[[4, 8], [8, 2]]")}});
+    p->slices.add(350000, 50000, n("mm"), n("cpu_op"), py, kNone, mmArgs);
     p->slices.add(100000, 50000, n("MatMul"), n("AI_CORE"), s2);
     p->slices.add(160000, 10000, n("MatMul"), n("AI_CORE"), s2);
     p->slices.add(500000, 400000, n("MatMul"), n("AI_CORE"), s2);
@@ -201,6 +204,32 @@ private slots:
         QTest::mouseRelease(vp, Qt::LeftButton, {}, QPoint(800, emptyY));
         QVERIFY(!sel.selectedRange());
         QCOMPARE(sel.visibleRange(), (TimeRange{2 * step, 500000 + 2 * step}));
+    }
+
+    void tooltipShowsTheSliceArguments()
+    {
+        SelectionController sel;
+        TimelineView view(&sel);
+        view.resize(1000, 600);
+        view.show();
+        sel.setSession(makeSession());
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        // "mm" is on Thread 7's third level: rank header (20) and Python header (20), then
+        // 2 + 2 * 16 px down the lane.
+        const QPoint at(static_cast<int>(view.xOf(375000)), TimelineView::kRulerHeight + 40 + 2 + 2 * TimelineView::kRowHeight + 6);
+        QHelpEvent help(QEvent::ToolTip, at, view.viewport()->mapToGlobal(at));
+        QApplication::sendEvent(view.viewport(), &help);
+        const QString tip = QToolTip::text();
+        QVERIFY2(tip.startsWith(QStringLiteral("<b>mm</b>")), qPrintable(tip));
+        QVERIFY2(tip.contains(QStringLiteral("Call stack: model.py(12): forward<br>&nbsp;&nbsp;run.py(3): &lt;module&gt;")),
+                 qPrintable(tip));
+        QVERIFY2(tip.contains(QStringLiteral("Input Dims: [[4, 8], [8, 2]]")), qPrintable(tip));
+        // A slice without arguments lists none.
+        const QPoint step(static_cast<int>(view.xOf(50000)), TimelineView::kRulerHeight + 40 + 2 + 6);
+        QHelpEvent help2(QEvent::ToolTip, step, view.viewport()->mapToGlobal(step));
+        QApplication::sendEvent(view.viewport(), &help2);
+        QVERIFY2(QToolTip::text().startsWith(QStringLiteral("<b>step</b>")), qPrintable(QToolTip::text()));
+        QVERIFY(!QToolTip::text().contains(QStringLiteral("Call stack")));
     }
 
     void search()
