@@ -4,6 +4,7 @@
 #include "views/format.h"
 #include "views/main_window.h"
 #include "views/palette.h"
+#include "views/plot_palette.h"
 #include "views/selection_controller.h"
 
 #include <QComboBox>
@@ -157,6 +158,7 @@ void ClusterView::buildUi()
     m_bars->plotLayout()->addElement(2, 0, m_bars->legend);
     m_bars->legend->setFillOrder(QCPLegend::foColumnsFirst);
     m_bars->plotLayout()->setRowStretchFactor(2, 0.001);
+    followPalette(m_bars);
     connect(m_bars, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) {
         if (m_barRanks.empty() || !m_bars->axisRect()->rect().contains(e->pos()))
             return;
@@ -212,6 +214,7 @@ void ClusterView::buildUi()
     auto* group = new QCPMarginGroup(m_matrix);
     m_matrix->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, group);
     m_scale->setMarginGroup(QCP::msBottom | QCP::msTop, group);
+    followPalette(m_matrix);
     connect(m_matrix, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) { showCellTip(e->pos()); });
     mv->addWidget(m_matrix, 1);
     connect(m_metric, &QComboBox::currentIndexChanged, this, [this] { fillMatrix(); });

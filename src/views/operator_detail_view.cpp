@@ -5,6 +5,7 @@
 #include "views/operator_instance_model.h"
 #include "views/operator_reveal.h"
 #include "views/palette.h"
+#include "views/plot_palette.h"
 #include "views/selection_controller.h"
 
 #include <qcustomplot.h>
@@ -131,6 +132,7 @@ OperatorDetailView::OperatorDetailView(SelectionController* sel, QWidget* parent
     m_plot->xAxis->setLabel(tr("Duration"));
     m_plot->yAxis->setLabel(tr("Instances"));
     m_ui->histogramLayout->addWidget(m_plot);
+    followPalette(m_plot);
 
     m_instances = new OperatorInstanceModel(this);
     m_instanceProxy = new QSortFilterProxyModel(this);

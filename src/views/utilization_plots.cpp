@@ -2,6 +2,7 @@
 
 #include "model/analysis/utilization.h"
 #include "views/palette.h"
+#include "views/plot_palette.h"
 
 #include <QMouseEvent>
 #include <QVBoxLayout>
@@ -32,17 +33,16 @@ QString plotKey(const Series& s)
     return QStringLiteral("mem:") + qstr(s.unit);
 }
 
+// Short: the label runs up a plot a few dozen pixels high; the legend names each curve in full.
 QString plotTitle(const QString& key, const QString& unit)
 {
     if (key == QStringLiteral("util"))
-        return QObject::tr("AI Core util");
+        return QObject::tr("AIC %");
     if (key == QStringLiteral("l2"))
-        return QObject::tr("L2 hit");
+        return QObject::tr("L2 %");
     if (key == QStringLiteral("freq"))
-        return QObject::tr("AI Core MHz");
-    if (key == QStringLiteral("bw"))
-        return QObject::tr("Memory %1").arg(unit);
-    return QObject::tr("Memory %1").arg(unit);
+        return QObject::tr("MHz");
+    return unit;
 }
 
 int plotOrder(const QString& key)
@@ -62,7 +62,9 @@ UtilizationPlots::UtilizationPlots(SelectionController* sel, QWidget* parent)
     lay->addWidget(m_plot);
     setMinimumHeight(120);
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    m_plot->setAutoAddPlottableToLegend(false); // each curve goes to its own plot's legend
     m_plot->installEventFilter(this);
+    followPalette(m_plot);
     connect(m_sel, &SelectionController::sessionChanged, this, &UtilizationPlots::rebuild);
     connect(m_sel, &SelectionController::currentRankChanged, this, &UtilizationPlots::rebuild);
     connect(m_sel, &SelectionController::visibleRangeChanged, this, &UtilizationPlots::onVisibleRangeChanged);
@@ -109,7 +111,7 @@ void UtilizationPlots::rebuild()
         rect->setRangeDrag(Qt::Horizontal);
         rect->setRangeZoom(Qt::Horizontal);
         rect->axis(QCPAxis::atLeft)->setLabel(plotTitle(key.second, qstr(list.front()->unit)));
-        rect->axis(QCPAxis::atLeft)->ticker()->setTickCount(3);
+        rect->axis(QCPAxis::atLeft)->ticker()->setTickCount(2);
         rect->axis(QCPAxis::atBottom)->setTickLabels(false);
         rect->setMinimumSize(0, 60);
         auto* legend = new QCPLegend;
@@ -119,6 +121,9 @@ void UtilizationPlots::rebuild()
         lf.setPointSizeF(std::max(6.0, lf.pointSizeF() - 2));
         legend->setFont(lf);
         legend->setRowSpacing(0);
+        // One line, so the legend fits a short plot.
+        legend->setFillOrder(QCPLegend::foColumnsFirst);
+        legend->setWrap(0);
         int colorIdx = 0;
         for (const Series* ser : list) {
             auto* g = m_plot->addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
@@ -182,6 +187,9 @@ void UtilizationPlots::rebuild()
                                                    : tr("Utilisation curves appear here after a profile is opened"));
         m_plot->plotLayout()->addElement(0, 0, title);
     }
+    applyPlotPalette(m_plot); // the axis rects, legends and title are new
+    // Room for every plot's axis and legend (squeezed, their labels run into each other).
+    setMinimumHeight(std::max(120, 52 * static_cast<int>(m_rects.size()) + 36));
     setVisible(true);
     onVisibleRangeChanged(m_sel->visibleRange());
     onSelectedRangeChanged(m_sel->selectedRange());

@@ -26,6 +26,8 @@
 #include <QTest>
 #include <QTimer>
 
+#include <qcustomplot.h>
+
 #include <filesystem>
 #include <functional>
 
@@ -160,6 +162,15 @@ private slots:
         QVERIFY(p.color(QPalette::Window) != before);
         // Widgets follow the application palette.
         QTRY_COMPARE(w.palette().color(QPalette::Window), darkPalette().color(QPalette::Window));
+        // So do the plots, which paint with colours of their own unless told: a dark background
+        // and light axis text.
+        const auto plots = w.findChildren<QCustomPlot*>();
+        QVERIFY2(plots.size() >= 2, qPrintable(QString::number(plots.size()))); // utilisation, operator histogram
+        for (QCustomPlot* plot : plots) {
+            QTRY_VERIFY(plot->toPixmap(200, 120).toImage().pixelColor(1, 1).lightness() < 80);
+            for (QCPAxisRect* rect : plot->axisRects())
+                QCOMPARE(rect->axis(QCPAxis::atLeft)->tickLabelColor(), darkPalette().color(QPalette::Text));
+        }
 
         // Back to System: the platform palette again, stored as such.
         withPreferences(w, [](PreferencesDialog* dlg) {
@@ -169,6 +180,8 @@ private slots:
         });
         QCOMPARE(AppSettings::theme(), Theme::System);
         QCOMPARE(QApplication::palette().color(QPalette::Window), before);
+        for (QCustomPlot* plot : plots)
+            QTRY_COMPARE(plot->toPixmap(200, 120).toImage().pixelColor(1, 1), QApplication::palette().color(QPalette::Base));
     }
 
     void cancelChangesNothing()
