@@ -291,6 +291,9 @@ private slots:
         fs::copy_file(fs::path(dbDir("level1", 0)) / "analysis.db", rank / "ASCEND_PROFILER_OUTPUT" / "analysis.db");
         for (const auto& e : fs::recursive_directory_iterator(rank))
             fs::permissions(e.path(), fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::add);
+        // The profiler's config lists both exports, text first: the source named is the one read.
+        std::ofstream(rank / "profiler_info_0.json")
+            << R"({"rank_id": 0, "config": {"experimental_config": {"_export_type": ["text", "db"]}}})";
 
         const LoadResult textLoad = loadSession(rank.string());
         QVERIFY2(textLoad.session, textLoad.error.c_str());

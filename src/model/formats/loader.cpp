@@ -307,8 +307,6 @@ std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
         hasDb = hasDb || f.kind == layout::FileKind::ProfilerDb;
     }
     const bool useDb = hasDb && (env.options.prefer == Prefer::Db || (env.options.prefer == Prefer::Auto && !hasText));
-    if (useDb)
-        p->meta.exportType = "db";
 
     // Records in plan order; files to read on this thread and on the side thread.
     std::vector<std::optional<FileRecord>> records(plan.files.size());
@@ -390,6 +388,11 @@ std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
         p->absorbSideTables(std::move(side));
         p->rank = sideRank;
     }
+    // The export read, whatever profiler_info's config listed (it may say ["text", "db"]).
+    if (useDb)
+        p->meta.exportType = "db";
+    else if (hasText)
+        p->meta.exportType = "text";
     for (auto& r : records)
         if (r)
             p->files.push_back(std::move(*r));
