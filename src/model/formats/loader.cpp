@@ -278,8 +278,9 @@ bool isSideFile(layout::FileKind k)
 }
 
 // A cancelled rank's memory (a gigabyte for a large trace) is given back on a thread of its own:
-// unmapping it takes longer than the cancel may, and nobody waits for it.
-std::shared_ptr<Profile> discard(std::shared_ptr<Profile> p, Profile side)
+// unmapping it takes longer than the cancel may, and nobody waits for it. `side` holds the
+// tables read on the side thread, when they were not merged yet.
+std::shared_ptr<Profile> discard(std::shared_ptr<Profile> p, Profile side = {})
 {
     std::thread([p = std::move(p), side = std::move(side)]() mutable {
         p.reset();
@@ -399,7 +400,7 @@ std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
     env.progress.stage("Indexing" + label);
     p->finalize();
     if (env.cancelled())
-        return discard(std::move(p), Profile());
+        return discard(std::move(p));
     if (p->slices.size() > 0 && p->kernels.size() > 0) {
         env.progress.stage("Joining" + label);
         readers::joinKernels(*p);
