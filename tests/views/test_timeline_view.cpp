@@ -214,22 +214,23 @@ private slots:
         view.show();
         sel.setSession(makeSession());
         QVERIFY(QTest::qWaitForWindowExposed(&view));
-        // "mm" is on Thread 7's third level: rank header (20) and Python header (20), then
-        // 2 + 2 * 16 px down the lane.
-        const QPoint at(static_cast<int>(view.xOf(375000)), TimelineView::kRulerHeight + 40 + 2 + 2 * TimelineView::kRowHeight + 6);
-        QHelpEvent help(QEvent::ToolTip, at, view.viewport()->mapToGlobal(at));
-        QApplication::sendEvent(view.viewport(), &help);
-        const QString tip = QToolTip::text();
+        auto hover = [&view](TimeNs t, int depth) {
+            // Thread 7's lane starts under the rank and Python headers (20 px each), its levels
+            // 16 px apart from 2 px down.
+            const QPoint at(static_cast<int>(view.xOf(t)), TimelineView::kRulerHeight + 40 + 2 + depth * TimelineView::kRowHeight + 6);
+            QHelpEvent help(QEvent::ToolTip, at, view.viewport()->mapToGlobal(at));
+            QApplication::sendEvent(view.viewport(), &help);
+            return QToolTip::text();
+        };
+        const QString tip = hover(375000, 2); // "mm", on the third level
         QVERIFY2(tip.startsWith(QStringLiteral("<b>mm</b>")), qPrintable(tip));
         QVERIFY2(tip.contains(QStringLiteral("Call stack: model.py(12): forward<br>&nbsp;&nbsp;run.py(3): &lt;module&gt;")),
                  qPrintable(tip));
         QVERIFY2(tip.contains(QStringLiteral("Input Dims: [[4, 8], [8, 2]]")), qPrintable(tip));
         // A slice without arguments lists none.
-        const QPoint step(static_cast<int>(view.xOf(50000)), TimelineView::kRulerHeight + 40 + 2 + 6);
-        QHelpEvent help2(QEvent::ToolTip, step, view.viewport()->mapToGlobal(step));
-        QApplication::sendEvent(view.viewport(), &help2);
-        QVERIFY2(QToolTip::text().startsWith(QStringLiteral("<b>step</b>")), qPrintable(QToolTip::text()));
-        QVERIFY(!QToolTip::text().contains(QStringLiteral("Call stack")));
+        const QString step = hover(50000, 0);
+        QVERIFY2(step.startsWith(QStringLiteral("<b>step</b>")), qPrintable(step));
+        QVERIFY(!step.contains(QStringLiteral("Call stack")));
     }
 
     void search()
