@@ -128,8 +128,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             readers::readSimplifiedTasksJson(all, p, ctx);
         else if (readers::looksLikeSimplifiedTasks(all.substr(0, std::min<std::size_t>(all.size(), 4096))))
             readers::readSimplifiedTasksJson(all, p, ctx); // the loader's sniffing, as in loadRank
-        else
-            readers::readTimelineJson(all, p, ctx);
+        else {
+            // Twice: as one chunk, and in small chunks. Both must store the same.
+            ReadContext small = ctx;
+            small.chunkBytes = 64 + size % 1024;
+            Profile q;
+            const FileRecord one = readers::readTimelineJson(all, p, ctx);
+            const FileRecord many = readers::readTimelineJson(all, q, small);
+            if (one.records != many.records || one.skipped != many.skipped || p.slices.size() != q.slices.size() ||
+                p.flows.size() != q.flows.size() || p.counters.size() != q.counters.size() ||
+                p.diagnostics.size() != q.diagnostics.size() || p.args.args.size() != q.args.args.size())
+                std::abort();
+            finish(q);
+        }
         finish(p);
         return 0;
     }

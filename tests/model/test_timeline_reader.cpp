@@ -1,6 +1,7 @@
 // Timeline JSON reader on real Ascend samples (msprof and torch_npu), truncated/corrupt input,
 // the simplified task JSON, and the memory-mapped file. Expected numbers were computed
 // independently with python3's json module over the same files (see each comment).
+#include "model/formats/json_event_scanner.h"
 #include "model/formats/readers.h"
 #include "model/io/mapped_file.h"
 
@@ -34,11 +35,13 @@ struct Loaded {
     FileRecord rec;
 };
 
-std::unique_ptr<Loaded> readText(std::string_view bytes, const std::string& name = "inline.json")
+std::unique_ptr<Loaded> readText(std::string_view bytes, const std::string& name = "inline.json",
+                                 std::uint64_t chunkBytes = 0)
 {
     auto l = std::make_unique<Loaded>();
     ReadContext ctx;
     ctx.file = name;
+    ctx.chunkBytes = chunkBytes;
     l->rec = readers::readTimelineJson(bytes, l->p, ctx);
     l->p.finalize();
     return l;
@@ -78,6 +81,43 @@ int flowWithId(const Profile& p, std::string_view id)
         if (p.flows.idOf(f, p.strings) == id)
             return static_cast<int>(f);
     return -1;
+}
+
+// Everything the reader stored, as text: two reads of a file compare equal when this does.
+std::string describe(const Loaded& l)
+{
+    const Profile& p = l.p;
+    std::string out = std::to_string(l.rec.records) + " kept, " + std::to_string(l.rec.skipped) + " skipped, " +
+                      l.rec.note + "\n";
+    auto add = [&](auto... parts) {
+        ((out += parts, out += ' '), ...);
+        out += '\n';
+    };
+    const SliceTable& s = p.slices;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        add(std::to_string(s.start[i]), std::to_string(s.dur[i]), std::string(p.str(s.name[i])),
+            std::string(p.str(s.category[i])), std::to_string(s.track[i].v), std::to_string(s.depth[i]),
+            std::to_string(s.taskId[i]));
+        if (s.args[i] == kNone)
+            continue;
+        const ArgTable::Range r = p.args.rows[s.args[i]];
+        for (std::uint32_t a = r.begin; a < r.begin + r.count; ++a)
+            add(std::string(p.str(p.args.key(a))), std::string(p.args.value(a, p.strings)));
+    }
+    for (std::size_t f = 0; f < p.flows.size(); ++f)
+        add(p.flows.idOf(f, p.strings), p.flows.nameOf(f, p.strings), std::to_string(p.flows.srcTs[f]),
+            std::to_string(p.flows.dstTs[f]), std::to_string(p.flows.srcSlice[f]), std::to_string(p.flows.dstSlice[f]));
+    for (const CounterSeries& c : p.counters) {
+        add(std::string(p.str(c.name)), std::string(p.str(c.key)), std::to_string(c.pid));
+        for (std::size_t k = 0; k < c.ts.size(); ++k)
+            add(std::to_string(c.ts[k]), std::to_string(c.value[k]));
+    }
+    for (const Track& t : p.tracks)
+        add(std::to_string(t.pid), std::string(p.str(t.process)), std::string(p.str(t.thread)),
+            std::to_string(t.sliceBegin), std::to_string(t.sliceEnd));
+    for (const Diagnostic& d : p.diagnostics)
+        add(std::to_string(d.byteOffset), d.reason, std::to_string(d.count));
+    return out;
 }
 
 const Diagnostic* diagWith(const Profile& p, std::string_view text)
@@ -509,6 +549,107 @@ private slots:
             QVERIFY(s != kNone);
             QCOMPARE(p.slices.kernel[s], std::uint32_t(k));
             QCOMPARE(p.slices.start[s], p.kernels.start[k]);
+        }
+    }
+
+    // The events array is read in chunks cut at event boundaries: the profile must not depend on
+    // where they fall.
+    void chunkingDoesNotChangeTheProfile_data()
+    {
+        QTest::addColumn<std::string>("json");
+        const std::string catapult = kSamples + "/chrome-trace/catapult/tracing/test_data/";
+        QTest::newRow("torch advisor") << slurp(kTorchAdvisor);
+        QTest::newRow("msprof") << slurp(kMsprof);
+        QTest::newRow("torch level1") << slurp(kLevel1);
+        for (const char* f : {"flow.json", "big_trace.json", "v8_runtime_call_stats.json"})
+            QTest::newRow(f) << slurp(catapult + f);
+        // Event boundaries inside strings and inside nested arrays of objects, pretty-printed
+        // separators, a malformed event, a non-object element, and a wrapper whose other members
+        // follow the events array.
+        std::string tricky = "{\"traceEvents\": [\n";
+        for (int i = 0; i < 200; ++i) {
+            const std::string n = std::to_string(i);
+            tricky += "  {\"ph\":\"X\",\"name\":\"op" + n + "\",\"pid\":1,\"tid\":" + std::to_string(i % 3) +
+                      ",\"ts\":" + std::to_string(i * 10) + ",\"dur\":5,\"args\":{";
+            if (i % 4 == 0)
+                tricky += "\"text\":\"a},{b}, {c \\\"},{\\\" d\"";
+            else if (i % 4 == 1)
+                tricky += "\"list\":[{\"x\":1},{\"y\":[{},{}]}, {}]";
+            else
+                tricky += "\"n\":" + n;
+            tricky += "}}";
+            if (i == 77)
+                tricky += ",\n  {\"ph\":\"X\",\"name\":\"bad\",\"ts\":,\"dur\":1}";
+            if (i == 123)
+                tricky += ", 42";
+            tricky += i + 1 < 200 ? " ,\n  " : "\n";
+        }
+        tricky += "], \"otherData\": {\"a\":[{\"b\":1},{\"c\":2}]}, \"stackFrames\": {}}";
+        QTest::newRow("tricky") << tricky;
+        // A key after a value and a stray '}' (found by fuzzing): simdjson alone would read the
+        // event and go on; the reader stops at the brace, whatever the chunks.
+        std::string stray = "[";
+        for (int i = 0; i < 40; ++i)
+            stray += "{\"ph\": \"X\", \"name\": \"op\", \"pid\": 1, \"tid\": 1, \"ts\": \"" + std::to_string(10 * i) +
+                     (i == 20 ? " id\": 0}}, " : "\", \"dur\": 2.5, \"args\": {\"Sequence number\": -1}}, ");
+        QTest::newRow("stray brace") << stray.substr(0, stray.size() - 2) + "]";
+    }
+
+    void chunkingDoesNotChangeTheProfile()
+    {
+        QFETCH(std::string, json);
+        const std::string whole = describe(*readText(json, "t.json", std::uint64_t(1) << 40));
+        QVERIFY(whole.size() > 1000);
+        for (std::uint64_t chunk : {97, 700, 4096, 65536}) {
+            const std::string chunked = describe(*readText(json, "t.json", chunk));
+            if (chunked != whole) {
+                std::size_t k = 0;
+                while (k < whole.size() && whole[k] == chunked[k])
+                    ++k;
+                QFAIL(qPrintable(QStringLiteral("chunks of %1 bytes differ at %2: %3 | %4")
+                                     .arg(chunk)
+                                     .arg(k)
+                                     .arg(QString::fromStdString(whole.substr(k, 80)))
+                                     .arg(QString::fromStdString(chunked.substr(k, 80)))));
+            }
+        }
+    }
+
+    // The scanner reads 64-byte blocks: escapes, strings and brackets across block edges must cut
+    // the same elements as reading one value at a time (JsonEventScanner::valueEnd).
+    void scannerCutsWhereValuesEnd()
+    {
+        std::string json = "[";
+        for (int i = 0; i < 600; ++i) {
+            json += "{\"name\":\"" + std::string(i % 67, 'x') + std::string(i % 6, '\\');
+            if (i % 6 % 2) // an odd run escapes the next character
+                json += '"';
+            json += "]}\",\"args\":{\"v\":[" + std::string(i % 5, '[') + std::string(i % 5, ']') + "],\"q\":\"{\\\"}\"}}";
+            json += i % 3 ? "," : " ,\n ";
+        }
+        json.back() = ']';
+        std::vector<ElementSpan> expected;
+        for (std::size_t p = 1; json[p] != ']';) {
+            while (json[p] == ',' || json[p] == ' ' || json[p] == '\n')
+                ++p;
+            const std::size_t e = JsonEventScanner::valueEnd(json, p);
+            QVERIFY(e != std::string_view::npos);
+            expected.push_back({p, e});
+            p = e;
+        }
+        QCOMPARE(expected.size(), std::size_t(600));
+        for (std::uint64_t budget : {std::uint64_t(1), std::uint64_t(1000), std::uint64_t(1) << 30}) {
+            JsonEventScanner scanner(json);
+            QVERIFY(scanner.findEventsArray(nullptr));
+            std::vector<ElementSpan> spans;
+            while (scanner.next(spans, budget)) {
+            }
+            QCOMPARE(scanner.state(), JsonEventScanner::State::Closed);
+            QCOMPARE(spans.size(), expected.size());
+            for (std::size_t k = 0; k < spans.size(); ++k) {
+                QCOMPARE(spans[k].begin, expected[k].begin);
+                QCOMPARE(spans[k].end, expected[k].end);
+            }
         }
     }
 

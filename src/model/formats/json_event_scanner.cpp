@@ -1,7 +1,12 @@
 #include "model/formats/json_event_scanner.h"
 
 #include <array>
+#include <bit>
 #include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace npuscope {
 
@@ -68,6 +73,86 @@ std::size_t containerEnd(std::string_view s, std::size_t open)
         ++p;
     }
     return npos;
+}
+
+// One 64-byte block as bit masks (bit i: byte i): quotes, backslashes, '{' or '[', '}' or ']'.
+struct BlockMasks {
+    std::uint64_t quote = 0, backslash = 0, open = 0, close = 0;
+};
+
+BlockMasks masksOf(const unsigned char* p)
+{
+    BlockMasks m;
+#if defined(__SSE2__)
+    // x | 0x20 maps '[' to '{' and ']' to '}' and no other byte onto either.
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), open = _mm_set1_epi8('{'),
+                  close = _mm_set1_epi8('}'), fold = _mm_set1_epi8(0x20);
+    for (int k = 0; k < 4; ++k) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
+        const __m128i f = _mm_or_si128(v, fold);
+        auto bits = [&](__m128i eq) {
+            return static_cast<std::uint64_t>(static_cast<std::uint16_t>(_mm_movemask_epi8(eq))) << (16 * k);
+        };
+        m.quote |= bits(_mm_cmpeq_epi8(v, quote));
+        m.backslash |= bits(_mm_cmpeq_epi8(v, backslash));
+        m.open |= bits(_mm_cmpeq_epi8(f, open));
+        m.close |= bits(_mm_cmpeq_epi8(f, close));
+    }
+#else
+    for (int i = 0; i < 64; ++i) {
+        const std::uint64_t bit = std::uint64_t(1) << i;
+        const unsigned char c = p[i];
+        if (c == '"')
+            m.quote |= bit;
+        else if (c == '\\')
+            m.backslash |= bit;
+        else if ((c | 0x20) == '{')
+            m.open |= bit;
+        else if ((c | 0x20) == '}')
+            m.close |= bit;
+    }
+#endif
+    return m;
+}
+
+// The bytes of a block escaped by a backslash. `carry`: the block's first byte is escaped (a
+// backslash ended the previous block); set for the next block.
+std::uint64_t escapedBytes(std::uint64_t backslash, bool& carry)
+{
+    std::uint64_t escaped = carry ? 1 : 0;
+    carry = false;
+    backslash &= ~escaped;
+    while (backslash) {
+        const std::uint64_t bit = backslash & (~backslash + 1);
+        const std::uint64_t next = bit << 1;
+        if (!next) {
+            carry = true;
+            break;
+        }
+        escaped |= next;
+        backslash &= ~(bit | next); // an escaped backslash escapes nothing
+    }
+    return escaped;
+}
+
+// Bit i set when an odd number of bits at or below i are set in x.
+std::uint64_t prefixXor(std::uint64_t x)
+{
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    return x;
+}
+
+// Separators between elements: whitespace and commas (a trailing comma before ']' is tolerated).
+std::size_t skipSeparators(std::string_view s, std::size_t pos)
+{
+    while (pos < s.size() && (s[pos] == ',' || s[pos] == ' ' || s[pos] == '\n' || s[pos] == '\r' || s[pos] == '\t'))
+        ++pos;
+    return pos;
 }
 
 } // namespace
@@ -153,18 +238,68 @@ bool JsonEventScanner::findEventsArray(std::string* error)
     }
 }
 
+bool JsonEventScanner::scanBlocks(std::vector<ElementSpan>& out, std::uint64_t start, std::uint64_t budget)
+{
+    const auto* base = reinterpret_cast<const unsigned char*>(m_bytes.data());
+    const std::size_t n = m_bytes.size();
+    std::size_t lastEnd = m_pos; // end of the last element taken
+    std::size_t begin = 0;       // start of the element being read
+    std::int64_t depth = 0;
+    bool escapeCarry = false;
+    std::uint64_t stringCarry = 0; // all ones when the previous block ended inside a string
+    unsigned char tail[64];
+    for (std::size_t pos = m_pos; pos < n; pos += 64) {
+        const unsigned char* p = base + pos;
+        std::uint64_t valid = ~std::uint64_t(0);
+        if (n - pos < 64) {
+            std::memset(tail, ' ', sizeof tail);
+            std::memcpy(tail, p, n - pos);
+            p = tail;
+            valid = (std::uint64_t(1) << (n - pos)) - 1;
+        }
+        const BlockMasks m = masksOf(p);
+        const std::uint64_t escaped = (m.backslash | escapeCarry) ? escapedBytes(m.backslash, escapeCarry) : 0;
+        const std::uint64_t inString = prefixXor(m.quote & ~escaped) ^ stringCarry;
+        stringCarry = static_cast<std::uint64_t>(static_cast<std::int64_t>(inString) >> 63);
+        for (std::uint64_t brackets = (m.open | m.close) & ~inString & valid; brackets; brackets &= brackets - 1) {
+            const int i = std::countr_zero(brackets);
+            const std::size_t at = pos + static_cast<std::size_t>(i);
+            if ((m.open >> i) & 1) {
+                if (depth++ > 0)
+                    continue;
+                // An element starts: only an object, after nothing but separators, is taken here.
+                if (base[at] != '{' || skipSeparators(m_bytes, lastEnd) != at) {
+                    m_pos = lastEnd;
+                    return false;
+                }
+                begin = at;
+            } else if (--depth == 0) {
+                out.push_back(ElementSpan{begin, at + 1});
+                lastEnd = at + 1;
+                if (lastEnd - start >= budget) {
+                    m_pos = lastEnd;
+                    return true;
+                }
+            } else if (depth < 0) { // the array's ']' (or a stray '}')
+                m_pos = lastEnd;
+                return false;
+            }
+        }
+    }
+    m_pos = lastEnd; // the bytes end, inside an element or after the last one
+    return false;
+}
+
 bool JsonEventScanner::next(std::vector<ElementSpan>& out, std::uint64_t budget)
 {
     if (m_state != State::Scanning)
         return false;
     const std::uint64_t start = m_pos;
-    std::size_t p = m_pos;
     const std::size_t n = m_bytes.size();
-    while (p - start < budget || out.empty()) {
-        // Separators: whitespace and commas (a trailing comma before ']' is tolerated).
-        while (p < n && (m_bytes[p] == ',' || m_bytes[p] == ' ' || m_bytes[p] == '\n' || m_bytes[p] == '\r' ||
-                         m_bytes[p] == '\t'))
-            ++p;
+    // Objects are cut from 64-byte blocks; whatever the blocks stop at (the end of the array or
+    // of the bytes, an element that is not an object, garbage) is read here one byte at a time.
+    while (!scanBlocks(out, start, budget) && (m_pos - start < budget || out.empty())) {
+        const std::size_t p = skipSeparators(m_bytes, m_pos);
         if (p >= n) {
             m_pos = p;
             m_state = State::Truncated; // no closing ']' (a cut file): every complete event is kept
@@ -190,8 +325,9 @@ bool JsonEventScanner::next(std::vector<ElementSpan>& out, std::uint64_t budget)
         if (c != '{')
             ++m_nonObjects;
         out.push_back(ElementSpan{p, e});
-        p = e;
-        m_pos = p;
+        m_pos = e;
+        if (m_pos - start >= budget)
+            break;
     }
     return !out.empty();
 }

@@ -41,6 +41,11 @@ public:
     static std::size_t valueEnd(std::string_view s, std::size_t pos);
 
 private:
+    // Appends the objects that follow m_pos, found 64 bytes at a time (string and escape state
+    // from bit masks, then bracket depth), until `budget` bytes from `start` are covered (true)
+    // or something else comes (false); m_pos ends after the last object taken.
+    bool scanBlocks(std::vector<ElementSpan>& out, std::uint64_t start, std::uint64_t budget);
+
     std::string_view m_bytes;
     std::uint64_t m_pos = 0;
     State m_state = State::Scanning;

@@ -12,6 +12,7 @@ struct ReadContext {
     std::function<void(std::uint64_t bytesDone)> progress; // optional, throttled by the caller
     const std::atomic<bool>* cancel = nullptr;
     int device = -1;                                    // device implied by the layout (legacy device_N)
+    std::uint64_t chunkBytes = 0;                       // timeline JSON parsed per chunk; 0: the reader's choice
     bool cancelled() const { return cancel && cancel->load(std::memory_order_relaxed); }
 };
 

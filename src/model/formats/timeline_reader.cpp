@@ -28,6 +28,11 @@ namespace {
 constexpr std::uint64_t kChunkBytes = 2ull << 20;
 constexpr std::uint64_t kProgressBytes = 8ull << 20;
 
+std::uint64_t chunkBytes(const ReadContext& ctx)
+{
+    return ctx.chunkBytes ? ctx.chunkBytes : kChunkBytes;
+}
+
 std::unique_ptr<EventChunkParser> makeChunkParser(std::string_view bytes)
 {
     // The header-only On-Demand API compiles for the build's baseline CPU (the portable kernel on
@@ -47,7 +52,7 @@ std::unique_ptr<EventChunkParser> makeChunkParser(std::string_view bytes)
 class ChunkPipeline {
 public:
     ChunkPipeline(std::string_view bytes, JsonEventScanner& scanner, const ReadContext& ctx)
-        : m_scanner(scanner), m_ctx(ctx)
+        : m_scanner(scanner), m_ctx(ctx), m_chunkBytes(chunkBytes(ctx))
     {
         for (auto& s : m_slots)
             s.parser = makeChunkParser(bytes);
@@ -123,7 +128,7 @@ private:
             return false;
         }
         s.spans.clear();
-        if (!m_scanner.next(s.spans, kChunkBytes))
+        if (!m_scanner.next(s.spans, m_chunkBytes))
             return false;
         s.parser->parse(s.spans, s.batch);
         const std::uint64_t done = s.spans.back().end;
@@ -136,6 +141,7 @@ private:
 
     JsonEventScanner& m_scanner;
     const ReadContext& m_ctx;
+    const std::uint64_t m_chunkBytes;
     Slot m_slots[2];
     std::mutex m_mutex;
     std::condition_variable m_cv;
@@ -164,7 +170,7 @@ FileRecord readTimelineJson(std::string_view bytes, Profile& sink, const ReadCon
 
     TimelineBuilder builder(sink, ctx);
     ChunkPipeline pipeline(bytes, scanner, ctx);
-    const bool threaded = bytes.size() > kChunkBytes && std::thread::hardware_concurrency() > 1;
+    const bool threaded = bytes.size() > chunkBytes(ctx) && std::thread::hardware_concurrency() > 1;
     const bool cancelled = !pipeline.run(threaded, [&](const EventBatch& batch) {
         builder.addBatch(batch);
         if (!batch.events.empty())
