@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace npuscope {
@@ -18,13 +19,40 @@ bool isNotAValue(std::string_view s)
     return s.empty() || s == "N/A" || s == "NA" || s == "n/a" || s == "null" || s == "None" || s == "-";
 }
 
+bool isDigit(char c)
+{
+    return static_cast<unsigned>(c - '0') < 10;
+}
+
+// The 8 bytes at p, when they are all decimal digits.
+bool eightDigits(const char* p, std::uint64_t& word)
+{
+    std::memcpy(&word, p, 8);
+    return (word & 0xF0F0F0F0F0F0F0F0ull) == 0x3030303030303030ull &&
+           ((word + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) == 0x3030303030303030ull;
+}
+
+// The value of 8 decimal digits read as a little-endian word (first digit most significant),
+// combined in pairs, then fours, then the eight.
+std::uint64_t valueOfEightDigits(std::uint64_t word)
+{
+    word -= 0x3030303030303030ull;
+    word = (word * 10) + (word >> 8);
+    return (((word & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
+            (((word >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >>
+           32;
+}
+
 // Decimal text scaled by 10^scaleDigits into an int64, exactly. Handles sign, fraction and
 // an exponent; rounds half away from zero on dropped digits.
 bool parseScaled(std::string_view s, int scaleDigits, std::int64_t& out)
 {
-    s = trimText(s);
-    if (isNotAValue(s))
-        return false;
+    // Timestamps start with a digit: no blanks or placeholder words to look for first.
+    if (s.empty() || !isDigit(s.front()) || !isDigit(s.back())) {
+        s = trimText(s);
+        if (isNotAValue(s))
+            return false;
+    }
     bool negative = false;
     std::size_t i = 0;
     if (s[i] == '+' || s[i] == '-') {
@@ -35,7 +63,11 @@ bool parseScaled(std::string_view s, int scaleDigits, std::int64_t& out)
     {
         std::uint64_t acc = 0;
         std::size_t j = i;
-        while (j < s.size() && s[j] >= '0' && s[j] <= '9')
+        // µs timestamps have 16 digits before the point: take them 8 at a time (more than 19
+        // digits wrap around, but then the general path below reads the text again).
+        for (std::uint64_t word; j + 8 <= s.size() && eightDigits(s.data() + j, word); j += 8)
+            acc = acc * 100000000 + valueOfEightDigits(word);
+        while (j < s.size() && isDigit(s[j]))
             acc = acc * 10 + static_cast<unsigned>(s[j++] - '0');
         const std::size_t nInt = j - i;
         if (nInt > 0 && nInt + static_cast<std::size_t>(scaleDigits) <= 19) {

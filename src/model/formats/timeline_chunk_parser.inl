@@ -105,6 +105,26 @@ bool readBool(od::value v)
     return false;
 }
 
+enum class Key { Other, Ph, Ts, Dur, Name, Cat, Pid, Tid, Args, Id, Bp, BindId, FlowIn, FlowOut };
+
+// The event member a key names, told apart by its first letter first.
+Key keyOf(od::raw_json_string key)
+{
+    switch (key.raw()[0]) {
+    case 'p': return key.unsafe_is_equal("ph") ? Key::Ph : key.unsafe_is_equal("pid") ? Key::Pid : Key::Other;
+    case 't': return key.unsafe_is_equal("ts") ? Key::Ts : key.unsafe_is_equal("tid") ? Key::Tid : Key::Other;
+    case 'd': return key.unsafe_is_equal("dur") ? Key::Dur : Key::Other;
+    case 'n': return key.unsafe_is_equal("name") ? Key::Name : Key::Other;
+    case 'c': return key.unsafe_is_equal("cat") ? Key::Cat : Key::Other;
+    case 'a': return key.unsafe_is_equal("args") ? Key::Args : Key::Other;
+    case 'i': return key.unsafe_is_equal("id") ? Key::Id : Key::Other;
+    case 'b': return key.unsafe_is_equal("bp") ? Key::Bp : key.unsafe_is_equal("bind_id") ? Key::BindId : Key::Other;
+    case 'f':
+        return key.unsafe_is_equal("flow_in") ? Key::FlowIn : key.unsafe_is_equal("flow_out") ? Key::FlowOut : Key::Other;
+    default: return Key::Other;
+    }
+}
+
 // Reads one event object into `ev` (views into the parser's buffers, valid until the next parse).
 simdjson::error_code readEvent(od::object obj, TraceEvent& ev, std::vector<TraceArg>& args)
 {
@@ -113,43 +133,43 @@ simdjson::error_code readEvent(od::object obj, TraceEvent& ev, std::vector<Trace
         if (auto e = std::move(fr).get(f))
             return e;
         ++ev.fields;
-        const od::raw_json_string key = f.key();
+        const Key key = keyOf(f.key());
         od::value v = f.value();
         simdjson::error_code e = simdjson::SUCCESS;
         std::string_view s;
-        if (key.unsafe_is_equal("ph")) {
+        if (key == Key::Ph) {
             e = v.get_string().get(s);
             ev.ph = s.empty() ? '?' : s[0];
-        } else if (key.unsafe_is_equal("ts")) {
+        } else if (key == Key::Ts) {
             ev.hasTs = true;
             ev.tsNs = parseMicrosToNs(unquote(v.raw_json_token())); // on the parsing thread, not in the builder
-        } else if (key.unsafe_is_equal("dur")) {
+        } else if (key == Key::Dur) {
             ev.hasDur = true;
             ev.durNs = parseMicrosToNs(unquote(v.raw_json_token()));
-        } else if (key.unsafe_is_equal("name")) {
+        } else if (key == Key::Name) {
             e = v.get_string().get(ev.name);
             if (e == simdjson::INCORRECT_TYPE) { // a number as a name: keep its text
                 ev.name = trimToken(v.raw_json_token());
                 e = simdjson::SUCCESS;
             }
-        } else if (key.unsafe_is_equal("cat")) {
+        } else if (key == Key::Cat) {
             e = v.get_string().get(ev.cat);
             if (e == simdjson::INCORRECT_TYPE) {
                 ev.cat = trimToken(v.raw_json_token());
                 e = simdjson::SUCCESS;
             }
-        } else if (key.unsafe_is_equal("pid")) {
+        } else if (key == Key::Pid) {
             e = readId(v, ev.pid, ev.pidText);
             ev.hasPid = true;
-        } else if (key.unsafe_is_equal("tid")) {
+        } else if (key == Key::Tid) {
             e = readId(v, ev.tid, ev.tidText);
             ev.hasTid = true;
-        } else if (key.unsafe_is_equal("args")) {
+        } else if (key == Key::Args) {
             od::json_type type;
             e = v.type().get(type);
             if (!e && type == od::json_type::object)
                 e = readArgs(v, ev, args);
-        } else if (key.unsafe_is_equal("id")) {
+        } else if (key == Key::Id) {
             // Kept exactly as written: ids > 2^53 and 64-bit hex strings must not go through a double.
             const std::string_view tok = trimToken(v.raw_json_token());
             ev.idIsString = !tok.empty() && tok.front() == '"';
@@ -158,17 +178,17 @@ simdjson::error_code readEvent(od::object obj, TraceEvent& ev, std::vector<Trace
             else
                 ev.id = tok;
             ev.hasId = true;
-        } else if (key.unsafe_is_equal("bp")) {
+        } else if (key == Key::Bp) {
             e = v.get_string().get(ev.bp);
-        } else if (key.unsafe_is_equal("bind_id")) {
+        } else if (key == Key::BindId) {
             const std::string_view tok = trimToken(v.raw_json_token());
             if (!tok.empty() && tok.front() == '"')
                 e = v.get_string().get(ev.bindId);
             else
                 ev.bindId = tok;
-        } else if (key.unsafe_is_equal("flow_in")) {
+        } else if (key == Key::FlowIn) {
             ev.flowIn = readBool(v) ? 1 : 0;
-        } else if (key.unsafe_is_equal("flow_out")) {
+        } else if (key == Key::FlowOut) {
             ev.flowOut = readBool(v) ? 1 : 0;
         }
         if (e)
