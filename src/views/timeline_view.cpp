@@ -3,10 +3,12 @@
 #include "views/palette.h"
 #include "views/time_format.h"
 
+#include <QElapsedTimer>
 #include <QPainter>
 #include <QPainterPath>
 #include <QScrollBar>
 #include <QTextLayout>
+#include <QTimer>
 
 #include <algorithm>
 #include <cmath>
@@ -53,10 +55,15 @@ TimelineView::TimelineView(SelectionController* sel, QWidget* parent) : QAbstrac
     onSessionChanged();
 }
 
-void TimelineView::onSessionChanged()
+void TimelineView::clearLabelCache() const
 {
     m_labels.clear();
     m_cuts.clear();
+}
+
+void TimelineView::onSessionChanged()
+{
+    clearLabelCache();
     m_layout.build(m_sel->session());
     m_laneRow.assign(m_layout.lanes.size(), -1);
     // Many ranks: only the first one opens expanded, the others are one header each.
@@ -398,6 +405,8 @@ QRectF TimelineView::sliceRect(int rank, std::uint32_t slice) const
 
 void TimelineView::paintEvent(QPaintEvent*)
 {
+    QElapsedTimer clock;
+    clock.start();
     if (m_dirty)
         buildDrawList();
     QPainter p(viewport());
@@ -460,10 +469,22 @@ void TimelineView::paintEvent(QPaintEvent*)
     p.setFont(small);
     const QFontMetrics fm(small);
     if (m_labelPointSize != small.pointSizeF()) {
-        m_labels.clear();
-        m_cuts.clear();
+        clearLabelCache();
         m_labelPointSize = small.pointSizeF();
     }
+    // Laying out a name for the first time costs far more than drawing it: once the frame has
+    // taken its budget, names not yet laid out wait for the next frame, which comes at once.
+    // Every frame lays out at least one, so they all come.
+    bool laidOut = false;
+    m_labelsDeferred = false;
+    auto mayLayOut = [&] {
+        if (laidOut && clock.nsecsElapsed() >= m_labelBudgetNs) {
+            m_labelsDeferred = true;
+            return false;
+        }
+        laidOut = true;
+        return true;
+    };
     for (const DrawItem& it : m_items) {
         if (it.merged || it.rect.width() < 30)
             continue;
@@ -476,6 +497,8 @@ void TimelineView::paintEvent(QPaintEvent*)
         const quint64 key = (static_cast<quint64>(static_cast<std::uint32_t>(lane.rank)) << 32) | name.v;
         auto label = m_labels.find(key);
         if (label == m_labels.end()) {
+            if (!mayLayOut())
+                continue;
             QString text = qstr(prof.str(name));
             const int width = fm.horizontalAdvance(text);
             label = m_labels.insert(key, {text, width, staticLabel(text), {}});
@@ -487,6 +510,8 @@ void TimelineView::paintEvent(QPaintEvent*)
             continue;
         }
         if (label->cutWidth.empty()) {
+            if (!mayLayOut())
+                continue;
             // One layout of the whole name gives every prefix's width.
             QTextLayout layout(label->text, small);
             layout.beginLayout();
@@ -503,10 +528,15 @@ void TimelineView::paintEvent(QPaintEvent*)
         if (keep <= 0)
             continue; // not even the ellipsis fits
         auto cut = m_cuts.find({key, static_cast<int>(keep)});
-        if (cut == m_cuts.end())
+        if (cut == m_cuts.end()) {
+            if (!mayLayOut())
+                continue;
             cut = m_cuts.insert({key, static_cast<int>(keep)}, staticLabel(label->text.left(keep) + QChar(0x2026)));
+        }
         p.drawStaticText(at, *cut);
     }
+    if (m_labelsDeferred)
+        QTimer::singleShot(0, viewport(), qOverload<>(&QWidget::update));
 
     // Selected range, selected task, flows.
     if (auto r = m_sel->selectedRange()) {

@@ -16,6 +16,8 @@
 #include <QStaticText>
 #include <QStringList>
 
+#include <chrono>
+
 #include <vector>
 
 namespace npuscope {
@@ -59,6 +61,11 @@ public:
     double xOf(TimeNs t) const;
     TimeNs timeAt(double x) const;
     QRect contentRect() const; // the slice area of the viewport (right of labels, below ruler)
+
+    // Time a frame may take before names drawn for the first time wait for the next frame
+    // (default 8 ms), and whether the last frame left some for the next.
+    void setLabelBudget(std::chrono::nanoseconds budget) { m_labelBudgetNs = budget.count(); }
+    bool labelsDeferred() const { return m_labelsDeferred; }
 
     QString searchText() const { return m_search; }
     std::size_t matchCount() const { return m_matches.size(); }
@@ -140,6 +147,9 @@ private:
     mutable QHash<quint64, LabelText> m_labels;
     mutable QHash<QPair<quint64, int>, QStaticText> m_cuts; // (name key, characters kept)
     mutable qreal m_labelPointSize = 0;
+    qint64 m_labelBudgetNs = 8'000'000;
+    mutable bool m_labelsDeferred = false;
+    void clearLabelCache() const;
     mutable std::vector<DrawItem> m_items;
     mutable std::vector<int> m_drawnLanes;
     mutable bool m_dirty = true;

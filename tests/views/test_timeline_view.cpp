@@ -233,6 +233,42 @@ private slots:
         QVERIFY(!step.contains(QStringLiteral("Call stack")));
     }
 
+    // Names laid out for the first time wait for the next frame once a frame has used its
+    // budget; the frames that follow draw them, and the picture ends as one drawn without a
+    // budget.
+    void namesPastTheFrameBudgetComeInTheNextFrames()
+    {
+        SelectionController sel;
+        sel.setSession(makeSession());
+        TimelineView whole(&sel);
+        whole.resize(1000, 600);
+        const QImage expected = whole.grab().toImage();
+        QVERIFY(!whole.labelsDeferred());
+
+        TimelineView view(&sel);
+        view.resize(1000, 600);
+        view.setLabelBudget(std::chrono::nanoseconds(0)); // one new name per frame
+        QImage frame = view.grab().toImage();
+        QVERIFY(view.labelsDeferred());
+        QVERIFY(frame != expected);
+        int frames = 1;
+        while (view.labelsDeferred() && frames < 50) {
+            frame = view.grab().toImage();
+            ++frames;
+        }
+        QVERIFY(!view.labelsDeferred());
+        QVERIFY2(frames >= 4, qPrintable(QString::number(frames))); // step, fwd, bwd, MatMul, hcom_allReduce, …
+        QCOMPARE(frame, expected);
+        // In a shown window the next frame is asked for at once.
+        TimelineView shown(&sel);
+        shown.resize(1000, 600);
+        shown.setLabelBudget(std::chrono::nanoseconds(0));
+        shown.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&shown));
+        QTRY_VERIFY(!shown.labelsDeferred());
+        QCOMPARE(shown.grab().toImage(), expected);
+    }
+
     void search()
     {
         SelectionController sel;
