@@ -66,14 +66,31 @@ std::uint32_t ArgTable::addRow(const std::vector<std::pair<NameId, NameId>>& pai
     return endRow(first);
 }
 
+namespace {
+// Copies n <= 11 bytes with fixed-size moves: two that overlap, or single bytes below 4. A
+// memcpy of a variable size is a library call, and there is one per argument.
+void copyShort(char* to, const char* from, std::size_t n)
+{
+    if (n >= 8) {
+        std::memcpy(to, from, 8);
+        std::memcpy(to + n - 8, from + n - 8, 8);
+    } else if (n >= 4) {
+        std::memcpy(to, from, 4);
+        std::memcpy(to + n - 4, from + n - 4, 4);
+    } else {
+        for (std::size_t i = 0; i < n; ++i)
+            to[i] = from[i];
+    }
+}
+} // namespace
+
 void ArgTable::addArg(NameId key, std::string_view value, StringPool& pool)
 {
     Arg& a = args.emplace_back();
     a.key = key;
     if (value.size() <= kInline) {
         a.size = static_cast<std::uint8_t>(value.size());
-        if (!value.empty())
-            std::memcpy(a.text, value.data(), value.size());
+        copyShort(a.text, value.data(), value.size());
     } else {
         const NameId v = pool.intern(value);
         std::memcpy(a.text, &v.v, sizeof v.v);
