@@ -432,14 +432,17 @@ void OperatorDetailView::fillHistogram(const Profile& p, const OpGroupStats& g, 
         auto* line = new QCPItemStraightLine(m_plot);
         line->point1->setCoords(double(m.v) / scale, 0);
         line->point2->setCoords(double(m.v) / scale, 1);
-        line->setPen(QPen(palette().color(QPalette::WindowText), 1, n == 0 ? Qt::SolidLine : Qt::DashLine));
+        line->setPen(QPen(Qt::black, 1, n == 0 ? Qt::SolidLine : Qt::DashLine));
+        useTextColour(line);
         auto* label = new QCPItemText(m_plot);
         label->position->setTypeX(QCPItemPosition::ptPlotCoords);
         label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
         label->position->setCoords(double(m.v) / scale, 0.04 + 0.09 * n);
-        label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
-        label->setPadding(QMargins(3, 0, 0, 0));
-        label->setColor(palette().color(QPalette::WindowText));
+        // Right of its line, or left of it in the right half, so it stays inside the plot.
+        const bool rightHalf = double(m.v) > (double(m_binEdges.front()) + double(m_binEdges.back())) / 2;
+        label->setPositionAlignment((rightHalf ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
+        label->setPadding(rightHalf ? QMargins(0, 0, 3, 0) : QMargins(3, 0, 0, 0));
+        useTextColour(label);
         label->setText(QStringLiteral("%1 %2").arg(QString::fromLatin1(m.name), fmt::duration(double(m.v))));
         ++n;
     }

@@ -19,6 +19,23 @@ void colourAxis(QCPAxis* axis, const QColor& text, const QColor& grid)
     axis->grid()->setZeroLinePen(QPen(grid, 0));
 }
 
+constexpr char kTextColoured[] = "npuscopeTextColoured";
+
+void colourItem(QCPAbstractItem* item, const QColor& text)
+{
+    if (auto* line = qobject_cast<QCPItemStraightLine*>(item)) {
+        QPen pen = line->pen();
+        pen.setColor(text);
+        line->setPen(pen);
+    } else if (auto* line = qobject_cast<QCPItemLine*>(item)) {
+        QPen pen = line->pen();
+        pen.setColor(text);
+        line->setPen(pen);
+    } else if (auto* label = qobject_cast<QCPItemText*>(item)) {
+        label->setColor(text);
+    }
+}
+
 // Re-applies the colours when the palette changes.
 class PaletteFollower : public QObject {
 public:
@@ -61,6 +78,15 @@ void applyPlotPalette(QCustomPlot* plot)
             colourAxis(scale->axis(), text, grid);
         }
     }
+    for (int i = 0; i < plot->itemCount(); ++i)
+        if (plot->item(i)->property(kTextColoured).toBool())
+            colourItem(plot->item(i), text);
+}
+
+void useTextColour(QCPAbstractItem* item)
+{
+    item->setProperty(kTextColoured, true);
+    colourItem(item, item->parentPlot()->palette().color(QPalette::Text));
 }
 
 void followPalette(QCustomPlot* plot)

@@ -7,10 +7,13 @@
 #include "views/selection_controller.h"
 
 #include <QFile>
+#include <QPalette>
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <qcustomplot.h>
 
 using namespace npuscope;
 using M = OperatorRankingModel;
@@ -99,6 +102,43 @@ private slots:
         // No timeline task joined to MatMulV2: neighbours are kernel rows of stream 7 by start.
         QCOMPARE(detail.neighbourNames(),
                  (QStringList{QStringLiteral("mm_a"), QStringLiteral("mm_b"), QStringLiteral("add_0"), QStringLiteral("add_1")}));
+    }
+
+    // The p50/p90/p99 lines and their labels are drawn in the text colour, and follow a theme
+    // switch like the axes.
+    void histogramMarkersFollowThePalette()
+    {
+        SelectionController sel;
+        sel.setSession(m_session);
+        OperatorDetailView detail(&sel);
+        detail.resize(900, 700);
+        detail.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&detail));
+        sel.setSelectedOperator(QStringLiteral("Cast"));
+        QCustomPlot* plot = detail.histogramPlot();
+        auto markerColours = [plot] {
+            QList<QColor> colours;
+            for (int i = 0; i < plot->itemCount(); ++i) {
+                if (auto* line = qobject_cast<QCPItemStraightLine*>(plot->item(i)))
+                    colours << line->pen().color();
+                else if (auto* label = qobject_cast<QCPItemText*>(plot->item(i)))
+                    colours << label->color();
+            }
+            return colours;
+        };
+        const QColor light = plot->palette().color(QPalette::Text);
+        QCOMPARE(markerColours(), QList<QColor>(6, light)); // three lines, three labels
+        QPalette dark = detail.palette();
+        dark.setColor(QPalette::Base, QColor(30, 30, 30));
+        dark.setColor(QPalette::Text, QColor(230, 230, 230));
+        detail.setPalette(dark);
+        QTRY_COMPARE(markerColours(), QList<QColor>(6, QColor(230, 230, 230)));
+        // The dashed p90/p99 lines stay dashed.
+        int dashed = 0;
+        for (int i = 0; i < plot->itemCount(); ++i)
+            if (auto* line = qobject_cast<QCPItemStraightLine*>(plot->item(i)))
+                dashed += line->pen().style() == Qt::DashLine;
+        QCOMPARE(dashed, 2);
     }
 
     void selectionFollowsController()
