@@ -653,6 +653,25 @@ private slots:
         }
     }
 
+    // Elements that are not objects are read one value at a time; the blocks must not look for
+    // the next object across all of them for each one (a million numbers took minutes).
+    void scannerReadsMillionsOfNumbers()
+    {
+        std::string json = "[";
+        for (int i = 0; i < 1000000; ++i)
+            json += "7,";
+        json += std::string(300, ' ') + "{\"ph\":\"X\"}]";
+        JsonEventScanner scanner(json);
+        QVERIFY(scanner.findEventsArray(nullptr));
+        std::vector<ElementSpan> spans;
+        while (scanner.next(spans, 2u << 20)) {
+        }
+        QCOMPARE(scanner.state(), JsonEventScanner::State::Closed);
+        QCOMPARE(spans.size(), std::size_t(1000001));
+        QCOMPARE(scanner.nonObjects(), std::uint64_t(1000000));
+        QCOMPARE(spans.back().begin, std::uint64_t(json.size() - 11)); // {"ph":"X"}]
+    }
+
     void mappedFile()
     {
         std::string err;

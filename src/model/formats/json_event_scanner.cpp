@@ -249,6 +249,14 @@ bool JsonEventScanner::scanBlocks(std::vector<ElementSpan>& out, std::uint64_t s
     std::uint64_t stringCarry = 0; // all ones when the previous block ended inside a string
     unsigned char tail[64];
     for (std::size_t pos = m_pos; pos < n; pos += 64) {
+        // Between objects come a few separators. A whole block outside any object means
+        // something else (a string or a number element, a run of blanks): it is left to the
+        // value-by-value reader, or an array of a million numbers would be scanned to its end
+        // once per number.
+        if (depth == 0 && pos > lastEnd + 64) {
+            m_pos = lastEnd;
+            return false;
+        }
         const unsigned char* p = base + pos;
         std::uint64_t valid = ~std::uint64_t(0);
         if (n - pos < 64) {
