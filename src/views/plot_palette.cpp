@@ -27,10 +27,6 @@ void colourItem(QCPAbstractItem* item, const QColor& text)
         QPen pen = line->pen();
         pen.setColor(text);
         line->setPen(pen);
-    } else if (auto* line = qobject_cast<QCPItemLine*>(item)) {
-        QPen pen = line->pen();
-        pen.setColor(text);
-        line->setPen(pen);
     } else if (auto* label = qobject_cast<QCPItemText*>(item)) {
         label->setColor(text);
     }

@@ -74,7 +74,7 @@ bool parseScaled(std::string_view s, int scaleDigits, std::int64_t& out)
             int nFrac = 0;
             if (j < s.size() && s[j] == '.') {
                 ++j;
-                while (j < s.size() && nFrac < scaleDigits && s[j] >= '0' && s[j] <= '9') {
+                while (j < s.size() && nFrac < scaleDigits && isDigit(s[j])) {
                     acc = acc * 10 + static_cast<unsigned>(s[j++] - '0');
                     ++nFrac;
                 }
