@@ -31,8 +31,22 @@ inline std::uint64_t hashText(std::string_view s) noexcept
         n -= 8;
     }
     if (n > 0) {
-        std::uint64_t w = 0;
-        std::memcpy(&w, p, n);
+        // The last 1-7 bytes are read with whole loads, not byte by byte into a word (whose
+        // 8-byte reload would wait for the byte stores): the last 8 bytes of the text, shifted,
+        // when it is that long; else two overlapping 4-byte or three 1-byte loads.
+        std::uint64_t w;
+        if (s.size() >= 8) {
+            std::memcpy(&w, p + n - 8, 8);
+            w >>= 8 * (8 - n);
+        } else if (n >= 4) {
+            std::uint32_t lo, hi;
+            std::memcpy(&lo, p, 4);
+            std::memcpy(&hi, p + n - 4, 4);
+            w = lo | (static_cast<std::uint64_t>(hi) << 32);
+        } else {
+            w = static_cast<unsigned char>(p[0]) | (static_cast<std::uint64_t>(static_cast<unsigned char>(p[n / 2])) << 8)
+                | (static_cast<std::uint64_t>(static_cast<unsigned char>(p[n - 1])) << 16);
+        }
         h = (h ^ w) * kMul;
         h ^= h >> 29;
     }
