@@ -4,6 +4,7 @@
 // SQLite, which reads the file itself), then finalizes and joins like the loader, so the
 // post-processing of whatever the reader kept is fuzzed too. Where one harness covers several
 // readers, the first byte picks the reader and the rest is the file.
+#include "model/formats/csv.h"
 #include "model/formats/readers.h"
 
 #include <unistd.h>
@@ -41,8 +42,26 @@ void finish(Profile& p)
     (void)p.skippedTotal();
 }
 
+// The CSV block scan must cut every record exactly as the byte-by-byte walk does.
+void compareCsvScans(std::string_view bytes)
+{
+    CsvReader blocks(bytes), walk(bytes, CsvReader::Scan::BytesOnly);
+    for (;;) {
+        const bool a = blocks.next(), b = walk.next();
+        if (a != b)
+            std::abort();
+        if (!a)
+            return;
+        if (blocks.line() != walk.line() || blocks.byteOffset() != walk.byteOffset()
+            || blocks.position() != walk.position() || blocks.terminated() != walk.terminated()
+            || blocks.cells() != walk.cells())
+            std::abort();
+    }
+}
+
 void tableCsv(std::uint8_t pick, std::string_view bytes)
 {
+    compareCsvScans(bytes);
     Profile p;
     const ReadContext ctx = context("fuzz.csv");
     switch (pick % 8) {
@@ -122,8 +141,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (target == Timeline || target == Simplified || target == KernelCsv) {
         Profile p;
         const ReadContext ctx = context("fuzz.input");
-        if (target == KernelCsv)
+        if (target == KernelCsv) {
+            compareCsvScans(all);
             readers::readKernelCsv(all, p, ctx);
+        }
         else if (target == Simplified)
             readers::readSimplifiedTasksJson(all, p, ctx);
         else if (readers::looksLikeSimplifiedTasks(all.substr(0, std::min<std::size_t>(all.size(), 4096))))

@@ -8,8 +8,43 @@ using namespace npuscope;
 
 namespace {
 
+// Everything a reader sees of each record, as text: empty when both scans agree, else where and
+// how they first differ.
+std::string scansDiffer(std::string_view text)
+{
+    CsvReader blocks(text), bytes(text, CsvReader::Scan::BytesOnly);
+    for (int record = 0;; ++record) {
+        const bool a = blocks.next(), b = bytes.next();
+        auto describe = [](const CsvReader& r, bool more) {
+            std::string d = more ? "line " + std::to_string(r.line()) : std::string("end");
+            if (!more)
+                return d;
+            d += " at " + std::to_string(r.byteOffset()) + (r.terminated() ? " (ended by a newline) " : " ")
+                 + "to " + std::to_string(r.position()) + ":";
+            for (auto c : r.cells())
+                d += " [" + std::string(c) + "]";
+            return d;
+        };
+        const std::string da = describe(blocks, a), db = describe(bytes, b);
+        if (da != db)
+            return "record " + std::to_string(record) + ": blocks " + da + "; bytes " + db;
+        if (!a)
+            return {};
+    }
+}
+
 std::vector<std::vector<std::string>> tokenize(std::string_view text, std::vector<std::int64_t>* lines = nullptr)
 {
+    // Both scans must agree on the text as given (short: mostly byte by byte) and with filler
+    // after it, so that the 64-byte blocks cover every record of the text.
+    const std::string differ = scansDiffer(text);
+    const std::string padded = scansDiffer(std::string(text) + "\n" + std::string(200, 'z') + "\n");
+    if (!differ.empty() || !padded.empty())
+        qWarning("%s%s", differ.c_str(), padded.c_str());
+    [&] {
+        QVERIFY(differ.empty());
+        QVERIFY(padded.empty());
+    }();
     std::vector<std::vector<std::string>> out;
     CsvReader r(text);
     while (r.next()) {
@@ -204,6 +239,50 @@ private slots:
         QCOMPARE(p.kernels.device[0], 3);
         QCOMPARE(p.kernels.taskId[0], std::int64_t(-1));
         QCOMPARE(p.kernels.slice[0], kNone);
+    }
+
+    // The block scan against the byte-by-byte walk: every real CSV of the samples, and generated
+    // texts built from the bytes and patterns the quirks are made of.
+    void blockScanReadsAsBytes()
+    {
+        int files = 0;
+        QDirIterator it(QStringLiteral(NPUSCOPE_SAMPLES), {QStringLiteral("*.csv")}, QDir::Files,
+                        QDirIterator::Subdirectories);
+        while (it.hasNext()) {
+            QFile f(it.next());
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            const QByteArray bytes = f.readAll();
+            const std::string differ = scansDiffer(std::string_view(bytes.constData(), bytes.size()));
+            QVERIFY2(differ.empty(), qPrintable(f.fileName() + QStringLiteral(": ") + QString::fromStdString(differ)));
+            ++files;
+        }
+        QVERIFY(files >= 50);
+
+        const char* pieces[] = {",", "\"", "\n", "\r\n", "\t", " ", "abc", "12.5", "\"\"\"2,8193\"\"\"",
+                                "\"a,b\"", "\"\"\"\"\"\"", "\"x\"\"y\"", " \"q\" ", "\"open", "\"\n\"", "\xEF\xBB\xBF"};
+        std::uint64_t state = 0x9E3779B97F4A7C15ull;
+        auto random = [&](std::uint64_t bound) {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            return state % bound;
+        };
+        for (int i = 0; i < 3000; ++i) {
+            std::string text;
+            const std::uint64_t length = random(600);
+            // Mostly well-formed rows, with a quirk now and then.
+            while (text.size() < length) {
+                const std::uint64_t pick = random(100);
+                if (pick < 60)
+                    text += pick % 2 ? "abc," : "7.25,";
+                else if (pick < 70)
+                    text += "\n";
+                else
+                    text += pieces[random(std::size(pieces))];
+            }
+            const std::string differ = scansDiffer(text);
+            QVERIFY2(differ.empty(), qPrintable(QString::fromStdString(differ + " in text " + std::to_string(i))));
+        }
     }
 
     void slicesAppend()

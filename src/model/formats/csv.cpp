@@ -1,11 +1,16 @@
 #include "model/formats/csv.h"
 
+#include "model/formats/block_masks.h"
 #include "model/formats/number_text.h"
 
 #include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace npuscope {
 
@@ -38,13 +43,43 @@ inline std::size_t delimiterAt(const char* d, std::size_t p, std::size_t n)
     return p;
 }
 
+// One 64-byte block as bit masks (bit i: byte i): commas, line feeds and quotes.
+struct CsvMasks {
+    std::uint64_t comma = 0, newline = 0, quote = 0;
+};
+
+inline CsvMasks csvMasksOf(const char* p)
+{
+    CsvMasks m;
+#if defined(__SSE2__)
+    const __m128i comma = _mm_set1_epi8(','), newline = _mm_set1_epi8('\n'), quote = _mm_set1_epi8('"');
+    for (int k = 0; k < 4; ++k) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
+        auto bits = [&](__m128i eq) {
+            return static_cast<std::uint64_t>(static_cast<std::uint16_t>(_mm_movemask_epi8(eq))) << (16 * k);
+        };
+        m.comma |= bits(_mm_cmpeq_epi8(v, comma));
+        m.newline |= bits(_mm_cmpeq_epi8(v, newline));
+        m.quote |= bits(_mm_cmpeq_epi8(v, quote));
+    }
+#else
+    for (int i = 0; i < 64; ++i) {
+        const std::uint64_t bit = std::uint64_t(1) << i;
+        m.comma |= p[i] == ',' ? bit : 0;
+        m.newline |= p[i] == '\n' ? bit : 0;
+        m.quote |= p[i] == '"' ? bit : 0;
+    }
+#endif
+    return m;
+}
+
 // Progress is reported about every 4 MB, cancel checked every 4096 rows.
 constexpr std::uint64_t kProgressStep = 4u << 20;
 constexpr std::uint64_t kCancelRows = 4096;
 
 } // namespace
 
-CsvReader::CsvReader(std::string_view bytes) : m_bytes(bytes)
+CsvReader::CsvReader(std::string_view bytes, Scan scan) : m_bytes(bytes), m_scan(scan)
 {
     if (m_bytes.size() >= 3 && std::memcmp(m_bytes.data(), "\xEF\xBB\xBF", 3) == 0)
         m_pos = 3;
@@ -61,6 +96,86 @@ CsvReader::CsvReader(std::string_view bytes) : m_bytes(bytes)
     m_spans.emplace_back(scratch, begin, length);
 }
 
+bool CsvReader::plainRecord()
+{
+    // Cells are cut at the commas outside quotes of 64-byte blocks, up to the first line feed
+    // outside quotes. Only what the byte-by-byte path would read the same way is taken: cells
+    // without quotes, and cells that are one quoted text followed by nothing but blanks, the
+    // text holding no quote (`"a,b"`) or being one quoted text itself (`"""a,b"""`, read as
+    // `"a,b"`, FORMATS.md §6), and no line feed. Any other record, and one whose blocks would
+    // run past the end of the input, is left to that path (nothing is kept from the attempt).
+    const std::size_t n = m_bytes.size();
+    const char* d = m_bytes.data();
+    std::size_t block = m_pos, cellBegin = m_pos;
+    std::uint64_t inQuotesCarry = 0; // all ones when the previous block ended inside quotes
+    auto bail = [&] {
+        m_cells.clear();
+        return false;
+    };
+    // The cell [cellBegin, end), which holds `cellQuotes` quotes.
+    auto add = [&](std::size_t end, int cellQuotes) {
+        std::size_t b = cellBegin;
+        if (cellQuotes != 0) {
+            while (b < end && (d[b] == ' ' || d[b] == '\t'))
+                ++b;
+            std::size_t last = end; // the last quote, with nothing but blanks after it
+            while (last > b && isTrim(d[last - 1]))
+                --last;
+            --last;
+            if (b >= end || last <= b || d[b] != '"' || d[last] != '"')
+                return false;
+            if (cellQuotes == 2) { // "text"
+                ++b;
+                end = last;
+            } else if (cellQuotes == 6 && last >= b + 5 && d[b + 1] == '"' && d[b + 2] == '"' && d[last - 1] == '"'
+                       && d[last - 2] == '"') { // """text""" reads "text"
+                b += 2;
+                end = last - 1;
+            } else {
+                return false;
+            }
+        }
+        while (b < end && isTrim(d[b]))
+            ++b;
+        while (end > b && isTrim(d[end - 1]))
+            --end;
+        m_cells.emplace_back(d + b, end - b);
+        return true;
+    };
+    int pendingQuotes = 0; // quotes of the current cell in earlier blocks
+    while (block + 64 <= n) {
+        const CsvMasks m = csvMasksOf(d + block);
+        const std::uint64_t inQuotes = prefixXor(m.quote) ^ inQuotesCarry;
+        inQuotesCarry = static_cast<std::uint64_t>(static_cast<std::int64_t>(inQuotes) >> 63);
+        const std::uint64_t newline = m.newline & ~inQuotes;
+        // The block's bits up to and including the record's line feed.
+        const std::uint64_t upTo = newline ? (newline ^ (newline - 1)) : ~std::uint64_t(0);
+        if (m.newline & inQuotes & upTo)
+            return bail(); // a line feed inside quotes
+        std::uint64_t quotes = m.quote & upTo;
+        for (std::uint64_t c = ((m.comma & ~inQuotes) | newline) & upTo; c != 0; c &= c - 1) {
+            const int bit = std::countr_zero(c);
+            const std::uint64_t below = bit == 0 ? 0 : (~std::uint64_t(0) >> (64 - bit));
+            const int cellQuotes = pendingQuotes + std::popcount(quotes & below);
+            quotes &= ~below;
+            pendingQuotes = 0;
+            const std::size_t at = block + static_cast<std::size_t>(bit);
+            if (!add(at, cellQuotes))
+                return bail();
+            cellBegin = at + 1;
+        }
+        if (newline) {
+            m_pos = block + static_cast<std::size_t>(std::countr_zero(newline)) + 1;
+            ++m_line;
+            m_terminated = true;
+            return true;
+        }
+        pendingQuotes += std::popcount(quotes);
+        block += 64;
+    }
+    return bail();
+}
+
 bool CsvReader::next()
 {
     const std::size_t n = m_bytes.size();
@@ -74,6 +189,11 @@ bool CsvReader::next()
             return false;
         m_recordLine = m_line;
         m_recordOffset = m_pos;
+        if (m_scan == Scan::Blocks && plainRecord()) {
+            if (m_cells.size() == 1 && m_cells[0].empty())
+                continue; // a blank line
+            return true;
+        }
         bool endOfRecord = false;
         while (!endOfRecord) {
             // One cell starting at m_pos.
@@ -248,14 +368,6 @@ bool CsvTable::nextRow()
             reason = "row has " + std::to_string(got) + " cells, header has " + std::to_string(m_header.size());
         skipRow(reason);
     }
-}
-
-std::string_view CsvTable::cell(int col) const
-{
-    const auto& c = m_reader.cells();
-    if (col < 0 || static_cast<std::size_t>(col) >= c.size())
-        return {};
-    return c[static_cast<std::size_t>(col)];
 }
 
 void CsvTable::skipRow(const std::string& reason)

@@ -20,7 +20,11 @@ namespace npuscope {
 
 class CsvReader {
 public:
-    explicit CsvReader(std::string_view bytes);
+    // Records are cut 64 bytes at a time where the block scan can read them exactly as the
+    // byte-by-byte walk would, and byte by byte elsewhere; `BytesOnly` walks every record byte by
+    // byte (the reference the block scan is tested against).
+    enum class Scan { Blocks, BytesOnly };
+    explicit CsvReader(std::string_view bytes, Scan scan = Scan::Blocks);
 
     // Reads the next record. Blank lines are skipped. Returns false at the end of the input.
     bool next();
@@ -40,8 +44,11 @@ private:
         Span(bool s, std::size_t b, std::size_t l) : scratch(s), begin(b), length(l) {}
     };
     void finishCell(bool scratch, std::size_t begin, std::size_t length);
+    // The current record when it has no quote: true with the cells set and the record consumed.
+    bool plainRecord();
 
     std::string_view m_bytes;
+    Scan m_scan = Scan::Blocks;
     std::size_t m_pos = 0;
     std::int64_t m_line = 1;
     std::int64_t m_recordLine = 0;
@@ -76,7 +83,12 @@ public:
     // Next row with as many cells as the header; mismatched rows are skipped and reported.
     // Returns false at the end or on cancel (then the record is Partial, note "cancelled").
     bool nextRow();
-    std::string_view cell(int col) const;
+    std::string_view cell(int col) const
+    {
+        const auto& c = m_reader.cells();
+        return col >= 0 && static_cast<std::size_t>(col) < c.size() ? c[static_cast<std::size_t>(col)]
+                                                                    : std::string_view();
+    }
     std::int64_t line() const { return m_reader.line(); }
     std::uint64_t byteOffset() const { return m_reader.byteOffset(); }
 

@@ -1,5 +1,7 @@
 #include "model/formats/json_event_scanner.h"
 
+#include "model/formats/block_masks.h"
+
 #include <array>
 #include <bit>
 #include <cstring>
@@ -133,18 +135,6 @@ std::uint64_t escapedBytes(std::uint64_t backslash, bool& carry)
         backslash &= ~(bit | next); // an escaped backslash escapes nothing
     }
     return escaped;
-}
-
-// Bit i set when an odd number of bits at or below i are set in x.
-std::uint64_t prefixXor(std::uint64_t x)
-{
-    x ^= x << 1;
-    x ^= x << 2;
-    x ^= x << 4;
-    x ^= x << 8;
-    x ^= x << 16;
-    x ^= x << 32;
-    return x;
 }
 
 // Separators between elements: whitespace and commas (a trailing comma before ']' is tolerated).
