@@ -189,8 +189,28 @@ bool parseMillisToNs(std::string_view text, TimeNs& out)
     return parseScaled(text, 6, out);
 }
 
+namespace {
+// Up to 18 plain digits (no blank, sign or other byte) cannot overflow: read them directly and
+// leave everything else to from_chars. False when the text is not of that shape.
+inline bool plainDigits(std::string_view text, std::uint64_t& out)
+{
+    if (text.empty() || text.size() > 18)
+        return false;
+    std::uint64_t v = 0;
+    for (const char c : text) {
+        const unsigned d = static_cast<unsigned char>(c) - unsigned('0');
+        if (d > 9)
+            return false;
+        v = v * 10 + d;
+    }
+    return (out = v), true;
+}
+} // namespace
+
 bool parseInt64(std::string_view text, std::int64_t& out)
 {
+    if (std::uint64_t u; plainDigits(text, u))
+        return (out = static_cast<std::int64_t>(u)), true;
     text = trimText(text);
     if (isNotAValue(text))
         return false;
@@ -205,6 +225,8 @@ bool parseInt64(std::string_view text, std::int64_t& out)
 
 bool parseUInt64(std::string_view text, std::uint64_t& out)
 {
+    if (plainDigits(text, out))
+        return true;
     text = trimText(text);
     if (isNotAValue(text))
         return false;

@@ -5,6 +5,19 @@
 
 
 
+// A string value: a view of the chunk's bytes when the string holds no escape (nothing to
+// unescape), else simdjson's unescaped copy. INCORRECT_TYPE when the value is not a string.
+simdjson::error_code getText(od::value v, std::string_view& out)
+{
+    const std::string_view tok = trimToken(v.raw_json_token());
+    if (tok.size() >= 2 && tok.front() == '"' && tok.back() == '"'
+        && std::memchr(tok.data() + 1, '\\', tok.size() - 2) == nullptr) {
+        out = tok.substr(1, tok.size() - 2);
+        return simdjson::SUCCESS;
+    }
+    return v.get_string().get(out);
+}
+
 // pid/tid: an integer, or a string (numeric strings count as numbers; others get a synthetic id).
 simdjson::error_code readId(od::value v, std::int64_t& num, std::string_view& text)
 {
@@ -59,7 +72,7 @@ simdjson::error_code readArgs(od::value v, TraceEvent& ev, std::vector<TraceArg>
         switch (type) {
         case od::json_type::string:
             a.kind = TraceArg::Kind::String;
-            if (auto e = val.get_string().get(a.value))
+            if (auto e = getText(val, a.value))
                 return e;
             break;
         case od::json_type::number:
@@ -138,7 +151,7 @@ simdjson::error_code readEvent(od::object obj, TraceEvent& ev, std::vector<Trace
         simdjson::error_code e = simdjson::SUCCESS;
         std::string_view s;
         if (key == Key::Ph) {
-            e = v.get_string().get(s);
+            e = getText(v, s);
             ev.ph = s.empty() ? '?' : s[0];
         } else if (key == Key::Ts) {
             ev.hasTs = true;
@@ -147,13 +160,13 @@ simdjson::error_code readEvent(od::object obj, TraceEvent& ev, std::vector<Trace
             ev.hasDur = true;
             ev.durNs = parseMicrosToNs(unquote(v.raw_json_token()));
         } else if (key == Key::Name) {
-            e = v.get_string().get(ev.name);
+            e = getText(v, ev.name);
             if (e == simdjson::INCORRECT_TYPE) { // a number as a name: keep its text
                 ev.name = trimToken(v.raw_json_token());
                 e = simdjson::SUCCESS;
             }
         } else if (key == Key::Cat) {
-            e = v.get_string().get(ev.cat);
+            e = getText(v, ev.cat);
             if (e == simdjson::INCORRECT_TYPE) {
                 ev.cat = trimToken(v.raw_json_token());
                 e = simdjson::SUCCESS;
