@@ -546,6 +546,7 @@ LoadResult loadPlan(const layout::Plan& plan, const LoadOptions& options, Progre
 
 LoadResult loadSession(const std::string& path, const LoadOptions& options)
 {
+    const LoadAllocationScope allocation;
     ProgressSink progress(options.progress);
     progress.stage("Scanning");
     return loadPlan(layout::detect(path), options, progress);
@@ -553,6 +554,7 @@ LoadResult loadSession(const std::string& path, const LoadOptions& options)
 
 LoadResult loadSessions(const std::vector<std::string>& paths, const LoadOptions& options)
 {
+    const LoadAllocationScope allocation;
     if (paths.empty())
         return LoadResult{nullptr, false, "no path given"};
     ProgressSink progress(options.progress);

@@ -5,6 +5,11 @@
 #include <cstdlib>
 #include <fstream>
 #include <limits>
+#include <mutex>
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 namespace npuscope {
 
@@ -76,6 +81,31 @@ std::string formatBytes(std::uint64_t bytes)
     else
         std::snprintf(buf, sizeof buf, "%llu bytes", static_cast<unsigned long long>(bytes));
     return buf;
+}
+
+namespace {
+std::mutex g_loadsMutex;
+int g_loads = 0;
+} // namespace
+
+LoadAllocationScope::LoadAllocationScope()
+{
+    const std::lock_guard lock(g_loadsMutex);
+#if defined(__GLIBC__)
+    if (g_loads == 0)
+        mallopt(M_MMAP_THRESHOLD, 1 << 20);
+#endif
+    ++g_loads;
+}
+
+LoadAllocationScope::~LoadAllocationScope()
+{
+    const std::lock_guard lock(g_loadsMutex);
+#if defined(__GLIBC__)
+    if (g_loads == 1)
+        mallopt(M_MMAP_THRESHOLD, 32 << 20);
+#endif
+    --g_loads;
 }
 
 } // namespace npuscope
