@@ -44,7 +44,8 @@ private:
         Span(bool s, std::size_t b, std::size_t l) : scratch(s), begin(b), length(l) {}
     };
     void finishCell(bool scratch, std::size_t begin, std::size_t length);
-    // The current record when it has no quote: true with the cells set and the record consumed.
+    // The current record by the block scan, when it can read it as the byte walk would: true
+    // with the cells set and the record consumed; false with nothing changed.
     bool plainRecord();
 
     std::string_view m_bytes;

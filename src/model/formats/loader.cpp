@@ -471,6 +471,7 @@ std::string firstFailure(const Session& s)
 
 LoadResult loadPlan(const layout::Plan& plan, const LoadOptions& options, ProgressSink& progress)
 {
+    const LoadAllocationScope allocation;
     LoadResult result;
     if (!plan.error.empty()) {
         result.error = plan.error;
@@ -546,7 +547,6 @@ LoadResult loadPlan(const layout::Plan& plan, const LoadOptions& options, Progre
 
 LoadResult loadSession(const std::string& path, const LoadOptions& options)
 {
-    const LoadAllocationScope allocation;
     ProgressSink progress(options.progress);
     progress.stage("Scanning");
     return loadPlan(layout::detect(path), options, progress);
@@ -554,7 +554,6 @@ LoadResult loadSession(const std::string& path, const LoadOptions& options)
 
 LoadResult loadSessions(const std::vector<std::string>& paths, const LoadOptions& options)
 {
-    const LoadAllocationScope allocation;
     if (paths.empty())
         return LoadResult{nullptr, false, "no path given"};
     ProgressSink progress(options.progress);
