@@ -76,7 +76,7 @@ public:
     void set(std::uint32_t row, const std::string& metricName, double v)
     {
         const int m = metric(metricName);
-        p->kernels.metrics[static_cast<std::size_t>(m)][row] = v;
+        p->kernels.metrics[static_cast<std::size_t>(m)].set(row, v);
     }
 
     // One step_trace_time row (ms).

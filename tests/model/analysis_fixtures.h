@@ -45,7 +45,7 @@ inline std::uint32_t addKernel(Profile& p, const std::string& name, const std::s
     for (auto& col : k.metrics)
         col.push_back(kNaN);
     for (const auto& [m, v] : metrics)
-        k.metrics[k.metricIndex(m)][row] = v;
+        k.metrics[k.metricIndex(m)].set(row, v);
     k.slice.push_back(kNone);
     return row;
 }

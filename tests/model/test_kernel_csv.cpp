@@ -73,11 +73,11 @@ void checkAligned(const Profile& p)
         QCOMPARE(e.size(), n);
 }
 
-int countNaN(const std::vector<double>& v)
+int countNaN(const MetricColumn& v)
 {
     int n = 0;
-    for (double x : v)
-        n += std::isnan(x) ? 1 : 0;
+    for (std::size_t r = 0; r < v.size(); ++r)
+        n += std::isnan(v[r]) ? 1 : 0;
     return n;
 }
 

@@ -371,7 +371,7 @@ private:
                 }
                 it = columnOf.emplace(nameId.v, std::make_pair(m, scale)).first;
             }
-            k.metrics[it->second.first][kr->second] = *v * it->second.second;
+            k.metrics[it->second.first].set(kr->second, *v * it->second.second);
         }
         finish(st, "TASK_PMU_INFO");
     }

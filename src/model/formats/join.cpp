@@ -74,7 +74,7 @@ void joinL2(Profile& p)
         K.metrics.emplace_back(K.size(), kNaN);
         m = static_cast<int>(K.metrics.size() - 1);
     } else {
-        std::fill(K.metrics[static_cast<std::size_t>(m)].begin(), K.metrics[static_cast<std::size_t>(m)].end(), kNaN);
+        K.metrics[static_cast<std::size_t>(m)].fill(kNaN);
     }
     auto& col = K.metrics[static_cast<std::size_t>(m)];
     std::unordered_map<DKey, std::size_t, DKeyHash> seen;
@@ -83,8 +83,9 @@ void joinL2(Profile& p)
         const std::size_t n = seen[k]++;
         auto it = kernelsByKey.find(k);
         if (it != kernelsByKey.end() && n < it->second.size())
-            col[it->second[n]] = l.hitRate;
+            col.set(it->second[n], l.hitRate);
     }
+    col.compact();
 }
 
 } // namespace

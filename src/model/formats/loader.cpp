@@ -370,10 +370,16 @@ std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
         std::jthread worker;
         if (parallel)
             worker = std::jthread([&] {
-                for (std::size_t i : sideFiles) {
+                for (std::size_t n = 0; n < sideFiles.size(); ++n) {
                     if (env.cancelled())
                         break;
-                    readInto(side, i);
+                    readInto(side, sideFiles[n]);
+                    // The kernel table is complete after its last slice: compacted before the
+                    // other side files are read, it holds less memory while the timeline loads.
+                    const auto kindOf = [&](std::size_t k) { return plan.files[sideFiles[k]].kind; };
+                    if (!env.cancelled() && kindOf(n) == layout::FileKind::Kernels
+                        && (n + 1 == sideFiles.size() || kindOf(n + 1) != layout::FileKind::Kernels))
+                        side.kernels.compactMetrics();
                 }
             });
         for (std::size_t i : mainFiles) {
@@ -384,6 +390,7 @@ std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
     } // joins the worker
     if (env.cancelled())
         return discard(std::move(p), std::move(side));
+    p->kernels.compactMetrics();
     if (parallel) {
         const int sideRank = side.rank;
         p->absorbSideTables(std::move(side));

@@ -196,10 +196,11 @@ FileRecord readSimplifiedTasksJson(std::string_view bytes, Profile& sink, const 
         sink.slices.kernel[row] = static_cast<std::uint32_t>(k.size());
         addKernelRow(k, *start, *end - *start, n, aiCore, empty, row);
         const double u = rate(util);
-        k.metrics[mUtil].back() = std::isnan(u) ? kNaN : u * 100.0;
-        k.metrics[mL2].back() = rate(l2);
-        k.metrics[mRead].back() = rd.value_or(kNaN);
-        k.metrics[mWrite].back() = wr.value_or(kNaN);
+        const std::size_t kr = k.size() - 1;
+        k.metrics[mUtil].set(kr, std::isnan(u) ? kNaN : u * 100.0);
+        k.metrics[mL2].set(kr, rate(l2));
+        k.metrics[mRead].set(kr, rd.value_or(kNaN));
+        k.metrics[mWrite].set(kr, wr.value_or(kNaN));
         ++rec.records;
     }
     if (rec.skipped > 0)

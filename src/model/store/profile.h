@@ -13,6 +13,7 @@
 //    range [Track::sliceBegin, Track::sliceEnd).
 #include "model/store/diagnostics.h"
 #include "model/store/ids.h"
+#include "model/store/metric_column.h"
 #include "model/store/string_pool.h"
 
 #include <nlohmann/json.hpp>
@@ -162,8 +163,9 @@ struct KernelTable {
     std::vector<std::int64_t> blockDim, mixBlockDim; // -1 when missing
     // Every other numeric column (PMU metrics, cube_utilization(%), ...) under its header name
     // as written (e.g. "aic_mac_ratio", older files "mac_ratio"). NaN = N/A or empty.
+    // Compacted (MetricColumn::compact) once the table is read.
     std::vector<std::string> metricNames;
-    std::vector<std::vector<double>> metrics; // metrics[m][row]
+    std::vector<MetricColumn> metrics; // metrics[m][row]
     // Unknown text columns, kept: extraNames[c], extra[c][row].
     std::vector<std::string> extraNames;
     std::vector<std::vector<NameId>> extra;
@@ -174,6 +176,11 @@ struct KernelTable {
     int metricIndex(std::initializer_list<const char*> names) const;
     int metricIndex(const std::string& name) const;
     double metric(int m, std::size_t row) const { return m < 0 ? kNaN : metrics[m][row]; }
+    void compactMetrics()
+    {
+        for (auto& m : metrics)
+            m.compact();
+    }
 };
 
 struct SizeBucket {

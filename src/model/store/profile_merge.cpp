@@ -82,13 +82,14 @@ void absorbKernels(KernelTable& into, KernelTable&& k, IdMap& map)
         return cols.back();
     };
     for (std::size_t m = 0; m < k.metricNames.size(); ++m)
-        appendMoved(column(into.metricNames, into.metrics, k.metricNames[m], kNaN), std::move(k.metrics[m]));
+        column(into.metricNames, into.metrics, k.metricNames[m], kNaN).append(std::move(k.metrics[m]));
     for (std::size_t c = 0; c < k.extraNames.size(); ++c)
         appendMoved(column(into.extraNames, into.extra, k.extraNames[c], NameId(0)), std::move(k.extra[c]));
     for (auto& c : into.metrics)
         c.resize(before + added, kNaN);
     for (auto& c : into.extra)
         c.resize(before + added, NameId(0));
+    into.compactMetrics();
 }
 
 } // namespace

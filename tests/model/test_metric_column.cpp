@@ -1,0 +1,210 @@
+// MetricColumn: the kernel table's metric columns, stored as 16-bit codes when they have few
+// distinct values. Every value must read back bit for bit, whatever the storage.
+#include "model/formats/loader.h"
+#include "model/formats/readers.h"
+#include "model/store/metric_column.h"
+
+#include <QtTest>
+
+#include <bit>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <set>
+#include <sstream>
+
+using namespace npuscope;
+
+namespace {
+
+const std::string kSamples = NPUSCOPE_SAMPLES;
+const std::string kPytorch = kSamples + "/msinsight/test/data/pytorch/text";
+
+std::uint64_t bits(double v)
+{
+    return std::bit_cast<std::uint64_t>(v);
+}
+
+// Row r of `col` has the bits of want[r].
+bool sameBits(const MetricColumn& col, const std::vector<double>& want)
+{
+    if (col.size() != want.size())
+        return false;
+    for (std::size_t r = 0; r < want.size(); ++r)
+        if (bits(col[r]) != bits(want[r]))
+            return false;
+    return true;
+}
+
+MetricColumn columnOf(const std::vector<double>& v)
+{
+    MetricColumn c;
+    for (double x : v)
+        c.push_back(x);
+    return c;
+}
+
+std::string slurp(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+} // namespace
+
+class TestMetricColumn : public QObject {
+    Q_OBJECT
+private slots:
+    void compactKeepsEveryBit()
+    {
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        const double inf = std::numeric_limits<double>::infinity();
+        const double tiny = std::numeric_limits<double>::denorm_min();
+        // A NaN with a payload and the negative NaN are other bit patterns than quiet_NaN.
+        const double payloadNan = std::bit_cast<double>(0x7ff8000000000123ull);
+        const double negNan = -nan;
+        std::vector<double> want;
+        for (int i = 0; i < 3000; ++i) {
+            const double pick[] = {0.0, -0.0, nan, payloadNan, negNan, inf, -inf, tiny, 0.1 * (i % 97), 1e300};
+            want.push_back(pick[(i * 7 + i / 13) % 10]);
+        }
+        MetricColumn c = columnOf(want);
+        QVERIFY(!c.coded());
+        const std::size_t before = c.bytes();
+        c.compact();
+        QVERIFY(c.coded());
+        QVERIFY(sameBits(c, want));
+        std::set<std::uint64_t> distinct;
+        for (double v : want)
+            distinct.insert(bits(v));
+        QCOMPARE(c.distinct(), distinct.size());
+        QVERIFY(distinct.size() > 90);
+        QVERIFY2(c.bytes() * 3 < before, (std::to_string(c.bytes()) + " vs " + std::to_string(before)).c_str());
+        c.compact(); // a no-op
+        QVERIFY(sameBits(c, want));
+    }
+
+    void tooManyDistinctStaysDoubles()
+    {
+        std::vector<double> want;
+        std::mt19937_64 rng(11);
+        std::uniform_real_distribution<double> d(0.0, 1.0);
+        for (int i = 0; i < 70000; ++i)
+            want.push_back(d(rng));
+        MetricColumn c = columnOf(want);
+        c.compact();
+        QVERIFY(!c.coded());
+        QVERIFY(sameBits(c, want));
+
+        // Exactly 65,536 distinct values fit 16-bit codes; one more does not.
+        std::vector<double> edge;
+        for (int i = 0; i < 65536 * 2; ++i)
+            edge.push_back((i / 2) * 0.5);
+        MetricColumn e = columnOf(edge);
+        e.compact();
+        QVERIFY(e.coded());
+        QCOMPARE(e.distinct(), std::size_t(65536));
+        QVERIFY(sameBits(e, edge));
+        edge.push_back(-1.0);
+        MetricColumn f = columnOf(edge);
+        f.compact();
+        QVERIFY(!f.coded());
+        QVERIFY(sameBits(f, edge));
+    }
+
+    void writesIntoACodedColumn()
+    {
+        std::vector<double> want{1.0, 2.0, 2.0, 1.0, 3.0};
+        MetricColumn c = columnOf(want);
+        c.compact();
+        QVERIFY(c.coded());
+        c.set(1, 7.5);
+        want[1] = 7.5;
+        c.push_back(4.0);
+        want.push_back(4.0);
+        QVERIFY(!c.coded());
+        QVERIFY(sameBits(c, want));
+        c.compact();
+        c.resize(8, -2.0);
+        want.resize(8, -2.0);
+        QVERIFY(sameBits(c, want));
+        c.compact();
+        c.fill(0.25);
+        QVERIFY(sameBits(c, std::vector<double>(8, 0.25)));
+        c.resize(8, 1.0); // same size: nothing changes
+        QVERIFY(sameBits(c, std::vector<double>(8, 0.25)));
+    }
+
+    void appendMixesStorages()
+    {
+        const std::vector<double> a{1.0, 1.0, 2.0}, b{2.0, 3.0, 3.0, 3.0}, raw{9.0, 8.0};
+        MetricColumn x = columnOf(a), y = columnOf(b), z = columnOf(raw);
+        x.compact();
+        y.compact();
+        QVERIFY(x.coded() && y.coded());
+        x.append(std::move(y)); // different dictionaries
+        x.append(std::move(z)); // doubles after codes
+        QVERIFY(sameBits(x, {1.0, 1.0, 2.0, 2.0, 3.0, 3.0, 3.0, 9.0, 8.0}));
+
+        MetricColumn empty, coded = columnOf(a);
+        coded.compact();
+        empty.append(std::move(coded)); // moved whole: stays coded
+        QVERIFY(empty.coded());
+        QVERIFY(sameBits(empty, a));
+
+        MetricColumn s1 = columnOf(a), s2 = columnOf(a); // same dictionary: codes appended
+        s1.compact();
+        s2.compact();
+        s1.append(std::move(s2));
+        QVERIFY(s1.coded());
+        QVERIFY(sameBits(s1, {1.0, 1.0, 2.0, 1.0, 1.0, 2.0}));
+    }
+
+    // The loader compacts the real kernel_details.csv of a torch_npu rank; each metric reads
+    // as the reader wrote it, bit for bit.
+    void loadedKernelTableIsCompactAndExact()
+    {
+        const std::string dir = kPytorch + "/level1/rank0_ascend_pt";
+        const std::string csv = dir + "/ASCEND_PROFILER_OUTPUT/kernel_details.csv";
+        Profile direct;
+        ReadContext ctx;
+        ctx.file = csv;
+        const std::string bytes = slurp(csv);
+        readers::readKernelCsv(bytes, direct, ctx);
+        const KernelTable& D = direct.kernels;
+        QCOMPARE(D.size(), std::size_t(191));
+        QVERIFY(D.metricNames.size() >= 10);
+
+        const LoadResult r = loadSession(dir);
+        QVERIFY2(r.session, r.error.c_str());
+        const KernelTable& K = r.session->ranks.at(0)->kernels;
+        QCOMPARE(K.size(), D.size());
+        std::size_t coded = 0;
+        for (std::size_t m = 0; m < D.metricNames.size(); ++m) {
+            const int k = K.metricIndex(D.metricNames[m]);
+            QVERIFY2(k >= 0, D.metricNames[m].c_str());
+            const MetricColumn& col = K.metrics[static_cast<std::size_t>(k)];
+            std::vector<double> want;
+            for (std::size_t row = 0; row < D.size(); ++row)
+                want.push_back(D.metrics[m][row]);
+            QVERIFY2(sameBits(col, want), D.metricNames[m].c_str());
+            // Coded exactly when codes take fewer bytes: 2 a row and 8 a distinct value.
+            std::set<std::uint64_t> distinct;
+            for (double v : want)
+                distinct.insert(bits(v));
+            QCOMPARE(col.coded(), distinct.size() * 8 + want.size() * 2 < want.size() * 8);
+            if (col.coded()) {
+                QCOMPARE(col.distinct(), distinct.size());
+                QVERIFY(col.bytes() < want.size() * sizeof(double)); // the doubles were freed
+                ++coded;
+            }
+        }
+        QVERIFY(coded * 2 > D.metricNames.size()); // most columns repeat their values
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMetricColumn)
+#include "test_metric_column.moc"
