@@ -6,9 +6,7 @@
 #include <cmath>
 #include <map>
 #include <set>
-#include <span>
 #include <unordered_map>
-#include <utility>
 
 namespace npuscope::advisor {
 
@@ -338,7 +336,7 @@ void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::vector<char>
 
     struct Window {
         std::uint32_t len = 0;
-        std::span<std::uint32_t> occ; // first positions, non-overlapping within a run (in occAll)
+        std::vector<std::uint32_t> occ; // first positions; non-overlapping within a run
         std::uint32_t lastTmpl = kEmpty, lastEnd = 0;
         Sums all; // over every occurrence
     };
@@ -363,24 +361,11 @@ void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::vector<char>
     trie = U64Map();
     count = {};
     windowOf = {};
-    // Occurrences in every copy of each run, summed as they are listed (in position order). They
-    // are counted first, so that each window's list is a slice of one array filled in order.
-    std::vector<std::size_t> cursor(windows.size(), 0);
-    for (std::uint32_t t = 0; t < tmplOcc.size(); ++t)
-        for (const auto& [wi, i] : tmplOcc[t])
-            cursor[wi] += copies[t];
-    std::size_t occTotal = 0;
-    for (std::size_t wi = 0; wi < windows.size(); ++wi)
-        occTotal += std::exchange(cursor[wi], occTotal);
-    std::vector<std::uint32_t> occAll(occTotal);
-    for (std::size_t wi = 0; wi < windows.size(); ++wi) {
-        const std::size_t end = wi + 1 < windows.size() ? cursor[wi + 1] : occTotal;
-        windows[wi].occ = std::span<std::uint32_t>(occAll.data() + cursor[wi], end - cursor[wi]);
-    }
+    // Occurrences in every copy of each run, summed as they are listed (in position order).
     for (const Run& run : runs)
         for (const auto& [wi, i] : tmplOcc[run.tmpl]) {
             Window& w = windows[wi];
-            occAll[cursor[wi]++] = run.begin + i;
+            w.occ.push_back(run.begin + i);
             addOccurrence(w.all, run.begin + i, w.len);
         }
     tmplOcc.clear();
