@@ -161,6 +161,18 @@ private slots:
         s1.append(std::move(s2));
         QVERIFY(s1.coded());
         QVERIFY(sameBits(s1, {1.0, 1.0, 2.0, 1.0, 1.0, 2.0}));
+
+        // Dictionaries equal as doubles but not as bits: 0.0 and -0.0 stay apart.
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        const std::vector<double> pos{0.0, 0.0, 0.0, 1.0}, neg{-0.0, -0.0, -0.0, 1.0}, nans{nan, nan, nan, 1.0};
+        MetricColumn zp = columnOf(pos), zn = columnOf(neg), zq = columnOf(nans), zr = columnOf(nans);
+        for (MetricColumn* z : {&zp, &zn, &zq, &zr})
+            z->compact();
+        zp.append(std::move(zn));
+        QVERIFY(sameBits(zp, {0.0, 0.0, 0.0, 1.0, -0.0, -0.0, -0.0, 1.0}));
+        zq.append(std::move(zr)); // NaN dictionaries are the same bits
+        QVERIFY(zq.coded());
+        QVERIFY(sameBits(zq, {nan, nan, nan, 1.0, nan, nan, nan, 1.0}));
     }
 
     // The loader compacts the real kernel_details.csv of a torch_npu rank; each metric reads

@@ -40,7 +40,10 @@ void MetricColumn::append(MetricColumn&& other)
         *this = std::move(other);
         return;
     }
-    if (coded() && other.coded() && m_values == other.m_values) {
+    // Same dictionary, compared by bits (0.0 == -0.0 and NaN != NaN as doubles).
+    const auto sameBits = [](double a, double b) { return bitsOf(a) == bitsOf(b); };
+    if (coded() && other.coded()
+        && std::equal(m_values.begin(), m_values.end(), other.m_values.begin(), other.m_values.end(), sameBits)) {
         m_codes.insert(m_codes.end(), other.m_codes.begin(), other.m_codes.end());
         return;
     }
