@@ -2,17 +2,16 @@
 // distinct values. Every value must read back bit for bit, whatever the storage.
 #include "model/formats/loader.h"
 #include "model/formats/readers.h"
+#include "model/io/mapped_file.h"
 #include "model/store/metric_column.h"
 
 #include <QtTest>
 
 #include <bit>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <random>
 #include <set>
-#include <sstream>
 
 using namespace npuscope;
 
@@ -43,14 +42,6 @@ MetricColumn columnOf(const std::vector<double>& v)
     for (double x : v)
         c.push_back(x);
     return c;
-}
-
-std::string slurp(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
 }
 
 } // namespace
@@ -184,8 +175,10 @@ private slots:
         Profile direct;
         ReadContext ctx;
         ctx.file = csv;
-        const std::string bytes = slurp(csv);
-        readers::readKernelCsv(bytes, direct, ctx);
+        std::string error;
+        const auto file = MappedFile::open(csv, &error);
+        QVERIFY2(file, error.c_str());
+        readers::readKernelCsv(file->bytes(), direct, ctx);
         const KernelTable& D = direct.kernels;
         QCOMPARE(D.size(), std::size_t(191));
         QVERIFY(D.metricNames.size() >= 10);

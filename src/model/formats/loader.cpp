@@ -390,12 +390,14 @@ std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
     } // joins the worker
     if (env.cancelled())
         return discard(std::move(p), std::move(side));
-    p->kernels.compactMetrics();
     if (parallel) {
         const int sideRank = side.rank;
         p->absorbSideTables(std::move(side));
         p->rank = sideRank;
     }
+    // Kernel rows read on this thread (SQLite export, simplified JSON) or merged from both;
+    // columns the side thread compacted and moved in whole are left as they are.
+    p->kernels.compactMetrics();
     // The export read, whatever profiler_info's config listed (it may say ["text", "db"]).
     if (useDb)
         p->meta.exportType = "db";

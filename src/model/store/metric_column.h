@@ -12,7 +12,6 @@
 // back into doubles; readers write, then compact once when a table is complete.
 #include <cstddef>
 #include <cstdint>
-#include <initializer_list>
 #include <vector>
 
 namespace npuscope {
@@ -21,7 +20,6 @@ class MetricColumn {
 public:
     MetricColumn() = default;
     MetricColumn(std::size_t rows, double value) : m_raw(rows, value) {}
-    MetricColumn(std::initializer_list<double> values) : m_raw(values) {}
 
     std::size_t size() const { return coded() ? m_codes.size() : m_raw.size(); }
     bool empty() const { return size() == 0; }

@@ -89,7 +89,6 @@ void absorbKernels(KernelTable& into, KernelTable&& k, IdMap& map)
         c.resize(before + added, kNaN);
     for (auto& c : into.extra)
         c.resize(before + added, NameId(0));
-    into.compactMetrics();
 }
 
 } // namespace
