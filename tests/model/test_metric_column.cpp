@@ -49,7 +49,7 @@ MetricColumn columnOf(const std::vector<double>& v)
 class TestMetricColumn : public QObject {
     Q_OBJECT
 private slots:
-    void compactKeepsEveryBit()
+    void codedAsAppendedKeepsEveryBit()
     {
         const double nan = std::numeric_limits<double>::quiet_NaN();
         const double inf = std::numeric_limits<double>::infinity();
@@ -62,20 +62,35 @@ private slots:
             const double pick[] = {0.0, -0.0, nan, payloadNan, negNan, inf, -inf, tiny, 0.1 * (i % 97), 1e300};
             want.push_back(pick[(i * 7 + i / 13) % 10]);
         }
-        MetricColumn c = columnOf(want);
-        QVERIFY(!c.coded());
-        const std::size_t before = c.bytes();
-        c.compact();
-        QVERIFY(c.coded());
-        QVERIFY(sameBits(c, want));
         std::set<std::uint64_t> distinct;
         for (double v : want)
             distinct.insert(bits(v));
-        QCOMPARE(c.distinct(), distinct.size());
         QVERIFY(distinct.size() > 90);
-        QVERIFY2(c.bytes() * 3 < before, (std::to_string(c.bytes()) + " vs " + std::to_string(before)).c_str());
+
+        MetricColumn c = columnOf(want); // coded while appended
+        QVERIFY(c.coded());
+        QVERIFY(sameBits(c, want));
+        QCOMPARE(c.distinct(), distinct.size());
+        c.compact(); // frees the lookup index
+        QVERIFY(c.coded());
+        QVERIFY(sameBits(c, want));
+        const std::size_t raw = want.size() * sizeof(double);
+        // 2 bytes a row (spare capacity from growing included) and 8 a distinct value.
+        QVERIFY2(c.bytes() * 2 < raw, (std::to_string(c.bytes()) + " vs " + std::to_string(raw)).c_str());
         c.compact(); // a no-op
         QVERIFY(sameBits(c, want));
+
+        // A column of doubles (written row by row) is coded by compact().
+        MetricColumn d(want.size(), 0.0);
+        for (std::size_t r = 0; r < want.size(); ++r)
+            d.set(r, want[r]);
+        QVERIFY(!d.coded());
+        const std::size_t before = d.bytes();
+        d.compact();
+        QVERIFY(d.coded());
+        QCOMPARE(d.distinct(), distinct.size());
+        QVERIFY(sameBits(d, want));
+        QVERIFY(d.bytes() * 3 < before);
     }
 
     void tooManyDistinctStaysDoubles()
@@ -85,7 +100,9 @@ private slots:
         std::uniform_real_distribution<double> d(0.0, 1.0);
         for (int i = 0; i < 70000; ++i)
             want.push_back(d(rng));
-        MetricColumn c = columnOf(want);
+        MetricColumn c = columnOf(want); // turns into doubles at the 65,537th value
+        QVERIFY(!c.coded());
+        QVERIFY(sameBits(c, want));
         c.compact();
         QVERIFY(!c.coded());
         QVERIFY(sameBits(c, want));
@@ -100,10 +117,34 @@ private slots:
         QCOMPARE(e.distinct(), std::size_t(65536));
         QVERIFY(sameBits(e, edge));
         edge.push_back(-1.0);
+        e.push_back(-1.0);
+        QVERIFY(!e.coded());
+        QVERIFY(sameBits(e, edge));
         MetricColumn f = columnOf(edge);
         f.compact();
         QVERIFY(!f.coded());
         QVERIFY(sameBits(f, edge));
+        // The same limits when doubles are compacted.
+        MetricColumn g(edge.size() - 1, 0.0), h(edge.size(), 0.0);
+        for (std::size_t r = 0; r < edge.size(); ++r) {
+            if (r + 1 < edge.size())
+                g.set(r, edge[r]);
+            h.set(r, edge[r]);
+        }
+        g.compact();
+        h.compact();
+        QVERIFY(g.coded());
+        QVERIFY(!h.coded());
+        QVERIFY(sameBits(h, edge));
+        edge.pop_back();
+        QVERIFY(sameBits(g, edge));
+
+        // More distinct values than 3/4 of the rows: codes would not be smaller.
+        MetricColumn few = columnOf({1.0, 2.0, 3.0, 4.0});
+        QVERIFY(few.coded());
+        few.compact();
+        QVERIFY(!few.coded());
+        QVERIFY(sameBits(few, {1.0, 2.0, 3.0, 4.0}));
     }
 
     void writesIntoACodedColumn()
@@ -112,21 +153,31 @@ private slots:
         MetricColumn c = columnOf(want);
         c.compact();
         QVERIFY(c.coded());
-        c.set(1, 7.5);
-        want[1] = 7.5;
-        c.push_back(4.0);
+        c.push_back(4.0); // appends keep the codes
         want.push_back(4.0);
+        QVERIFY(c.coded());
+        QVERIFY(sameBits(c, want));
+        c.resize(9, 2.0);
+        want.resize(9, 2.0);
+        QVERIFY(c.coded());
+        QVERIFY(sameBits(c, want));
+        c.set(1, 7.5); // a write turns it into doubles
+        want[1] = 7.5;
         QVERIFY(!c.coded());
         QVERIFY(sameBits(c, want));
         c.compact();
-        c.resize(8, -2.0);
-        want.resize(8, -2.0);
+        QVERIFY(c.coded());
+        c.resize(11, -2.0);
+        want.resize(11, -2.0);
+        QVERIFY(sameBits(c, want));
+        c.resize(4, 0.0);
+        want.resize(4);
         QVERIFY(sameBits(c, want));
         c.compact();
         c.fill(0.25);
-        QVERIFY(sameBits(c, std::vector<double>(8, 0.25)));
-        c.resize(8, 1.0); // same size: nothing changes
-        QVERIFY(sameBits(c, std::vector<double>(8, 0.25)));
+        QVERIFY(sameBits(c, std::vector<double>(4, 0.25)));
+        c.resize(4, 1.0); // same size: nothing changes
+        QVERIFY(sameBits(c, std::vector<double>(4, 0.25)));
     }
 
     void appendMixesStorages()
@@ -136,9 +187,16 @@ private slots:
         x.compact();
         y.compact();
         QVERIFY(x.coded() && y.coded());
-        x.append(std::move(y)); // different dictionaries
+        z.expand();
+        x.append(std::move(y)); // different dictionaries: coded again
+        QVERIFY(x.coded());
         x.append(std::move(z)); // doubles after codes
+        QVERIFY(x.coded());
         QVERIFY(sameBits(x, {1.0, 1.0, 2.0, 2.0, 3.0, 3.0, 3.0, 9.0, 8.0}));
+        MetricColumn w(2, 5.0);
+        w.append(columnOf(a)); // codes after doubles
+        QVERIFY(!w.coded());
+        QVERIFY(sameBits(w, {5.0, 5.0, 1.0, 1.0, 2.0}));
 
         MetricColumn empty, coded = columnOf(a);
         coded.compact();
@@ -203,7 +261,8 @@ private slots:
             QCOMPARE(col.coded(), distinct.size() * 8 + want.size() * 2 < want.size() * 8);
             if (col.coded()) {
                 QCOMPARE(col.distinct(), distinct.size());
-                QVERIFY(col.bytes() < want.size() * sizeof(double)); // the doubles were freed
+                // Codes (with the reader's spare capacity) and the distinct values only.
+                QVERIFY(col.bytes() <= want.size() * 2 * 5 / 4 + 64 + col.distinct() * sizeof(double));
                 ++coded;
             }
         }

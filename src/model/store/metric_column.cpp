@@ -8,6 +8,7 @@ namespace npuscope {
 namespace {
 
 constexpr std::size_t kMaxDistinct = std::size_t(1) << 16;
+constexpr std::uint32_t kNoCode = ~0u;
 
 std::uint64_t bitsOf(double v)
 {
@@ -21,10 +22,78 @@ std::size_t slotOf(std::uint64_t bits, std::size_t mask)
 
 } // namespace
 
+void MetricColumn::rehash(std::size_t slots)
+{
+    m_slots.assign(slots, 0);
+    const std::size_t mask = slots - 1;
+    for (std::size_t c = 0; c < m_values.size(); ++c) {
+        std::size_t s = slotOf(bitsOf(m_values[c]), mask);
+        while (m_slots[s] != 0)
+            s = (s + 1) & mask;
+        m_slots[s] = static_cast<std::uint32_t>(c + 1);
+    }
+}
+
+// Open addressing over the distinct values, kept at most half full; it starts small so that
+// columns of a few values stay in cache.
+std::uint32_t MetricColumn::codeOf(std::uint64_t bits)
+{
+    if (m_slots.empty()) // first value, or appending again after compact()
+        rehash(std::max<std::size_t>(1024, std::bit_ceil(2 * m_values.size() + 2)));
+    const std::size_t mask = m_slots.size() - 1;
+    std::size_t s = slotOf(bits, mask);
+    while (m_slots[s] != 0 && bitsOf(m_values[m_slots[s] - 1]) != bits)
+        s = (s + 1) & mask;
+    if (m_slots[s] != 0)
+        return m_slots[s] - 1;
+    m_values.push_back(std::bit_cast<double>(bits));
+    m_slots[s] = static_cast<std::uint32_t>(m_values.size());
+    if (m_values.size() * 2 > m_slots.size())
+        rehash(m_slots.size() * 2);
+    return static_cast<std::uint32_t>(m_values.size() - 1);
+}
+
+void MetricColumn::pushCoded(double v)
+{
+    const std::uint64_t bits = bitsOf(v);
+    if (bits != m_lastBits || m_lastCode == kNoCode) {
+        const std::uint32_t code = codeOf(bits);
+        if (code >= kMaxDistinct) {
+            // A 65,537th value: doubles from now on.
+            m_values.pop_back();
+            const std::size_t capacity = m_codes.capacity();
+            expand();
+            m_manyValues = true;
+            m_raw.reserve(capacity);
+            m_raw.push_back(v);
+            return;
+        }
+        m_lastCode = code;
+        m_lastBits = bits;
+    }
+    m_codes.push_back(static_cast<std::uint16_t>(m_lastCode));
+}
+
+void MetricColumn::resize(std::size_t rows, double v)
+{
+    if (!m_wide && rows > size()) {
+        m_codes.reserve(rows);
+        while (size() < rows && !m_wide)
+            pushCoded(v);
+    }
+    if (rows == size())
+        return;
+    expand();
+    m_raw.resize(rows, v);
+}
+
 void MetricColumn::expand()
 {
-    if (!coded())
+    m_slots = std::vector<std::uint32_t>();
+    m_lastCode = kNoCode;
+    if (m_wide)
         return;
+    m_wide = true;
     std::vector<double> raw;
     raw.reserve(m_codes.size());
     for (const std::uint16_t c : m_codes)
@@ -40,66 +109,61 @@ void MetricColumn::append(MetricColumn&& other)
         *this = std::move(other);
         return;
     }
-    // Same dictionary, compared by bits (0.0 == -0.0 and NaN != NaN as doubles).
-    const auto sameBits = [](double a, double b) { return bitsOf(a) == bitsOf(b); };
-    if (coded() && other.coded()
-        && std::equal(m_values.begin(), m_values.end(), other.m_values.begin(), other.m_values.end(), sameBits)) {
-        m_codes.insert(m_codes.end(), other.m_codes.begin(), other.m_codes.end());
+    if (!m_wide) {
+        // Same dictionary, compared by bits (0.0 == -0.0 and NaN != NaN as doubles): codes as
+        // they are; else each value is coded again.
+        const auto sameBits = [](double a, double b) { return bitsOf(a) == bitsOf(b); };
+        if (other.coded()
+            && std::equal(m_values.begin(), m_values.end(), other.m_values.begin(), other.m_values.end(), sameBits)) {
+            m_codes.insert(m_codes.end(), other.m_codes.begin(), other.m_codes.end());
+            return;
+        }
+        m_codes.reserve(size() + other.size());
+        for (std::size_t r = 0; r < other.size(); ++r)
+            push_back(other[r]);
         return;
     }
-    expand();
-    other.expand();
-    m_raw.insert(m_raw.end(), other.m_raw.begin(), other.m_raw.end());
+    m_raw.reserve(size() + other.size());
+    for (std::size_t r = 0; r < other.size(); ++r)
+        m_raw.push_back(other[r]);
 }
 
 void MetricColumn::compact()
 {
-    if (coded() || m_raw.empty())
+    if (!m_wide) {
+        m_slots = std::vector<std::uint32_t>();
+        m_lastCode = kNoCode;
+        // Codes pay off while 2 bytes a row plus 8 a distinct value stay under 8 bytes a row.
+        const std::size_t n = m_codes.size();
+        if (n && m_values.size() > (3 * n - 1) / 4)
+            expand();
+        else
+            m_values.shrink_to_fit();
         return;
-    // Open addressing over the distinct values found so far (slot = code + 1, 0 = empty), kept at
-    // most half full; it starts small so that columns of a few values stay in cache.
-    // Codes pay off while 2 bytes a row plus 8 a distinct value stay under 8 bytes a row.
+    }
+    if (m_raw.empty() || m_manyValues)
+        return;
     const std::size_t n = m_raw.size();
     const std::size_t maxDistinct = std::min(kMaxDistinct, (3 * n - 1) / 4);
-    std::vector<std::uint32_t> slots(1024, 0);
-    std::size_t mask = slots.size() - 1;
-    std::vector<double> values;
-    std::vector<std::uint16_t> codes(n);
-    std::uint64_t lastBits = bitsOf(m_raw[0]) ^ 1; // differs from the first value
-    std::uint16_t lastCode = 0;
+    MetricColumn coded;
+    coded.m_codes.reserve(n);
     for (std::size_t r = 0; r < n; ++r) {
         const std::uint64_t bits = bitsOf(m_raw[r]);
-        if (bits != lastBits) {
-            std::size_t s = slotOf(bits, mask);
-            while (slots[s] != 0 && bitsOf(values[slots[s] - 1]) != bits)
-                s = (s + 1) & mask;
-            if (slots[s] == 0) {
-                if (values.size() == maxDistinct)
-                    return; // too many distinct values: stays as doubles
-                values.push_back(m_raw[r]);
-                slots[s] = static_cast<std::uint32_t>(values.size());
-                if (values.size() * 2 > slots.size()) {
-                    slots.assign(slots.size() * 2, 0);
-                    mask = slots.size() - 1;
-                    for (std::size_t c = 0; c < values.size(); ++c) {
-                        std::size_t t = slotOf(bitsOf(values[c]), mask);
-                        while (slots[t] != 0)
-                            t = (t + 1) & mask;
-                        slots[t] = static_cast<std::uint32_t>(c + 1);
-                    }
-                }
-                lastCode = static_cast<std::uint16_t>(values.size() - 1);
-            } else {
-                lastCode = static_cast<std::uint16_t>(slots[s] - 1);
+        if (bits != coded.m_lastBits || coded.m_lastCode == kNoCode) {
+            const std::size_t before = coded.m_values.size();
+            coded.m_lastCode = coded.codeOf(bits);
+            coded.m_lastBits = bits;
+            if (coded.m_values.size() > before && coded.m_values.size() > maxDistinct) {
+                m_manyValues = true; // stays as doubles
+                return;
             }
-            lastBits = bits;
         }
-        codes[r] = lastCode;
+        coded.m_codes.push_back(static_cast<std::uint16_t>(coded.m_lastCode));
     }
-    values.shrink_to_fit();
-    m_codes = std::move(codes);
-    m_values = std::move(values);
-    m_raw = std::vector<double>(); // frees it (assigning {} would keep the capacity)
+    coded.m_values.shrink_to_fit();
+    coded.m_slots = std::vector<std::uint32_t>();
+    coded.m_lastCode = kNoCode;
+    *this = std::move(coded);
 }
 
 } // namespace npuscope

@@ -1,15 +1,18 @@
 #pragma once
 // One metric column of the kernel table (a PMU ratio, a counter, a bandwidth), one double per row.
 //
-// Readers append doubles. compact() then stores the column as 16-bit codes into a table of its
-// distinct values when it has at most 65,536 of them, which most PMU columns have (ratios with
-// three decimals, counters that repeat, half of the cells 0 or N/A): 2 bytes per row instead of 8,
-// plus 8 per distinct value (so a column coded holds fewer than 3/4 as many values as rows).
+// Most PMU columns have few distinct values (ratios with three decimals, counters that repeat,
+// half of the cells 0 or N/A), so a column is stored as 16-bit codes into a table of its distinct
+// values: 2 bytes per row instead of 8, plus 8 per distinct value. Appended values are coded as
+// they come, so the doubles of a large table are never written out. A column that reaches 65,537
+// distinct values turns into doubles and stays so. compact() ends the appends: it frees the
+// lookup index, and a coded column whose codes take more bytes than doubles would (more distinct
+// values than 3/4 of its rows) turns into doubles.
 // Values are told apart by bit pattern, so every double, NaN and -0.0 included, reads back as it
-// was written. A column with more distinct values stays as doubles.
+// was written.
 //
-// Reading is `col[row]`. Writing into a compacted column (set, fill, push_back) first turns it
-// back into doubles; readers write, then compact once when a table is complete.
+// Reading is `col[row]`. Writing a row (set) or refilling (fill) turns a column into doubles;
+// push_back, resize and append keep the codes.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -19,7 +22,7 @@ namespace npuscope {
 class MetricColumn {
 public:
     MetricColumn() = default;
-    MetricColumn(std::size_t rows, double value) : m_raw(rows, value) {}
+    MetricColumn(std::size_t rows, double value) : m_raw(rows, value), m_wide(true) {}
 
     std::size_t size() const { return coded() ? m_codes.size() : m_raw.size(); }
     bool empty() const { return size() == 0; }
@@ -28,30 +31,28 @@ public:
     bool coded() const { return !m_values.empty(); }
     // Distinct values of a coded column, else 0.
     std::size_t distinct() const { return m_values.size(); }
-    // Bytes held, capacity included.
+    // Bytes held, capacity and the appends' lookup index included.
     std::size_t bytes() const
     {
         return m_raw.capacity() * sizeof(double) + m_codes.capacity() * sizeof(std::uint16_t)
-               + m_values.capacity() * sizeof(double);
+               + m_values.capacity() * sizeof(double) + m_slots.capacity() * sizeof(std::uint32_t);
     }
 
     void reserve(std::size_t rows)
     {
-        if (!coded())
+        if (m_wide)
             m_raw.reserve(rows);
+        else
+            m_codes.reserve(rows);
     }
     void push_back(double v)
     {
-        expand();
-        m_raw.push_back(v);
+        if (m_wide)
+            m_raw.push_back(v);
+        else
+            pushCoded(v);
     }
-    void resize(std::size_t rows, double v)
-    {
-        if (rows == size())
-            return;
-        expand();
-        m_raw.resize(rows, v);
-    }
+    void resize(std::size_t rows, double v);
     void set(std::size_t row, double v)
     {
         expand();
@@ -64,16 +65,24 @@ public:
     }
     // Appends `other`'s rows (moved when this column is empty).
     void append(MetricColumn&& other);
-    // Stores the column as codes when that takes fewer bytes and it has at most 65,536 distinct
-    // values; a no-op when it is coded already or empty.
+    // Ends the appends (see above); a column of doubles is coded when that is smaller.
     void compact();
     // Back to one double per row.
     void expand();
 
 private:
-    std::vector<double> m_raw;           // one value per row, when not coded
-    std::vector<std::uint16_t> m_codes;  // one code per row, when coded
-    std::vector<double> m_values;        // the distinct values the codes index
+    void pushCoded(double v);
+    std::uint32_t codeOf(std::uint64_t bits); // adds a value not seen yet
+    void rehash(std::size_t slots);
+
+    std::vector<double> m_raw;            // one value per row, when not coded
+    std::vector<std::uint16_t> m_codes;   // one code per row, when coded
+    std::vector<double> m_values;         // the distinct values the codes index
+    std::vector<std::uint32_t> m_slots;   // while appending: open addressing, code + 1 (0 = free)
+    std::uint64_t m_lastBits = 0;         // the last value appended, and its code
+    std::uint32_t m_lastCode = ~0u;
+    bool m_wide = false;                  // stored as doubles (written, or too many values)
+    bool m_manyValues = false;            // too many distinct values for codes: compact() skips
 };
 
 } // namespace npuscope
