@@ -6,6 +6,7 @@
 #include "advisor/advisor.h"
 #include "model/analysis/atomic_file.h"
 #include "model/formats/loader.h"
+#include "model/io/memory_budget.h"
 #include "views/report_pdf.h"
 
 #include <QGuiApplication>
@@ -104,6 +105,8 @@ int advise(const Args& args)
         }
     }
 
+    // The rules reuse the heap memory the load freed (see LoadAllocationScope).
+    const LoadAllocationScope heapReuse;
     LoadOptions lo;
     lo.prefer = prefer;
     const LoadResult loaded = loadSession(path, lo);

@@ -15,6 +15,7 @@
 #include "bench/db_bench.h"
 #include "bench/reference_scanners.h"
 #include "model/formats/loader.h"
+#include "model/io/memory_budget.h"
 #include "model/io/mapped_file.h"
 
 #include <malloc.h>
@@ -271,6 +272,7 @@ int bench(const Args& args)
     // (e) The advisor end to end, as `npuscope advise` runs it: load the folder, then every rule.
     const Measure advise = inChild([&](Measure& m) {
         const auto t0 = std::chrono::steady_clock::now();
+        const LoadAllocationScope heapReuse; // as `npuscope advise` runs it
         const LoadResult r = loadSession(dir.string(), LoadOptions{});
         if (!r.session) {
             std::snprintf(m.error, sizeof m.error, "%s", r.error.c_str());

@@ -2,6 +2,7 @@
 // merges identical findings across ranks and orders the report.
 #include "advisor/advisor.h"
 #include "advisor/rule_context.h"
+#include "model/io/memory_budget.h"
 #include "model/io/parallel.h"
 
 #include <algorithm>
@@ -346,6 +347,7 @@ std::vector<RuleInfo> ruleCatalog()
 
 AdvisorReport runAdvisor(const Session& session, const Thresholds& th, const std::atomic<bool>* cancel)
 {
+    const LoadAllocationScope heapReuse; // the rules' working memory is reused from rule to rule
     AdvisorReport rep;
     rep.warnings = th.warnings();
     rep.overrides = th.overrides();

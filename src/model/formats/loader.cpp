@@ -285,6 +285,7 @@ std::shared_ptr<Profile> discard(std::shared_ptr<Profile> p, Profile side = {})
     std::thread([p = std::move(p), side = std::move(side)]() mutable {
         p.reset();
         side = Profile();
+        releaseFreeHeap();
     }).detach();
     return nullptr;
 }
@@ -374,13 +375,17 @@ std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
                     if (env.cancelled())
                         break;
                     readInto(side, sideFiles[n]);
-                    // The kernel table is complete after its last slice: compacted before the
-                    // other side files are read, it holds less memory while the timeline loads.
+                    // The kernel table is complete after its last slice: compacted (lookup indexes
+                    // freed) before the other side files are read.
                     const auto kindOf = [&](std::size_t k) { return plan.files[sideFiles[k]].kind; };
                     if (!env.cancelled() && kindOf(n) == layout::FileKind::Kernels
                         && (n + 1 == sideFiles.size() || kindOf(n + 1) != layout::FileKind::Kernels))
                         side.kernels.compactMetrics();
                 }
+                // What the side files freed (the communication files' trees, the kernel rows'
+                // keys) would stay resident to the end of the load: the timeline's remaining
+                // work reuses little of it. 100 MB benchmark profile: peak 124 -> 100 MB.
+                releaseFreeHeap();
             });
         for (std::size_t i : mainFiles) {
             if (env.cancelled())

@@ -92,8 +92,10 @@ LoadAllocationScope::LoadAllocationScope()
 {
     const std::lock_guard lock(g_loadsMutex);
 #if defined(__GLIBC__)
-    if (g_loads == 0)
-        mallopt(M_MMAP_THRESHOLD, 1 << 20);
+    if (g_loads == 0) {
+        mallopt(M_MMAP_MAX, 0);
+        mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
+    }
 #endif
     ++g_loads;
 }
@@ -102,10 +104,21 @@ LoadAllocationScope::~LoadAllocationScope()
 {
     const std::lock_guard lock(g_loadsMutex);
 #if defined(__GLIBC__)
-    if (g_loads == 1)
+    if (g_loads == 1) {
+        mallopt(M_MMAP_MAX, 65536); // glibc's default
         mallopt(M_MMAP_THRESHOLD, 32 << 20);
+        mallopt(M_TRIM_THRESHOLD, 128 << 10); // glibc's default
+        malloc_trim(0);
+    }
 #endif
     --g_loads;
+}
+
+void releaseFreeHeap()
+{
+#if defined(__GLIBC__)
+    malloc_trim(0);
+#endif
 }
 
 } // namespace npuscope

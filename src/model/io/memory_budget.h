@@ -20,12 +20,15 @@ std::uint64_t estimatedHeapBytes(std::string_view kind, std::uint64_t fileBytes)
 // "3.2 GiB", "12 MiB", "800 KiB", "12 bytes".
 std::string formatBytes(std::uint64_t bytes);
 
-// While a load runs, heap blocks of 1 MiB and more get pages of their own and go back to the
-// system when freed. Otherwise glibc keeps them in the heap (once a large block has been freed it
-// raises that limit, up to 32 MiB), where a load's freed working buffers (event batches, sort
-// buffers) stay resident: about 14 MB of a 100 MB load's peak. When no load runs the limit is
-// 32 MiB, so that the views' per-frame buffers are reused instead of mapped and faulted in again
-// every frame. Nested and concurrent scopes share the one setting. Does nothing outside glibc.
+// While a load or an advisor run is in progress, the memory it frees stays in the process and
+// is reused by its later allocations: no block gets pages of its own (they would be unmapped when
+// freed) and the heap is not trimmed. A fresh page costs a fault and clearing (about 10 µs each on
+// the development machine); reuse cost the 1 GB benchmark profile's load a third fewer faults and
+// halved the advisor rules' time. When the last scope ends, free heap memory goes back to the
+// system (malloc_trim) and the idle limits return: blocks of 32 MiB and more get pages of their
+// own, smaller ones stay in the heap, so the views' per-frame buffers are reused instead of
+// faulted in again every frame. Nested and concurrent scopes share the one setting. Does nothing
+// outside glibc.
 class LoadAllocationScope {
 public:
     LoadAllocationScope();
@@ -33,5 +36,9 @@ public:
     LoadAllocationScope(const LoadAllocationScope&) = delete;
     LoadAllocationScope& operator=(const LoadAllocationScope&) = delete;
 };
+
+// Gives free heap memory back to the system now, scope or not: after a stage whose freed memory
+// the rest of the work would not reuse, or after a scope ended (a cancelled load's tables).
+void releaseFreeHeap();
 
 } // namespace npuscope
