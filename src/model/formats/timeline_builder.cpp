@@ -53,10 +53,12 @@ void TimelineBuilder::planFor(std::uint64_t done, std::uint64_t total)
 {
     if (done == 0 || done >= total)
         return;
-    // Projected size with 10 % to spare; reserved only when what is left would not fit, so
-    // this reserves a few times per file at most.
+    // Projected size with 30 % to spare; reserved only when what is left would not fit, so
+    // this reserves a few times per file at most. Capacity never written costs no memory, while
+    // a late reserve copies the whole table: the 1 GB benchmark profile's events get denser near
+    // its end, and with 10 % to spare its 3.6 M slices were copied at 95 % of the file.
     auto project = [&](std::size_t n) {
-        return static_cast<std::size_t>(static_cast<double>(n) * static_cast<double>(total) / static_cast<double>(done) * 1.1);
+        return static_cast<std::size_t>(static_cast<double>(n) * static_cast<double>(total) / static_cast<double>(done) * 1.3);
     };
     auto plan = [&](std::size_t size, std::size_t capacity, auto&& reserve) {
         const std::size_t want = project(size);
