@@ -172,11 +172,11 @@ std::string compare(const Result& a, const Result& b)
         const CommLink& x = a.links[i];
         const CommLink& y = b.links[i];
         const std::string at = "link " + std::to_string(i) + " ";
-        d.str(at + "step", x.step, y.step);
-        d.str(at + "kind", x.kind, y.kind);
-        d.str(at + "fullName", x.fullName, y.fullName);
-        d.str(at + "opName", x.opName, y.opName);
-        d.str(at + "group", x.group, y.group);
+        d.name(at + "step", x.step, a.strings, y.step, b.strings);
+        d.name(at + "kind", x.kind, a.strings, y.kind, b.strings);
+        d.name(at + "fullName", x.fullName, a.strings, y.fullName, b.strings);
+        d.name(at + "opName", x.opName, a.strings, y.opName, b.strings);
+        d.name(at + "group", x.group, a.strings, y.group, b.strings);
         d.integer(at + "src", x.src, y.src);
         d.integer(at + "dst", x.dst, y.dst);
         d.name(at + "transport", x.transport, a.strings, y.transport, b.strings);

@@ -150,9 +150,12 @@ private slots:
             size += l.sizeMB;
         QVERIFY(std::abs(size - 13429.305784) < 1e-6);
         const CommLink& first = p.commLinks.front();
-        QCOMPARE(first.step, std::string("step2"));
-        QCOMPARE(first.kind, std::string("p2p"));
-        QCOMPARE(first.opName, std::string("hcom_send__822_0"));
+        QCOMPARE(p.str(first.step), std::string_view("step2"));
+        QCOMPARE(p.str(first.kind), std::string_view("p2p"));
+        QCOMPARE(p.str(first.opName), std::string_view("hcom_send__822_0"));
+        QCOMPARE(p.str(first.fullName).substr(0, 17), std::string_view("hcom_send__822_0@"));
+        QCOMPARE(p.str(first.group), p.str(first.fullName).substr(17));
+        QVERIFY(!p.str(first.group).empty());
         QCOMPARE(first.src, 0);
         QCOMPARE(first.dst, 0);
         QCOMPARE(p.str(first.transport), std::string_view("LOCAL"));
@@ -185,12 +188,12 @@ private slots:
         QCOMPARE(rec.records, std::uint64_t(10)); // python: 6 p2p + 4 "(0, 1, 2, 3, 4, 5, 6, 7)"
         int p2p = 0;
         for (const auto& l : c.links)
-            p2p += l.kind == "p2p" ? 1 : 0;
+            p2p += c.strings.view(l.kind) == "p2p" ? 1 : 0;
         QCOMPARE(p2p, 6);
         QCOMPARE(c.links[1].src, 0);
         QCOMPARE(c.links[1].dst, 8);
         QCOMPARE(c.strings.view(c.links[1].transport), std::string_view("RDMA"));
-        QCOMPARE(c.links[1].step, std::string("step2"));
+        QCOMPARE(c.strings.view(c.links[1].step), std::string_view("step2"));
 
         rec = loadCluster(readers::readClusterCommunicationJson,
                           kSamples + "/msprof-analyze/test/resource/advisor/cluster_analysis_output/"

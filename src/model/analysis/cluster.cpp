@@ -218,9 +218,10 @@ void buildMatrices(const Session& s, ClusterAnalysis& a, double bwRatio)
     std::map<std::string, std::map<std::pair<int, int>, LinkAcc>> groups; // collective -> (src, dst) -> cell
     std::set<int> ranks;
     auto add = [&](const CommLink& l, const StringPool& pool) {
-        if (l.src < 0 || l.dst < 0 || !seen.insert({l.step, l.fullName, l.src, l.dst}).second)
+        if (l.src < 0 || l.dst < 0
+            || !seen.insert({pool.str(l.step), pool.str(l.fullName), l.src, l.dst}).second)
             return;
-        const std::string coll = commBaseName(l.opName.empty() ? l.fullName : l.opName);
+        const std::string coll = commBaseName(pool.str(pool.view(l.opName).empty() ? l.fullName : l.opName));
         const std::string transport(pool.view(l.transport));
         for (const std::string& g : {std::string("All"), coll}) {
             LinkAcc& c = groups[g][{l.src, l.dst}];

@@ -964,18 +964,18 @@ void readAnalysis(const db::Database& d, Profile& p, const ReadContext& ctx, Fil
                                                 "transit_size", "transit_time", "bandwidth", "step", "type", "op_name"});
         while (st.step()) {
             CommLink l;
-            l.fullName = std::string(st.text(0)) + "@" + std::string(st.text(1));
-            l.group = std::string(st.text(1));
+            l.fullName = p.strings.intern(std::string(st.text(0)) + "@" + std::string(st.text(1)));
+            l.group = p.strings.intern(st.text(1));
             l.src = static_cast<int>(parseInt64(st.text(2)).value_or(-1));
             l.dst = static_cast<int>(parseInt64(st.text(3)).value_or(-1));
             l.transport = p.strings.intern(st.text(4));
             l.sizeMB = num(st, 5);
             l.timeMs = num(st, 6);
             l.bandwidthGBps = num(st, 7);
-            l.step = std::string(st.text(8));
-            l.kind = std::string(st.text(9));
-            l.opName = std::string(st.text(10));
-            p.commLinks.push_back(std::move(l));
+            l.step = p.strings.intern(st.text(8));
+            l.kind = p.strings.intern(st.text(9));
+            l.opName = p.strings.intern(st.text(10));
+            p.commLinks.push_back(l);
             ++rec.records;
         }
         finish(st, "CommAnalyzerMatrix");

@@ -385,7 +385,9 @@ std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
                 // What the side files freed (the communication files' trees, the kernel rows'
                 // keys) would stay resident to the end of the load: the timeline's remaining
                 // work reuses little of it. 100 MB benchmark profile: peak 124 -> 100 MB.
-                releaseFreeHeap();
+                // A cancelled load's memory is released by discard() once freed.
+                if (!env.cancelled())
+                    releaseFreeHeap();
             });
         for (std::size_t i : mainFiles) {
             if (env.cancelled())

@@ -617,6 +617,15 @@ void placeProfileOp(std::span<const std::string_view> levels, std::string& step,
     }
 }
 
+// A link's names from its op key, "<op>@<group>".
+void nameLink(CommLink& l, std::string_view full, StringPool& pool)
+{
+    const auto at = full.find('@');
+    l.fullName = pool.intern(full);
+    l.opName = pool.intern(full.substr(0, at));
+    l.group = at == std::string_view::npos ? NameId(0) : pool.intern(full.substr(at + 1));
+}
+
 template <typename Node>
 CommLink makeLink(const Node& v, int src, int dst, StringPool& pool)
 {
@@ -756,11 +765,13 @@ FileRecord readCommunicationMatrixJson(std::string_view bytes, Profile& sink, co
                 return;
             CommLink l = makeLink(v, src, dst, sink.strings);
             if (!p.empty()) {
-                l.fullName = p.back();
-                splitName(l.fullName, l.opName, l.group);
-                placeProfileOp(std::span(p).first(p.size() - 1), l.step, l.kind);
+                nameLink(l, p.back(), sink.strings);
+                std::string step, kind;
+                placeProfileOp(std::span(p).first(p.size() - 1), step, kind);
+                l.step = sink.strings.intern(step);
+                l.kind = sink.strings.intern(kind);
             }
-            sink.commLinks.push_back(std::move(l));
+            sink.commLinks.push_back(l);
             ++rec.records;
         });
     });
@@ -807,15 +818,13 @@ FileRecord readClusterCommunicationMatrixJson(std::string_view bytes, ClusterDat
         reserveLinks(root, sink.links);
         walkLinks(root, path, 0, [&](const auto& v, const KeyPath& p, int src, int dst) {
             CommLink l = makeLink(v, src, dst, sink.strings);
-            if (!p.empty()) {
-                l.fullName = p.back();
-                splitName(l.fullName, l.opName, l.group);
-            }
+            if (!p.empty())
+                nameLink(l, p.back(), sink.strings);
             if (p.size() >= 3) {
-                l.kind = p[p.size() - 3];
-                l.step = p[p.size() - 2];
+                l.kind = sink.strings.intern(p[p.size() - 3]);
+                l.step = sink.strings.intern(p[p.size() - 2]);
             }
-            sink.links.push_back(std::move(l));
+            sink.links.push_back(l);
             ++rec.records;
         });
     });

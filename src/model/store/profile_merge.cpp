@@ -110,7 +110,8 @@ void Profile::absorbSideTables(Profile&& other)
             b.transport = map(b.transport);
     appendMoved(commOps, std::move(other.commOps));
     for (auto& l : other.commLinks)
-        l.transport = map(l.transport);
+        for (NameId* n : {&l.step, &l.kind, &l.fullName, &l.opName, &l.group, &l.transport})
+            *n = map(*n);
     appendMoved(commLinks, std::move(other.commLinks));
     appendMoved(steps, std::move(other.steps));
     appendMoved(deviceInfo, std::move(other.deviceInfo));
