@@ -53,11 +53,14 @@ struct Result {
     StringPool strings;
 };
 
-Result read(Kind kind, std::string_view bytes, const std::string& file, CommJsonParser parser)
+// `readable`: bytes past the end of `bytes` the parser may read (parsed in place when >= 64).
+Result read(Kind kind, std::string_view bytes, const std::string& file, CommJsonParser parser,
+            std::size_t readable = 0)
 {
     UseParser use(parser);
     ReadContext ctx;
     ctx.file = file;
+    ctx.readableAfterEnd = readable;
     Result r;
     if (kind == Kind::Comm || kind == Kind::Matrix) {
         Profile p;
@@ -212,6 +215,11 @@ void checkWellFormed(const std::vector<std::string>& files, std::size_t& opsSeen
         const std::string diff = compare(fast, dom);
         QVERIFY2(diff.empty(), (f + ": " + diff).c_str());
         QVERIFY2(compare(read(kind, bytes, f, CommJsonParser::Auto), dom).empty(), f.c_str());
+        // In place, with 64 bytes of garbage after the end: the same records.
+        const std::string slack = bytes + std::string(64, '{');
+        const Result inPlace = read(kind, std::string_view(slack).substr(0, bytes.size()), f, CommJsonParser::FastOnly, 64);
+        QVERIFY2(inPlace.rec.status == FileStatus::Loaded, (f + ": in place: " + inPlace.rec.note).c_str());
+        QVERIFY2(compare(inPlace, dom).empty(), (f + ": in place: " + compare(inPlace, dom)).c_str());
         opsSeen += fast.ops.size();
         linksSeen += fast.links.size();
     }
@@ -266,6 +274,10 @@ private slots:
         for (int i = 1; i <= 40; ++i) {
             const std::string_view cut = std::string_view(full).substr(0, full.size() * i / 41 + i);
             QCOMPARE(read(Kind::Comm, cut, kCommJson, CommJsonParser::FastOnly).rec.status, FileStatus::Failed);
+            // In place, the rest of the file readable after the cut: still rejected.
+            const std::size_t rest = full.size() - cut.size();
+            if (rest >= 64)
+                QCOMPARE(read(Kind::Comm, cut, kCommJson, CommJsonParser::FastOnly, rest).rec.status, FileStatus::Failed);
             const Result a = read(Kind::Comm, cut, kCommJson, CommJsonParser::Auto);
             const std::string diff = compare(a, read(Kind::Comm, cut, kCommJson, CommJsonParser::DomOnly));
             QVERIFY2(diff.empty(), diff.c_str());

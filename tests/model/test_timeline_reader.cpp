@@ -679,6 +679,28 @@ private slots:
         QVERIFY(m);
         QCOMPARE(m->bytes().size(), std::size_t(25216));
         QVERIFY(m->bytes().substr(0, 1) == "[");
+        // A small file is read, with 64 zeros after it that a parser may read.
+        QCOMPARE(m->readableAfterEnd(), std::size_t(64));
+        for (std::size_t i = 0; i < 64; ++i)
+            QCOMPARE(m->bytes().data()[m->bytes().size() + i], '\0');
+        // A large one is mapped: the rest of its last page may be read, and reads as zeros.
+        const QString big = QDir::temp().filePath(QStringLiteral("npuscope_big_%1.json").arg(QCoreApplication::applicationPid()));
+        const std::size_t bigSize = (9u << 20) + 1000;
+        {
+            QFile f(big);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            QVERIFY(f.write(QByteArray(qsizetype(bigSize), ' ')) == qint64(bigSize));
+        }
+        {
+            auto b = MappedFile::open(big.toStdString(), &err);
+            QVERIFY2(b, err.c_str());
+            QCOMPARE(b->bytes().size(), bigSize);
+            QCOMPARE(b->readableAfterEnd(), std::size_t(4096 - 1000));
+            const char* end = b->bytes().data() + bigSize;
+            QCOMPARE(end[0], '\0');
+            QCOMPARE(end[4096 - 1000 - 1], '\0');
+        }
+        QFile::remove(big);
         const QString empty = QDir::temp().filePath(QStringLiteral("npuscope_empty_%1.json").arg(QCoreApplication::applicationPid()));
         { QFile f(empty); QVERIFY(f.open(QIODevice::WriteOnly)); }
         auto e = MappedFile::open(empty.toStdString(), &err);

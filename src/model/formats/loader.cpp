@@ -203,6 +203,7 @@ FileRecord mapAndRead(const layout::PlannedFile& f, const Env& env, ReadFn&& rea
         ctx.file = f.path;
         ctx.cancel = env.options.cancel;
         ctx.device = f.device;
+        ctx.readableAfterEnd = mf->readableAfterEnd();
         std::uint64_t reported = 0;
         ctx.progress = [&](std::uint64_t done) {
             mf->dropPagesBefore(done); // read front to back: what is behind is done with

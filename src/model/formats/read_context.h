@@ -13,6 +13,7 @@ struct ReadContext {
     const std::atomic<bool>* cancel = nullptr;
     int device = -1;                                    // device implied by the layout (legacy device_N)
     std::uint64_t chunkBytes = 0;                       // timeline JSON parsed per chunk; 0: the reader's choice
+    std::size_t readableAfterEnd = 0;                   // bytes past the input's end a parser may read
     bool cancelled() const { return cancel && cancel->load(std::memory_order_relaxed); }
 };
 

@@ -227,13 +227,20 @@ public:
     // False when simdjson rejects the file, or when the DOM would read it differently (a
     // duplicate key, which the DOM merges into one member).
     // `cancel` (may be null) is polled every few thousand values; a cancelled parse returns false.
-    bool parse(std::string_view bytes, const std::atomic<bool>* cancel = nullptr)
+    // `readable`: bytes past the end of `bytes` that may be read; with SIMDJSON_PADDING of them
+    // the file is parsed in place (simdjson reads them, their content does not matter), else
+    // copied into a padded buffer.
+    bool parse(std::string_view bytes, std::size_t readable, const std::atomic<bool>* cancel = nullptr)
     {
         m_cancel = cancel;
-        m_input = simdjson::padded_string(bytes);
+        simdjson::padded_string_view input(bytes.data(), bytes.size(), bytes.size() + readable);
+        if (readable < simdjson::SIMDJSON_PADDING) {
+            m_input = simdjson::padded_string(bytes);
+            input = simdjson::padded_string_view(m_input);
+        }
         simdjson::ondemand::document doc;
         simdjson::ondemand::value root;
-        if (m_parser.iterate(m_input).get(doc) || doc.get_value().get(root))
+        if (m_parser.iterate(input).get(doc) || doc.get_value().get(root))
             return false;
         m_nodes.reserve(bytes.size() / 16); // ~24 bytes of JSON per value in these files
         if (add(root, {}, false) != simdjson::SUCCESS)
@@ -699,7 +706,7 @@ void parseCommFile(std::string_view bytes, FileRecord& rec, const ReadContext& c
 {
     if (t_commJsonParser != CommJsonParser::DomOnly) {
         FastTree tree;
-        const bool parsed = tree.parse(bytes, ctx.cancel);
+        const bool parsed = tree.parse(bytes, ctx.readableAfterEnd, ctx.cancel);
         if (ctx.cancelled()) { // the load is being thrown away: no fallback, no records
             rec.path = ctx.file;
             rec.bytes = bytes.size();

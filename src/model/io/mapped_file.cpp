@@ -23,6 +23,7 @@ namespace bip = boost::interprocess;
 // process truncates while it is scanned raises SIGBUS, a read one just ends early. Side files and
 // small traces are below it; the copy costs at most 8 MiB per file being read.
 constexpr off_t kReadLimit = 8 << 20;
+constexpr std::size_t kReadSlack = 64; // zeros after a read file (readableAfterEnd)
 
 namespace {
 
@@ -115,7 +116,8 @@ struct MappedFile::Impl {
     bip::file_mapping mapping;
     bip::mapped_region region;
     bool empty = true; // Boost throws when mapping 0 bytes: an empty file has no region
-    std::string data;  // the bytes of a small file, read instead of mapped
+    std::string data;  // the bytes of a small file, read instead of mapped, then kReadSlack zeros
+    std::size_t dataSize = 0;
     bool read = false;
     std::int64_t readShort = -1; // a read file that ended before its stat size: where
     GuardSlot* guard = nullptr;
@@ -143,10 +145,21 @@ MappedFile::~MappedFile() = default;
 std::string_view MappedFile::bytes() const
 {
     if (m_impl && m_impl->read)
-        return m_impl->data;
+        return {m_impl->data.data(), m_impl->dataSize};
     if (!m_impl || m_impl->empty)
         return {};
     return {static_cast<const char*>(m_impl->region.get_address()), m_impl->region.get_size()};
+}
+
+std::size_t MappedFile::readableAfterEnd() const
+{
+    if (m_impl && m_impl->read)
+        return m_impl->data.size() - m_impl->dataSize;
+    if (!m_impl || m_impl->empty)
+        return 0;
+    // The kernel maps whole pages: the tail of the last one reads as zeros (and is guarded like
+    // the rest when the file shrinks).
+    return static_cast<std::size_t>((pageSize() - m_impl->region.get_size() % pageSize()) % pageSize());
 }
 
 void MappedFile::dropPagesBefore(std::uint64_t offset) const
@@ -195,10 +208,11 @@ std::optional<MappedFile> MappedFile::open(const std::string& path, std::string*
         const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
         if (fd < 0)
             return fail(std::strerror(errno));
-        impl->data.resize(static_cast<std::size_t>(st.st_size));
+        const auto want = static_cast<std::size_t>(st.st_size);
+        impl->data.resize(want + kReadSlack); // zeros
         std::size_t got = 0;
-        while (got < impl->data.size()) {
-            const ssize_t n = ::read(fd, impl->data.data() + got, impl->data.size() - got);
+        while (got < want) {
+            const ssize_t n = ::read(fd, impl->data.data() + got, want - got);
             if (n < 0 && errno == EINTR)
                 continue;
             if (n < 0) {
@@ -211,9 +225,10 @@ std::optional<MappedFile> MappedFile::open(const std::string& path, std::string*
             got += static_cast<std::size_t>(n);
         }
         ::close(fd);
-        if (got < impl->data.size())
+        if (got < want)
             impl->readShort = static_cast<std::int64_t>(got);
-        impl->data.resize(got);
+        impl->dataSize = got;
+        impl->data.resize(got + kReadSlack); // what read() did not fill is still zeros
         impl->read = true;
         return MappedFile(path, std::move(impl));
     }

@@ -26,6 +26,10 @@ public:
 
     std::string_view bytes() const;
     std::uint64_t size() const { return bytes().size(); }
+    // Bytes that may be read past the end of bytes(): the rest of the last mapped page, or the
+    // zeros after a file that was read. A parser that reads ahead of its input (simdjson reads up
+    // to 64 bytes) can take the file in place instead of copying it when this is enough.
+    std::size_t readableAfterEnd() const;
     const std::string& path() const { return m_path; }
 
     // Tells the kernel the pages before `offset` are not needed any more, so they leave this
