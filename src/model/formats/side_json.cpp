@@ -501,11 +501,11 @@ std::optional<TimeNs> microsText(const Node& o, std::string_view key)
     return std::nullopt;
 }
 
-void splitName(const std::string& full, std::string& op, std::string& group)
+// An op key "<op>@<group>" split at its first '@': (op, group); the group is empty without one.
+std::pair<std::string_view, std::string_view> splitOpKey(std::string_view full)
 {
     const auto at = full.find('@');
-    op = full.substr(0, at);
-    group = at == std::string::npos ? std::string() : full.substr(at + 1);
+    return {full.substr(0, at), at == std::string_view::npos ? std::string_view() : full.substr(at + 1)};
 }
 
 template <typename Node>
@@ -521,7 +521,9 @@ CommOp makeOp(const Node& v, std::string_view fullName, StringPool& pool)
     CommOp op;
     op.fullName = fullName;
     op.totalInfo = fullName == "Total Op Info";
-    splitName(op.fullName, op.opName, op.group);
+    const auto [opName, group] = splitOpKey(fullName);
+    op.opName = opName;
+    op.group = group;
     const Node ti = v.find("Communication Time Info");
     op.start = microsText(ti, kStartKey);
     op.elapseMs = num(ti, "Elapse Time(ms)");
@@ -627,10 +629,10 @@ void placeProfileOp(std::span<const std::string_view> levels, std::string& step,
 // A link's names from its op key, "<op>@<group>".
 void nameLink(CommLink& l, std::string_view full, StringPool& pool)
 {
-    const auto at = full.find('@');
+    const auto [opName, group] = splitOpKey(full);
     l.fullName = pool.intern(full);
-    l.opName = pool.intern(full.substr(0, at));
-    l.group = at == std::string_view::npos ? NameId(0) : pool.intern(full.substr(at + 1));
+    l.opName = pool.intern(opName);
+    l.group = pool.intern(group);
 }
 
 template <typename Node>

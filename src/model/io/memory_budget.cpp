@@ -108,7 +108,7 @@ LoadAllocationScope::~LoadAllocationScope()
         mallopt(M_MMAP_MAX, 65536); // glibc's default
         mallopt(M_MMAP_THRESHOLD, 32 << 20);
         mallopt(M_TRIM_THRESHOLD, 128 << 10); // glibc's default
-        malloc_trim(0);
+        releaseFreeHeap();
     }
 #endif
     --g_loads;

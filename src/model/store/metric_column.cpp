@@ -143,26 +143,19 @@ void MetricColumn::compact()
     }
     if (m_raw.empty() || m_manyValues)
         return;
+    // The doubles appended again as codes, given up at the first value past what pays off.
     const std::size_t n = m_raw.size();
     const std::size_t maxDistinct = std::min(kMaxDistinct, (3 * n - 1) / 4);
     MetricColumn coded;
     coded.m_codes.reserve(n);
-    for (std::size_t r = 0; r < n; ++r) {
-        const std::uint64_t bits = bitsOf(m_raw[r]);
-        if (bits != coded.m_lastBits || coded.m_lastCode == kNoCode) {
-            const std::size_t before = coded.m_values.size();
-            coded.m_lastCode = coded.codeOf(bits);
-            coded.m_lastBits = bits;
-            if (coded.m_values.size() > before && coded.m_values.size() > maxDistinct) {
-                m_manyValues = true; // stays as doubles
-                return;
-            }
+    for (const double v : m_raw) {
+        coded.pushCoded(v);
+        if (coded.m_wide || coded.distinct() > maxDistinct) {
+            m_manyValues = true; // stays as doubles
+            return;
         }
-        coded.m_codes.push_back(static_cast<std::uint16_t>(coded.m_lastCode));
     }
-    coded.m_values.shrink_to_fit();
-    coded.m_slots = std::vector<std::uint32_t>();
-    coded.m_lastCode = kNoCode;
+    coded.compact(); // frees the lookup index
     *this = std::move(coded);
 }
 
