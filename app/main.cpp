@@ -1,6 +1,7 @@
 // npuscope entry point: a CLI verb, or the GUI (on the given paths, or on the demo profile).
 #include "app/cli.h"
 #include "app/gui_main.h"
+#include "app/heap_huge_pages.h"
 
 #include <cstdio>
 #include <cstring>
@@ -38,6 +39,7 @@ void printHelp()
 
 int main(int argc, char** argv)
 {
+    npuscope::startWithHeapHugePages(argv);
     if (argc >= 2) {
         const std::string verb = argv[1];
         npuscope::cli::Args rest(argv + 2, argv + argc);

@@ -1,14 +1,19 @@
 // The loader end to end: real torch_npu clusters, msprof, lone files, and folders built here.
 #include "model/formats/loader.h"
+#include "model/io/memory_budget.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
 
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <thread>
 
 using namespace npuscope;
 namespace fs = std::filesystem;
@@ -348,6 +353,53 @@ private slots:
         const LoadResult r = loadSession(tmp.path().toStdString());
         QVERIFY(!r.session);
         QVERIFY(r.error.find("no profiling data found") != std::string::npos);
+    }
+
+    // Once the process manages huge pages, they are on while a large load's scope is open and
+    // off otherwise (small loads, the rules, idle), for every thread of the process.
+    void hugePagesForLargeLoadsOnly()
+    {
+        const auto disabled = [] {
+#if defined(__linux__)
+            return ::prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) == 1;
+#else
+            return true;
+#endif
+        };
+        {
+            const LoadAllocationScope before(LoadAllocationScope::kHugePagesInputBytes);
+            QVERIFY(!heapHugePagesOn()); // not managed yet: left as the system has them
+        }
+        manageHeapHugePages();
+        QVERIFY(!heapHugePagesOn());
+        QVERIFY(disabled());
+        {
+            const LoadAllocationScope small(100ull << 20);
+            QVERIFY(!heapHugePagesOn());
+            QVERIFY(disabled());
+            {
+                const LoadAllocationScope large(LoadAllocationScope::kHugePagesInputBytes);
+                QVERIFY(heapHugePagesOn());
+#if defined(__linux__)
+                QVERIFY(!disabled());
+                bool otherThread = true;
+                std::thread([&] { otherThread = disabled(); }).join();
+                QVERIFY(!otherThread);
+#endif
+                {
+                    const LoadAllocationScope rules;
+                    QVERIFY(heapHugePagesOn());
+                }
+                QVERIFY(heapHugePagesOn());
+            }
+            QVERIFY(!heapHugePagesOn());
+            QVERIFY(disabled());
+        }
+        // A load of the real samples is small: it runs with 4 KiB pages.
+        const LoadResult r = loadSession(kPytorch);
+        QVERIFY(r.session);
+        QVERIFY(!heapHugePagesOn());
+        QVERIFY(disabled());
     }
 };
 

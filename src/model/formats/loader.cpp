@@ -488,7 +488,7 @@ std::string firstFailure(const Session& s)
 
 LoadResult loadPlan(const layout::Plan& plan, const LoadOptions& options, ProgressSink& progress)
 {
-    const LoadAllocationScope allocation;
+    const LoadAllocationScope allocation(plan.bytesToRead());
     LoadResult result;
     if (!plan.error.empty()) {
         result.error = plan.error;

@@ -10,6 +10,9 @@
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
 
 namespace npuscope {
 
@@ -86,9 +89,37 @@ std::string formatBytes(std::uint64_t bytes)
 namespace {
 std::mutex g_loadsMutex;
 int g_loads = 0;
+int g_hugeLoads = 0;
+bool g_manageHugePages = false;
+
+// Huge pages for new faults of the whole process on or off.
+void setHugePages(bool on)
+{
+#if defined(__linux__)
+    ::prctl(PR_SET_THP_DISABLE, on ? 0 : 1, 0, 0, 0);
+#else
+    (void)on;
+#endif
+}
 } // namespace
 
-LoadAllocationScope::LoadAllocationScope()
+void manageHeapHugePages()
+{
+    const std::lock_guard lock(g_loadsMutex);
+    if (g_manageHugePages)
+        return;
+    g_manageHugePages = true;
+    setHugePages(g_hugeLoads > 0);
+}
+
+bool heapHugePagesOn()
+{
+    const std::lock_guard lock(g_loadsMutex);
+    return g_manageHugePages && g_hugeLoads > 0;
+}
+
+LoadAllocationScope::LoadAllocationScope(std::uint64_t inputBytes)
+    : m_hugePages(inputBytes >= kHugePagesInputBytes)
 {
     const std::lock_guard lock(g_loadsMutex);
 #if defined(__GLIBC__)
@@ -98,11 +129,15 @@ LoadAllocationScope::LoadAllocationScope()
     }
 #endif
     ++g_loads;
+    if (m_hugePages && g_hugeLoads++ == 0 && g_manageHugePages)
+        setHugePages(true);
 }
 
 LoadAllocationScope::~LoadAllocationScope()
 {
     const std::lock_guard lock(g_loadsMutex);
+    if (m_hugePages && --g_hugeLoads == 0 && g_manageHugePages)
+        setHugePages(false); // pages already mapped stay as they are
 #if defined(__GLIBC__)
     if (g_loads == 1) {
         mallopt(M_MMAP_MAX, 65536); // glibc's default
