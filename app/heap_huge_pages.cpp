@@ -29,7 +29,10 @@ constexpr bool kSanitized = false;
 
 // Set for the restarted process: "-" when GLIBC_TUNABLES was not set, else "=" and its value.
 constexpr const char* kRestartedVar = "NPUSCOPE_RESTARTED_TUNABLES";
-constexpr const char* kTunable = "glibc.malloc.hugetlb=1";
+// Huge pages for the heap, and one heap for all threads: the other threads' heaps (64 MiB each)
+// are not given huge pages. The side thread of a 1 GB load faulted 78 k pages in its own heap;
+// with one heap the load's faults went from 110 k to 22 k, its time from 3.8-4.1 s to 2.9-3.3 s.
+constexpr const char* kTunable = "glibc.malloc.hugetlb=1:glibc.malloc.arena_max=1";
 
 bool hugePagesOnRequest()
 {
@@ -60,7 +63,8 @@ void startWithHeapHugePages(char** argv)
         return;
     const char* set = std::getenv("GLIBC_TUNABLES");
     const std::string tunables = set ? set : "";
-    if (tunables.find("glibc.malloc.hugetlb") != std::string::npos)
+    if (tunables.find("glibc.malloc.hugetlb") != std::string::npos
+        || tunables.find("glibc.malloc.arena_max") != std::string::npos)
         return; // the caller chose
     if (!hugePagesOnRequest())
         return; // "always": the heap has them already; "never": nothing to gain
