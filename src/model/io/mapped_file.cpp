@@ -122,6 +122,7 @@ struct MappedFile::Impl {
     std::int64_t readShort = -1; // a read file that ended before its stat size: where
     GuardSlot* guard = nullptr;
     mutable std::uint64_t dropped = 0; // pages before this offset were given back
+    mutable std::uint64_t mappedAhead = 0; // pages before this offset were asked for by mapAhead
 
     Impl() = default;
     Impl(const Impl&) = delete;
@@ -172,6 +173,27 @@ void MappedFile::dropPagesBefore(std::uint64_t offset) const
     auto* base = static_cast<char*>(m_impl->region.get_address());
     ::madvise(base + m_impl->dropped, end - m_impl->dropped, MADV_DONTNEED);
     m_impl->dropped = end;
+}
+
+void MappedFile::mapAhead(std::uint64_t offset, std::uint64_t bytes) const
+{
+#if defined(MADV_POPULATE_READ)
+    if (!m_impl || m_impl->read || m_impl->empty)
+        return;
+    const std::uint64_t page = pageSize();
+    const std::uint64_t begin = std::max(offset, m_impl->mappedAhead) & ~(page - 1);
+    const std::uint64_t end = std::min<std::uint64_t>(offset + bytes, size());
+    if (end <= begin)
+        return;
+    auto* base = static_cast<char*>(m_impl->region.get_address());
+    // A page past a shrunk file's end fails the call (EFAULT) instead of raising SIGBUS; the
+    // reader then finds it as it does without this.
+    ::madvise(base + begin, end - begin, MADV_POPULATE_READ);
+    m_impl->mappedAhead = end;
+#else
+    (void)offset;
+    (void)bytes;
+#endif
 }
 
 std::int64_t MappedFile::shrankAt() const
