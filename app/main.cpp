@@ -2,6 +2,7 @@
 #include "app/cli.h"
 #include "app/gui_main.h"
 #include "app/heap_huge_pages.h"
+#include "model/io/memory_budget.h"
 
 #include <cstdio>
 #include <cstring>
@@ -49,6 +50,11 @@ int main(int argc, char** argv)
         }
         if (verb == "--version" || verb == "-v") {
             std::printf("npuscope %s\n", NPUSCOPE_VERSION);
+            if (npuscope::heapHugePagesManaged())
+                std::printf("heap: transparent huge pages for loads of %llu MiB or more\n",
+                            static_cast<unsigned long long>(npuscope::LoadAllocationScope::kHugePagesInputBytes >> 20));
+            else
+                std::printf("heap: pages as the system gives them\n");
             return 0;
         }
         if (verb == "info")

@@ -1,6 +1,7 @@
 // `npuscope info` run as a process: text and JSON on a real rank folder, and the error exits.
 #include <nlohmann/json.hpp>
 
+#include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -115,6 +116,39 @@ private slots:
         QCOMPARE(r.exitCode, 1);
         QVERIFY(r.out.isEmpty());
         QVERIFY(QString::fromUtf8(r.err).contains(tmp.path() + ": no profiling data found"));
+    }
+
+    // npuscope starts itself again with glibc's huge-page and single-heap tunables when the
+    // system gives huge pages on request; --version tells whether that happened.
+    void heapHugePages()
+    {
+        const auto version = [](const QStringList& env) {
+            QProcess p;
+            QProcessEnvironment e = QProcessEnvironment::systemEnvironment();
+            e.remove("GLIBC_TUNABLES");
+            e.remove("NPUSCOPE_HUGE_PAGES");
+            for (const QString& kv : env)
+                e.insert(kv.section('=', 0, 0), kv.section('=', 1));
+            p.setProcessEnvironment(e);
+            p.start(QStringLiteral(NPUSCOPE_BINARY), {"--version"});
+            p.waitForFinished(60000);
+            return QString::fromUtf8(p.readAllStandardOutput());
+        };
+        const QString managed = "heap: transparent huge pages for loads of 256 MiB or more";
+        const QString system = "heap: pages as the system gives them";
+        QFile thp("/sys/kernel/mm/transparent_hugepage/enabled");
+        bool onRequest = thp.open(QIODevice::ReadOnly) && thp.readAll().contains("[madvise]");
+#if defined(__SANITIZE_ADDRESS__)
+        onRequest = false; // sanitizer builds do not restart
+#endif
+        QVERIFY(version({}).contains(onRequest ? managed : system));
+        QVERIFY(version({}).startsWith("npuscope "));
+        QVERIFY(version({"NPUSCOPE_HUGE_PAGES=0"}).contains(system));
+        // A caller who set either tunable chose: no restart.
+        QVERIFY(version({"GLIBC_TUNABLES=glibc.malloc.arena_max=2"}).contains(system));
+        QVERIFY(version({"GLIBC_TUNABLES=glibc.malloc.hugetlb=0"}).contains(system));
+        // Other tunables are kept, and the restart still happens.
+        QVERIFY(version({"GLIBC_TUNABLES=glibc.malloc.tcache_count=4"}).contains(onRequest ? managed : system));
     }
 
     void usageErrors()

@@ -112,6 +112,12 @@ void manageHeapHugePages()
     setHugePages(g_hugeLoads > 0);
 }
 
+bool heapHugePagesManaged()
+{
+    const std::lock_guard lock(g_loadsMutex);
+    return g_manageHugePages;
+}
+
 bool heapHugePagesOn()
 {
     const std::lock_guard lock(g_loadsMutex);

@@ -53,6 +53,8 @@ private:
 // for the process (prctl PR_SET_THP_DISABLE) except while a large load's scope is open. Without
 // this call the scopes leave huge pages as the system has them. Linux only; else does nothing.
 void manageHeapHugePages();
+// True once manageHeapHugePages() was called.
+bool heapHugePagesManaged();
 // True while huge pages are managed and turned on (a large load's scope is open).
 bool heapHugePagesOn();
 
