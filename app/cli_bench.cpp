@@ -28,6 +28,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -234,10 +235,8 @@ int bench(const Args& args)
     const double mb = static_cast<double>(fs::file_size(trace)) / 1e6;
     warmPageCache(trace);
 
-    // (a) and (b) run `runs` times, alternating, and their median runs count: on the development
-    // machine the same load's system time varies from 0.6 to 2 s from one run to the next, with
-    // the state in which the hypervisor hands over fresh memory.
-    const auto floorRun = [&] {
+    // (b) and (c): a reference parser over the mapped trace.
+    const auto scanRun = [&](const std::function<bench::ScanStats(std::string_view)>& scan) {
         return inChild([&](Measure& m) {
             std::string err;
             auto f = MappedFile::open(trace, &err);
@@ -245,12 +244,13 @@ int bench(const Args& args)
                 std::snprintf(m.error, sizeof m.error, "%s", err.c_str());
                 return;
             }
-            const bench::ScanStats st = bench::simdjsonFloorScan(f->bytes());
+            const bench::ScanStats st = scan(f->bytes());
             m.ok = st.ok;
             m.events = st.events;
             std::snprintf(m.error, sizeof m.error, "%s", st.error.c_str());
         });
     };
+    const auto floorRun = [&] { return scanRun([](std::string_view json) { return bench::simdjsonFloorScan(json); }); };
     const auto loadRun = [&] {
         return inChild([&](Measure& m) {
             LoadOptions lo;
@@ -267,6 +267,9 @@ int bench(const Args& args)
             m.events = m.tasks;
         });
     };
+    // (a) and (b) run `runs` times, alternating, and their median runs count: on the development
+    // machine the same load's system time varies from 0.6 to 2 s from one run to the next, with
+    // the state in which the hypervisor hands over fresh memory.
     std::vector<Measure> floorRuns, loadRuns;
     for (int k = 0; k < runs; ++k) {
         floorRuns.push_back(floorRun());
@@ -274,18 +277,7 @@ int bench(const Args& args)
     }
     const Measure floor = medianRun(floorRuns);
     const Measure load = medianRun(loadRuns);
-    const Measure sax = inChild([&](Measure& m) {
-        std::string err;
-        auto f = MappedFile::open(trace, &err);
-        if (!f) {
-            std::snprintf(m.error, sizeof m.error, "%s", err.c_str());
-            return;
-        }
-        const bench::ScanStats st = bench::nlohmannSaxScan(f->bytes());
-        m.ok = st.ok;
-        m.events = st.events;
-        std::snprintf(m.error, sizeof m.error, "%s", st.error.c_str());
-    });
+    const Measure sax = scanRun(bench::nlohmannSaxScan);
 
     // (d) Cancel halfway through a load: the loader checks the flag between chunks and files.
     Measure cancel;
