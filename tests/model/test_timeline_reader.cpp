@@ -7,9 +7,12 @@
 
 #include <QtTest/QtTest>
 
+#include <atomic>
+#include <chrono>
 #include <fstream>
 #include <map>
 #include <string>
+#include <thread>
 
 using namespace npuscope;
 
@@ -503,6 +506,40 @@ private slots:
         QCOMPARE(last, quint64(json.size()));
     }
 
+    // A cancel that comes while both threads are scanning, parsing and building small chunks:
+    // the read returns, either complete or cancelled with fewer events, whenever it comes.
+    void cancelWhileChunksAreInFlight()
+    {
+        const std::string json = slurp(kLevel1);
+        Profile whole;
+        ReadContext plain;
+        const std::uint64_t all = readers::readTimelineJson(json, whole, plain).records;
+        int cancelled = 0;
+        for (int i = 0; i < 40; ++i) {
+            Profile p;
+            ReadContext ctx;
+            ctx.file = "level1";
+            ctx.chunkBytes = 97;
+            std::atomic<bool> cancel{false};
+            ctx.cancel = &cancel;
+            std::thread canceller([&] {
+                std::this_thread::sleep_for(std::chrono::microseconds(25 * i));
+                cancel = true;
+            });
+            const FileRecord r = readers::readTimelineJson(json, p, ctx);
+            canceller.join();
+            if (r.note.find("cancelled") != std::string::npos) {
+                ++cancelled;
+                QCOMPARE(r.status, FileStatus::Partial);
+                QVERIFY(r.records <= all);
+            } else {
+                QCOMPARE(r.status, FileStatus::Loaded);
+                QCOMPARE(r.records, all);
+            }
+        }
+        QVERIFY(cancelled > 0); // at least the earliest cancels land
+    }
+
     void simplifiedTasks()
     {
         const std::string json = "{\"tasks\":[\n"
@@ -600,7 +637,9 @@ private slots:
         QFETCH(std::string, json);
         const std::string whole = describe(*readText(json, "t.json", std::uint64_t(1) << 40));
         QVERIFY(whole.size() > 1000);
-        for (std::uint64_t chunk : {97, 700, 4096, 65536}) {
+        // Tiny chunks hand work between the two threads thousands of times per file: repeated,
+        // to give an ordering mistake in the shared loop a chance to show.
+        for (std::uint64_t chunk : {97, 97, 97, 97, 700, 4096, 65536}) {
             const std::string chunked = describe(*readText(json, "t.json", chunk));
             if (chunked != whole) {
                 std::size_t k = 0;
