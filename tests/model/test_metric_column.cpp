@@ -224,6 +224,74 @@ private slots:
         QVERIFY(sameBits(zq, {nan, nan, nan, 1.0, nan, nan, nan, 1.0}));
     }
 
+    // Blocks appended a column at a time read back as the values pushed one by one, across the
+    // 65,537th distinct value and onto a column of doubles.
+    void appendBlockMatchesPushBack()
+    {
+        std::vector<double> want;
+        for (int i = 0; i < 70000; ++i)
+            want.push_back(i < 4000 ? (i % 2000) * 0.25 : i * 1.5);
+        MetricColumn blocks, wide(3, -0.0);
+        std::vector<double> wideWant(3, -0.0);
+        for (std::size_t at = 0; at < want.size(); at += 2048) {
+            const std::size_t n = std::min<std::size_t>(2048, want.size() - at);
+            blocks.appendBlock(want.data() + at, n);
+            wide.appendBlock(want.data() + at, n);
+            if (at == 0)
+                QVERIFY(blocks.coded());
+        }
+        wideWant.insert(wideWant.end(), want.begin(), want.end());
+        QVERIFY(!blocks.coded()); // 2,000 + 66,000 distinct values
+        QVERIFY(sameBits(blocks, want));
+        QVERIFY(sameBits(wide, wideWant));
+        MetricColumn few;
+        few.appendBlock(want.data(), 3000);
+        few.appendBlock(want.data(), 0);
+        few.compact();
+        QVERIFY(few.coded());
+        QCOMPARE(few.distinct(), std::size_t(2000));
+        QVERIFY(sameBits(few, std::vector<double>(want.begin(), want.begin() + 3000)));
+    }
+
+    // kernel_details.csv rows span several of the reader's blocks; every metric cell reads back
+    // as written, missing and non-numeric cells as NaN, whatever row a block ends on.
+    void kernelCsvAcrossBlocks()
+    {
+        std::string csv = "Step Id,Task ID,Stream ID,Name,Type,Start Time(us),Duration(us),"
+                          "aic_mac_ratio,aic_total_cycles,aiv_vec_ratio\n";
+        const int rows = 5000;
+        for (int i = 0; i < rows; ++i) {
+            csv += "1," + std::to_string(i) + ",2,Op" + std::to_string(i % 7) + ",MatMul,"
+                   + std::to_string(1000 + i) + ".5,1.25,0." + std::to_string(i % 1000) + ","
+                   + std::to_string(i * 3) + "," + (i % 3 == 0 ? std::string("N/A") : std::to_string(i % 11)) + "\n";
+            if (i == 2500)
+                csv += "1,x,2,Bad,MatMul,not-a-time,1,0,0,0\n"; // skipped, named
+        }
+        Profile p;
+        ReadContext ctx;
+        ctx.file = "kernel_details.csv";
+        const FileRecord rec = readers::readKernelCsv(csv, p, ctx);
+        const KernelTable& K = p.kernels;
+        QCOMPARE(K.size(), std::size_t(rows));
+        QCOMPARE(rec.records, std::uint64_t(rows));
+        QCOMPARE(rec.skipped, std::uint64_t(1));
+        const int ratio = K.metricIndex(std::string("aic_mac_ratio"));
+        const int cycles = K.metricIndex(std::string("aic_total_cycles"));
+        const int vec = K.metricIndex(std::string("aiv_vec_ratio"));
+        QVERIFY(ratio >= 0 && cycles >= 0 && vec >= 0);
+        for (int i = 0; i < rows; ++i) {
+            const auto r = static_cast<std::size_t>(i);
+            QCOMPARE(K.metrics[static_cast<std::size_t>(ratio)][r], std::stod("0." + std::to_string(i % 1000)));
+            QCOMPARE(K.metrics[static_cast<std::size_t>(cycles)][r], double(i * 3));
+            const double v = K.metrics[static_cast<std::size_t>(vec)][r];
+            if (i % 3 == 0)
+                QVERIFY(std::isnan(v));
+            else
+                QCOMPARE(v, double(i % 11));
+            QCOMPARE(K.taskId[r], std::int64_t(i));
+        }
+    }
+
     // The loader compacts the real kernel_details.csv of a torch_npu rank; each metric reads
     // as the reader wrote it, bit for bit.
     void loadedKernelTableIsCompactAndExact()

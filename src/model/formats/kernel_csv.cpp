@@ -156,7 +156,8 @@ FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContex
             int m = K.metricIndex(header[k]);
             if (m < 0) {
                 K.metricNames.push_back(header[k]);
-                K.metrics.emplace_back(before, kNaN);
+                K.metrics.emplace_back(); // coded as appended (appendBlock below)
+                K.metrics.back().resize(before, kNaN);
                 m = static_cast<int>(K.metrics.size() - 1);
             }
             metricCols.emplace_back(static_cast<int>(k), static_cast<std::size_t>(m));
@@ -240,6 +241,16 @@ FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContex
     std::int64_t duplicateLine = -1, duplicateOf = -1, duplicateOffset = -1, unorderedLine = -1, unorderedOffset = -1;
     TimeNs lastStart = std::numeric_limits<TimeNs>::min();
     auto id = [&](int col) { return col < 0 ? std::int64_t(-1) : parseIdText(t.cell(col)); };
+    // Metric values gather in blocks of rows, appended to their columns a column at a time: each
+    // column's dictionary stays in cache while its share of the block is coded.
+    constexpr std::size_t kBlockRows = 2048;
+    std::vector<double> block(metricCols.size() * kBlockRows);
+    std::size_t blockRows = 0;
+    const auto flushBlock = [&] {
+        for (std::size_t i = 0; i < metricCols.size(); ++i)
+            K.metrics[metricCols[i].second].appendBlock(block.data() + i * kBlockRows, blockRows);
+        blockRows = 0;
+    };
     while (t.nextRow()) {
         const auto start = parseMicrosToNs(t.cell(c.start));
         if (!start) {
@@ -281,15 +292,17 @@ FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContex
         K.blockDim.push_back(c.block < 0 ? -1 : parseInt64(t.cell(c.block)).value_or(-1));
         K.mixBlockDim.push_back(c.mixBlock < 0 ? -1 : parseInt64(t.cell(c.mixBlock)).value_or(-1));
         K.slice.push_back(kNone);
-        for (const auto& [col, m] : metricCols) {
-            const auto cellText = t.cell(col);
+        for (std::size_t i = 0; i < metricCols.size(); ++i) {
+            const auto cellText = t.cell(metricCols[i].first);
             double v;
             if (!parseDouble(cellText, v)) {
                 v = kNaN;
                 badMetric += isMissingText(cellText) ? 0 : 1;
             }
-            K.metrics[m].push_back(v);
+            block[i * kBlockRows + blockRows] = v;
         }
+        if (++blockRows == kBlockRows)
+            flushBlock();
         for (const auto& [col, e] : extraCols)
             K.extra[e].push_back(text(col));
         const std::size_t row = K.size() - 1;
@@ -305,6 +318,8 @@ FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContex
         keys.push_back(RowKey{h, row, t.line(), static_cast<std::int64_t>(t.byteOffset())});
         ++rec.records;
     }
+    flushBlock();
+    block = std::vector<double>();
     // A row repeats the first row with its hash when every key field is equal; the first such
     // row in file order is named, with the line it repeats.
     if (ctx.cancelled())

@@ -74,6 +74,16 @@ void MetricColumn::pushCoded(double v)
     m_codes.push_back(static_cast<std::uint16_t>(m_lastCode));
 }
 
+void MetricColumn::appendBlock(const double* values, std::size_t n)
+{
+    if (m_wide) {
+        m_raw.insert(m_raw.end(), values, values + n);
+        return;
+    }
+    for (std::size_t i = 0; i < n; ++i)
+        push_back(values[i]); // a column that turns into doubles midway takes the rest as doubles
+}
+
 void MetricColumn::resize(std::size_t rows, double v)
 {
     if (!m_wide && rows > size()) {

@@ -5,10 +5,11 @@
 // half of the cells 0 or N/A), so a column is stored as 16-bit codes into a table of its distinct
 // values: 2 bytes per row instead of 8, plus 8 per distinct value. A default-constructed column
 // codes values as they are appended; one constructed with (rows, value) holds doubles, appended
-// as they come, and compact() codes them a column at a time. The kernel CSV reader uses the
-// latter: row by row, lookups in its 41 columns' dictionaries (30-50 k values each at 1 GB) miss
-// the cache; coding while appending made the 100 MB benchmark profile's load 0.59 s instead of
-// 0.50 s. A column that reaches 65,537 distinct values turns into doubles and stays so.
+// as they come, and compact() codes them a column at a time. Appending row by row across many
+// columns misses the cache in their dictionaries (the kernel CSV reader's 41 columns hold
+// 30-50 k values each at 1 GB: its 100 MB benchmark load took 0.59 s instead of 0.50 s), so
+// the reader gathers a block of rows and appends it a column at a time (appendBlock).
+// A column that reaches 65,537 distinct values turns into doubles and stays so.
 // compact() ends the appends: it frees the lookup index, and a coded column whose codes take more
 // bytes than doubles would (more distinct values than 3/4 of its rows) turns into doubles.
 // Values are told apart by bit pattern, so every double, NaN and -0.0 included, reads back as it
@@ -55,6 +56,8 @@ public:
         else
             pushCoded(v);
     }
+    // Appends n values: one column's share of a block of rows.
+    void appendBlock(const double* values, std::size_t n);
     void resize(std::size_t rows, double v);
     void set(std::size_t row, double v)
     {
