@@ -342,7 +342,7 @@ int bench(const Args& args)
     }
 
     std::printf("npuscope bench: %s (%.1f MB trace_view.json), %ld cores\n", trace.c_str(), mb, sysconf(_SC_NPROCESSORS_ONLN));
-    std::printf("%-34s %10s %10s %12s %14s\n", "measurement", "seconds", "MB/s", "events", "peak RSS MB");
+    std::printf("%-34s %10s %10s %12s %14s\n", "measurement", "seconds", "MB/s", "events", "peak RSS MiB");
     auto row = [&](const char* name, const Measure& m) {
         if (!m.ok) {
             std::printf("%-34s failed: %s\n", name, m.error);
@@ -368,7 +368,7 @@ int bench(const Args& args)
     }
     if (cancel.ok)
         std::printf("cancel halfway (%.2f s in): the load returned %.0f ms after the cancel (goal <= 200); "
-                    "RSS %.1f MB before, %.1f MB at the cancel, %.1f MB %.0f ms after the cancel\n",
+                    "RSS %.1f MiB before, %.1f MiB at the cancel, %.1f MiB %.0f ms after the cancel\n",
                     load.seconds / 2, cancel.cancelMs, cancel.rssBeforeKb / 1024.0, cancel.rssAtCancelKb / 1024.0,
                     cancel.rssAfterKb / 1024.0, cancel.freedMs);
     else if (load.ok)
@@ -377,7 +377,7 @@ int bench(const Args& args)
         // msprof-analyze's `advisor all` on the development machine's 1.6 GB folder (the issue's
         // figures, not measured here): 704 s and 13.2 GB.
         std::printf("advise end to end on the folder (%.1f MB): %.3f s (load %.3f s, rules %.3f s; goal <= 1 s), "
-                    "peak RSS %.1f MB, %llu findings fired; msprof-analyze advisor all on 1.6 GB took 704 s and "
+                    "peak RSS %.1f MiB, %llu findings fired; msprof-analyze advisor all on 1.6 GB took 704 s and "
                     "13.2 GB (goal: 100x faster, 10x leaner)\n",
                     folderBytes / 1e6, advise.seconds, advise.loadSeconds, advise.rulesSeconds, advise.peakRssKb / 1024.0,
                     static_cast<unsigned long long>(advise.fired));

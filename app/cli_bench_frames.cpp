@@ -177,7 +177,7 @@ void benchFrames(const std::string& profileDir, std::uint64_t denseEvents)
         std::printf("%16s %12.2f %12.2f\n", label, frames.medianMs[level], frames.maxMs[level]);
         worst = std::max(worst, frames.maxMs[level]);
     }
-    std::printf("slowest frame: %.2f ms; peak RSS of that process %.1f MB\n", worst, frames.peakRssKb / 1024.0);
+    std::printf("slowest frame: %.2f ms; peak RSS of that process %.1f MiB\n", worst, frames.peakRssKb / 1024.0);
 }
 
 } // namespace npuscope::cli

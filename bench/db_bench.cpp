@@ -115,7 +115,7 @@ int dbVsTextBench(double sizeMb, const std::string& dirText, std::uint64_t seed)
 
     std::printf("npuscope bench --db: %s, %ld cores\n", dir.c_str(), sysconf(_SC_NPROCESSORS_ONLN));
     std::printf("%-22s %10s %10s %10s %12s %10s %16s %14s\n", "export", "MB", "seconds", "MB/s", "device tasks",
-                "kernels", "sum kernel ns", "peak RSS MB");
+                "kernels", "sum kernel ns", "peak RSS MiB");
     auto row = [](const char* name, double mb, const LoadMeasure& m) {
         if (!m.ok) {
             std::printf("%-22s failed: %s\n", name, m.error);
