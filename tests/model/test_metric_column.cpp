@@ -259,12 +259,12 @@ private slots:
     {
         std::string csv = "Step Id,Task ID,Stream ID,Name,Type,Start Time(us),Duration(us),"
                           "aic_mac_ratio,aic_total_cycles,aiv_vec_ratio\n";
-        const int rows = 5000;
+        const int rows = 20000; // the reader codes 8192 rows at a time
         for (int i = 0; i < rows; ++i) {
             csv += "1," + std::to_string(i) + ",2,Op" + std::to_string(i % 7) + ",MatMul,"
                    + std::to_string(1000 + i) + ".5,1.25,0." + std::to_string(i % 1000) + ","
                    + std::to_string(i * 3) + "," + (i % 3 == 0 ? std::string("N/A") : std::to_string(i % 11)) + "\n";
-            if (i == 2500)
+            if (i == 8191)
                 csv += "1,x,2,Bad,MatMul,not-a-time,1,0,0,0\n"; // skipped, named
         }
         Profile p;
