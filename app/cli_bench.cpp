@@ -88,6 +88,17 @@ Measure inChild(Fn fn)
     return bench::runInChild<Measure>(fn);
 }
 
+// The CPU's model name, as /proc/cpuinfo gives it ("unknown CPU" elsewhere).
+std::string cpuModel()
+{
+    std::ifstream f("/proc/cpuinfo");
+    for (std::string line; std::getline(f, line);)
+        if (line.starts_with("model name"))
+            if (const auto at = line.find_first_not_of(" \t", line.find(':') + 1); at != std::string::npos)
+                return line.substr(at);
+    return "unknown CPU";
+}
+
 std::string findTrace(const fs::path& dir)
 {
     std::error_code ec;
@@ -342,6 +353,7 @@ int bench(const Args& args)
     }
 
     std::printf("npuscope bench: %s (%.1f MB trace_view.json), %ld cores\n", trace.c_str(), mb, sysconf(_SC_NPROCESSORS_ONLN));
+    std::printf("machine: %s; simdjson kernel %s\n", cpuModel().c_str(), bench::simdjsonKernel().c_str());
     std::printf("%-34s %10s %10s %12s %14s\n", "measurement", "seconds", "MB/s", "events", "peak RSS MiB");
     auto row = [&](const char* name, const Measure& m) {
         if (!m.ok) {

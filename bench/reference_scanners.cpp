@@ -47,6 +47,12 @@ std::size_t lastEventBoundary(std::string_view json, std::size_t from, std::size
     return std::string_view::npos;
 }
 
+std::string simdjsonKernel()
+{
+    const auto& impl = simdjson::get_active_implementation();
+    return impl->name() + " (" + impl->description() + ")";
+}
+
 ScanStats simdjsonFloorScan(std::string_view json, std::size_t chunkBytes)
 {
     ScanStats st;

@@ -20,6 +20,10 @@ struct ScanStats {
 ScanStats simdjsonFloorScan(std::string_view json, std::size_t chunkBytes = 32u << 20);
 ScanStats nlohmannSaxScan(std::string_view json);
 
+// The simdjson kernel this CPU runs (its name and description, e.g. "icelake (Intel/AMD AVX512)"):
+// the floor's speed depends on it (about twice as fast with AVX-512 as with AVX2).
+std::string simdjsonKernel();
+
 // Where the next event boundary at or before `limit` is: the offset of the ',' that separates
 // two top-level events ("},{" with optional white space), or std::string_view::npos.
 std::size_t lastEventBoundary(std::string_view json, std::size_t from, std::size_t limit);
