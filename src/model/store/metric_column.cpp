@@ -80,8 +80,21 @@ void MetricColumn::appendBlock(const double* values, std::size_t n)
         m_raw.insert(m_raw.end(), values, values + n);
         return;
     }
-    for (std::size_t i = 0; i < n; ++i)
+    // The values ahead are known: their slots are fetched 16 values ahead and, once there, the
+    // distinct value a slot points at 8 values ahead, so that a large column's lookups overlap
+    // their cache misses instead of waiting for each in turn.
+    constexpr std::size_t kAhead = 8;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (!m_wide && !m_slots.empty()) {
+            const std::size_t mask = m_slots.size() - 1;
+            if (i + 2 * kAhead < n)
+                __builtin_prefetch(&m_slots[slotOf(bitsOf(values[i + 2 * kAhead]), mask)]);
+            if (i + kAhead < n)
+                if (const std::uint32_t code = m_slots[slotOf(bitsOf(values[i + kAhead]), mask)])
+                    __builtin_prefetch(&m_values[code - 1]);
+        }
         push_back(values[i]); // a column that turns into doubles midway takes the rest as doubles
+    }
 }
 
 void MetricColumn::resize(std::size_t rows, double v)
