@@ -1,6 +1,7 @@
 // Chrome trace export: exact µs text, args, flows, counters, several ranks, atomic writes, and
 // the round trip through the timeline reader (same counts and sums; exporting the re-import
 // gives the same bytes) on hand-built and real timelines.
+#include "file_bytes.h"
 #include "analysis_fixtures.h"
 #include "model/analysis/chrome_export.h"
 #include "model/formats/readers.h"
@@ -10,10 +11,9 @@
 #include <QtTest>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
-#include <fstream>
-#include <sstream>
 
 using namespace npuscope;
 using namespace npuscope::fixtures;
@@ -55,14 +55,6 @@ Session sessionOf(std::vector<ProfilePtr> ranks)
     Session s;
     s.ranks = std::move(ranks);
     return s;
-}
-
-std::string slurp(const std::string& path)
-{
-    std::ifstream f(path, std::ios::binary);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
 }
 
 std::shared_ptr<Profile> handBuilt(int rank)
@@ -157,7 +149,7 @@ private slots:
     void roundTripReal()
     {
         QFETCH(QString, path);
-        const std::string bytes = slurp(path.toStdString());
+        const std::string bytes = fileBytes(path.toStdString());
         QVERIFY2(!bytes.empty(), qPrintable(path));
         auto original = readTimeline(bytes, path.toStdString());
         QVERIFY(original->slices.size() > 0);
@@ -213,7 +205,7 @@ private slots:
         const Session s = sessionOf({handBuilt(0)});
         std::string error;
         QVERIFY(exportChromeTrace(s, target, &error));
-        QCOMPARE(slurp(target), chromeTraceJson(s));
+        QCOMPARE(fileBytes(target), chromeTraceJson(s));
         // No temporary file left beside it.
         int files = 0;
         for (const auto& e : std::filesystem::directory_iterator(dir.path().toStdString())) {

@@ -1,6 +1,7 @@
 // The `analyze` and `compare` verbs end to end: the npuscope binary run on real samples and on
 // generated profiles, checking exit codes, exact CSV headers and numbers computed independently
 // from the sample files with python3's csv/json modules (commands in the comments).
+#include "file_bytes.h"
 #include "model/formats/readers.h"
 
 #include <nlohmann/json.hpp>
@@ -9,7 +10,6 @@
 
 #include <cmath>
 #include <fstream>
-#include <sstream>
 
 namespace {
 
@@ -39,14 +39,6 @@ Run run(const QStringList& args, int timeoutMs = 120000)
 }
 
 QStringList lines(const QString& s) { return s.split(QLatin1Char('\n'), Qt::SkipEmptyParts); }
-
-std::string slurp(const QString& path)
-{
-    std::ifstream f(path.toStdString(), std::ios::binary);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
 
 // Mean of Computing + Communication(Not Overlapped) + Free over the rows of a step_trace_time.csv.
 double meanStepUs(const QString& path)
@@ -196,14 +188,14 @@ private slots:
         Run r = run({"analyze", "--import", kLevel1 + "/rank0_ascend_pt", "--metric", "memory_bandwidth", "--export", csv});
         QCOMPARE(r.code, 0);
         QVERIFY(r.out.isEmpty());
-        const QStringList l = lines(QString::fromStdString(slurp(csv)));
+        const QStringList l = lines(QString::fromStdString(fileBytes(csv)));
         QCOMPARE(l.value(0), QStringLiteral("rank,operator_name,memory_read_GBps,memory_write_GBps,"
                                             "memory_bandwidth_utilization,duration_ms,count,task_type,bound"));
         QCOMPARE(l.size(), 11); // default --top 10
         const QString json = dir.filePath("top.json");
         r = run({"analyze", "--import", kLevel1 + "/rank0_ascend_pt", "--export", json, "--peak-hbm-gbps", "1600"});
         QCOMPARE(r.code, 0);
-        QCOMPARE(nlohmann::json::parse(slurp(json)).size(), std::size_t(10));
+        QCOMPARE(nlohmann::json::parse(fileBytes(json)).size(), std::size_t(10));
         r = run({"analyze", "--import", kLevel1 + "/rank0_ascend_pt", "--top", "2"});
         QCOMPARE(r.code, 0);
         QVERIFY(r.out.startsWith(QStringLiteral("rank  operator_name")));
@@ -217,7 +209,7 @@ private slots:
         const QString out = dir.filePath("trace.json");
         const Run r = run({"analyze", "--import", kLevel1 + "/rank0_ascend_pt", "--format", "chrome_trace", "--export", out});
         QCOMPARE(r.code, 0);
-        const std::string a = slurp(out);
+        const std::string a = fileBytes(out);
         const auto doc = nlohmann::json::parse(a);
         std::size_t x = 0;
         for (const auto& e : doc["traceEvents"])

@@ -2,6 +2,7 @@
 // simdjson rejects the file) give the same records, field by field, on every real
 // communication*.json sample and on generated ones; a file simdjson rejects (truncated, mutated,
 // odd JSON) reads exactly as with the DOM parser alone, complete ops kept.
+#include "file_bytes.h"
 #include "model/formats/readers.h"
 #include "model/synth/synth.h"
 
@@ -11,22 +12,12 @@
 #include <bit>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 using namespace npuscope;
 using readers::CommJsonParser;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string readFile(const std::string& p)
-{
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 // Sets the parser for one scope.
 struct UseParser {
@@ -206,7 +197,7 @@ std::vector<std::string> commFiles(const std::string& dir)
 void checkWellFormed(const std::vector<std::string>& files, std::size_t& opsSeen, std::size_t& linksSeen)
 {
     for (const auto& f : files) {
-        const std::string bytes = readFile(f);
+        const std::string bytes = fileBytes(f);
         const Kind kind = kindOf(fs::path(f).filename().string());
         const Result fast = read(kind, bytes, f, CommJsonParser::FastOnly);
         const Result dom = read(kind, bytes, f, CommJsonParser::DomOnly);
@@ -269,7 +260,7 @@ private slots:
     // complete op kept, the parse error located).
     void truncatedFallsBack()
     {
-        const std::string full = readFile(kCommJson);
+        const std::string full = fileBytes(kCommJson);
         const Result whole = read(Kind::Comm, full, kCommJson, CommJsonParser::Auto);
         for (int i = 1; i <= 40; ++i) {
             const std::string_view cut = std::string_view(full).substr(0, full.size() * i / 41 + i);
@@ -306,7 +297,7 @@ private slots:
         };
         const char replacements[] = {'}', ']', ',', ':', '"', '0', '-', '.', 'e', 'x', ' ', '\\', '\x01', '\xff'};
         for (const auto& [path, kind] : files) {
-            const std::string full = readFile(path);
+            const std::string full = fileBytes(path);
             for (int i = 0; i < 150; ++i) {
                 std::string m = full;
                 const std::size_t at = (full.size() * std::size_t(i) * 7919 / 150 + std::size_t(i)) % full.size();

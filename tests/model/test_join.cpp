@@ -1,22 +1,13 @@
 // joinKernels: timeline device tasks <-> kernel rows, comm rows by name, l2 rows by occurrence.
+#include "file_bytes.h"
 #include "model/formats/readers.h"
 
 #include <QtTest>
 
-#include <fstream>
-#include <sstream>
 
 using namespace npuscope;
 
 namespace {
-
-std::string slurp(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 void addKernel(Profile& p, int device, std::int64_t stream, std::int64_t task, TimeNs start, const char* name)
 {
@@ -156,11 +147,11 @@ private slots:
         Profile p;
         ReadContext ctx;
         ctx.file = dir + "msprof_20260606121514.json";
-        const std::string timeline = slurp(ctx.file);
+        const std::string timeline = fileBytes(ctx.file);
         const FileRecord t = readers::readTimelineJson(timeline, p, ctx);
         QVERIFY(t.status == FileStatus::Loaded || t.status == FileStatus::Partial);
         ctx.file = dir + "op_summary_20260606121516.csv";
-        const std::string csv = slurp(ctx.file);
+        const std::string csv = fileBytes(ctx.file);
         readers::readKernelCsv(csv, p, ctx);
         p.finalize();
         readers::joinKernels(p);

@@ -1,24 +1,15 @@
 // Statistics, step, memory, l2 CSVs and the JSON side files on the real samples. Expected numbers
 // come from python3 (csv.DictReader / json.load, Decimal µs -> ns), independent of the readers.
+#include "file_bytes.h"
 #include "model/formats/readers.h"
 
 #include <QtTest>
 
-#include <fstream>
 #include <set>
-#include <sstream>
 
 using namespace npuscope;
 
 namespace {
-
-std::string slurp(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 const std::string kSamples = NPUSCOPE_SAMPLES;
 const std::string kMI = kSamples + "/msinsight/server/src/test/test_data/";
@@ -30,7 +21,7 @@ using ClusterReader = FileRecord (*)(std::string_view, ClusterData&, std::vector
 
 FileRecord load(ProfileReader f, const std::string& path, Profile& p)
 {
-    const std::string bytes = slurp(path);
+    const std::string bytes = fileBytes(path);
     ReadContext ctx;
     ctx.file = path;
     return f(bytes, p, ctx);
@@ -38,7 +29,7 @@ FileRecord load(ProfileReader f, const std::string& path, Profile& p)
 
 FileRecord loadCluster(ClusterReader f, const std::string& path, ClusterData& c)
 {
-    const std::string bytes = slurp(path);
+    const std::string bytes = fileBytes(path);
     std::vector<Diagnostic> diags;
     ReadContext ctx;
     ctx.file = path;
@@ -459,7 +450,7 @@ private slots:
         Profile p;
         ReadContext ctx;
         ctx.file = "communication.json";
-        const std::string text = slurp(kAP + "communication.json");
+        const std::string text = fileBytes(kAP + "communication.json");
         const FileRecord rec = readers::readCommunicationJson(std::string_view(text).substr(0, text.size() / 2), p, ctx);
         QCOMPARE(rec.status, FileStatus::Partial);
         QCOMPARE(rec.skipped, std::uint64_t(1));

@@ -1,5 +1,6 @@
 // The synthetic profile generator: layouts, well-formed files, determinism, and the modelled
 // truths re-measured here from the written CSV/JSON (independently of the generator's own sums).
+#include "file_bytes.h"
 #include "model/synth/synth.h"
 
 #include <QDir>
@@ -13,24 +14,14 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
 using namespace npuscope::synth;
 
 namespace {
-
-std::string readAll(const QString& path)
-{
-    std::ifstream in(path.toStdString(), std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 // Quote-aware CSV: records may hold quoted commas and newlines; "" is an escaped quote.
 std::vector<std::vector<std::string>> parseCsv(const std::string& text)
@@ -90,7 +81,7 @@ struct Table {
 Table readCsv(const QString& path)
 {
     Table t;
-    auto rows = parseCsv(readAll(path));
+    auto rows = parseCsv(fileBytes(path));
     if (rows.empty())
         return t;
     t.header = rows.front();
@@ -207,31 +198,31 @@ private slots:
             const QString path = rank + "/" + rel;
             if (rel.endsWith(".json") || rel.contains("info.json.")) {
                 try {
-                    const auto j = nlohmann::json::parse(readAll(path));
+                    const auto j = nlohmann::json::parse(fileBytes(path));
                     QVERIFY(!j.is_null());
                 } catch (const std::exception& e) {
                     QFAIL(qPrintable(rel + ": " + e.what()));
                 }
             } else if (rel.endsWith(".csv")) {
-                const auto rows = parseCsv(readAll(path));
+                const auto rows = parseCsv(fileBytes(path));
                 QVERIFY2(rows.size() >= 2, qPrintable(rel));
                 for (const auto& row : rows)
                     QVERIFY2(row.size() == rows.front().size(), qPrintable(rel));
             }
         }
-        const auto info = nlohmann::json::parse(readAll(rank + "/profiler_info_0.json"));
+        const auto info = nlohmann::json::parse(fileBytes(rank + "/profiler_info_0.json"));
         QCOMPARE(info["rank_id"].get<int>(), 0);
         QCOMPARE(info["config"]["experimental_config"]["_profiler_level"].get<std::string>(), std::string("Level1"));
         QCOMPARE(info["config"]["experimental_config"]["_export_type"].get<std::string>(), std::string("text"));
-        const auto meta = nlohmann::json::parse(readAll(rank + "/profiler_metadata.json"));
+        const auto meta = nlohmann::json::parse(fileBytes(rank + "/profiler_metadata.json"));
         QCOMPARE(meta["ENV_VARIABLES"]["ASCEND_GLOBAL_LOG_LEVEL"].get<std::string>(), std::string("1"));
         QVERIFY(meta.contains("parallel_group_info"));
-        const auto devInfo = nlohmann::json::parse(readAll(findOne(rank, "info.json.0")));
+        const auto devInfo = nlohmann::json::parse(fileBytes(findOne(rank, "info.json.0")));
         QCOMPARE(devInfo["DeviceInfo"][0]["ai_core_num"].get<int>(), 24);
         QCOMPARE(devInfo["DeviceInfo"][0]["aic_frequency"].get<std::string>(), std::string("1800"));
 
         // real quirks: TAB after the start time, CRLF, Block Dim
-        const std::string kd = readAll(out + "/kernel_details.csv");
+        const std::string kd = fileBytes(out + "/kernel_details.csv");
         QVERIFY(kd.find("\t,") != std::string::npos);
         QVERIFY(kd.find("\r\n") != std::string::npos);
         QVERIFY(kd.find(",Block Dim,Mix Block Dim,") != std::string::npos);
@@ -246,7 +237,7 @@ private slots:
         const SynthResult r = gen(tmp.path(), o);
         QVERIFY(r.ok);
         const QString out = QString::fromStdString(r.rankDirs[0]) + "/ASCEND_PROFILER_OUTPUT";
-        const auto trace = nlohmann::json::parse(readAll(out + "/trace_view.json"));
+        const auto trace = nlohmann::json::parse(fileBytes(out + "/trace_view.json"));
         QVERIFY(trace.is_array());
         std::map<std::int64_t, std::string> procs;
         for (const auto& e : trace)
@@ -354,7 +345,7 @@ private slots:
         }
         QVERIFY(std::abs(ratio - 100.0) < 0.05);
 
-        const auto comm = nlohmann::json::parse(readAll(out + "/communication.json"));
+        const auto comm = nlohmann::json::parse(fileBytes(out + "/communication.json"));
         QCOMPARE(comm.size(), std::size_t(2)); // step1, step2
         int ops = 0;
         for (const auto& [step, groups] : comm.items()) {
@@ -376,7 +367,7 @@ private slots:
         }
         QCOMPARE(ops, commRows);
         QCOMPARE(ops, 2 * 32); // one AllReduce per layer
-        const auto matrix = nlohmann::json::parse(readAll(out + "/communication_matrix.json"));
+        const auto matrix = nlohmann::json::parse(fileBytes(out + "/communication_matrix.json"));
         QCOMPARE(matrix["step1"]["collective"].size(), std::size_t(32));
         const auto& links = matrix["step1"]["collective"].begin().value();
         QCOMPARE(links.size(), std::size_t(8)); // TP group of 8: 0-0 .. 0-7
@@ -435,9 +426,9 @@ private slots:
         QCOMPARE(fa, fb);
         QVERIFY(fa.size() >= 10);
         for (const QString& rel : fa)
-            QVERIFY2(readAll(a.path() + "/" + rel) == readAll(b.path() + "/" + rel), qPrintable(rel));
+            QVERIFY2(fileBytes(a.path() + "/" + rel) == fileBytes(b.path() + "/" + rel), qPrintable(rel));
         const QString ta = findOne(a.path(), "trace_view.json"), tc = findOne(c.path(), "trace_view.json");
-        QVERIFY(readAll(ta) != readAll(tc));
+        QVERIFY(fileBytes(ta) != fileBytes(tc));
     }
 
     void msprofLayout()
@@ -451,12 +442,12 @@ private slots:
         const QString prof = QString::fromStdString(r.rankDirs[0]);
         QVERIFY(QFileInfo(prof).fileName().startsWith("PROF_000001_"));
         QVERIFY(QDir(prof + "/host").exists());
-        const auto info = nlohmann::json::parse(readAll(prof + "/device_0/info.json.0"));
+        const auto info = nlohmann::json::parse(fileBytes(prof + "/device_0/info.json.0"));
         QCOMPARE(info["DeviceInfo"][0]["aiv_num"].get<int>(), 48);
         const QString out = prof + "/mindstudio_profiler_output";
         const QString tl = findOne(out, "msprof_*.json");
         QVERIFY(QFileInfo(tl).fileName().size() == QString("msprof_20260606121514.json").size());
-        const auto trace = nlohmann::json::parse(readAll(tl));
+        const auto trace = nlohmann::json::parse(fileBytes(tl));
         std::size_t devTasks = 0;
         std::int64_t cannPid = 0;
         for (const auto& e : trace) {
@@ -471,7 +462,7 @@ private slots:
         QVERIFY(ops.col("Task Start Time(us)") > 0);
         QCOMPARE(ops.rows.size(), devTasks);
         QVERIFY(!findOne(out, "op_statistic_*.csv").isEmpty());
-        const auto comm = nlohmann::json::parse(readAll(prof + "/analyze/communication.json"));
+        const auto comm = nlohmann::json::parse(fileBytes(prof + "/analyze/communication.json"));
         QCOMPARE(comm.size(), std::size_t(33)); // 32 ops + Total Op Info
         QVERIFY(comm.contains("Total Op Info"));
     }
@@ -496,14 +487,14 @@ private slots:
                 slowest = std::stoi(row[2]);
             }
         QCOMPARE(slowest, 3);
-        const auto matrix = nlohmann::json::parse(readAll(cl + "/cluster_communication_matrix.json"));
+        const auto matrix = nlohmann::json::parse(fileBytes(cl + "/cluster_communication_matrix.json"));
         const auto& op = matrix["(0, 1, 2, 3)"]["step1"].begin().value();
         const double slow = op["1-2"]["Bandwidth(GB/s)"], normal = op["0-2"]["Bandwidth(GB/s)"];
         QVERIFY(std::abs(slow / normal - 0.4) < 0.05);
-        const auto comm = nlohmann::json::parse(readAll(cl + "/cluster_communication.json"));
+        const auto comm = nlohmann::json::parse(fileBytes(cl + "/cluster_communication.json"));
         QCOMPARE(comm["(0, 1, 2, 3)"]["step1"].begin().value().size(), std::size_t(4));
         for (const auto& d : r.rankDirs) {
-            const auto meta = nlohmann::json::parse(readAll(QString::fromStdString(d) + "/profiler_metadata.json"));
+            const auto meta = nlohmann::json::parse(fileBytes(QString::fromStdString(d) + "/profiler_metadata.json"));
             QCOMPARE(meta["parallel_group_info"].begin().value()["global_ranks"].size(), std::size_t(4));
         }
     }

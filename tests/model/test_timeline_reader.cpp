@@ -1,6 +1,7 @@
 // Timeline JSON reader on real Ascend samples (msprof and torch_npu), truncated/corrupt input,
 // the simplified task JSON, and the memory-mapped file. Expected numbers were computed
 // independently with python3's json module over the same files (see each comment).
+#include "file_bytes.h"
 #include "model/formats/json_event_scanner.h"
 #include "model/formats/readers.h"
 #include "model/io/mapped_file.h"
@@ -9,7 +10,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <fstream>
 #include <map>
 #include <string>
 #include <thread>
@@ -26,12 +26,6 @@ const std::string kMsprof = kSamples +
                             "mindstudio_profiler_output/msprof_20260606121514.json";
 const std::string kLevel1 =
     kSamples + "/msinsight/test/data/pytorch/text/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json";
-
-std::string slurp(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
 
 struct Loaded {
     Profile p;
@@ -397,7 +391,7 @@ private slots:
     void truncatedAtSeveralOffsets()
     {
         QFETCH(int, cut);
-        const std::string full = slurp(kMsprof);
+        const std::string full = fileBytes(kMsprof);
         const std::string cutText = full.substr(0, static_cast<std::size_t>(cut));
         // Independent count: raw_decode each element in order until it fails.
         int expected = 0;
@@ -487,7 +481,7 @@ private slots:
 
     void progressAndCancel()
     {
-        const std::string json = slurp(kLevel1);
+        const std::string json = fileBytes(kLevel1);
         Profile p;
         ReadContext ctx;
         ctx.file = "level1";
@@ -510,7 +504,7 @@ private slots:
     // the read returns, either complete or cancelled with fewer events, whenever it comes.
     void cancelWhileChunksAreInFlight()
     {
-        const std::string json = slurp(kLevel1);
+        const std::string json = fileBytes(kLevel1);
         Profile whole;
         ReadContext plain;
         const std::uint64_t all = readers::readTimelineJson(json, whole, plain).records;
@@ -595,11 +589,11 @@ private slots:
     {
         QTest::addColumn<std::string>("json");
         const std::string catapult = kSamples + "/chrome-trace/catapult/tracing/test_data/";
-        QTest::newRow("torch advisor") << slurp(kTorchAdvisor);
-        QTest::newRow("msprof") << slurp(kMsprof);
-        QTest::newRow("torch level1") << slurp(kLevel1);
+        QTest::newRow("torch advisor") << fileBytes(kTorchAdvisor);
+        QTest::newRow("msprof") << fileBytes(kMsprof);
+        QTest::newRow("torch level1") << fileBytes(kLevel1);
         for (const char* f : {"flow.json", "big_trace.json", "v8_runtime_call_stats.json"})
-            QTest::newRow(f) << slurp(catapult + f);
+            QTest::newRow(f) << fileBytes(catapult + f);
         // Event boundaries inside strings and inside nested arrays of objects, pretty-printed
         // separators, a malformed event, a non-object element, and a wrapper whose other members
         // follow the events array.
