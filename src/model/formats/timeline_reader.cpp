@@ -120,14 +120,14 @@ private:
                 m_cv.notify_all();
                 continue;
             }
+            // One scanner at a time: while a chunk is scanned, its slot (the one after the last
+            // scanned) is not Free.
             Slot& free = m_slots[m_scanned % kSlots];
-            if (!m_scanDone && !m_scanning && free.state == State::Free) {
-                m_scanning = true;
+            if (!m_scanDone && free.state == State::Free) {
                 free.state = State::Scanning;
                 lock.unlock();
                 const bool more = scan(free);
                 lock.lock();
-                m_scanning = false;
                 if (more) {
                     free.state = State::Scanned;
                     ++m_scanned;
@@ -184,7 +184,7 @@ private:
     std::mutex m_mutex;
     std::condition_variable m_cv;
     std::uint64_t m_scanned = 0, m_built = 0; // chunks scanned and built so far
-    bool m_scanning = false, m_scanDone = false, m_stop = false;
+    bool m_scanDone = false, m_stop = false;
     std::atomic<bool> m_cancelled{false};
     std::uint64_t m_lastProgress = 0;
 };
