@@ -245,13 +245,13 @@ FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContex
     // column's dictionary stays in cache while its share of the block is coded. At the 1 GB
     // benchmark profile (30-50 k distinct values in a column) coding took 10 % of the load's
     // samples with blocks of 2048 rows and 5 % with 16384; the block costs 8 bytes a row and a
-    // metric column (2.7 MB for 41 columns).
-    constexpr std::size_t kBlockRows = 8192;
-    std::vector<double> block(metricCols.size() * kBlockRows);
+    // metric column (2.7 MB for 41 columns), no more rows than the file is expected to hold.
+    const std::size_t rowsPerBlock = std::min<std::size_t>(8192, rowsGuess); // rowsGuess >= 1
+    std::vector<double> block(metricCols.size() * rowsPerBlock);
     std::size_t blockRows = 0;
     const auto flushBlock = [&] {
         for (std::size_t i = 0; i < metricCols.size(); ++i)
-            K.metrics[metricCols[i].second].appendBlock(block.data() + i * kBlockRows, blockRows);
+            K.metrics[metricCols[i].second].appendBlock(block.data() + i * rowsPerBlock, blockRows);
         blockRows = 0;
     };
     while (t.nextRow()) {
@@ -302,9 +302,9 @@ FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContex
                 v = kNaN;
                 badMetric += isMissingText(cellText) ? 0 : 1;
             }
-            block[i * kBlockRows + blockRows] = v;
+            block[i * rowsPerBlock + blockRows] = v;
         }
-        if (++blockRows == kBlockRows)
+        if (++blockRows == rowsPerBlock)
             flushBlock();
         for (const auto& [col, e] : extraCols)
             K.extra[e].push_back(text(col));
