@@ -15,18 +15,6 @@ namespace npuscope {
 
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
-
 // Set for the restarted process: "-" when GLIBC_TUNABLES was not set, else "=" and its value.
 constexpr const char* kRestartedVar = "NPUSCOPE_RESTARTED_TUNABLES";
 // Huge pages for the heap, and one heap for all threads: the other threads' heaps (64 MiB each)
@@ -57,7 +45,7 @@ void startWithHeapHugePages(char** argv)
         manageHeapHugePages();
         return;
     }
-    if (kSanitized || std::getenv("VALGRIND_LAUNCHER"))
+    if (kSanitizerHeap || std::getenv("VALGRIND_LAUNCHER"))
         return;
     if (const char* opt = std::getenv("NPUSCOPE_HUGE_PAGES"); opt && std::strcmp(opt, "0") == 0)
         return;

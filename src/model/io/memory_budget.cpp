@@ -158,7 +158,8 @@ LoadAllocationScope::~LoadAllocationScope()
 void releaseFreeHeap()
 {
 #if defined(__GLIBC__)
-    malloc_trim(0);
+    if (!kSanitizerHeap)
+        malloc_trim(0);
 #endif
 }
 

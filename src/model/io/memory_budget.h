@@ -58,6 +58,21 @@ bool heapHugePagesManaged();
 // True while huge pages are managed and turned on (a large load's scope is open).
 bool heapHugePagesOn();
 
+// True in sanitizer builds: their allocator replaces glibc's heap, whose tunables and trimming
+// then do not apply (and malloc_trim from two threads at once can crash on glibc's heap that was
+// never set up).
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+inline constexpr bool kSanitizerHeap = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+inline constexpr bool kSanitizerHeap = true;
+#else
+inline constexpr bool kSanitizerHeap = false;
+#endif
+#else
+inline constexpr bool kSanitizerHeap = false;
+#endif
+
 // Gives free heap memory back to the system now, scope or not: after a stage whose freed memory
 // the rest of the work would not reuse, or after a scope ended (a cancelled load's tables).
 void releaseFreeHeap();
