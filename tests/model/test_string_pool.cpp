@@ -4,6 +4,7 @@
 
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 using namespace npuscope;
 
@@ -77,6 +78,41 @@ private slots:
         QVERIFY(!copy.find("after").valid()); // NOLINT(bugprone-use-after-move)
         QCOMPARE(copy.intern("again").v, 1u);
         QCOMPARE(copy.view(NameId(1)), std::string_view("again"));
+    }
+
+    // Strings of one length whose hashes share their top bits share an entry of the cache of
+    // recent strings in front of the index: each keeps its own id however they alternate, also
+    // after the pool is moved, copied or assigned.
+    void recentStringsThatCollide()
+    {
+        std::unordered_map<std::uint32_t, std::vector<std::string>> byTop; // top 10 bits of the hash
+        std::vector<std::string> same;
+        for (int i = 0; same.size() < 3; ++i) {
+            std::string s = "op_" + std::to_string(1000000 + i);
+            auto& group = byTop[static_cast<std::uint32_t>(hashText(s)) >> 22];
+            group.push_back(std::move(s));
+            if (group.size() == 3)
+                same = group;
+        }
+        QCOMPARE(same[0].size(), same[2].size());
+        StringPool pool;
+        const NameId a = pool.intern(same[0]), b = pool.intern(same[1]), c = pool.intern(same[2]);
+        QCOMPARE(pool.size(), std::size_t(4));
+        for (int round = 0; round < 3; ++round) {
+            QCOMPARE(pool.intern(same[0]).v, a.v);
+            QCOMPARE(pool.intern(same[2]).v, c.v);
+            QCOMPARE(pool.intern(same[1]).v, b.v);
+            QCOMPARE(pool.intern(same[1]).v, b.v);
+        }
+        StringPool moved(std::move(pool));
+        QCOMPARE(moved.intern(same[1]).v, b.v);
+        QCOMPARE(moved.intern(same[0]).v, a.v);
+        StringPool copy(moved);
+        moved = StringPool();
+        QCOMPARE(copy.intern(same[2]).v, c.v);
+        QCOMPARE(copy.intern(same[1]).v, b.v);
+        QCOMPARE(moved.intern(same[1]).v, 1u); // a new pool: new ids
+        QCOMPARE(copy.size(), std::size_t(4));
     }
 };
 

@@ -35,6 +35,7 @@ void adviseHugePages(const void* p, std::size_t bytes)
 StringPool::StringPool()
 {
     m_slots.resize(1024);
+    m_recent.resize(std::size_t(1) << kRecentBits);
     intern(std::string_view());
 }
 
@@ -122,6 +123,9 @@ NameId StringPool::intern(std::string_view s)
     if (m_slots.empty()) // a moved-from pool starts over
         *this = StringPool();
     const std::uint32_t tag = tagOf(s);
+    Recent& recent = m_recent[tag >> (32 - kRecentBits)];
+    if (recent.text && recent.size == s.size() && (s.empty() || std::memcmp(recent.text, s.data(), s.size()) == 0))
+        return NameId(recent.id);
     const std::size_t mask = m_slots.size() - 1;
     std::size_t i = tag & mask;
     for (;; i = (i + 1) & mask) {
@@ -130,12 +134,15 @@ NameId StringPool::intern(std::string_view s)
             break;
         if (slot.tag == tag) {
             const std::string_view v = m_views[slot.id - 1];
-            if (v.size() == s.size() && (s.empty() || std::memcmp(v.data(), s.data(), s.size()) == 0))
+            if (v.size() == s.size() && (s.empty() || std::memcmp(v.data(), s.data(), s.size()) == 0)) {
+                recent = Recent{v.data(), static_cast<std::uint32_t>(v.size()), slot.id - 1};
                 return NameId(slot.id - 1);
+            }
         }
     }
     const auto id = static_cast<std::uint32_t>(m_views.size());
     m_views.emplace_back(store(s), s.size());
+    recent = Recent{m_views.back().data(), static_cast<std::uint32_t>(s.size()), id};
     m_slots[i] = Slot{tag, id + 1};
     if (m_views.size() * 2 > m_slots.size())
         grow();
