@@ -8,9 +8,6 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 namespace npuscope {
 
@@ -50,27 +47,8 @@ struct CsvMasks {
 
 inline CsvMasks csvMasksOf(const char* p)
 {
-    CsvMasks m;
-#if defined(__SSE2__)
-    const __m128i comma = _mm_set1_epi8(','), newline = _mm_set1_epi8('\n'), quote = _mm_set1_epi8('"');
-    for (int k = 0; k < 4; ++k) {
-        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
-        auto bits = [&](__m128i eq) {
-            return static_cast<std::uint64_t>(static_cast<std::uint16_t>(_mm_movemask_epi8(eq))) << (16 * k);
-        };
-        m.comma |= bits(_mm_cmpeq_epi8(v, comma));
-        m.newline |= bits(_mm_cmpeq_epi8(v, newline));
-        m.quote |= bits(_mm_cmpeq_epi8(v, quote));
-    }
-#else
-    for (int i = 0; i < 64; ++i) {
-        const std::uint64_t bit = std::uint64_t(1) << i;
-        m.comma |= p[i] == ',' ? bit : 0;
-        m.newline |= p[i] == '\n' ? bit : 0;
-        m.quote |= p[i] == '"' ? bit : 0;
-    }
-#endif
-    return m;
+    const Block64 b(p);
+    return CsvMasks{b.eq(','), b.eq('\n'), b.eq('"')};
 }
 
 // Progress is reported about every 4 MB, cancel checked every 4096 rows.

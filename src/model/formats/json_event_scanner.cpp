@@ -6,9 +6,6 @@
 #include <bit>
 #include <cstring>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 namespace npuscope {
 
@@ -84,37 +81,8 @@ struct BlockMasks {
 
 BlockMasks masksOf(const unsigned char* p)
 {
-    BlockMasks m;
-#if defined(__SSE2__)
-    // x | 0x20 maps '[' to '{' and ']' to '}' and no other byte onto either.
-    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), open = _mm_set1_epi8('{'),
-                  close = _mm_set1_epi8('}'), fold = _mm_set1_epi8(0x20);
-    for (int k = 0; k < 4; ++k) {
-        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
-        const __m128i f = _mm_or_si128(v, fold);
-        auto bits = [&](__m128i eq) {
-            return static_cast<std::uint64_t>(static_cast<std::uint16_t>(_mm_movemask_epi8(eq))) << (16 * k);
-        };
-        m.quote |= bits(_mm_cmpeq_epi8(v, quote));
-        m.backslash |= bits(_mm_cmpeq_epi8(v, backslash));
-        m.open |= bits(_mm_cmpeq_epi8(f, open));
-        m.close |= bits(_mm_cmpeq_epi8(f, close));
-    }
-#else
-    for (int i = 0; i < 64; ++i) {
-        const std::uint64_t bit = std::uint64_t(1) << i;
-        const unsigned char c = p[i];
-        if (c == '"')
-            m.quote |= bit;
-        else if (c == '\\')
-            m.backslash |= bit;
-        else if ((c | 0x20) == '{')
-            m.open |= bit;
-        else if ((c | 0x20) == '}')
-            m.close |= bit;
-    }
-#endif
-    return m;
+    const Block64 b(p);
+    return BlockMasks{b.eq('"'), b.eq('\\'), b.eqFolded('{'), b.eqFolded('}')};
 }
 
 // The bytes of a block escaped by a backslash. `carry`: the block's first byte is escaped (a
