@@ -62,7 +62,8 @@ simdjson::error_code readArgs(od::value v, TraceEvent& ev, std::vector<TraceArg>
         od::field f;
         if (auto e = std::move(fr).get(f))
             return e;
-        TraceArg a;
+        // Filled in place; after an error the caller drops the event's arguments.
+        TraceArg& a = out.emplace_back();
         if (auto e = f.unescaped_key().get(a.key))
             return e;
         od::value val = f.value();
@@ -104,7 +105,6 @@ simdjson::error_code readArgs(od::value v, TraceEvent& ev, std::vector<TraceArg>
             a.value = trimToken(val.raw_json_token());
             break;
         }
-        out.push_back(a);
         ++ev.argc;
     }
     return simdjson::SUCCESS;
