@@ -247,20 +247,14 @@ std::uint64_t Session::skippedTotal() const
 
 namespace {
 
-// Reorders columns of one type so that row i holds what row order[i] held. They are gathered one
-// after another through one spare buffer: each column into the buffer the previous one left, so
-// only the first takes fresh memory, whose pages the kernel has to zero.
-template <typename T, typename... More>
-void permuteAll(const std::vector<std::uint32_t>& order, std::vector<T>& first, More&... more)
+template <typename T>
+void permute(std::vector<T>& v, const std::vector<std::uint32_t>& order)
 {
-    std::vector<T> spare;
-    for (std::vector<T>* v : {&first, &more...}) {
-        spare.clear(); // keeps the capacity of the column gathered before
-        spare.reserve(v->size());
-        for (auto i : order)
-            spare.push_back((*v)[i]);
-        v->swap(spare);
-    }
+    std::vector<T> out;
+    out.reserve(v.size());
+    for (auto i : order)
+        out.push_back(v[i]);
+    v.swap(out);
 }
 
 // Slice on `track` that encloses ts (the deepest one), or the first one starting at or after ts
@@ -427,11 +421,15 @@ void Profile::finalize()
             newRow[order[i]] = static_cast<std::uint32_t>(i);
         // Each column is gathered on its own; a big profile uses every core for it.
         const std::function<void()> jobs[] = {
-            [&] { permuteAll(order, slices.start, slices.dur); },
-            [&] { permuteAll(order, slices.taskId, slices.kernel, slices.args); },
-            [&] { permuteAll(order, slices.name, slices.category); },
-            [&] { permuteAll(order, slices.track); },
-            [&] { permuteAll(order, slices.depth); },
+            [&] { permute(slices.start, order); },
+            [&] { permute(slices.dur, order); },
+            [&] { permute(slices.name, order); },
+            [&] { permute(slices.category, order); },
+            [&] { permute(slices.track, order); },
+            [&] { permute(slices.taskId, order); },
+            [&] { permute(slices.kernel, order); },
+            [&] { permute(slices.args, order); },
+            [&] { permute(slices.depth, order); },
             [&] {
                 for (auto& s : kernels.slice)
                     if (s != kNone)
@@ -497,8 +495,8 @@ void Profile::finalize()
             std::vector<std::uint32_t> o(c.ts.size());
             std::iota(o.begin(), o.end(), 0u);
             std::stable_sort(o.begin(), o.end(), [&c](auto a, auto b) { return c.ts[a] < c.ts[b]; });
-            permuteAll(o, c.ts);
-            permuteAll(o, c.value);
+            permute(c.ts, o);
+            permute(c.value, o);
         }
     }
 
