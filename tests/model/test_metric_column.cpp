@@ -93,6 +93,30 @@ private slots:
         QVERIFY(d.bytes() * 3 < before);
     }
 
+    // Half of a kernel table's metric cells are 0: 0.0 keeps its code between other values,
+    // after compact() and a later append, and -0.0 stays a value of its own.
+    void zerosBetweenOtherValues()
+    {
+        std::vector<double> want;
+        for (int i = 0; i < 5000; ++i)
+            want.push_back(i % 2 ? 0.5 * i : (i % 7 == 0 ? -0.0 : 0.0));
+        MetricColumn c;
+        c.appendBlock(want.data(), 2500);
+        c.compact();
+        c.appendBlock(want.data() + 2500, want.size() - 2500);
+        QVERIFY(c.coded());
+        QCOMPARE(c.distinct(), std::size_t(2500 + 2));
+        QVERIFY(sameBits(c, want));
+        MetricColumn other = columnOf({0.0, 7.0, 0.0});
+        c.append(std::move(other)); // another dictionary: coded again
+        want.insert(want.end(), {0.0, 7.0, 0.0});
+        QVERIFY(sameBits(c, want));
+        c.expand();
+        c.push_back(0.0);
+        want.push_back(0.0);
+        QVERIFY(sameBits(c, want));
+    }
+
     void tooManyDistinctStaysDoubles()
     {
         std::vector<double> want;

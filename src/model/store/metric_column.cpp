@@ -57,16 +57,21 @@ void MetricColumn::pushCoded(double v)
 {
     const std::uint64_t bits = bitsOf(v);
     if (bits != m_lastBits || m_lastCode == kNoCode) {
-        const std::uint32_t code = codeOf(bits);
-        if (code >= kMaxDistinct) {
-            // A 65,537th value: doubles from now on.
-            m_values.pop_back();
-            const std::size_t capacity = m_codes.capacity();
-            expand();
-            m_manyValues = true;
-            m_raw.reserve(capacity);
-            m_raw.push_back(v);
-            return;
+        std::uint32_t code = bits == 0 ? m_zeroCode : kNoCode;
+        if (code == kNoCode) {
+            code = codeOf(bits);
+            if (code >= kMaxDistinct) {
+                // A 65,537th value: doubles from now on.
+                m_values.pop_back();
+                const std::size_t capacity = m_codes.capacity();
+                expand();
+                m_manyValues = true;
+                m_raw.reserve(capacity);
+                m_raw.push_back(v);
+                return;
+            }
+            if (bits == 0)
+                m_zeroCode = code;
         }
         m_lastCode = code;
         m_lastBits = bits;
@@ -113,7 +118,7 @@ void MetricColumn::resize(std::size_t rows, double v)
 void MetricColumn::expand()
 {
     m_slots = std::vector<std::uint32_t>();
-    m_lastCode = kNoCode;
+    m_lastCode = m_zeroCode = kNoCode;
     if (m_wide)
         return;
     m_wide = true;
@@ -155,7 +160,7 @@ void MetricColumn::compact()
 {
     if (!m_wide) {
         m_slots = std::vector<std::uint32_t>();
-        m_lastCode = kNoCode;
+        m_lastCode = m_zeroCode = kNoCode;
         // Codes pay off while 2 bytes a row plus 8 a distinct value stay under 8 bytes a row.
         const std::size_t n = m_codes.size();
         if (n && m_values.size() > (3 * n - 1) / 4)

@@ -87,6 +87,9 @@ private:
     std::vector<std::uint32_t> m_slots;   // while appending: open addressing, code + 1 (0 = free)
     std::uint64_t m_lastBits = 0;         // the last value appended, and its code
     std::uint32_t m_lastCode = ~0u;
+    std::uint32_t m_zeroCode = ~0u;       // the code of 0.0 once appended: about half of a
+                                          // kernel table's metric cells (aic_* of vector
+                                          // kernels, aiv_* of cube ones)
     bool m_wide = false;                  // stored as doubles (written, or too many values)
     bool m_manyValues = false;            // too many distinct values for codes: compact() skips
 };
