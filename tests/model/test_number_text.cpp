@@ -1,4 +1,6 @@
 #include "model/formats/number_text.h"
+#include "model/store/decimal_digits.h"
+#include "model/store/profile.h"
 
 #include <QtTest>
 
@@ -55,6 +57,44 @@ private slots:
         QVERIFY(!parseInt64("N/A"));
         QVERIFY(!parseDouble("N/A"));
         QCOMPARE(*parseDouble(" 0.247 "), 0.247);
+    }
+
+    // Plain decimal digits are read 8 at a time: every length around 8 and 16, a non-digit in
+    // each position, and the limits of 18 digits (int64 parsers) and 19 (flow ids).
+    void plainDigitsMatchFromChars()
+    {
+        std::mt19937_64 rng(5);
+        for (int len = 1; len <= 20; ++len) {
+            for (int trial = 0; trial < 200; ++trial) {
+                std::string s;
+                for (int i = 0; i < len; ++i)
+                    s += char('0' + rng() % 10);
+                if (trial % 3 == 1)
+                    s[rng() % s.size()] = "/:a. -+"[rng() % 7]; // '/' and ':' border the digits
+                std::uint64_t want = 0;
+                auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), want);
+                const bool plain = ec == std::errc() && p == s.data() + s.size()
+                                   && s.find_first_of("+-") == std::string::npos;
+                std::uint64_t got = 0;
+                QCOMPARE(digits::plainDecimal(s, 19, got), plain && len <= 19);
+                if (plain && len <= 19)
+                    QCOMPARE(got, want);
+                if (plain && len <= 18) {
+                    QCOMPARE(std::uint64_t(parseInt64(s).value_or(-1)), want);
+                    QCOMPARE(parseUInt64(s).value_or(0), want);
+                }
+                const bool flowNumber = plain && len <= 19 && (len == 1 || s[0] != '0');
+                QCOMPARE(FlowTable::plainNumber(s, got), flowNumber);
+                if (flowNumber)
+                    QCOMPARE(got, want);
+            }
+        }
+        std::uint64_t v = 0;
+        QVERIFY(FlowTable::plainNumber("0", v) && v == 0);
+        QVERIFY(!FlowTable::plainNumber("", v));
+        QVERIFY(!FlowTable::plainNumber("007", v));
+        QVERIFY(FlowTable::plainNumber("9999999999999999999", v) && v == 9999999999999999999ull);
+        QVERIFY(!FlowTable::plainNumber("18446744073709551615", v)); // 20 digits: kept as text
     }
 
     // The short-cut for plain decimals gives the same double as std::from_chars, bit for bit, on

@@ -1,5 +1,7 @@
 #include "model/formats/number_text.h"
 
+#include "model/store/decimal_digits.h"
+
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -24,25 +26,6 @@ bool isDigit(char c)
     return static_cast<unsigned>(c - '0') < 10;
 }
 
-// The 8 bytes at p, when they are all decimal digits.
-bool eightDigits(const char* p, std::uint64_t& word)
-{
-    std::memcpy(&word, p, 8);
-    return (word & 0xF0F0F0F0F0F0F0F0ull) == 0x3030303030303030ull &&
-           ((word + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) == 0x3030303030303030ull;
-}
-
-// The value of 8 decimal digits read as a little-endian word (first digit most significant),
-// combined in pairs, then fours, then the eight.
-std::uint64_t valueOfEightDigits(std::uint64_t word)
-{
-    word -= 0x3030303030303030ull;
-    word = (word * 10) + (word >> 8);
-    return (((word & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
-            (((word >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >>
-           32;
-}
-
 // Decimal text scaled by 10^scaleDigits into an int64, exactly. Handles sign, fraction and
 // an exponent; rounds half away from zero on dropped digits.
 bool parseScaled(std::string_view s, int scaleDigits, std::int64_t& out)
@@ -65,8 +48,8 @@ bool parseScaled(std::string_view s, int scaleDigits, std::int64_t& out)
         std::size_t j = i;
         // µs timestamps have 16 digits before the point: take them 8 at a time (more than 19
         // digits wrap around, but then the general path below reads the text again).
-        for (std::uint64_t word; j + 8 <= s.size() && eightDigits(s.data() + j, word); j += 8)
-            acc = acc * 100000000 + valueOfEightDigits(word);
+        for (std::uint64_t word; j + 8 <= s.size() && digits::eightDigits(s.data() + j, word); j += 8)
+            acc = acc * 100000000 + digits::valueOfEightDigits(word);
         while (j < s.size() && isDigit(s[j]))
             acc = acc * 10 + static_cast<unsigned>(s[j++] - '0');
         const std::size_t nInt = j - i;
@@ -189,27 +172,11 @@ bool parseMillisToNs(std::string_view text, TimeNs& out)
     return parseScaled(text, 6, out);
 }
 
-namespace {
-// Up to 18 plain digits (no blank, sign or other byte) cannot overflow: read them directly and
-// leave everything else to from_chars. False when the text is not of that shape.
-inline bool plainDigits(std::string_view text, std::uint64_t& out)
-{
-    if (text.empty() || text.size() > 18)
-        return false;
-    std::uint64_t v = 0;
-    for (const char c : text) {
-        const unsigned d = static_cast<unsigned char>(c) - unsigned('0');
-        if (d > 9)
-            return false;
-        v = v * 10 + d;
-    }
-    return (out = v), true;
-}
-} // namespace
 
 bool parseInt64(std::string_view text, std::int64_t& out)
 {
-    if (std::uint64_t u; plainDigits(text, u))
+    // Up to 18 plain digits cannot overflow: read directly, everything else by from_chars.
+    if (std::uint64_t u; digits::plainDecimal(text, 18, u))
         return (out = static_cast<std::int64_t>(u)), true;
     text = trimText(text);
     if (isNotAValue(text))
@@ -225,7 +192,7 @@ bool parseInt64(std::string_view text, std::int64_t& out)
 
 bool parseUInt64(std::string_view text, std::uint64_t& out)
 {
-    if (plainDigits(text, out))
+    if (digits::plainDecimal(text, 18, out))
         return true;
     text = trimText(text);
     if (isNotAValue(text))

@@ -3,7 +3,6 @@
 #include "model/formats/number_text.h"
 
 #include <algorithm>
-#include <charconv>
 
 namespace npuscope {
 
@@ -385,10 +384,8 @@ void TimelineBuilder::onFlowV1(const TraceEvent& ev, TrackId t, TimeNs ts)
     // lookups, and the table stores the number.
     FlowId id;
     const std::string_view idText = ev.id;
-    id.number = FlowTable::isPlainNumber(idText);
-    if (id.number)
-        std::from_chars(idText.data(), idText.data() + idText.size(), id.value);
-    else
+    id.number = FlowTable::plainNumber(idText, id.value);
+    if (!id.number)
         id.value = m_p.strings.intern(idText).v;
     const FlowKey key{cat, id};
     auto it = m_flowStarts.find(key);

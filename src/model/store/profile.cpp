@@ -1,10 +1,10 @@
 #include "model/store/profile.h"
 
 #include "model/io/parallel.h"
+#include "model/store/decimal_digits.h"
 #include "model/store/session.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -97,17 +97,15 @@ void ArgTable::addArg(NameId key, std::string_view value, StringPool& pool)
     }
 }
 
-bool FlowTable::isPlainNumber(std::string_view text)
+bool FlowTable::plainNumber(std::string_view text, std::uint64_t& value)
 {
-    return !text.empty() && text.size() <= 19 && (text[0] != '0' || text.size() == 1) &&
-           std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+    return (text.size() == 1 || (!text.empty() && text[0] != '0')) && digits::plainDecimal(text, 19, value);
 }
 
 void FlowTable::addId(std::string_view text, StringPool& pool)
 {
     std::uint64_t v = 0;
-    if (isPlainNumber(text)) {
-        std::from_chars(text.data(), text.data() + text.size(), v);
+    if (plainNumber(text, v)) {
         idNumber.push_back(v);
         idText.push_back(NameId());
     } else {

@@ -127,7 +127,8 @@ struct FlowTable {
     std::vector<std::uint32_t> srcSlice, dstSlice; // slice rows after finalize(), or kNone
     std::size_t size() const { return srcTs.size(); }
 
-    static bool isPlainNumber(std::string_view text);
+    // True, with the number in `value`, when `text` is a plain decimal number as above.
+    static bool plainNumber(std::string_view text, std::uint64_t& value);
     // Appends one flow's id column entries for `text`.
     void addId(std::string_view text, StringPool& pool);
     std::string idOf(std::size_t flow, const StringPool& pool) const;
