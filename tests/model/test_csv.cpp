@@ -1,8 +1,11 @@
 // The CSV tokenizer and the quirks of FORMATS.md §6, each on a small inline file.
+#include "model/formats/block_masks.h"
 #include "model/formats/csv.h"
 #include "model/formats/readers.h"
 
 #include <QtTest>
+
+#include <random>
 
 using namespace npuscope;
 
@@ -306,6 +309,36 @@ private slots:
         QVERIFY(std::isnan(K.metrics[m3][0])); // missing in the earlier slice
         QCOMPARE(K.metrics[m3][2], 1.5);
         QCOMPARE(p.str(K.name[2]), std::string_view("c"));
+    }
+
+    // The block scanners' masks (this build's vector width: AVX2, SSE2 or bytes) against a byte
+    // by byte reference, on random blocks rich in the characters they look for.
+    void blockMasksMatchBytes()
+    {
+        std::mt19937_64 rng(3);
+        const std::string_view alphabet = "\"\\{}[],\n ax0";
+        for (int trial = 0; trial < 20000; ++trial) {
+            char block[64];
+            for (char& c : block)
+                c = rng() % 4 == 0 ? static_cast<char>(rng()) : alphabet[rng() % alphabet.size()];
+            const Block64 b(block);
+            for (const char c : {'"', '\\', ',', '\n', '{', '}'}) {
+                std::uint64_t eq = 0, folded = 0;
+                for (int i = 0; i < 64; ++i) {
+                    eq |= std::uint64_t(block[i] == c) << i;
+                    folded |= std::uint64_t(static_cast<char>(block[i] | 0x20) == c) << i;
+                }
+                QCOMPARE(b.eq(c), eq);
+                QCOMPARE(b.eqFolded(c), folded);
+            }
+            const std::uint64_t x = rng();
+            std::uint64_t odd = 0, parity = 0;
+            for (int i = 0; i < 64; ++i) {
+                parity ^= (x >> i) & 1;
+                odd |= parity << i;
+            }
+            QCOMPARE(prefixXor(x), odd);
+        }
     }
 };
 
