@@ -4,7 +4,6 @@
 
 #include <QtTest>
 
-
 using namespace npuscope;
 
 namespace {

@@ -6,7 +6,6 @@
 #include <bit>
 #include <cstring>
 
-
 namespace npuscope {
 
 namespace {

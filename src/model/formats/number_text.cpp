@@ -172,7 +172,6 @@ bool parseMillisToNs(std::string_view text, TimeNs& out)
     return parseScaled(text, 6, out);
 }
 
-
 bool parseInt64(std::string_view text, std::int64_t& out)
 {
     // Up to 18 plain digits cannot overflow: read directly, everything else by from_chars.
