@@ -713,6 +713,53 @@ private slots:
         QVERIFY(dims);
     }
 
+    void damagedTimes()
+    {
+        // Rows whose times cannot make a span are skipped, counted and named by table and
+        // reason: a time beyond +-4e18 ns (an endNs - startNs that would overflow among them), an
+        // end before the start, an unreadable time, a counter sample without a usable timestamp.
+        const std::string original = dbDir("level0", 0) + "ascend_pytorch_profiler_0.db";
+        Profile base;
+        ReadContext ctx;
+        ctx.file = original;
+        QCOMPARE(readers::readProfilerDb(original, base, ctx).skipped, std::uint64_t(0));
+
+        QTemporaryDir tmp;
+        const std::string path = alteredLevel0(
+            tmp, "UPDATE CANN_API SET startNs = -9223372036854775807 WHERE rowid = (SELECT min(rowid) FROM CANN_API);"
+                 "UPDATE CANN_API SET endNs = 9223372036854775807 WHERE rowid = (SELECT max(rowid) FROM CANN_API);"
+                 "UPDATE TASK SET endNs = startNs - 5 WHERE rowid IN (SELECT rowid FROM TASK WHERE globalTaskId "
+                 "NOT IN (SELECT globalTaskId FROM COMMUNICATION_TASK_INFO) LIMIT 2);"
+                 "UPDATE PYTORCH_API SET startNs = 'soon' WHERE rowid = (SELECT min(rowid) FROM PYTORCH_API);"
+                 "UPDATE MEMORY_RECORD SET timestamp = NULL WHERE rowid = (SELECT min(rowid) FROM MEMORY_RECORD);"
+                 "UPDATE NPU_MEM SET timestampNs = 1e300 WHERE rowid = (SELECT min(rowid) FROM NPU_MEM);"
+                 "UPDATE AICORE_FREQ SET timestampNs = 5e18 WHERE rowid = (SELECT min(rowid) FROM AICORE_FREQ);");
+        Profile p;
+        ctx.file = path;
+        const FileRecord rec = readers::readProfilerDb(path, p, ctx);
+        QCOMPARE(int(rec.status), int(FileStatus::Partial));
+        QCOMPARE(rec.skipped, std::uint64_t(8));
+        QCOMPARE(p.slices.size(), base.slices.size() - 5);
+        QCOMPARE(int(p.join.deviceTasks), 548);
+        const std::pair<const char*, int> expected[] = {
+            {"CANN_API row with a time beyond 4e18 ns skipped", 2},
+            {"TASK row with endNs before startNs skipped", 2},
+            {"PYTORCH_API row without a readable startNs and endNs skipped", 1},
+            {"MEMORY_RECORD sample without a readable timestamp skipped", 1},
+            {"NPU_MEM sample without a readable timestamp skipped", 1}, // a REAL beyond int64
+            {"AICORE_FREQ sample with a time beyond 4e18 ns skipped", 1},
+        };
+        for (const auto& [reason, count] : expected) {
+            const Diagnostic* d = diagWith(p, reason);
+            QVERIFY2(d, reason);
+            QCOMPARE(d->file, path);
+            QCOMPARE(int(d->count), count);
+        }
+        // Every kept span is well formed.
+        for (std::size_t i = 0; i < p.slices.size(); ++i)
+            QVERIFY(p.slices.dur[i] >= 0);
+    }
+
     void badInput()
     {
         QTemporaryDir tmp;

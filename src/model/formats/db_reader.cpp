@@ -130,6 +130,47 @@ private:
         return -1;
     }
 
+    // A row's startNs/endNs as its start and duration. A row without both times, with a time
+    // beyond +-kMaxTimeNs (the bound the text readers keep, so that start + duration and the
+    // difference of any two times fit in 64 bits) or ending before it starts is counted as
+    // skipped and reported (once per table and reason, with the count of repeats).
+    struct Interval {
+        TimeNs start = 0;
+        TimeNs dur = 0;
+    };
+    std::optional<Interval> interval(const db::Statement& st, int startCol, int endCol, const char* table)
+    {
+        const auto start = st.int64(startCol);
+        const auto end = st.int64(endCol);
+        const char* why = nullptr;
+        if (!start || !end)
+            why = "without a readable startNs and endNs";
+        else if (!timeInRange(*start) || !timeInRange(*end))
+            why = "with a time beyond 4e18 ns";
+        else if (*end < *start)
+            why = "with endNs before startNs";
+        if (why) {
+            ++m_rec.skipped;
+            m_p.report(Severity::Warning, m_ctx.file, -1, -1, std::string(table) + " row " + why + " skipped");
+            return std::nullopt;
+        }
+        return Interval{*start, *end - *start};
+    }
+
+    // A counter sample's timestamp, or nullopt (counted and reported like interval()).
+    std::optional<TimeNs> sampleTime(const db::Statement& st, int col, const char* table)
+    {
+        const auto t = st.int64(col);
+        if (t && timeInRange(*t))
+            return t;
+        ++m_rec.skipped;
+        m_p.report(Severity::Warning, m_ctx.file, -1, -1,
+                   std::string(table) + (t ? " sample with a time beyond 4e18 ns skipped" : " sample without a readable timestamp skipped"));
+        return std::nullopt;
+    }
+
+    static bool timeInRange(std::int64_t t) { return t >= -kMaxTimeNs && t <= kMaxTimeNs; }
+
     // ---- tables ----
     void loadStrings()
     {
@@ -230,11 +271,15 @@ private:
             return;
         auto st = select("STEP_TIME", {"id", "startNs", "endNs"});
         while (st.step()) {
-            auto id = st.int64(0);
-            auto b = st.int64(1);
-            auto e = st.int64(2);
-            if (id && b && e)
-                m_steps.push_back({*id, {*b, *e}});
+            const auto span = interval(st, 1, 2, "STEP_TIME");
+            if (!span)
+                continue;
+            if (const auto id = st.int64(0))
+                m_steps.push_back({*id, {span->start, span->start + span->dur}});
+            else {
+                ++m_rec.skipped;
+                m_p.report(Severity::Warning, m_ctx.file, -1, -1, "STEP_TIME row without an id skipped");
+            }
         }
     }
 
@@ -268,13 +313,11 @@ private:
         }
         KernelTable& k = m_p.kernels;
         while (st.step()) {
-            const auto start = st.int64(0);
-            const auto end = st.int64(1);
-            if (!start || !end) {
-                ++m_rec.skipped;
-                m_p.report(Severity::Warning, m_ctx.file, -1, -1, "TASK row without startNs/endNs skipped");
+            const auto span = interval(st, 0, 1, "TASK");
+            if (!span)
                 continue;
-            }
+            const TimeNs start = span->start;
+            const TimeNs dur = span->dur;
             const int device = static_cast<int>(st.int64(2).value_or(m_device));
             const std::int64_t stream = st.int64(7).value_or(-1);
             const std::int64_t taskId = st.int64(8).value_or(-1);
@@ -284,7 +327,7 @@ private:
             const NameId coreType = hasCompute ? str(st.int64(12)) : hwType;
             const TrackId t = track(kDevicePid + device, stream, TrackKind::Stream, "Ascend Hardware",
                                     "Stream " + std::to_string(stream), device, stream);
-            const auto row = m_p.slices.add(*start, *end - *start, name, coreType, t,
+            const auto row = m_p.slices.add(start, dur, name, coreType, t,
                                             taskId >= 0 && taskId < kNone ? static_cast<std::uint32_t>(taskId) : kNone);
             ++m_rec.records;
             ++m_p.join.deviceTasks;
@@ -296,15 +339,15 @@ private:
                 continue;
             const auto kr = static_cast<std::uint32_t>(k.size());
             k.device.push_back(device);
-            k.step.push_back(stepOf(*start));
+            k.step.push_back(stepOf(start));
             const auto model = st.int64(9).value_or(-1);
             k.modelId.push_back(model == 4294967295LL ? -1 : model);
             k.streamId.push_back(stream);
             k.taskId.push_back(taskId);
             const auto ctxId = st.int64(6).value_or(-1);
             k.contextId.push_back(ctxId == 4294967295LL ? -1 : ctxId);
-            k.start.push_back(*start);
-            k.dur.push_back(*end - *start);
+            k.start.push_back(start);
+            k.dur.push_back(dur);
             k.wait.push_back(0);
             k.name.push_back(name);
             k.type.push_back(str(st.int64(11)));
@@ -385,13 +428,11 @@ private:
                          "ORDER BY startNs");
         KernelTable& k = m_p.kernels;
         while (st.step()) {
-            const auto start = st.int64(1);
-            const auto end = st.int64(2);
-            if (!start || !end) {
-                ++m_rec.skipped;
-                m_p.report(Severity::Warning, m_ctx.file, -1, -1, "COMMUNICATION_OP row without times skipped");
+            const auto span = interval(st, 1, 2, "COMMUNICATION_OP");
+            if (!span)
                 continue;
-            }
+            const TimeNs start = span->start;
+            const TimeNs dur = span->dur;
             const int device = static_cast<int>(st.int64(7).value_or(m_device));
             const NameId group = str(st.int64(4));
             auto [git, fresh] = m_groupIndex.emplace(group.v, static_cast<int>(m_groupIndex.size()));
@@ -400,19 +441,19 @@ private:
                                     "Group " + std::to_string(git->second) + " Communication", device);
             const NameId name = str(st.int64(0));
             const NameId opType = str(st.int64(6));
-            const auto row = m_p.slices.add(*start, *end - *start, name, opType, t);
+            const auto row = m_p.slices.add(start, dur, name, opType, t);
             ++m_rec.records;
             if (const auto c = st.int64(3); c && *c != 4294967295LL)
                 m_connTargets[*c].push_back(row);
             // The kernel_details view has one HCCL row per communication op.
             k.device.push_back(device);
-            k.step.push_back(stepOf(*start));
+            k.step.push_back(stepOf(start));
             k.modelId.push_back(-1);
             k.streamId.push_back(-1);
             k.taskId.push_back(-1);
             k.contextId.push_back(-1);
-            k.start.push_back(*start);
-            k.dur.push_back(*end - *start);
+            k.start.push_back(start);
+            k.dur.push_back(dur);
             k.wait.push_back(0);
             k.name.push_back(name);
             k.type.push_back(opType);
@@ -451,13 +492,14 @@ private:
                      kTransport = m_p.strings.intern("transport type"), kSize = m_p.strings.intern("size(Byte)"),
                      kLink = m_p.strings.intern("link type"), kData = m_p.strings.intern("data type");
         while (st.step()) {
-            const auto start = st.int64(0);
-            const auto end = st.int64(1);
-            if (!start || !end)
+            const auto span = interval(st, 0, 1, "COMMUNICATION_TASK_INFO");
+            if (!span)
                 continue;
             const int device = static_cast<int>(st.int64(2).value_or(m_device));
             const auto plane = st.int64(4).value_or(0);
-            const TrackId t = track(kCommPid + std::max(device, 0), 1000 + plane, TrackKind::CommPlane,
+            // tid 1000 + plane, wrapping rather than overflowing on a damaged planeId.
+            const auto planeTid = static_cast<std::int64_t>(1000ULL + static_cast<std::uint64_t>(plane));
+            const TrackId t = track(kCommPid + std::max(device, 0), planeTid, TrackKind::CommPlane,
                                     "Communication", "Plane " + std::to_string(plane), device);
             auto num = [this](std::optional<std::int64_t> v) { return m_p.strings.intern(v ? std::to_string(*v) : "N/A"); };
             const std::uint32_t args = m_p.args.addRow({{kSrc, num(st.int64(5))},
@@ -467,7 +509,7 @@ private:
                                                         {kLink, m_p.strings.intern(enumName(m_linkType, st.int64(9)))},
                                                         {kData, m_p.strings.intern(enumName(m_dataType, st.int64(10)))}});
             const NameId type = str(st.int64(3));
-            m_p.slices.add(*start, *end - *start, type, type, t, kNone, args);
+            m_p.slices.add(span->start, span->dur, type, type, t, kNone, args);
             ++m_rec.records;
         }
         finish(st, "COMMUNICATION_TASK_INFO");
@@ -495,12 +537,9 @@ private:
         auto st = select("CANN_API", {"startNs", "endNs", "type", "globalTid", "connectionId", "name"});
         std::map<std::int64_t, NameId> categories;
         while (st.step()) {
-            const auto start = st.int64(0);
-            const auto end = st.int64(1);
-            if (!start || !end) {
-                ++m_rec.skipped;
+            const auto span = interval(st, 0, 1, "CANN_API");
+            if (!span)
                 continue;
-            }
             const std::int64_t gtid = st.int64(3).value_or(0);
             const std::int64_t pid = gtid >> 32;
             const std::int64_t tid = gtid & 0xffffffffLL;
@@ -510,7 +549,7 @@ private:
             if (cat == categories.end())
                 cat = categories.emplace(typeId, m_p.strings.intern(enumName(m_apiTypes, typeId))).first;
             const std::string name = apiPrefix(std::string(m_p.str(cat->second))) + "@" + std::string(m_p.str(str(st.int64(5))));
-            const auto row = m_p.slices.add(*start, *end - *start, m_p.strings.intern(name), cat->second, t);
+            const auto row = m_p.slices.add(span->start, span->dur, m_p.strings.intern(name), cat->second, t);
             ++m_rec.records;
             if (const auto c = st.int64(4))
                 m_cannByConn[*c] = row;
@@ -593,13 +632,10 @@ private:
         auto st = select("PYTORCH_API", {"startNs", "endNs", "globalTid", "connectionId", "name", "type",
                                          "sequenceNumber", "fwdThreadId", "inputDtypes", "inputShapes", "callchainId"});
         while (st.step()) {
-            const auto start = st.int64(0); // TEXT in the samples: int64() parses it exactly
-            const auto end = st.int64(1);
-            if (!start || !end) {
-                ++m_rec.skipped;
-                m_p.report(Severity::Warning, m_ctx.file, -1, -1, "PYTORCH_API row with unreadable startNs/endNs skipped");
+            // startNs/endNs are TEXT in the samples: int64() parses them exactly.
+            const auto span = interval(st, 0, 1, "PYTORCH_API");
+            if (!span)
                 continue;
-            }
             const std::int64_t gtid = st.int64(2).value_or(0);
             const std::int64_t pid = gtid >> 32;
             const std::int64_t tid = gtid & 0xffffffffLL;
@@ -643,7 +679,7 @@ private:
                 if (!args.empty())
                     argsRow = m_p.args.addRow(args);
             }
-            const auto row = m_p.slices.add(*start, *end - *start, name, cat, t, kNone, argsRow);
+            const auto row = m_p.slices.add(span->start, span->dur, name, cat, t, kNone, argsRow);
             ++m_rec.records;
             if (const auto c = st.int64(3))
                 m_pyByConnRow[*c].push_back(row);
@@ -714,15 +750,19 @@ private:
         static const char* names[] = {"Computing", "Communication", "Communication(Not Overlapped)", "Free"};
         auto st = select("OVERLAP_ANALYSIS", {"deviceId", "startNs", "endNs", "type"}, "ORDER BY startNs");
         while (st.step()) {
-            const auto start = st.int64(1);
-            const auto end = st.int64(2);
-            const auto type = st.int64(3);
-            if (!start || !end || !type || *type < 0 || *type > 3)
+            const auto span = interval(st, 1, 2, "OVERLAP_ANALYSIS");
+            if (!span)
                 continue;
+            const auto type = st.int64(3);
+            if (!type || *type < 0 || *type > 3) {
+                ++m_rec.skipped;
+                m_p.report(Severity::Warning, m_ctx.file, -1, -1, "OVERLAP_ANALYSIS row with an unknown type skipped");
+                continue;
+            }
             const int device = static_cast<int>(st.int64(0).value_or(m_device));
             const TrackId t = track(kOverlapPid + std::max(device, 0), *type, TrackKind::Overlap, "Overlap Analysis",
                                     names[*type], device);
-            m_p.slices.add(*start, *end - *start, m_p.strings.intern(names[*type]), NameId(0), t);
+            m_p.slices.add(span->start, span->dur, m_p.strings.intern(names[*type]), NameId(0), t);
             ++m_rec.records;
         }
     }
@@ -742,14 +782,14 @@ private:
         if (need("AICORE_FREQ")) {
             auto st = select("AICORE_FREQ", {"deviceId", "timestampNs", "freq"});
             while (st.step())
-                if (auto t = st.int64(1); t && st.real(2))
+                if (auto t = sampleTime(st, 1, "AICORE_FREQ"); t && st.real(2))
                     counter(0, "AI Core Freq", "AI Core Freq", "MHz", *t, *st.real(2),
                             static_cast<int>(st.int64(0).value_or(m_device)));
         }
         if (need("HBM")) {
             auto st = select("HBM", {"deviceId", "timestampNs", "bandwidth", "hbmId", "type"});
             while (st.step()) {
-                const auto t = st.int64(1);
+                const auto t = sampleTime(st, 1, "HBM");
                 const auto bw = st.real(2);
                 if (!t || !bw)
                     continue;
@@ -762,7 +802,7 @@ private:
         if (need("LLC")) {
             auto st = select("LLC", {"deviceId", "llcId", "timestampNs", "hitRate", "throughput", "mode"});
             while (st.step()) {
-                const auto t = st.int64(2);
+                const auto t = sampleTime(st, 2, "LLC");
                 if (!t)
                     continue;
                 const std::string name = "LLC " + std::to_string(st.int64(1).value_or(0)) + " "
@@ -777,7 +817,7 @@ private:
         if (need("NPU_MEM")) {
             auto st = select("NPU_MEM", {"type", "ddr", "hbm", "timestampNs", "deviceId"});
             while (st.step()) {
-                const auto t = st.int64(3);
+                const auto t = sampleTime(st, 3, "NPU_MEM");
                 if (!t)
                     continue;
                 const std::string name(m_p.str(str(st.int64(0))));
@@ -791,7 +831,7 @@ private:
         if (need("NPU_MODULE_MEM")) {
             auto st = select("NPU_MODULE_MEM", {"moduleId", "timestampNs", "totalReserved", "deviceId"});
             while (st.step())
-                if (auto t = st.int64(1); t && st.real(2))
+                if (auto t = sampleTime(st, 1, "NPU_MODULE_MEM"); t && st.real(2))
                     counter(4, "npu_module_mem", enumName(m_modules, st.int64(0)), "Total Reserved(MB)", *t,
                             *st.real(2) / 1048576.0, static_cast<int>(st.int64(3).value_or(m_device)));
         }
@@ -799,7 +839,7 @@ private:
             auto st = select("MEMORY_RECORD",
                              {"component", "timestamp", "totalAllocated", "totalReserved", "totalActive", "deviceId"});
             while (st.step()) {
-                const auto t = st.int64(1);
+                const auto t = sampleTime(st, 1, "MEMORY_RECORD");
                 if (!t)
                     continue;
                 const std::string comp(m_p.str(str(st.int64(0))));

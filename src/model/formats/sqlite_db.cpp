@@ -222,8 +222,14 @@ std::optional<std::int64_t> Statement::int64(int col) const
     switch (sqlite3_column_type(m_stmt, col)) {
     case SQLITE_INTEGER:
         return sqlite3_column_int64(m_stmt, col);
-    case SQLITE_FLOAT:
-        return static_cast<std::int64_t>(sqlite3_column_double(m_stmt, col));
+    case SQLITE_FLOAT: {
+        // A REAL where an integer belongs: truncated toward zero; none when it has no int64 value
+        // (NaN, infinite or beyond +-2^63).
+        const double v = sqlite3_column_double(m_stmt, col);
+        if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0))
+            return std::nullopt;
+        return static_cast<std::int64_t>(v);
+    }
     case SQLITE_TEXT:
         return parseInt64(text(col));
     default:

@@ -62,7 +62,8 @@ public:
     std::string error() const { return m_error; }
 
     bool isNull(int col) const;
-    // INTEGER, or TEXT holding an integer (PYTORCH_API times), or REAL truncated.
+    // INTEGER, or TEXT holding an integer (PYTORCH_API times), or REAL truncated toward zero
+    // (none for a REAL without an int64 value: NaN, infinite, beyond +-2^63).
     std::optional<std::int64_t> int64(int col) const;
     std::optional<double> real(int col) const;
     std::string_view text(int col) const;
