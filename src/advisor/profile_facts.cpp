@@ -317,7 +317,7 @@ ProfileFacts::ProfileFacts(const Profile& profile) : p(profile)
     if (commOpsTl.empty()) {
         for (const auto& op : p.commOps)
             if (!op.totalInfo && op.start && op.elapseMs == op.elapseMs)
-                commOpsTl.push_back({*op.start, static_cast<TimeNs>(std::llround(op.elapseMs * 1e6)), op.opName,
+                commOpsTl.push_back({*op.start, roundNs(op.elapseMs * 1e6), op.opName,
                                      kNone, -1});
         commSource = "communication.json";
     }

@@ -246,7 +246,7 @@ void slowRank(const RuleCtx& c, RuleOut& out)
         const int slowRankId = dim.slowRank;
         Finding& fd = out.fire(std::string(d == 0 ? "computing" : (d == 1 ? "communication" : "free")));
         fd.scope.ranks = {slowRankId};
-        fd.costNs = static_cast<TimeNs>(std::llround(dim.excess));
+        fd.costNs = roundNs(dim.excess);
         fd.title = "Rank " + std::to_string(slowRankId) + " slow in " + name + ": "
                    + (d == 1 ? "shortest communication (" + fmtMs(dim.value) + ", arrives last)"
                              : fmtMs(dim.value) + " vs median " + fmtMs(med) + " (+" + fmtPct(med > 0 ? dim.value / med - 1 : 0) + ")");
@@ -272,7 +272,7 @@ void slowRank(const RuleCtx& c, RuleOut& out)
             if (lastCount.count(r.rank))
                 e.metrics.push_back({"last arriver in", static_cast<double>(lastCount[r.rank]), "collectives"});
             e.threshold = "(max − min)/mean step > " + fmtPct(gapRatio);
-            e.cost = static_cast<TimeNs>(std::abs(val(r) - med));
+            e.cost = roundNs(std::abs(val(r) - med));
             fd.evidence.push_back(std::move(e));
         }
         sortEvidence(fd.evidence);
@@ -326,7 +326,7 @@ void slowLink(const RuleCtx& c, RuleOut& out)
             // The cost is the time the slow link loses against the median bandwidth, not the
             // whole transit time (which a link at the median speed would spend too).
             const double lost = (a.second - a.first / med) * 1e6 / steps;
-            fd.costNs = static_cast<TimeNs>(std::llround(lost));
+            fd.costNs = roundNs(lost);
             fd.title = "Slow " + t + " link on rank " + std::to_string(r) + ": " + fmtNum(bw, 1) + " GB/s vs median "
                        + fmtNum(med, 1) + " GB/s";
             fd.description = "Rank " + std::to_string(r) + " moves data over " + t + " at " + fmtNum(bw, 1)
@@ -377,7 +377,7 @@ void retrans(const RuleCtx& c, RuleOut& out)
             e.at.row = "step " + k.first + " " + k.second;
             e.metrics = {{"min elapse", v.first, "ms"}, {"max RDMA transit", v.second, "ms"}};
             e.threshold = "elapse ≥ " + fmtNum(el, 0) + " ms and RDMA transit > " + fmtNum(tr, 0) + " ms";
-            e.cost = static_cast<TimeNs>(v.first * 1e6);
+            e.cost = roundNs(v.first * 1e6);
             ev.push_back(std::move(e));
         }
     if (ev.empty())

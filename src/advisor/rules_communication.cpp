@@ -59,7 +59,7 @@ void exposed(const RuleCtx& c, RuleOut& out)
         return out.pass("exposed communication " + fmtMs(exposedPerStep) + "/step = " + fmtPct(s) + " of step (threshold "
                         + fmtPct(share) + ")");
     Finding& fd = out.fire("critical-path");
-    fd.costNs = static_cast<TimeNs>(std::llround(exposedPerStep));
+    fd.costNs = roundNs(exposedPerStep);
     std::string top;
     double topNs = 0;
     for (const auto& [n, v] : byName)
@@ -129,12 +129,12 @@ void wait(const RuleCtx& c, RuleOut& out)
         if (op.start)
             e.at.ts = *op.start;
         if (op.elapseMs == op.elapseMs)
-            e.at.dur = static_cast<TimeNs>(std::llround(op.elapseMs * 1e6));
+            e.at.dur = roundNs(op.elapseMs * 1e6);
         e.at.op = op.opName;
         e.at.row = "communication.json " + op.step + " " + op.fullName;
         e.metrics = {{"wait", op.waitMs, "ms"}, {"transit", op.transitMs, "ms"}, {"wait ratio", op.waitRatio, ""}};
         e.threshold = "wait ratio ≥ " + fmtRatio(ratio);
-        e.cost = static_cast<TimeNs>(std::llround(op.waitMs * 1e6));
+        e.cost = roundNs(op.waitMs * 1e6);
         ev.push_back(std::move(e));
     }
     out.inputs.push_back("communication.json: Wait Time Ratio (" + std::to_string(n) + " ops)");
@@ -143,7 +143,7 @@ void wait(const RuleCtx& c, RuleOut& out)
         return out.pass(std::to_string(flagged) + " of " + std::to_string(n) + " ops with wait ratio ≥ " + fmtRatio(ratio)
                         + ", waiting " + fmtMs(perStep) + "/step (threshold " + fmtPct(c.th.minShare()) + " of step)");
     Finding& fd = out.fire("wait");
-    fd.costNs = static_cast<TimeNs>(std::llround(perStep));
+    fd.costNs = roundNs(perStep);
     fd.title = "Collectives wait for peers: " + std::to_string(flagged) + " ops with wait ratio ≥ " + fmtRatio(ratio) + ", "
                + fmtMs(perStep) + "/step";
     fd.description = "In " + std::to_string(flagged) + " communication ops this rank spent at least " + fmtPct(ratio)
@@ -207,7 +207,7 @@ void packet(const RuleCtx& c, RuleOut& out)
         if (nAll == 0 || r <= ratio)
             continue;
         Finding& fd = out.fire(transport);
-        fd.costNs = static_cast<TimeNs>(std::llround(f.perStep(tSmall * 1e6)));
+        fd.costNs = roundNs(f.perStep(tSmall * 1e6));
         fd.title = std::string(transport) + " packets too small: " + fmtPct(r) + " under " + fmtNum(limitMB, 0) + " MB";
         fd.description = fmtNum(nSmall, 0) + " of " + fmtNum(nAll, 0) + " " + transport + " transfers are smaller than "
                          + fmtNum(limitMB, 0) + " MB (threshold " + fmtPct(ratio)
@@ -261,7 +261,7 @@ void contention(const RuleCtx& c, RuleOut& out)
                 continue;
             ++n;
             const double bw = b.bandwidthGBps == b.bandwidthGBps ? b.bandwidthGBps : b.sizeMB / b.timeMs;
-            const TimeNs s = *op.start, e = s + static_cast<TimeNs>(std::llround(op.elapseMs * 1e6));
+            const TimeNs s = *op.start, e = s + roundNs(op.elapseMs * 1e6);
             if (bw >= ratio * base || overlapWith(mmU, s, e) <= 0)
                 continue;
             const double l = b.timeMs - b.sizeMB / base;
@@ -275,7 +275,7 @@ void contention(const RuleCtx& c, RuleOut& out)
             x.at.op = op.opName;
             x.metrics = {{"SDMA bandwidth", bw, "GB/s"}, {"size", b.sizeMB, "MB"}};
             x.threshold = "bw < " + fmtNum(ratio * base, 1) + " GB/s while a MatMul runs";
-            x.cost = static_cast<TimeNs>(std::llround(l * 1e6));
+            x.cost = roundNs(l * 1e6);
             ev.push_back(std::move(x));
         }
     }
@@ -284,7 +284,7 @@ void contention(const RuleCtx& c, RuleOut& out)
     if (ev.empty())
         return out.pass(std::to_string(n) + " SDMA ops; none below " + fmtNum(ratio * base, 1) + " GB/s while a MatMul runs");
     Finding& fd = out.fire("SDMA-MatMul");
-    fd.costNs = static_cast<TimeNs>(std::llround(f.perStep(lost * 1e6)));
+    fd.costNs = roundNs(f.perStep(lost * 1e6));
     fd.title = "SDMA slowed by concurrent MatMul: " + std::to_string(ev.size()) + " ops below " + fmtNum(ratio * base, 1) + " GB/s";
     fd.description = std::to_string(ev.size()) + " SDMA transfers overlapping a MatMul ran below " + fmtPct(ratio)
                      + " of the " + fmtNum(base, 0) + " GB/s baseline: compute and communication compete for memory bandwidth.";
@@ -357,7 +357,7 @@ void align(const RuleCtx& c, RuleOut& out)
         e.cost = p.slices.dur[b.slice];
         fd.evidence.push_back(std::move(e));
     }
-    fd.costNs = static_cast<TimeNs>(std::llround(f.perStep(total)));
+    fd.costNs = roundNs(f.perStep(total));
     fd.title = "Unaligned SDMA transfers: " + std::to_string(bad.size()) + " tasks not a multiple of 512 B";
     fd.description = std::to_string(bad.size()) + " off-chip SDMA tasks move sizes that are not multiples of 512 bytes, "
                      "which lowers the transfer efficiency.";

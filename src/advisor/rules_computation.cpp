@@ -124,7 +124,7 @@ void cubeMembound(const RuleCtx& c, RuleOut& out)
         const double rr = g.fp32 ? rDtype : rFuse;
         const double cost = f.perStep(g.g.sumDur);
         Finding& fd = out.fire(key);
-        fd.costNs = static_cast<TimeNs>(std::llround(cost));
+        fd.costNs = roundNs(cost);
         fd.title = g.g.type + " memory-bound: " + (mteHit ? "mte2 " + fmtRatio(r2) : "bw " + fmtRatio(bwShare) + " of peak")
                    + ", mac " + fmtRatio(m) + ", " + fmtMs(cost) + "/step";
         fd.description = std::to_string(g.g.tasks.size()) + " " + g.g.type + " tasks with inputs [" + g.g.shapes
@@ -220,7 +220,7 @@ void vecMem(const RuleCtx& c, RuleOut& out)
         if (!(m >= mteMin && v < vecMax))
             continue;
         Finding& fd = out.fire(key);
-        fd.costNs = static_cast<TimeNs>(std::llround(cost));
+        fd.costNs = roundNs(cost);
         fd.title = key + " memory-bound vector op: mte " + fmtRatio(m) + ", vec " + fmtRatio(v) + ", " + fmtMs(cost) + "/step";
         fd.description = std::to_string(g.g.tasks.size()) + " " + key + " tasks take " + fmtMs(cost)
                          + " per step; the vector unit computes only " + fmtRatio(v) + " of the time (< " + fmtRatio(vecMax)

@@ -68,7 +68,7 @@ void freq(const RuleCtx& c, RuleOut& out)
         if (rel < drop)
             continue;
         Finding& fd = out.fire(name);
-        fd.costNs = static_cast<TimeNs>(std::llround(f.perStep(g.lost)));
+        fd.costNs = roundNs(f.perStep(g.lost));
         fd.title = name + " runs at reduced AI Core frequency: " + fmtPct(rel) + " below " + fmtNum(g.fmax, 0) + " MHz (min "
                    + fmtNum(g.fmin, 0) + " MHz)";
         fd.description = "While " + std::to_string(g.g.tasks.size()) + " " + name
@@ -125,7 +125,7 @@ void dynshape(const RuleCtx& c, RuleOut& out)
         return out.pass("dynamic ops " + fmtPct(share) + " (threshold " + fmtPct(c.param("dynamic_share")) + "), "
                         + fmtNum(perStep, 1) + " compiles/step (threshold " + fmtNum(c.param("compile_count"), 0) + ")");
     Finding& fd = out.fire(manyCompiles ? "compile" : "dynamic");
-    fd.costNs = static_cast<TimeNs>(std::llround(f.perStep(compileNs)));
+    fd.costNs = roundNs(f.perStep(compileNs));
     fd.title = manyCompiles ? "Operators recompiled every step: " + fmtNum(perStep, 1) + " aclopCompileAndExecute/step, "
                                   + fmtMs(f.perStep(compileNs)) + "/step"
                             : "Every op runs as a dynamic-shape op (" + std::to_string(dyn) + "/" + std::to_string(withState) + ")";

@@ -109,7 +109,7 @@ void fuse(const RuleCtx& c, RuleOut& out)
                     }
                     chainTotal += sum;
                     gapTotal += gaps;
-                    ev.offer(static_cast<TimeNs>(sum + gaps), [&] {
+                    ev.offer(roundNs(sum + gaps), [&] {
                         Evidence e;
                         e.at = f.locate(*first);
                         e.at.dur = last->end() - first->start;
@@ -130,7 +130,7 @@ void fuse(const RuleCtx& c, RuleOut& out)
                 matched[static_cast<std::size_t>(t - f.tasks.data())] = 1;
             const std::string fused = pat.value("fused", std::string());
             Finding& fd = out.fire(joinList(ops, "-"));
-            fd.costNs = static_cast<TimeNs>(std::llround(cost));
+            fd.costNs = roundNs(cost);
             fd.title = "Fusible chain " + joinList(ops, "→") + ": " + std::to_string(count) + " times, " + fmtMs(cost)
                        + "/step";
             fd.description = "The op sequence " + joinList(ops, " → ") + " runs " + std::to_string(count)
@@ -270,7 +270,7 @@ void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::vector<char>
             endAt[p] = t->end();
             durSum[p + 1] = durSum[p] + t->dur;
             gapSum[p + 1] = gapSum[p] + (j ? std::max<TimeNs>(0, startAt[p] - endAt[p - 1]) : 0);
-            mteSum[p + 1] = mteSum[p] + static_cast<TimeNs>(std::llround(mteNs(*t)));
+            mteSum[p + 1] = mteSum[p] + roundNs(mteNs(*t));
         }
     auto retake = [&] {
         for (std::size_t p = 0; p < positions; ++p)
@@ -428,7 +428,7 @@ void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::vector<char>
         const bool hostBound = busy < hostRatio;
         const bool wallHit = wall > wallShare * f.T, mteHit = mteShare > mteRatio;
         Finding& fd = out.fire(id);
-        fd.costNs = static_cast<TimeNs>(std::llround(wall));
+        fd.costNs = roundNs(wall);
         const std::string chain = joinList(types, "→");
         fd.title = "Fusible window " + chain + " (" + std::to_string(w->len) + " ops): " + std::to_string(st.count) + " times, "
                    + fmtMs(wall) + "/step" + (hostBound ? ", host-bound" : (mteHit ? ", mte " + fmtRatio(mteShare) : ""));
@@ -549,7 +549,7 @@ void aicpu(const RuleCtx& c, RuleOut& out)
             && compareCannVersion(cann, fixedIn) < 0)
             reasons.insert("argmin");
         Finding& fd = out.fire(type);
-        fd.costNs = static_cast<TimeNs>(std::llround(cost));
+        fd.costNs = roundNs(cost);
         fd.title = type + " runs on AI CPU: " + std::to_string(g.tasks.size()) + " tasks ≥ " + fmtNum(minDur / 1e3, 0)
                    + " µs, " + fmtMs(cost) + "/step";
         fd.description = "The AI CPU executes " + type + " (" + std::to_string(g.tasks.size()) + " tasks of at least "
@@ -630,7 +630,7 @@ void blockDim(const RuleCtx& c, RuleOut& out)
         if (cost < c.th.minShare() * f.T)
             continue;
         Finding& fd = out.fire(type);
-        fd.costNs = static_cast<TimeNs>(std::llround(cost));
+        fd.costNs = roundNs(cost);
         fd.title = type + " block dim " + std::to_string(g.b) + " not a multiple of " + std::to_string(g.cores) + " cores, "
                    + fmtMs(cost) + "/step";
         fd.description = std::to_string(g.g.tasks.size()) + " " + type + " tasks launch a block count that leaves cores idle "
@@ -702,7 +702,7 @@ void noBound(const RuleCtx& c, RuleOut& out)
         if (cost < c.th.minShare() * f.T)
             continue;
         Finding& fd = out.fire(type);
-        fd.costNs = static_cast<TimeNs>(std::llround(cost));
+        fd.costNs = roundNs(cost);
         fd.title = type + " bound by no pipe: busiest pipe " + fmtRatio(g.mx.mean()) + ", " + fmtMs(cost) + "/step";
         fd.description = std::to_string(g.g.tasks.size()) + " " + type + " tasks longer than " + fmtNum(minDur / 1e3, 0)
                          + " µs keep every pipe below " + fmtRatio(bound)

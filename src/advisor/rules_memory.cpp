@@ -97,7 +97,7 @@ void l2(const RuleCtx& c, RuleOut& out)
     const double mm = haveM ? m.mean() : c.param("mem_frac");
     const double gain = h < 1 ? f.perStep(sumDur) * mm * (ht - h) / (1 - h) : 0;
     Finding& fd = out.fire("hit-rate");
-    fd.costNs = static_cast<TimeNs>(std::llround(std::max(0.0, gain)));
+    fd.costNs = roundNs(std::max(0.0, gain));
     fd.title = "L2 cache hit rate " + fmtPct(h) + " (threshold " + fmtPct(hitMin) + "), " + fmtMs(gain) + "/step to win";
     fd.description = "Weighted by duration, " + fmtPct(h) + " of the L2 accesses of " + std::to_string(have)
                      + " compute ops hit (target " + fmtPct(ht) + "): data is fetched from HBM again instead of being reused.";
@@ -110,7 +110,7 @@ void l2(const RuleCtx& c, RuleOut& out)
     TopEvidence top;
     for (const Task* t : covered)
         if (hitOf[t->kernel] < hitMin)
-            top.offer(static_cast<TimeNs>(static_cast<double>(t->dur) * (1 - hitOf[t->kernel])), [&] {
+            top.offer(roundNs(static_cast<double>(t->dur) * (1 - hitOf[t->kernel])), [&] {
                 return taskEvidence(f, *t, {{"L2 hit rate", hitOf[t->kernel] * 100, "%"}}, "hit < " + fmtPct(hitMin));
             });
     top.moveInto(fd.evidence);
@@ -144,7 +144,7 @@ void alloc(const RuleCtx& c, RuleOut& out)
         if (ps < maxNs)
             continue;
         Finding& fd = out.fire(api);
-        fd.costNs = static_cast<TimeNs>(std::llround(ps));
+        fd.costNs = roundNs(ps);
         fd.title = api + " takes " + fmtMs(ps) + "/step (" + std::to_string(rows.size()) + " calls)";
         fd.description = "Device memory is allocated or freed through the runtime " + std::to_string(rows.size())
                          + " times, " + fmtMs(ps) + " per step (threshold " + fmtUs(maxNs) + "): the caching allocator misses.";

@@ -189,7 +189,7 @@ void idle(const RuleCtx& c, RuleOut& out)
         return out.pass("free " + fmtPct(fs) + " of step (threshold " + fmtPct(freeShare) + "), dependency gaps "
                         + fmtPct(ds) + " (threshold " + fmtPct(depShare) + ")");
     Finding& fd = out.fire("idle");
-    fd.costNs = static_cast<TimeNs>(std::llround(freeHit ? freeNs : f.perStep(dep)));
+    fd.costNs = roundNs(freeHit ? freeNs : f.perStep(dep));
     fd.title = freeHit ? "Device idle " + fmtPct(fs) + " of each step (" + fmtMs(freeNs) + "/step free)"
                        : "Dependency gaps " + fmtPct(ds) + " of each step (" + fmtMs(f.perStep(dep)) + "/step)";
     fd.description = "The device had nothing to run for " + fmtMs(freeNs) + " per step (" + fmtPct(fs) + ", threshold "
@@ -287,7 +287,7 @@ void sync(const RuleCtx& c, RuleOut& out)
         return out.pass(std::to_string(co) + " syncs right after a launch / " + std::to_string(launches) + " launches = "
                         + fmtRatio(ratio) + " (threshold " + fmtRatio(th) + ")");
     Finding& fd = out.fire("launch-sync");
-    fd.costNs = static_cast<TimeNs>(std::llround(f.perStep(syncNs)));
+    fd.costNs = roundNs(f.perStep(syncNs));
     fd.title = "Launches synchronise: " + fmtPct(ratio) + " of launches followed by aclrtSynchronizeStream, "
                + fmtMs(f.perStep(syncNs)) + "/step";
     fd.description = std::to_string(co) + " stream synchronisations follow a kernel launch (" + std::to_string(launches)
@@ -342,7 +342,7 @@ void fireSlices(const ProfileFacts& f, RuleOut& out, const std::vector<std::uint
     if (ev.empty())
         return out.pass(std::to_string(rows.size()) + " " + what + " events; none ≥ " + fmtUs(minNs));
     Finding& fd = out.fire(key);
-    fd.costNs = static_cast<TimeNs>(std::llround(f.perStep(total)));
+    fd.costNs = roundNs(f.perStep(total));
     fd.title = std::to_string(ev.size()) + " long " + what + " events, " + fmtMs(f.perStep(total)) + "/step";
     fd.description = std::to_string(ev.size()) + " " + what + " events last at least " + fmtUs(minNs) + " (" + fmtMs(total)
                      + " in all); the device waits for the host meanwhile.";

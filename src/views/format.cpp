@@ -14,7 +14,7 @@ QString duration(double ns)
 {
     if (std::isnan(ns))
         return kMissing;
-    return QString::fromStdString(formatDuration(static_cast<TimeNs>(std::llround(ns))));
+    return QString::fromStdString(formatDuration(roundNs(ns)));
 }
 
 QString percent(double fraction)

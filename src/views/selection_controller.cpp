@@ -10,8 +10,6 @@ namespace {
 // Deeper than this the undo stack only costs memory: nobody steps back 200 zooms.
 constexpr std::size_t kMaxUndo = 200;
 
-TimeNs roundNs(double v) { return static_cast<TimeNs>(std::llround(v)); }
-
 } // namespace
 
 SelectionController::SelectionController(QObject* parent) : QObject(parent) {}

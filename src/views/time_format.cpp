@@ -33,7 +33,7 @@ QString formatDurationMs(double ms)
 {
     if (std::isnan(ms))
         return QStringLiteral("–");
-    return formatDuration(static_cast<TimeNs>(std::llround(ms * 1e6)));
+    return formatDuration(roundNs(ms * 1e6));
 }
 
 QString formatCount(std::uint64_t n) { return QLocale(QLocale::English).toString(static_cast<qulonglong>(n)); }
@@ -45,8 +45,8 @@ TimeNs niceStep(double minNs)
     const double p = std::pow(10.0, std::floor(std::log10(minNs)));
     for (double m : {1.0, 2.0, 5.0, 10.0})
         if (m * p >= minNs)
-            return static_cast<TimeNs>(std::llround(m * p));
-    return static_cast<TimeNs>(std::llround(10 * p));
+            return roundNs(m * p);
+    return roundNs(10 * p);
 }
 
 QString formatOffset(TimeNs offset, TimeNs step)

@@ -258,7 +258,7 @@ TimeNs TimelineView::timeAt(double x) const
     const TimeRange v = m_sel->visibleRange();
     const QRect cr = contentRect();
     const double w = static_cast<double>(v.end - v.begin);
-    return v.begin + static_cast<TimeNs>(std::llround((x - cr.left()) * w / cr.width()));
+    return v.begin + roundNs((x - cr.left()) * w / cr.width());
 }
 
 bool TimelineView::sliceMatches(int rank, std::uint32_t row) const

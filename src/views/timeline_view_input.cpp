@@ -238,7 +238,7 @@ void TimelineView::onHorizontalScroll(int value)
         return;
     const TimeRange full = m_sel->fullRange();
     const TimeRange v = m_sel->visibleRange();
-    const TimeNs b = full.begin + static_cast<TimeNs>(std::llround(static_cast<double>(full.end - full.begin) * value / kScrollSteps));
+    const TimeNs b = full.begin + roundNs(static_cast<double>(full.end - full.begin) * value / kScrollSteps);
     m_sel->panBy(static_cast<double>(b - v.begin) / static_cast<double>(std::max<TimeNs>(1, v.end - v.begin)));
 }
 

@@ -76,7 +76,7 @@ int UtilizationPlots::plotCount() const { return static_cast<int>(m_rects.size()
 QStringList UtilizationPlots::seriesNames() const { return m_names; }
 
 double UtilizationPlots::toMs(TimeNs t) const { return static_cast<double>(t - m_sel->fullRange().begin) / 1e6; }
-TimeNs UtilizationPlots::fromMs(double ms) const { return m_sel->fullRange().begin + static_cast<TimeNs>(std::llround(ms * 1e6)); }
+TimeNs UtilizationPlots::fromMs(double ms) const { return m_sel->fullRange().begin + roundNs(ms * 1e6); }
 
 void UtilizationPlots::rebuild()
 {

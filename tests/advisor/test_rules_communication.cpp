@@ -212,6 +212,41 @@ private slots:
         QCOMPARE(fixture::find(r, "CMP-AICPU/NonZero")->scope.ranks, (std::vector<int>{0, 1}));
         QCOMPARE(fixture::find(r, "CMP-AICPU/NonZero")->evidence.size(), std::size_t(2));
     }
+
+    void absurdValuesKeepTimesInRange()
+    {
+        // Values no profiler writes but a damaged file can hold (an elapse of 1e300 ms, L2 hit
+        // and miss counts of -1e300 and 1e300): every time the advisor derives from them stays a TimeNs within
+        // +-kMaxTimeNs (the ASan/UBSan suite fails on a double cast out of range).
+        Builder a(0), b(1);
+        for (Builder* x : {&a, &b}) {
+            x->step(90, 5, 5);
+            auto& op = x->commOp("hcom_allReduce__1_0_1", 1e300, 1e300);
+            op.start = fixture::ms(1);
+            for (int i = 0; i < 4; ++i) {
+                const auto r = x->kernel("MatMul", "MatMul", "AI_CORE", 5000.0 * i, 5000);
+                // a hit rate of about -1e15: an L2 evidence cost of about 5e21 ns
+                x->set(r, "aic_r0_read_cache_hit", -1e300);
+                x->set(r, "aic_r0_read_cache_miss_allocate", 1.000000000000001e300);
+                x->set(r, "aic_mte2_ratio", 0.5);
+            }
+        }
+        const auto r = runAdvisor(fixture::session({a.p, b.p}), fixture::defaults());
+        QVERIFY(fixture::find(r, "MEM-L2/hit-rate"));
+        auto inRange = [](TimeNs t) { return t >= -kMaxTimeNs && t <= kMaxTimeNs; };
+        for (const auto& f : r.findings) {
+            QVERIFY2(inRange(f.costNs), f.id.c_str());
+            for (const auto& e : f.evidence) {
+                QVERIFY2(inRange(e.cost), f.id.c_str());
+                QVERIFY2(!e.at.dur || inRange(*e.at.dur), f.id.c_str());
+            }
+        }
+        QCOMPARE(roundNs(1e300), kMaxTimeNs);
+        QCOMPARE(roundNs(-std::numeric_limits<double>::infinity()), -kMaxTimeNs);
+        QCOMPARE(roundNs(std::nan("")), TimeNs(0));
+        QCOMPARE(roundNs(-2.5), TimeNs(-3));
+        QCOMPARE(roundNs(1234.4), TimeNs(1234));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestRulesCommunication)

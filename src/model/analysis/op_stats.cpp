@@ -432,7 +432,7 @@ std::vector<CommStats> computeCommStats(const Profile& p)
         CommStats& s = statFor(commBaseName(op.opName.empty() ? op.fullName : op.opName));
         ++s.count;
         if (!std::isnan(op.elapseMs))
-            s.total += static_cast<TimeNs>(std::llround(op.elapseMs * 1e6));
+            s.total += roundNs(op.elapseMs * 1e6);
         if (!std::isnan(op.waitMs))
             s.waitMs += op.waitMs;
         if (!std::isnan(op.transitMs))

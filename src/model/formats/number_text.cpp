@@ -251,14 +251,7 @@ bool parseDouble(std::string_view text, double& out)
 
 TimeNs microsDoubleToNs(double us)
 {
-    if (!std::isfinite(us))
-        return 0;
-    const double ns = us * 1000.0;
-    if (ns >= double(kMaxTimeNs))
-        return kMaxTimeNs;
-    if (ns <= -double(kMaxTimeNs))
-        return -kMaxTimeNs;
-    return static_cast<TimeNs>(std::llround(ns));
+    return std::isfinite(us) ? roundNs(us * 1000.0) : 0;
 }
 
 } // namespace npuscope

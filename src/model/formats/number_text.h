@@ -12,10 +12,6 @@ namespace npuscope {
 // Trim spaces, TABs, CR/LF on both sides (cells like "…895.870\t").
 std::string_view trimText(std::string_view s);
 
-// The largest time magnitude a parsed time may have: 4e18 ns (the year 2096 as ns since 1970),
-// so that a start plus a duration, or the difference of two times, never overflows TimeNs.
-inline constexpr TimeNs kMaxTimeNs = 4'000'000'000'000'000'000;
-
 // Each parser stores the value in `out` and says whether there was one; the optional forms
 // below wrap them inline, so that no optional is returned through memory from a call (a byte
 // store then a wider load of it stalls the CPU, on every number of a large CSV).

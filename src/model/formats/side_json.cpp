@@ -866,10 +866,10 @@ FileRecord readInfoJson(std::string_view bytes, Profile& sink, const ReadContext
             else if (id->is_string())
                 info.device = static_cast<int>(parseInt64(id->get_ref<const std::string&>()).value_or(ctx.device));
         }
-        const double cores = num(d, "ai_core_num");
-        info.aiCoreNum = std::isnan(cores) ? -1 : static_cast<int>(cores);
-        const double aiv = num(d, "aiv_num");
-        info.aivNum = std::isnan(aiv) ? -1 : static_cast<int>(aiv);
+        // Core counts: -1 when absent or not a plausible count (NaN, negative, 1e300).
+        auto count = [](double v) { return v >= 0 && v < 1e6 ? static_cast<int>(v) : -1; };
+        info.aiCoreNum = count(num(d, "ai_core_num"));
+        info.aivNum = count(num(d, "aiv_num"));
         info.aicFrequencyMHz = num(d, "aic_frequency");
         for (const char* k : {"chip_name", "chip", "soc_version", "platform_name"}) {
             if (auto c = d.find(k); c != d.end() && c->is_string() && !c->get_ref<const std::string&>().empty()) {

@@ -1,5 +1,6 @@
 #pragma once
 // Typed 32-bit ids so a name id is never mistaken for a track id.
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -7,6 +8,23 @@
 namespace npuscope {
 
 using TimeNs = std::int64_t; // every time inside npuscope is int64 nanoseconds
+
+// The largest time magnitude a parsed time may have: 4e18 ns (the year 2096 as ns since 1970),
+// so that a start plus a duration, or the difference of two times, never overflows TimeNs.
+inline constexpr TimeNs kMaxTimeNs = 4'000'000'000'000'000'000;
+
+// A time or duration computed in double as the nearest TimeNs, clamped to +-kMaxTimeNs (an
+// out-of-range double has no TimeNs value; this keeps sums of two within range); 0 for NaN.
+inline TimeNs roundNs(double ns)
+{
+    if (ns != ns)
+        return 0;
+    if (ns >= static_cast<double>(kMaxTimeNs))
+        return kMaxTimeNs;
+    if (ns <= -static_cast<double>(kMaxTimeNs))
+        return -kMaxTimeNs;
+    return static_cast<TimeNs>(std::llround(ns));
+}
 
 template <typename Tag>
 struct TypedId {
