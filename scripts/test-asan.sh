@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The test suite under AddressSanitizer + UndefinedBehaviorSanitizer (CI): the "asan" preset of
-# CMakePresets.json in build-asan, every ctest test on the offscreen platform. UBSan stops at
-# the first report (-fno-sanitize-recover, halt_on_error); ASan always does. Leak checking is
-# off (Qt and fontconfig keep process-lifetime allocations). Reports also go to
-# build-asan/sanitizer-logs/, so one raised in a child process (the CLI tests run npuscope)
+# CMakePresets.json in build-asan, every ctest test on the offscreen platform. UBSan (with
+# float-cast-overflow, which GCC leaves out of "undefined": a double cast to an integer it does
+# not fit) stops at the first report (-fno-sanitize-recover, halt_on_error); ASan always does.
+# Leak checking is off (Qt and fontconfig keep process-lifetime allocations). Reports also go
+# to build-asan/sanitizer-logs/, so one raised in a child process (the CLI tests run npuscope)
 # fails the run even when the test itself passed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
