@@ -164,8 +164,9 @@ private:
         if (t && timeInRange(*t))
             return t;
         ++m_rec.skipped;
-        m_p.report(Severity::Warning, m_ctx.file, -1, -1,
-                   std::string(table) + (t ? " sample with a time beyond 4e18 ns skipped" : " sample without a readable timestamp skipped"));
+        const char* why = t ? " sample with a time beyond 4e18 ns skipped"
+                            : " sample without a readable timestamp skipped";
+        m_p.report(Severity::Warning, m_ctx.file, -1, -1, std::string(table) + why);
         return std::nullopt;
     }
 
