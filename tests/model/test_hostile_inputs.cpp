@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 using namespace npuscope;
@@ -502,6 +503,17 @@ private slots:
         QCOMPARE(readers::readTimelineJson(big, b, ctxFor(tf)).records, std::uint64_t(1));
         b.finalize();
         QCOMPARE(b.slices.size(), std::size_t(1));
+
+        // Counts written as numbers beyond 64 bits saturate; negative ones read as 0.
+        const std::string stats = "OP Type,Core Type,Count,Total Time(us)\nA,AI_CORE,12.0,1\nB,AI_CORE,1e300,1\n"
+                                  "C,AI_CORE,-3,1\nD,AI_CORE,1.5e19,1\n";
+        Profile s;
+        QCOMPARE(readers::readOpStatisticCsv(stats, s, ctxFor("/n/op_statistic.csv")).records, std::uint64_t(4));
+        QCOMPARE(s.stats.size(), std::size_t(4));
+        QCOMPARE(s.stats[0].count, std::uint64_t(12));
+        QCOMPARE(s.stats[1].count, std::numeric_limits<std::uint64_t>::max());
+        QCOMPARE(s.stats[2].count, std::uint64_t(0));
+        QCOMPARE(s.stats[3].count, std::uint64_t(15'000'000'000'000'000'000ULL));
     }
 
     // A negative duration is named (line or offset) and never kept negative.

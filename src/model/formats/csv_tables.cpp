@@ -4,6 +4,7 @@
 #include "model/formats/readers.h"
 
 #include <cmath>
+#include <limits>
 
 namespace npuscope::readers {
 
@@ -33,12 +34,14 @@ std::optional<TimeNs> optMicros(const CsvTable& t, int col)
     return col < 0 ? std::nullopt : parseMicrosToNs(t.cell(col));
 }
 
+// A count: an integer, or a number such as "12.0" rounded; at most 2^64 - 1; 0 when unreadable.
 std::uint64_t countOf(std::string_view text)
 {
     if (auto u = parseUInt64(text))
         return *u;
     if (auto d = parseDouble(text); d && *d >= 0)
-        return static_cast<std::uint64_t>(std::llround(*d));
+        return *d < 18446744073709551616.0 ? static_cast<std::uint64_t>(std::round(*d))
+                                           : std::numeric_limits<std::uint64_t>::max();
     return 0;
 }
 
