@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <mutex>
 #include <sstream>
 
 using namespace npuscope;
@@ -376,15 +377,19 @@ private slots:
         const std::string l2 = (out / "l2_cache.csv").string();
         const std::string keptHalf = readFile(steps).substr(0, readFile(steps).find('\n') + 1);
         LoadOptions o;
-        std::vector<std::string> seen;
-        o.beforeRead = [&](const std::string& path) {
-            if (seen.empty()) {
-                fs::remove(kernels);                     // vanishes
-                fs::remove(l2);
-                fs::create_directory(l2);                // becomes a folder
-                writeFile(steps, keptHalf + "1,2,3\n"); // changes: header + one short row
-            }
-            seen.push_back(path);
+        // Files are read on several threads: the first file's hook changes the folder while the
+        // others wait, so that no file is opened before the changes are complete.
+        std::mutex changing;
+        bool changed = false;
+        o.beforeRead = [&](const std::string&) {
+            const std::lock_guard<std::mutex> lock(changing);
+            if (changed)
+                return;
+            fs::remove(kernels);                     // vanishes
+            fs::remove(l2);
+            fs::create_directory(l2);                // becomes a folder
+            writeFile(steps, keptHalf + "1,2,3\n"); // changes: header + one short row
+            changed = true;
         };
         const LoadResult r = loadSession(rank.string(), o);
         QVERIFY2(r.session, r.error.c_str());

@@ -30,8 +30,9 @@ struct LoadOptions {
     // MemAvailable. A file whose estimated need (memory_budget.h) does not fit in what is left
     // is not read: it fails with an Error naming it, the need and the budget.
     std::uint64_t memoryBudget = 0;
-    // Called with each planned file's path just before it is opened, from the loading thread
-    // (lets tests change or remove files between layout detection and reading).
+    // Called with each planned file's path just before it is opened, on the thread that reads
+    // it: files are read in parallel, so the hook must be thread-safe (it lets tests change or
+    // remove files between layout detection and reading).
     std::function<void(const std::string& path)> beforeRead;
 };
 
