@@ -216,8 +216,8 @@ private slots:
     void absurdValuesKeepTimesInRange()
     {
         // Values no profiler writes but a damaged file can hold (an elapse of 1e300 ms, L2 hit
-        // and miss counts of -1e300 and 1e300): every time the advisor derives from them stays a TimeNs within
-        // +-kMaxTimeNs (the ASan/UBSan suite fails on a double cast out of range).
+        // and miss counts of -1e300 and 1e300): every time the advisor derives from them stays
+        // a TimeNs within +-kMaxTimeNs (the ASan/UBSan suite fails on a double cast out of range).
         Builder a(0), b(1);
         for (Builder* x : {&a, &b}) {
             x->step(90, 5, 5);

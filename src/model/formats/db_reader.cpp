@@ -150,8 +150,7 @@ private:
         else if (*end < *start)
             why = "with endNs before startNs";
         if (why) {
-            ++m_rec.skipped;
-            m_p.report(Severity::Warning, m_ctx.file, -1, -1, std::string(table) + " row " + why + " skipped");
+            skipRow(std::string(table) + " row " + why + " skipped");
             return std::nullopt;
         }
         return Interval{*start, *end - *start};
@@ -163,11 +162,16 @@ private:
         const auto t = st.int64(col);
         if (t && timeInRange(*t))
             return t;
-        ++m_rec.skipped;
-        const char* why = t ? " sample with a time beyond 4e18 ns skipped"
-                            : " sample without a readable timestamp skipped";
-        m_p.report(Severity::Warning, m_ctx.file, -1, -1, std::string(table) + why);
+        skipRow(std::string(table) + (t ? " sample with a time beyond 4e18 ns skipped"
+                                        : " sample without a readable timestamp skipped"));
         return std::nullopt;
+    }
+
+    // Counts a row left out of the model and reports why (the report is merged per reason).
+    void skipRow(std::string reason)
+    {
+        ++m_rec.skipped;
+        m_p.report(Severity::Warning, m_ctx.file, -1, -1, std::move(reason));
     }
 
     static bool timeInRange(std::int64_t t) { return t >= -kMaxTimeNs && t <= kMaxTimeNs; }
@@ -277,10 +281,8 @@ private:
                 continue;
             if (const auto id = st.int64(0))
                 m_steps.push_back({*id, {span->start, span->start + span->dur}});
-            else {
-                ++m_rec.skipped;
-                m_p.report(Severity::Warning, m_ctx.file, -1, -1, "STEP_TIME row without an id skipped");
-            }
+            else
+                skipRow("STEP_TIME row without an id skipped");
         }
     }
 
@@ -756,8 +758,7 @@ private:
                 continue;
             const auto type = st.int64(3);
             if (!type || *type < 0 || *type > 3) {
-                ++m_rec.skipped;
-                m_p.report(Severity::Warning, m_ctx.file, -1, -1, "OVERLAP_ANALYSIS row with an unknown type skipped");
+                skipRow("OVERLAP_ANALYSIS row with an unknown type skipped");
                 continue;
             }
             const int device = static_cast<int>(st.int64(0).value_or(m_device));
