@@ -509,16 +509,90 @@ private slots:
         b.finalize();
         QCOMPARE(b.slices.size(), std::size_t(1));
 
-        // Counts written as numbers beyond 64 bits saturate; negative ones read as 0.
+        // Counts written as numbers beyond 64 bits saturate; a negative one is no count (the row
+        // is skipped and named).
         const std::string stats = "OP Type,Core Type,Count,Total Time(us)\nA,AI_CORE,12.0,1\nB,AI_CORE,1e300,1\n"
                                   "C,AI_CORE,-3,1\nD,AI_CORE,1.5e19,1\n";
         Profile s;
-        QCOMPARE(readers::readOpStatisticCsv(stats, s, ctxFor("/n/op_statistic.csv")).records, std::uint64_t(4));
-        QCOMPARE(s.stats.size(), std::size_t(4));
+        const FileRecord sr = readers::readOpStatisticCsv(stats, s, ctxFor("/n/op_statistic.csv"));
+        QCOMPARE(sr.records, std::uint64_t(3));
+        QCOMPARE(sr.skipped, std::uint64_t(1));
+        QCOMPARE(s.stats.size(), std::size_t(3));
         QCOMPARE(s.stats[0].count, std::uint64_t(12));
         QCOMPARE(s.stats[1].count, std::numeric_limits<std::uint64_t>::max());
-        QCOMPARE(s.stats[2].count, std::uint64_t(0));
-        QCOMPARE(s.stats[3].count, std::uint64_t(15'000'000'000'000'000'000ULL));
+        QCOMPARE(s.stats[2].count, std::uint64_t(15'000'000'000'000'000'000ULL));
+        const Diagnostic* sd = find(s.diagnostics, "/n/op_statistic.csv", "bad Count '-3'");
+        QVERIFY2(sd, dump(s.diagnostics).c_str());
+        QCOMPARE(sd->line, std::int64_t(4));
+    }
+
+    // Text that is neither a number nor a "missing" spelling, in the columns of the smaller
+    // tables: a row without its count or total time is skipped and named; any other such cell
+    // reads as missing, and each file gets one warning with the count and the first place.
+    void junkInSmallTables()
+    {
+        const std::string sf = "/j/op_statistic.csv";
+        const std::string stats = "OP Type,Core Type,Count,Total Time(us),Min Time(us),Avg Time(us),Max Time(us),"
+                                  "Ratio(%),Variance\n"
+                                  "A,AI_CORE,2,10.5,5,5.25,5.5,50,0.1\n"
+                                  "B,AI_CORE,many,10,1,1,1,1,1\n"
+                                  "C,AI_CORE,3,,1,1,1,1,1\n"
+                                  "D,AI_CORE,4,8,N/A,fast,2,?,\n"
+                                  "E,AI_CORE,1,2,2,2,slow,10,0\n";
+        Profile s;
+        const FileRecord sr = readers::readOpStatisticCsv(stats, s, ctxFor(sf));
+        QCOMPARE(sr.records, std::uint64_t(3));
+        QCOMPARE(sr.skipped, std::uint64_t(2));
+        QCOMPARE(sr.status, FileStatus::Partial);
+        QVERIFY(find(s.diagnostics, sf, "bad Count 'many'"));
+        QVERIFY(find(s.diagnostics, sf, "bad total time ''"));
+        QCOMPARE(s.stats[0].total, TimeNs(10'500));
+        QCOMPARE(s.stats[0].avg, TimeNs(5'250));
+        QCOMPARE(s.stats[1].min, TimeNs(0)); // N/A: missing, not counted
+        QCOMPARE(s.stats[1].avg, TimeNs(0)); // "fast": counted
+        QCOMPARE(s.stats[1].max, TimeNs(2'000));
+        QVERIFY(std::isnan(s.stats[1].ratio)); // "?": counted
+        QVERIFY(std::isnan(s.stats[1].variance)); // empty: missing
+        QCOMPARE(s.stats[2].max, TimeNs(0)); // "slow": counted
+        const Diagnostic* d = find(s.diagnostics, sf, "non-numeric text in min, avg, max, ratio or variance cells");
+        QVERIFY2(d, dump(s.diagnostics).c_str());
+        QCOMPARE(d->count, std::uint64_t(3));
+        QCOMPARE(d->line, std::int64_t(5));
+        QCOMPARE(d->byteOffset, std::int64_t(stats.find("D,AI_CORE")));
+
+        const std::string tf = "/j/step_trace_time.csv";
+        Profile t;
+        readers::readStepTraceCsv("Step,Computing,Communication(Not Overlapped),Free\n1,100,zero,N/A\n2,x,5,\n",
+                                  t, ctxFor(tf));
+        QCOMPARE(t.steps.size(), std::size_t(2));
+        QCOMPARE(*t.steps[0].computing, TimeNs(100'000));
+        QVERIFY(!t.steps[0].commNotOverlapped && !t.steps[0].free && !t.steps[1].computing);
+        const Diagnostic* td = find(t.diagnostics, tf, "non-numeric text in time cells");
+        QVERIFY2(td, dump(t.diagnostics).c_str());
+        QCOMPARE(td->count, std::uint64_t(2));
+        QCOMPARE(td->line, std::int64_t(2));
+
+        const std::string lf = "/j/l2_cache.csv";
+        Profile l;
+        readers::readL2CacheCsv("Stream Id,Task Id,Hit Rate,Victim Rate\n1,1,N/A,0.5\n1,2,hit,bad\n1,3,80,0.1\n",
+                                l, ctxFor(lf));
+        QCOMPARE(l.l2.size(), std::size_t(3));
+        QVERIFY(std::isnan(l.l2[0].hitRate) && std::isnan(l.l2[1].hitRate) && std::isnan(l.l2[1].victimRate));
+        QCOMPARE(l.l2[2].hitRate, 0.8);
+        const Diagnostic* ld = find(l.diagnostics, lf, "non-numeric text in rate cells");
+        QVERIFY2(ld, dump(l.diagnostics).c_str());
+        QCOMPARE(ld->count, std::uint64_t(2));
+        QCOMPARE(find(l.diagnostics, lf, "rate cells")->line, std::int64_t(3));
+
+        const std::string mf = "/j/npu_mem.csv";
+        Profile m;
+        readers::readMemoryCsv("event,timestamp(us),ddr(KB),hbm(KB)\nAPP,1,10,\nAPP,2,lots,20\n", m, ctxFor(mf));
+        const Diagnostic* md = find(m.diagnostics, mf, "non-numeric text in value cells");
+        QVERIFY2(md, dump(m.diagnostics).c_str());
+        QCOMPARE(md->count, std::uint64_t(1));
+        const Diagnostic* me = find(m.diagnostics, mf, "empty or N/A value cells skipped");
+        QVERIFY2(me, dump(m.diagnostics).c_str());
+        QCOMPARE(me->count, std::uint64_t(1));
     }
 
     // A negative duration is named (line or offset) and never kept negative.

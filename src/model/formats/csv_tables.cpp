@@ -24,25 +24,55 @@ ReportFn vectorReport(std::vector<Diagnostic>& diags, const ReadContext& ctx)
     };
 }
 
-TimeNs micros(std::string_view text)
-{
-    return parseMicrosToNs(text).value_or(0);
-}
+// Cells whose text is neither a number nor a spelling of "missing" (isMissingText). Their
+// value reads as missing, and the file gets one warning with the count and the first place,
+// so that a damaged column never turns into zeros without a word.
+class UnreadableCells {
+public:
+    explicit UnreadableCells(const CsvTable& t) : m_t(t) {}
 
-std::optional<TimeNs> optMicros(const CsvTable& t, int col)
-{
-    return col < 0 ? std::nullopt : parseMicrosToNs(t.cell(col));
-}
+    // Passes the parsed value through; notes the cell when there is none and the text is junk.
+    template <typename T>
+    std::optional<T> operator()(std::optional<T> value, std::string_view text)
+    {
+        if (!value && !isMissingText(text) && m_count++ == 0) {
+            m_line = m_t.line();
+            m_offset = static_cast<std::int64_t>(m_t.byteOffset());
+        }
+        return value;
+    }
+    // The cell of column col (none when col < 0) as µs or as a number.
+    std::optional<TimeNs> micros(int col)
+    {
+        return col < 0 ? std::nullopt : (*this)(parseMicrosToNs(m_t.cell(col)), m_t.cell(col));
+    }
+    std::optional<double> number(int col)
+    {
+        return col < 0 ? std::nullopt : (*this)(parseDouble(m_t.cell(col)), m_t.cell(col));
+    }
 
-// A count: an integer, or a number such as "12.0" rounded; at most 2^64 - 1; 0 when unreadable.
-std::uint64_t countOf(std::string_view text)
+    void report(std::vector<Diagnostic>& out, const ReadContext& ctx, const std::string& what) const
+    {
+        if (m_count > 0)
+            out.push_back(Diagnostic{Severity::Warning, ctx.file, m_line, m_offset,
+                                     "non-numeric text in " + what + " read as missing (first here)", m_count});
+    }
+
+private:
+    const CsvTable& m_t;
+    std::uint64_t m_count = 0;
+    std::int64_t m_line = -1, m_offset = -1;
+};
+
+// A count: an integer, or a number such as "12.0" rounded; at most 2^64 - 1.
+std::optional<std::uint64_t> countOf(std::string_view text)
 {
     if (auto u = parseUInt64(text))
         return *u;
     if (auto d = parseDouble(text); d && *d >= 0)
         return *d < 18446744073709551616.0 ? static_cast<std::uint64_t>(std::round(*d))
                                            : std::numeric_limits<std::uint64_t>::max();
-    return 0;
+    return std::nullopt;
 }
 
 int rowDevice(const CsvTable& t, int col, const ReadContext& ctx)
@@ -72,24 +102,31 @@ FileRecord readStatCsv(std::string_view bytes, Profile& sink, const ReadContext&
     if (!t.require(name, api ? "API Name" : "OP Type") || !t.require(count, "Count") ||
         !t.require(total, api ? "Time(us)" : "Total Time(us)"))
         return rec;
+    UnreadableCells unreadable(t);
     while (t.nextRow()) {
+        const auto n = countOf(t.cell(count));
+        const auto time = parseMicrosToNs(t.cell(total));
+        if (!n || !time) {
+            t.skipRow(!n ? "bad Count '" + std::string(t.cell(count)) + "'"
+                         : "bad total time '" + std::string(t.cell(total)) + "'");
+            continue;
+        }
         StatRow r;
         r.device = rowDevice(t, dev, ctx);
         r.kind = kind;
         r.name = sink.strings.intern(t.cell(name));
         r.coreType = core >= 0 ? sink.strings.intern(t.cell(core)) : NameId(0);
-        r.count = countOf(t.cell(count));
-        r.total = micros(t.cell(total));
-        r.min = micros(t.cell(mn));
-        r.avg = micros(t.cell(avg));
-        r.max = micros(t.cell(mx));
-        if (ratio >= 0)
-            r.ratio = parseDouble(t.cell(ratio)).value_or(kNaN);
-        if (variance >= 0)
-            r.variance = parseDouble(t.cell(variance)).value_or(kNaN);
+        r.count = *n;
+        r.total = *time;
+        r.min = unreadable.micros(mn).value_or(0);
+        r.avg = unreadable.micros(avg).value_or(0);
+        r.max = unreadable.micros(mx).value_or(0);
+        r.ratio = unreadable.number(ratio).value_or(kNaN);
+        r.variance = unreadable.number(variance).value_or(kNaN);
         sink.stats.push_back(r);
         ++rec.records;
     }
+    unreadable.report(sink.diagnostics, ctx, "min, avg, max, ratio or variance cells");
     t.finish();
     return rec;
 }
@@ -111,17 +148,17 @@ StepColumns stepColumns(const CsvTable& t)
                        t.column("Preparing")};
 }
 
-void fillStep(StepRow& r, const CsvTable& t, const StepColumns& c)
+void fillStep(StepRow& r, UnreadableCells& cells, const StepColumns& c)
 {
-    r.computing = optMicros(t, c.computing);
-    r.commNotOverlapped = optMicros(t, c.commNotOverlapped);
-    r.overlapped = optMicros(t, c.overlapped);
-    r.communication = optMicros(t, c.communication);
-    r.free = optMicros(t, c.free);
-    r.stage = optMicros(t, c.stage);
-    r.bubble = optMicros(t, c.bubble);
-    r.commNotOverlappedExclReceive = optMicros(t, c.exclReceive);
-    r.preparing = optMicros(t, c.preparing);
+    r.computing = cells.micros(c.computing);
+    r.commNotOverlapped = cells.micros(c.commNotOverlapped);
+    r.overlapped = cells.micros(c.overlapped);
+    r.communication = cells.micros(c.communication);
+    r.free = cells.micros(c.free);
+    r.stage = cells.micros(c.stage);
+    r.bubble = cells.micros(c.bubble);
+    r.commNotOverlappedExclReceive = cells.micros(c.exclReceive);
+    r.preparing = cells.micros(c.preparing);
 }
 
 // Synthetic pids for series and tracks that come from CSV files (never a real pid: negative).
@@ -210,14 +247,16 @@ FileRecord readStepTraceCsv(std::string_view bytes, Profile& sink, const ReadCon
     const StepColumns c = stepColumns(t);
     if (!t.require(step, "Step") || !t.require(c.computing, "Computing"))
         return rec;
+    UnreadableCells unreadable(t);
     while (t.nextRow()) {
         StepRow r;
         r.step = std::string(t.cell(step));
         r.device = rowDevice(t, dev, ctx);
-        fillStep(r, t, c);
+        fillStep(r, unreadable, c);
         sink.steps.push_back(std::move(r));
         ++rec.records;
     }
+    unreadable.report(sink.diagnostics, ctx, "time cells");
     t.finish();
     return rec;
 }
@@ -237,6 +276,7 @@ FileRecord readClusterStepTraceCsv(std::string_view bytes, ClusterData& sink, st
     if (!t.require(step, "Step") || !t.require(type, "Type") || !t.require(index, "Index") ||
         !t.require(c.computing, "Computing"))
         return rec;
+    UnreadableCells unreadable(t);
     while (t.nextRow()) {
         StepRow r;
         r.step = std::string(t.cell(step));
@@ -244,10 +284,11 @@ FileRecord readClusterStepTraceCsv(std::string_view bytes, ClusterData& sink, st
         r.index = std::string(t.cell(index));
         if (r.type == "rank")
             r.device = -1;
-        fillStep(r, t, c);
+        fillStep(r, unreadable, c);
         sink.stepTrace.push_back(std::move(r));
         ++rec.records;
     }
+    unreadable.report(diags, ctx, "time cells");
     t.finish();
     return rec;
 }
@@ -306,6 +347,7 @@ FileRecord readMemoryCsv(std::string_view bytes, Profile& sink, const ReadContex
     for (int v : values)
         keys.push_back(sink.strings.intern(t.header()[static_cast<std::size_t>(v)]));
     std::uint64_t emptyCells = 0;
+    UnreadableCells unreadable(t);
     while (t.nextRow()) {
         const auto ts = parseMicrosToNs(t.cell(tsCol));
         if (!ts) {
@@ -319,9 +361,9 @@ FileRecord readMemoryCsv(std::string_view bytes, Profile& sink, const ReadContex
             device = parseDeviceText(t.cell(deviceText));
         const NameId name = sink.strings.intern(t.cell(nameCol));
         for (std::size_t k = 0; k < values.size(); ++k) {
-            const auto v = parseDouble(t.cell(values[k]));
+            const auto v = unreadable(parseDouble(t.cell(values[k])), t.cell(values[k]));
             if (!v) {
-                ++emptyCells; // capture edges leave cells empty: not an error
+                emptyCells += isMissingText(t.cell(values[k])) ? 1 : 0; // capture edges leave cells empty
                 continue;
             }
             CounterSeries& s = sink.counterFor(pidBase - device, name, keys[k]);
@@ -335,6 +377,7 @@ FileRecord readMemoryCsv(std::string_view bytes, Profile& sink, const ReadContex
     if (emptyCells > 0)
         sink.diagnostics.push_back(
             Diagnostic{Severity::Info, ctx.file, -1, -1, "empty or N/A value cells skipped", emptyCells});
+    unreadable.report(sink.diagnostics, ctx, "value cells");
     t.finish();
     return rec;
 }
@@ -354,7 +397,9 @@ FileRecord readL2CacheCsv(std::string_view bytes, Profile& sink, const ReadConte
     const int op = t.column({"Op Name", "Name"});
     if (!t.require(stream, "Stream Id") || !t.require(task, "Task Id") || !t.require(hit, "Hit Rate"))
         return rec;
-    auto rate = [](std::optional<double> v) {
+    UnreadableCells unreadable(t);
+    auto rate = [&unreadable](int col) {
+        const auto v = unreadable.number(col);
         if (!v)
             return kNaN;
         return *v > 1.0 ? *v / 100.0 : *v; // a value above 1 is a percentage
@@ -364,12 +409,13 @@ FileRecord readL2CacheCsv(std::string_view bytes, Profile& sink, const ReadConte
         r.device = rowDevice(t, dev, ctx);
         r.streamId = parseIdText(t.cell(stream));
         r.taskId = parseIdText(t.cell(task));
-        r.hitRate = rate(parseDouble(t.cell(hit)));
-        r.victimRate = victim >= 0 ? rate(parseDouble(t.cell(victim))) : kNaN;
+        r.hitRate = rate(hit);
+        r.victimRate = rate(victim);
         r.opName = op >= 0 ? sink.strings.intern(t.cell(op)) : NameId(0);
         sink.l2.push_back(r);
         ++rec.records;
     }
+    unreadable.report(sink.diagnostics, ctx, "rate cells");
     t.finish();
     return rec;
 }

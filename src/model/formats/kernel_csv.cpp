@@ -11,11 +11,6 @@ namespace npuscope::readers {
 
 namespace {
 
-bool isMissingText(std::string_view s)
-{
-    return s.empty() || s == "N/A" || s == "NA" || s == "n/a" || s == "null" || s == "None" || s == "-";
-}
-
 // Columns the kernel table holds as typed fields; everything else becomes a metric (numeric) or
 // an extra text column.
 struct KernelColumns {

@@ -16,11 +16,6 @@ bool isSpace(char c)
     return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
-bool isNotAValue(std::string_view s)
-{
-    return s.empty() || s == "N/A" || s == "NA" || s == "n/a" || s == "null" || s == "None" || s == "-";
-}
-
 bool isDigit(char c)
 {
     return static_cast<unsigned>(c - '0') < 10;
@@ -33,7 +28,7 @@ bool parseScaled(std::string_view s, int scaleDigits, std::int64_t& out)
     // Timestamps start with a digit: no blanks or placeholder words to look for first.
     if (s.empty() || !isDigit(s.front()) || !isDigit(s.back())) {
         s = trimText(s);
-        if (isNotAValue(s))
+        if (isMissingText(s))
             return false;
     }
     bool negative = false;
@@ -162,6 +157,12 @@ std::string_view trimText(std::string_view s)
     return s.substr(b, e - b);
 }
 
+bool isMissingText(std::string_view s)
+{
+    s = trimText(s);
+    return s.empty() || s == "N/A" || s == "NA" || s == "n/a" || s == "null" || s == "None" || s == "-";
+}
+
 bool parseMicrosToNs(std::string_view text, TimeNs& out)
 {
     return parseScaled(text, 3, out);
@@ -178,7 +179,7 @@ bool parseInt64(std::string_view text, std::int64_t& out)
     if (std::uint64_t u; digits::plainDecimal(text, 18, u))
         return (out = static_cast<std::int64_t>(u)), true;
     text = trimText(text);
-    if (isNotAValue(text))
+    if (isMissingText(text))
         return false;
     if (!text.empty() && text.front() == '+')
         text.remove_prefix(1);
@@ -194,7 +195,7 @@ bool parseUInt64(std::string_view text, std::uint64_t& out)
     if (digits::plainDecimal(text, 18, out))
         return true;
     text = trimText(text);
-    if (isNotAValue(text))
+    if (isMissingText(text))
         return false;
     std::uint64_t v = 0;
     auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
@@ -236,7 +237,7 @@ bool parseDouble(std::string_view text, double& out)
         }
     }
     text = trimText(text);
-    if (isNotAValue(text))
+    if (isMissingText(text))
         return false;
     if (!text.empty() && text.front() == '+')
         text.remove_prefix(1);

@@ -11,6 +11,9 @@ namespace npuscope {
 
 // Trim spaces, TABs, CR/LF on both sides (cells like "…895.870\t").
 std::string_view trimText(std::string_view s);
+// The spellings of "no value" the profilers write (after trimming): empty, N/A, NA, n/a, null,
+// None, "-". Text that is neither this nor a number is unreadable, and readers count it.
+bool isMissingText(std::string_view s);
 
 // Each parser stores the value in `out` and says whether there was one; the optional forms
 // below wrap them inline, so that no optional is returned through memory from a call (a byte
