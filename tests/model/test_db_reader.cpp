@@ -760,6 +760,36 @@ private slots:
             QVERIFY(p.slices.dur[i] >= 0);
     }
 
+    void damagedDeviceIds()
+    {
+        // A device id beyond 0..65535 (here 2^32, which an int cast would wrap to 0, the real
+        // device) reads as unknown and is reported once with its count; the tasks stay.
+        const std::string original = dbDir("level0", 0) + "ascend_pytorch_profiler_0.db";
+        Profile base;
+        ReadContext ctx;
+        ctx.file = original;
+        readers::readProfilerDb(original, base, ctx);
+        QTemporaryDir tmp;
+        const std::string path = alteredLevel0(
+            tmp, "UPDATE TASK SET deviceId = 4294967296 WHERE rowid IN (SELECT rowid FROM TASK WHERE globalTaskId "
+                 "IN (SELECT globalTaskId FROM COMPUTE_TASK_INFO) LIMIT 3);"
+                 "UPDATE AICORE_FREQ SET deviceId = -7 WHERE rowid = (SELECT min(rowid) FROM AICORE_FREQ);");
+        Profile p;
+        ctx.file = path;
+        const FileRecord rec = readers::readProfilerDb(path, p, ctx);
+        QCOMPARE(rec.skipped, std::uint64_t(0));
+        QCOMPARE(p.slices.size(), base.slices.size());
+        QCOMPARE(p.kernels.size(), base.kernels.size());
+        const Diagnostic* d = diagWith(p, "device id beyond 0..65535 read as unknown");
+        QVERIFY(d);
+        QCOMPARE(int(d->count), 4);
+        QCOMPARE(d->file, path);
+        QVERIFY(!diagWith(base, "device id beyond"));
+        QCOMPARE(std::count(p.kernels.device.begin(), p.kernels.device.end(), -1)
+                     - std::count(base.kernels.device.begin(), base.kernels.device.end(), -1),
+                 std::ptrdiff_t(3));
+    }
+
     void badInput()
     {
         QTemporaryDir tmp;

@@ -3,6 +3,7 @@
 // 10 000 unrelated files, out-of-range numbers, negative durations, duplicates, disorder and a
 // memory budget too small. Each must give a message naming the file, the location (line or
 // byte offset) and the reason, and keep everything around it that is valid.
+#include "model/formats/csv.h"
 #include "model/formats/loader.h"
 #include "model/formats/readers.h"
 #include "model/io/mapped_file.h"
@@ -593,6 +594,30 @@ private slots:
         const Diagnostic* me = find(m.diagnostics, mf, "empty or N/A value cells skipped");
         QVERIFY2(me, dump(m.diagnostics).c_str());
         QCOMPARE(me->count, std::uint64_t(1));
+    }
+
+    // Device ids and ranks beyond what a profiler writes read as unknown (-1): an int cast
+    // would wrap 2^32 onto device or rank 0.
+    void idsOutOfRange()
+    {
+        Profile a;
+        readers::readProfilerInfoJson(R"({"rank_id": 4294967296})", a, ctxFor("/i/profiler_info_0.json"));
+        QCOMPARE(a.rank, -1);
+        Profile b;
+        readers::readProfilerMetadataJson(R"({"distributed_args": {"rank": 4294967296}})", b,
+                                          ctxFor("/i/profiler_metadata.json"));
+        QCOMPARE(b.rank, -1);
+        readers::readProfilerMetadataJson(R"({"distributed_args": {"rank": 3}})", b, ctxFor("/i/profiler_metadata.json"));
+        QCOMPARE(b.rank, 3);
+        Profile c;
+        readers::readInfoJson(R"({"DeviceInfo": [{"id": 4294967296, "ai_core_num": 24}]})", c, ctxFor("/i/info.json"));
+        QCOMPARE(c.deviceInfo.size(), std::size_t(1));
+        QCOMPARE(c.deviceInfo[0].device, -1);
+        QCOMPARE(parseDeviceText("65535"), 65535);
+        QCOMPARE(parseDeviceText("65536"), -1);
+        QCOMPARE(parseDeviceText("4294967296"), -1);
+        QCOMPARE(rankOf(2147483647), 2147483647);
+        QCOMPARE(rankOf(2147483648), -1);
     }
 
     // A negative duration is named (line or offset) and never kept negative.

@@ -367,9 +367,7 @@ int parseDeviceText(std::string_view text)
     text = trimText(text);
     if (const auto colon = text.find(':'); colon != std::string_view::npos)
         text = text.substr(colon + 1);
-    if (auto v = parseInt64(text); v && *v >= 0 && *v < 65536)
-        return static_cast<int>(*v);
-    return -1;
+    return deviceIdOf(parseInt64(text).value_or(-1));
 }
 
 std::int64_t parseIdText(std::string_view text)

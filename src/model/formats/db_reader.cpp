@@ -167,6 +167,19 @@ private:
         return std::nullopt;
     }
 
+    // The device id in column col, or fallback when the cell is NULL; an id beyond 0..65535 is
+    // reported and reads as -1 (unknown).
+    int deviceAt(const db::Statement& st, int col, int fallback)
+    {
+        const auto v = st.int64(col);
+        if (!v)
+            return fallback;
+        const int id = deviceIdOf(*v);
+        if (id < 0)
+            m_p.report(Severity::Warning, m_ctx.file, -1, -1, "device id beyond 0..65535 read as unknown");
+        return id;
+    }
+
     // Counts a row left out of the model and reports why (the report is merged per reason).
     void skipRow(std::string reason)
     {
@@ -226,7 +239,7 @@ private:
             auto st = select("NPU_INFO", {"id", "name"});
             while (st.step()) {
                 DeviceInfo* di = nullptr;
-                const int dev = static_cast<int>(st.int64(0).value_or(-1));
+                const int dev = deviceAt(st, 0, -1);
                 for (auto& d : m_p.deviceInfo)
                     if (d.device == dev)
                         di = &d;
@@ -242,10 +255,10 @@ private:
             auto st = select("RANK_DEVICE_MAP", {"rankId", "deviceId"});
             while (st.step()) {
                 const auto r = st.int64(0);
-                if (r && *r >= 0 && m_p.rank < 0)
-                    m_p.rank = static_cast<int>(*r);
-                if (auto d = st.int64(1); d && m_ctx.device < 0)
-                    m_device = static_cast<int>(*d);
+                if (r && rankOf(*r) >= 0 && m_p.rank < 0)
+                    m_p.rank = rankOf(*r);
+                if (st.int64(1) && m_ctx.device < 0)
+                    m_device = deviceAt(st, 1, -1);
             }
         }
     }
@@ -321,7 +334,7 @@ private:
                 continue;
             const TimeNs start = span->start;
             const TimeNs dur = span->dur;
-            const int device = static_cast<int>(st.int64(2).value_or(m_device));
+            const int device = deviceAt(st, 2, m_device);
             const std::int64_t stream = st.int64(7).value_or(-1);
             const std::int64_t taskId = st.int64(8).value_or(-1);
             const NameId hwType = str(st.int64(5));
@@ -436,7 +449,7 @@ private:
                 continue;
             const TimeNs start = span->start;
             const TimeNs dur = span->dur;
-            const int device = static_cast<int>(st.int64(7).value_or(m_device));
+            const int device = deviceAt(st, 7, m_device);
             const NameId group = str(st.int64(4));
             auto [git, fresh] = m_groupIndex.emplace(group.v, static_cast<int>(m_groupIndex.size()));
             (void)fresh;
@@ -498,7 +511,7 @@ private:
             const auto span = interval(st, 0, 1, "COMMUNICATION_TASK_INFO");
             if (!span)
                 continue;
-            const int device = static_cast<int>(st.int64(2).value_or(m_device));
+            const int device = deviceAt(st, 2, m_device);
             const auto plane = st.int64(4).value_or(0);
             // tid 1000 + plane, wrapping rather than overflowing on a damaged planeId.
             const auto planeTid = static_cast<std::int64_t>(1000ULL + static_cast<std::uint64_t>(plane));
@@ -761,7 +774,7 @@ private:
                 skipRow("OVERLAP_ANALYSIS row with an unknown type skipped");
                 continue;
             }
-            const int device = static_cast<int>(st.int64(0).value_or(m_device));
+            const int device = deviceAt(st, 0, m_device);
             const TrackId t = track(kOverlapPid + std::max(device, 0), *type, TrackKind::Overlap, "Overlap Analysis",
                                     names[*type], device);
             m_p.slices.add(span->start, span->dur, m_p.strings.intern(names[*type]), NameId(0), t);
@@ -786,7 +799,7 @@ private:
             while (st.step())
                 if (auto t = sampleTime(st, 1, "AICORE_FREQ"); t && st.real(2))
                     counter(0, "AI Core Freq", "AI Core Freq", "MHz", *t, *st.real(2),
-                            static_cast<int>(st.int64(0).value_or(m_device)));
+                            deviceAt(st, 0, m_device));
         }
         if (need("HBM")) {
             auto st = select("HBM", {"deviceId", "timestampNs", "bandwidth", "hbmId", "type"});
@@ -798,7 +811,7 @@ private:
                 const std::string dir(m_p.str(str(st.int64(4))));
                 const std::string key = (dir == "write" ? "Write" : "Read") + std::string("(MB/s)");
                 counter(1, "HBM", "HBM " + std::to_string(st.int64(3).value_or(0)), key, *t, *bw / 1e6,
-                        static_cast<int>(st.int64(0).value_or(m_device)));
+                        deviceAt(st, 0, m_device));
             }
         }
         if (need("LLC")) {
@@ -809,7 +822,7 @@ private:
                     continue;
                 const std::string name = "LLC " + std::to_string(st.int64(1).value_or(0)) + " "
                     + std::string(m_p.str(str(st.int64(5))));
-                const int dev = static_cast<int>(st.int64(0).value_or(m_device));
+                const int dev = deviceAt(st, 0, m_device);
                 if (auto h = st.real(3))
                     counter(2, "LLC", name, "Hit Rate(%)", *t, *h, dev);
                 if (auto th = st.real(4))
@@ -823,7 +836,7 @@ private:
                 if (!t)
                     continue;
                 const std::string name(m_p.str(str(st.int64(0))));
-                const int dev = static_cast<int>(st.int64(4).value_or(m_device));
+                const int dev = deviceAt(st, 4, m_device);
                 if (auto v = st.real(1))
                     counter(3, "NPU MEM", name, "DDR(KB)", *t, *v / 1024.0, dev);
                 if (auto v = st.real(2))
@@ -835,7 +848,7 @@ private:
             while (st.step())
                 if (auto t = sampleTime(st, 1, "NPU_MODULE_MEM"); t && st.real(2))
                     counter(4, "npu_module_mem", enumName(m_modules, st.int64(0)), "Total Reserved(MB)", *t,
-                            *st.real(2) / 1048576.0, static_cast<int>(st.int64(3).value_or(m_device)));
+                            *st.real(2) / 1048576.0, deviceAt(st, 3, m_device));
         }
         if (need("MEMORY_RECORD")) {
             auto st = select("MEMORY_RECORD",
@@ -845,7 +858,7 @@ private:
                 if (!t)
                     continue;
                 const std::string comp(m_p.str(str(st.int64(0))));
-                const int dev = static_cast<int>(st.int64(5).value_or(m_device));
+                const int dev = deviceAt(st, 5, m_device);
                 if (auto v = st.real(2))
                     counter(5, "memory_record", comp, "Total Allocated(MB)", *t, *v / 1048576.0, dev);
                 if (auto v = st.real(3))
@@ -935,7 +948,7 @@ void readAnalysis(const db::Database& d, Profile& p, const ReadContext& ctx, Fil
             r.bubble = us(st, 7);
             r.commNotOverlappedExclReceive = us(st, 8);
             r.preparing = us(st, 9);
-            r.device = static_cast<int>(st.int64(10).value_or(-1));
+            r.device = deviceIdOf(st.int64(10).value_or(-1));
             p.steps.push_back(std::move(r));
             ++rec.records;
         }
@@ -1008,8 +1021,8 @@ void readAnalysis(const db::Database& d, Profile& p, const ReadContext& ctx, Fil
             CommLink l;
             l.fullName = p.strings.intern(std::string(st.text(0)) + "@" + std::string(st.text(1)));
             l.group = p.strings.intern(st.text(1));
-            l.src = static_cast<int>(parseInt64(st.text(2)).value_or(-1));
-            l.dst = static_cast<int>(parseInt64(st.text(3)).value_or(-1));
+            l.src = rankOf(parseInt64(st.text(2)).value_or(-1));
+            l.dst = rankOf(parseInt64(st.text(3)).value_or(-1));
             l.transport = p.strings.intern(st.text(4));
             l.sizeMB = num(st, 5);
             l.timeMs = num(st, 6);

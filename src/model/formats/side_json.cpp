@@ -801,7 +801,7 @@ FileRecord readClusterCommunicationJson(std::string_view bytes, ClusterData& sin
             if (p.size() < 2)
                 return;
             CommOp op = makeOp(v, p[p.size() - 2], sink.strings);
-            op.rank = parseInt64(p.back()).value_or(-1);
+            op.rank = rankOf(parseInt64(p.back()).value_or(-1));
             if (p.size() >= 4) {
                 op.kind = p[p.size() - 4];
                 op.step = p[p.size() - 3];
@@ -862,9 +862,9 @@ FileRecord readInfoJson(std::string_view bytes, Profile& sink, const ReadContext
         info.device = ctx.device;
         if (auto id = d.find("id"); id != d.end()) {
             if (id->is_number_integer())
-                info.device = id->get<int>();
+                info.device = deviceIdOf(id->get<std::int64_t>());
             else if (id->is_string())
-                info.device = static_cast<int>(parseInt64(id->get_ref<const std::string&>()).value_or(ctx.device));
+                info.device = deviceIdOf(parseInt64(id->get_ref<const std::string&>()).value_or(ctx.device));
         }
         // Core counts: -1 when absent or not a plausible count (NaN, negative, 1e300).
         auto count = [](double v) { return v >= 0 && v < 1e6 ? static_cast<int>(v) : -1; };
@@ -901,7 +901,7 @@ FileRecord readProfilerInfoJson(std::string_view bytes, Profile& sink, const Rea
         return rec;
     }
     if (auto r = root.find("rank_id"); r != root.end() && r->is_number_integer())
-        sink.rank = r->get<int>();
+        sink.rank = rankOf(r->get<std::int64_t>());
     const json* exp = nullptr;
     if (auto c = root.find("config"); c != root.end() && c->is_object())
         if (auto e = c->find("experimental_config"); e != c->end() && e->is_object())
@@ -957,7 +957,7 @@ FileRecord readProfilerMetadataJson(std::string_view bytes, Profile& sink, const
     }
     if (auto d = root.find("distributed_args"); d != root.end() && d->is_object())
         if (auto r = d->find("rank"); r != d->end() && r->is_number_integer() && sink.rank < 0)
-            sink.rank = r->get<int>();
+            sink.rank = rankOf(r->get<std::int64_t>());
     sink.meta.profilerMetadata = nlohmann::json(root);
     rec.records = 1;
     return rec;

@@ -26,6 +26,19 @@ inline TimeNs roundNs(double ns)
     return static_cast<TimeNs>(std::llround(ns));
 }
 
+// A device id or a rank read as a 64-bit integer, as the int the model keeps: -1 (unknown)
+// when negative or beyond what a profiler writes (device ids 0..65535, ranks up to 2^31 - 1),
+// so that a damaged id never wraps onto a real one.
+inline constexpr std::int64_t kMaxDeviceId = 65535;
+inline constexpr int deviceIdOf(std::int64_t v)
+{
+    return v >= 0 && v <= kMaxDeviceId ? static_cast<int>(v) : -1;
+}
+inline constexpr int rankOf(std::int64_t v)
+{
+    return v >= 0 && v <= std::numeric_limits<int>::max() ? static_cast<int>(v) : -1;
+}
+
 template <typename Tag>
 struct TypedId {
     static constexpr std::uint32_t kInvalid = std::numeric_limits<std::uint32_t>::max();
