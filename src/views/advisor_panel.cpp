@@ -74,7 +74,10 @@ AdvisorPanel::AdvisorPanel(SelectionController* sel, QWidget* parent)
     m_evidence->setObjectName(QStringLiteral("advisorEvidence"));
     m_evidence->setColumnCount(3);
     m_evidence->setHorizontalHeaderLabels({tr("Where"), tr("Metrics"), tr("Threshold")});
-    m_evidence->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    // Where and Threshold fit their text; Metrics takes the rest (its full text is the tooltip).
+    m_evidence->horizontalHeader()->setStretchLastSection(false);
+    m_evidence->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
+    m_evidence->setTextElideMode(Qt::ElideRight);
     m_evidence->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_evidence->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_evidence->verticalHeader()->hide();
@@ -312,8 +315,15 @@ void AdvisorPanel::showFinding(const advisor::Finding* f)
         m_evidence->setItem(r, 1, new QTableWidgetItem(metrics.join(QStringLiteral(", "))));
         m_evidence->setItem(r, 2, new QTableWidgetItem(qs(e.threshold)));
         m_evidence->item(r, 0)->setToolTip(qs(e.at.url()));
+        m_evidence->item(r, 1)->setToolTip(metrics.join(QLatin1Char('\n')));
     }
-    m_evidence->resizeColumnToContents(1);
+    // Where and Threshold as wide as their text, each at most 2/5 of the table, so that a long
+    // location never squeezes the metrics out (nor the metrics the location).
+    const int cap = std::max(80, m_evidence->viewport()->width() * 2 / 5);
+    for (int c : {0, 2}) {
+        m_evidence->resizeColumnToContents(c);
+        m_evidence->setColumnWidth(c, std::min(m_evidence->columnWidth(c), cap));
+    }
 }
 
 QStringList AdvisorPanel::firedTitles() const

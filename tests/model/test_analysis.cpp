@@ -258,6 +258,27 @@ private slots:
         const Series* ms = get("PTA Total Allocated(KB)");
         QVERIFY(ms);
         QCOMPARE(ms->v, (std::vector<double>{2, 4})); // KB -> MB (binary)
+
+        // HBM counters as msprof writes them ("HBM 0/Read" with a Read(MB/s) value), and as a
+        // plain "HBM" counter with both keys: the direction is named once.
+        Profile q;
+        const NameId hbm = q.strings.intern("HBM");
+        for (const auto& [name, key] : {std::pair{"HBM 0/Read", "Read(MB/s)"}, std::pair{"HBM 0/Write", "Write(MB/s)"},
+                                        std::pair{"", "Read(MB/s)"}, std::pair{"", "Write(MB/s)"}}) {
+            CounterSeries& h = q.counterFor(3, q.strings.intern(name), q.strings.intern(key));
+            h.process = hbm;
+            h.ts = {0, 2000};
+            h.value = {250000, 500000};
+        }
+        q.finalize();
+        std::vector<std::string> names;
+        for (const auto& s : utilizationSeries(q, 1000)) {
+            names.push_back(s.name);
+            QCOMPARE(s.unit, std::string("GB/s"));
+            QCOMPARE(s.v, (std::vector<double>{250, 500}));
+        }
+        std::sort(names.begin(), names.end());
+        QCOMPARE(names, (std::vector<std::string>{"HBM 0/Read", "HBM 0/Write", "HBM read", "HBM write"}));
     }
 
     void compareProfilesHandBuilt()

@@ -214,7 +214,10 @@ std::vector<Series> utilizationSeries(const Profile& p, TimeNs bucketNs)
             s.source = "sampled: AI Core Freq counter";
             s.v = c.value;
         } else if (contains(process, "HBM") && (key == "Read(MB/s)" || key == "Write(MB/s)")) {
-            s.name = label + (key == "Read(MB/s)" ? " read" : " write");
+            // Real counters are named "HBM 0/Read" and "HBM 0/Write": the direction is said once.
+            const bool read = key == "Read(MB/s)";
+            const bool named = label.ends_with(read ? "/Read" : "/Write");
+            s.name = named ? label : label + (read ? " read" : " write");
             s.unit = "GB/s";
             s.source = "sampled: HBM counter " + std::string(key);
             s.v.reserve(c.value.size());
