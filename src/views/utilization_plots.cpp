@@ -5,6 +5,7 @@
 #include "views/plot_palette.h"
 
 #include <QMouseEvent>
+#include <QToolTip>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
@@ -45,6 +46,39 @@ QString plotTitle(const QString& key, const QString& unit)
     return unit;
 }
 
+// The last entry of a plot legend that names only the largest curves: "+3 more (hover)".
+class MoreLegendItem : public QCPAbstractLegendItem {
+public:
+    MoreLegendItem(QCPLegend* legend, QString text) : QCPAbstractLegendItem(legend), m_text(std::move(text)) {}
+
+protected:
+    void draw(QCPPainter* painter) override
+    {
+        painter->setFont(mFont);
+        painter->setPen(QPen(mTextColor));
+        painter->drawText(mRect, Qt::AlignLeft | Qt::AlignVCenter, m_text);
+    }
+    QSize minimumOuterSizeHint() const override
+    {
+        return QFontMetrics(mFont).size(0, m_text) + QSize(mMargins.left() + mMargins.right(),
+                                                             mMargins.top() + mMargins.bottom());
+    }
+
+private:
+    QString m_text;
+};
+
+// The value a step curve holds at x (the last sample at or before it), or none before the first.
+std::optional<double> valueAt(const QCPGraph* g, double x)
+{
+    const auto data = g->data();
+    auto it = data->findEnd(x, false); // first sample after x
+    if (it == data->constBegin())
+        return std::nullopt;
+    --it;
+    return it->value;
+}
+
 int plotOrder(const QString& key)
 {
     static const QStringList order = {QStringLiteral("util"), QStringLiteral("bw"), QStringLiteral("l2"), QStringLiteral("freq")};
@@ -64,6 +98,7 @@ UtilizationPlots::UtilizationPlots(SelectionController* sel, QWidget* parent)
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_plot->setAutoAddPlottableToLegend(false); // each curve goes to its own plot's legend
     m_plot->installEventFilter(this);
+    m_plot->setMouseTracking(true); // the hover readout
     followPalette(m_plot);
     connect(m_sel, &SelectionController::sessionChanged, this, &UtilizationPlots::rebuild);
     connect(m_sel, &SelectionController::currentRankChanged, this, &UtilizationPlots::rebuild);
@@ -111,6 +146,8 @@ void UtilizationPlots::rebuild()
         rect->setRangeDrag(Qt::Horizontal);
         rect->setRangeZoom(Qt::Horizontal);
         rect->axis(QCPAxis::atLeft)->setLabel(plotTitle(key.second, qstr(list.front()->unit)));
+        const bool percentPlot = key.second == QStringLiteral("util") || key.second == QStringLiteral("l2");
+        rect->setProperty("unit", percentPlot ? QStringLiteral("%") : qstr(list.front()->unit));
         rect->axis(QCPAxis::atLeft)->ticker()->setTickCount(2);
         rect->axis(QCPAxis::atBottom)->setTickLabels(false);
         rect->setMinimumSize(0, 60);
@@ -125,6 +162,15 @@ void UtilizationPlots::rebuild()
         legend->setFillOrder(QCPLegend::foColumnsFirst);
         legend->setWrap(0);
         int colorIdx = 0;
+        // The legend names the curves with the highest peaks, as many as kLegendEntries; the
+        // rest are counted in a last entry, and the hover readout names them all. More entries
+        // would run past a plot a few dozen pixels high and hide its curves.
+        constexpr std::size_t kLegendEntries = 3;
+        std::vector<const Series*> byPeak = list;
+        auto peak = [](const Series* s) { return s->v.empty() ? 0.0 : *std::max_element(s->v.begin(), s->v.end()); };
+        std::stable_sort(byPeak.begin(), byPeak.end(), [&](const Series* a, const Series* b) { return peak(a) > peak(b); });
+        const std::size_t named = list.size() <= kLegendEntries ? list.size() : kLegendEntries - 1;
+        byPeak.resize(named);
         for (const Series* ser : list) {
             auto* g = m_plot->addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
             const bool sampled = ser->source.rfind("sampled", 0) == 0;
@@ -146,13 +192,16 @@ void UtilizationPlots::rebuild()
             }
             const QString name = qstr(ser->name) + (sampled ? tr(" (sampled)") : tr(" (derived)"));
             g->setName(name);
-            g->addToLegend(legend);
+            if (std::find(byPeak.begin(), byPeak.end(), ser) != byPeak.end())
+                g->addToLegend(legend);
             m_names << name;
             if (percent)
                 rect->axis(QCPAxis::atLeft)->setRange(0, 100);
             else
                 g->rescaleValueAxis(false, true);
         }
+        if (list.size() > named)
+            legend->addItem(new MoreLegendItem(legend, tr("+%1 more (hover)").arg(list.size() - named)));
         if (key.second != QStringLiteral("util") && key.second != QStringLiteral("l2")) {
             bool found = false;
             QCPRange r;
@@ -234,8 +283,12 @@ bool UtilizationPlots::eventFilter(QObject* watched, QEvent* e)
 {
     if (watched != m_plot || m_rects.empty())
         return QWidget::eventFilter(watched, e);
-    // Shift+drag selects a time range instead of panning.
     const QEvent::Type t = e->type();
+    if (t == QEvent::MouseMove && !m_selecting && !static_cast<QMouseEvent*>(e)->buttons()) {
+        showReadout(static_cast<QMouseEvent*>(e)->position(), static_cast<QMouseEvent*>(e)->globalPosition().toPoint());
+        return QWidget::eventFilter(watched, e);
+    }
+    // Shift+drag selects a time range instead of panning.
     if (t != QEvent::MouseButtonPress && t != QEvent::MouseMove && t != QEvent::MouseButtonRelease)
         return QWidget::eventFilter(watched, e);
     QCPAxis* x = m_rects.front()->axis(QCPAxis::atBottom);
@@ -264,6 +317,41 @@ bool UtilizationPlots::eventFilter(QObject* watched, QEvent* e)
         break;
     }
     return QWidget::eventFilter(watched, e);
+}
+
+QString UtilizationPlots::readoutAt(QPointF pos) const
+{
+    for (QCPAxisRect* rect : m_rects) {
+        if (!rect->rect().contains(pos.toPoint()))
+            continue;
+        const double ms = rect->axis(QCPAxis::atBottom)->pixelToCoord(pos.x());
+        // The largest values first, at most kLines of them (a memory plot can hold 90 curves).
+        constexpr std::size_t kLines = 12;
+        std::vector<std::pair<double, QString>> values;
+        for (const QCPGraph* g : rect->graphs())
+            if (const auto v = valueAt(g, ms))
+                values.emplace_back(*v, g->name());
+        if (values.empty())
+            return {};
+        std::stable_sort(values.begin(), values.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+        const QString unit = rect->property("unit").toString();
+        QStringList lines{tr("%1 ms").arg(ms, 0, 'f', 3)};
+        for (std::size_t i = 0; i < std::min(values.size(), kLines); ++i)
+            lines << QStringLiteral("%1: %2 %3").arg(values[i].second).arg(values[i].first, 0, 'g', 4).arg(unit);
+        if (values.size() > kLines)
+            lines << tr("… %1 more").arg(values.size() - kLines);
+        return lines.join(QLatin1Char('\n'));
+    }
+    return {};
+}
+
+void UtilizationPlots::showReadout(QPointF pos, QPoint global)
+{
+    const QString text = readoutAt(pos);
+    if (text.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(global, text, m_plot);
 }
 
 } // namespace npuscope

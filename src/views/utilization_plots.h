@@ -25,6 +25,9 @@ public:
     int plotCount() const;          // axis rects shown
     QStringList seriesNames() const;// legend names, "AI Core utilisation (derived)", ...
     QCustomPlot* plot() const { return m_plot; }
+    // What hovering at pos (plot coordinates) shows: the time and every curve's value there,
+    // one line each; empty outside the plots.
+    QString readoutAt(QPointF pos) const;
 
 private:
     void rebuild();
@@ -32,6 +35,7 @@ private:
     void onSelectedRangeChanged(std::optional<TimeRange> r);
     void onPlotRangeChanged();
     bool eventFilter(QObject* watched, QEvent* e) override;
+    void showReadout(QPointF pos, QPoint global);
     double toMs(TimeNs t) const;
     TimeNs fromMs(double ms) const;
 

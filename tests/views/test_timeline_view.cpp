@@ -12,6 +12,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolTip>
+#include <qcustomplot.h>
 
 using namespace npuscope;
 
@@ -204,6 +205,55 @@ private slots:
         QTest::mouseRelease(vp, Qt::LeftButton, {}, QPoint(800, emptyY));
         QVERIFY(!sel.selectedRange());
         QCOMPARE(sel.visibleRange(), (TimeRange{2 * step, 500000 + 2 * step}));
+    }
+
+    // A plot of many curves names the highest two in its legend and counts the rest; hovering
+    // reads every curve's value at that time, largest first.
+    void plotLegendAndReadout()
+    {
+        auto p = std::make_shared<Profile>();
+        p->rank = 0;
+        const TrackId s2 = addTrack(*p, 2, 2, TrackKind::Stream, "Ascend Hardware", "Stream 2", 2);
+        p->slices.add(0, 1000000, p->strings.intern("MatMul"), p->strings.intern("AI_CORE"), s2);
+        const NameId process = p->strings.intern("npu_module_mem");
+        for (int i = 0; i < 5; ++i) {
+            CounterSeries& c = p->counterFor(-2300, p->strings.intern("C" + std::to_string(i)),
+                                             p->strings.intern("Total Reserved(MB)"));
+            c.process = process;
+            c.ts = {0, 500000};
+            c.value = {10.0 * i, 100.0 + i};
+        }
+        p->finalize();
+        auto session = std::make_shared<Session>();
+        session->ranks.push_back(p);
+        SelectionController sel;
+        UtilizationPlots plots(&sel);
+        plots.resize(1000, 300);
+        plots.show();
+        sel.setSession(session);
+        QVERIFY(QTest::qWaitForWindowExposed(&plots));
+        plots.plot()->replot();
+        QCOMPARE(plots.seriesNames().size(), 5);
+        QCPAxisRect* rect = plots.plot()->axisRect(0);
+        QVERIFY(rect);
+        QCPLegend* legend = nullptr;
+        for (int i = 0; i < rect->insetLayout()->elementCount(); ++i)
+            legend = legend ? legend : qobject_cast<QCPLegend*>(rect->insetLayout()->elementAt(i));
+        QVERIFY(legend);
+        QCOMPARE(legend->itemCount(), 3);
+        QCOMPARE(legend->itemWithPlottable(rect->graphs()[4]) != nullptr, true); // C4 peaks highest
+        QCOMPARE(legend->itemWithPlottable(rect->graphs()[3]) != nullptr, true);
+        QCOMPARE(legend->itemWithPlottable(rect->graphs()[0]), nullptr);
+
+        const double y = rect->rect().center().y();
+        const double x = rect->axis(QCPAxis::atBottom)->coordToPixel(0.25); // 0.25 ms
+        QCOMPARE(plots.readoutAt(QPointF(x, y)),
+                 QStringLiteral("0.250 ms\nC4 Total Reserved(MB) (sampled): 40 MB\nC3 Total Reserved(MB) (sampled): 30 MB\n"
+                                "C2 Total Reserved(MB) (sampled): 20 MB\nC1 Total Reserved(MB) (sampled): 10 MB\n"
+                                "C0 Total Reserved(MB) (sampled): 0 MB"));
+        const double later = rect->axis(QCPAxis::atBottom)->coordToPixel(0.75);
+        QVERIFY(plots.readoutAt(QPointF(later, y)).contains(QStringLiteral("C4 Total Reserved(MB) (sampled): 104 MB")));
+        QCOMPARE(plots.readoutAt(QPointF(x, rect->rect().bottom() + 200)), QString());
     }
 
     void tooltipShowsTheSliceArguments()
