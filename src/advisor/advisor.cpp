@@ -74,7 +74,7 @@ FindingSeverity severityFromName(const std::string& s)
     return FindingSeverity::None;
 }
 
-std::string Locator::text() const
+std::string Locator::text(std::optional<TimeNs> origin) const
 {
     std::string s;
     auto add = [&s](const std::string& part) {
@@ -91,7 +91,7 @@ std::string Locator::text() const
     if (stream >= 0)
         add("stream " + std::to_string(stream));
     if (ts)
-        add("ts " + fmtNum(static_cast<double>(*ts) / 1e6, 3) + " ms"
+        add((origin ? "at " : "ts ") + fmtNum(static_cast<double>(*ts - origin.value_or(0)) / 1e6, 3) + " ms"
             + (dur ? " (" + fmtNum(static_cast<double>(*dur) / 1e3, 1) + " µs)" : std::string()));
     if (!op.empty())
         add(op + (shapes.empty() ? std::string() : " [" + shapes + "]"));

@@ -37,8 +37,9 @@ struct Locator {
     std::string row;            // table row text ("communication.json step2 hcom_allReduce__1")
     std::string link;           // "0-1 HCCS" for link rows
 
-    // "rank 0 · stream 2 · 12.345 ms (+0.120 ms) · MatMulV2 [..]"
-    std::string text() const;
+    // "rank 0 · stream 2 · ts 1736412474766.695 ms (120.0 µs) · MatMulV2 [..]"; with an origin
+    // (the trace start the timeline's axis counts from), "... · at 52.301 ms (120.0 µs) · ...".
+    std::string text(std::optional<TimeNs> origin = std::nullopt) const;
     // npuscope://timeline?rank=0&device=0&stream=2&ts=..&dur=.. ,
     // npuscope://ops?rank=0&op=.. , npuscope://cluster?rank=0 . Empty when nothing to point at.
     std::string url() const;

@@ -311,7 +311,7 @@ void AdvisorPanel::showFinding(const advisor::Finding* f)
         QStringList metrics;
         for (const auto& m : e.metrics)
             metrics << QStringLiteral("%1 %2%3").arg(qs(m.name)).arg(m.value, 0, 'g', 4).arg(qs(m.unit));
-        m_evidence->setItem(r, 0, new QTableWidgetItem(qs(e.at.text())));
+        m_evidence->setItem(r, 0, new QTableWidgetItem(qs(e.at.text(m_sel->fullRange().begin))));
         m_evidence->setItem(r, 1, new QTableWidgetItem(metrics.join(QStringLiteral(", "))));
         m_evidence->setItem(r, 2, new QTableWidgetItem(qs(e.threshold)));
         m_evidence->item(r, 0)->setToolTip(qs(e.at.url()));

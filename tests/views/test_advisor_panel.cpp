@@ -6,6 +6,7 @@
 #include "views/selection_controller.h"
 
 #include <QSignalSpy>
+#include <QTableWidget>
 #include <QTreeWidget>
 #include <QtTest>
 
@@ -71,6 +72,13 @@ private slots:
         int row = 0;
         while (!withTime->evidence[row].at.ts)
             ++row;
+        // "Where" counts the time from the trace start, as the timeline's axis does.
+        auto* evidence = panel.findChild<QTableWidget*>(QStringLiteral("advisorEvidence"));
+        QVERIFY(evidence);
+        const TimeNs since = *withTime->evidence[row].at.ts - sel.fullRange().begin;
+        const QString where = evidence->item(row, 0)->text();
+        QVERIFY2(where.contains(QStringLiteral("at %1 ms").arg(double(since) / 1e6, 0, 'f', 3)), qPrintable(where));
+        QVERIFY(!where.contains(QStringLiteral("ts ")));
         QVERIFY(panel.activateEvidence(row));
         const TimeNs ts = *withTime->evidence[row].at.ts;
         QVERIFY(sel.selectedRange().has_value());
