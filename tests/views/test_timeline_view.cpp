@@ -254,6 +254,9 @@ private slots:
         const double later = rect->axis(QCPAxis::atBottom)->coordToPixel(0.75);
         QVERIFY(plots.readoutAt(QPointF(later, y)).contains(QStringLiteral("C4 Total Reserved(MB) (sampled): 104 MB")));
         QCOMPARE(plots.readoutAt(QPointF(x, rect->rect().bottom() + 200)), QString());
+        // Moving the mouse over the plot shows the readout.
+        QTest::mouseMove(plots.plot(), QPoint(int(later), int(y)));
+        QTRY_VERIFY(QToolTip::text().contains(QStringLiteral("C4 Total Reserved(MB) (sampled): 104 MB")));
     }
 
     void tooltipShowsTheSliceArguments()
