@@ -585,6 +585,32 @@ private slots:
         QCOMPARE(ld->count, std::uint64_t(2));
         QCOMPARE(find(l.diagnostics, lf, "rate cells")->line, std::int64_t(3));
 
+        // kernel_details: metric, wait time and block dim cells (a metric column is one whose
+        // first 512 cells are numbers; text found after them is junk).
+        const std::string kf = "/j/kernel_details.csv";
+        std::string kernels = "Name,Type,Start Time(us),Duration(us),Wait Time(us),Block Dim,aic_mac_ratio\n"
+                              "a,MatMul,10,1,0.5,8,0.25\n"
+                              "b,MatMul,20,1,soon,N/A,0.5\n";
+        for (int i = 0; i < 600; ++i)
+            kernels += "x,Add," + std::to_string(100 + i) + ",1,0,4,0.125\n";
+        kernels += "c,MatMul,30,1,,wide,high\n";
+        Profile k;
+        QCOMPARE(readers::readKernelCsv(kernels, k, ctxFor(kf)).records, std::uint64_t(603));
+        QCOMPARE(k.kernels.wait[0], TimeNs(500));
+        QCOMPARE(k.kernels.wait[1], std::numeric_limits<TimeNs>::min());
+        QCOMPARE(k.kernels.blockDim[1], std::int64_t(-1));
+        QCOMPARE(k.kernels.blockDim[602], std::int64_t(-1));
+        const int mac = k.kernels.metricIndex("aic_mac_ratio");
+        QVERIFY(mac >= 0);
+        QCOMPARE(k.kernels.metrics[mac][1], 0.5);
+        QVERIFY(std::isnan(k.kernels.metrics[mac][602]));
+        const Diagnostic* kd = find(k.diagnostics, kf, "non-numeric text in metric, wait time or block dim cells");
+        QVERIFY2(kd, dump(k.diagnostics).c_str());
+        QCOMPARE(kd->count, std::uint64_t(3)); // "soon", "wide", "high"; N/A and empty are missing
+        QCOMPARE(kd->severity, Severity::Warning);
+        QCOMPARE(kd->line, std::int64_t(3));
+        QCOMPARE(kd->byteOffset, std::int64_t(kernels.find("b,MatMul")));
+
         const std::string mf = "/j/npu_mem.csv";
         Profile m;
         readers::readMemoryCsv("event,timestamp(us),ddr(KB),hbm(KB)\nAPP,1,10,\nAPP,2,lots,20\n", m, ctxFor(mf));

@@ -6,12 +6,14 @@
 // inside quotes is one quote (so `"""2,8193"""` reads `"2,8193"`); CRLF or LF; a leading UTF-8
 // BOM is skipped; every cell is trimmed of spaces, TAB and CR after unquoting
 // (`…895.870\t` bare or inside quotes). Lines are physical lines, 1-based.
+#include "model/formats/number_text.h"
 #include "model/formats/read_context.h"
 #include "model/store/diagnostics.h"
 
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -106,6 +108,53 @@ private:
     std::vector<std::string> m_header;
     std::uint64_t m_rowsSeen = 0;
     std::uint64_t m_lastProgress = 0;
+};
+
+// Cells whose text is neither a number nor a spelling of "missing" (isMissingText). Their
+// value reads as missing, and the file gets one warning with the count and the first place,
+// so that a damaged column never turns into zeros or blanks without a word.
+class UnreadableCells {
+public:
+    explicit UnreadableCells(const CsvTable& t) : m_t(t) {}
+
+    // Notes a cell of the current row that gave no value (a "missing" spelling is not counted).
+    void note(std::string_view text)
+    {
+        if (!isMissingText(text) && m_count++ == 0) {
+            m_line = m_t.line();
+            m_offset = static_cast<std::int64_t>(m_t.byteOffset());
+        }
+    }
+    // Passes the parsed value through; notes the cell when there is none.
+    template <typename T>
+    std::optional<T> operator()(std::optional<T> value, std::string_view text)
+    {
+        if (!value)
+            note(text);
+        return value;
+    }
+    // The cell of column col (none when col < 0) as µs or as a number.
+    std::optional<TimeNs> micros(int col)
+    {
+        return col < 0 ? std::nullopt : (*this)(parseMicrosToNs(m_t.cell(col)), m_t.cell(col));
+    }
+    std::optional<double> number(int col)
+    {
+        return col < 0 ? std::nullopt : (*this)(parseDouble(m_t.cell(col)), m_t.cell(col));
+    }
+
+    // "non-numeric text in <what> read as missing (first here)", when there was any.
+    void report(std::vector<Diagnostic>& out, const ReadContext& ctx, const std::string& what) const
+    {
+        if (m_count > 0)
+            out.push_back(Diagnostic{Severity::Warning, ctx.file, m_line, m_offset,
+                                     "non-numeric text in " + what + " read as missing (first here)", m_count});
+    }
+
+private:
+    const CsvTable& m_t;
+    std::uint64_t m_count = 0;
+    std::int64_t m_line = -1, m_offset = -1;
 };
 
 // "NPU:0" / "npu:1" / "0" / "host" -> device number, or -1.

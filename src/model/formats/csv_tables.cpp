@@ -24,46 +24,6 @@ ReportFn vectorReport(std::vector<Diagnostic>& diags, const ReadContext& ctx)
     };
 }
 
-// Cells whose text is neither a number nor a spelling of "missing" (isMissingText). Their
-// value reads as missing, and the file gets one warning with the count and the first place,
-// so that a damaged column never turns into zeros without a word.
-class UnreadableCells {
-public:
-    explicit UnreadableCells(const CsvTable& t) : m_t(t) {}
-
-    // Passes the parsed value through; notes the cell when there is none and the text is junk.
-    template <typename T>
-    std::optional<T> operator()(std::optional<T> value, std::string_view text)
-    {
-        if (!value && !isMissingText(text) && m_count++ == 0) {
-            m_line = m_t.line();
-            m_offset = static_cast<std::int64_t>(m_t.byteOffset());
-        }
-        return value;
-    }
-    // The cell of column col (none when col < 0) as µs or as a number.
-    std::optional<TimeNs> micros(int col)
-    {
-        return col < 0 ? std::nullopt : (*this)(parseMicrosToNs(m_t.cell(col)), m_t.cell(col));
-    }
-    std::optional<double> number(int col)
-    {
-        return col < 0 ? std::nullopt : (*this)(parseDouble(m_t.cell(col)), m_t.cell(col));
-    }
-
-    void report(std::vector<Diagnostic>& out, const ReadContext& ctx, const std::string& what) const
-    {
-        if (m_count > 0)
-            out.push_back(Diagnostic{Severity::Warning, ctx.file, m_line, m_offset,
-                                     "non-numeric text in " + what + " read as missing (first here)", m_count});
-    }
-
-private:
-    const CsvTable& m_t;
-    std::uint64_t m_count = 0;
-    std::int64_t m_line = -1, m_offset = -1;
-};
-
 // A count: an integer, or a number such as "12.0" rounded; at most 2^64 - 1.
 std::optional<std::uint64_t> countOf(std::string_view text)
 {

@@ -182,7 +182,7 @@ FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContex
         e.reserve(rows);
 
     const int fileDevice = ctx.device;
-    std::uint64_t badMetric = 0;
+    UnreadableCells unreadable(t);
     // Text cells: invalid UTF-8 (a mis-encoded export) is kept with U+FFFD and named once.
     std::string repaired;
     std::uint64_t badUtf8 = 0;
@@ -275,8 +275,7 @@ FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContex
         K.contextId.push_back(id(c.context));
         K.start.push_back(*start);
         K.dur.push_back(*dur);
-        K.wait.push_back(c.wait < 0 ? std::numeric_limits<TimeNs>::min()
-                                    : parseMicrosToNs(t.cell(c.wait)).value_or(std::numeric_limits<TimeNs>::min()));
+        K.wait.push_back(unreadable.micros(c.wait).value_or(std::numeric_limits<TimeNs>::min()));
         K.name.push_back(text(c.name));
         K.type.push_back(text(c.type));
         K.taskType.push_back(text(c.taskType));
@@ -287,15 +286,16 @@ FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContex
         K.outputShapes.push_back(text(c.outShapes));
         K.outputDtypes.push_back(text(c.outTypes));
         K.outputFormats.push_back(text(c.outFormats));
-        K.blockDim.push_back(c.block < 0 ? -1 : parseInt64(t.cell(c.block)).value_or(-1));
-        K.mixBlockDim.push_back(c.mixBlock < 0 ? -1 : parseInt64(t.cell(c.mixBlock)).value_or(-1));
+        K.blockDim.push_back(c.block < 0 ? -1 : unreadable(parseInt64(t.cell(c.block)), t.cell(c.block)).value_or(-1));
+        K.mixBlockDim.push_back(
+            c.mixBlock < 0 ? -1 : unreadable(parseInt64(t.cell(c.mixBlock)), t.cell(c.mixBlock)).value_or(-1));
         K.slice.push_back(kNone);
         for (std::size_t i = 0; i < metricCols.size(); ++i) {
             const auto cellText = t.cell(metricCols[i].first);
             double v;
             if (!parseDouble(cellText, v)) {
                 v = kNaN;
-                badMetric += isMissingText(cellText) ? 0 : 1;
+                unreadable.note(cellText);
             }
             block[i * rowsPerBlock + blockRows] = v;
         }
@@ -362,10 +362,7 @@ FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContex
         m.resize(K.size(), kNaN);
     for (auto& e : K.extra)
         e.resize(K.size(), NameId(0));
-    if (badMetric > 0) {
-        sink.diagnostics.push_back(Diagnostic{Severity::Info, ctx.file, -1, -1,
-                                              "non-numeric text in metric columns read as missing", badMetric});
-    }
+    unreadable.report(sink.diagnostics, ctx, "metric, wait time or block dim cells");
     t.finish();
     return rec;
 }
