@@ -133,14 +133,12 @@ public:
             note(text);
         return value;
     }
-    // The cell of column col (none when col < 0) as µs or as a number.
-    std::optional<TimeNs> micros(int col)
+    // The cell of column col (none when col < 0) as µs, as a number or as an integer.
+    std::optional<TimeNs> micros(int col) { return cellAs(col, [](std::string_view t) { return parseMicrosToNs(t); }); }
+    std::optional<double> number(int col) { return cellAs(col, [](std::string_view t) { return parseDouble(t); }); }
+    std::optional<std::int64_t> integer(int col)
     {
-        return col < 0 ? std::nullopt : (*this)(parseMicrosToNs(m_t.cell(col)), m_t.cell(col));
-    }
-    std::optional<double> number(int col)
-    {
-        return col < 0 ? std::nullopt : (*this)(parseDouble(m_t.cell(col)), m_t.cell(col));
+        return cellAs(col, [](std::string_view t) { return parseInt64(t); });
     }
 
     // "non-numeric text in <what> read as missing (first here)", when there was any.
@@ -152,6 +150,15 @@ public:
     }
 
 private:
+    template <typename Parse>
+    auto cellAs(int col, Parse parse) -> decltype(parse(std::string_view()))
+    {
+        if (col < 0)
+            return std::nullopt;
+        const std::string_view text = m_t.cell(col);
+        return (*this)(parse(text), text);
+    }
+
     const CsvTable& m_t;
     std::uint64_t m_count = 0;
     std::int64_t m_line = -1, m_offset = -1;

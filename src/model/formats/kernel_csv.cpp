@@ -286,9 +286,8 @@ FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContex
         K.outputShapes.push_back(text(c.outShapes));
         K.outputDtypes.push_back(text(c.outTypes));
         K.outputFormats.push_back(text(c.outFormats));
-        K.blockDim.push_back(c.block < 0 ? -1 : unreadable(parseInt64(t.cell(c.block)), t.cell(c.block)).value_or(-1));
-        K.mixBlockDim.push_back(
-            c.mixBlock < 0 ? -1 : unreadable(parseInt64(t.cell(c.mixBlock)), t.cell(c.mixBlock)).value_or(-1));
+        K.blockDim.push_back(unreadable.integer(c.block).value_or(-1));
+        K.mixBlockDim.push_back(unreadable.integer(c.mixBlock).value_or(-1));
         K.slice.push_back(kNone);
         for (std::size_t i = 0; i < metricCols.size(); ++i) {
             const auto cellText = t.cell(metricCols[i].first);
