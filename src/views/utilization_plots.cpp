@@ -146,8 +146,8 @@ void UtilizationPlots::rebuild()
         rect->setRangeDrag(Qt::Horizontal);
         rect->setRangeZoom(Qt::Horizontal);
         rect->axis(QCPAxis::atLeft)->setLabel(plotTitle(key.second, qstr(list.front()->unit)));
-        const bool percentPlot = key.second == QStringLiteral("util") || key.second == QStringLiteral("l2");
-        rect->setProperty("unit", percentPlot ? QStringLiteral("%") : qstr(list.front()->unit));
+        const bool percent = key.second == QStringLiteral("util") || key.second == QStringLiteral("l2");
+        rect->setProperty("unit", percent ? QStringLiteral("%") : qstr(list.front()->unit));
         rect->axis(QCPAxis::atLeft)->ticker()->setTickCount(2);
         rect->axis(QCPAxis::atBottom)->setTickLabels(false);
         rect->setMinimumSize(0, 60);
@@ -166,9 +166,14 @@ void UtilizationPlots::rebuild()
         // rest are counted in a last entry, and the hover readout names them all. More entries
         // would run past a plot a few dozen pixels high and hide its curves.
         constexpr std::size_t kLegendEntries = 3;
-        std::vector<const Series*> byPeak = list;
-        auto peak = [](const Series* s) { return s->v.empty() ? 0.0 : *std::max_element(s->v.begin(), s->v.end()); };
-        std::stable_sort(byPeak.begin(), byPeak.end(), [&](const Series* a, const Series* b) { return peak(a) > peak(b); });
+        std::vector<std::pair<double, const Series*>> byPeak;
+        for (const Series* ser : list) {
+            double peak = 0;
+            for (double v : ser->v)
+                peak = std::max(peak, v); // NaN never wins
+            byPeak.emplace_back(peak, ser);
+        }
+        std::stable_sort(byPeak.begin(), byPeak.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
         const std::size_t named = list.size() <= kLegendEntries ? list.size() : kLegendEntries - 1;
         byPeak.resize(named);
         for (const Series* ser : list) {
@@ -178,7 +183,6 @@ void UtilizationPlots::rebuild()
             g->setLineStyle(QCPGraph::lsStepLeft);
             g->setAdaptiveSampling(true);
             QVector<double> x(static_cast<qsizetype>(ser->t.size())), y(static_cast<qsizetype>(ser->v.size()));
-            const bool percent = key.second == QStringLiteral("util") || key.second == QStringLiteral("l2");
             for (std::size_t i = 0; i < ser->t.size(); ++i) {
                 x[static_cast<qsizetype>(i)] = toMs(ser->t[i]);
                 y[static_cast<qsizetype>(i)] = ser->v[i] * (percent && ser->unit != "%" ? 100.0 : 1.0);
@@ -192,7 +196,7 @@ void UtilizationPlots::rebuild()
             }
             const QString name = qstr(ser->name) + (sampled ? tr(" (sampled)") : tr(" (derived)"));
             g->setName(name);
-            if (std::find(byPeak.begin(), byPeak.end(), ser) != byPeak.end())
+            if (std::any_of(byPeak.begin(), byPeak.end(), [ser](const auto& e) { return e.second == ser; }))
                 g->addToLegend(legend);
             m_names << name;
             if (percent)
@@ -202,7 +206,7 @@ void UtilizationPlots::rebuild()
         }
         if (list.size() > named)
             legend->addItem(new MoreLegendItem(legend, tr("+%1 more (hover)").arg(list.size() - named)));
-        if (key.second != QStringLiteral("util") && key.second != QStringLiteral("l2")) {
+        if (!percent) {
             bool found = false;
             QCPRange r;
             for (QCPGraph* g : rect->graphs()) {

@@ -321,7 +321,7 @@ FileRecord readMemoryCsv(std::string_view bytes, Profile& sink, const ReadContex
             device = parseDeviceText(t.cell(deviceText));
         const NameId name = sink.strings.intern(t.cell(nameCol));
         for (std::size_t k = 0; k < values.size(); ++k) {
-            const auto v = unreadable(parseDouble(t.cell(values[k])), t.cell(values[k]));
+            const auto v = unreadable.number(values[k]);
             if (!v) {
                 emptyCells += isMissingText(t.cell(values[k])) ? 1 : 0; // capture edges leave cells empty
                 continue;
