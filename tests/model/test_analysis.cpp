@@ -255,7 +255,7 @@ private slots:
         QCOMPARE(fs->unit, std::string("MHz"));
         QCOMPARE(fs->v, (std::vector<double>{1800, 1650, 1800}));
         QCOMPARE(fs->source, std::string("sampled: AI Core Freq counter"));
-        const Series* ms = get("PTA Total Allocated(KB)");
+        const Series* ms = get("PTA Total Allocated");
         QVERIFY(ms);
         QCOMPARE(ms->v, (std::vector<double>{2, 4})); // KB -> MB (binary)
 

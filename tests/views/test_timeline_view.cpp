@@ -248,15 +248,15 @@ private slots:
         const double y = rect->rect().center().y();
         const double x = rect->axis(QCPAxis::atBottom)->coordToPixel(0.25); // 0.25 ms
         QCOMPARE(plots.readoutAt(QPointF(x, y)),
-                 QStringLiteral("0.250 ms\nC4 Total Reserved(MB) (sampled): 40 MB\nC3 Total Reserved(MB) (sampled): 30 MB\n"
-                                "C2 Total Reserved(MB) (sampled): 20 MB\nC1 Total Reserved(MB) (sampled): 10 MB\n"
-                                "C0 Total Reserved(MB) (sampled): 0 MB"));
+                 QStringLiteral("0.250 ms\nC4 Total Reserved (sampled): 40 MB\nC3 Total Reserved (sampled): 30 MB\n"
+                                "C2 Total Reserved (sampled): 20 MB\nC1 Total Reserved (sampled): 10 MB\n"
+                                "C0 Total Reserved (sampled): 0 MB"));
         const double later = rect->axis(QCPAxis::atBottom)->coordToPixel(0.75);
-        QVERIFY(plots.readoutAt(QPointF(later, y)).contains(QStringLiteral("C4 Total Reserved(MB) (sampled): 104 MB")));
+        QVERIFY(plots.readoutAt(QPointF(later, y)).contains(QStringLiteral("C4 Total Reserved (sampled): 104 MB")));
         QCOMPARE(plots.readoutAt(QPointF(x, rect->rect().bottom() + 200)), QString());
         // Moving the mouse over the plot shows the readout.
         QTest::mouseMove(plots.plot(), QPoint(int(later), int(y)));
-        QTRY_VERIFY(QToolTip::text().contains(QStringLiteral("C4 Total Reserved(MB) (sampled): 104 MB")));
+        QTRY_VERIFY(QToolTip::text().contains(QStringLiteral("C4 Total Reserved (sampled): 104 MB")));
     }
 
     void tooltipShowsTheSliceArguments()

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 
 namespace npuscope {
@@ -225,7 +226,16 @@ std::vector<Series> utilizationSeries(const Profile& p, TimeNs bucketNs)
                 s.v.push_back(v / 1000.0);
         } else if (contains(key, "(MB)") || contains(key, "(KB)") || key == "MB" || key == "KB") {
             const bool kb = contains(key, "KB");
-            s.name = label + " " + std::string(key);
+            // The values become MB: the name keeps the quantity, not the file's unit.
+            std::string quantity(key);
+            for (const char* unit : {"(KB)", "(MB)", "KB", "MB"})
+                if (quantity.ends_with(unit)) {
+                    quantity.resize(quantity.size() - std::strlen(unit));
+                    break;
+                }
+            while (!quantity.empty() && quantity.back() == ' ')
+                quantity.pop_back();
+            s.name = quantity.empty() ? label : label + " " + quantity;
             s.unit = "MB";
             s.source = "sampled: " + std::string(process) + " counter";
             s.v.reserve(c.value.size());
