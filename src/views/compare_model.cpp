@@ -249,7 +249,7 @@ QVariant OperatorDiffModel::data(const QModelIndex& index, int role) const
         case BaselineTotal: return d.inBaseline ? fmt::duration(static_cast<double>(d.baselineTotal)) : kMissing;
         case OptimizedTotal: return d.inCurrent ? fmt::duration(static_cast<double>(d.currentTotal)) : kMissing;
         case Delta: return signedDuration(d.delta);
-        case Ratio: return ratioText(d.ratio);
+        case Ratio: return p == Presence::Both ? ratioText(d.ratio) : kMissing; // the In column says which side
         case BaselineAvg: return fmt::duration(d.baselineAvgNs);
         case OptimizedAvg: return fmt::duration(d.currentAvgNs);
         }

@@ -260,6 +260,11 @@ private slots:
             QCOMPARE(presence, inB && inO ? QStringLiteral("both") : inB ? QStringLiteral("baseline only") : QStringLiteral("optimized only"));
             if (!inB)
                 QCOMPARE(ops->index(row, M::BaselineCount).data().toString(), QStringLiteral("—"));
+            // A ratio only where both sides ran the operator (0 / t would read "0.000×").
+            if (inB != inO)
+                QCOMPARE(ops->index(row, M::Ratio).data().toString(), QStringLiteral("—"));
+            else
+                QVERIFY(ops->index(row, M::Ratio).data().toString().endsWith(QStringLiteral("×")));
             oneSide += inB != inO;
         }
         // The scenario's fusions: LayerNorm and Cast disappear, FlashAttentionScore and AddRmsNorm appear.
