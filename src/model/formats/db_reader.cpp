@@ -254,11 +254,10 @@ private:
         if (need("RANK_DEVICE_MAP")) {
             auto st = select("RANK_DEVICE_MAP", {"rankId", "deviceId"});
             while (st.step()) {
-                const auto r = st.int64(0);
-                if (r && rankOf(*r) >= 0 && m_p.rank < 0)
-                    m_p.rank = rankOf(*r);
-                if (st.int64(1) && m_ctx.device < 0)
-                    m_device = deviceAt(st, 1, -1);
+                if (const int rank = rankOf(st.int64(0).value_or(-1)); rank >= 0 && m_p.rank < 0)
+                    m_p.rank = rank;
+                if (m_ctx.device < 0)
+                    m_device = deviceAt(st, 1, m_device); // a NULL deviceId keeps the last one
             }
         }
     }
