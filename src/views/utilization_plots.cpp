@@ -333,7 +333,7 @@ QString UtilizationPlots::readoutAt(QPointF pos) const
         constexpr std::size_t kLines = 12;
         std::vector<std::pair<double, QString>> values;
         for (const QCPGraph* g : rect->graphs())
-            if (const auto v = valueAt(g, ms))
+            if (const auto v = valueAt(g, ms); v && !std::isnan(*v)) // NaN: no value there (and no order)
                 values.emplace_back(*v, g->name());
         if (values.empty())
             return {};

@@ -221,7 +221,7 @@ private slots:
                                              p->strings.intern("Total Reserved(MB)"));
             c.process = process;
             c.ts = {0, 500000};
-            c.value = {10.0 * i, 100.0 + i};
+            c.value = {10.0 * i, i == 0 ? kNaN : 100.0 + i}; // C0's second sample: no value
         }
         p->finalize();
         auto session = std::make_shared<Session>();
@@ -253,6 +253,7 @@ private slots:
                                 "C0 Total Reserved (sampled): 0 MB"));
         const double later = rect->axis(QCPAxis::atBottom)->coordToPixel(0.75);
         QVERIFY(plots.readoutAt(QPointF(later, y)).contains(QStringLiteral("C4 Total Reserved (sampled): 104 MB")));
+        QVERIFY(!plots.readoutAt(QPointF(later, y)).contains(QStringLiteral("C0"))); // NaN is no value
         QCOMPARE(plots.readoutAt(QPointF(x, rect->rect().bottom() + 200)), QString());
         // Moving the mouse over the plot shows the readout.
         QTest::mouseMove(plots.plot(), QPoint(int(later), int(y)));
