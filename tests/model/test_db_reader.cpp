@@ -788,6 +788,30 @@ private slots:
         QCOMPARE(std::count(p.kernels.device.begin(), p.kernels.device.end(), -1)
                      - std::count(base.kernels.device.begin(), base.kernels.device.end(), -1),
                  std::ptrdiff_t(3));
+
+        // analysis.db's StepTraceTime: the same, reported once; -1 (unknown as written) is not.
+        const std::string analysis = copyOf(tmp, dbDir("level1", 0) + "analysis.db", "altered_analysis.db");
+        {
+            std::string err;
+            auto w = db::Writer::openExisting(analysis, &err);
+            QVERIFY2(w, err.c_str());
+            // The samples' StepTraceTime has no deviceId column (newer exports do).
+            QVERIFY2(w->exec("ALTER TABLE StepTraceTime ADD COLUMN deviceId INTEGER;"
+                             "INSERT INTO StepTraceTime SELECT * FROM StepTraceTime;" // a second step row
+                             "UPDATE StepTraceTime SET deviceId = 70000;"
+                             "UPDATE StepTraceTime SET deviceId = -1 WHERE rowid = (SELECT min(rowid) FROM StepTraceTime)"),
+                     w->error().c_str());
+            w->close();
+        }
+        Profile a;
+        ctx.file = analysis;
+        readers::readAnalysisDb(analysis, a, ctx);
+        QCOMPARE(a.steps.size(), std::size_t(2));
+        for (const StepRow& r : a.steps)
+            QCOMPARE(r.device, -1);
+        const Diagnostic* s = diagWith(a, "StepTraceTime: device id beyond 0..65535 read as unknown");
+        QVERIFY(s);
+        QCOMPARE(s->count, std::uint64_t(a.steps.size() - 1));
     }
 
     void badInput()

@@ -575,25 +575,40 @@ private slots:
 
         const std::string lf = "/j/l2_cache.csv";
         Profile l;
-        readers::readL2CacheCsv("Stream Id,Task Id,Hit Rate,Victim Rate\n1,1,N/A,0.5\n1,2,hit,bad\n1,3,80,0.1\n",
-                                l, ctxFor(lf));
-        QCOMPARE(l.l2.size(), std::size_t(3));
+        readers::readL2CacheCsv(
+            "Stream Id,Task Id,Hit Rate,Victim Rate\n1,1,N/A,0.5\n1,2,hit,bad\n1,3,80,0.1\nseven,N/A,90,0.2\n", l,
+            ctxFor(lf));
+        QCOMPARE(l.l2.size(), std::size_t(4));
         QVERIFY(std::isnan(l.l2[0].hitRate) && std::isnan(l.l2[1].hitRate) && std::isnan(l.l2[1].victimRate));
         QCOMPARE(l.l2[2].hitRate, 0.8);
-        const Diagnostic* ld = find(l.diagnostics, lf, "non-numeric text in rate cells");
+        QCOMPARE(l.l2[3].streamId, std::int64_t(-1)); // "seven": counted
+        QCOMPARE(l.l2[3].taskId, std::int64_t(-1));   // N/A: missing
+        const Diagnostic* ld = find(l.diagnostics, lf, "non-numeric text in id or rate cells");
         QVERIFY2(ld, dump(l.diagnostics).c_str());
-        QCOMPARE(ld->count, std::uint64_t(2));
-        QCOMPARE(find(l.diagnostics, lf, "rate cells")->line, std::int64_t(3));
+        QCOMPARE(ld->count, std::uint64_t(3));
+        QCOMPARE(ld->line, std::int64_t(3));
 
-        // kernel_details: metric, wait time and block dim cells (a metric column is one whose
+        // task_time: a task id that is text reads as none and is counted.
+        const std::string af = "/j/task_time.csv";
+        Profile a;
+        const std::string tasks = "kernel_name,stream_id,task_id,task_start(us),task_time(us)\n"
+                                  "k,2,17,10,1\nk,2,N/A,20,1\nk,2,x17,30,1\n";
+        QCOMPARE(readers::readTaskTimeCsv(tasks, a, ctxFor(af)).records, std::uint64_t(3));
+        const Diagnostic* ad = find(a.diagnostics, af, "non-numeric text in task id cells");
+        QVERIFY2(ad, dump(a.diagnostics).c_str());
+        QCOMPARE(ad->count, std::uint64_t(1));
+        QCOMPARE(ad->line, std::int64_t(4));
+        QCOMPARE(ad->byteOffset, std::int64_t(tasks.find("k,2,x17")));
+
+        // kernel_details: id, metric, wait time and block dim cells (a metric column is one whose
         // first 512 cells are numbers; text found after them is junk).
         const std::string kf = "/j/kernel_details.csv";
-        std::string kernels = "Name,Type,Start Time(us),Duration(us),Wait Time(us),Block Dim,aic_mac_ratio\n"
-                              "a,MatMul,10,1,0.5,8,0.25\n"
-                              "b,MatMul,20,1,soon,N/A,0.5\n";
+        std::string kernels = "Name,Type,Start Time(us),Duration(us),Wait Time(us),Block Dim,aic_mac_ratio,Task ID\n"
+                              "a,MatMul,10,1,0.5,8,0.25,1\n"
+                              "b,MatMul,20,1,soon,N/A,0.5,N/A\n";
         for (int i = 0; i < 600; ++i)
-            kernels += "x,Add," + std::to_string(100 + i) + ",1,0,4,0.125\n";
-        kernels += "c,MatMul,30,1,,wide,high\n";
+            kernels += "x,Add," + std::to_string(100 + i) + ",1,0,4,0.125," + std::to_string(i + 2) + "\n";
+        kernels += "c,MatMul,30,1,,wide,high,last\n";
         Profile k;
         QCOMPARE(readers::readKernelCsv(kernels, k, ctxFor(kf)).records, std::uint64_t(603));
         QCOMPARE(k.kernels.wait[0], TimeNs(500));
@@ -604,9 +619,12 @@ private slots:
         QVERIFY(mac >= 0);
         QCOMPARE(k.kernels.metrics[mac][1], 0.5);
         QVERIFY(std::isnan(k.kernels.metrics[mac][602]));
-        const Diagnostic* kd = find(k.diagnostics, kf, "non-numeric text in metric, wait time or block dim cells");
+        QCOMPARE(k.kernels.taskId[0], std::int64_t(1));
+        QCOMPARE(k.kernels.taskId[1], std::int64_t(-1));
+        QCOMPARE(k.kernels.taskId[602], std::int64_t(-1));
+        const Diagnostic* kd = find(k.diagnostics, kf, "non-numeric text in id, metric, wait time or block dim cells");
         QVERIFY2(kd, dump(k.diagnostics).c_str());
-        QCOMPARE(kd->count, std::uint64_t(3)); // "soon", "wide", "high"; N/A and empty are missing
+        QCOMPARE(kd->count, std::uint64_t(4)); // "soon", "wide", "high", "last"; N/A and empty are missing
         QCOMPARE(kd->severity, Severity::Warning);
         QCOMPARE(kd->line, std::int64_t(3));
         QCOMPARE(kd->byteOffset, std::int64_t(kernels.find("b,MatMul")));

@@ -370,16 +370,19 @@ int parseDeviceText(std::string_view text)
     return deviceIdOf(parseInt64(text).value_or(-1));
 }
 
-std::int64_t parseIdText(std::string_view text)
+std::optional<std::int64_t> idTextValue(std::string_view text)
 {
     if (auto u = parseUInt64(text)) {
         if (*u == 4294967295ull || *u > static_cast<std::uint64_t>(INT64_MAX))
             return -1;
         return static_cast<std::int64_t>(*u);
     }
-    if (auto v = parseInt64(text))
-        return *v;
-    return -1;
+    return parseInt64(text);
+}
+
+std::int64_t parseIdText(std::string_view text)
+{
+    return idTextValue(text).value_or(-1);
 }
 
 } // namespace npuscope

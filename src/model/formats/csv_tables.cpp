@@ -163,6 +163,7 @@ FileRecord readTaskTimeCsv(std::string_view bytes, Profile& sink, const ReadCont
         !t.require(dur >= 0 ? dur : stop, "task_time(us)"))
         return rec;
     const NameId hw = sink.strings.intern("Ascend Hardware");
+    UnreadableCells unreadable(t); // task ids
     while (t.nextRow()) {
         const auto s = parseMicrosToNs(t.cell(start));
         TimeNs durNs = -1;
@@ -185,12 +186,13 @@ FileRecord readTaskTimeCsv(std::string_view bytes, Profile& sink, const ReadCont
             track.streamId = streamId;
             track.device = device;
         }
-        const std::int64_t taskId = task >= 0 ? parseIdText(t.cell(task)) : -1;
+        const std::int64_t taskId = unreadable.id(task);
         sink.slices.add(*s, durNs, sink.strings.intern(name >= 0 ? t.cell(name) : std::string_view("task")),
                         type >= 0 ? sink.strings.intern(t.cell(type)) : NameId(0), tr,
-                        taskId < 0 ? kNone : static_cast<std::uint32_t>(taskId));
+                        taskId < 0 || taskId >= kNone ? kNone : static_cast<std::uint32_t>(taskId));
         ++rec.records;
     }
+    unreadable.report(sink.diagnostics, ctx, "task id cells");
     t.finish();
     return rec;
 }
@@ -367,15 +369,15 @@ FileRecord readL2CacheCsv(std::string_view bytes, Profile& sink, const ReadConte
     while (t.nextRow()) {
         L2Row r;
         r.device = rowDevice(t, dev, ctx);
-        r.streamId = parseIdText(t.cell(stream));
-        r.taskId = parseIdText(t.cell(task));
+        r.streamId = unreadable.id(stream);
+        r.taskId = unreadable.id(task);
         r.hitRate = rate(hit);
         r.victimRate = rate(victim);
         r.opName = op >= 0 ? sink.strings.intern(t.cell(op)) : NameId(0);
         sink.l2.push_back(r);
         ++rec.records;
     }
-    unreadable.report(sink.diagnostics, ctx, "rate cells");
+    unreadable.report(sink.diagnostics, ctx, "id or rate cells");
     t.finish();
     return rec;
 }

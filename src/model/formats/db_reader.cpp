@@ -947,7 +947,10 @@ void readAnalysis(const db::Database& d, Profile& p, const ReadContext& ctx, Fil
             r.bubble = us(st, 7);
             r.commNotOverlappedExclReceive = us(st, 8);
             r.preparing = us(st, 9);
-            r.device = deviceIdOf(st.int64(10).value_or(-1));
+            const auto device = st.int64(10);
+            r.device = deviceIdOf(device.value_or(-1));
+            if (device && *device != -1 && r.device < 0)
+                p.report(Severity::Warning, ctx.file, -1, -1, "StepTraceTime: device id beyond 0..65535 read as unknown");
             p.steps.push_back(std::move(r));
             ++rec.records;
         }

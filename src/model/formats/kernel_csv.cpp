@@ -235,7 +235,6 @@ FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContex
     std::uint64_t duplicates = 0, unordered = 0;
     std::int64_t duplicateLine = -1, duplicateOf = -1, duplicateOffset = -1, unorderedLine = -1, unorderedOffset = -1;
     TimeNs lastStart = std::numeric_limits<TimeNs>::min();
-    auto id = [&](int col) { return col < 0 ? std::int64_t(-1) : parseIdText(t.cell(col)); };
     // Metric values gather in blocks of rows, appended to their columns a column at a time: each
     // column's dictionary stays in cache while its share of the block is coded. At the 1 GB
     // benchmark profile (30-50 k distinct values in a column) coding took 10 % of the load's
@@ -268,11 +267,11 @@ FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContex
         if (c.device >= 0)
             device = parseDeviceText(t.cell(c.device)); // "host" -> -1
         K.device.push_back(device);
-        K.step.push_back(id(c.step));
-        K.modelId.push_back(id(c.model));
-        K.streamId.push_back(id(c.stream));
-        K.taskId.push_back(id(c.task));
-        K.contextId.push_back(id(c.context));
+        K.step.push_back(unreadable.id(c.step));
+        K.modelId.push_back(unreadable.id(c.model));
+        K.streamId.push_back(unreadable.id(c.stream));
+        K.taskId.push_back(unreadable.id(c.task));
+        K.contextId.push_back(unreadable.id(c.context));
         K.start.push_back(*start);
         K.dur.push_back(*dur);
         K.wait.push_back(unreadable.micros(c.wait).value_or(std::numeric_limits<TimeNs>::min()));
@@ -361,7 +360,7 @@ FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContex
         m.resize(K.size(), kNaN);
     for (auto& e : K.extra)
         e.resize(K.size(), NameId(0));
-    unreadable.report(sink.diagnostics, ctx, "metric, wait time or block dim cells");
+    unreadable.report(sink.diagnostics, ctx, "id, metric, wait time or block dim cells");
     t.finish();
     return rec;
 }
