@@ -482,6 +482,16 @@ std::string ProfileFacts::shapesOf(const Task& t) const
     return s;
 }
 
+TimeNs ProfileFacts::inSteps(TimeNs start, TimeNs end) const
+{
+    if (steps.empty() || !std::all_of(steps.begin(), steps.end(), [](const StepSpan& s) { return s.hasRange; }))
+        return std::max<TimeNs>(0, end - start);
+    TimeNs in = 0;
+    for (const auto& s : steps)
+        in += std::max<TimeNs>(0, std::min(end, s.end) - std::max(start, s.start));
+    return in;
+}
+
 Locator ProfileFacts::locate(const Task& t) const
 {
     Locator l;

@@ -68,6 +68,9 @@ public:
          hasMeta = false, hasCann = false, hasPython = false, level0 = false, torchNpu = false;
 
     double perStep(double totalNs) const { return nSteps > 0 ? totalNs / nSteps : totalNs; }
+    // The part of [start, end) inside the steps' time ranges, or all of it when the steps have
+    // none (step_trace_time.csv without ProfilerStep# spans): what an interval adds to the step time.
+    TimeNs inSteps(TimeNs start, TimeNs end) const;
     std::string str(NameId id) const { return std::string(p.str(id)); }
     std::string shapesOf(const Task& t) const;   // "in 4096,4096;4096,4096 FLOAT16"
     Locator locate(const Task& t) const;

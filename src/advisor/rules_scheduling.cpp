@@ -33,7 +33,7 @@ void idle(const RuleCtx& c, RuleOut& out)
         for (const auto& tr : p.tracks)
             if (tr.kind == TrackKind::Overlap && p.str(tr.thread) == "Free")
                 for (std::uint32_t i = tr.sliceBegin; i < tr.sliceEnd; ++i) {
-                    sum += static_cast<double>(p.slices.dur[i]);
+                    sum += static_cast<double>(f.inSteps(p.slices.start[i], p.slices.end(i)));
                     any = true;
                 }
         if (any) {
@@ -325,27 +325,42 @@ void fireSlices(const ProfileFacts& f, RuleOut& out, const std::vector<std::uint
 {
     const Profile& p = f.p;
     double total = 0;
+    std::size_t outside = 0; // long enough, but outside every step's time range
     std::vector<Evidence> ev;
     for (auto i : rows) {
         if (static_cast<double>(p.slices.dur[i]) < minNs)
             continue;
-        total += static_cast<double>(p.slices.dur[i]);
+        // Only the part inside the steps costs step time (a GC before the first step does not).
+        const TimeNs cost = f.inSteps(p.slices.start[i], p.slices.end(i));
+        if (cost <= 0 && p.slices.dur[i] > 0) {
+            ++outside;
+            continue;
+        }
+        total += static_cast<double>(cost);
         Evidence e;
         e.at.rank = f.rank;
         e.at.ts = p.slices.start[i];
         e.at.dur = p.slices.dur[i];
         e.at.op = f.str(p.slices.name[i]);
         e.threshold = "≥ " + fmtUs(minNs);
-        e.cost = p.slices.dur[i];
+        e.cost = cost;
         ev.push_back(std::move(e));
     }
+    const std::string outsideText =
+        outside ? " (" + std::to_string(outside) + (outside == 1 ? " more lies outside the steps' time ranges and costs"
+                                                                : " more lie outside the steps' time ranges and cost")
+                      + " no step time)"
+                : "";
     if (ev.empty())
-        return out.pass(std::to_string(rows.size()) + " " + what + " events; none ≥ " + fmtUs(minNs));
+        return out.pass(std::to_string(rows.size()) + " " + what + (rows.size() == 1 ? " event" : " events") + "; none ≥ " + fmtUs(minNs)
+                        + (outside ? " inside a step" + outsideText : std::string()));
     Finding& fd = out.fire(key);
     fd.costNs = roundNs(f.perStep(total));
-    fd.title = std::to_string(ev.size()) + " long " + what + " events, " + fmtMs(f.perStep(total)) + "/step";
-    fd.description = std::to_string(ev.size()) + " " + what + " events last at least " + fmtUs(minNs) + " (" + fmtMs(total)
-                     + " in all); the device waits for the host meanwhile.";
+    const std::string events = ev.size() == 1 ? " event" : " events";
+    fd.title = std::to_string(ev.size()) + " long " + what + events + ", " + fmtMs(f.perStep(total)) + "/step";
+    fd.description = std::to_string(ev.size()) + " " + what + events + (ev.size() == 1 ? " lasts" : " last")
+                     + " at least " + fmtUs(minNs) + " (" + fmtMs(total)
+                     + " of step time in all); the device waits for the host meanwhile" + outsideText + ".";
     fd.suggestions = std::move(suggestions);
     setGain(fd, f.perStep(total), "Σ flagged " + what + " time = " + fmtMs(f.perStep(total)));
     fd.evidence = std::move(ev);
@@ -426,7 +441,7 @@ void gcGuess(const RuleCtx& c, RuleOut& out)
     out.inputs.push_back("timeline Free slices (" + std::to_string(frees.size()) + "), AscendCL@ calls (" + std::to_string(acl.size()) + ")");
     if (flagged.empty())
         return out.pass("no Free slice > " + fmtUs(freeMin) + " without host API activity");
-    fireSlices(f, out, flagged, 0, "free-no-acl", "quiet Free (likely GC)",
+    fireSlices(f, out, flagged, freeMin, "free-no-acl", "quiet Free (likely GC)",
                {"The host made no AscendCL call for a long idle stretch: likely Python GC. Break reference cycles; "
                 "tune gc.set_threshold or disable GC in the loop.",
                 "Enable GC detection (torch_npu _ExperimentalConfig(gc_detect_threshold=...)) to confirm."});

@@ -247,6 +247,42 @@ private slots:
         QVERIFY(g);
         QVERIFY(std::abs(g->gain.nsPerStep - 2e6) < 2e4);
     }
+
+    // Free time outside the steps' time ranges (before the first step, after the last) is no
+    // step time: neither SCH-IDLE nor SCH-GC-GUESS counts it, and a slice across a step's edge
+    // counts its part inside.
+    void onlyStepTimeCounts()
+    {
+        Builder b(0, "msprof");
+        Profile& p = *b.p;
+        const TrackId py = track(p, TrackKind::Python, 3, 1, "Python", "Thread 1");
+        p.slices.add(fixture::ms(1000), fixture::ms(1000), p.strings.intern("ProfilerStep#1"), NameId(0), py);
+        const TrackId cann = track(p, TrackKind::Cann, 2, 7, "CANN", "Thread 7");
+        p.slices.add(fixture::ms(1000), fixture::us(10), p.strings.intern("AscendCL@aclnnAdd"), NameId(0), cann);
+        StreamProfile sp(b);
+        const TrackId s2 = sp.stream(2);
+        sp.task(s2, 2, "Add", 1000e3, 100e3);
+        sp.task(s2, 2, "Mul", 1400e3, 400e3);
+        const TrackId freeTrack = track(p, TrackKind::Overlap, 4, 3, "Overlap Analysis", "Free");
+        const NameId free = p.strings.intern("Free");
+        p.slices.add(0, fixture::ms(990), free, NameId(0), freeTrack);                   // before the step
+        p.slices.add(fixture::ms(1100), fixture::ms(300), free, NameId(0), freeTrack);   // inside: 300 ms
+        p.slices.add(fixture::ms(1800), fixture::ms(500), free, NameId(0), freeTrack);   // 200 ms inside
+        const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
+
+        const Finding* idle = fixture::find(r, "SCH-IDLE/idle");
+        QVERIFY(idle);
+        QCOMPARE(idle->costNs, fixture::ms(500)); // of a 1000 ms step; 990 + 300 + 500 before
+        QVERIFY2(idle->title.find("50.0 %") != std::string::npos, idle->title.c_str());
+
+        const Finding* gc = fixture::find(r, "SCH-GC-GUESS/free-no-acl");
+        QVERIFY(gc);
+        QCOMPARE(gc->costNs, fixture::ms(500));
+        QCOMPARE(gc->evidence.size(), std::size_t(2));
+        QVERIFY2(gc->title.rfind("2 long quiet Free (likely GC) events, 500.0 ms/step", 0) == 0, gc->title.c_str());
+        QVERIFY2(gc->description.find("1 more lies outside the steps' time ranges") != std::string::npos,
+                 gc->description.c_str());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestRulesScheduling)
