@@ -44,8 +44,10 @@ void SummaryStrip::refresh()
     const QString who = p.rank >= 0 ? tr("Rank %1").arg(p.rank) : QString::fromStdString(p.name);
     QStringList parts;
     parts << tr("%1: step %2").arg(who, sum.stepTime > 0 ? formatDuration(sum.stepTime) : QStringLiteral("–"));
-    if (sum.steps > 0)
-        parts.last() += tr(" (mean of %n steps)", "", sum.steps);
+    if (sum.steps == 1)
+        parts.last() += tr(" (1 step)");
+    else if (sum.steps > 1)
+        parts.last() += tr(" (mean of %1 steps)").arg(sum.steps);
     parts << tr("compute %1").arg(percent(sum.computeShare));
     parts << tr("comm exposed %1").arg(percent(sum.commExposedShare));
     parts << tr("free %1").arg(percent(sum.freeShare));

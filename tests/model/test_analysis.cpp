@@ -174,6 +174,32 @@ private slots:
         QCOMPARE(r.stepTime, TimeNs(10000));
     }
 
+    // Lanes that start long before the device's first op (the profiler's start, then seconds of
+    // host work): without ProfilerStep#N spans the step is the device's work, first to last
+    // compute or communication task, so that time is no Free step time. Bookkeeping tasks
+    // (PROFILING_ENABLE at the start) do not widen it.
+    void overlapTracksWindowIsDeviceWork()
+    {
+        Profile p;
+        const TrackId free = addTrack(p, 4, 0, TrackKind::Overlap, "Overlap Analysis", "Free");
+        const TrackId comp = addTrack(p, 4, 3, TrackKind::Overlap, "Overlap Analysis", "Computing");
+        const TrackId s1 = addTrack(p, 5, 1, TrackKind::Stream, "Ascend Hardware", "Stream 1");
+        addSlice(p, s1, "PROFILING_ENABLE", "PROFILING_ENABLE", 0, 10, 1);
+        addSlice(p, s1, "MatMul", "AI_CORE", 100000, 5000, 2);
+        addSlice(p, s1, "Add", "AI_VECTOR_CORE", 106000, 2000, 3);
+        addSlice(p, free, "Free", "", 0, 100000);
+        addSlice(p, comp, "Computing", "", 100000, 5000);
+        addSlice(p, free, "Free", "", 105000, 1000);
+        addSlice(p, comp, "Computing", "", 106000, 2000);
+        p.finalize();
+        const OverlapResult r = computeOverlap(p);
+        QCOMPARE(r.source, OverlapSource::OverlapTracks);
+        QCOMPARE(r.stepTimeSource, std::string("Overlap Analysis, first to last device task"));
+        QCOMPARE(r.stepTime, TimeNs(8000));
+        QCOMPARE(r.total.computing, TimeNs(7000));
+        QCOMPARE(r.total.free, TimeNs(1000));
+    }
+
     void summary()
     {
         Profile p;

@@ -243,7 +243,12 @@ bool fromStepTrace(const Profile& p, OverlapResult& r)
     return true;
 }
 
-bool fromOverlapTracks(const Profile& p, const std::vector<std::pair<std::string, Interval>>& spans, OverlapResult& r)
+// Without ProfilerStep#N spans the window is that of the device's work (first to last compute or
+// communication task), as for the advisor's E2E step: the lanes may start at the profiler's
+// start, long before the first op (a host that compiles for seconds first), and that is no step
+// time. Without such tasks it is the lanes' own span.
+bool fromOverlapTracks(const Profile& p, const std::vector<std::pair<std::string, Interval>>& spans,
+                       const DeviceIntervals& d, OverlapResult& r)
 {
     std::map<std::string, std::vector<Interval>> byThread;
     for (const Track& t : p.tracks) {
@@ -271,8 +276,18 @@ bool fromOverlapTracks(const Profile& p, const std::vector<std::pair<std::string
         return it == sets.end() ? TimeNs(0) : coveredLength(it->second, b, e);
     };
     std::vector<std::pair<std::string, Interval>> parts = spans;
-    if (parts.empty())
+    const bool taskWindow = parts.empty() && !(d.compute.empty() && d.comm.empty());
+    if (taskWindow) {
+        const TimeNs b = d.compute.empty() ? d.comm.front().begin
+                         : d.comm.empty()  ? d.compute.front().begin
+                                           : std::min(d.compute.front().begin, d.comm.front().begin);
+        const TimeNs e = d.compute.empty() ? d.comm.back().end
+                         : d.comm.empty()  ? d.compute.back().end
+                                           : std::max(d.compute.back().end, d.comm.back().end);
+        parts.push_back({"", {b, e}});
+    } else if (parts.empty()) {
         parts.push_back({"", {first, last}});
+    }
     for (const auto& [name, iv] : parts) {
         StepBreakdown s;
         s.step = name;
@@ -286,7 +301,9 @@ bool fromOverlapTracks(const Profile& p, const std::vector<std::pair<std::string
         r.steps.push_back(s);
     }
     r.source = OverlapSource::OverlapTracks;
-    r.stepTimeSource = spans.empty() ? "Overlap Analysis" : "Overlap Analysis per ProfilerStep#N span";
+    r.stepTimeSource = !spans.empty() ? "Overlap Analysis per ProfilerStep#N span"
+                       : taskWindow      ? "Overlap Analysis, first to last device task"
+                                         : "Overlap Analysis";
     return true;
 }
 
@@ -325,7 +342,7 @@ OverlapResult computeOverlap(const Profile& p)
     OverlapResult r;
     const DeviceIntervals d = deviceIntervals(p);
     const auto spans = profilerSteps(p);
-    if (!fromStepTrace(p, r) && !fromOverlapTracks(p, spans, r))
+    if (!fromStepTrace(p, r) && !fromOverlapTracks(p, spans, d, r))
         fromTasks(d, spans, r);
     finishTotals(r);
     for (const auto& [name, iv] : d.commOps) {
