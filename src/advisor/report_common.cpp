@@ -61,9 +61,20 @@ std::string splitText(const RankSplit& r)
 
 std::string stepsText(const Summary& s)
 {
-    return "T = " + fmtMs(s.T) + " per step (" + (s.tSource.empty() ? std::string("no time data") : s.tSource) + ", "
-           + std::to_string(s.steps) + " step" + (s.steps == 1 ? "" : "s") + "; min " + fmtMs(s.stepMin) + ", median "
-           + fmtMs(s.stepMedian) + ", max " + fmtMs(s.stepMax) + ")";
+    if (s.T <= 0 && s.steps == 0)
+        return "T: no step time (" + (s.tSource.empty() ? std::string("no time data") : s.tSource) + ")";
+    const std::string range = "min " + fmtMs(s.stepMin) + ", median " + fmtMs(s.stepMedian) + ", max " + fmtMs(s.stepMax);
+    if (s.ranks.size() > 1) // T is the mean of the ranks' means; the range spans every rank's steps
+        return "T = " + fmtMs(s.T) + " per step (" + s.tSource + ", mean of " + std::to_string(s.ranks.size())
+               + " ranks; every rank's steps: " + range + ")";
+    return "T = " + fmtMs(s.T) + " per step (" + s.tSource + ", " + std::to_string(s.steps) + " step"
+           + (s.steps == 1 ? "" : "s") + "; " + range + ")";
+}
+
+std::string noFindingsReason(const Summary& s)
+{
+    return s.passed > 0 ? "every checked rule passed"
+                        : "no rule could be checked, the profile holds nothing the rules read (see Not checked)";
 }
 
 std::string countsText(const Summary& s)

@@ -12,6 +12,8 @@ std::string identityLine(const ReportIdentity& id);   // "layout torch_npu · ra
 std::string splitText(const RankSplit& r);            // "Computing 12.3 ms (80.1 %) [MatMul 5.0 ms, ...] · ..."
 std::string stepsText(const Summary& s);              // "T = 15.3 ms (step_trace_time.csv, 5 steps; min/median/max ...)"
 std::string countsText(const Summary& s);             // "3 high, 1 medium, 0 low · 5 not checked · 14 passed"
+// Why nothing fired: "every checked rule passed", or that no rule could be checked at all.
+std::string noFindingsReason(const Summary& s);
 std::string rankLabel(int rank);                      // "rank 0" or "profile"
 const char* categoryTitle(Category c);                // "Computation"
 // The fired findings of one category, in report order.

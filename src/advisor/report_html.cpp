@@ -82,7 +82,7 @@ std::string writeHtmlBody(const AdvisorReport& r, const HtmlOptions& o)
     s += "</table>";
     s += "<p>Findings: " + esc(countsText(sm)) + "</p>";
     if (sm.fired == 0)
-        s += "<p><b>No findings</b>: every checked rule passed.</p>";
+        s += "<p><b>No findings</b>: " + esc(noFindingsReason(sm)) + ".</p>";
     if (!sm.topGains.empty()) {
         s += "<p>Top gains:</p><ol>";
         for (const auto& g : sm.topGains)

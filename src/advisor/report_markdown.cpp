@@ -43,7 +43,7 @@ std::string writeMarkdown(const AdvisorReport& r)
     }
     s += "\nFindings: " + countsText(sm) + "\n\n";
     if (sm.fired == 0)
-        s += "**No findings**: every checked rule passed.\n\n";
+        s += "**No findings**: " + noFindingsReason(sm) + ".\n\n";
     if (!sm.topGains.empty()) {
         s += "Top gains:\n\n";
         for (std::size_t i = 0; i < sm.topGains.size(); ++i)

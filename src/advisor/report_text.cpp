@@ -21,7 +21,7 @@ std::string writeText(const AdvisorReport& r)
         s += "  " + rankLabel(rs.rank) + ": " + splitText(rs) + "\n";
     s += "  findings: " + countsText(sm) + "\n";
     if (sm.fired == 0)
-        s += "  no findings: every checked rule passed\n";
+        s += "  no findings: " + noFindingsReason(sm) + "\n";
     for (std::size_t i = 0; i < sm.topGains.size(); ++i)
         if (const Finding* f = findingById(r, sm.topGains[i]))
             s += "  top gain " + std::to_string(i + 1) + ": " + f->id + ": " + fmtMs(f->gain.nsPerStep) + "/step ("

@@ -259,7 +259,9 @@ void AdvisorPanel::fillTree()
         section->setExpanded(false);
     }
     if (!first)
-        m_tree->insertTopLevelItem(0, new QTreeWidgetItem({tr("No findings: nothing crossed a threshold.")}));
+        m_tree->insertTopLevelItem(0, new QTreeWidgetItem({m_report && m_report->summary.passed == 0
+                                                               ? tr("No findings: no rule could be checked (see Not checked).")
+                                                               : tr("No findings: nothing crossed a threshold.")}));
     else
         m_tree->setCurrentItem(first);
     m_tree->resizeColumnToContents(1);

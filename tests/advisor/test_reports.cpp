@@ -102,10 +102,25 @@ private slots:
         b.step(95, 0, 5);
         const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
         QCOMPARE(r.summary.fired, 0);
-        QVERIFY(writeText(r).find("no findings") != std::string::npos);
-        QVERIFY(writeMarkdown(r).find("No findings") != std::string::npos);
-        QVERIFY(!writeHtml(r).empty());
+        QVERIFY(r.summary.passed > 0);
+        QVERIFY(writeText(r).find("no findings: every checked rule passed") != std::string::npos);
+        QVERIFY(writeMarkdown(r).find("**No findings**: every checked rule passed.") != std::string::npos);
+        QVERIFY(writeHtml(r).find("<b>No findings</b>: every checked rule passed.") != std::string::npos);
         QCOMPARE(json::parse(writeJson(r))["summary"]["counts"]["fired"].get<int>(), 0);
+    }
+
+    // A profile with nothing the rules read: no finding, but not because every rule passed.
+    void emptyProfileSaysNothingWasChecked()
+    {
+        Builder b;
+        const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
+        QCOMPARE(r.summary.fired, 0);
+        QCOMPARE(r.summary.passed, 0);
+        QVERIFY(r.summary.notChecked > 0);
+        const std::string reason = "no rule could be checked, the profile holds nothing the rules read (see Not checked)";
+        QVERIFY(writeText(r).find("no findings: " + reason) != std::string::npos);
+        QVERIFY(writeMarkdown(r).find("**No findings**: " + reason + ".") != std::string::npos);
+        QVERIFY(writeHtml(r).find("every checked rule passed") == std::string::npos);
     }
 };
 
