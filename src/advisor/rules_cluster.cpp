@@ -180,9 +180,20 @@ void slowRank(const RuleCtx& c, RuleOut& out)
             ranks.push_back({r, a.first.comp / a.second, a.first.comm / a.second, a.first.free / a.second});
     } else {
         source = "each rank's step breakdown";
+        std::set<int> seen;
+        std::size_t unnamed = 0; // profiles without a rank id of their own: not ranks of one run
         for (const auto& f : c.all)
-            if (f.T > 0)
+            if (f.T > 0) {
+                if (f.rank < 0 || !seen.insert(f.rank).second) {
+                    ++unnamed;
+                    continue;
+                }
                 ranks.push_back({f.rank, f.computing, f.commNO, f.free});
+            }
+        if (unnamed > 0 && static_cast<int>(ranks.size()) < std::max(2, c.th.minRanks()))
+            return out.notChecked("needs ≥ " + std::to_string(std::max(2, c.th.minRanks())) + " ranks of one run: "
+                                  + std::to_string(unnamed) + " of the profiles have no rank id of their own "
+                                  "(profiler_info_N.json, a cluster folder)");
     }
     if (static_cast<int>(ranks.size()) < std::max(2, c.th.minRanks()))
         return out.notChecked("needs ≥ " + std::to_string(std::max(2, c.th.minRanks()))

@@ -344,10 +344,19 @@ void ClusterView::fillFindings()
             lines << tr("Slow matrix links: %1.").arg(cells.join(QStringLiteral(", ")));
     }
     m_findings->setText(lines.join(QStringLiteral("<br>")));
+    int unnamed = 0; // profiles without a rank id: numbered by their place in the session
+    if (m_session)
+        for (const auto& r : m_session->ranks)
+            unnamed += r->rank < 0 ? 1 : 0;
     m_sources->setText(tr("Breakdown: %1 · Matrix: %2 · Link bandwidth: %3 · Overlap: the ranks' timelines")
                            .arg(m_a.breakdownSource.empty() ? tr("none") : qs(m_a.breakdownSource),
                                 m_a.matrices.empty() ? tr("none") : qs(m_a.matrixSource),
-                                sl.checked ? qs(m_a.slowLinkSource) : tr("none")));
+                                sl.checked ? qs(m_a.slowLinkSource) : tr("none"))
+                       + (unnamed > 0 ? tr(" · %1 of %2 profiles have no rank id and are numbered in load order: they "
+                                           "may not be ranks of one run")
+                                            .arg(unnamed)
+                                            .arg(m_session->ranks.size())
+                                      : QString()));
 }
 
 void ClusterView::fillBars()

@@ -154,6 +154,22 @@ private slots:
         QVERIFY2(f->check.find("no rank is a significant last arriver in 3 collectives") != std::string::npos, f->check.c_str());
     }
 
+    // Profiles without rank ids (two unrelated captures opened together) are no ranks of one run:
+    // no "Rank -1 slow", whatever their times.
+    void slowRankNeedsRankIds()
+    {
+        Cluster c;
+        c.add(80, 10, 10, {});
+        c.add(10, 300, 100, {});
+        for (auto& b : c.ranks)
+            b.p->rank = -1;
+        const auto r = runAdvisor(c.session(), fixture::defaults());
+        const Finding* f = fixture::find(r, "CLU-SLOWRANK");
+        QVERIFY(f);
+        QCOMPARE(f->status, Status::NotChecked);
+        QVERIFY2(f->needs.find("2 of the profiles have no rank id of their own") != std::string::npos, f->needs.c_str());
+    }
+
     // cluster_step_trace_time.csv names rank 1 slow, the ranks' own files are equal.
     static Session withClusterFile(Cluster& c)
     {

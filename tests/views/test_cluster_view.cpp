@@ -286,6 +286,26 @@ private slots:
         v->metricCombo()->setCurrentIndex(2);
         QCOMPARE(v->shownValue(0, 1), 2.153383);
         QVERIFY(std::isnan(v->shownValue(2, 3))); // rank 2 was not profiled
+        auto* sources = v->findChild<QLabel*>(QStringLiteral("clusterSources"));
+        QVERIFY(sources);
+        QVERIFY2(!sources->text().contains(QStringLiteral("no rank id")), qPrintable(sources->text()));
+    }
+
+    // Two unrelated real captures opened together (msprof-analyze's test data): numbered in load
+    // order, and the tab says so.
+    void profilesWithoutRankIds()
+    {
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(load(w, QStringLiteral(NPUSCOPE_SAMPLES "/msprof-analyze/test")));
+        ClusterView* v = clusterTab(w);
+        QVERIFY(v);
+        QCOMPARE(v->breakdownTable()->rowCount(), 2);
+        auto* sources = v->findChild<QLabel*>(QStringLiteral("clusterSources"));
+        QVERIFY(sources);
+        QVERIFY2(sources->text().contains(QStringLiteral("2 of 2 profiles have no rank id and are numbered in load order")),
+                 qPrintable(sources->text()));
     }
 };
 
