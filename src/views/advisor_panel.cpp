@@ -185,7 +185,7 @@ void AdvisorPanel::onFinished()
                           .arg(s.low)
                           .arg(s.notChecked)
                           .arg(s.passed)
-                          .arg(qs(advisor::fmtMs(s.T))));
+                          .arg(s.T > 0 ? qs(advisor::fmtMs(s.T)) : QStringLiteral("–")));
     if (!r->warnings.empty())
         m_status->setToolTip(qs(r->warnings.front()));
     fillTree();

@@ -100,8 +100,12 @@ void TimelineLayout::build(const SessionPtr& session)
         };
         // A process's place is that of its most host-side track kind (HCCL holds both
         // CommGroup and CommPlane tracks and stays one group).
+        // A process the trace does not name: by its pid when its kind says nothing either (a
+        // plain Chrome trace without process_name metadata), else by its kind.
         auto processName = [&p](const Track& tr) {
-            return p.str(tr.process).empty() ? std::string(trackKindName(tr.kind)) : p.strings.str(tr.process);
+            if (!p.str(tr.process).empty())
+                return p.strings.str(tr.process);
+            return tr.kind == TrackKind::Other ? "Process " + std::to_string(tr.pid) : std::string(trackKindName(tr.kind));
         };
         std::map<std::pair<std::string, std::int64_t>, int> processOrder;
         for (const Track& tr : p.tracks) {

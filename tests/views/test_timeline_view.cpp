@@ -88,6 +88,30 @@ private slots:
         QCOMPARE(view.layout().lanes[0].levels.size(), std::size_t(3)); // nesting depth 0..2
     }
 
+    // A plain Chrome trace without process_name metadata: its processes are named by pid, not
+    // all "other"; a named one keeps its name.
+    void unnamedProcessesByPid()
+    {
+        auto p = std::make_shared<Profile>();
+        p->name = "trace.json";
+        const TrackId a = p->trackFor(21253, 21253);
+        const TrackId b = p->trackFor(21296, 21296);
+        p->tracks[b.v].process = p->strings.intern("Browser");
+        p->slices.add(0, 10, p->strings.intern("a"), NameId(0), a);
+        p->slices.add(5, 10, p->strings.intern("b"), NameId(0), b);
+        p->finalize();
+        auto s = std::make_shared<Session>();
+        s->ranks.push_back(p);
+        TimelineLayout layout;
+        layout.build(s);
+        QStringList titles;
+        for (const LaneGroup& g : layout.groups)
+            if (!g.rankHeader)
+                titles << g.title;
+        titles.sort();
+        QCOMPARE(titles, (QStringList{"Browser", "Process 21253"}));
+    }
+
     void visibleSlices()
     {
         SelectionController sel;
