@@ -403,10 +403,11 @@ void TimelineBuilder::onFlowV1(const TraceEvent& ev, TrackId t, TimeNs ts)
         if (auto e = m_flowEndsFirst.find(key); e != m_flowEndsFirst.end()) {
             addFlow(end(), e->second.first, e->second.second);
             m_flowEndsFirst.erase(e);
-        } else if (it != m_flowStarts.end())
-            it->second = end();
-        else
+        } else if (it != m_flowStarts.end()) {
+            m_moreFlowStarts[key].push_back(end()); // the open one keeps its f: the next one
+        } else {
             m_flowStarts.emplace(key, end());
+        }
         break;
     case 't':
         // A step ends the previous leg and starts the next one; it binds to its enclosing slice.
@@ -428,7 +429,15 @@ void TimelineBuilder::onFlowV1(const TraceEvent& ev, TrackId t, TimeNs ts)
         // bp:"e" binds to the slice enclosing ts (finalize() does that); otherwise the f binds to
         // the next slice starting at or after ts (catapult's rule), resolved in finish().
         addFlow(it->second, end(), ev.bp != "e");
-        m_flowStarts.erase(it);
+        if (auto more = m_moreFlowStarts.empty() ? m_moreFlowStarts.end() : m_moreFlowStarts.find(key);
+            more != m_moreFlowStarts.end()) {
+            it->second = more->second.front();
+            more->second.pop_front();
+            if (more->second.empty())
+                m_moreFlowStarts.erase(more);
+        } else {
+            m_flowStarts.erase(it);
+        }
         break;
     }
 }
@@ -562,7 +571,10 @@ void TimelineBuilder::finish()
     bindNextSlices();
     reportCount(Severity::Warning, -1, "flow ends (f) without a start (s) ignored",
                 m_flowEndsWithoutStart + m_flowEndsFirst.size());
-    reportCount(Severity::Info, -1, "flow starts (s/t) without an end (f) ignored", m_flowStarts.size());
+    std::size_t openStarts = m_flowStarts.size();
+    for (const auto& [key, more] : m_moreFlowStarts)
+        openStarts += more.size();
+    reportCount(Severity::Info, -1, "flow starts (s/t) without an end (f) ignored", openStarts);
     reportCount(Severity::Info, -1, "flow_in without an earlier flow_out (bind_id) ignored", m_flowInWithoutOut);
     reportCount(Severity::Warning, -1, "E events without an open B ignored", m_endWithoutBegin);
     reportCount(Severity::Info, -1, "non-numeric counter values ignored", m_nonNumericCounter);

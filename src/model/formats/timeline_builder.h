@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <span>
 #include <string>
@@ -168,9 +169,12 @@ private:
     std::unordered_map<std::string, std::int64_t> m_stringTids;
 
     std::unordered_map<std::uint32_t, std::vector<OpenSlice>> m_open; // B/E stacks per track
-    // v1 flows by (cat, id): the last s/t of each, and each f seen before its s (msprof writes
+    // v1 flows by (cat, id): the open s/t of each, and each f seen before its s (msprof writes
     // the device f first).
-    std::unordered_map<FlowKey, FlowEnd, FlowKeyHash> m_flowStarts;
+    std::unordered_map<FlowKey, FlowEnd, FlowKeyHash> m_flowStarts; // the oldest open start per key
+    // Further starts of a key while one is open (an id reused before its first flow ended), in
+    // file order: each f ends the oldest open start of its key.
+    std::unordered_map<FlowKey, std::deque<FlowEnd>, FlowKeyHash> m_moreFlowStarts;
     std::unordered_map<FlowKey, std::pair<FlowEnd, bool>, FlowKeyHash> m_flowEndsFirst;
     std::unordered_map<std::string, FlowEnd> m_flowOuts;             // v2: bind_id -> last flow_out
     std::vector<NextBind> m_nextBind;                                 // flows whose f binds to the next slice
