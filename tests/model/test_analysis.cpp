@@ -3,6 +3,7 @@
 // and generated profiles.
 #include "analysis_fixtures.h"
 #include "model/analysis/compare.h"
+#include "model/analysis/compare_report.h"
 #include "model/analysis/op_stats.h"
 #include "model/analysis/overlap.h"
 #include "model/analysis/summary.h"
@@ -200,6 +201,27 @@ private slots:
         QCOMPARE(r.total.free, TimeNs(1000));
     }
 
+    // Changes under 1 % of the larger value are run-to-run noise: "same", in either direction.
+    void verdictNoiseBand()
+    {
+        HeadlineRow h;
+        h.better = Better::Lower;
+        h.baseline = 100.0;
+        for (const auto& [current, verdict] : std::vector<std::pair<double, std::string>>{
+                 {100.0, "same"}, {100.9, "same"}, {99.1, "same"}, {101.5, "regressed"}, {98.5, "improved"}}) {
+            h.current = current;
+            QCOMPARE(headlineVerdict(h), verdict);
+        }
+        h.better = Better::Higher;
+        h.current = 98.5;
+        QCOMPARE(headlineVerdict(h), std::string("regressed"));
+        h.baseline = 0;
+        h.current = 0;
+        QCOMPARE(headlineVerdict(h), std::string("same"));
+        h.current = kNaN;
+        QCOMPARE(headlineVerdict(h), std::string());
+    }
+
     void summary()
     {
         Profile p;
@@ -338,6 +360,7 @@ private slots:
                 QVERIFY(near(h.baseline, 20) && near(h.current, 60) && h.improved());
             }
         QVERIFY(sawUtil);
+        QCOMPARE(headlineVerdict(step), std::string("improved"));
         QCOMPARE(r.ops.size(), std::size_t(3));
         QCOMPARE(r.ops[0].key, std::string("MatMul"));
         QCOMPARE(r.ops[0].delta, TimeNs(-2000));

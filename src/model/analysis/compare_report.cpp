@@ -3,6 +3,7 @@
 #include "model/analysis/text_table.h"
 #include "model/analysis/units.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace npuscope {
@@ -11,7 +12,9 @@ std::string headlineVerdict(const HeadlineRow& h)
 {
     if (std::isnan(h.baseline) || std::isnan(h.current))
         return {};
-    return h.improved() ? "improved" : (h.baseline == h.current ? "same" : "regressed");
+    if (std::abs(h.current - h.baseline) <= kSameWithin * std::max(std::abs(h.baseline), std::abs(h.current)))
+        return "same";
+    return h.improved() ? "improved" : "regressed";
 }
 
 std::string presenceText(const OpDiffRow& d)

@@ -9,7 +9,9 @@
 
 namespace npuscope {
 
-// "improved", "regressed", "same" or "" when a side is missing.
+// A change of less than this share of the larger value is run-to-run noise: "same".
+inline constexpr double kSameWithin = 0.01;
+// "improved", "regressed", "same" (within kSameWithin) or "" when a side is missing.
 std::string headlineVerdict(const HeadlineRow& h);
 // "both", "baseline only" or "optimized only".
 std::string presenceText(const OpDiffRow& d);
