@@ -221,6 +221,12 @@ void operatorRows(const Profile& p, const Options& o, bool multi, Table& t)
             return kNaN;
         return (std::isnan(g.readGBps) ? 0 : g.readGBps) + (std::isnan(g.writeGBps) ? 0 : g.writeGBps);
     };
+    if (bw && !groups.empty()
+        && std::none_of(groups.begin(), groups.end(), [&](const OpGroupStats& g) { return !std::isnan(bwOf(g)); }))
+        std::fprintf(stderr,
+                     "npuscope analyze: %s: no memory bandwidth metrics (*_main_mem_read_bw(GB/s) in kernel_details or "
+                     "op_summary: collect with aic_metrics Memory); the rows are in name order\n",
+                     p.name.c_str());
     std::stable_sort(groups.begin(), groups.end(), [&](const OpGroupStats& a, const OpGroupStats& b) {
         if (bw) {
             const double x = bwOf(a), y = bwOf(b);

@@ -192,6 +192,8 @@ private slots:
         QCOMPARE(l.value(0), QStringLiteral("rank,operator_name,memory_read_GBps,memory_write_GBps,"
                                             "memory_bandwidth_utilization,duration_ms,count,task_type,bound"));
         QCOMPARE(l.size(), 11); // default --top 10
+        // level1 was collected without memory metrics: said, not left to blank columns.
+        QVERIFY2(r.err.contains(QStringLiteral("rank0_ascend_pt: no memory bandwidth metrics")), qPrintable(r.err));
         const QString json = dir.filePath("top.json");
         r = run({"analyze", "--import", kLevel1 + "/rank0_ascend_pt", "--export", json, "--peak-hbm-gbps", "1600"});
         QCOMPARE(r.code, 0);
@@ -237,6 +239,11 @@ private slots:
         QVERIFY(!baseStt.isEmpty() && !optStt.isEmpty());
         const double expected = meanStepUs(baseStt) / meanStepUs(optStt);
         QVERIFY2(expected > 2.5 && expected < 3.3, qPrintable(QString::number(expected)));
+
+        // The generated kernel table has the memory metrics: ranked by them, without the note.
+        r = run({"analyze", "--import", base, "--metric", "memory_bandwidth", "--top", "3"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(!r.err.contains(QStringLiteral("no memory bandwidth metrics")), qPrintable(r.err));
 
         r = run({"compare", base, opt, "--format", "json"});
         QVERIFY2(r.code == 0, qPrintable(r.err));
