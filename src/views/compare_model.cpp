@@ -7,6 +7,7 @@
 #include <QFont>
 #include <QPalette>
 
+#include <algorithm>
 #include <cmath>
 
 namespace npuscope {
@@ -50,9 +51,13 @@ Change headlineChange(const HeadlineRow& h)
     return v == "improved" ? Change::Improved : v == "regressed" ? Change::Regressed : Change::Same;
 }
 
+// As the headline's verdict: a change under kSameWithin of the larger total is noise.
 Change opChange(const OpDiffRow& d)
 {
-    return d.delta < 0 ? Change::Improved : d.delta > 0 ? Change::Regressed : Change::Same;
+    const double larger = static_cast<double>(std::max(d.baselineTotal, d.currentTotal));
+    if (std::abs(static_cast<double>(d.delta)) <= kSameWithin * larger)
+        return Change::Same;
+    return d.delta < 0 ? Change::Improved : Change::Regressed;
 }
 
 OperatorDiffModel::Presence presence(const OpDiffRow& d)

@@ -265,6 +265,12 @@ private slots:
                 QCOMPARE(ops->index(row, M::Ratio).data().toString(), QStringLiteral("—"));
             else
                 QVERIFY(ops->index(row, M::Ratio).data().toString().endsWith(QStringLiteral("×")));
+            // Improved / regressed / same (a change under 1 % of the larger total), as the headline.
+            const double dt = static_cast<double>(to.totalNs - tb.totalNs);
+            const Change want = std::fabs(dt) <= 0.01 * static_cast<double>(std::max(tb.totalNs, to.totalNs))
+                                    ? Change::Same
+                                    : (dt < 0 ? Change::Improved : Change::Regressed);
+            QCOMPARE(ops->index(row, M::Delta).data(M::ChangeRole).toInt(), static_cast<int>(want));
             oneSide += inB != inO;
         }
         // The scenario's fusions: LayerNorm and Cast disappear, FlashAttentionScore and AddRmsNorm appear.
