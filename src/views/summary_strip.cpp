@@ -53,7 +53,7 @@ void SummaryStrip::refresh()
     parts << tr("free %1").arg(percent(sum.freeShare));
     parts << tr("AI Core util %1").arg(percent(sum.aicUtil));
     parts << tr("L2 hit %1").arg(percent(sum.l2Hit));
-    parts << tr("HBM %1 of peak").arg(percent(sum.hbmBwUtil));
+    parts << (std::isnan(sum.hbmBwUtil) ? tr("HBM –") : tr("HBM %1 of peak").arg(percent(sum.hbmBwUtil)));
     m_plain = parts.join(QStringLiteral(" · "));
     setText(QStringLiteral("<b>") + parts.first().toHtmlEscaped() + QStringLiteral("</b> · ")
             + parts.mid(1).join(QStringLiteral(" · ")).toHtmlEscaped());

@@ -2,6 +2,7 @@
 // -> LoadController on a worker thread): a two-rank torch_npu Level1 run.
 #include "views/main_window.h"
 #include "views/selection_controller.h"
+#include "views/summary_strip.h"
 #include "views/timeline_view.h"
 #include "views/utilization_plots.h"
 
@@ -77,6 +78,32 @@ private slots:
         // Rank selector: show rank 1 only.
         w.selection()->setCurrentRank(1);
         QCOMPARE(tl->visibleSliceCount(), std::size_t(4385));
+    }
+
+    // The strip above the timeline on a real msprof profile whose host ran 15.6 s before its one
+    // kernel (96.2 µs, op_summary): the step is the device's work, as the advisor's, not the
+    // Overlap Analysis lanes' span; a missing HBM number is a dash, not "– of peak".
+    void summaryStripOnRealProfile()
+    {
+        MainWindow w;
+        w.show();
+        QSignalSpy loaded(&w, &MainWindow::sessionLoaded);
+        w.openPaths({QStringLiteral(NPUSCOPE_SAMPLES "/ascend-msprof-skill/tests/fixtures/tilelang_design_feedback/"
+                                    "candidate_comparability/workload_mismatch_candidate/reports/app/"
+                                    "PROF_000001_20260606121448940_RGBHHJGBAJGRQEOB")});
+        QVERIFY(loaded.wait(60000));
+        auto* strip = w.findChild<SummaryStrip*>();
+        QVERIFY(strip);
+        const QString t = strip->plainText();
+        for (const char* part : {": step 96.2 µs (1 step)", "compute 100 %", "comm exposed 0 %", "free 0 %", "HBM –"})
+            QVERIFY2(t.contains(QString::fromUtf8(part)), qPrintable(t));
+        QVERIFY2(!t.contains(QStringLiteral("of peak")), qPrintable(t));
+
+        w.openPaths({kLevel1});
+        QVERIFY(loaded.wait(60000));
+        w.selection()->setCurrentRank(0);
+        // rank 0's step_trace_time.csv: one step of 136.581 ms.
+        QVERIFY2(strip->plainText().startsWith(QStringLiteral("Rank 0: step 137 ms (1 step)")), qPrintable(strip->plainText()));
     }
 
     void failedLoadKeepsSession()
