@@ -419,7 +419,15 @@ void TimelineBuilder::onFlowV1(const TraceEvent& ev, TrackId t, TimeNs ts)
             m_flowStarts.emplace(key, end());
         }
         break;
-    default: // 'f'
+    default: { // 'f'
+        const bool launch = ev.cat == "HostToDevice";
+        if (it == m_flowStarts.end() && launch && !m_closedLaunches.empty()) {
+            const ClosedStart& c = m_closedLaunches[FlowKeyHash{}(key) & (m_closedLaunches.size() - 1)];
+            if (c.valid && c.key == key) { // another device task of the same launch
+                addFlow(c.start, end(), ev.bp != "e");
+                break;
+            }
+        }
         if (it == m_flowStarts.end()) {
             // Its s may come later in the file: keep the first such f per key until the end.
             if (!m_flowEndsFirst.try_emplace(key, end(), ev.bp != "e").second)
@@ -429,6 +437,11 @@ void TimelineBuilder::onFlowV1(const TraceEvent& ev, TrackId t, TimeNs ts)
         // bp:"e" binds to the slice enclosing ts (finalize() does that); otherwise the f binds to
         // the next slice starting at or after ts (catapult's rule), resolved in finish().
         addFlow(it->second, end(), ev.bp != "e");
+        if (launch) {
+            if (m_closedLaunches.empty())
+                m_closedLaunches.resize(4096);
+            m_closedLaunches[FlowKeyHash{}(key) & (m_closedLaunches.size() - 1)] = {key, it->second, true};
+        }
         if (auto more = m_moreFlowStarts.empty() ? m_moreFlowStarts.end() : m_moreFlowStarts.find(key);
             more != m_moreFlowStarts.end()) {
             it->second = more->second.front();
@@ -439,6 +452,7 @@ void TimelineBuilder::onFlowV1(const TraceEvent& ev, TrackId t, TimeNs ts)
             m_flowStarts.erase(it);
         }
         break;
+    }
     }
 }
 

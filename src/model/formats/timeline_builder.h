@@ -175,6 +175,16 @@ private:
     // Further starts of a key while one is open (an id reused before its first flow ended), in
     // file order: each f ends the oldest open start of its key.
     std::unordered_map<FlowKey, std::deque<FlowEnd>, FlowKeyHash> m_moreFlowStarts;
+    // msprof links one launch to each of its device tasks with the same HostToDevice id: one s,
+    // then an f per task, next to each other in the file. The starts of the flows ended last,
+    // by key hash, so that a further f finds its launch (a bounded cache: an f whose start has
+    // left it counts as an f without a start).
+    struct ClosedStart {
+        FlowKey key;
+        FlowEnd start;
+        bool valid = false;
+    };
+    std::vector<ClosedStart> m_closedLaunches;
     std::unordered_map<FlowKey, std::pair<FlowEnd, bool>, FlowKeyHash> m_flowEndsFirst;
     std::unordered_map<std::string, FlowEnd> m_flowOuts;             // v2: bind_id -> last flow_out
     std::vector<NextBind> m_nextBind;                                 // flows whose f binds to the next slice
