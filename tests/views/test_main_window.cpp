@@ -12,6 +12,7 @@
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTest>
+#include <QTreeWidget>
 
 using namespace npuscope;
 
@@ -104,6 +105,29 @@ private slots:
         w.selection()->setCurrentRank(0);
         // rank 0's step_trace_time.csv: one step of 136.581 ms.
         QVERIFY2(strip->plainText().startsWith(QStringLiteral("Rank 0: step 137 ms (1 step)")), qPrintable(strip->plainText()));
+
+        // Problems and Files name files below the opened folder as `info` does; the tooltip
+        // has the whole path. level1, per rank: memory_record.csv's empty cells, and
+        // operator_details.csv and operator_memory.csv, which are not read.
+        auto* problems = w.findChild<QDockWidget*>(QStringLiteral("problemsDock"))->findChild<QTreeWidget*>();
+        QVERIFY(problems);
+        QCOMPARE(problems->topLevelItemCount(), 6);
+        QStringList shown;
+        for (int i = 0; i < problems->topLevelItemCount(); ++i) {
+            const QTreeWidgetItem* it = problems->topLevelItem(i);
+            shown << it->text(1);
+            QCOMPARE(it->toolTip(1), kLevel1 + QLatin1Char('/') + it->text(1));
+        }
+        shown.sort();
+        QStringList expected;
+        for (const char* rank : {"rank0", "rank1"})
+            for (const char* file : {"memory_record.csv", "operator_details.csv", "operator_memory.csv"})
+                expected << QStringLiteral("%1_ascend_pt/ASCEND_PROFILER_OUTPUT/%2").arg(QLatin1String(rank), QLatin1String(file));
+        QCOMPARE(shown, expected);
+        auto* files = w.findChild<QDockWidget*>(QStringLiteral("filesDock"))->findChild<QTreeWidget*>();
+        QVERIFY(files && files->topLevelItemCount() > 0);
+        for (int i = 0; i < files->topLevelItemCount(); ++i)
+            QVERIFY2(!files->topLevelItem(i)->text(0).startsWith(QLatin1Char('/')), qPrintable(files->topLevelItem(i)->text(0)));
     }
 
     void failedLoadKeepsSession()
