@@ -131,6 +131,9 @@ void MainWindow::buildDocks()
     m_problems = new QTreeWidget;
     m_problems->setHeaderLabels({tr("Severity"), tr("File"), tr("Line / offset"), tr("Reason"), tr("Count")});
     m_problems->setRootIsDecorated(false);
+    m_problems->setTextElideMode(Qt::ElideMiddle);
+    m_problems->header()->setStretchLastSection(false); // the reason takes the room, not the count
+    m_problems->header()->setSectionResizeMode(3, QHeaderView::Stretch);
     m_problems->setSortingEnabled(true);
     m_problems->setAlternatingRowColors(true);
     setDockContent(QStringLiteral("problemsDock"), m_problems);
@@ -433,8 +436,13 @@ void MainWindow::fillProblems(const QString& loadError)
             addAll(p->diagnostics, p->files);
     }
     m_problems->setSortingEnabled(true);
-    for (int c = 0; c < 3; ++c)
+    for (int c : {0, 1, 2, 4})
         m_problems->resizeColumnToContents(c);
+    // A long path takes at most a sixth of the window's width (the dock's own is not laid out
+    // while it is a hidden tab), elided in the middle, so that the reason shows.
+    const int maxFile = std::max(200, width() / 6);
+    if (m_problems->columnWidth(1) > maxFile)
+        m_problems->setColumnWidth(1, maxFile);
     dock(QStringLiteral("problemsDock"))->setWindowTitle(tr("Problems (%1)").arg(m_problems->topLevelItemCount()));
 }
 
