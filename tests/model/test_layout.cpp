@@ -87,6 +87,13 @@ private slots:
         QCOMPARE(classifyFileName("communication_analyzer.db").kind, FileKind::AnalysisDb);
         QCOMPARE(classifyFileName("msprof_20260606121514.db").kind, FileKind::ProfilerDb);
         QCOMPARE(classifyFileName("README.md").note, std::string("not a profiler file"));
+        // SQLite's write-ahead log, shared memory and journal: read by SQLite with their database.
+        for (const char* side : {"-wal", "-shm", "-journal"}) {
+            const Classification c = classifyFileName(std::string("ascend_pytorch_profiler_0.db") + side);
+            QCOMPARE(c.kind, FileKind::Unknown);
+            QCOMPARE(c.kindName, std::string("sqlite_sidecar"));
+            QCOMPARE(c.note, std::string("SQLite's own file of ascend_pytorch_profiler_0.db, read with it"));
+        }
     }
 
     void pytorchClusters_data()
