@@ -23,13 +23,13 @@
 #include "app/cli.h"
 
 #include "model/formats/loader.h"
+#include "model/io/relative_path.h"
 
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <map>
 #include <string>
 
@@ -38,7 +38,6 @@ namespace npuscope::cli {
 namespace {
 
 using Json = nlohmann::ordered_json;
-namespace fs = std::filesystem;
 
 void printInfoHelp()
 {
@@ -66,31 +65,6 @@ int usage(const std::string& msg)
     std::fprintf(stderr, "npuscope info: %s\nTry 'npuscope info --help'.\n", msg.c_str());
     return 2;
 }
-
-class Relativizer {
-public:
-    explicit Relativizer(const std::string& root)
-    {
-        std::error_code ec;
-        fs::path base(root);
-        if (fs::is_regular_file(base, ec))
-            base = base.parent_path();
-        m_base = base.lexically_normal();
-    }
-    std::string operator()(const std::string& path) const
-    {
-        if (path.empty() || m_base.empty())
-            return path;
-        const fs::path rel = fs::path(path).lexically_normal().lexically_relative(m_base);
-        const std::string s = rel.generic_string();
-        if (s.empty() || s == "." || s.rfind("..", 0) == 0)
-            return path;
-        return s;
-    }
-
-private:
-    fs::path m_base;
-};
 
 void addFiles(Json& files, Json& ignored, const std::vector<FileRecord>& records, const Relativizer& rel)
 {

@@ -3,6 +3,7 @@
 #include "ui_main_window.h"
 
 #include "model/analysis/chrome_export.h"
+#include "model/io/relative_path.h"
 #include "views/advisor_panel.h"
 #include "views/app_settings.h"
 #include "views/cluster_view.h"
@@ -386,32 +387,15 @@ void MainWindow::fillRanks()
     m_rankCombo->setEnabled(s->ranks.size() > 1);
 }
 
-namespace {
-
-// A file of the session as the user knows it: relative to the folder they opened (the full path
-// is in the tooltip). Paths elsewhere stay whole.
-QString shownPath(const std::string& path, const SessionPtr& s)
-{
-    if (s && !s->root.empty()) {
-        std::string root = s->root;
-        while (root.size() > 1 && root.back() == '/')
-            root.pop_back();
-        if (path.size() > root.size() + 1 && path.compare(0, root.size(), root) == 0 && path[root.size()] == '/')
-            return QString::fromStdString(path.substr(root.size() + 1));
-    }
-    return QString::fromStdString(path);
-}
-
-} // namespace
-
 void MainWindow::fillProblems(const QString& loadError)
 {
     m_problems->setSortingEnabled(false);
     m_problems->clear();
     const SessionPtr current = session();
+    const Relativizer shown(current ? current->root : std::string()); // the whole path is the tooltip
     auto add = [&](const QString& sev, const QString& file, const QString& where, const QString& reason, std::uint64_t count) {
         auto* it = new QTreeWidgetItem(m_problems,
-                                       {sev, shownPath(file.toStdString(), current), where, reason, QString::number(count)});
+                                       {sev, qstr(shown(file.toStdString())), where, reason, QString::number(count)});
         it->setData(4, Qt::DisplayRole, static_cast<qulonglong>(count)); // sort by value
         it->setToolTip(1, file);
         it->setToolTip(3, reason);
@@ -451,9 +435,10 @@ void MainWindow::fillFiles()
     m_files->setSortingEnabled(false);
     m_files->clear();
     const SessionPtr s = session();
+    const Relativizer shown(s ? s->root : std::string());
     auto addAll = [&](const std::vector<FileRecord>& fs) {
         for (const FileRecord& f : fs) {
-            auto* it = new QTreeWidgetItem(m_files, {shownPath(f.path, s), qstr(f.kind), QString::fromUtf8(fileStatusName(f.status)), {}, {}, {}, qstr(f.note)});
+            auto* it = new QTreeWidgetItem(m_files, {qstr(shown(f.path)), qstr(f.kind), QString::fromUtf8(fileStatusName(f.status)), {}, {}, {}, qstr(f.note)});
             it->setData(3, Qt::DisplayRole, static_cast<qulonglong>(f.records));
             it->setData(4, Qt::DisplayRole, static_cast<qulonglong>(f.skipped));
             it->setData(5, Qt::DisplayRole, static_cast<qulonglong>(f.bytes));
