@@ -164,6 +164,7 @@ void slowRank(const RuleCtx& c, RuleOut& out)
     std::string source;
     const ClusterInputs ci = clusterInputs(c);
     std::map<int, std::pair<R, int>> acc;
+    std::size_t unnamed = 0; // profiles without a rank id of their own: not ranks of one run
     for (const auto& s : ci.use ? c.session.cluster.stepTrace : std::vector<StepRow>{})
         if (s.type == "rank" && s.computing) {
             const int r = std::atoi(s.index.c_str());
@@ -181,7 +182,6 @@ void slowRank(const RuleCtx& c, RuleOut& out)
     } else {
         source = "each rank's step breakdown";
         std::set<int> seen;
-        std::size_t unnamed = 0; // profiles without a rank id of their own: not ranks of one run
         for (const auto& f : c.all)
             if (f.T > 0) {
                 if (f.rank < 0 || !seen.insert(f.rank).second) {
@@ -190,14 +190,13 @@ void slowRank(const RuleCtx& c, RuleOut& out)
                 }
                 ranks.push_back({f.rank, f.computing, f.commNO, f.free});
             }
-        if (unnamed > 0 && static_cast<int>(ranks.size()) < std::max(2, c.th.minRanks()))
-            return out.notChecked("needs ≥ " + std::to_string(std::max(2, c.th.minRanks())) + " ranks of one run: "
-                                  + std::to_string(unnamed) + " of the profiles have no rank id of their own "
-                                  "(profiler_info_N.json, a cluster folder)");
     }
-    if (static_cast<int>(ranks.size()) < std::max(2, c.th.minRanks()))
-        return out.notChecked("needs ≥ " + std::to_string(std::max(2, c.th.minRanks()))
-                              + " ranks (a cluster folder, or cluster_step_trace_time.csv)");
+    if (const int need = std::max(2, c.th.minRanks()); static_cast<int>(ranks.size()) < need)
+        return out.notChecked("needs ≥ " + std::to_string(need)
+                              + (unnamed > 0 ? " ranks of one run: " + std::to_string(unnamed)
+                                                   + " of the profiles have no rank id of their own "
+                                                     "(profiler_info_N.json, a cluster folder)"
+                                             : std::string(" ranks (a cluster folder, or cluster_step_trace_time.csv)")));
     out.inputs.push_back(source + " (" + std::to_string(ranks.size()) + " ranks)");
     if (!ci.note.empty())
         out.inputs.push_back(ci.note);

@@ -177,9 +177,8 @@ void AdvisorPanel::onFinished()
     m_report = r;
     m_reportSession = m_runSession;
     const auto& s = r->summary;
-    m_status->setText((s.fired == 1 ? tr("1 finding: %2 high, %3 medium, %4 low · %5 not checked · %6 passed · step %7")
-                                    : tr("%1 findings: %2 high, %3 medium, %4 low · %5 not checked · %6 passed · step %7")
-                                          .arg(s.fired))
+    m_status->setText(tr("%1: %2 high, %3 medium, %4 low · %5 not checked · %6 passed · step %7")
+                          .arg(s.fired == 1 ? tr("1 finding") : tr("%1 findings").arg(s.fired))
                           .arg(s.high)
                           .arg(s.medium)
                           .arg(s.low)

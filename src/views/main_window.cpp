@@ -3,6 +3,7 @@
 #include "ui_main_window.h"
 
 #include "model/analysis/chrome_export.h"
+#include "model/formats/layout.h"
 #include "model/io/relative_path.h"
 #include "views/advisor_panel.h"
 #include "views/app_settings.h"
@@ -410,7 +411,7 @@ void MainWindow::fillProblems(const QString& loadError)
             add(QString::fromUtf8(severityName(d.severity)), qstr(d.file), where, qstr(d.reason), d.count);
         }
         for (const FileRecord& f : fs)
-            if ((f.status == FileStatus::Ignored && f.kind != "sqlite_sidecar") || f.status == FileStatus::Failed)
+            if ((f.status == FileStatus::Ignored && f.kind != layout::kSqliteSidecarKind) || f.status == FileStatus::Failed)
                 add(QString::fromUtf8(fileStatusName(f.status)), qstr(f.path), {},
                     f.note.empty() ? tr("file %1").arg(QString::fromUtf8(fileStatusName(f.status))) : qstr(f.note), 1);
     };

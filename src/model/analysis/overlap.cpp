@@ -3,6 +3,7 @@
 #include "model/analysis/op_stats.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -276,15 +277,15 @@ bool fromOverlapTracks(const Profile& p, const std::vector<std::pair<std::string
         return it == sets.end() ? TimeNs(0) : coveredLength(it->second, b, e);
     };
     std::vector<std::pair<std::string, Interval>> parts = spans;
-    const bool taskWindow = parts.empty() && !(d.compute.empty() && d.comm.empty());
+    const bool taskWindow = parts.empty() && !d.empty();
     if (taskWindow) {
-        const TimeNs b = d.compute.empty() ? d.comm.front().begin
-                         : d.comm.empty()  ? d.compute.front().begin
-                                           : std::min(d.compute.front().begin, d.comm.front().begin);
-        const TimeNs e = d.compute.empty() ? d.comm.back().end
-                         : d.comm.empty()  ? d.compute.back().end
-                                           : std::max(d.compute.back().end, d.comm.back().end);
-        parts.push_back({"", {b, e}});
+        Interval work{std::numeric_limits<TimeNs>::max(), std::numeric_limits<TimeNs>::min()};
+        for (const IntervalSet* set : {&d.compute, &d.comm})
+            if (!set->empty()) { // sorted and disjoint: the first begins first, the last ends last
+                work.begin = std::min(work.begin, set->front().begin);
+                work.end = std::max(work.end, set->back().end);
+            }
+        parts.push_back({"", work});
     } else if (parts.empty()) {
         parts.push_back({"", {first, last}});
     }

@@ -117,7 +117,6 @@ std::optional<std::int64_t> idTextValue(std::string_view text);
 // Cells whose text is neither a number nor a spelling of "missing" (isMissingText). Their
 // value reads as missing, and the file gets one warning with the count and the first place,
 // so that a damaged column never turns into zeros or blanks without a word.
-
 class UnreadableCells {
 public:
     explicit UnreadableCells(const CsvTable& t) : m_t(t) {}
@@ -148,7 +147,7 @@ public:
     // An id cell (parseIdText): -1 when col < 0, the cell is missing, a "none" sentinel or text.
     std::int64_t id(int col)
     {
-        return col < 0 ? -1 : cellAs(col, [](std::string_view t) { return idTextValue(t); }).value_or(-1);
+        return cellAs(col, [](std::string_view t) { return idTextValue(t); }).value_or(-1);
     }
 
     // "non-numeric text in <what> read as missing (first here)", when there was any.

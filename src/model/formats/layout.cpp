@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstring>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -698,11 +697,10 @@ Classification classifyFileName(std::string_view name)
     const FileName fn = parseFileName(n);
     const std::string& m = fn.module;
     auto is = [&](FileKind k, std::string kindName) { return Classification{k, std::move(kindName), {}}; };
-    for (const char* side : {".db-wal", ".db-shm", ".db-journal"})
-        if (n.ends_with(side)) // SQLite opens these itself with their database
-            return {FileKind::Unknown, "sqlite_sidecar",
-                    "SQLite's own file of " + std::string(name.substr(0, name.size() - std::strlen(side) + 3))
-                        + ", read with it"};
+    for (const std::string_view side : {"-wal", "-shm", "-journal"})
+        if (n.ends_with(std::string(".db") + std::string(side))) // SQLite opens these itself with their database
+            return {FileKind::Unknown, kSqliteSidecarKind,
+                    "SQLite's own file of " + std::string(name.substr(0, name.size() - side.size())) + ", read with it"};
     if (fn.ext == "db") {
         if (m == "ascend_pytorch_profiler" || m == "msprof")
             return is(FileKind::ProfilerDb, "profiler_db");

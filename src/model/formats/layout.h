@@ -63,6 +63,9 @@ struct Classification {
 };
 // What a file is, from its name alone (FORMATS.md §1 table).
 Classification classifyFileName(std::string_view name);
+// The kind name of SQLite's own files beside a database (-wal, -shm, -journal): read by SQLite
+// with their database, so not a problem of the profile.
+inline constexpr const char* kSqliteSidecarKind = "sqlite_sidecar";
 
 struct PlannedFile {
     std::string path;     // full path as built from what the user gave
