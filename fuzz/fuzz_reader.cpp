@@ -150,9 +150,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         else if (readers::looksLikeSimplifiedTasks(all.substr(0, std::min<std::size_t>(all.size(), 4096))))
             readers::readSimplifiedTasksJson(all, p, ctx); // the loader's sniffing, as in loadRank
         else {
-            // Twice: as one chunk, and in small chunks. Both must store the same.
+            // Twice: as one chunk, and in small chunks with every event read by simdjson (no
+            // plain-form reading, plain_event_reader.h). Both must store the same.
             ReadContext small = ctx;
             small.chunkBytes = 64 + size % 1024;
+            small.plainEvents = false;
             Profile q;
             const FileRecord one = readers::readTimelineJson(all, p, ctx);
             const FileRecord many = readers::readTimelineJson(all, q, small);

@@ -2,6 +2,7 @@
 // the simplified task JSON, and the memory-mapped file. Expected numbers were computed
 // independently with python3's json module over the same files (see each comment).
 #include "file_bytes.h"
+#include "odd_events.h"
 #include "model/formats/json_event_scanner.h"
 #include "model/formats/readers.h"
 #include "model/io/mapped_file.h"
@@ -34,12 +35,13 @@ struct Loaded {
 };
 
 std::unique_ptr<Loaded> readText(std::string_view bytes, const std::string& name = "inline.json",
-                                 std::uint64_t chunkBytes = 0)
+                                 std::uint64_t chunkBytes = 0, bool plainEvents = true)
 {
     auto l = std::make_unique<Loaded>();
     ReadContext ctx;
     ctx.file = name;
     ctx.chunkBytes = chunkBytes;
+    ctx.plainEvents = plainEvents;
     l->rec = readers::readTimelineJson(bytes, l->p, ctx);
     l->p.finalize();
     return l;
@@ -654,6 +656,43 @@ private slots:
                                      .arg(k)
                                      .arg(QString::fromStdString(whole.substr(k, 80)))
                                      .arg(QString::fromStdString(chunked.substr(k, 80)))));
+            }
+        }
+    }
+
+    // Events of the plain form are read without simdjson (plain_event_reader.h): every file and
+    // every odd event below must be stored exactly as simdjson's reading stores it, read whole
+    // and one event per chunk (a chunk is read the plain way only when all its events are plain).
+    void plainFormReadAsSimdjsonReadsIt_data()
+    {
+        QTest::addColumn<std::string>("json");
+        const std::string catapult = kSamples + "/chrome-trace/catapult/tracing/test_data/";
+        const std::string text = kSamples + "/msinsight/test/data/pytorch/text/";
+        QTest::newRow("torch advisor") << fileBytes(kTorchAdvisor);
+        QTest::newRow("msprof") << fileBytes(kMsprof);
+        for (const char* level : {"level0", "level1", "level2"})
+            QTest::newRow(level) << fileBytes(text + level + "/rank1_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json");
+        for (const char* f : {"flow.json", "big_trace.json", "v8_runtime_call_stats.json", "x_event_trace.json"})
+            QTest::newRow(f) << fileBytes(catapult + f);
+        QTest::newRow("odd events") << oddEventsTrace();
+    }
+
+    void plainFormReadAsSimdjsonReadsIt()
+    {
+        QFETCH(std::string, json);
+        for (std::uint64_t chunk : {std::uint64_t(1) << 40, std::uint64_t(1)}) {
+            const std::string general = describe(*readText(json, "t.json", chunk, false));
+            const std::string plain = describe(*readText(json, "t.json", chunk, true));
+            QVERIFY(general.size() > 100);
+            if (plain != general) {
+                std::size_t k = 0;
+                while (k < general.size() && general[k] == plain[k])
+                    ++k;
+                QFAIL(qPrintable(QStringLiteral("chunks of %1 bytes differ at %2: simdjson %3 | plain %4")
+                                     .arg(chunk)
+                                     .arg(k)
+                                     .arg(QString::fromStdString(general.substr(k, 100)))
+                                     .arg(QString::fromStdString(plain.substr(k, 100)))));
             }
         }
     }

@@ -14,6 +14,8 @@ struct ReadContext {
     int device = -1;                                    // device implied by the layout (legacy device_N)
     std::uint64_t chunkBytes = 0;                       // timeline JSON parsed per chunk; 0: the reader's choice
     std::size_t readableAfterEnd = 0;                   // bytes past the input's end a parser may read
+    bool plainEvents = true;                            // timeline events of the plain form read without
+                                                        // simdjson (false: all with it; the tests compare)
     bool cancelled() const { return cancel && cancel->load(std::memory_order_relaxed); }
 };
 

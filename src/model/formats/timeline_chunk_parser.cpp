@@ -2,6 +2,7 @@
 #include "model/formats/timeline_chunk_parser.h"
 
 #include "model/formats/number_text.h"
+#include "model/formats/plain_event_reader.h"
 #include "model/formats/timeline_builder.h"
 
 #include <simdjson.h>
@@ -19,14 +20,14 @@ using jsontext::unquote;
 #include "model/formats/timeline_chunk_parser.inl"
 } // namespace
 
-std::unique_ptr<EventChunkParser> makePortableChunkParser(std::string_view bytes)
+std::unique_ptr<EventChunkParser> makePortableChunkParser(std::string_view bytes, bool plainEvents)
 {
-    return std::make_unique<ChunkParser>(bytes);
+    return std::make_unique<ChunkParser>(bytes, plainEvents);
 }
 
 #ifndef NPUSCOPE_AVX2_CHUNK_PARSER
 // No separate AVX2 build: not x86-64 with GCC, or the baseline already runs simdjson's Haswell kernel.
-std::unique_ptr<EventChunkParser> makeAvx2ChunkParser(std::string_view) { return nullptr; }
+std::unique_ptr<EventChunkParser> makeAvx2ChunkParser(std::string_view, bool) { return nullptr; }
 #endif
 
 } // namespace npuscope

@@ -1,6 +1,6 @@
 #pragma once
-// Parses the events of one chunk of element spans with simdjson On-Demand and hands them to a
-// TimelineBuilder. Two builds of the same code: a portable one and one compiled for AVX2
+// Parses the events of one chunk of element spans (plain ones without simdjson, see
+// plain_event_reader.h; the others with simdjson On-Demand) and hands them to a TimelineBuilder. Two builds of the same code: a portable one and one compiled for AVX2
 // (simdjson's On-Demand kernel is chosen at compile time, so the fast kernel needs its own
 // translation unit); timeline_reader.cpp picks one at run time.
 #include "model/formats/json_event_scanner.h"
@@ -29,10 +29,12 @@ public:
     virtual void parse(const std::vector<ElementSpan>& spans, EventBatch& out) = 0;
 };
 
-std::unique_ptr<EventChunkParser> makePortableChunkParser(std::string_view bytes);
+// With `plainEvents`, a chunk whose events are all of the plain form (plain_event_reader.h) is
+// read without simdjson; any other chunk, and every chunk without it, is read with simdjson.
+std::unique_ptr<EventChunkParser> makePortableChunkParser(std::string_view bytes, bool plainEvents);
 // nullptr when this build has no AVX2 variant (non-x86 targets, or the baseline already runs
 // simdjson's Haswell kernel). Call only when the CPU supports AVX2, BMI1, PCLMUL and LZCNT.
-std::unique_ptr<EventChunkParser> makeAvx2ChunkParser(std::string_view bytes);
+std::unique_ptr<EventChunkParser> makeAvx2ChunkParser(std::string_view bytes, bool plainEvents);
 
 namespace jsontext {
 // Token text without trailing whitespace.

@@ -212,13 +212,16 @@ simdjson::error_code readEvent(od::object obj, TraceEvent& ev, std::vector<Trace
 
 class ChunkParser final : public EventChunkParser {
 public:
-    explicit ChunkParser(std::string_view bytes) : m_bytes(bytes) {}
+    ChunkParser(std::string_view bytes, bool plainEvents) : m_bytes(bytes), m_plainEvents(plainEvents) {}
 
     void parse(const std::vector<ElementSpan>& spans, EventBatch& out) override
     {
         out.clear();
         if (spans.empty())
             return;
+        if (m_plainEvents && parsePlain(spans, out))
+            return;
+        out.clear();
         const std::uint64_t begin = spans.front().begin;
         const std::uint64_t end = spans.back().end;
         const std::size_t len = end - begin + 2; // '[' + events + ']'
@@ -241,7 +244,23 @@ public:
     }
 
 private:
-    // Fast path: the chunk as one array document. False at the first problem.
+    // Every event of the chunk read from the file's bytes (readPlainEvent), when all of them are
+    // of the plain form; false at the first that is not, and the chunk goes to simdjson.
+    bool parsePlain(const std::vector<ElementSpan>& spans, EventBatch& out)
+    {
+        out.events.reserve(spans.size());
+        const char* const bytes = m_bytes.data();
+        for (const ElementSpan& sp : spans) {
+            TraceEvent& ev = out.events.emplace_back();
+            ev.offset = sp.begin;
+            if (!readPlainEvent(bytes + sp.begin, bytes + sp.end, ev, out.args))
+                return false;
+        }
+        out.bindArgs();
+        return true;
+    }
+
+    // The chunk as one array document. False at the first problem.
     bool parseArray(const std::vector<ElementSpan>& spans, std::size_t len, EventBatch& out)
     {
         od::document doc;
@@ -319,6 +338,7 @@ private:
     }
 
     std::string_view m_bytes;
+    bool m_plainEvents = true;
     od::parser m_parser;
     std::vector<char> m_buf; // reused: first-touch page faults cost more than parsing
     std::uint64_t m_begin = 0;

@@ -24,6 +24,7 @@
 #ifdef NPUSCOPE_AVX2_BUILD
 
 #include "model/formats/number_text.h"
+#include "model/formats/plain_event_reader.h"
 #include "model/formats/timeline_builder.h"
 #include "model/formats/timeline_chunk_parser.h"
 
@@ -45,9 +46,9 @@ using jsontext::unquote;
 } // namespace
 } // namespace avx2
 
-std::unique_ptr<EventChunkParser> makeAvx2ChunkParser(std::string_view bytes)
+std::unique_ptr<EventChunkParser> makeAvx2ChunkParser(std::string_view bytes, bool plainEvents)
 {
-    return std::make_unique<avx2::ChunkParser>(bytes);
+    return std::make_unique<avx2::ChunkParser>(bytes, plainEvents);
 }
 
 } // namespace npuscope

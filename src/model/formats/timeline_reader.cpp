@@ -1,8 +1,9 @@
 // Chrome-trace / msprof timeline JSON reader: the structural scanner cuts the events array into
-// ~2 MB chunks at event boundaries; each chunk is copied into a reused padded buffer and parsed
-// with simdjson On-Demand as an array (a chunk that fails falls back to one document per event,
-// so a malformed event costs only itself) into an EventBatch, which a TimelineBuilder turns into
-// the columnar Profile. Files of more than one chunk use two threads that share the scanning,
+// ~2 MB chunks at event boundaries. A chunk whose events are all of the plain form is read from
+// the file's bytes (plain_event_reader.h); any other is copied into a reused padded buffer and
+// parsed with simdjson On-Demand as an array (a chunk that fails falls back to one document per
+// event, so a malformed event costs only itself). Either gives an EventBatch, which a
+// TimelineBuilder turns into the columnar Profile. Files of more than one chunk use two threads that share the scanning,
 // parsing and building (see ChunkPipeline).
 #include "model/formats/json_event_scanner.h"
 #include "model/formats/number_text.h"
@@ -33,7 +34,7 @@ std::uint64_t chunkBytes(const ReadContext& ctx)
     return ctx.chunkBytes ? ctx.chunkBytes : kChunkBytes;
 }
 
-std::unique_ptr<EventChunkParser> makeChunkParser(std::string_view bytes)
+std::unique_ptr<EventChunkParser> makeChunkParser(std::string_view bytes, bool plainEvents)
 {
     // The header-only On-Demand API compiles for the build's baseline CPU (the portable kernel on
     // plain x86-64); use the AVX2 build of the chunk parser when this CPU supports it.
@@ -42,9 +43,9 @@ std::unique_ptr<EventChunkParser> makeChunkParser(std::string_view bytes)
         return impl && impl->supported_by_runtime_system();
     }();
     if (haswell)
-        if (auto p = makeAvx2ChunkParser(bytes))
+        if (auto p = makeAvx2ChunkParser(bytes, plainEvents))
             return p;
-    return makePortableChunkParser(bytes);
+    return makePortableChunkParser(bytes, plainEvents);
 }
 
 // Scans, parses and builds the events array chunk by chunk. Scanning (cutting the next chunk at
@@ -60,7 +61,7 @@ public:
         : m_scanner(scanner), m_ctx(ctx), m_chunkBytes(chunkBytes(ctx))
     {
         for (auto& s : m_slots)
-            s.parser = makeChunkParser(bytes);
+            s.parser = makeChunkParser(bytes, ctx.plainEvents);
     }
 
     // Returns false when cancelled.

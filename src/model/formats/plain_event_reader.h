@@ -1,0 +1,24 @@
+#pragma once
+// Trace events of the plain form read straight from the file's bytes, without simdjson.
+//
+// Nearly every event the profilers write is one flat object of ASCII text: keys and strings
+// without escapes, numbers, true/false/null, and "args" whose members are the same. Such an
+// event is read here in one pass over its bytes, into the same TraceEvent and TraceArg values
+// the simdjson path gives (timeline_chunk_parser.inl, readEvent): no copy of the chunk, no
+// structural index of it, and no second walk over that index. An event of any other form (a
+// byte past ASCII, an escape, a control character, a nested object or array other than "args",
+// a bare token that is no JSON number or literal, a value of a type a member does not take) is
+// refused, and the caller reads it with simdjson, which also gives the error for a bad one.
+#include "model/formats/timeline_builder.h"
+
+#include <vector>
+
+namespace npuscope {
+
+// Reads the event whose bytes are [begin, end): one element span of JsonEventScanner, from its
+// '{' to one past its '}'. Its arguments are appended to `args` (ev.argBegin, ev.argc) and
+// its views point into those bytes. False when the event is not of the plain form; `ev` and
+// the arguments appended are then to be dropped.
+bool readPlainEvent(const char* begin, const char* end, TraceEvent& ev, std::vector<TraceArg>& args);
+
+} // namespace npuscope
