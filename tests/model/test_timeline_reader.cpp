@@ -4,6 +4,7 @@
 #include "file_bytes.h"
 #include "odd_events.h"
 #include "model/formats/json_event_scanner.h"
+#include "model/formats/plain_event_reader.h"
 #include "model/formats/readers.h"
 #include "model/io/mapped_file.h"
 
@@ -11,6 +12,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <map>
 #include <set>
 #include <string>
@@ -694,6 +696,27 @@ private slots:
                                      .arg(QString::fromStdString(general.substr(k, 100)))
                                      .arg(QString::fromStdString(plain.substr(k, 100)))));
             }
+        }
+    }
+
+    // readPlainEvent on spans of exactly their bytes (the ASan build catches a read past them):
+    // plain objects are read, anything else refused.
+    void plainEventSpans()
+    {
+        const std::pair<const char*, bool> spans[] = {
+            {"{}", true}, {"{ }", true}, {"{\"a\":1}", true}, {"{\"a\" : 1 }", true}, {"{\"a\":true}", true},
+            {"{\"a\":\"x\"}", true}, {"{\"args\":{}}", true}, {"{\"args\":{\"k\":null}}", true},
+            {"{", false}, {"}", false}, {"{\"a\":1", false}, {"{\"a\":\"}", false}, {"{\"a\":tru}", false},
+            {"{\"a\":-}", true}, {"{\"a\":[]}", false}, {"{\"args\":{}", false}, {"{\"args\":{\"a\":1}", false},
+            {"{\"a\":1,}", false}, {"{\"a\"}", false}, {"{\"a\":\"\\n\"}", false}, {"{\"a\":1 2}", false},
+        };
+        for (const auto& [text, plain] : spans) {
+            const std::size_t n = std::strlen(text);
+            const auto bytes = std::make_unique<char[]>(n);
+            std::memcpy(bytes.get(), text, n);
+            TraceEvent ev;
+            std::vector<TraceArg> args;
+            QVERIFY2(readPlainEvent(bytes.get(), bytes.get() + n, ev, args) == plain, text);
         }
     }
 

@@ -1,6 +1,7 @@
 #include "model/formats/plain_event_reader.h"
 
 #include "model/formats/number_text.h"
+#include "model/store/decimal_digits.h"
 
 #include <array>
 #include <bit>
@@ -11,9 +12,15 @@
 #include <emmintrin.h>
 #endif
 
+// Every function below reads inside an event whose last byte is its closing '}' (checked
+// first): a string, number or literal that was read ends before that byte, so the byte after
+// it can be looked at without testing for the end.
+
 namespace npuscope {
 
 namespace {
+
+static_assert(std::endian::native == std::endian::little, "the first byte of a word is its lowest");
 
 constexpr std::uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
 
@@ -28,28 +35,39 @@ constexpr std::array<std::uint8_t, 256> kClass = [] {
     return c;
 }();
 
+[[gnu::always_inline]] inline bool tokenEnd(char c)
+{
+    return kClass[static_cast<unsigned char>(c)] & kTokenEnd;
+}
+
 [[gnu::always_inline]] inline bool isSpace(char c)
 {
     return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
 // Compact files have no blanks at all: one test rules out every byte past ' '.
-[[gnu::always_inline]] inline void skipSpace(const char*& p, const char* end)
+[[gnu::always_inline]] inline void skipSpace(const char*& p)
 {
-    while (p != end && static_cast<unsigned char>(*p) <= ' ' && isSpace(*p))
+    while (static_cast<unsigned char>(*p) <= ' ' && isSpace(*p))
         ++p;
 }
 
-// `text` is the literal `lit`: a length test and N - 1 byte tests, unrolled.
-template <std::size_t N>
-[[gnu::always_inline]] inline bool is(std::string_view text, const char (&lit)[N])
+// The first n (at most 8) bytes at p as one little-endian word, and the same of a literal:
+// keys and literals are told apart by one comparison of words.
+[[gnu::always_inline]] inline std::uint64_t wordAt(const char* p, std::size_t n)
 {
-    if (text.size() != N - 1)
-        return false;
+    std::uint64_t w = 0;
+    std::memcpy(&w, p, n);
+    return w;
+}
+template <std::size_t N>
+constexpr std::uint64_t wordOf(const char (&lit)[N])
+{
+    static_assert(N - 1 <= 8);
+    std::uint64_t w = 0;
     for (std::size_t i = 0; i + 1 < N; ++i)
-        if (text[i] != lit[i])
-            return false;
-    return true;
+        w |= static_cast<std::uint64_t>(static_cast<unsigned char>(lit[i])) << (8 * i);
+    return w;
 }
 
 // The first byte from p that is a quote, a backslash, a control character or past ASCII, or
@@ -69,7 +87,6 @@ template <std::size_t N>
         p += 16;
     }
 #endif
-    static_assert(std::endian::native == std::endian::little, "the first byte of a word is its lowest");
     while (end - p >= 8) {
         std::uint64_t w;
         std::memcpy(&w, p, 8);
@@ -81,6 +98,28 @@ template <std::size_t N>
     }
     while (p != end && *p != '"' && *p != '\\' && static_cast<unsigned char>(*p) >= 0x20
            && static_cast<unsigned char>(*p) < 0x80)
+        ++p;
+    return p;
+}
+
+// The first byte from p that no number holds (digits, '.', 'e', 'E', '+', '-'), or `end`.
+[[gnu::always_inline]] inline const char* numberStop(const char* p, const char* end)
+{
+#if defined(__SSE2__)
+    while (end - p >= 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        const __m128i d = _mm_sub_epi8(v, _mm_set1_epi8('0'));
+        const __m128i digit = _mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d);
+        const __m128i sign = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('-')), _mm_cmpeq_epi8(v, _mm_set1_epi8('+')));
+        const __m128i other = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('.')),
+                                           _mm_cmpeq_epi8(_mm_or_si128(v, _mm_set1_epi8(0x20)), _mm_set1_epi8('e')));
+        const int number = _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(digit, sign), other));
+        if (number != 0xFFFF)
+            return p + std::countr_zero(static_cast<unsigned>(~number & 0xFFFF));
+        p += 16;
+    }
+#endif
+    while (p != end && (kClass[static_cast<unsigned char>(*p)] & kNumberByte))
         ++p;
     return p;
 }
@@ -104,15 +143,21 @@ struct Value {
     std::string_view text, token;
 };
 
+// The literal `lit` at p, followed by the end of the token.
+template <std::size_t N>
+[[gnu::always_inline]] inline bool literalAt(const char* p, const char* end, const char (&lit)[N])
+{
+    return end - p > static_cast<std::ptrdiff_t>(N - 1) && wordAt(p, N - 1) == wordOf(lit) && tokenEnd(p[N - 1]);
+}
+
 // A string, a number (a token of number characters that starts with '-' or a digit, taken as
 // written, as simdjson's raw token is) or exactly true, false or null; p ends after it.
 [[gnu::always_inline]] inline bool readValue(const char*& p, const char* end, Value& v)
 {
-    skipSpace(p, end);
-    if (p == end)
-        return false;
+    skipSpace(p);
     const char* const begin = p;
-    if (*p == '"') {
+    const char c = *p;
+    if (c == '"') {
         ++p;
         if (!plainString(p, end, v.text))
             return false;
@@ -120,30 +165,34 @@ struct Value {
         v.token = std::string_view(begin, static_cast<std::size_t>(p - begin));
         return true;
     }
-    std::uint8_t all = kNumberByte;
-    for (; p != end; ++p) {
-        const std::uint8_t c = kClass[static_cast<unsigned char>(*p)];
-        if (c & kTokenEnd)
-            break;
-        all &= c;
+    if (c == '-' || static_cast<unsigned>(c - '0') < 10) {
+        p = numberStop(p + 1, end);
+        if (!tokenEnd(*p)) // a byte no number holds, inside the token: not of the plain form
+            return false;
+        v.kind = TraceArg::Kind::Number;
+    } else {
+        std::size_t n = 0;
+        if (c == 't' && literalAt(p, end, "true"))
+            n = 4;
+        else if (c == 'f' && literalAt(p, end, "false"))
+            n = 5;
+        else if (c == 'n' && literalAt(p, end, "null"))
+            n = 4;
+        else
+            return false; // an object, an array, another word or a stray delimiter
+        p += n;
+        v.kind = TraceArg::Kind::Literal;
     }
     v.text = v.token = std::string_view(begin, static_cast<std::size_t>(p - begin));
-    if (v.token.empty())
-        return false; // an object or an array (or a stray delimiter)
-    if (v.token[0] == '-' || (v.token[0] >= '0' && v.token[0] <= '9')) {
-        v.kind = TraceArg::Kind::Number;
-        return all != 0;
-    }
-    v.kind = TraceArg::Kind::Literal;
-    return is(v.token, "true") || is(v.token, "false") || is(v.token, "null");
+    return true;
 }
 
 // True with p after `c`, the next byte but blanks (in the compact form, the next byte).
-[[gnu::always_inline]] inline bool take(const char*& p, const char* end, char c)
+[[gnu::always_inline]] inline bool take(const char*& p, char c)
 {
-    if (p == end || *p != c) [[unlikely]] {
-        skipSpace(p, end);
-        if (p == end || *p != c)
+    if (*p != c) [[unlikely]] {
+        skipSpace(p);
+        if (*p != c)
             return false;
     }
     ++p;
@@ -152,11 +201,11 @@ struct Value {
 
 // After a member's value: true with p after a ',' (more members follow) or after the closing
 // '}' (`closed`); false at anything else.
-[[gnu::always_inline]] inline bool memberEnd(const char*& p, const char* end, bool& closed)
+[[gnu::always_inline]] inline bool memberEnd(const char*& p, bool& closed)
 {
-    if (p == end || *p != ',') [[unlikely]] {
-        skipSpace(p, end);
-        if (p == end || (*p != ',' && *p != '}'))
+    if (*p != ',') [[unlikely]] {
+        skipSpace(p);
+        if (*p != ',' && *p != '}')
             return false;
         closed = *p == '}';
     }
@@ -167,7 +216,7 @@ struct Value {
 // `"key"` and its ':' at p (after any blanks); p ends at the value (or at blanks before it).
 [[gnu::always_inline]] inline bool readKey(const char*& p, const char* end, std::string_view& key)
 {
-    return take(p, end, '"') && plainString(p, end, key) && take(p, end, ':');
+    return take(p, '"') && plainString(p, end, key) && take(p, ':');
 }
 
 // The members of "args" from its '{' at p, as readArgs in timeline_chunk_parser.inl reads them:
@@ -178,8 +227,8 @@ bool readArgs(const char*& p, const char* end, TraceEvent& ev, std::vector<Trace
     ev.argBegin = static_cast<std::uint32_t>(args.size());
     ev.argc = 0;
     ++p; // '{'
-    skipSpace(p, end);
-    if (p != end && *p == '}') {
+    skipSpace(p);
+    if (*p == '}') {
         ++p;
         return true;
     }
@@ -190,7 +239,7 @@ bool readArgs(const char*& p, const char* end, TraceEvent& ev, std::vector<Trace
             return false;
         args.push_back(TraceArg{key, v.kind == TraceArg::Kind::String ? v.text : v.token, v.kind});
         ++ev.argc;
-        if (!memberEnd(p, end, closed))
+        if (!memberEnd(p, closed))
             return false;
     }
     return true;
@@ -208,6 +257,10 @@ void readId(const Value& v, std::int64_t& num, std::string_view& text)
         }
         return;
     }
+    if (std::uint64_t u; digits::plainDecimal(v.token, 18, u)) { // what parseInt64 tries first
+        num = static_cast<std::int64_t>(u);
+        return;
+    }
     if (auto n = parseInt64(v.token)) {
         num = *n;
         return;
@@ -219,97 +272,118 @@ void readId(const Value& v, std::int64_t& num, std::string_view& text)
     text = v.token;
 }
 
+// The event members read; Other for every other key. As keyOf in timeline_chunk_parser.inl,
+// here by the key's length and its bytes as one word.
+enum class Member { Other, Ph, Pid, Ts, Tid, Dur, Name, Cat, Args, Id, Bp, BindId, FlowIn, FlowOut };
+
+[[gnu::always_inline]] inline Member memberOf(std::string_view key)
+{
+    const char* k = key.data();
+    switch (key.size()) {
+    case 2: {
+        const std::uint64_t w = wordAt(k, 2);
+        return w == wordOf("ph") ? Member::Ph
+               : w == wordOf("ts") ? Member::Ts
+               : w == wordOf("id") ? Member::Id
+               : w == wordOf("bp") ? Member::Bp
+                                   : Member::Other;
+    }
+    case 3: {
+        const std::uint64_t w = wordAt(k, 3);
+        return w == wordOf("pid") ? Member::Pid
+               : w == wordOf("tid") ? Member::Tid
+               : w == wordOf("dur") ? Member::Dur
+               : w == wordOf("cat") ? Member::Cat
+                                    : Member::Other;
+    }
+    case 4: {
+        const std::uint64_t w = wordAt(k, 4);
+        return w == wordOf("name") ? Member::Name : w == wordOf("args") ? Member::Args : Member::Other;
+    }
+    case 7: {
+        const std::uint64_t w = wordAt(k, 7);
+        return w == wordOf("bind_id") ? Member::BindId : w == wordOf("flow_in") ? Member::FlowIn : Member::Other;
+    }
+    case 8:
+        return wordAt(k, 8) == wordOf("flow_out") ? Member::FlowOut : Member::Other;
+    default:
+        return Member::Other;
+    }
+}
+
 // One event member other than "args"; false when its value is of a type the simdjson path
 // would refuse (it then reports the event).
-bool readMember(std::string_view key, const Value& v, TraceEvent& ev)
+[[gnu::always_inline]] inline bool readMember(Member m, const Value& v, TraceEvent& ev)
 {
     const bool isString = v.kind == TraceArg::Kind::String;
-    switch (key.empty() ? '\0' : key[0]) {
-    case 'p':
-        if (is(key, "ph")) {
-            if (!isString)
-                return false;
-            ev.ph = v.text.empty() ? '?' : v.text[0];
-        } else if (is(key, "pid")) {
-            readId(v, ev.pid, ev.pidText);
-            ev.hasPid = true;
-        }
-        return true;
-    case 't':
-        if (is(key, "ts")) {
-            ev.hasTs = true;
-            ev.tsNs = parseMicrosToNs(v.text);
-        } else if (is(key, "tid")) {
-            readId(v, ev.tid, ev.tidText);
-            ev.hasTid = true;
-        }
-        return true;
-    case 'd':
-        if (is(key, "dur")) {
-            ev.hasDur = true;
-            ev.durNs = parseMicrosToNs(v.text);
-        }
-        return true;
-    case 'n':
-        if (is(key, "name"))
-            ev.name = v.text;
-        return true;
-    case 'c':
-        if (is(key, "cat"))
-            ev.cat = v.text;
-        return true;
-    case 'i':
-        if (is(key, "id")) {
-            ev.idIsString = isString;
-            ev.id = v.text;
-            ev.hasId = true;
-        }
-        return true;
-    case 'b':
-        if (is(key, "bp")) {
-            if (!isString)
-                return false;
-            ev.bp = v.text;
-        } else if (is(key, "bind_id")) {
-            ev.bindId = v.text;
-        }
-        return true;
-    case 'f':
-        if (is(key, "flow_in"))
-            ev.flowIn = is(v.token, "true") ? 1 : 0;
-        else if (is(key, "flow_out"))
-            ev.flowOut = is(v.token, "true") ? 1 : 0;
-        return true;
-    default:
-        return true;
+    switch (m) {
+    case Member::Ph:
+        if (!isString)
+            return false;
+        ev.ph = v.text.empty() ? '?' : v.text[0];
+        break;
+    case Member::Pid:
+        readId(v, ev.pid, ev.pidText);
+        ev.hasPid = true;
+        break;
+    case Member::Ts:
+        ev.hasTs = true;
+        ev.tsNs = parseMicrosToNs(v.text);
+        break;
+    case Member::Tid:
+        readId(v, ev.tid, ev.tidText);
+        ev.hasTid = true;
+        break;
+    case Member::Dur:
+        ev.hasDur = true;
+        ev.durNs = parseMicrosToNs(v.text);
+        break;
+    case Member::Name: ev.name = v.text; break;
+    case Member::Cat: ev.cat = v.text; break;
+    case Member::Id:
+        ev.idIsString = isString;
+        ev.id = v.text;
+        ev.hasId = true;
+        break;
+    case Member::Bp:
+        if (!isString)
+            return false;
+        ev.bp = v.text;
+        break;
+    case Member::BindId: ev.bindId = v.text; break;
+    case Member::FlowIn: ev.flowIn = v.token == "true" ? 1 : 0; break;
+    case Member::FlowOut: ev.flowOut = v.token == "true" ? 1 : 0; break;
+    case Member::Args: // "args" that is no object: ignored, as simdjson's reading does
+    case Member::Other: break;
     }
+    return true;
 }
 
 } // namespace
 
 bool readPlainEvent(const char* begin, const char* end, TraceEvent& ev, std::vector<TraceArg>& args)
 {
-    const char* p = begin;
-    if (p == end || *p != '{')
+    if (end - begin < 2 || *begin != '{' || end[-1] != '}')
         return false;
-    ++p;
-    skipSpace(p, end);
-    if (p != end && *p == '}')
+    const char* p = begin + 1;
+    skipSpace(p);
+    if (*p == '}')
         return p + 1 == end;
     for (bool closed = false; !closed;) {
         std::string_view key;
         if (!readKey(p, end, key))
             return false;
         ++ev.fields;
-        if (is(key, "args") && p != end && *p == '{') {
-            if (!readArgs(p, end, ev, args))
+        const Member m = memberOf(key);
+        if (m == Member::Args && (skipSpace(p), *p == '{')) {
+            if (!readArgs(p, end, ev, args) || p == end) // the event's '}' was the arguments' own
                 return false;
         } else {
             Value v;
-            if (!readValue(p, end, v) || !readMember(key, v, ev))
+            if (!readValue(p, end, v) || !readMember(m, v, ev))
                 return false;
         }
-        if (!memberEnd(p, end, closed))
+        if (!memberEnd(p, closed))
             return false;
     }
     return p == end;
