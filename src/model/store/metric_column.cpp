@@ -85,12 +85,20 @@ void MetricColumn::appendBlock(const double* values, std::size_t n)
         m_raw.insert(m_raw.end(), values, values + n);
         return;
     }
-    // The values ahead are known: their slots are fetched 16 values ahead and, once there, the
-    // distinct value a slot points at 8 values ahead, so that a large column's lookups overlap
-    // their cache misses instead of waiting for each in turn.
-    constexpr std::size_t kAhead = 8;
+    if (m_codes.capacity() - m_codes.size() < n)
+        m_codes.reserve(std::max(m_codes.capacity() * 2, m_codes.size() + n));
+    // The values ahead are known: in an index too large for the cache, their slots are fetched
+    // 16 values ahead and, once there, the distinct value a slot points at 8 values ahead, so
+    // that the lookups overlap their cache misses instead of waiting for each in turn.
+    constexpr std::size_t kAhead = 8, kCachedSlots = 16384;
+    const bool prefetch = m_slots.size() > kCachedSlots;
     for (std::size_t i = 0; i < n; ++i) {
-        if (!m_wide && !m_slots.empty()) {
+        const std::uint64_t bits = bitsOf(values[i]);
+        if (bits == m_lastBits && m_lastCode != kNoCode) { // a run of one value: no lookup
+            m_codes.push_back(static_cast<std::uint16_t>(m_lastCode));
+            continue;
+        }
+        if (prefetch) {
             const std::size_t mask = m_slots.size() - 1;
             if (i + 2 * kAhead < n)
                 __builtin_prefetch(&m_slots[slotOf(bitsOf(values[i + 2 * kAhead]), mask)]);
@@ -98,7 +106,11 @@ void MetricColumn::appendBlock(const double* values, std::size_t n)
                 if (const std::uint32_t code = m_slots[slotOf(bitsOf(values[i + kAhead]), mask)])
                     __builtin_prefetch(&m_values[code - 1]);
         }
-        push_back(values[i]); // a column that turns into doubles midway takes the rest as doubles
+        pushCoded(values[i]);
+        if (m_wide) { // too many distinct values: the rest as doubles
+            m_raw.insert(m_raw.end(), values + i + 1, values + n);
+            return;
+        }
     }
 }
 
