@@ -150,18 +150,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         else if (readers::looksLikeSimplifiedTasks(all.substr(0, std::min<std::size_t>(all.size(), 4096))))
             readers::readSimplifiedTasksJson(all, p, ctx); // the loader's sniffing, as in loadRank
         else {
-            // Twice: as one chunk, and in small chunks with every event read by simdjson (no
-            // plain-form reading, plain_event_reader.h). Both must store the same.
-            ReadContext small = ctx;
-            small.chunkBytes = 64 + size % 1024;
-            small.plainEvents = false;
-            Profile q;
+            // Three times: as one chunk; in small chunks cut by guesses where the events are
+            // plain; and in small chunks cut exactly with every event read by simdjson (no
+            // plain-form reading, plain_event_reader.h). All must store the same.
+            ReadContext small = ctx, general = ctx;
+            small.chunkBytes = general.chunkBytes = 64 + size % 1024;
+            general.plainEvents = false;
+            Profile q, r;
             const FileRecord one = readers::readTimelineJson(all, p, ctx);
             const FileRecord many = readers::readTimelineJson(all, q, small);
-            if (one.records != many.records || one.skipped != many.skipped || p.slices.size() != q.slices.size() ||
-                p.flows.size() != q.flows.size() || p.counters.size() != q.counters.size() ||
-                p.diagnostics.size() != q.diagnostics.size() || p.args.args.size() != q.args.args.size())
-                std::abort();
+            const FileRecord exact = readers::readTimelineJson(all, r, general);
+            for (const auto& [rec, other] : {std::pair{&many, &q}, std::pair{&exact, &r}})
+                if (one.records != rec->records || one.skipped != rec->skipped || p.slices.size() != other->slices.size() ||
+                    p.flows.size() != other->flows.size() || p.counters.size() != other->counters.size() ||
+                    p.diagnostics.size() != other->diagnostics.size() || p.args.args.size() != other->args.args.size())
+                    std::abort();
             finish(q);
         }
         finish(p);

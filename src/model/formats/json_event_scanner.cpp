@@ -2,6 +2,7 @@
 
 #include "model/formats/block_masks.h"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstring>
@@ -252,6 +253,35 @@ bool JsonEventScanner::scanBlocks(std::vector<ElementSpan>& out, std::uint64_t s
         }
     }
     m_pos = lastEnd; // the bytes end, inside an element or after the last one
+    return false;
+}
+
+bool JsonEventScanner::nextGuess(std::uint64_t budget, ElementSpan& chunk)
+{
+    // The cut is looked for in the next `budget` bytes (4 KB at least), and a budget's bytes are
+    // left after them for next().
+    const std::uint64_t search = std::max<std::uint64_t>(budget, 4096);
+    const std::uint64_t n = m_bytes.size();
+    if (m_state != State::Scanning || budget == 0 || m_pos + 2 * budget + search > n)
+        return false;
+    const char* const base = m_bytes.data();
+    const std::uint64_t limit = m_pos + budget + search;
+    for (std::uint64_t p = m_pos + budget; p < limit;) {
+        const void* hit = std::memchr(base + p, '}', limit - p);
+        if (!hit)
+            return false;
+        const std::uint64_t close = static_cast<std::uint64_t>(static_cast<const char*>(hit) - base);
+        std::uint64_t q = skipJsonSpace(m_bytes, close + 1);
+        if (q < n && base[q] == ',') {
+            q = skipSeparators(m_bytes, q + 1);
+            if (q < n && base[q] == '{') {
+                chunk = ElementSpan{m_pos, close + 1};
+                m_pos = close + 1;
+                return true;
+            }
+        }
+        p = close + 1;
+    }
     return false;
 }
 

@@ -30,6 +30,21 @@ public:
     // stops. Returns false once nothing more can be read (see state()).
     bool next(std::vector<ElementSpan>& out, std::uint64_t budget);
 
+    // Cuts the next chunk without reading it: from the position after the last element taken
+    // to the end of the first `}` at least `budget` bytes on that is followed by `,` and `{` (and
+    // blanks). The cut is a guess: such bytes may also sit inside a string or a nested value, so
+    // the caller keeps the chunk only once the events before it were read up to its start and
+    // its own events up to its end. False, with nothing changed, near the end of the bytes
+    // (the last chunks are always cut by next()) or when no such bytes come soon.
+    bool nextGuess(std::uint64_t budget, ElementSpan& chunk);
+
+    // Scanning again from `pos`, which is to be the end of an element (or the array's start).
+    void resumeAt(std::uint64_t pos)
+    {
+        m_pos = pos;
+        m_state = State::Scanning;
+    }
+
     State state() const { return m_state; }
     // Where scanning stopped: the first byte not consumed (truncated fragment, garbage, or ']').
     std::uint64_t position() const { return m_pos; }

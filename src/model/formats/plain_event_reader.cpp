@@ -361,32 +361,38 @@ enum class Member { Other, Ph, Pid, Ts, Tid, Dur, Name, Cat, Args, Id, Bp, BindI
 
 } // namespace
 
-bool readPlainEvent(const char* begin, const char* end, TraceEvent& ev, std::vector<TraceArg>& args)
+const char* readPlainEventAt(const char* begin, const char* limit, TraceEvent& ev, std::vector<TraceArg>& args)
 {
+    const char* const end = limit; // every read below stops at the '}' before it
     if (end - begin < 2 || *begin != '{' || end[-1] != '}')
-        return false;
+        return nullptr;
     const char* p = begin + 1;
     skipSpace(p);
     if (*p == '}')
-        return p + 1 == end;
+        return p + 1;
     for (bool closed = false; !closed;) {
         std::string_view key;
         if (!readKey(p, end, key))
-            return false;
+            return nullptr;
         ++ev.fields;
         const Member m = memberOf(key);
         if (m == Member::Args && (skipSpace(p), *p == '{')) {
-            if (!readArgs(p, end, ev, args) || p == end) // the event's '}' was the arguments' own
-                return false;
+            if (!readArgs(p, end, ev, args) || p == end) // the limit's '}' was the arguments' own
+                return nullptr;
         } else {
             Value v;
             if (!readValue(p, end, v) || !readMember(m, v, ev))
-                return false;
+                return nullptr;
         }
         if (!memberEnd(p, closed))
-            return false;
+            return nullptr;
     }
-    return p == end;
+    return p;
+}
+
+bool readPlainEvent(const char* begin, const char* end, TraceEvent& ev, std::vector<TraceArg>& args)
+{
+    return readPlainEventAt(begin, end, ev, args) == end;
 }
 
 } // namespace npuscope

@@ -21,4 +21,9 @@ namespace npuscope {
 // the arguments appended are then to be dropped.
 bool readPlainEvent(const char* begin, const char* end, TraceEvent& ev, std::vector<TraceArg>& args);
 
+// The same for an event that starts at `begin` and ends at or before `limit`, whose last byte is
+// a '}' (the end of the event, or of a later one): one past the event's '}', or nullptr when
+// the event is not of the plain form or does not end before `limit`.
+const char* readPlainEventAt(const char* begin, const char* limit, TraceEvent& ev, std::vector<TraceArg>& args);
+
 } // namespace npuscope

@@ -27,6 +27,11 @@ public:
     // Parses `spans`, consecutive elements of the events array of `bytes` (given at creation),
     // into `out` (cleared first). The views in `out` stay valid until this parser parses again.
     virtual void parse(const std::vector<ElementSpan>& spans, EventBatch& out) = 0;
+    // Reads the bytes [begin, end) of the events array, which start after an element (or at the
+    // array's start) and end with an event's '}', as plain events and the separators between
+    // them (readPlainEventAt), into `out`. False, with `out` empty, at the first byte that is
+    // no separator and starts no plain event: the caller then cuts the bytes into spans.
+    virtual bool parseRange(std::uint64_t begin, std::uint64_t end, EventBatch& out) = 0;
 };
 
 // With `plainEvents`, a chunk whose events are all of the plain form (plain_event_reader.h) is

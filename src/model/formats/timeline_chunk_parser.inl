@@ -243,6 +243,29 @@ public:
         out.bindArgs();
     }
 
+    bool parseRange(std::uint64_t begin, std::uint64_t end, EventBatch& out) override
+    {
+        out.clear();
+        const char* const base = m_bytes.data();
+        const char* p = base + begin;
+        const char* const limit = base + end;
+        for (;;) {
+            while (p != limit && (*p == ',' || *p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+                ++p;
+            if (p == limit)
+                break;
+            TraceEvent& ev = out.events.emplace_back();
+            ev.offset = static_cast<std::uint64_t>(p - base);
+            p = readPlainEventAt(p, limit, ev, out.args);
+            if (!p) {
+                out.clear();
+                return false;
+            }
+        }
+        out.bindArgs();
+        return true;
+    }
+
 private:
     // Every event of the chunk read from the file's bytes (readPlainEvent), when all of them are
     // of the plain form; false at the first that is not, and the chunk goes to simdjson.

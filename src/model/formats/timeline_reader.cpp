@@ -55,10 +55,18 @@ std::unique_ptr<EventChunkParser> makeChunkParser(std::string_view bytes, bool p
 // else parses a scanned one. So neither waits while there is work: the 1 GB benchmark profile's
 // parsing thread used to be busy for its whole load while the building thread was idle most of
 // the time (0.5-1.0 s of CPU in 2.4-3.3 s).
+//
+// With plain events, chunks are cut by a guess (JsonEventScanner::nextGuess) instead of a scan
+// of every byte, and read as plain events from their first byte to their last (parseRange).
+// Before a guessed chunk is built it is settled: kept when it was read whole and starts where
+// the chunk before it ended (so, by induction from the array's start, at an element's end);
+// else its bytes are cut exactly from there and read again. When that exact cut ends elsewhere
+// than the guess, the chunks cut after it are dropped and scanning goes on exactly from there.
 class ChunkPipeline {
 public:
     ChunkPipeline(std::string_view bytes, JsonEventScanner& scanner, const ReadContext& ctx)
-        : m_scanner(scanner), m_ctx(ctx), m_chunkBytes(chunkBytes(ctx))
+        : m_bytes(bytes), m_scanner(scanner), m_ctx(ctx), m_chunkBytes(chunkBytes(ctx)), m_guess(ctx.plainEvents),
+          m_settled(scanner.position())
     {
         for (auto& s : m_slots)
             s.parser = makeChunkParser(bytes, ctx.plainEvents);
@@ -71,9 +79,13 @@ public:
         if (!threaded) {
             Slot& s = m_slots[0];
             while (scan(s)) {
-                s.parser->parse(s.spans, s.batch);
+                parse(s);
+                if (!settle(s)) {
+                    m_scanner = m_resync;
+                    m_guess = false;
+                }
                 build(s.batch);
-                progress(s);
+                progress();
             }
             return !m_cancelled;
         }
@@ -87,7 +99,10 @@ private:
     enum class State : std::uint8_t { Free, Scanning, Scanned, Parsing, Parsed, Building };
     struct Slot {
         std::unique_ptr<EventChunkParser> parser;
-        std::vector<ElementSpan> spans;
+        std::vector<ElementSpan> spans; // a chunk cut exactly
+        bool guessed = false;           // else a chunk cut by a guess: `range`,
+        ElementSpan range;
+        bool read = false;              // and read whole as plain events
         EventBatch batch;
         State state = State::Free;
     };
@@ -107,11 +122,26 @@ private:
                 next.state = State::Building;
                 lock.unlock();
                 const bool cancelled = m_ctx.cancelled();
+                bool aligned = true;
                 if (!cancelled) {
+                    aligned = settle(next);
                     build(next.batch);
-                    progress(next);
+                    progress();
                 }
                 lock.lock();
+                if (!aligned) {
+                    // The chunk cut after this one starts inside an element: dropped, once no
+                    // thread is cutting or reading it.
+                    Slot& after = m_slots[(m_built + 1) % kSlots];
+                    m_cv.wait(lock, [&] { return after.state != State::Scanning && after.state != State::Parsing; });
+                    if (m_scanned > m_built + 1) {
+                        after.state = State::Free;
+                        m_scanned = m_built + 1;
+                    }
+                    m_scanner = m_resync;
+                    m_guess = false;
+                    m_scanDone = false;
+                }
                 next.state = State::Free;
                 ++m_built;
                 if (cancelled) {
@@ -146,7 +176,7 @@ private:
             if (toParse) {
                 toParse->state = State::Parsing;
                 lock.unlock();
-                toParse->parser->parse(toParse->spans, toParse->batch);
+                parse(*toParse);
                 lock.lock();
                 toParse->state = State::Parsed;
                 m_cv.notify_all();
@@ -156,7 +186,8 @@ private:
         }
     }
 
-    // Scans the next chunk into `s`. False at the end of the events or when cancelled.
+    // Cuts the next chunk into `s`: by a guess while plain events are read that way, else
+    // exactly. False at the end of the events or when cancelled.
     bool scan(Slot& s)
     {
         if (m_ctx.cancelled()) {
@@ -164,23 +195,64 @@ private:
             return false;
         }
         s.spans.clear();
-        return m_scanner.next(s.spans, m_chunkBytes);
+        s.guessed = m_guess && m_scanner.nextGuess(m_chunkBytes, s.range);
+        return s.guessed || m_scanner.next(s.spans, m_chunkBytes);
     }
 
-    // After `s` was built: every byte before its end has been parsed (chunks are built in order),
-    // so the caller may drop those pages.
-    void progress(const Slot& s)
+    void parse(Slot& s)
     {
-        const std::uint64_t done = s.spans.back().end;
+        if (s.guessed)
+            s.read = s.parser->parseRange(s.range.begin, s.range.end, s.batch);
+        else
+            s.parser->parse(s.spans, s.batch);
+    }
+
+    // Makes `s` the chunk that starts where the last one built ended (see the class comment).
+    // False when its exact cut ends elsewhere than its guess: the scanner is then to go on from
+    // m_resync. Called by the one thread building.
+    bool settle(Slot& s)
+    {
+        if (s.guessed && s.read && s.range.begin == m_settled) {
+            m_settled = s.range.end;
+            return true;
+        }
+        if (s.guessed) {
+            JsonEventScanner exact(m_bytes);
+            exact.resumeAt(m_settled);
+            s.spans.clear();
+            exact.next(s.spans, s.range.end > m_settled ? s.range.end - m_settled : 1);
+            s.parser->parse(s.spans, s.batch);
+            s.guessed = false;
+            if (exact.state() != JsonEventScanner::State::Scanning || exact.position() != s.range.end) {
+                m_resync = exact;
+                if (!s.spans.empty())
+                    m_settled = s.spans.back().end;
+                return false;
+            }
+        }
+        if (!s.spans.empty())
+            m_settled = s.spans.back().end;
+        return true;
+    }
+
+    // After a chunk was built: every byte before its end has been parsed (chunks are built in
+    // order), so the caller may drop those pages.
+    void progress()
+    {
+        const std::uint64_t done = m_settled;
         if (m_ctx.progress && done - m_lastProgress >= kProgressBytes) {
             m_ctx.progress(done);
             m_lastProgress = done;
         }
     }
 
+    std::string_view m_bytes;
     JsonEventScanner& m_scanner;
     const ReadContext& m_ctx;
     const std::uint64_t m_chunkBytes;
+    bool m_guess;                 // chunks cut by guesses (changed only while no chunk is cut)
+    std::uint64_t m_settled;      // where the last chunk built ended: an element's end
+    JsonEventScanner m_resync{std::string_view()};
     Slot m_slots[kSlots];
     std::mutex m_mutex;
     std::condition_variable m_cv;
