@@ -54,11 +54,29 @@ constexpr std::array<std::uint8_t, 256> kClass = [] {
 
 // The first n (at most 8) bytes at p as one little-endian word, and the same of a literal:
 // keys and literals are told apart by one comparison of words.
+// Whole loads only: a word assembled from narrower stores would wait for them to retire.
 [[gnu::always_inline]] inline std::uint64_t wordAt(const char* p, std::size_t n)
 {
-    std::uint64_t w = 0;
-    std::memcpy(&w, p, n);
-    return w;
+    std::uint16_t w2;
+    std::uint32_t w4, high4;
+    std::uint64_t w8;
+    switch (n) {
+    case 2: return std::memcpy(&w2, p, 2), w2;
+    case 3: return std::memcpy(&w2, p, 2), w2 | (std::uint64_t(static_cast<unsigned char>(p[2])) << 16);
+    case 4: return std::memcpy(&w4, p, 4), w4;
+    case 5: return std::memcpy(&w4, p, 4), w4 | (std::uint64_t(static_cast<unsigned char>(p[4])) << 32);
+    case 7: // bytes 0-3, and 3-6 shifted past byte 3
+        std::memcpy(&w4, p, 4);
+        std::memcpy(&high4, p + 3, 4);
+        return w4 | (std::uint64_t(high4 >> 8) << 32);
+    case 8: return std::memcpy(&w8, p, 8), w8;
+    default: {
+        std::uint64_t w = 0;
+        for (std::size_t i = 0; i < n; ++i)
+            w |= std::uint64_t(static_cast<unsigned char>(p[i])) << (8 * i);
+        return w;
+    }
+    }
 }
 template <std::size_t N>
 constexpr std::uint64_t wordOf(const char (&lit)[N])
@@ -136,11 +154,11 @@ constexpr std::uint64_t wordOf(const char (&lit)[N])
     return true;
 }
 
-// A value other than an object or an array. `text` is a string's text without its quotes,
-// else the token as written; `token` is the value as written (a string with its quotes).
+// A value other than an object or an array: a string's text without its quotes, else the
+// token as written (a number or a literal).
 struct Value {
     TraceArg::Kind kind = TraceArg::Kind::String;
-    std::string_view text, token;
+    std::string_view text;
 };
 
 // The literal `lit` at p, followed by the end of the token.
@@ -162,7 +180,6 @@ template <std::size_t N>
         if (!plainString(p, end, v.text))
             return false;
         v.kind = TraceArg::Kind::String;
-        v.token = std::string_view(begin, static_cast<std::size_t>(p - begin));
         return true;
     }
     if (c == '-' || static_cast<unsigned>(c - '0') < 10) {
@@ -183,7 +200,7 @@ template <std::size_t N>
         p += n;
         v.kind = TraceArg::Kind::Literal;
     }
-    v.text = v.token = std::string_view(begin, static_cast<std::size_t>(p - begin));
+    v.text = std::string_view(begin, static_cast<std::size_t>(p - begin));
     return true;
 }
 
@@ -237,7 +254,12 @@ bool readArgs(const char*& p, const char* end, TraceEvent& ev, std::vector<Trace
         Value v;
         if (!readKey(p, end, key) || !readValue(p, end, v))
             return false;
-        args.push_back(TraceArg{key, v.kind == TraceArg::Kind::String ? v.text : v.token, v.kind});
+        // Written in place: a TraceArg built aside and copied would be read back whole right
+        // after its fields were stored one by one, which stalls the copy.
+        TraceArg& a = args.emplace_back();
+        a.key = key;
+        a.value = v.text;
+        a.kind = v.kind;
         ++ev.argc;
         if (!memberEnd(p, closed))
             return false;
@@ -245,31 +267,33 @@ bool readArgs(const char*& p, const char* end, TraceEvent& ev, std::vector<Trace
     return true;
 }
 
-// pid/tid as readId in timeline_chunk_parser.inl reads them.
-void readId(const Value& v, std::int64_t& num, std::string_view& text)
+// pid/tid as readId in timeline_chunk_parser.inl reads them: `text` is a string's text, or the
+// token of another value. (By value, not a Value: one passed by reference would have to live in
+// memory, and copying its views stalls on the stores just made.)
+void readId(bool isString, std::string_view text, std::int64_t& num, std::string_view& idText)
 {
-    if (v.kind == TraceArg::Kind::String) {
-        if (auto n = parseInt64(v.text)) {
+    if (isString) {
+        if (auto n = parseInt64(text)) {
             num = *n;
-            text = {};
+            idText = {};
         } else {
-            text = v.text.empty() ? std::string_view("\"\"") : v.text;
+            idText = text.empty() ? std::string_view("\"\"") : text;
         }
         return;
     }
-    if (std::uint64_t u; digits::plainDecimal(v.token, 18, u)) { // what parseInt64 tries first
+    if (std::uint64_t u; digits::plainDecimal(text, 18, u)) { // what parseInt64 tries first
         num = static_cast<std::int64_t>(u);
         return;
     }
-    if (auto n = parseInt64(v.token)) {
+    if (auto n = parseInt64(text)) {
         num = *n;
         return;
     }
-    if (auto d = parseDouble(v.token); d && *d >= -9.2e18 && *d <= 9.2e18) {
+    if (auto d = parseDouble(text); d && *d >= -9.2e18 && *d <= 9.2e18) {
         num = static_cast<std::int64_t>(*d);
         return;
     }
-    text = v.token;
+    idText = text;
 }
 
 // The event members read; Other for every other key. As keyOf in timeline_chunk_parser.inl,
@@ -323,7 +347,7 @@ enum class Member { Other, Ph, Pid, Ts, Tid, Dur, Name, Cat, Args, Id, Bp, BindI
         ev.ph = v.text.empty() ? '?' : v.text[0];
         break;
     case Member::Pid:
-        readId(v, ev.pid, ev.pidText);
+        readId(isString, v.text, ev.pid, ev.pidText);
         ev.hasPid = true;
         break;
     case Member::Ts:
@@ -331,7 +355,7 @@ enum class Member { Other, Ph, Pid, Ts, Tid, Dur, Name, Cat, Args, Id, Bp, BindI
         ev.tsNs = parseMicrosToNs(v.text);
         break;
     case Member::Tid:
-        readId(v, ev.tid, ev.tidText);
+        readId(isString, v.text, ev.tid, ev.tidText);
         ev.hasTid = true;
         break;
     case Member::Dur:
@@ -351,8 +375,8 @@ enum class Member { Other, Ph, Pid, Ts, Tid, Dur, Name, Cat, Args, Id, Bp, BindI
         ev.bp = v.text;
         break;
     case Member::BindId: ev.bindId = v.text; break;
-    case Member::FlowIn: ev.flowIn = v.token == "true" ? 1 : 0; break;
-    case Member::FlowOut: ev.flowOut = v.token == "true" ? 1 : 0; break;
+    case Member::FlowIn: ev.flowIn = !isString && v.text == "true" ? 1 : 0; break;
+    case Member::FlowOut: ev.flowOut = !isString && v.text == "true" ? 1 : 0; break;
     case Member::Args: // "args" that is no object: ignored, as simdjson's reading does
     case Member::Other: break;
     }
