@@ -122,6 +122,18 @@ std::string describe(const Loaded& l)
     return out;
 }
 
+// Where two descriptions part, and what each says from there.
+QString firstDifference(const std::string& a, const std::string& b)
+{
+    std::size_t k = 0;
+    while (k < a.size() && k < b.size() && a[k] == b[k])
+        ++k;
+    return QStringLiteral("differ at %1: %2 | %3")
+        .arg(k)
+        .arg(QString::fromStdString(a.substr(k, 100)))
+        .arg(QString::fromStdString(b.substr(k, 100)));
+}
+
 const Diagnostic* diagWith(const Profile& p, std::string_view text)
 {
     for (const auto& d : p.diagnostics)
@@ -649,16 +661,8 @@ private slots:
         // to give an ordering mistake in the shared loop a chance to show.
         for (std::uint64_t chunk : {97, 97, 97, 97, 700, 4096, 65536}) {
             const std::string chunked = describe(*readText(json, "t.json", chunk));
-            if (chunked != whole) {
-                std::size_t k = 0;
-                while (k < whole.size() && whole[k] == chunked[k])
-                    ++k;
-                QFAIL(qPrintable(QStringLiteral("chunks of %1 bytes differ at %2: %3 | %4")
-                                     .arg(chunk)
-                                     .arg(k)
-                                     .arg(QString::fromStdString(whole.substr(k, 80)))
-                                     .arg(QString::fromStdString(chunked.substr(k, 80)))));
-            }
+            if (chunked != whole)
+                QFAIL(qPrintable(QStringLiteral("chunks of %1 bytes: %2").arg(chunk).arg(firstDifference(whole, chunked))));
         }
     }
 
@@ -686,16 +690,10 @@ private slots:
             const std::string general = describe(*readText(json, "t.json", chunk, false));
             const std::string plain = describe(*readText(json, "t.json", chunk, true));
             QVERIFY(general.size() > 100);
-            if (plain != general) {
-                std::size_t k = 0;
-                while (k < general.size() && general[k] == plain[k])
-                    ++k;
-                QFAIL(qPrintable(QStringLiteral("chunks of %1 bytes differ at %2: simdjson %3 | plain %4")
+            if (plain != general)
+                QFAIL(qPrintable(QStringLiteral("chunks of %1 bytes, simdjson | plain: %2")
                                      .arg(chunk)
-                                     .arg(k)
-                                     .arg(QString::fromStdString(general.substr(k, 100)))
-                                     .arg(QString::fromStdString(plain.substr(k, 100)))));
-            }
+                                     .arg(firstDifference(general, plain))));
         }
     }
 
