@@ -219,8 +219,13 @@ public:
         out.clear();
         if (spans.empty())
             return;
-        if (m_plainEvents && parsePlain(spans, out))
-            return;
+        // A chunk that was not all plain events is likely followed by more such chunks: then the
+        // plain reading is tried again only every 16th chunk, not to be thrown away each time.
+        if (m_plainEvents && (m_lastPlain || ++m_sinceTried % 16 == 0)) {
+            m_lastPlain = parsePlain(spans, out);
+            if (m_lastPlain)
+                return;
+        }
         out.clear();
         const std::uint64_t begin = spans.front().begin;
         const std::uint64_t end = spans.back().end;
@@ -363,6 +368,8 @@ private:
 
     std::string_view m_bytes;
     bool m_plainEvents = true;
+    bool m_lastPlain = true;        // the last chunk tried was all plain events
+    std::uint32_t m_sinceTried = 0; // chunks read with simdjson since
     od::parser m_parser;
     std::vector<char> m_buf; // reused: first-touch page faults cost more than parsing
     std::uint64_t m_begin = 0;

@@ -62,6 +62,8 @@ std::unique_ptr<EventChunkParser> makeChunkParser(std::string_view bytes, bool p
 // the chunk before it ended (so, by induction from the array's start, at an element's end);
 // else its bytes are cut exactly from there and read again. When that exact cut ends elsewhere
 // than the guess, the chunks cut after it are dropped and scanning goes on exactly from there.
+// That reading again is done by the building thread alone, so after the first guessed chunk
+// that was not all plain events (a file of other events), the rest is cut exactly.
 class ChunkPipeline {
 public:
     ChunkPipeline(std::string_view bytes, JsonEventScanner& scanner, const ReadContext& ctx)
@@ -217,6 +219,8 @@ private:
             return true;
         }
         if (s.guessed) {
+            if (!s.read)
+                m_guess = false; // the chunks cut from now on; one cut already stays a guess
             JsonEventScanner exact(m_bytes);
             exact.resumeAt(m_settled);
             s.spans.clear();
@@ -250,7 +254,7 @@ private:
     JsonEventScanner& m_scanner;
     const ReadContext& m_ctx;
     const std::uint64_t m_chunkBytes;
-    bool m_guess;                 // chunks cut by guesses (changed only while no chunk is cut)
+    std::atomic<bool> m_guess;    // chunks cut by guesses
     std::uint64_t m_settled;      // where the last chunk built ended: an element's end
     JsonEventScanner m_resync{std::string_view()};
     Slot m_slots[kSlots];
