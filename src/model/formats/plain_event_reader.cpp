@@ -12,9 +12,9 @@
 #include <emmintrin.h>
 #endif
 
-// Every function below reads inside an event whose last byte is its closing '}' (checked
-// first): a string, number or literal that was read ends before that byte, so the byte after
-// it can be looked at without testing for the end.
+// Every function below reads inside bytes whose last one is a '}' (the event's own or a later
+// event's; checked first): a string, number or literal that was read ends before that byte, so
+// the byte after it can be looked at without testing for the end.
 
 namespace npuscope {
 
