@@ -105,15 +105,14 @@ std::uint64_t escapedBytes(std::uint64_t backslash, bool& carry)
     return escaped;
 }
 
-// Separators between elements: whitespace and commas (a trailing comma before ']' is tolerated).
+} // namespace
+
 std::size_t skipSeparators(std::string_view s, std::size_t pos)
 {
     while (pos < s.size() && (s[pos] == ',' || s[pos] == ' ' || s[pos] == '\n' || s[pos] == '\r' || s[pos] == '\t'))
         ++pos;
     return pos;
 }
-
-} // namespace
 
 std::size_t skipJsonSpace(std::string_view s, std::size_t pos)
 {

@@ -69,5 +69,8 @@ private:
 
 // Skips spaces, tabs, CR, LF from pos; returns the new position.
 std::size_t skipJsonSpace(std::string_view s, std::size_t pos);
+// Skips the separators between elements: blanks and commas (a trailing comma before ']' is
+// tolerated); returns the new position.
+std::size_t skipSeparators(std::string_view s, std::size_t pos);
 
 } // namespace npuscope

@@ -1,7 +1,6 @@
 #include "model/formats/plain_event_reader.h"
 
 #include "model/formats/number_text.h"
-#include "model/store/decimal_digits.h"
 
 #include <array>
 #include <bit>
@@ -267,35 +266,6 @@ bool readArgs(const char*& p, const char* end, TraceEvent& ev, std::vector<Trace
     return true;
 }
 
-// pid/tid as readId in timeline_chunk_parser.inl reads them: `text` is a string's text, or the
-// token of another value. (By value, not a Value: one passed by reference would have to live in
-// memory, and copying its views stalls on the stores just made.)
-void readId(bool isString, std::string_view text, std::int64_t& num, std::string_view& idText)
-{
-    if (isString) {
-        if (auto n = parseInt64(text)) {
-            num = *n;
-            idText = {};
-        } else {
-            idText = text.empty() ? std::string_view("\"\"") : text;
-        }
-        return;
-    }
-    if (std::uint64_t u; digits::plainDecimal(text, 18, u)) { // what parseInt64 tries first
-        num = static_cast<std::int64_t>(u);
-        return;
-    }
-    if (auto n = parseInt64(text)) {
-        num = *n;
-        return;
-    }
-    if (auto d = parseDouble(text); d && *d >= -9.2e18 && *d <= 9.2e18) {
-        num = static_cast<std::int64_t>(*d);
-        return;
-    }
-    idText = text;
-}
-
 // The event members read; Other for every other key. As keyOf in timeline_chunk_parser.inl,
 // here by the key's length and its bytes as one word.
 enum class Member { Other, Ph, Pid, Ts, Tid, Dur, Name, Cat, Args, Id, Bp, BindId, FlowIn, FlowOut };
@@ -347,7 +317,7 @@ enum class Member { Other, Ph, Pid, Ts, Tid, Dur, Name, Cat, Args, Id, Bp, BindI
         ev.ph = v.text.empty() ? '?' : v.text[0];
         break;
     case Member::Pid:
-        readId(isString, v.text, ev.pid, ev.pidText);
+        readTraceId(isString, v.text, ev.pid, ev.pidText);
         ev.hasPid = true;
         break;
     case Member::Ts:
@@ -355,7 +325,7 @@ enum class Member { Other, Ph, Pid, Ts, Tid, Dur, Name, Cat, Args, Id, Bp, BindI
         ev.tsNs = parseMicrosToNs(v.text);
         break;
     case Member::Tid:
-        readId(isString, v.text, ev.tid, ev.tidText);
+        readTraceId(isString, v.text, ev.tid, ev.tidText);
         ev.hasTid = true;
         break;
     case Member::Dur:
@@ -384,6 +354,28 @@ enum class Member { Other, Ph, Pid, Ts, Tid, Dur, Name, Cat, Args, Id, Bp, BindI
 }
 
 } // namespace
+
+void readTraceId(bool isString, std::string_view text, std::int64_t& num, std::string_view& idText)
+{
+    if (isString) {
+        if (auto n = parseInt64(text)) {
+            num = *n;
+            idText = {};
+        } else {
+            idText = text.empty() ? std::string_view("\"\"") : text;
+        }
+        return;
+    }
+    if (auto n = parseInt64(text)) {
+        num = *n;
+        return;
+    }
+    if (auto d = parseDouble(text); d && *d >= -9.2e18 && *d <= 9.2e18) { // 12.0 or 1e3; 1e99 stays text
+        num = static_cast<std::int64_t>(*d);
+        return;
+    }
+    idText = text;
+}
 
 const char* readPlainEventAt(const char* begin, const char* limit, TraceEvent& ev, std::vector<TraceArg>& args)
 {

@@ -26,4 +26,12 @@ bool readPlainEvent(const char* begin, const char* end, TraceEvent& ev, std::vec
 // the event is not of the plain form or does not end before `limit`.
 const char* readPlainEventAt(const char* begin, const char* limit, TraceEvent& ev, std::vector<TraceArg>& args);
 
+// pid or tid as both readings take it: a number, or a numeric string, into `num`; any other
+// string (or "\"\"" for an empty one) into `idText`, which names the process or thread; a number
+// token that is no int64 (12.0, 1e3) by its value when it fits, else as text. `text` is a
+// string's text (`isString`) or the token of another value. (Views by value: a reader's value
+// passed by reference would have to live in memory, and copying views back right after they
+// were stored one by one stalls.)
+void readTraceId(bool isString, std::string_view text, std::int64_t& num, std::string_view& idText);
+
 } // namespace npuscope

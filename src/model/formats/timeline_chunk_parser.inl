@@ -18,34 +18,20 @@ simdjson::error_code getText(od::value v, std::string_view& out)
     return v.get_string().get(out);
 }
 
-// pid/tid: an integer, or a string (numeric strings count as numbers; others get a synthetic id).
+// pid/tid: a string (unescaped) or the token of another value, read by readTraceId.
 simdjson::error_code readId(od::value v, std::int64_t& num, std::string_view& text)
 {
     od::json_type type;
     if (auto e = v.type().get(type))
         return e;
+    std::string_view s;
     if (type == od::json_type::string) {
-        std::string_view s;
         if (auto e = v.get_string().get(s))
             return e;
-        if (auto n = parseInt64(s)) {
-            num = *n;
-            text = {};
-        } else {
-            text = s.empty() ? std::string_view("\"\"") : s;
-        }
-        return simdjson::SUCCESS;
+    } else {
+        s = trimToken(v.raw_json_token());
     }
-    const std::string_view tok = trimToken(v.raw_json_token());
-    if (auto n = parseInt64(tok)) {
-        num = *n;
-        return simdjson::SUCCESS;
-    }
-    if (auto d = parseDouble(tok); d && *d >= -9.2e18 && *d <= 9.2e18) { // 12.0 or 1e3; 1e99 stays text
-        num = static_cast<std::int64_t>(*d);
-        return simdjson::SUCCESS;
-    }
-    text = tok;
+    readTraceId(type == od::json_type::string, s, num, text);
     return simdjson::SUCCESS;
 }
 
@@ -251,22 +237,18 @@ public:
     bool parseRange(std::uint64_t begin, std::uint64_t end, EventBatch& out) override
     {
         out.clear();
-        const char* const base = m_bytes.data();
-        const char* p = base + begin;
-        const char* const limit = base + end;
-        for (;;) {
-            while (p != limit && (*p == ',' || *p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
-                ++p;
-            if (p == limit)
-                break;
+        const std::string_view range = m_bytes.substr(0, end);
+        for (std::uint64_t at = skipSeparators(range, begin); at != end; at = skipSeparators(range, at)) {
+            const char* const p = m_bytes.data() + at;
             __builtin_prefetch(p + 1024); // the file's bytes come from memory, not from a copy in cache
             TraceEvent& ev = out.events.emplace_back();
-            ev.offset = static_cast<std::uint64_t>(p - base);
-            p = readPlainEventAt(p, limit, ev, out.args);
-            if (!p) {
+            ev.offset = at;
+            const char* const next = readPlainEventAt(p, m_bytes.data() + end, ev, out.args);
+            if (!next) {
                 out.clear();
                 return false;
             }
+            at = static_cast<std::uint64_t>(next - m_bytes.data());
         }
         out.bindArgs();
         return true;

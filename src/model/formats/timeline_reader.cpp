@@ -3,8 +3,8 @@
 // the file's bytes (plain_event_reader.h); any other is copied into a reused padded buffer and
 // parsed with simdjson On-Demand as an array (a chunk that fails falls back to one document per
 // event, so a malformed event costs only itself). Either gives an EventBatch, which a
-// TimelineBuilder turns into the columnar Profile. Files of more than one chunk use two threads that share the scanning,
-// parsing and building (see ChunkPipeline).
+// TimelineBuilder turns into the columnar Profile. Files of more than one chunk use two threads
+// that share the scanning, parsing and building (see ChunkPipeline).
 #include "model/formats/json_event_scanner.h"
 #include "model/formats/number_text.h"
 #include "model/formats/readers.h"
@@ -82,10 +82,8 @@ public:
             Slot& s = m_slots[0];
             while (scan(s)) {
                 parse(s);
-                if (!settle(s)) {
+                if (!settle(s))
                     m_scanner = m_resync;
-                    m_guess = false;
-                }
                 build(s.batch);
                 progress();
             }
@@ -141,7 +139,6 @@ private:
                         m_scanned = m_built + 1;
                     }
                     m_scanner = m_resync;
-                    m_guess = false;
                     m_scanDone = false;
                 }
                 next.state = State::Free;
@@ -210,33 +207,31 @@ private:
     }
 
     // Makes `s` the chunk that starts where the last one built ended (see the class comment).
-    // False when its exact cut ends elsewhere than its guess: the scanner is then to go on from
-    // m_resync. Called by the one thread building.
+    // False when its exact cut ends elsewhere than its guess: the scanner is then to go on
+    // exactly from m_resync. Called by the one thread building.
     bool settle(Slot& s)
     {
+        bool aligned = true;
         if (s.guessed && s.read && s.range.begin == m_settled) {
             m_settled = s.range.end;
-            return true;
+            return aligned;
         }
         if (s.guessed) {
-            if (!s.read)
-                m_guess = false; // the chunks cut from now on; one cut already stays a guess
             JsonEventScanner exact(m_bytes);
             exact.resumeAt(m_settled);
             s.spans.clear();
             exact.next(s.spans, s.range.end > m_settled ? s.range.end - m_settled : 1);
             s.parser->parse(s.spans, s.batch);
             s.guessed = false;
-            if (exact.state() != JsonEventScanner::State::Scanning || exact.position() != s.range.end) {
+            aligned = exact.state() == JsonEventScanner::State::Scanning && exact.position() == s.range.end;
+            if (!aligned)
                 m_resync = exact;
-                if (!s.spans.empty())
-                    m_settled = s.spans.back().end;
-                return false;
-            }
+            // Cut exactly from now on (a cut already made stays a guess, settled in turn).
+            m_guess = false;
         }
         if (!s.spans.empty())
             m_settled = s.spans.back().end;
-        return true;
+        return aligned;
     }
 
     // After a chunk was built: every byte before its end has been parsed (chunks are built in

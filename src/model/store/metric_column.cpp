@@ -34,6 +34,11 @@ void MetricColumn::rehash(std::size_t slots)
     }
 }
 
+bool MetricColumn::repeatsLast(std::uint64_t bits) const
+{
+    return bits == m_lastBits && m_lastCode != kNoCode;
+}
+
 // Open addressing over the distinct values, kept at most half full; it starts small so that
 // columns of a few values stay in cache.
 std::uint32_t MetricColumn::codeOf(std::uint64_t bits)
@@ -56,7 +61,7 @@ std::uint32_t MetricColumn::codeOf(std::uint64_t bits)
 void MetricColumn::pushCoded(double v)
 {
     const std::uint64_t bits = bitsOf(v);
-    if (bits != m_lastBits || m_lastCode == kNoCode) {
+    if (!repeatsLast(bits)) {
         std::uint32_t code = bits == 0 ? m_zeroCode : kNoCode;
         if (code == kNoCode) {
             code = codeOf(bits);
@@ -85,20 +90,13 @@ void MetricColumn::appendBlock(const double* values, std::size_t n)
         m_raw.insert(m_raw.end(), values, values + n);
         return;
     }
-    if (m_codes.capacity() - m_codes.size() < n)
-        m_codes.reserve(std::max(m_codes.capacity() * 2, m_codes.size() + n));
     // The values ahead are known: in an index too large for the cache, their slots are fetched
     // 16 values ahead and, once there, the distinct value a slot points at 8 values ahead, so
     // that the lookups overlap their cache misses instead of waiting for each in turn.
     constexpr std::size_t kAhead = 8, kCachedSlots = 16384;
     const bool prefetch = m_slots.size() > kCachedSlots;
     for (std::size_t i = 0; i < n; ++i) {
-        const std::uint64_t bits = bitsOf(values[i]);
-        if (bits == m_lastBits && m_lastCode != kNoCode) { // a run of one value: no lookup
-            m_codes.push_back(static_cast<std::uint16_t>(m_lastCode));
-            continue;
-        }
-        if (prefetch) {
+        if (prefetch && !repeatsLast(bitsOf(values[i]))) { // a run of one value needs no lookup
             const std::size_t mask = m_slots.size() - 1;
             if (i + 2 * kAhead < n)
                 __builtin_prefetch(&m_slots[slotOf(bitsOf(values[i + 2 * kAhead]), mask)]);

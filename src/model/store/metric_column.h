@@ -78,6 +78,8 @@ public:
 
 private:
     void pushCoded(double v);
+    // The value (its bits) is the last one appended, whose code is known.
+    bool repeatsLast(std::uint64_t bits) const;
     std::uint32_t codeOf(std::uint64_t bits); // adds a value not seen yet
     void rehash(std::size_t slots);
 
