@@ -132,9 +132,12 @@ bool CsvReader::plainRecord()
         std::uint64_t quotes = m.quote & upTo;
         for (std::uint64_t c = ((m.comma & ~inQuotes) | newline) & upTo; c != 0; c &= c - 1) {
             const int bit = std::countr_zero(c);
-            const std::uint64_t below = bit == 0 ? 0 : (~std::uint64_t(0) >> (64 - bit));
-            const int cellQuotes = pendingQuotes + std::popcount(quotes & below);
-            quotes &= ~below;
+            int cellQuotes = pendingQuotes;
+            if (quotes != 0) { // most blocks of a kernel table hold none
+                const std::uint64_t below = bit == 0 ? 0 : (~std::uint64_t(0) >> (64 - bit));
+                cellQuotes += std::popcount(quotes & below);
+                quotes &= ~below;
+            }
             pendingQuotes = 0;
             const std::size_t at = block + static_cast<std::size_t>(bit);
             if (!add(at, cellQuotes))

@@ -218,38 +218,8 @@ bool parseUInt64(std::string_view text, std::uint64_t& out)
     return (out = v), true;
 }
 
-bool parseDouble(std::string_view text, double& out)
+bool detail::parseDoubleGeneral(std::string_view text, double& out)
 {
-    // Clinger's fast path, tried first on the text as it usually comes (no blanks, no sign):
-    // at most 15 digits and a plain decimal point make an exact integer mantissa and an exact
-    // power of ten, so one division gives the correctly rounded double that from_chars would.
-    // Anything else (blanks, signs, exponents, long mantissas, words) takes the general path.
-    {
-        static constexpr double kPow10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8,
-                                            1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
-        const char* c = text.data();
-        const char* const end = c + text.size();
-        const bool negative = c != end && *c == '-';
-        c += negative ? 1 : 0;
-        const char* const digitsBegin = c;
-        std::uint64_t mantissa = 0;
-        while (c != end && static_cast<unsigned>(*c - '0') < 10)
-            mantissa = mantissa * 10 + static_cast<unsigned>(*c++ - '0');
-        const char* const point = c;
-        int fraction = 0;
-        if (c != end && *c == '.') {
-            ++c;
-            const char* const fracBegin = c;
-            while (c != end && static_cast<unsigned>(*c - '0') < 10)
-                mantissa = mantissa * 10 + static_cast<unsigned>(*c++ - '0');
-            fraction = static_cast<int>(c - fracBegin);
-        }
-        const auto digits = (point - digitsBegin) + fraction;
-        if (c == end && digits > 0 && digits <= 15 && (fraction > 0 || point == end)) {
-            const double v = static_cast<double>(mantissa) / kPow10[fraction];
-            return (out = negative ? -v : v), true;
-        }
-    }
     text = trimText(text);
     if (isMissingText(text))
         return false;

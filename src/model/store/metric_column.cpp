@@ -58,30 +58,44 @@ std::uint32_t MetricColumn::codeOf(std::uint64_t bits)
     return static_cast<std::uint32_t>(m_values.size() - 1);
 }
 
+// A 65,537th distinct value (already appended to m_values): the codes so far become doubles,
+// and so does everything appended after them.
+void MetricColumn::becomeWide()
+{
+    m_values.pop_back();
+    const std::size_t capacity = m_codes.capacity();
+    expand();
+    m_manyValues = true;
+    m_raw.reserve(capacity);
+}
+
 void MetricColumn::pushCoded(double v)
 {
     const std::uint64_t bits = bitsOf(v);
     if (!repeatsLast(bits)) {
-        std::uint32_t code = bits == 0 ? m_zeroCode : kNoCode;
+        const std::uint32_t code = lookUp(bits);
         if (code == kNoCode) {
-            code = codeOf(bits);
-            if (code >= kMaxDistinct) {
-                // A 65,537th value: doubles from now on.
-                m_values.pop_back();
-                const std::size_t capacity = m_codes.capacity();
-                expand();
-                m_manyValues = true;
-                m_raw.reserve(capacity);
-                m_raw.push_back(v);
-                return;
-            }
-            if (bits == 0)
-                m_zeroCode = code;
+            becomeWide();
+            m_raw.push_back(v);
+            return;
         }
         m_lastCode = code;
         m_lastBits = bits;
     }
     m_codes.push_back(static_cast<std::uint16_t>(m_lastCode));
+}
+
+std::uint32_t MetricColumn::lookUp(std::uint64_t bits)
+{
+    std::uint32_t code = bits == 0 ? m_zeroCode : kNoCode;
+    if (code != kNoCode)
+        return code;
+    code = codeOf(bits);
+    if (code >= kMaxDistinct)
+        return kNoCode;
+    if (bits == 0)
+        m_zeroCode = code;
+    return code;
 }
 
 void MetricColumn::appendBlock(const double* values, std::size_t n)
@@ -90,25 +104,37 @@ void MetricColumn::appendBlock(const double* values, std::size_t n)
         m_raw.insert(m_raw.end(), values, values + n);
         return;
     }
-    // The values ahead are known: in an index too large for the cache, their slots are fetched
-    // 16 values ahead and, once there, the distinct value a slot points at 8 values ahead, so
-    // that the lookups overlap their cache misses instead of waiting for each in turn.
+    // The codes are written in place, and a run of the last value (a third of a kernel table's
+    // metric cells) is written without a lookup. The values ahead are known: in an index too
+    // large for the cache, their slots are fetched 16 values ahead and, once there, the distinct
+    // value a slot points at 8 values ahead, so that the lookups overlap their cache misses
+    // instead of waiting for each in turn.
     constexpr std::size_t kAhead = 8, kCachedSlots = 16384;
-    const bool prefetch = m_slots.size() > kCachedSlots;
+    const std::size_t at = m_codes.size();
+    m_codes.resize(at + n);
+    std::uint16_t* out = m_codes.data() + at;
     for (std::size_t i = 0; i < n; ++i) {
-        if (prefetch && !repeatsLast(bitsOf(values[i]))) { // a run of one value needs no lookup
-            const std::size_t mask = m_slots.size() - 1;
-            if (i + 2 * kAhead < n)
-                __builtin_prefetch(&m_slots[slotOf(bitsOf(values[i + 2 * kAhead]), mask)]);
-            if (i + kAhead < n)
-                if (const std::uint32_t code = m_slots[slotOf(bitsOf(values[i + kAhead]), mask)])
-                    __builtin_prefetch(&m_values[code - 1]);
+        const std::uint64_t bits = bitsOf(values[i]);
+        if (!repeatsLast(bits)) {
+            if (m_slots.size() > kCachedSlots) {
+                const std::size_t mask = m_slots.size() - 1;
+                if (i + 2 * kAhead < n)
+                    __builtin_prefetch(&m_slots[slotOf(bitsOf(values[i + 2 * kAhead]), mask)]);
+                if (i + kAhead < n)
+                    if (const std::uint32_t code = m_slots[slotOf(bitsOf(values[i + kAhead]), mask)])
+                        __builtin_prefetch(&m_values[code - 1]);
+            }
+            const std::uint32_t code = lookUp(bits);
+            if (code == kNoCode) { // too many distinct values: the rest as doubles
+                m_codes.resize(at + i);
+                becomeWide();
+                m_raw.insert(m_raw.end(), values + i, values + n);
+                return;
+            }
+            m_lastCode = code;
+            m_lastBits = bits;
         }
-        pushCoded(values[i]);
-        if (m_wide) { // too many distinct values: the rest as doubles
-            m_raw.insert(m_raw.end(), values + i + 1, values + n);
-            return;
-        }
+        out[i] = static_cast<std::uint16_t>(m_lastCode);
     }
 }
 

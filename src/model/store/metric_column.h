@@ -81,6 +81,10 @@ private:
     // The value (its bits) is the last one appended, whose code is known.
     bool repeatsLast(std::uint64_t bits) const;
     std::uint32_t codeOf(std::uint64_t bits); // adds a value not seen yet
+    // The code of a value (0.0 without a lookup), adding it when new; kNoCode when that would
+    // be the 65,537th distinct value (then call becomeWide).
+    std::uint32_t lookUp(std::uint64_t bits);
+    void becomeWide();
     void rehash(std::size_t slots);
 
     std::vector<double> m_raw;            // one value per row, when not coded
