@@ -299,6 +299,48 @@ private slots:
         QCOMPARE(missing.error, std::string("/nonexistent/npuscope: No such file or directory"));
     }
 
+    // The timeline is indexed while the side files are still read: what indexing reports comes
+    // after what the side files report, as when it ran last, and a timeline without slices
+    // takes its span from the kernel rows read beside it.
+    void indexedWhileSideFilesRead()
+    {
+        QTemporaryDir tmp;
+        const fs::path root(tmp.path().toStdString());
+        const std::string header = "Step Id,Model ID,Task ID,Stream ID,Name,Type,Accelerator Core,Start Time(us),"
+                                   "Duration(us),Wait Time(us),Block Dim\n";
+        const std::string meta = R"({"ph":"M","name":"process_name","pid":1,"tid":0,"args":{"name":"Ascend Hardware"}})";
+        const fs::path dup = root / "dup" / "a_ascend_pt" / "ASCEND_PROFILER_OUTPUT";
+        writeFile(dup / "trace_view.json", "[" + meta + R"(,{"ph":"X","name":"MatMul","pid":1,"tid":2,"ts":"10.000","dur":5},)"
+                                               R"({"ph":"X","name":"MatMul","pid":1,"tid":2,"ts":"10.000","dur":5}])");
+        writeFile(dup / "kernel_details.csv",
+                  header + "1,0,7,2,MatMul,MatMul,AI_CORE,10.000,5.000,0,8\n1,0,8,2,Bad,MatMul,AI_CORE,later,1,0,8\n");
+        const LoadResult a = loadSession((root / "dup").string());
+        QVERIFY2(a.session, a.error.c_str());
+        const Profile& p = *a.session->ranks.at(0);
+        QCOMPARE(p.slices.size(), std::size_t(2));
+        QCOMPARE(p.kernels.size(), std::size_t(1));
+        std::ptrdiff_t badRow = -1, duplicate = -1;
+        for (std::size_t i = 0; i < p.diagnostics.size(); ++i) {
+            const Diagnostic& d = p.diagnostics[i];
+            if (d.reason.find("bad start time 'later'") != std::string::npos)
+                badRow = static_cast<std::ptrdiff_t>(i);
+            if (d.reason.find("duplicate event") != std::string::npos)
+                duplicate = static_cast<std::ptrdiff_t>(i);
+        }
+        QVERIFY(badRow >= 0);
+        QVERIFY(duplicate > badRow);
+
+        const fs::path bare = root / "bare" / "b_ascend_pt" / "ASCEND_PROFILER_OUTPUT";
+        writeFile(bare / "trace_view.json", "[" + meta + "]");
+        writeFile(bare / "kernel_details.csv", header + "1,0,7,2,MatMul,MatMul,AI_CORE,100.000,2.500,0,8\n");
+        const LoadResult b = loadSession((root / "bare").string());
+        QVERIFY2(b.session, b.error.c_str());
+        const Profile& q = *b.session->ranks.at(0);
+        QCOMPARE(q.slices.size(), std::size_t(0));
+        QCOMPARE(q.begin, TimeNs(100000));
+        QCOMPARE(q.end, TimeNs(102500));
+    }
+
     void unreadableFileLeavesTheRest()
     {
         // A dangling kernel_details.csv (errno ENOENT at open) beside a good step_trace_time.csv.

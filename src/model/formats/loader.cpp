@@ -377,6 +377,8 @@ std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
 
     Profile side;
     side.rank = plan.rank;
+    bool indexed = false;
+    std::size_t diagnosticsBeforeIndex = 0, diagnosticsOfIndex = 0;
     {
         std::jthread worker;
         if (parallel)
@@ -404,6 +406,15 @@ std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
                 break;
             readInto(*p, i);
         }
+        // The timeline is indexed while the side thread may still be reading: finalize() sorts
+        // and binds slices, flows and counters, which the side files do not touch, and its serial
+        // parts then share the CPU with them instead of running after them with a core idle.
+        if (parallel && !env.cancelled()) {
+            diagnosticsBeforeIndex = p->diagnostics.size();
+            p->finalize();
+            diagnosticsOfIndex = p->diagnostics.size() - diagnosticsBeforeIndex;
+            indexed = true;
+        }
     } // joins the worker
     if (env.cancelled())
         return discard(std::move(p), std::move(side));
@@ -423,8 +434,16 @@ std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
     for (auto& r : records)
         if (r)
             p->files.push_back(std::move(*r));
-    env.progress.stage("Indexing" + label);
-    p->finalize();
+    if (indexed) {
+        // finalize()'s reports follow the side files' ones, as when it runs after them.
+        const auto at = p->diagnostics.begin() + static_cast<std::ptrdiff_t>(diagnosticsBeforeIndex);
+        std::rotate(at, at + static_cast<std::ptrdiff_t>(diagnosticsOfIndex), p->diagnostics.end());
+    }
+    // Without slices, the span comes from the kernel rows, which only now are in.
+    if (!indexed || p->slices.size() == 0) {
+        env.progress.stage("Indexing" + label);
+        p->finalize();
+    }
     if (env.cancelled())
         return discard(std::move(p));
     if (p->slices.size() > 0 && p->kernels.size() > 0) {
