@@ -144,6 +144,7 @@ private:
     std::int64_t resolvePid(const TraceEvent& ev);
     std::int64_t resolveTid(const TraceEvent& ev, std::int64_t pid);
     std::uint32_t addArgs(const TraceEvent& ev);
+    NameId argKey(std::size_t position, std::string_view key);
     void addFlow(const FlowEnd& src, const FlowEnd& dst, bool bindNext);
     void ignore(const std::string& reason);
     void onMetadata(const TraceEvent& ev, std::int64_t pid, std::int64_t tid);
@@ -158,6 +159,9 @@ private:
     const ReadContext& m_ctx;
     std::uint64_t m_kept = 0, m_skipped = 0;
     std::array<std::uint64_t, 256> m_phaseCount{};
+    // Argument keys repeat from event to event in the same places: the id of the key last seen
+    // at each (position, length), checked against the pool's text before it is taken.
+    std::array<NameId, 256> m_argKeys{};
     TimeNs m_lastTs = 0;
     bool m_anyTs = false;
 
