@@ -309,6 +309,45 @@ private slots:
     }
 
     // Odd but valid JSON, and invalid JSON either parser could misread.
+    // Values that are there but no numbers read as missing, and are counted and named once per
+    // file by either parser; "N/A", "-" and null are missing and not counted.
+    void unreadableValuesNamed()
+    {
+        const std::string comm =
+            R"J({"step1":{"collective":{"hcom_allReduce__1_1@g":{"Communication Time Info":{"Start Timestamp(us)":"soon",)J"
+            R"J("Elapse Time(ms)":"abc","Transit Time(ms)":true,"Wait Time(ms)":"N/A","Synchronization Time(ms)":null,)J"
+            R"J("Idle Time(ms)":1.5,"Wait Time Ratio":{},"Synchronization Time Ratio":"0.5"},"Communication Bandwidth Info":)J"
+            R"J({"HCCS":{"Transit Size(MB)":"x1","Transit Time(ms)":2,"Bandwidth(GB/s)":[1],"Large Packet Ratio":"-"}}}}}})J";
+        const std::string matrix =
+            R"J({"step1":{"p2p":{"send@7":{"0-1":{"Transport Type":"HCCS","Transit Size(MB)":"big","Transit Time(ms)":"N/A",)J"
+            R"J("Bandwidth(GB/s)":"12"},"1-0":{"Transit Size(MB)":null,"Transit Time(ms)":3}}}}})J";
+        for (CommJsonParser parser : {CommJsonParser::FastOnly, CommJsonParser::DomOnly}) {
+            const Result c = read(Kind::Comm, comm, "communication.json", parser);
+            QCOMPARE(c.ops.size(), std::size_t(1));
+            const CommOp& op = c.ops[0];
+            QVERIFY(!op.start && std::isnan(op.elapseMs) && std::isnan(op.transitMs) && std::isnan(op.waitMs));
+            QCOMPARE(op.idleMs, 1.5);
+            QCOMPARE(op.syncRatio, 0.5);
+            QCOMPARE(op.bandwidth.at(0).timeMs, 2.0);
+            QCOMPARE(c.diags.size(), std::size_t(1));
+            QCOMPARE(c.diags[0].severity, Severity::Warning);
+            QCOMPARE(c.diags[0].count, std::uint64_t(6));
+            QCOMPARE(c.diags[0].file, std::string("communication.json"));
+            QCOMPARE(c.diags[0].reason,
+                     std::string("6 value(s) where a number belongs read as missing (first: 'Start Timestamp(us)' of "
+                                 "'hcom_allReduce__1_1@g': \"soon\")"));
+
+            const Result m = read(Kind::Matrix, matrix, "communication_matrix.json", parser);
+            QCOMPARE(m.links.size(), std::size_t(2));
+            QVERIFY(std::isnan(m.links[0].sizeMB));
+            QCOMPARE(m.links[0].bandwidthGBps, 12.0);
+            QCOMPARE(m.diags.size(), std::size_t(1));
+            QCOMPARE(m.diags[0].count, std::uint64_t(1));
+            QCOMPARE(m.diags[0].reason, std::string("1 value(s) where a number belongs read as missing (first: "
+                                                    "'Transit Size(MB)' of 'send@7': \"big\")"));
+        }
+    }
+
     void oddDocuments_data()
     {
         QTest::addColumn<QString>("json");

@@ -158,6 +158,7 @@ public:
     bool isObject() const { return m_j && m_j->is_object(); }
     bool isArray() const { return m_j && m_j->is_array(); }
     bool isString() const { return m_j && m_j->is_string(); }
+    bool isNull() const { return m_j && m_j->is_null(); }
     NumKind numKind() const
     {
         if (!m_j || !m_j->is_number())
@@ -418,6 +419,7 @@ public:
     bool isObject() const { return is(FastTree::Type::Object); }
     bool isArray() const { return is(FastTree::Type::Array); }
     bool isString() const { return is(FastTree::Type::String); }
+    bool isNull() const { return is(FastTree::Type::Null); }
     NumKind numKind() const { return m_tree ? n().num : NumKind::None; }
     std::string_view text() const { return n().text(); }
     std::uint64_t asUnsigned() const { return n().value.u; }
@@ -457,28 +459,71 @@ private:
 
 // ---- the walk, over either adapter ----
 
+// Values that are there but read as missing where a number belongs: text that is neither a
+// number nor a spelling of "missing" (N/A, "-", ...), true/false, an object or a list. A file
+// gets one warning with their count and the first one's key and record, so that a damaged file
+// never turns into blanks without a word. An absent key and null are missing, and not counted.
+struct UnreadableValues {
+    std::string_view record; // the op or link being read
+    std::uint64_t count = 0;
+    std::string first;
+
+    template <typename Node>
+    void note(const Node& v, std::string_view key)
+    {
+        if (count++ > 0)
+            return;
+        first = "'" + std::string(key) + "' of '" + std::string(record) + "'";
+        if (v.isString())
+            first += ": \"" + std::string(v.text().substr(0, 40)) + "\"";
+        else
+            first += v.isObject() ? ": an object" : v.isArray() ? ": a list" : ": true/false";
+    }
+    void report(std::vector<Diagnostic>& out, const std::string& file) const
+    {
+        if (count > 0)
+            out.push_back(Diagnostic{Severity::Warning, file, -1, -1,
+                                     std::to_string(count) + " value(s) where a number belongs read as missing (first: "
+                                         + first + ")",
+                                     count});
+    }
+};
+
 template <typename Node>
-double num(const Node& o, std::string_view key)
+double num(const Node& o, std::string_view key, UnreadableValues& bad)
 {
     const Node v = o.find(key);
     if (v.numKind() != NumKind::None)
         return v.asDouble();
-    if (v.isString())
-        return parseDouble(v.text()).value_or(kNaN);
+    if (!v.exists() || v.isNull())
+        return kNaN;
+    if (v.isString()) {
+        if (const auto d = parseDouble(v.text()))
+            return *d;
+        if (isMissingText(v.text()))
+            return kNaN;
+    }
+    bad.note(v, key);
     return kNaN;
 }
 
-double num(const json& o, std::string_view key)
+double num(const json& o, std::string_view key, UnreadableValues& bad)
 {
-    return num(DomNode(&o), key);
+    return num(DomNode(&o), key, bad);
 }
 
 template <typename Node>
-std::optional<TimeNs> microsText(const Node& o, std::string_view key)
+std::optional<TimeNs> microsText(const Node& o, std::string_view key, UnreadableValues& bad)
 {
     const Node v = o.find(key);
-    if (v.isString())
-        return parseMicrosToNs(v.text());
+    if (v.isString()) {
+        const auto t = parseMicrosToNs(v.text());
+        if (!t && !isMissingText(v.text()))
+            bad.note(v, key);
+        return t;
+    }
+    if (v.exists() && !v.isNull() && v.numKind() == NumKind::None)
+        bad.note(v, key);
     constexpr TimeNs kLimit = std::numeric_limits<TimeNs>::max() / 1000; // beyond ±292 years in ns: not a time
     switch (v.numKind()) {
     case NumKind::Unsigned: {
@@ -516,8 +561,9 @@ bool isOpObject(const Node& v)
 }
 
 template <typename Node>
-CommOp makeOp(const Node& v, std::string_view fullName, StringPool& pool)
+CommOp makeOp(const Node& v, std::string_view fullName, StringPool& pool, UnreadableValues& bad)
 {
+    bad.record = fullName;
     CommOp op;
     op.fullName = fullName;
     op.totalInfo = fullName == "Total Op Info";
@@ -525,22 +571,22 @@ CommOp makeOp(const Node& v, std::string_view fullName, StringPool& pool)
     op.opName = opName;
     op.group = group;
     const Node ti = v.find("Communication Time Info");
-    op.start = microsText(ti, kStartKey);
-    op.elapseMs = num(ti, "Elapse Time(ms)");
-    op.transitMs = num(ti, "Transit Time(ms)");
-    op.waitMs = num(ti, "Wait Time(ms)");
-    op.syncMs = num(ti, "Synchronization Time(ms)");
-    op.idleMs = num(ti, "Idle Time(ms)");
-    op.waitRatio = num(ti, "Wait Time Ratio");
-    op.syncRatio = num(ti, "Synchronization Time Ratio");
+    op.start = microsText(ti, kStartKey, bad);
+    op.elapseMs = num(ti, "Elapse Time(ms)", bad);
+    op.transitMs = num(ti, "Transit Time(ms)", bad);
+    op.waitMs = num(ti, "Wait Time(ms)", bad);
+    op.syncMs = num(ti, "Synchronization Time(ms)", bad);
+    op.idleMs = num(ti, "Idle Time(ms)", bad);
+    op.waitRatio = num(ti, "Wait Time Ratio", bad);
+    op.syncRatio = num(ti, "Synchronization Time Ratio", bad);
     if (const Node bi = v.find("Communication Bandwidth Info"); bi.isObject()) {
         bi.forEachMember([&](std::string_view transport, const Node& b) {
             CommBandwidth cb;
             cb.transport = pool.intern(transport);
-            cb.sizeMB = num(b, "Transit Size(MB)");
-            cb.timeMs = num(b, "Transit Time(ms)");
-            cb.bandwidthGBps = num(b, "Bandwidth(GB/s)");
-            cb.largePacketRatio = num(b, "Large Packet Ratio");
+            cb.sizeMB = num(b, "Transit Size(MB)", bad);
+            cb.timeMs = num(b, "Transit Time(ms)", bad);
+            cb.bandwidthGBps = num(b, "Bandwidth(GB/s)", bad);
+            cb.largePacketRatio = num(b, "Large Packet Ratio", bad);
             // "Total Op Info" omits the bandwidth: MB/ms = GB/s; 0 when no time was spent.
             if (std::isnan(cb.bandwidthGBps) && !std::isnan(cb.sizeMB) && !std::isnan(cb.timeMs))
                 cb.bandwidthGBps = cb.timeMs > 0 ? cb.sizeMB / cb.timeMs : 0.0;
@@ -636,8 +682,9 @@ void nameLink(CommLink& l, std::string_view full, StringPool& pool)
 }
 
 template <typename Node>
-CommLink makeLink(const Node& v, int src, int dst, StringPool& pool)
+CommLink makeLink(const Node& v, int src, int dst, std::string_view record, StringPool& pool, UnreadableValues& bad)
 {
+    bad.record = record;
     CommLink l;
     l.src = src;
     l.dst = dst;
@@ -645,9 +692,9 @@ CommLink makeLink(const Node& v, int src, int dst, StringPool& pool)
         l.transport = pool.intern(t.text());
     else
         l.transport = NameId(0);
-    l.sizeMB = num(v, "Transit Size(MB)");
-    l.timeMs = num(v, "Transit Time(ms)");
-    l.bandwidthGBps = num(v, "Bandwidth(GB/s)");
+    l.sizeMB = num(v, "Transit Size(MB)", bad);
+    l.timeMs = num(v, "Transit Time(ms)", bad);
+    l.bandwidthGBps = num(v, "Bandwidth(GB/s)", bad);
     return l;
 }
 
@@ -746,18 +793,20 @@ FileRecord readCommunicationJson(std::string_view bytes, Profile& sink, const Re
 {
     FileRecord rec;
     rec.kind = "communication";
+    UnreadableValues bad;
     parseCommFile(bytes, rec, ctx, profileReport(sink, ctx), [&](const auto& root) {
         KeyPath path;
         reserveOps(root, sink.commOps);
         walkOps(root, path, 0, [&](const auto& v, const KeyPath& p) {
             if (ctx.cancelled()) // the load is being thrown away: stop building records
                 return;
-            CommOp op = makeOp(v, p.back(), sink.strings);
+            CommOp op = makeOp(v, p.back(), sink.strings, bad);
             placeProfileOp(std::span(p).first(p.size() - 1), op.step, op.kind);
             sink.commOps.push_back(std::move(op));
             ++rec.records;
         });
     });
+    bad.report(sink.diagnostics, ctx.file);
     finishRecord(rec);
     return rec;
 }
@@ -766,13 +815,14 @@ FileRecord readCommunicationMatrixJson(std::string_view bytes, Profile& sink, co
 {
     FileRecord rec;
     rec.kind = "communication_matrix";
+    UnreadableValues bad;
     parseCommFile(bytes, rec, ctx, profileReport(sink, ctx), [&](const auto& root) {
         KeyPath path;
         reserveLinks(root, sink.commLinks);
         walkLinks(root, path, 0, [&](const auto& v, const KeyPath& p, int src, int dst) {
             if (ctx.cancelled())
                 return;
-            CommLink l = makeLink(v, src, dst, sink.strings);
+            CommLink l = makeLink(v, src, dst, p.empty() ? std::string_view() : p.back(), sink.strings, bad);
             if (!p.empty()) {
                 nameLink(l, p.back(), sink.strings);
                 std::string step, kind;
@@ -784,6 +834,7 @@ FileRecord readCommunicationMatrixJson(std::string_view bytes, Profile& sink, co
             ++rec.records;
         });
     });
+    bad.report(sink.diagnostics, ctx.file);
     finishRecord(rec);
     return rec;
 }
@@ -793,6 +844,7 @@ FileRecord readClusterCommunicationJson(std::string_view bytes, ClusterData& sin
 {
     FileRecord rec;
     rec.kind = "cluster_communication";
+    UnreadableValues bad;
     parseCommFile(bytes, rec, ctx, vectorReport(diags, ctx), [&](const auto& root) {
         KeyPath path;
         // {"<group>": {"<step>": {"<op>": {"<rank>": OP}}}}
@@ -800,7 +852,7 @@ FileRecord readClusterCommunicationJson(std::string_view bytes, ClusterData& sin
         walkOps(root, path, 0, [&](const auto& v, const KeyPath& p) {
             if (p.size() < 2)
                 return;
-            CommOp op = makeOp(v, p[p.size() - 2], sink.strings);
+            CommOp op = makeOp(v, p[p.size() - 2], sink.strings, bad);
             op.rank = rankOf(parseInt64(p.back()).value_or(-1));
             if (p.size() >= 4) {
                 op.kind = p[p.size() - 4];
@@ -812,6 +864,7 @@ FileRecord readClusterCommunicationJson(std::string_view bytes, ClusterData& sin
             ++rec.records;
         });
     });
+    bad.report(diags, ctx.file);
     finishRecord(rec);
     return rec;
 }
@@ -821,12 +874,13 @@ FileRecord readClusterCommunicationMatrixJson(std::string_view bytes, ClusterDat
 {
     FileRecord rec;
     rec.kind = "cluster_communication_matrix";
+    UnreadableValues bad;
     parseCommFile(bytes, rec, ctx, vectorReport(diags, ctx), [&](const auto& root) {
         KeyPath path;
         // {"<group>": {"<step>": {"<op>": {"<src>-<dst>": link}}}}
         reserveLinks(root, sink.links);
         walkLinks(root, path, 0, [&](const auto& v, const KeyPath& p, int src, int dst) {
-            CommLink l = makeLink(v, src, dst, sink.strings);
+            CommLink l = makeLink(v, src, dst, p.empty() ? std::string_view() : p.back(), sink.strings, bad);
             if (!p.empty())
                 nameLink(l, p.back(), sink.strings);
             if (p.size() >= 3) {
@@ -837,6 +891,7 @@ FileRecord readClusterCommunicationMatrixJson(std::string_view bytes, ClusterDat
             ++rec.records;
         });
     });
+    bad.report(diags, ctx.file);
     finishRecord(rec);
     return rec;
 }
@@ -855,6 +910,7 @@ FileRecord readInfoJson(std::string_view bytes, Profile& sink, const ReadContext
         sink.report(Severity::Error, ctx.file, -1, -1, "missing 'DeviceInfo' in " + ctx.file);
         return rec;
     }
+    UnreadableValues bad;
     for (const auto& d : *devices) {
         if (!d.is_object())
             continue;
@@ -868,9 +924,10 @@ FileRecord readInfoJson(std::string_view bytes, Profile& sink, const ReadContext
         }
         // Core counts: -1 when absent or not a plausible count (NaN, negative, 1e300).
         auto count = [](double v) { return v >= 0 && v < 1e6 ? static_cast<int>(v) : -1; };
-        info.aiCoreNum = count(num(d, "ai_core_num"));
-        info.aivNum = count(num(d, "aiv_num"));
-        info.aicFrequencyMHz = num(d, "aic_frequency");
+        bad.record = "DeviceInfo";
+        info.aiCoreNum = count(num(d, "ai_core_num", bad));
+        info.aivNum = count(num(d, "aiv_num", bad));
+        info.aicFrequencyMHz = num(d, "aic_frequency", bad);
         for (const char* k : {"chip_name", "chip", "soc_version", "platform_name"}) {
             if (auto c = d.find(k); c != d.end() && c->is_string() && !c->get_ref<const std::string&>().empty()) {
                 info.chip = c->get<std::string>();
@@ -884,6 +941,7 @@ FileRecord readInfoJson(std::string_view bytes, Profile& sink, const ReadContext
         sink.deviceInfo.push_back(std::move(info));
         ++rec.records;
     }
+    bad.report(sink.diagnostics, ctx.file);
     finishRecord(rec);
     return rec;
 }
