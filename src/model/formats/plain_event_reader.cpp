@@ -355,7 +355,7 @@ enum class Member { Other, Ph, Pid, Ts, Tid, Dur, Name, Cat, Args, Id, Bp, BindI
 
 } // namespace
 
-void readTraceId(bool isString, std::string_view text, std::int64_t& num, std::string_view& idText)
+void readTraceIdText(bool isString, std::string_view text, std::int64_t& num, std::string_view& idText)
 {
     if (isString) {
         if (auto n = parseInt64(text)) {
