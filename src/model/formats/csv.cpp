@@ -2,6 +2,7 @@
 
 #include "model/formats/block_masks.h"
 #include "model/formats/number_text.h"
+#include "model/store/decimal_digits.h"
 
 #include <algorithm>
 #include <bit>
@@ -12,9 +13,10 @@ namespace npuscope {
 
 namespace {
 
+// Nearly every byte is past ' ': one comparison rules it out.
 bool isTrim(char c)
 {
-    return c == ' ' || c == '\t' || c == '\r';
+    return static_cast<unsigned char>(c) <= ' ' && (c == ' ' || c == '\t' || c == '\r');
 }
 
 // The first ',' or '\n' at or after p (n when none): eight bytes at a time, then byte by byte.
@@ -375,6 +377,11 @@ int parseDeviceText(std::string_view text)
 
 std::optional<std::int64_t> idTextValue(std::string_view text)
 {
+    // Plain digits and the missing spellings (a kernel table's Context ID is mostly N/A) first.
+    if (std::uint64_t u; digits::plainDecimal(text, 18, u))
+        return u == 4294967295ull ? -1 : static_cast<std::int64_t>(u);
+    if (isMissingText(trimText(text)))
+        return std::nullopt;
     if (auto u = parseUInt64(text)) {
         if (*u == 4294967295ull || *u > static_cast<std::uint64_t>(INT64_MAX))
             return -1;

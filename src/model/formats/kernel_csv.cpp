@@ -202,23 +202,19 @@ FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContex
         return sink.strings.intern(cell);
     };
     // Neighbouring rows often repeat a column's text (type, core, formats, shapes): each text
-    // column remembers its last clean cell and that cell's id, which skips the pool lookup.
-    struct LastText {
-        std::string text;
-        NameId id;
-    };
-    std::vector<LastText> last(header.size());
+    // column remembers the id of its last clean cell, whose text in the pool is compared with
+    // the next cell before the pool is searched for it.
+    std::vector<NameId> last(header.size());
     auto text = [&](int col) {
         if (col < 0)
             return NameId(0);
         const std::string_view cell = t.cell(col);
-        LastText& l = last[static_cast<std::size_t>(col)];
-        if (l.id.valid() && cell == l.text)
-            return l.id;
+        NameId& l = last[static_cast<std::size_t>(col)];
+        if (l.valid() && sink.strings.view(l) == cell)
+            return l;
         const std::uint64_t repairedBefore = badUtf8;
         const NameId id = intern(cell);
-        l.text.assign(cell);
-        l.id = badUtf8 == repairedBefore ? id : NameId(); // a repaired cell is counted every time
+        l = badUtf8 == repairedBefore ? id : NameId(); // a repaired cell is counted every time
         return id;
     };
     // Rows out of start-time order and exact repeats of an earlier row (same device, stream,
