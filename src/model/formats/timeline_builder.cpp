@@ -160,10 +160,14 @@ std::uint32_t TimelineBuilder::addArgs(const TraceEvent& ev)
 // the keys of the benchmark profiles are found so.
 NameId TimelineBuilder::argKey(std::size_t position, std::string_view key)
 {
-    NameId& id = m_argKeys[(position * 16 + key.size()) % m_argKeys.size()];
-    if (!id.valid() || m_p.strings.view(id) != key)
-        id = m_p.strings.intern(key);
-    return id;
+    return internAgain(m_argKeys[(position * 16 + key.size()) % m_argKeys.size()], key);
+}
+
+NameId TimelineBuilder::internAgain(NameId& last, std::string_view text)
+{
+    if (!last.valid() || m_p.strings.view(last) != text)
+        last = m_p.strings.intern(text);
+    return last;
 }
 
 bool TimelineBuilder::add(const TraceEvent& ev)
@@ -391,7 +395,7 @@ void TimelineBuilder::addFlow(const FlowEnd& src, const FlowEnd& dst, bool bindN
 
 void TimelineBuilder::onFlowV1(const TraceEvent& ev, TrackId t, TimeNs ts)
 {
-    const NameId cat = m_p.strings.intern(ev.cat);
+    const NameId cat = internAgain(m_flowCategory, ev.cat); // "HostToDevice", "async_npu", ...
     // A plain number (msprof's ids, one per flow) is kept by value: a flow's ends cost no string
     // lookups, and the table stores the number.
     FlowId id;

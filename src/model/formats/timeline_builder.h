@@ -145,6 +145,8 @@ private:
     std::int64_t resolveTid(const TraceEvent& ev, std::int64_t pid);
     std::uint32_t addArgs(const TraceEvent& ev);
     NameId argKey(std::size_t position, std::string_view key);
+    // `text`'s id: `last` when that is its id, else interned (and kept in `last`).
+    NameId internAgain(NameId& last, std::string_view text);
     void addFlow(const FlowEnd& src, const FlowEnd& dst, bool bindNext);
     void ignore(const std::string& reason);
     void onMetadata(const TraceEvent& ev, std::int64_t pid, std::int64_t tid);
@@ -162,6 +164,7 @@ private:
     // Argument keys repeat from event to event in the same places: the id of the key last seen
     // at each (position, length), checked against the pool's text before it is taken.
     std::array<NameId, 256> m_argKeys{};
+    NameId m_flowCategory; // of the last v1 flow event
     TimeNs m_lastTs = 0;
     bool m_anyTs = false;
 
