@@ -146,6 +146,49 @@ private slots:
         QVERIFY(!diagWith(p, "without"));
     }
 
+    // Flows of different keys interleaved, a step, an id reused, and a start left open last:
+    // the builder holds the latest start apart from its map of open starts, and each of these
+    // moves a start between the two.
+    void interleavedFlowKeysPairCorrectly()
+    {
+        const std::string json = R"([
+{"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":1},
+{"ph":"X","name":"b","pid":1,"tid":1,"ts":2,"dur":1},
+{"ph":"X","name":"c","pid":1,"tid":1,"ts":4,"dur":1},
+{"ph":"X","name":"d","pid":1,"tid":1,"ts":6,"dur":1},
+{"ph":"X","name":"w","pid":1,"tid":2,"ts":10,"dur":1},
+{"ph":"X","name":"x","pid":1,"tid":2,"ts":12,"dur":1},
+{"ph":"X","name":"y","pid":1,"tid":2,"ts":14,"dur":1},
+{"ph":"X","name":"z","pid":1,"tid":2,"ts":16,"dur":1},
+{"ph":"X","name":"t","pid":1,"tid":3,"ts":20,"dur":1},
+{"ph":"s","name":"q","cat":"A","id":1,"pid":1,"tid":1,"ts":0},
+{"ph":"s","name":"q","cat":"B","id":1,"pid":1,"tid":1,"ts":2},
+{"ph":"f","bp":"e","name":"q","cat":"A","id":1,"pid":1,"tid":2,"ts":10},
+{"ph":"s","name":"q","cat":"A","id":2,"pid":1,"tid":1,"ts":4},
+{"ph":"t","name":"q","cat":"A","id":2,"pid":1,"tid":3,"ts":20},
+{"ph":"f","bp":"e","name":"q","cat":"B","id":1,"pid":1,"tid":2,"ts":12},
+{"ph":"s","name":"q","cat":"A","id":2,"pid":1,"tid":1,"ts":6},
+{"ph":"f","bp":"e","name":"q","cat":"A","id":2,"pid":1,"tid":2,"ts":14},
+{"ph":"f","bp":"e","name":"q","cat":"A","id":2,"pid":1,"tid":2,"ts":16},
+{"ph":"f","bp":"e","name":"q","cat":"A","id":3,"pid":1,"tid":2,"ts":16},
+{"ph":"s","name":"q","cat":"B","id":9,"pid":1,"tid":1,"ts":6}
+])";
+        Profile p;
+        ReadContext ctx;
+        ctx.file = "interleaved.json";
+        readers::readTimelineJson(json, p, ctx);
+        p.finalize();
+        // A1: a->w; B1: b->x; A2: c->t (the step), t->y (its f), then the reused id: d->z.
+        QCOMPARE(flowPairs(p), (std::set<std::string>{"a->w", "b->x", "c->t", "t->y", "d->z"}));
+        QCOMPARE(p.flows.size(), std::size_t(5));
+        const Diagnostic* noStart = diagWith(p, "flow ends (f) without a start");
+        QVERIFY(noStart);
+        QCOMPARE(noStart->count, std::uint64_t(1)); // A3
+        const Diagnostic* noEnd = diagWith(p, "flow starts (s/t) without an end (f)");
+        QVERIFY(noEnd);
+        QCOMPARE(noEnd->count, std::uint64_t(1)); // B9, the last event
+    }
+
     void simpleTrace()
     {
         auto l = load(kCatapult + "simple_trace.json");

@@ -393,9 +393,29 @@ void TimelineBuilder::addFlow(const FlowEnd& src, const FlowEnd& dst, bool bindN
     f.dstSlice.push_back(dst.slice);
 }
 
+TimelineBuilder::FlowEnd* TimelineBuilder::openStart(const FlowKey& key)
+{
+    if (m_heldStart.valid) {
+        if (m_heldStart.key == key)
+            return &m_heldStart.start;
+        m_flowStarts.emplace(m_heldStart.key, m_heldStart.start); // its key had no other open start
+        m_heldStart.valid = false;
+    }
+    const auto it = m_flowStarts.find(key);
+    return it == m_flowStarts.end() ? nullptr : &it->second;
+}
+
+void TimelineBuilder::closeStart(const FlowKey& key, FlowEnd* start)
+{
+    if (start == &m_heldStart.start)
+        m_heldStart.valid = false;
+    else
+        m_flowStarts.erase(key);
+}
+
 void TimelineBuilder::onFlowV1(const TraceEvent& ev, TrackId t, TimeNs ts)
 {
-    const NameId cat = internAgain(m_flowCategory, ev.cat); // "HostToDevice", "async_npu", ...
+    const NameId cat = internAgain(m_flowCategories[ev.cat.size() % m_flowCategories.size()], ev.cat);
     // A plain number (msprof's ids, one per flow) is kept by value: a flow's ends cost no string
     // lookups, and the table stores the number.
     FlowId id;
@@ -404,14 +424,15 @@ void TimelineBuilder::onFlowV1(const TraceEvent& ev, TrackId t, TimeNs ts)
     if (!id.number)
         id.value = m_p.strings.intern(idText).v;
     const FlowKey key{cat, id};
-    auto it = m_flowStarts.find(key);
+    // After this, no start of another key is held apart: a new start of this one may be.
+    FlowEnd* const open = openStart(key);
     // A flow takes its category, name and id from its start; an f end needs none of its own.
     // A name that is the category followed by the id (msprof's "HostToDevice<id>", one per flow)
     // is not stored: the table holds an invalid NameId() and FlowTable::nameOf() rebuilds it.
     auto startName = [&]() {
         const bool derived = ev.name.size() == ev.cat.size() + idText.size() && ev.name.starts_with(ev.cat) &&
                              ev.name.ends_with(idText);
-        return derived ? NameId() : m_p.strings.intern(ev.name);
+        return derived ? NameId() : internAgain(m_flowNames[ev.name.size() % m_flowNames.size()], ev.name);
     };
     auto end = [&]() { return FlowEnd{ts, t, ev.ph == 'f' ? NameId() : startName(), cat, id, kNone}; };
     switch (ev.ph) {
@@ -419,32 +440,32 @@ void TimelineBuilder::onFlowV1(const TraceEvent& ev, TrackId t, TimeNs ts)
         if (auto e = m_flowEndsFirst.find(key); e != m_flowEndsFirst.end()) {
             addFlow(end(), e->second.first, e->second.second);
             m_flowEndsFirst.erase(e);
-        } else if (it != m_flowStarts.end()) {
+        } else if (open) {
             m_moreFlowStarts[key].push_back(end()); // the open one keeps its f: the next one
         } else {
-            m_flowStarts.emplace(key, end());
+            m_heldStart = {key, end(), true};
         }
         break;
     case 't':
         // A step ends the previous leg and starts the next one; it binds to its enclosing slice.
-        if (it != m_flowStarts.end()) {
+        if (open) {
             const FlowEnd cur = end();
-            addFlow(it->second, cur, false);
-            it->second = cur;
+            addFlow(*open, cur, false);
+            *open = cur;
         } else {
-            m_flowStarts.emplace(key, end());
+            m_heldStart = {key, end(), true};
         }
         break;
     default: { // 'f'
         const bool launch = ev.cat == "HostToDevice";
-        if (it == m_flowStarts.end() && launch && !m_closedLaunches.empty()) {
+        if (!open && launch && !m_closedLaunches.empty()) {
             const ClosedStart& c = m_closedLaunches[FlowKeyHash{}(key) & (m_closedLaunches.size() - 1)];
             if (c.valid && c.key == key) { // another device task of the same launch
                 addFlow(c.start, end(), ev.bp != "e");
                 break;
             }
         }
-        if (it == m_flowStarts.end()) {
+        if (!open) {
             // Its s may come later in the file: keep the first such f per key until the end.
             if (!m_flowEndsFirst.try_emplace(key, end(), ev.bp != "e").second)
                 ++m_flowEndsWithoutStart;
@@ -452,20 +473,20 @@ void TimelineBuilder::onFlowV1(const TraceEvent& ev, TrackId t, TimeNs ts)
         }
         // bp:"e" binds to the slice enclosing ts (finalize() does that); otherwise the f binds to
         // the next slice starting at or after ts (catapult's rule), resolved in finish().
-        addFlow(it->second, end(), ev.bp != "e");
+        addFlow(*open, end(), ev.bp != "e");
         if (launch) {
             if (m_closedLaunches.empty())
                 m_closedLaunches.resize(4096);
-            m_closedLaunches[FlowKeyHash{}(key) & (m_closedLaunches.size() - 1)] = {key, it->second, true};
+            m_closedLaunches[FlowKeyHash{}(key) & (m_closedLaunches.size() - 1)] = {key, *open, true};
         }
         if (auto more = m_moreFlowStarts.empty() ? m_moreFlowStarts.end() : m_moreFlowStarts.find(key);
             more != m_moreFlowStarts.end()) {
-            it->second = more->second.front();
+            *open = more->second.front();
             more->second.pop_front();
             if (more->second.empty())
                 m_moreFlowStarts.erase(more);
         } else {
-            m_flowStarts.erase(it);
+            closeStart(key, open);
         }
         break;
     }
@@ -601,7 +622,7 @@ void TimelineBuilder::finish()
     bindNextSlices();
     reportCount(Severity::Warning, -1, "flow ends (f) without a start (s) ignored",
                 m_flowEndsWithoutStart + m_flowEndsFirst.size());
-    std::size_t openStarts = m_flowStarts.size();
+    std::size_t openStarts = m_flowStarts.size() + (m_heldStart.valid ? 1 : 0);
     for (const auto& [key, more] : m_moreFlowStarts)
         openStarts += more.size();
     reportCount(Severity::Info, -1, "flow starts (s/t) without an end (f) ignored", openStarts);

@@ -164,7 +164,9 @@ private:
     // Argument keys repeat from event to event in the same places: the id of the key last seen
     // at each (position, length), checked against the pool's text before it is taken.
     std::array<NameId, 256> m_argKeys{};
-    NameId m_flowCategory; // of the last v1 flow event
+    // The categories and start names of the last v1 flow events, by the text's length: the
+    // torch_npu profiles interleave "HostToDevice" and "async_npu" flows, one pair each.
+    std::array<NameId, 8> m_flowCategories{}, m_flowNames{};
     TimeNs m_lastTs = 0;
     bool m_anyTs = false;
 
@@ -179,6 +181,19 @@ private:
     // v1 flows by (cat, id): the open s/t of each, and each f seen before its s (msprof writes
     // the device f first).
     std::unordered_map<FlowKey, FlowEnd, FlowKeyHash> m_flowStarts; // the oldest open start per key
+    // The open start of the last key, kept out of m_flowStarts while only that key is seen: the
+    // f of nearly every flow comes right after its s among the flow events, so most flows never
+    // enter the map (a node allocated, hashed, found and freed per flow).
+    struct HeldStart {
+        FlowKey key;
+        FlowEnd start;
+        bool valid = false;
+    };
+    HeldStart m_heldStart;
+    // The open start of `key` (held or in m_flowStarts), or null; the held start of another key
+    // goes into the map first.
+    FlowEnd* openStart(const FlowKey& key);
+    void closeStart(const FlowKey& key, FlowEnd* start);
     // Further starts of a key while one is open (an id reused before its first flow ended), in
     // file order: each f ends the oldest open start of its key.
     std::unordered_map<FlowKey, std::deque<FlowEnd>, FlowKeyHash> m_moreFlowStarts;
