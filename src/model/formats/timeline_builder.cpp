@@ -163,6 +163,11 @@ NameId TimelineBuilder::argKey(std::size_t position, std::string_view key)
     return internAgain(m_argKeys[(position * 16 + key.size()) % m_argKeys.size()], key);
 }
 
+NameId TimelineBuilder::sliceCategory(std::string_view text)
+{
+    return internAgain(m_sliceCategories[text.size() % m_sliceCategories.size()], text);
+}
+
 NameId TimelineBuilder::internAgain(NameId& last, std::string_view text)
 {
     if (!last.valid() || m_p.strings.view(last) != text)
@@ -229,7 +234,7 @@ bool TimelineBuilder::add(const TraceEvent& ev)
         if (taskType) {
             // A device task: its known args become columns and the rest is not stored (the store
             // budget is 48 bytes per task event; op_summary/kernel_details carry the details).
-            cat = m_p.strings.intern(taskType->value);
+            cat = sliceCategory(taskType->value);
             if (const TraceArg* a = findArg(ev, "Task Id"))
                 if (auto v = parseUInt64(a->value); v && *v < kNone)
                     taskId = static_cast<std::uint32_t>(*v);
@@ -240,7 +245,7 @@ bool TimelineBuilder::add(const TraceEvent& ev)
                 if (auto v = parseInt64(ps->value); v && *v != tid)
                     m_physStream.try_emplace(t.v, *v);
         } else {
-            cat = m_p.strings.intern(ev.cat);
+            cat = sliceCategory(ev.cat);
             argsRow = addArgs(ev);
         }
         if (ev.ph == 'X' && !ev.hasDur)

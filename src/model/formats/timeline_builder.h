@@ -147,6 +147,7 @@ private:
     NameId argKey(std::size_t position, std::string_view key);
     // `text`'s id: `last` when that is its id, else interned (and kept in `last`).
     NameId internAgain(NameId& last, std::string_view text);
+    NameId sliceCategory(std::string_view text); // internAgain by the text's length
     void addFlow(const FlowEnd& src, const FlowEnd& dst, bool bindNext);
     void ignore(const std::string& reason);
     void onMetadata(const TraceEvent& ev, std::int64_t pid, std::int64_t tid);
@@ -167,6 +168,8 @@ private:
     // The categories and start names of the last v1 flow events, by the text's length: the
     // torch_npu profiles interleave "HostToDevice" and "async_npu" flows, one pair each.
     std::array<NameId, 8> m_flowCategories{}, m_flowNames{};
+    // The same for slice categories (a few per file: "cpu_op", "cann", "AI_CORE", ...).
+    std::array<NameId, 16> m_sliceCategories{};
     TimeNs m_lastTs = 0;
     bool m_anyTs = false;
 
