@@ -134,7 +134,7 @@ private slots:
             p.waitForFinished(60000);
             return QString::fromUtf8(p.readAllStandardOutput());
         };
-        const QString managed = "heap: transparent huge pages for loads of 256 MiB or more";
+        const QString managed = "heap: transparent huge pages for loads of 64 MiB or more";
         const QString system = "heap: pages as the system gives them";
         QFile thp("/sys/kernel/mm/transparent_hugepage/enabled");
         bool onRequest = thp.open(QIODevice::ReadOnly) && thp.readAll().contains("[madvise]");

@@ -416,7 +416,7 @@ private slots:
         QVERIFY(!heapHugePagesOn());
         QVERIFY(disabled());
         {
-            const LoadAllocationScope small(100ull << 20);
+            const LoadAllocationScope small(LoadAllocationScope::kHugePagesInputBytes - 1);
             QVERIFY(!heapHugePagesOn());
             QVERIFY(disabled());
             {
