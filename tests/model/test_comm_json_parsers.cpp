@@ -348,6 +348,30 @@ private slots:
         }
     }
 
+    // An integer start timestamp beyond what ns can hold (about 292 years) reads as missing, and
+    // is counted and named like other unreadable values.
+    void outOfRangeStartNamed()
+    {
+        const auto op = [](const std::string& start) {
+            return R"J({"step1":{"collective":{"a@1":{"Communication Time Info":{"Start Timestamp(us)":)J" + start +
+                   R"J(,"Elapse Time(ms)":1.5}},"b@1":{"Communication Time Info":{"Start Timestamp(us)":-17}}}}})J";
+        };
+        for (CommJsonParser parser : {CommJsonParser::FastOnly, CommJsonParser::DomOnly}) {
+            for (const auto& [start, shown] : {std::pair<std::string, std::string>{"18446744073709551615", "18446744073709551615"},
+                                               {"-9300000000000000", "-9300000000000000"}}) {
+                const Result c = read(Kind::Comm, op(start), "communication.json", parser);
+                QCOMPARE(c.ops.size(), std::size_t(2));
+                QVERIFY(!c.ops[0].start);
+                QCOMPARE(c.ops[0].elapseMs, 1.5);
+                QCOMPARE(c.ops[1].start.value_or(0), TimeNs(-17000)); // in range: kept
+                QCOMPARE(c.diags.size(), std::size_t(1));
+                QCOMPARE(c.diags[0].count, std::uint64_t(1));
+                QCOMPARE(c.diags[0].reason, "1 value(s) where a number belongs read as missing (first: "
+                                            "'Start Timestamp(us)' of 'a@1': " + shown + ", out of range)");
+            }
+        }
+    }
+
     void oddDocuments_data()
     {
         QTest::addColumn<QString>("json");

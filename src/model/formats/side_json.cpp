@@ -476,6 +476,10 @@ struct UnreadableValues {
         first = "'" + std::string(key) + "' of '" + std::string(record) + "'";
         if (v.isString())
             first += ": \"" + std::string(v.text().substr(0, 40)) + "\"";
+        else if (v.numKind() == NumKind::Unsigned)
+            first += ": " + std::to_string(v.asUnsigned()) + ", out of range";
+        else if (v.numKind() == NumKind::Signed)
+            first += ": " + std::to_string(v.asSigned()) + ", out of range";
         else
             first += v.isObject() ? ": an object" : v.isArray() ? ": a list" : ": true/false";
     }
@@ -528,14 +532,18 @@ std::optional<TimeNs> microsText(const Node& o, std::string_view key, Unreadable
     switch (v.numKind()) {
     case NumKind::Unsigned: {
         const auto us = v.asUnsigned();
-        if (us > static_cast<std::uint64_t>(kLimit))
+        if (us > static_cast<std::uint64_t>(kLimit)) {
+            bad.note(v, key);
             return std::nullopt;
+        }
         return static_cast<TimeNs>(us) * 1000;
     }
     case NumKind::Signed: {
         const auto us = v.asSigned();
-        if (us > kLimit || us < -kLimit)
+        if (us > kLimit || us < -kLimit) {
+            bad.note(v, key);
             return std::nullopt;
+        }
         return us * 1000;
     }
     case NumKind::Float:
