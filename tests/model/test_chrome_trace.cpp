@@ -36,6 +36,17 @@ std::unique_ptr<Loaded> load(const std::string& path)
     return l;
 }
 
+// `json` read as the timeline file `file`, then finalized.
+std::unique_ptr<Loaded> loadText(const std::string& json, const std::string& file)
+{
+    auto l = std::make_unique<Loaded>();
+    ReadContext ctx;
+    ctx.file = file;
+    l->rec = readers::readTimelineJson(json, l->p, ctx);
+    l->p.finalize();
+    return l;
+}
+
 std::string sliceName(const Profile& p, std::uint32_t row)
 {
     return row == kNone ? std::string("<none>") : std::string(p.str(p.slices.name[row]));
@@ -136,11 +147,8 @@ private slots:
 {"ph":"f","bp":"e","name":"q","cat":"q","id":7,"pid":1,"tid":2,"ts":10},
 {"ph":"f","bp":"e","name":"q","cat":"q","id":7,"pid":1,"tid":2,"ts":12}
 ])";
-        Profile p;
-        ReadContext ctx;
-        ctx.file = "reused.json";
-        readers::readTimelineJson(json, p, ctx);
-        p.finalize();
+        const auto l = loadText(json, "reused.json");
+        const Profile& p = l->p;
         QCOMPARE(p.flows.size(), std::size_t(2));
         QCOMPARE(flowPairs(p), (std::set<std::string>{"a->c", "b->d"}));
         QVERIFY(!diagWith(p, "without"));
@@ -173,11 +181,8 @@ private slots:
 {"ph":"f","bp":"e","name":"q","cat":"A","id":3,"pid":1,"tid":2,"ts":16},
 {"ph":"s","name":"q","cat":"B","id":9,"pid":1,"tid":1,"ts":6}
 ])";
-        Profile p;
-        ReadContext ctx;
-        ctx.file = "interleaved.json";
-        readers::readTimelineJson(json, p, ctx);
-        p.finalize();
+        const auto l = loadText(json, "interleaved.json");
+        const Profile& p = l->p;
         // A1: a->w; B1: b->x; A2: c->t (the step), t->y (its f), then the reused id: d->z.
         QCOMPARE(flowPairs(p), (std::set<std::string>{"a->w", "b->x", "c->t", "t->y", "d->z"}));
         QCOMPARE(p.flows.size(), std::size_t(5));
