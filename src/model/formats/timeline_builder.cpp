@@ -163,11 +163,6 @@ NameId TimelineBuilder::argKey(std::size_t position, std::string_view key)
     return internAgain(m_argKeys[(position * 16 + key.size()) % m_argKeys.size()], key);
 }
 
-NameId TimelineBuilder::sliceCategory(std::string_view text)
-{
-    return internAgain(m_sliceCategories[text.size() % m_sliceCategories.size()], text);
-}
-
 NameId TimelineBuilder::internAgain(NameId& last, std::string_view text)
 {
     if (!last.valid() || m_p.strings.view(last) != text)
@@ -234,7 +229,7 @@ bool TimelineBuilder::add(const TraceEvent& ev)
         if (taskType) {
             // A device task: its known args become columns and the rest is not stored (the store
             // budget is 48 bytes per task event; op_summary/kernel_details carry the details).
-            cat = sliceCategory(taskType->value);
+            cat = internByLength(m_sliceCategories, taskType->value);
             if (const TraceArg* a = findArg(ev, "Task Id"))
                 if (auto v = parseUInt64(a->value); v && *v < kNone)
                     taskId = static_cast<std::uint32_t>(*v);
@@ -245,7 +240,7 @@ bool TimelineBuilder::add(const TraceEvent& ev)
                 if (auto v = parseInt64(ps->value); v && *v != tid)
                     m_physStream.try_emplace(t.v, *v);
         } else {
-            cat = sliceCategory(ev.cat);
+            cat = internByLength(m_sliceCategories, ev.cat);
             argsRow = addArgs(ev);
         }
         if (ev.ph == 'X' && !ev.hasDur)
@@ -420,7 +415,7 @@ void TimelineBuilder::closeStart(const FlowKey& key, FlowEnd* start)
 
 void TimelineBuilder::onFlowV1(const TraceEvent& ev, TrackId t, TimeNs ts)
 {
-    const NameId cat = internAgain(m_flowCategories[ev.cat.size() % m_flowCategories.size()], ev.cat);
+    const NameId cat = internByLength(m_flowCategories, ev.cat);
     // A plain number (msprof's ids, one per flow) is kept by value: a flow's ends cost no string
     // lookups, and the table stores the number.
     FlowId id;
@@ -437,7 +432,7 @@ void TimelineBuilder::onFlowV1(const TraceEvent& ev, TrackId t, TimeNs ts)
     auto startName = [&]() {
         const bool derived = ev.name.size() == ev.cat.size() + idText.size() && ev.name.starts_with(ev.cat) &&
                              ev.name.ends_with(idText);
-        return derived ? NameId() : internAgain(m_flowNames[ev.name.size() % m_flowNames.size()], ev.name);
+        return derived ? NameId() : internByLength(m_flowNames, ev.name);
     };
     auto end = [&]() { return FlowEnd{ts, t, ev.ph == 'f' ? NameId() : startName(), cat, id, kNone}; };
     switch (ev.ph) {

@@ -147,7 +147,12 @@ private:
     NameId argKey(std::size_t position, std::string_view key);
     // `text`'s id: `last` when that is its id, else interned (and kept in `last`).
     NameId internAgain(NameId& last, std::string_view text);
-    NameId sliceCategory(std::string_view text); // internAgain by the text's length
+    // internAgain with the id last seen of `text`'s length.
+    template <std::size_t N>
+    NameId internByLength(std::array<NameId, N>& lastByLength, std::string_view text)
+    {
+        return internAgain(lastByLength[text.size() % N], text);
+    }
     void addFlow(const FlowEnd& src, const FlowEnd& dst, bool bindNext);
     void ignore(const std::string& reason);
     void onMetadata(const TraceEvent& ev, std::int64_t pid, std::int64_t tid);
