@@ -280,6 +280,34 @@ private slots:
         QVERIFY(diagWith(p, "object events"));
     }
 
+    void finalizeStopsWhenCancelled()
+    {
+        const std::string path = kCatapult + "x_event_trace.json";
+        std::string err;
+        const auto m = MappedFile::open(path, &err);
+        QVERIFY2(m, err.c_str());
+        ReadContext ctx;
+        ctx.file = path;
+        Profile stopped, unset;
+        readers::readTimelineJson(m->bytes(), stopped, ctx);
+        readers::readTimelineJson(m->bytes(), unset, ctx);
+        const std::atomic<bool> stop{true}, go{false};
+        QVERIFY(!stopped.finalize(&stop));
+        QVERIFY(!stopped.finalized());
+        // A flag that is never set changes nothing.
+        QVERIFY(unset.finalize(&go));
+        QVERIFY(unset.finalized());
+        const auto l = load(path);
+        const Profile& p = l->p;
+        QCOMPARE(unset.slices.start, p.slices.start);
+        QCOMPARE(unset.slices.dur, p.slices.dur);
+        QCOMPARE(unset.slices.depth, p.slices.depth);
+        QCOMPARE(unset.flows.srcSlice, p.flows.srcSlice);
+        QCOMPARE(unset.flows.dstSlice, p.flows.dstSlice);
+        QCOMPARE(unset.begin, p.begin);
+        QCOMPARE(unset.end, p.end);
+    }
+
     void counterIds()
     {
         auto l = load(kCatapult + "instance_counters.json");

@@ -423,7 +423,7 @@ std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
         // parts then share the CPU with them instead of running after them with a core idle.
         if (parallel && !env.cancelled()) {
             diagnosticsBeforeIndex = p->diagnostics.size();
-            p->finalize();
+            p->finalize(env.options.cancel);
             diagnosticsOfIndex = p->diagnostics.size() - diagnosticsBeforeIndex;
             indexed = true;
         }
@@ -454,7 +454,7 @@ std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
     // Without slices, the span comes from the kernel rows, which only now are in.
     if (!indexed || p->slices.size() == 0) {
         env.progress.stage("Indexing" + label);
-        p->finalize();
+        p->finalize(env.options.cancel);
     }
     if (env.cancelled())
         return discard(std::move(p));

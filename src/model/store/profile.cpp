@@ -373,8 +373,9 @@ void reportDuplicateSlices(Profile& p)
 
 } // namespace
 
-void Profile::finalize()
+bool Profile::finalize(const std::atomic<bool>* cancel)
 {
+    const auto cancelled = [cancel] { return cancel && cancel->load(std::memory_order_relaxed); };
     const std::size_t n = slices.size();
     // Order: by track, then start, longer first; ties keep their reading order. Slices arrive
     // mostly in time order per track, so a counting pass by track and a sortedness check per
@@ -410,6 +411,8 @@ void Profile::finalize()
             return inTrackOrder(a, b);
         });
     }
+    if (cancelled())
+        return false;
     bool identity = true;
     for (std::size_t i = 0; i < n && identity; ++i)
         identity = order[i] == i;
@@ -439,8 +442,13 @@ void Profile::finalize()
             },
         };
         constexpr std::size_t kParallelRows = 1u << 20;
-        parallelFor(std::size(jobs), n >= kParallelRows ? 0u : 1u, [&](std::size_t i) { jobs[i](); });
+        parallelFor(std::size(jobs), n >= kParallelRows ? 0u : 1u, [&](std::size_t i) {
+            if (!cancelled())
+                jobs[i]();
+        });
     }
+    if (cancelled())
+        return false;
 
     for (auto& t : tracks) {
         t.sliceBegin = t.sliceEnd = 0;
@@ -473,8 +481,12 @@ void Profile::finalize()
         i = j;
     }
 
+    if (cancelled())
+        return false;
     if (!m_finalized)
         reportDuplicateSlices(*this);
+    if (cancelled())
+        return false;
 
     // Flow ends: the sources and the destinations are bound on two threads for a big profile
     // (1.2 M flows at the 1 GB benchmark profile), each with its own hints.
@@ -484,9 +496,12 @@ void Profile::finalize()
     auto bindEnds = [&](std::vector<std::uint32_t>& slice, const std::vector<TrackId>& track,
                         const std::vector<TimeNs>& ts, bool orNext) {
         std::vector<std::uint32_t> hint(tracks.size(), kNone);
-        for (std::size_t f = 0; f < flows.size(); ++f)
+        for (std::size_t f = 0; f < flows.size(); ++f) {
+            if (f % 65536 == 0 && cancelled())
+                return;
             if (slice[f] == kNone)
                 slice[f] = sliceAt(*this, track[f], ts[f], orNext, hint);
+        }
     };
     constexpr std::size_t kParallelFlows = 1u << 18;
     parallelFor(2, flows.size() >= kParallelFlows ? 0u : 1u, [&](std::size_t i) {
@@ -495,6 +510,8 @@ void Profile::finalize()
         else
             bindEnds(flows.dstSlice, flows.dstTrack, flows.dstTs, true);
     });
+    if (cancelled())
+        return false;
 
     for (auto& c : counters) {
         if (!std::is_sorted(c.ts.begin(), c.ts.end())) {
@@ -529,6 +546,7 @@ void Profile::finalize()
     begin = b;
     end = e;
     m_finalized = true;
+    return true;
 }
 
 } // namespace npuscope

@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -326,7 +327,9 @@ public:
 
     // Sort slices per track (stable: start, -dur, file order), set track ranges and depths,
     // bind flow endpoints to slices, sort counters, compute [begin, end]. Idempotent.
-    void finalize();
+    // With `cancel` set (polled between its steps and every 64 Ki flows), it may stop early and
+    // return false: the tables are then half indexed, fit only to be thrown away.
+    bool finalize(const std::atomic<bool>* cancel = nullptr);
     bool finalized() const { return m_finalized; }
 
     // Appends the tables that the side-file readers fill (kernels, statistics, steps, L2,
