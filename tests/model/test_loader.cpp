@@ -10,6 +10,7 @@
 #include <sys/prctl.h>
 #endif
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -175,6 +176,17 @@ private slots:
                          || st == "Done",
                      st.c_str());
         }
+        // Each stage is reported as it begins, however soon after the report before it: every
+        // file read, then the indexing and the join of the timeline with kernel_details.
+        const auto reported = [&](const std::string& stage) { // followed by the rank's label
+            return std::any_of(calls.begin(), calls.end(),
+                               [&](const LoadProgress& p) { return p.stage.rfind(stage + " (", 0) == 0; });
+        };
+        for (const auto& f : r.session->ranks.front()->files)
+            if (f.status == FileStatus::Loaded)
+                QVERIFY2(reported("Reading " + std::filesystem::path(f.path).filename().string()), f.path.c_str());
+        QVERIFY(reported("Indexing"));
+        QVERIFY(reported("Joining"));
     }
 
     void cancelled()

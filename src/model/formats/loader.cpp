@@ -28,7 +28,9 @@ constexpr auto kMinInterval = std::chrono::milliseconds(50); // at most 20 calls
 // Folds byte counts from every worker into throttled LoadProgress calls. The user callback is
 // called from whichever thread crosses the interval, one call at a time (under m_mutex), so it
 // needs no locking of its own but must not block for long and must be safe to call off the
-// GUI thread (a queued signal, an atomic store).
+// GUI thread (a queued signal, an atomic store). A new stage is reported when it begins, not
+// throttled: else a stage that begins within 50 ms of a report and sends no bytes (indexing,
+// joining) would not be shown at all.
 class ProgressSink {
 public:
     explicit ProgressSink(std::function<void(const LoadProgress&)> callback) : m_callback(std::move(callback)) {}
@@ -47,7 +49,7 @@ public:
             std::lock_guard lock(m_stageMutex);
             m_stage = std::move(text);
         }
-        emit(false);
+        emit(false, true);
     }
     void add(std::uint64_t bytes)
     {
@@ -69,16 +71,17 @@ public:
     }
 
 private:
-    void emit(bool force)
+    void emit(bool force, bool newStage = false)
     {
-        // Workers never wait on each other for progress: a busy callback means "skip this one".
+        // Workers never wait on each other for byte counts: a busy callback means "skip this
+        // one". A new stage (a few per file) waits for it.
         std::unique_lock lock(m_callMutex, std::defer_lock);
-        if (force)
+        if (force || newStage)
             lock.lock();
         else if (!lock.try_lock())
             return;
         const auto now = Clock::now();
-        if (!force && m_emitted && now - m_last < kMinInterval)
+        if (!force && !newStage && m_emitted && now - m_last < kMinInterval)
             return;
         m_emitted = true;
         m_last = now;
@@ -422,6 +425,7 @@ std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
         // and binds slices, flows and counters, which the side files do not touch, and its serial
         // parts then share the CPU with them instead of running after them with a core idle.
         if (parallel && !env.cancelled()) {
+            env.progress.stage("Indexing" + label);
             diagnosticsBeforeIndex = p->diagnostics.size();
             p->finalize(env.options.cancel);
             diagnosticsOfIndex = p->diagnostics.size() - diagnosticsBeforeIndex;

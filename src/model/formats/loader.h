@@ -20,8 +20,9 @@ enum class Prefer { Auto, Text, Db };
 
 struct LoadOptions {
     // May be called from worker threads (one call at a time, never concurrently), at most 20
-    // times a second plus a final {"Done", 1.0}; keep it short and thread-safe (e.g. emit a
-    // queued signal). fraction = bytes read / bytes to read.
+    // times a second as bytes are read, once as each stage begins (a file, indexing, joining)
+    // and a final {"Done", 1.0}; keep it short and thread-safe (e.g. emit a queued signal).
+    // fraction = bytes read / bytes to read.
     std::function<void(const LoadProgress&)> progress;
     const std::atomic<bool>* cancel = nullptr;          // set to true to stop early
     Prefer prefer = Prefer::Auto;                       // text vs SQLite when both exist
