@@ -28,10 +28,10 @@ namespace {
 // a few MB: 8 MB chunks held ~60 MB more at the peak and parsed no faster. A parsed chunk holds
 // about 2x its bytes (a 216-byte TraceEvent and 40 bytes per argument, for ~170 bytes of JSON
 // an event) in each of the two slots.
-// Files under kSmallFileBytes take 512 KiB chunks and report their progress (which drops the pages
-// read) after every 2 MiB: the 100 MB benchmark profile's peak is ~10 MB lower for it. Larger
-// files take 2 MiB chunks and report every 8 MiB: the 1 GB one loaded 5-10 % slower with either
-// the small chunks or the frequent reports.
+// Files under kSmallFileBytes take 512 KiB chunks and report their progress (which drops the
+// pages read) after every 2 MiB: the 100 MB benchmark profile's peak is ~10 MB lower for it.
+// Larger files take 2 MiB chunks and report every 8 MiB: the 1 GB one loaded 5-10 % slower with
+// either the small chunks or the frequent reports.
 constexpr std::uint64_t kSmallFileBytes = 256ull << 20;
 constexpr std::uint64_t kChunkBytes = 2ull << 20, kSmallFileChunkBytes = 512ull << 10;
 constexpr std::uint64_t kProgressBytes = 8ull << 20, kSmallFileProgressBytes = 2ull << 20;
@@ -77,8 +77,8 @@ class ChunkPipeline {
 public:
     ChunkPipeline(std::string_view bytes, JsonEventScanner& scanner, const ReadContext& ctx)
         : m_bytes(bytes), m_scanner(scanner), m_ctx(ctx), m_chunkBytes(chunkBytes(bytes.size(), ctx)),
-          m_progressBytes(bytes.size() < kSmallFileBytes ? kSmallFileProgressBytes : kProgressBytes), m_guess(ctx.plainEvents),
-          m_settled(scanner.position())
+          m_progressBytes(bytes.size() < kSmallFileBytes ? kSmallFileProgressBytes : kProgressBytes),
+          m_guess(ctx.plainEvents), m_settled(scanner.position())
     {
         for (auto& s : m_slots)
             s.parser = makeChunkParser(bytes, ctx.plainEvents);
