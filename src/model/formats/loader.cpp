@@ -47,9 +47,9 @@ public:
             return;
         {
             std::lock_guard lock(m_stageMutex);
-            m_stage = std::move(text);
+            m_stage = text;
         }
-        emit(false, true);
+        emit(false, &text);
     }
     void add(std::uint64_t bytes)
     {
@@ -71,7 +71,9 @@ public:
     }
 
 private:
-    void emit(bool force, bool newStage = false)
+    // `newStage`: the stage that begins, reported as such even when another thread has begun
+    // one since (the later reports of bytes name the latest).
+    void emit(bool force, const std::string* newStage = nullptr)
     {
         // Workers never wait on each other for byte counts: a busy callback means "skip this
         // one". A new stage (a few per file) waits for it.
@@ -86,7 +88,9 @@ private:
         m_emitted = true;
         m_last = now;
         LoadProgress p;
-        {
+        if (newStage) {
+            p.stage = *newStage;
+        } else {
             std::lock_guard stageLock(m_stageMutex);
             p.stage = m_stage;
         }
