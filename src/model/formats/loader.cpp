@@ -188,10 +188,9 @@ FileRecord readOne(layout::FileKind kind, std::string_view bytes, Profile& p, co
 }
 
 // How far ahead of a reader's progress the pages of its file are mapped, in files of at least
-// kMapAheadFrom bytes: the 1 GB benchmark profile's load takes 0.08 s less (system time
+// kLargeLoadBytes: the 1 GB benchmark profile's load takes 0.08 s less (system time
 // 0.7-0.8 -> 0.6 s); in small files the pages mapped ahead would raise the peak RSS.
 constexpr std::uint64_t kMapAhead = 16ull << 20;
-constexpr std::uint64_t kMapAheadFrom = 256ull << 20;
 
 // Maps `f` and runs `read(bytes, ctx)`; failures to open become a Failed record plus an Error
 // diagnostic naming the file and the reason. Returns the record with path, kind and bytes set.
@@ -218,7 +217,7 @@ FileRecord mapAndRead(const layout::PlannedFile& f, const Env& env, ReadFn&& rea
         ctx.device = f.device;
         ctx.readableAfterEnd = mf->readableAfterEnd();
         std::uint64_t reported = 0;
-        const std::uint64_t ahead = mf->size() >= kMapAheadFrom ? kMapAhead : 0;
+        const std::uint64_t ahead = mf->size() >= kLargeLoadBytes ? kMapAhead : 0;
         mf->mapAhead(0, ahead);
         ctx.progress = [&](std::uint64_t done) {
             mf->dropPagesBefore(done); // read front to back: what is behind is done with
@@ -354,14 +353,14 @@ std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
         std::sort(mainFiles.begin(), mainFiles.end());
         sideFiles.clear();
     }
-    // In loads under kCommunicationFirstBelow, the communication files are read first: their
+    // In small loads (under kLargeLoadBytes), the communication files are read first: their
     // parse holds about 5x their size (simdjson's index and the tree) for a moment, and that
     // moment comes before the kernel table and the timeline have grown instead of at the end,
     // on top of them. The 100 MB benchmark profile's peak: 126-134 -> 114-120 MB (`info`).
     // Larger loads read them last: the 1 GB profile's finalize() took 0.2 instead of 0.1 s
     // after the timeline with them first (its peak is well under the JSON's size either way).
-    constexpr std::uint64_t kCommunicationFirstBelow = 256ull << 20;
-    if (plan.bytesToRead() < kCommunicationFirstBelow)
+    const bool largeLoad = plan.bytesToRead() >= kLargeLoadBytes;
+    if (!largeLoad)
         std::stable_partition(sideFiles.begin(), sideFiles.end(), [&](std::size_t i) {
             return plan.files[i].kind == layout::FileKind::Communication
                    || plan.files[i].kind == layout::FileKind::CommunicationMatrix;

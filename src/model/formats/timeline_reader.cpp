@@ -10,6 +10,7 @@
 #include "model/formats/readers.h"
 #include "model/formats/timeline_builder.h"
 #include "model/formats/timeline_chunk_parser.h"
+#include "model/io/memory_budget.h"
 
 #include <simdjson.h>
 
@@ -28,19 +29,21 @@ namespace {
 // a few MB: 8 MB chunks held ~60 MB more at the peak and parsed no faster. A parsed chunk holds
 // about 2x its bytes (a 216-byte TraceEvent and 40 bytes per argument, for ~170 bytes of JSON
 // an event) in each of the two slots.
-// Files under kSmallFileBytes take 512 KiB chunks and report their progress (which drops the
-// pages read) after every 2 MiB: the 100 MB benchmark profile's peak is ~10 MB lower for it.
-// Larger files take 2 MiB chunks and report every 8 MiB: the 1 GB one loaded 5-10 % slower with
-// either the small chunks or the frequent reports.
-constexpr std::uint64_t kSmallFileBytes = 256ull << 20;
-constexpr std::uint64_t kChunkBytes = 2ull << 20, kSmallFileChunkBytes = 512ull << 10;
-constexpr std::uint64_t kProgressBytes = 8ull << 20, kSmallFileProgressBytes = 2ull << 20;
+// Files under kLargeLoadBytes (memory_budget.h) take 512 KiB chunks and report their progress
+// (which drops the pages read) after every 2 MiB: the 100 MB benchmark profile's peak is ~10 MB
+// lower for it. Larger files take 2 MiB chunks and report every 8 MiB: the 1 GB one loaded
+// 5-10 % slower with either the small chunks or the frequent reports.
+struct ChunkSizes {
+    std::uint64_t chunk, progress;
+};
 
-std::uint64_t chunkBytes(std::uint64_t fileBytes, const ReadContext& ctx)
+ChunkSizes chunkSizes(std::uint64_t fileBytes, const ReadContext& ctx)
 {
+    ChunkSizes s = fileBytes < kLargeLoadBytes ? ChunkSizes{512ull << 10, 2ull << 20}
+                                               : ChunkSizes{2ull << 20, 8ull << 20};
     if (ctx.chunkBytes)
-        return ctx.chunkBytes;
-    return fileBytes < kSmallFileBytes ? kSmallFileChunkBytes : kChunkBytes;
+        s.chunk = ctx.chunkBytes;
+    return s;
 }
 
 std::unique_ptr<EventChunkParser> makeChunkParser(std::string_view bytes, bool plainEvents)
@@ -76,8 +79,7 @@ std::unique_ptr<EventChunkParser> makeChunkParser(std::string_view bytes, bool p
 class ChunkPipeline {
 public:
     ChunkPipeline(std::string_view bytes, JsonEventScanner& scanner, const ReadContext& ctx)
-        : m_bytes(bytes), m_scanner(scanner), m_ctx(ctx), m_chunkBytes(chunkBytes(bytes.size(), ctx)),
-          m_progressBytes(bytes.size() < kSmallFileBytes ? kSmallFileProgressBytes : kProgressBytes),
+        : m_bytes(bytes), m_scanner(scanner), m_ctx(ctx), m_sizes(chunkSizes(bytes.size(), ctx)),
           m_guess(ctx.plainEvents), m_settled(scanner.position())
     {
         for (auto& s : m_slots)
@@ -204,8 +206,8 @@ private:
             return false;
         }
         s.spans.clear();
-        s.guessed = m_guess && m_scanner.nextGuess(m_chunkBytes, s.range);
-        return s.guessed || m_scanner.next(s.spans, m_chunkBytes);
+        s.guessed = m_guess && m_scanner.nextGuess(m_sizes.chunk, s.range);
+        return s.guessed || m_scanner.next(s.spans, m_sizes.chunk);
     }
 
     void parse(Slot& s)
@@ -249,7 +251,7 @@ private:
     void progress()
     {
         const std::uint64_t done = m_settled;
-        if (m_ctx.progress && done - m_lastProgress >= m_progressBytes) {
+        if (m_ctx.progress && done - m_lastProgress >= m_sizes.progress) {
             m_ctx.progress(done);
             m_lastProgress = done;
         }
@@ -258,8 +260,7 @@ private:
     std::string_view m_bytes;
     JsonEventScanner& m_scanner;
     const ReadContext& m_ctx;
-    const std::uint64_t m_chunkBytes;
-    const std::uint64_t m_progressBytes;
+    const ChunkSizes m_sizes;
     std::atomic<bool> m_guess;    // chunks cut by guesses
     std::uint64_t m_settled;      // where the last chunk built ended: an element's end
     JsonEventScanner m_resync{std::string_view()};
@@ -292,7 +293,7 @@ FileRecord readTimelineJson(std::string_view bytes, Profile& sink, const ReadCon
 
     TimelineBuilder builder(sink, ctx);
     ChunkPipeline pipeline(bytes, scanner, ctx);
-    const bool threaded = bytes.size() > chunkBytes(bytes.size(), ctx) && std::thread::hardware_concurrency() > 1;
+    const bool threaded = bytes.size() > chunkSizes(bytes.size(), ctx).chunk && std::thread::hardware_concurrency() > 1;
     const bool cancelled = !pipeline.run(threaded, [&](const EventBatch& batch) {
         builder.addBatch(batch);
         if (!batch.events.empty())

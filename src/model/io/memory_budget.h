@@ -20,6 +20,13 @@ std::uint64_t estimatedHeapBytes(std::string_view kind, std::uint64_t fileBytes)
 // "3.2 GiB", "12 MiB", "800 KiB", "12 bytes".
 std::string formatBytes(std::uint64_t bytes);
 
+// Where a load counts as large. A load (or a file) of at least kLargeLoadBytes is read for
+// throughput: 2 MiB timeline chunks, pages mapped ahead, the communication files last and the
+// heap they freed given back. A smaller one is read for a low peak: 512 KiB chunks, pages
+// dropped every 2 MiB, the communication files first, the heap they freed reused by the rest.
+// Each choice is measured on the benchmark profiles where it is made.
+inline constexpr std::uint64_t kLargeLoadBytes = 256ull << 20;
+
 // While a load or an advisor run is in progress, the memory it frees stays in the process and
 // is reused by its later allocations: no block gets pages of its own (they would be unmapped when
 // freed) and the heap is not trimmed. A fresh page costs a fault and clearing (about 10 µs each on
