@@ -4,6 +4,10 @@
 
 #include <QtTest>
 
+#include <algorithm>
+#include <numeric>
+#include <random>
+
 using namespace npuscope;
 
 namespace {
@@ -162,6 +166,86 @@ private slots:
         QCOMPARE(p.slices.start[s], TimeNs(1780748105187895870LL));
         QCOMPARE(p.tracks[p.slices.track[s].v].streamId, std::int64_t(212));
         QCOMPARE(p.slices.taskId[s], 0u);
+    }
+
+    void manyKeysAgainstEveryRow()
+    {
+        // Many streams and wrapping task ids, rows at equal starts, within and past 1 µs, on
+        // other devices: the join equals a search of every row for each task in order (pass 0:
+        // the first free row with the key and the exact start; pass 1: the nearest free one
+        // within 1 µs, the first of equals), rows taken by start, then row order.
+        Profile p;
+        std::mt19937 rng(7);
+        const NameId n = p.strings.intern("op");
+        std::vector<TrackId> tracks;
+        for (int s = 0; s < 6; ++s)
+            tracks.push_back(streamTrack(p, 1, s, s % 3 == 2 ? -1 : s % 2));
+        for (int i = 0; i < 3000; ++i) {
+            const int s = static_cast<int>(rng() % tracks.size());
+            const auto task = static_cast<std::uint32_t>(rng() % 40);
+            const TimeNs t = TimeNs(rng() % 200) * 500;
+            p.slices.add(t, 10, n, NameId(0), tracks[static_cast<std::size_t>(s)], task);
+            if (rng() % 4 != 0) {
+                const TimeNs off = rng() % 3 == 0 ? 0 : TimeNs(rng() % 2500) - 1250;
+                const int device = rng() % 5 == 0 ? -1 : static_cast<int>(rng() % 2);
+                addKernel(p, device, s, task, t + off, "k");
+            }
+        }
+        addKernel(p, 0, 1, 3, 1000, "k"); // rows no task has
+        addKernel(p, 0, 99, 3, 1000, "k");
+        p.finalize();
+        QVERIFY(readers::joinKernels(p));
+
+        const KernelTable& K = p.kernels;
+        const SliceTable& S = p.slices;
+        std::vector<std::uint32_t> rows(K.size());
+        std::iota(rows.begin(), rows.end(), 0u);
+        std::stable_sort(rows.begin(), rows.end(), [&](auto a, auto b) { return K.start[a] < K.start[b]; });
+        std::vector<std::uint32_t> sliceOf(K.size(), kNone), kernelOf(S.size(), kNone);
+        std::uint64_t exact = 0, nearest = 0;
+        for (int pass = 0; pass < 2; ++pass)
+            for (const Track& t : p.tracks)
+                for (std::uint32_t s = t.sliceBegin; s < t.sliceEnd; ++s) {
+                    if (kernelOf[s] != kNone)
+                        continue;
+                    std::uint32_t best = kNone;
+                    TimeNs bestDiff = 0;
+                    for (std::uint32_t r : rows) {
+                        const TimeNs d = std::abs(K.start[r] - S.start[s]);
+                        if (sliceOf[r] != kNone || K.streamId[r] != t.streamId || K.taskId[r] != S.taskId[s]
+                            || (K.device[r] >= 0 && t.device >= 0 && K.device[r] != t.device)
+                            || d > (pass == 0 ? 0 : 1000))
+                            continue;
+                        if (best == kNone || d < bestDiff) {
+                            best = r;
+                            bestDiff = d;
+                        }
+                    }
+                    if (best != kNone) {
+                        sliceOf[best] = s;
+                        kernelOf[s] = best;
+                        ++(pass == 0 ? exact : nearest);
+                    }
+                }
+        QCOMPARE(K.slice, sliceOf);
+        QCOMPARE(S.kernel, kernelOf);
+        QCOMPARE(p.join.matchedExact, exact);
+        QCOMPARE(p.join.matchedNearest, nearest);
+        QVERIFY(exact > 300 && nearest > 300); // both passes had work
+        QCOMPARE(p.join.unmatchedKernels, K.size() - exact - nearest);
+    }
+
+    void cancelStopsTheJoin()
+    {
+        Profile p;
+        const TrackId s = streamTrack(p, 1, 2, 0);
+        p.slices.add(1000, 10, p.strings.intern("op"), NameId(0), s, 7);
+        addKernel(p, 0, 2, 7, 1000, "op");
+        p.finalize();
+        const std::atomic<bool> stop{true}, go{false};
+        QVERIFY(!readers::joinKernels(p, &stop));
+        QVERIFY(readers::joinKernels(p, &go));
+        QCOMPARE(p.join.matchedExact, std::uint64_t(1));
     }
 };
 

@@ -15,6 +15,7 @@
 #include "model/formats/readers.h"
 
 #include <algorithm>
+#include <span>
 #include <unordered_map>
 
 namespace npuscope::readers {
@@ -23,27 +24,98 @@ namespace {
 
 constexpr TimeNs kNearestNs = 1000;
 
-struct Key {
-    std::int64_t stream, task;
-    bool operator==(const Key&) const = default;
-};
-
-struct KeyHash {
-    std::size_t operator()(const Key& k) const noexcept
+// Kernel rows with a stream and a task id, grouped by (stream, task id) and sorted by start in
+// a group (ties in row order). Each row's group is found in an open-addressing table, and the
+// rows are placed group by group in row order: kernel rows come mostly in start order, so a
+// group rarely needs sorting. A hash map of a vector per group took 6.8 ms for the 100 MB
+// benchmark profile's join (61 K rows in 58 K groups; 3.5 ms now) and 89 ms for the 1 GB one's
+// on fresh memory (32 ms now; 32 ms both once the memory was warm).
+class KernelIndex {
+public:
+    explicit KernelIndex(const KernelTable& K)
     {
-        return std::hash<std::int64_t>{}(k.stream * 1000003 ^ (k.task << 1));
+        std::vector<std::uint32_t> groupOf(K.size(), kNone);
+        std::vector<std::uint32_t> count;
+        m_slots.resize(1024);
+        for (std::uint32_t r = 0; r < K.size(); ++r) {
+            if (K.taskId[r] < 0 || K.streamId[r] < 0)
+                continue;
+            Slot& slot = m_slots[slotOf(K.streamId[r], K.taskId[r])];
+            std::uint32_t g = slot.group;
+            if (g == kNone) {
+                g = static_cast<std::uint32_t>(count.size());
+                slot = Slot{K.streamId[r], K.taskId[r], g};
+                count.push_back(0);
+                if (2 * count.size() > m_slots.size())
+                    grow();
+            }
+            ++count[g];
+            groupOf[r] = g;
+        }
+        m_begin.assign(count.size() + 1, 0);
+        for (std::size_t g = 0; g < count.size(); ++g)
+            m_begin[g + 1] = m_begin[g] + count[g];
+        m_rows.resize(m_begin.back());
+        std::vector<std::uint32_t> next(m_begin.begin(), m_begin.end() - 1);
+        for (std::uint32_t r = 0; r < K.size(); ++r)
+            if (groupOf[r] != kNone)
+                m_rows[next[groupOf[r]]++] = r;
+        const auto byStart = [&K](std::uint32_t a, std::uint32_t b) { return K.start[a] < K.start[b]; };
+        for (std::size_t g = 0; g + 1 < m_begin.size(); ++g) {
+            const auto b = m_rows.begin() + m_begin[g], e = m_rows.begin() + m_begin[g + 1];
+            if (!std::is_sorted(b, e, byStart))
+                std::stable_sort(b, e, byStart);
+        }
     }
+
+    // The rows of (stream, task), by start; empty when there are none.
+    std::span<const std::uint32_t> find(std::int64_t stream, std::int64_t task) const
+    {
+        const std::uint32_t g = m_slots[slotOf(stream, task)].group;
+        if (g == kNone)
+            return {};
+        return {m_rows.data() + m_begin[g], m_rows.data() + m_begin[g + 1]};
+    }
+
+private:
+    struct Slot {
+        std::int64_t stream = 0, task = 0;
+        std::uint32_t group = kNone; // kNone: empty
+    };
+    static std::size_t hash(std::int64_t stream, std::int64_t task)
+    {
+        std::uint64_t h = static_cast<std::uint64_t>(stream) * 0x9E3779B97F4A7C15ull ^ static_cast<std::uint64_t>(task);
+        h ^= h >> 29;
+        h *= 0xBF58476D1CE4E5B9ull;
+        return static_cast<std::size_t>(h ^ (h >> 32));
+    }
+    // The slot holding (stream, task), else the empty slot where it would go.
+    std::size_t slotOf(std::int64_t stream, std::int64_t task) const
+    {
+        const std::size_t mask = m_slots.size() - 1;
+        std::size_t at = hash(stream, task) & mask;
+        while (m_slots[at].group != kNone && (m_slots[at].stream != stream || m_slots[at].task != task))
+            at = (at + 1) & mask;
+        return at;
+    }
+    void grow()
+    {
+        std::vector<Slot> old(m_slots.size() * 2);
+        old.swap(m_slots);
+        for (const Slot& s : old)
+            if (s.group != kNone)
+                m_slots[slotOf(s.stream, s.task)] = s;
+    }
+
+    std::vector<Slot> m_slots; // a power of two, at most half full
+    std::vector<std::uint32_t> m_begin; // group g's rows: [m_begin[g], m_begin[g + 1])
+    std::vector<std::uint32_t> m_rows;
 };
 
 bool devicesCompatible(int a, int b)
 {
     return a < 0 || b < 0 || a == b;
 }
-
-// Kernel rows of one key, sorted by start.
-struct Candidates {
-    std::vector<std::uint32_t> rows;
-};
 
 void joinL2(Profile& p)
 {
@@ -90,8 +162,9 @@ void joinL2(Profile& p)
 
 } // namespace
 
-void joinKernels(Profile& p)
+bool joinKernels(Profile& p, const std::atomic<bool>* cancel)
 {
+    const auto cancelled = [cancel] { return cancel && cancel->load(std::memory_order_relaxed); };
     KernelTable& K = p.kernels;
     SliceTable& S = p.slices;
     K.slice.assign(K.size(), kNone);
@@ -99,12 +172,9 @@ void joinKernels(Profile& p)
     p.join = JoinStats{};
     p.join.kernelRows = K.size();
 
-    std::unordered_map<Key, Candidates, KeyHash> byKey;
-    for (std::uint32_t r = 0; r < K.size(); ++r)
-        if (K.taskId[r] >= 0 && K.streamId[r] >= 0)
-            byKey[Key{K.streamId[r], K.taskId[r]}].rows.push_back(r);
-    for (auto& [k, c] : byKey)
-        std::stable_sort(c.rows.begin(), c.rows.end(), [&K](auto a, auto b) { return K.start[a] < K.start[b]; });
+    const KernelIndex byKey(K);
+    if (cancelled())
+        return false;
 
     auto bind = [&](std::uint32_t slice, std::uint32_t row) {
         S.kernel[slice] = row;
@@ -123,14 +193,14 @@ void joinKernels(Profile& p)
 
     // Pass 0: exact start; pass 1: nearest start within 1 µs among rows still free.
     for (int pass = 0; pass < 2; ++pass) {
-        for (std::uint32_t s : streamSlices) {
+        for (std::size_t i = 0; i < streamSlices.size(); ++i) {
+            if (i % 65536 == 0 && cancelled())
+                return false;
+            const std::uint32_t s = streamSlices[i];
             if (S.kernel[s] != kNone || S.taskId[s] == kNone)
                 continue;
             const Track& t = p.tracks[S.track[s].v];
-            auto it = byKey.find(Key{t.streamId, static_cast<std::int64_t>(S.taskId[s])});
-            if (it == byKey.end())
-                continue;
-            const auto& rows = it->second.rows;
+            const auto rows = byKey.find(t.streamId, static_cast<std::int64_t>(S.taskId[s]));
             const TimeNs ts = S.start[s];
             // First row starting at or after ts - window (rows are sorted by start).
             const TimeNs lo = pass == 0 ? ts : ts - kNearestNs;
@@ -161,6 +231,9 @@ void joinKernels(Profile& p)
     for (std::uint32_t s : streamSlices)
         if (S.kernel[s] == kNone)
             ++p.join.unmatchedTasks;
+
+    if (cancelled())
+        return false;
 
     // Communication rows (task id N/A): by name and start within 1 µs on CommGroup tracks.
     std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> commByName; // name id -> slices by start
@@ -205,6 +278,7 @@ void joinKernels(Profile& p)
             ++p.join.unmatchedKernels;
 
     joinL2(p);
+    return true;
 }
 
 } // namespace npuscope::readers

@@ -467,7 +467,8 @@ std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
         return discard(std::move(p));
     if (p->slices.size() > 0 && p->kernels.size() > 0) {
         env.progress.stage("Joining" + label);
-        readers::joinKernels(*p);
+        if (!readers::joinKernels(*p, env.options.cancel))
+            return discard(std::move(p));
     }
     collectDevices(*p);
     if (p->name.empty())

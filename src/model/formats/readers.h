@@ -7,6 +7,7 @@
 #include "model/store/profile.h"
 #include "model/store/session.h"
 
+#include <atomic>
 #include <string>
 #include <string_view>
 
@@ -62,7 +63,8 @@ FileRecord readAnalysisDb(const std::string& path, Profile& sink, const ReadCont
 // Join timeline device tasks (Stream tracks) with kernel rows on (device, stream, task id,
 // start) per FORMATS.md §3; fills SliceTable::kernel, KernelTable::slice and Profile::join.
 // Also folds l2 rows into a kernel metric column "l2_hit_rate" when present.
-// Requires finalize() to have run.
-void joinKernels(Profile& p);
+// Requires finalize() to have run. Returns false, with the join partly done, when `cancel` was
+// set (checked between its steps and every 64 Ki slices).
+bool joinKernels(Profile& p, const std::atomic<bool>* cancel = nullptr);
 
 } // namespace npuscope::readers
