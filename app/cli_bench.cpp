@@ -147,7 +147,7 @@ void warmPageCache(const std::string& path)
 void printUsage(std::FILE* to)
 {
     std::fputs("Usage: npuscope bench [--size-mb N] [--out DIR] [--seed N] [--db] [--no-frames] [--frame-events N]\n"
-               "                      [--runs N]\n"
+               "                      [--runs N] [--linear-mb N]\n"
                "  --db: load the same generated profile from its text and its SQLite export instead\n"
                "  (generated once in DIR-db with `synth --format both`); prints MB/s and the ratio.\n"
                "  Generates (once, then reuses) a torch_npu profile whose trace_view.json is about N MB\n"
@@ -156,6 +156,9 @@ void printUsage(std::FILE* to)
                "  nlohmann/json's SAX parse of the same JSON. Prints MB/s, ratios, bytes per task event\n"
                "  and peak RSS. Ratios are what count: all three run on this machine in this run.\n"
                "  The load and the floor run --runs times (default 3), alternating; their medians count.\n"
+               "  With --linear-mb N (default 100 when --size-mb is 1000 or more; 0 for none), the load of\n"
+               "  an N MB profile (at most a tenth of the size; generated the same way) joins the alternation,\n"
+               "  and how far the large load is from linear in size is printed.\n"
                "  Then cancels a load halfway and late (75, 85, 95 % of the fastest), runs the advisor on\n"
                "  the folder (load and rules timed apart), and (unless --no-frames) measures offscreen the time to\n"
                "  the first timeline frame and the paint time of one frame of an N-event profile\n"
@@ -174,6 +177,7 @@ int bench(const Args& args)
     bool frames = true;
     int runs = 3;
     std::uint64_t frameEvents = 10'000'000;
+    double linearMb = -1; // -1: 100 for a profile of 1000 MB or more, else none
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         auto next = [&](const char* flag) -> const std::string* {
@@ -213,6 +217,15 @@ int bench(const Args& args)
                 std::fprintf(stderr, "npuscope bench: --size-mb must be positive\n");
                 return 2;
             }
+        } else if (a == "--linear-mb") {
+            const std::string* v = next("--linear-mb");
+            if (!v)
+                return 2;
+            linearMb = std::atof(v->c_str());
+            if (linearMb < 0) {
+                std::fprintf(stderr, "npuscope bench: --linear-mb must be 0 or more\n");
+                return 2;
+            }
         } else if (a == "--out") {
             const std::string* v = next("--out");
             if (!v)
@@ -229,22 +242,37 @@ int bench(const Args& args)
         }
     }
 
-    const fs::path dir = fs::path(out) / ("torch_npu_" + std::to_string(static_cast<long>(sizeMb)) + "mb_seed"
-                                          + std::to_string(seed));
+    const auto dirOf = [&](double mbs) {
+        return fs::path(out) / ("torch_npu_" + std::to_string(static_cast<long>(mbs)) + "mb_seed" + std::to_string(seed));
+    };
+    const fs::path dir = dirOf(sizeMb);
     if (dbBench)
         return bench::dbVsTextBench(sizeMb, dir.string() + "-db", seed);
-    std::string trace = findTrace(dir);
-    if (trace.empty()) {
-        if (!bench::generateProfile(dir.string(), sizeMb, seed, "text"))
-            return 1;
-        trace = findTrace(dir);
-    }
-    if (trace.empty()) {
-        std::fprintf(stderr, "npuscope bench: no trace_view.json under %s\n", dir.c_str());
+    // The profile's trace_view.json, generated when missing; empty on failure (reported).
+    const auto traceOf = [&](const fs::path& d, double mbs) {
+        std::string t = findTrace(d);
+        if (t.empty() && bench::generateProfile(d.string(), mbs, seed, "text"))
+            t = findTrace(d);
+        if (t.empty())
+            std::fprintf(stderr, "npuscope bench: no trace_view.json under %s\n", d.c_str());
+        return t;
+    };
+    const std::string trace = traceOf(dir, sizeMb);
+    if (trace.empty())
         return 1;
-    }
     const double mb = static_cast<double>(fs::file_size(trace)) / 1e6;
     warmPageCache(trace);
+    // (f) Linearity: a profile a tenth of the size or less is loaded in the same alternation.
+    if (linearMb < 0)
+        linearMb = sizeMb >= 1000 ? 100 : 0;
+    const fs::path linearDir = dirOf(linearMb);
+    std::string linearTrace;
+    if (linearMb > 0 && linearMb * 10 <= sizeMb) {
+        linearTrace = traceOf(linearDir, linearMb);
+        if (linearTrace.empty())
+            return 1;
+        warmPageCache(linearTrace);
+    }
 
     // (b) and (c): a reference parser over the mapped trace.
     const auto scanRun = [&](const std::function<bench::ScanStats(std::string_view)>& scan) {
@@ -262,10 +290,10 @@ int bench(const Args& args)
         });
     };
     const auto floorRun = [&] { return scanRun([](std::string_view json) { return bench::simdjsonFloorScan(json); }); };
-    const auto loadRun = [&] {
+    const auto loadRunOf = [&](const fs::path& folder) {
         return inChild([&](Measure& m) {
             LoadOptions lo;
-            const LoadResult r = loadSession(dir.string(), lo);
+            const LoadResult r = loadSession(folder.string(), lo);
             if (!r.session) {
                 std::snprintf(m.error, sizeof m.error, "%s", r.error.c_str());
                 return;
@@ -281,10 +309,12 @@ int bench(const Args& args)
     // (a) and (b) run `runs` times, alternating, and their median runs count: on the development
     // machine the same load's system time varies from 0.6 to 2 s from one run to the next, with
     // the state in which the hypervisor hands over fresh memory.
-    std::vector<Measure> floorRuns, loadRuns;
+    std::vector<Measure> floorRuns, loadRuns, linearRuns;
     for (int k = 0; k < runs; ++k) {
         floorRuns.push_back(floorRun());
-        loadRuns.push_back(loadRun());
+        loadRuns.push_back(loadRunOf(dir));
+        if (!linearTrace.empty())
+            linearRuns.push_back(loadRunOf(linearDir));
     }
     const Measure floor = medianRun(floorRuns);
     const Measure load = medianRun(loadRuns);
@@ -390,6 +420,20 @@ int bench(const Args& args)
                     static_cast<unsigned long long>(load.tasks), static_cast<double>(load.storeBytes) / load.tasks);
         std::printf("peak RSS of the load / JSON size: %.2f (goal <= 1.0)\n", load.peakRssKb / 1024.0 / (mb / 1.048576));
     }
+    if (!linearRuns.empty()) {
+        const Measure small = medianRun(linearRuns);
+        const double smallMb = static_cast<double>(fs::file_size(linearTrace)) / 1e6;
+        if (!small.ok) {
+            std::printf("linearity: the %.1f MB profile's load failed: %s\n", smallMb, small.error);
+        } else if (load.ok) {
+            const double predicted = small.seconds * mb / smallMb;
+            const double off = (load.seconds - predicted) / predicted * 100;
+            std::printf("linearity: the %.1f MB trace's load took %.3f s (median of %s s); linear in size, this "
+                        "%.2fx larger trace's would take %.3f s; it took %.3f s: %.0f %% %s linear (goal within 15 %%)\n",
+                        smallMb, small.seconds, secondsList(linearRuns).c_str(), mb / smallMb, predicted,
+                        load.seconds, std::abs(off), off < 0 ? "under" : "over");
+        }
+    }
     if (cancel.ok)
         std::printf("cancel halfway (%.2f s in): the load returned %.0f ms after the cancel (goal <= 200); "
                     "RSS %.1f MiB before, %.1f MiB at the cancel, %.1f MiB %.0f ms after the cancel\n",
@@ -403,15 +447,15 @@ int bench(const Args& args)
         double worst = cancel.ok ? cancel.cancelMs : 0;
         for (std::size_t k = 0; k < lateCancels.size(); ++k) {
             const Measure& c = lateCancels[k];
-            if (c.ok)
-                std::snprintf(buf, sizeof buf, "%s%.2f s in: %.0f ms", late.empty() ? "" : "; ",
-                              fastestLoad * kLateCancels[k], c.cancelMs);
-            else
-                std::snprintf(buf, sizeof buf, "%s%.2f s in: finished first", late.empty() ? "" : "; ",
-                              fastestLoad * kLateCancels[k]);
+            std::snprintf(buf, sizeof buf, "%s%.2f s in: ", late.empty() ? "" : "; ", fastestLoad * kLateCancels[k]);
             late += buf;
-            if (c.ok)
+            if (c.ok) {
+                std::snprintf(buf, sizeof buf, "%.0f ms", c.cancelMs);
+                late += buf;
                 worst = std::max(worst, c.cancelMs);
+            } else {
+                late += "finished first";
+            }
         }
         std::printf("late cancels: %s; the slowest return of all %.0f ms (goal <= 200)\n", late.c_str(), worst);
     }
