@@ -243,7 +243,8 @@ int bench(const Args& args)
     }
 
     const auto dirOf = [&](double mbs) {
-        return fs::path(out) / ("torch_npu_" + std::to_string(static_cast<long>(mbs)) + "mb_seed" + std::to_string(seed));
+        const std::string size = std::to_string(static_cast<long>(mbs));
+        return fs::path(out) / ("torch_npu_" + size + "mb_seed" + std::to_string(seed));
     };
     const fs::path dir = dirOf(sizeMb);
     if (dbBench)
@@ -429,7 +430,8 @@ int bench(const Args& args)
             const double predicted = small.seconds * mb / smallMb;
             const double off = (load.seconds - predicted) / predicted * 100;
             std::printf("linearity: the %.1f MB trace's load took %.3f s (median of %s s); linear in size, this "
-                        "%.2fx larger trace's would take %.3f s; it took %.3f s: %.0f %% %s linear (goal within 15 %%)\n",
+                        "%.2fx larger trace's would take %.3f s; it took %.3f s: %.0f %% %s linear "
+                        "(goal within 15 %%)\n",
                         smallMb, small.seconds, secondsList(linearRuns).c_str(), mb / smallMb, predicted,
                         load.seconds, std::abs(off), off < 0 ? "under" : "over");
         }
