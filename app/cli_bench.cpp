@@ -242,6 +242,12 @@ int bench(const Args& args)
         }
     }
 
+    if (linearMb < 0)
+        linearMb = sizeMb >= 1000 ? 100 : 0;
+    if (linearMb * 10 > sizeMb) {
+        std::fprintf(stderr, "npuscope bench: --linear-mb must be at most a tenth of --size-mb\n");
+        return 2;
+    }
     const auto dirOf = [&](double mbs) {
         const std::string size = std::to_string(static_cast<long>(mbs));
         return fs::path(out) / ("torch_npu_" + size + "mb_seed" + std::to_string(seed));
@@ -264,11 +270,9 @@ int bench(const Args& args)
     const double mb = static_cast<double>(fs::file_size(trace)) / 1e6;
     warmPageCache(trace);
     // (f) Linearity: a profile a tenth of the size or less is loaded in the same alternation.
-    if (linearMb < 0)
-        linearMb = sizeMb >= 1000 ? 100 : 0;
     const fs::path linearDir = dirOf(linearMb);
     std::string linearTrace;
-    if (linearMb > 0 && linearMb * 10 <= sizeMb) {
+    if (linearMb > 0) {
         linearTrace = traceOf(linearDir, linearMb);
         if (linearTrace.empty())
             return 1;

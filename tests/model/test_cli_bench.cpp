@@ -1,0 +1,114 @@
+// `npuscope bench` run as a process on small generated profiles: what it prints, and that its
+// linearity line is computed from the loads it lists. No time is asserted.
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+
+namespace {
+
+struct Run {
+    int exitCode = -1;
+    QString out, err;
+};
+
+Run runBench(const QStringList& args)
+{
+    QProcess p;
+    p.start(QStringLiteral(NPUSCOPE_BINARY), QStringList{"bench"} + args);
+    Run r;
+    if (!p.waitForFinished(120000))
+        return r;
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = QString::fromUtf8(p.readAllStandardOutput());
+    r.err = QString::fromUtf8(p.readAllStandardError());
+    return r;
+}
+
+double median(QList<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+} // namespace
+
+class TestCliBench : public QObject {
+    Q_OBJECT
+private slots:
+    void linearity()
+    {
+        QTemporaryDir out;
+        QVERIFY(out.isValid());
+        const Run r = runBench({"--size-mb", "10", "--linear-mb", "1", "--runs", "3", "--no-frames", "--out", out.path()});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY(QFileInfo(out.path() + "/torch_npu_10mb_seed1").isDir());
+        QVERIFY(QFileInfo(out.path() + "/torch_npu_1mb_seed1").isDir());
+        for (const char* line : {"(a) npuscope full load", "(b) simdjson On-Demand scan (floor)", "ratio a/b",
+                                 "late cancels:", "advise end to end"})
+            QVERIFY2(r.out.contains(QLatin1String(line)), line);
+
+        // The large load's median, as its row and the runs list give it.
+        const auto load = QRegularExpression(R"(\(a\) npuscope full load\s+([0-9.]+))").match(r.out);
+        QVERIFY(load.hasMatch());
+        const auto runs = QRegularExpression(R"(\(a\) and \(b\): medians of 3 alternating runs; \(a\) ([0-9., ]+) s;)")
+                              .match(r.out);
+        QVERIFY(runs.hasMatch());
+        QList<double> large;
+        for (const QString& s : runs.captured(1).split(", "))
+            large.append(s.toDouble());
+        QCOMPARE(large.size(), 3);
+        QCOMPARE(median(large), load.captured(1).toDouble());
+
+        const auto lin = QRegularExpression(R"(linearity: the ([0-9.]+) MB trace's load took ([0-9.]+) s \(median of )"
+                                            R"(([0-9., ]+) s\); linear in size, this ([0-9.]+)x larger trace's would )"
+                                            R"(take ([0-9.]+) s; it took ([0-9.]+) s: ([0-9]+) % (under|over) linear)")
+                             .match(r.out);
+        QVERIFY2(lin.hasMatch(), qPrintable(r.out));
+        QList<double> small;
+        for (const QString& s : lin.captured(3).split(", "))
+            small.append(s.toDouble());
+        QCOMPARE(small.size(), 3);
+        const double smallMedian = lin.captured(2).toDouble();
+        QCOMPARE(median(small), smallMedian);
+        QCOMPARE(lin.captured(6), load.captured(1));
+        // The ratio is the traces' sizes (about 10 MB over about 1 MB), the prediction the small
+        // median scaled by it, the percentage how far the large median is from the prediction.
+        const double ratio = lin.captured(4).toDouble();
+        QVERIFY(ratio > 5 && ratio < 15);
+        const double predicted = lin.captured(5).toDouble();
+        QVERIFY(std::abs(predicted - smallMedian * ratio) <= 0.0005 * ratio + 0.001);
+        const double took = lin.captured(6).toDouble();
+        const double off = (took - predicted) / predicted * 100;
+        QVERIFY(std::abs(std::abs(off) - lin.captured(7).toDouble()) <= 1.5);
+        QCOMPARE(lin.captured(8), QString(off < 0 ? "under" : "over"));
+    }
+
+    void noLinearityUnderTheDefaultSize()
+    {
+        QTemporaryDir out;
+        QVERIFY(out.isValid());
+        const Run r = runBench({"--size-mb", "2", "--runs", "1", "--no-frames", "--out", out.path()});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY(r.out.contains("(a) npuscope full load"));
+        QVERIFY(!r.out.contains("linearity"));
+    }
+
+    void usageErrors()
+    {
+        QTemporaryDir out;
+        QVERIFY(out.isValid());
+        for (const QStringList& args : {QStringList{"--size-mb", "100", "--linear-mb", "50"},
+                                        QStringList{"--linear-mb", "-1"}, QStringList{"--linear-mb"}}) {
+            const Run r = runBench(QStringList{"--out", out.path()} + args);
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(r.err.contains("--linear-mb"), qPrintable(r.err));
+        }
+        QVERIFY(QDir(out.path()).isEmpty()); // refused before generating anything
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliBench)
+#include "test_cli_bench.moc"
