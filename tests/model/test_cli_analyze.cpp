@@ -1,6 +1,7 @@
 // The `analyze` and `compare` verbs end to end: the npuscope binary run on real samples and on
 // generated profiles, checking exit codes, exact CSV headers and numbers computed independently
 // from the sample files with python3's csv/json modules (commands in the comments).
+#include "cli_run.h"
 #include "file_bytes.h"
 #include "model/formats/readers.h"
 
@@ -17,26 +18,8 @@ const QString kLevel1 = QStringLiteral(NPUSCOPE_SAMPLES "/msinsight/test/data/py
 const QString kAdvisorKernels =
     QStringLiteral(NPUSCOPE_SAMPLES "/msprof-analyze/test/ut/advisor/advisor_backend/compute_advice/kernel_details.csv");
 
-struct Run {
-    int code = -1;
-    QString out, err;
-};
-
-Run run(const QStringList& args, int timeoutMs = 120000)
-{
-    QProcess p;
-    p.start(QStringLiteral(NPUSCOPE_BINARY), args);
-    Run r;
-    if (!p.waitForFinished(timeoutMs)) {
-        p.kill();
-        p.waitForFinished();
-        return r;
-    }
-    r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = QString::fromUtf8(p.readAllStandardOutput());
-    r.err = QString::fromUtf8(p.readAllStandardError());
-    return r;
-}
+using Run = CliRun;
+Run run(const QStringList& args, int timeoutMs = 120000) { return runCli(args, timeoutMs); }
 
 QStringList lines(const QString& s) { return s.split(QLatin1Char('\n'), Qt::SkipEmptyParts); }
 

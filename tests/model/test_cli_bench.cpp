@@ -1,6 +1,7 @@
 // `npuscope bench` run as a process on small generated profiles: what it prints, and that its
 // linearity line is computed from the loads it lists. No time is asserted.
-#include <QProcess>
+#include "cli_run.h"
+
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -9,23 +10,7 @@
 
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    QString out, err;
-};
-
-Run runBench(const QStringList& args)
-{
-    QProcess p;
-    p.start(QStringLiteral(NPUSCOPE_BINARY), QStringList{"bench"} + args);
-    Run r;
-    if (!p.waitForFinished(120000))
-        return r;
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = QString::fromUtf8(p.readAllStandardOutput());
-    r.err = QString::fromUtf8(p.readAllStandardError());
-    return r;
-}
+CliRun runBench(const QStringList& args) { return runCli(QStringList{"bench"} + args); }
 
 double median(QList<double> v)
 {
@@ -42,8 +27,9 @@ private slots:
     {
         QTemporaryDir out;
         QVERIFY(out.isValid());
-        const Run r = runBench({"--size-mb", "10", "--linear-mb", "1", "--runs", "3", "--no-frames", "--out", out.path()});
-        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const CliRun r =
+            runBench({"--size-mb", "10", "--linear-mb", "1", "--runs", "3", "--no-frames", "--out", out.path()});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
         QVERIFY(QFileInfo(out.path() + "/torch_npu_10mb_seed1").isDir());
         QVERIFY(QFileInfo(out.path() + "/torch_npu_1mb_seed1").isDir());
         for (const char* line : {"(a) npuscope full load", "(b) simdjson On-Demand scan (floor)", "ratio a/b",
@@ -90,8 +76,8 @@ private slots:
     {
         QTemporaryDir out;
         QVERIFY(out.isValid());
-        const Run r = runBench({"--size-mb", "2", "--runs", "1", "--no-frames", "--out", out.path()});
-        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const CliRun r = runBench({"--size-mb", "2", "--runs", "1", "--no-frames", "--out", out.path()});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
         QVERIFY(r.out.contains("(a) npuscope full load"));
         QVERIFY(!r.out.contains("linearity"));
     }
@@ -102,8 +88,8 @@ private slots:
         QVERIFY(out.isValid());
         for (const QStringList& args : {QStringList{"--size-mb", "100", "--linear-mb", "50"},
                                         QStringList{"--linear-mb", "-1"}, QStringList{"--linear-mb"}}) {
-            const Run r = runBench(QStringList{"--out", out.path()} + args);
-            QCOMPARE(r.exitCode, 2);
+            const CliRun r = runBench(QStringList{"--out", out.path()} + args);
+            QCOMPARE(r.code, 2);
             QVERIFY2(r.err.contains("--linear-mb"), qPrintable(r.err));
         }
         QVERIFY(QDir(out.path()).isEmpty()); // refused before generating anything

@@ -1,4 +1,6 @@
 // `npuscope info` run as a process: text and JSON on a real rank folder, and the error exits.
+#include "cli_run.h"
+
 #include <nlohmann/json.hpp>
 
 #include <QFile>
@@ -10,23 +12,7 @@ namespace {
 
 const QString kRank0 = QStringLiteral(NPUSCOPE_SAMPLES) + "/msinsight/test/data/pytorch/text/level1/rank0_ascend_pt";
 
-struct Run {
-    int exitCode = -1;
-    QByteArray out, err;
-};
-
-Run runInfo(const QStringList& args)
-{
-    QProcess p;
-    p.start(QStringLiteral(NPUSCOPE_BINARY), QStringList{"info"} + args);
-    Run r;
-    if (!p.waitForFinished(60000))
-        return r;
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
-}
+CliRun runInfo(const QStringList& args) { return runCli(QStringList{"info"} + args, 60000); }
 
 } // namespace
 
@@ -35,10 +21,10 @@ class TestCliInfo : public QObject {
 private slots:
     void json()
     {
-        const Run r = runInfo({kRank0, "--format", "json"});
-        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const CliRun r = runInfo({kRank0, "--format", "json"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
         QVERIFY(r.err.isEmpty()); // not a TTY: no progress
-        const auto j = nlohmann::json::parse(r.out.constData(), nullptr, false);
+        const auto j = nlohmann::json::parse(r.out.toStdString(), nullptr, false);
         QVERIFY(!j.is_discarded());
         QCOMPARE(j["layout"].get<std::string>(), std::string("torch_npu"));
         QCOMPARE(j["source"].get<std::string>(), std::string("text"));
@@ -97,9 +83,9 @@ private slots:
 
     void text()
     {
-        const Run r = runInfo({kRank0});
-        QVERIFY2(r.exitCode == 0, r.err.constData());
-        const QString out = QString::fromUtf8(r.out);
+        const CliRun r = runInfo({kRank0});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QString& out = r.out;
         QVERIFY(out.contains("layout: torch_npu"));
         QVERIFY(out.contains("rank 0: rank0_ascend_pt (torch_npu)"));
         QVERIFY(out.contains("device tasks: 535 (AI_CORE 172"));
@@ -112,10 +98,10 @@ private slots:
     void emptyFolder()
     {
         QTemporaryDir tmp;
-        const Run r = runInfo({tmp.path()});
-        QCOMPARE(r.exitCode, 1);
+        const CliRun r = runInfo({tmp.path()});
+        QCOMPARE(r.code, 1);
         QVERIFY(r.out.isEmpty());
-        QVERIFY(QString::fromUtf8(r.err).contains(tmp.path() + ": no profiling data found"));
+        QVERIFY(r.err.contains(tmp.path() + ": no profiling data found"));
     }
 
     // npuscope starts itself again with glibc's huge-page and single-heap tunables when the
@@ -153,17 +139,17 @@ private slots:
 
     void usageErrors()
     {
-        Run r = runInfo({kRank0, "--bogus"});
-        QCOMPARE(r.exitCode, 2);
+        CliRun r = runInfo({kRank0, "--bogus"});
+        QCOMPARE(r.code, 2);
         QVERIFY(r.err.contains("unknown option '--bogus'"));
         QVERIFY(r.err.contains("Try 'npuscope info --help'"));
         r = runInfo({});
-        QCOMPARE(r.exitCode, 2);
+        QCOMPARE(r.code, 2);
         QVERIFY(r.err.contains("missing PATH"));
         r = runInfo({kRank0, "--format", "xml"});
-        QCOMPARE(r.exitCode, 2);
+        QCOMPARE(r.code, 2);
         r = runInfo({"--help"});
-        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(r.code, 0);
         QVERIFY(r.out.contains("Usage: npuscope info"));
     }
 };

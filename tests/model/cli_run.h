@@ -1,0 +1,27 @@
+#pragma once
+// The npuscope binary run as a process by the command-line tests.
+#include <QProcess>
+#include <QString>
+#include <QStringList>
+
+struct CliRun {
+    int code = -1; // -1 when it crashed or did not finish in time
+    QString out, err;
+};
+
+// Runs `npuscope args...`; one that has not finished after `timeoutMs` is killed.
+inline CliRun runCli(const QStringList& args, int timeoutMs = 120000)
+{
+    QProcess p;
+    p.start(QStringLiteral(NPUSCOPE_BINARY), args);
+    CliRun r;
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished();
+        return r;
+    }
+    r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = QString::fromUtf8(p.readAllStandardOutput());
+    r.err = QString::fromUtf8(p.readAllStandardError());
+    return r;
+}
