@@ -62,7 +62,7 @@ std::unique_ptr<EventChunkParser> makeChunkParser(std::string_view bytes, bool p
 
 // Scans, parses and builds the events array chunk by chunk. Scanning (cutting the next chunk at
 // event boundaries) is sequential and so is building (in file order); parsing a scanned chunk
-// can be done by either thread. With `threaded`, two threads run the same loop over a ring of
+// can be done by either thread. With two threads (run()), they run the same loop over a ring of
 // slots: each builds the next chunk when it is parsed, else scans the next one into a free slot,
 // else parses a scanned one. So neither waits while there is work: the 1 GB benchmark profile's
 // parsing thread used to be busy for its whole load while the building thread was idle most of
@@ -86,11 +86,12 @@ public:
             s.parser = makeChunkParser(bytes, ctx.plainEvents);
     }
 
-    // Returns false when cancelled.
+    // Returns false when cancelled. Two threads run when there is more than one chunk and a
+    // second core.
     template <typename Build>
-    bool run(bool threaded, Build&& build)
+    bool run(Build&& build)
     {
-        if (!threaded) {
+        if (m_bytes.size() <= m_sizes.chunk || std::thread::hardware_concurrency() < 2) {
             Slot& s = m_slots[0];
             while (scan(s)) {
                 parse(s);
@@ -293,8 +294,7 @@ FileRecord readTimelineJson(std::string_view bytes, Profile& sink, const ReadCon
 
     TimelineBuilder builder(sink, ctx);
     ChunkPipeline pipeline(bytes, scanner, ctx);
-    const bool threaded = bytes.size() > chunkSizes(bytes.size(), ctx).chunk && std::thread::hardware_concurrency() > 1;
-    const bool cancelled = !pipeline.run(threaded, [&](const EventBatch& batch) {
+    const bool cancelled = !pipeline.run([&](const EventBatch& batch) {
         builder.addBatch(batch);
         if (!batch.events.empty())
             builder.planFor(batch.events.back().offset, bytes.size());
