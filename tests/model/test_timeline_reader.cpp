@@ -367,6 +367,45 @@ private slots:
         QCOMPARE(l->p.slices.taskId[0], 9u);
     }
 
+    // Values of every length around the inline limit, and more distinct keys than an argument's
+    // 16-bit key index holds: every argument reads back as written.
+    void argumentsOfEveryLengthAndKey()
+    {
+        constexpr int kEvents = 70000, kKeys = 68000;
+        std::string json = "[\n";
+        std::vector<std::string> values;
+        for (int i = 0; i < kEvents; ++i) {
+            values.push_back((std::to_string(i) + "abcdefghijklmn").substr(0, i % 15));
+            json += "{\"ph\":\"X\",\"name\":\"op\",\"pid\":1,\"tid\":1,\"ts\":" + std::to_string(i) +
+                    ",\"dur\":1,\"args\":{\"key " + std::to_string(i % kKeys) + "\":\"" + values.back() +
+                    "\",\"common\":" + std::to_string(i) + "}}" + (i + 1 < kEvents ? ",\n" : "\n");
+        }
+        json += "]";
+        auto l = readText(json);
+        const Profile& p = l->p;
+        QCOMPARE(p.slices.size(), std::size_t(kEvents));
+        QCOMPARE(p.args.keys.size(), std::size_t(ArgTable::kKeyInText));
+        int keyInText = 0, pooled = 0;
+        for (int i = 0; i < kEvents; ++i) {
+            QCOMPARE(p.slices.start[i], TimeNs(i) * 1000);
+            const ArgTable::Range r = p.args.rows[p.slices.args[i]];
+            QCOMPARE(r.count, 2u);
+            QCOMPARE(p.str(p.args.key(r.begin)), std::string_view("key " + std::to_string(i % kKeys)));
+            QCOMPARE(p.args.value(r.begin, p.strings), std::string_view(values[i]));
+            QCOMPARE(p.str(p.args.key(r.begin + 1)), std::string_view("common"));
+            QCOMPARE(p.args.value(r.begin + 1, p.strings), std::string_view(std::to_string(i)));
+            QCOMPARE(p.args.find(p.slices.args[i], "common", p.strings), std::string_view(std::to_string(i)));
+            // "key 0" and "common" come first, then "key 1" ...: "key 65533" takes the last index.
+            const bool inText = i % kKeys >= 65534;
+            QCOMPARE(p.args.args[r.begin].key == ArgTable::kKeyInText, inText);
+            QCOMPARE(p.args.args[r.begin].size == ArgTable::kPooled, inText || values[i].size() > ArgTable::kInline);
+            keyInText += inText;
+            pooled += values[i].size() > ArgTable::kInline;
+        }
+        QCOMPARE(keyInText, kKeys - 65534);
+        QVERIFY(pooled > 20000);
+    }
+
     void flowIdsAsWritten()
     {
         // Ids pair by their text: "7" and 7 are one id; "007", "7.0" and "-7" are others.

@@ -150,17 +150,24 @@ std::uint32_t TimelineBuilder::addArgs(const TraceEvent& ev)
         return kNone;
     const std::size_t first = m_p.args.args.size();
     std::size_t position = 0;
-    for (const auto& a : ev.args())
-        m_p.args.addArg(argKey(position++, a.key), a.value, m_p.strings);
+    for (const auto& a : ev.args()) {
+        const ArgKey& k = argKey(position++, a.key);
+        m_p.args.addArg(k.index, k.id, a.value, m_p.strings);
+    }
     return m_p.args.endRow(first);
 }
 
 // Comparing the key with the text of the id last seen in its place costs less than half of
 // interning it (hashing it, then comparing it in the pool's cache of recent strings): 99 % of
 // the keys of the benchmark profiles are found so.
-NameId TimelineBuilder::argKey(std::size_t position, std::string_view key)
+const TimelineBuilder::ArgKey& TimelineBuilder::argKey(std::size_t position, std::string_view key)
 {
-    return internAgain(m_argKeys[(position * 16 + key.size()) % m_argKeys.size()], key);
+    ArgKey& k = m_argKeys[(position * 16 + key.size()) % m_argKeys.size()];
+    if (!k.id.valid() || m_p.strings.view(k.id) != key) {
+        k.id = m_p.strings.intern(key);
+        k.index = m_p.args.keyIndex(k.id);
+    }
+    return k;
 }
 
 NameId TimelineBuilder::internAgain(NameId& last, std::string_view text)

@@ -144,7 +144,11 @@ private:
     std::int64_t resolvePid(const TraceEvent& ev);
     std::int64_t resolveTid(const TraceEvent& ev, std::int64_t pid);
     std::uint32_t addArgs(const TraceEvent& ev);
-    NameId argKey(std::size_t position, std::string_view key);
+    struct ArgKey {
+        NameId id;
+        std::uint16_t index = 0; // in ArgTable::keys
+    };
+    const ArgKey& argKey(std::size_t position, std::string_view key);
     // `text`'s id: `last` when that is its id, else interned (and kept in `last`).
     NameId internAgain(NameId& last, std::string_view text);
     // internAgain with the id last seen of `text`'s length.
@@ -169,7 +173,7 @@ private:
     std::array<std::uint64_t, 256> m_phaseCount{};
     // Argument keys repeat from event to event in the same places: the id of the key last seen
     // at each (position, length), checked against the pool's text before it is taken.
-    std::array<NameId, 256> m_argKeys{};
+    std::array<ArgKey, 256> m_argKeys{};
     // The categories and start names of the last v1 flow events, by the text's length: the
     // torch_npu profiles interleave "HostToDevice" and "async_npu" flows, one pair each.
     std::array<NameId, 8> m_flowCategories{}, m_flowNames{};

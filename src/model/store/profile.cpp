@@ -55,19 +55,23 @@ void SliceTable::reserve(std::size_t n)
     depth.reserve(n);
 }
 
-std::uint32_t ArgTable::addRow(const std::vector<std::pair<NameId, NameId>>& pairs)
+std::uint16_t ArgTable::keyIndex(NameId key)
 {
-    const std::size_t first = args.size();
-    for (const auto& [k, v] : pairs) {
-        Arg& a = args.emplace_back();
-        a.key = k;
-        std::memcpy(a.text, &v.v, sizeof v.v);
+    if (!keys.empty() && keys.back() == key)
+        return static_cast<std::uint16_t>(keys.size() - 1);
+    const auto [it, added] = m_keyIndex.try_emplace(key.v, static_cast<std::uint16_t>(keys.size()));
+    if (added) {
+        if (keys.size() >= kKeyInText) {
+            m_keyIndex.erase(it);
+            return kKeyInText;
+        }
+        keys.push_back(key);
     }
-    return endRow(first);
+    return it->second;
 }
 
 namespace {
-// Copies n <= 11 bytes with fixed-size moves: two that overlap, or single bytes below 4. A
+// Copies n <= 9 bytes with fixed-size moves: two that overlap, or single bytes below 4. A
 // memcpy of a variable size is a library call, and there is one per argument.
 void copyShort(char* to, const char* from, std::size_t n)
 {
@@ -82,18 +86,36 @@ void copyShort(char* to, const char* from, std::size_t n)
             to[i] = from[i];
     }
 }
+
+void setPooled(ArgTable::Arg& a, std::uint16_t index, NameId key, NameId value)
+{
+    a.key = index;
+    if (index == ArgTable::kKeyInText) {
+        std::memcpy(a.text, &key.v, sizeof key.v);
+        std::memcpy(a.text + sizeof key.v, &value.v, sizeof value.v);
+    } else {
+        std::memcpy(a.text, &value.v, sizeof value.v);
+    }
+}
 } // namespace
 
-void ArgTable::addArg(NameId key, std::string_view value, StringPool& pool)
+std::uint32_t ArgTable::addRow(const std::vector<std::pair<NameId, NameId>>& pairs)
+{
+    const std::size_t first = args.size();
+    for (const auto& [k, v] : pairs)
+        setPooled(args.emplace_back(), keyIndex(k), k, v);
+    return endRow(first);
+}
+
+void ArgTable::addArg(std::uint16_t index, NameId key, std::string_view value, StringPool& pool)
 {
     Arg& a = args.emplace_back();
-    a.key = key;
-    if (value.size() <= kInline) {
+    if (value.size() <= kInline && index != kKeyInText) {
+        a.key = index;
         a.size = static_cast<std::uint8_t>(value.size());
         copyShort(a.text, value.data(), value.size());
     } else {
-        const NameId v = pool.intern(value);
-        std::memcpy(a.text, &v.v, sizeof v.v);
+        setPooled(a, index, key, pool.intern(value));
     }
 }
 
@@ -134,13 +156,23 @@ std::uint32_t ArgTable::endRow(std::size_t firstArg)
     return static_cast<std::uint32_t>(rows.size() - 1);
 }
 
+NameId ArgTable::key(std::size_t arg) const
+{
+    const Arg& a = args[arg];
+    if (a.key != kKeyInText)
+        return keys[a.key];
+    NameId id;
+    std::memcpy(&id.v, a.text, sizeof id.v);
+    return id;
+}
+
 std::string_view ArgTable::value(std::size_t arg, const StringPool& pool) const
 {
     const Arg& a = args[arg];
     if (a.size != kPooled)
         return std::string_view(a.text, a.size);
     NameId id;
-    std::memcpy(&id.v, a.text, sizeof id.v);
+    std::memcpy(&id.v, a.text + (a.key == kKeyInText ? sizeof id.v : 0), sizeof id.v);
     return pool.view(id);
 }
 
@@ -150,7 +182,7 @@ std::string_view ArgTable::find(std::uint32_t row, std::string_view key, const S
         return {};
     const Range r = rows[row];
     for (std::uint32_t i = r.begin; i < r.begin + r.count; ++i)
-        if (pool.view(args[i].key) == key)
+        if (pool.view(this->key(i)) == key)
             return value(i, pool);
     return {};
 }

@@ -26,6 +26,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace npuscope {
@@ -86,31 +87,43 @@ struct SliceTable {
 // columns). Values are kept as text (numbers as written), so ids > 2^53 stay exact. Short values
 // (numbers, ids, modes: most of them, and mostly distinct) are stored in the argument itself;
 // longer ones (shapes, call stacks: few distinct, often repeated) once in the string pool.
+// Keys are few (tens in a profile), so an argument names its key by an index into `keys`.
 struct ArgTable {
     struct Range { std::uint32_t begin = 0, count = 0; };
-    static constexpr std::size_t kInline = 11;
+    static constexpr std::size_t kInline = 9;
     static constexpr std::uint8_t kPooled = 0xFF;
+    // The key index of an argument whose key came after 65,535 others: its key's NameId is in
+    // text[0, 4) and its value, always pooled, in text[4, 8).
+    static constexpr std::uint16_t kKeyInText = 0xFFFF;
     struct Arg {
-        NameId key;
+        std::uint16_t key = 0;       // index in `keys`, or kKeyInText
         std::uint8_t size = kPooled; // length of the inline text, or kPooled
         char text[kInline] = {};     // the inline text; when pooled, the value's NameId
     };
     std::vector<Range> rows;
     std::vector<Arg> args;
+    std::vector<NameId> keys; // the distinct keys, by index
 
+    // The index of `key` in `keys` (added when new), or kKeyInText when 65,535 are taken.
+    std::uint16_t keyIndex(NameId key);
     // A row of pooled values.
     std::uint32_t addRow(const std::vector<std::pair<NameId, NameId>>& pairs);
     // Appends one argument of the row being built (short values inline, others interned) ...
-    void addArg(NameId key, std::string_view value, StringPool& pool);
+    void addArg(NameId key, std::string_view value, StringPool& pool) { addArg(keyIndex(key), key, value, pool); }
+    // (`index` being keyIndex(key))
+    void addArg(std::uint16_t index, NameId key, std::string_view value, StringPool& pool);
     // ... and closes the row made of the arguments from `firstArg` on; returns its index.
     std::uint32_t endRow(std::size_t firstArg);
 
-    NameId key(std::size_t arg) const { return args[arg].key; }
+    NameId key(std::size_t arg) const;
     std::string_view value(std::size_t arg, const StringPool& pool) const;
     // The value of `key` in `row`; empty when the row or the key is absent.
     std::string_view find(std::uint32_t row, std::string_view key, const StringPool& pool) const;
+
+private:
+    std::unordered_map<std::uint32_t, std::uint16_t> m_keyIndex; // NameId -> index in `keys`
 };
-static_assert(sizeof(ArgTable::Arg) == 16);
+static_assert(sizeof(ArgTable::Arg) == 12);
 
 // Flows (s/f pairs, HostToDevice, async_npu, ...). Endpoints are bound to slices by finalize().
 struct FlowTable {
