@@ -57,17 +57,14 @@ void SliceTable::reserve(std::size_t n)
 
 std::uint16_t ArgTable::keyIndex(NameId key)
 {
-    if (!keys.empty() && keys.back() == key)
-        return static_cast<std::uint16_t>(keys.size() - 1);
-    const auto [it, added] = m_keyIndex.try_emplace(key.v, static_cast<std::uint16_t>(keys.size()));
-    if (added) {
-        if (keys.size() >= kKeyInText) {
-            m_keyIndex.erase(it);
-            return kKeyInText;
-        }
-        keys.push_back(key);
-    }
-    return it->second;
+    if (const auto it = m_keyIndex.find(key.v); it != m_keyIndex.end())
+        return it->second;
+    if (keys.size() >= kKeyInText)
+        return kKeyInText;
+    const auto index = static_cast<std::uint16_t>(keys.size());
+    m_keyIndex.emplace(key.v, index);
+    keys.push_back(key);
+    return index;
 }
 
 namespace {

@@ -108,9 +108,8 @@ struct ArgTable {
     std::uint16_t keyIndex(NameId key);
     // A row of pooled values.
     std::uint32_t addRow(const std::vector<std::pair<NameId, NameId>>& pairs);
-    // Appends one argument of the row being built (short values inline, others interned) ...
-    void addArg(NameId key, std::string_view value, StringPool& pool) { addArg(keyIndex(key), key, value, pool); }
-    // (`index` being keyIndex(key))
+    // Appends one argument of the row being built (short values inline, others interned), its
+    // key `key` and `index` = keyIndex(key) ...
     void addArg(std::uint16_t index, NameId key, std::string_view value, StringPool& pool);
     // ... and closes the row made of the arguments from `firstArg` on; returns its index.
     std::uint32_t endRow(std::size_t firstArg);
