@@ -2,10 +2,11 @@
 // info.json, profiler_info.json, profiler_metadata.json. They are kilobytes to a few megabytes.
 // Only "Start Timestamp(us)" needs its number kept as text (µs with 3 decimals and ~16 significant
 // digits does not survive a double). The communication files are first read with simdjson
-// On-Demand into a compact tree (keys and strings point into the parser, file order kept); a file
-// it rejects for any reason (truncated, bad JSON, a duplicate key, ...) is parsed again into an
-// nlohmann DOM, which keeps what was complete and says where it stopped. The other files use only
-// the DOM. One walker reads both trees through a small node adapter (DomNode, FastNode).
+// On-Demand into a compact tree (keys and strings point into the file or the parser, file order
+// kept), each op or link handed to its reader as soon as it is complete and dropped from the tree;
+// a file it rejects for any reason (truncated, bad JSON, a duplicate key, ...) is parsed again
+// into an nlohmann DOM, which keeps what was complete and says where it stopped. The other files
+// use only the DOM. One walker reads both trees through a small node adapter (DomNode, FastNode).
 #include "model/formats/number_text.h"
 #include "model/formats/readers.h"
 
@@ -15,6 +16,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <span>
 
@@ -146,6 +148,12 @@ bool parseJson(std::string_view bytes, json& out, FileRecord& rec, const ReadCon
 
 // ---- node adapters: the walker below reads either tree through these ----
 
+using KeyPath = std::vector<std::string_view>;
+
+// The walks over a communication file (walkOps, walkLinks) look for their records in the members
+// of objects this deep and less (the root is 0), through objects only.
+constexpr int kWalkDepth = 6;
+
 enum class NumKind { None, Unsigned, Signed, Float }; // nlohmann's number types
 
 // A node of the nlohmann DOM; a default-constructed one is a missing value.
@@ -197,9 +205,19 @@ private:
 // Every value is checked (strings unescaped, numbers parsed, literals matched, nothing after the
 // root), so a file accepted here is one the DOM parser accepts whole, and the tree reads the same:
 // same number types and values, a float under "Start Timestamp(us)" kept as its token text.
+// With a Collapse, each record (an op or a link) is handed over as soon as it is complete and its
+// subtree dropped: the tree of a file then holds its upper levels and one record at a time.
 class FastTree {
 public:
     static constexpr std::uint32_t kNone = ~std::uint32_t(0);
+
+    // `isTarget(node)` is asked of each object, once it is complete, that is a member's value a
+    // walk from the root reaches (through objects, members of objects kWalkDepth deep and less);
+    // `take(node, path)` gets each one that is, with the keys leading to it (its own last).
+    struct Collapse {
+        std::function<bool(std::uint32_t)> isTarget;
+        std::function<void(std::uint32_t, const KeyPath&)> take;
+    };
     enum class Type : std::uint8_t { Null, Bool, String, Number, Object, Array };
     struct Node { // 40 bytes: the tree of a 3 MB file is ~5 MB
         Type type = Type::Null;
@@ -208,7 +226,7 @@ public:
         std::uint32_t next = kNone;  // next sibling
         std::uint32_t count = 0;     // children
         std::uint32_t keySize = 0, textSize = 0;
-        const char* keyData = nullptr; // member name, in the parser's string buffer
+        const char* keyData = nullptr; // member name, in the file or the parser's string buffer
         union {
             const char* text; // string value (or the raw start timestamp)
             std::uint64_t u;  // Unsigned, Signed (cast back)
@@ -231,9 +249,14 @@ public:
     // `readable`: bytes past the end of `bytes` that may be read; with SIMDJSON_PADDING of them
     // the file is parsed in place (simdjson reads them, their content does not matter), else
     // copied into a padded buffer.
-    bool parse(std::string_view bytes, std::size_t readable, const std::atomic<bool>* cancel = nullptr)
+    // `collapse` (may be null): records taken as they are parsed. When one record holds another,
+    // found only once the outer one is complete (a walk takes the outer one alone), the parse
+    // fails with nestedRecords() true; the file is then to be parsed whole.
+    bool parse(std::string_view bytes, std::size_t readable, const std::atomic<bool>* cancel = nullptr,
+               const Collapse* collapse = nullptr)
     {
         m_cancel = cancel;
+        m_collapse = collapse;
         simdjson::padded_string_view input(bytes.data(), bytes.size(), bytes.size() + readable);
         if (readable < simdjson::SIMDJSON_PADDING) {
             m_input = simdjson::padded_string(bytes);
@@ -243,30 +266,53 @@ public:
         simdjson::ondemand::value root;
         if (m_parser.iterate(input).get(doc) || doc.get_value().get(root))
             return false;
-        m_nodes.reserve(bytes.size() / 16); // ~24 bytes of JSON per value in these files
-        if (add(root, {}, false) != simdjson::SUCCESS)
+        if (!collapse)
+            m_nodes.reserve(bytes.size() / 16); // ~24 bytes of JSON per value in these files
+        if (add(root, {}, false, 0, true) != simdjson::SUCCESS)
             return false;
         return doc.current_location().error() == simdjson::OUT_OF_BOUNDS; // nothing after the root
     }
 
     const Node& node(std::uint32_t i) const { return m_nodes[i]; }
+    bool nestedRecords() const { return m_nestedRecords; }
 
 private:
     using Error = simdjson::error_code;
     const std::atomic<bool>* m_cancel = nullptr;
+    const Collapse* m_collapse = nullptr;
+    KeyPath m_path;               // with a Collapse: the keys leading to the value added (its own last)
+    std::uint64_t m_added = 0;    // values added
+    std::uint64_t m_taken = 0;    // records taken
+    bool m_nestedRecords = false;
 
     // Deeper documents go to the DOM path: simdjson On-Demand must not be led past its
     // max_depth (1024), and the communication files nest about six levels.
     static constexpr int kMaxDepth = 256;
 
-    Error add(simdjson::ondemand::value v, std::string_view key, bool underStartKey, int depth = 0)
+    // A member's name: its bytes in the file when it holds no escape and no control character
+    // (nearly every one), else unescaped into the parser's string buffer.
+    static Error keyOf(simdjson::ondemand::field& f, std::string_view& key)
+    {
+        const char* const begin = f.key().raw();
+        const char* p = begin;
+        while (*p != '"' && *p != '\\' && static_cast<unsigned char>(*p) >= 0x20)
+            ++p;
+        if (*p == '"') {
+            key = std::string_view(begin, static_cast<std::size_t>(p - begin));
+            return simdjson::SUCCESS;
+        }
+        return f.unescaped_key().get(key);
+    }
+
+    // `reached`: a walk from the root gets to this value (see Collapse).
+    Error add(simdjson::ondemand::value v, std::string_view key, bool underStartKey, int depth, bool reached)
     {
         namespace od = simdjson::ondemand;
         od::json_type type;
         if (Error e = v.type().get(type))
             return e;
         const auto self = static_cast<std::uint32_t>(m_nodes.size());
-        if ((self & 4095) == 0 && m_cancel && m_cancel->load(std::memory_order_relaxed))
+        if ((++m_added & 4095) == 0 && m_cancel && m_cancel->load(std::memory_order_relaxed))
             return simdjson::TAPE_ERROR; // the caller sees the cancel flag
         Node& added = m_nodes.emplace_back();
         added.keyData = key.data();
@@ -279,18 +325,37 @@ private:
             od::object o;
             if (Error e = v.get_object().get(o))
                 return e;
+            const bool reachMembers = m_collapse && reached && depth <= kWalkDepth;
+            const std::uint64_t takenBefore = m_taken;
             std::uint32_t last = kNone;
             for (auto member : o) {
                 od::field f;
                 std::string_view k;
-                if (Error e = std::move(member).get(f); e || (e = f.unescaped_key().get(k)))
+                if (Error e = std::move(member).get(f); e || (e = keyOf(f, k)))
                     return e;
                 const auto child = static_cast<std::uint32_t>(m_nodes.size());
-                if (Error e = add(f.value(), k, k == kStartKey, depth + 1))
+                if (reachMembers)
+                    m_path.push_back(k);
+                if (Error e = add(f.value(), k, k == kStartKey, depth + 1, reachMembers))
                     return e;
+                if (reachMembers)
+                    m_path.pop_back();
                 link(self, last, child);
             }
-            return hasDuplicateKey(self) ? simdjson::INCORRECT_TYPE : simdjson::SUCCESS;
+            if (hasDuplicateKey(self))
+                return simdjson::INCORRECT_TYPE;
+            if (m_collapse && reached && depth > 0 && m_collapse->isTarget(self)) {
+                if (m_taken != takenBefore) {
+                    m_nestedRecords = true;
+                    return simdjson::TAPE_ERROR;
+                }
+                m_collapse->take(self, m_path);
+                ++m_taken;
+                m_nodes.resize(self + 1); // an empty object, for its parent's duplicate check
+                m_nodes[self].first = kNone;
+                m_nodes[self].count = 0;
+            }
+            return simdjson::SUCCESS;
         }
         case od::json_type::array: {
             m_nodes[self].type = Type::Array;
@@ -305,7 +370,7 @@ private:
                 if (Error e = std::move(element).get(x))
                     return e;
                 const auto child = static_cast<std::uint32_t>(m_nodes.size());
-                if (Error e = add(x, {}, false, depth + 1))
+                if (Error e = add(x, {}, false, depth + 1, false))
                     return e;
                 link(self, last, child);
             }
@@ -616,13 +681,11 @@ CommOp makeOp(const Node& v, std::string_view fullName, StringPool& pool, Unread
     return op;
 }
 
-using KeyPath = std::vector<std::string_view>;
-
 // Visits every op object with the keys leading to it.
 template <typename Node, typename F>
 void walkOps(const Node& node, KeyPath& path, int depth, F&& visit)
 {
-    if (!node.isObject() || depth > 6)
+    if (!node.isObject() || depth > kWalkDepth)
         return;
     node.forEachMember([&](std::string_view k, const Node& v) {
         path.push_back(k);
@@ -645,16 +708,23 @@ bool isLinkKey(std::string_view k, int& src, int& dst)
            r2.ptr == k.data() + k.size();
 }
 
+// A "<src>-<dst>" link object.
+template <typename Node>
+bool isLink(std::string_view k, const Node& v, int& src, int& dst)
+{
+    return v.isObject() && isLinkKey(k, src, dst) &&
+           (v.find("Transport Type").exists() || v.find("Transit Size(MB)").exists());
+}
+
 // Visits every "<src>-<dst>" link object with the keys above it (op name last).
 template <typename Node, typename F>
 void walkLinks(const Node& node, KeyPath& path, int depth, F&& visit)
 {
-    if (!node.isObject() || depth > 6)
+    if (!node.isObject() || depth > kWalkDepth)
         return;
     node.forEachMember([&](std::string_view k, const Node& v) {
         int src = -1, dst = -1;
-        if (v.isObject() && isLinkKey(k, src, dst) &&
-            (v.find("Transport Type").exists() || v.find("Transit Size(MB)").exists())) {
+        if (isLink(k, v, src, dst)) {
             visit(v, path, src, dst);
             return;
         }
@@ -736,34 +806,79 @@ void finishRecord(FileRecord& rec)
         rec.note = "no records";
 }
 
-// Reserves room for what a walk over `root` will visit, so the sink grows once.
-template <typename Node, typename T>
-void reserveOps(const Node& root, std::vector<T>& out)
+enum class Walk { Ops, Links };
+
+// The walk of kind W over `root`, handing each record to `visit` (node, path, and for links src
+// and dst).
+template <Walk W, typename Node, typename Visit>
+void walkRecords(const Node& root, Visit& visit)
 {
     KeyPath path;
-    std::size_t n = 0;
-    walkOps(root, path, 0, [&n](const auto&, const KeyPath&) { ++n; });
-    out.reserve(out.size() + n);
+    if constexpr (W == Walk::Ops)
+        walkOps(root, path, 0, visit);
+    else
+        walkLinks(root, path, 0, visit);
 }
 
-template <typename Node, typename T>
-void reserveLinks(const Node& root, std::vector<T>& out)
+// The records of a walk of kind W, taken from `tree` while it is parsed, in the walk's order.
+template <Walk W, typename Visit>
+FastTree::Collapse collapseInto(const FastTree& tree, Visit& visit)
 {
-    KeyPath path;
-    std::size_t n = 0;
-    walkLinks(root, path, 0, [&n](const auto&, const KeyPath&, int, int) { ++n; });
-    out.reserve(out.size() + n);
+    if constexpr (W == Walk::Ops) {
+        return {[&tree](std::uint32_t i) { return isOpObject(FastNode(&tree, i)); },
+                [&tree, &visit](std::uint32_t i, const KeyPath& path) { visit(FastNode(&tree, i), path); }};
+    } else {
+        return {[&tree](std::uint32_t i) {
+                    int src = -1, dst = -1;
+                    return isLink(tree.node(i).key(), FastNode(&tree, i), src, dst);
+                },
+                [&tree, &visit, above = KeyPath()](std::uint32_t i, const KeyPath& path) mutable {
+                    int src = -1, dst = -1;
+                    isLinkKey(tree.node(i).key(), src, dst);
+                    above.assign(path.begin(), path.end() - 1); // a link's own key is not in its path
+                    visit(FastNode(&tree, i), above, src, dst);
+                }};
+    }
 }
 
-// Parses a communication file and hands its root to `walk`: a FastNode when simdjson took the
-// whole file, else (t_commJsonParser permitting) a DomNode of what the DOM parser kept.
-template <typename Walk>
-void parseCommFile(std::string_view bytes, FileRecord& rec, const ReadContext& ctx,
-                   const std::function<void(Severity, std::int64_t, std::string)>& report, Walk&& walk)
+// Reads the records of a communication file (a walk of kind W) into `out` through `visit`, which
+// may intern names in `pool`, note values in `bad` and count rec.records. simdjson first, each
+// record taken as soon as it is parsed; when simdjson rejects the file (t_commJsonParser
+// permitting), what it took is undone and the nlohmann DOM reads what it can.
+template <Walk W, typename T, typename Visit>
+void readCommRecords(std::string_view bytes, FileRecord& rec, const ReadContext& ctx,
+                     const std::function<void(Severity, std::int64_t, std::string)>& report, std::vector<T>& out,
+                     StringPool& pool, UnreadableValues& bad, Visit&& visit)
 {
     if (t_commJsonParser != CommJsonParser::DomOnly) {
-        FastTree tree;
-        const bool parsed = tree.parse(bytes, ctx.readableAfterEnd, ctx.cancel);
+        const std::size_t outMark = out.size(), poolMark = pool.size();
+        const std::uint64_t recordsMark = rec.records;
+        const UnreadableValues badMark = bad;
+        // Room for the records at the generated and real files' density (ops ~1 KB, links ~120
+        // bytes of JSON), so that the sink rarely grows; pages not written cost nothing.
+        out.reserve(out.size() + bytes.size() / (W == Walk::Ops ? 512 : 64));
+        bool parsed = false, nested = false;
+        {
+            FastTree tree;
+            const FastTree::Collapse collapse = collapseInto<W>(tree, visit);
+            parsed = tree.parse(bytes, ctx.readableAfterEnd, ctx.cancel, &collapse);
+            nested = tree.nestedRecords();
+        }
+        if (!parsed) {
+            out.erase(out.begin() + static_cast<std::ptrdiff_t>(outMark), out.end());
+            pool.truncate(poolMark);
+            bad = badMark;
+            rec.records = recordsMark;
+        }
+        if (nested && !ctx.cancelled()) { // records within records: the whole tree, then the walk
+            FastTree tree;
+            if (tree.parse(bytes, ctx.readableAfterEnd, ctx.cancel)) {
+                rec.path = ctx.file;
+                rec.bytes = bytes.size();
+                walkRecords<W>(FastNode(&tree, 0), visit);
+                return;
+            }
+        }
         if (ctx.cancelled()) { // the load is being thrown away: no fallback, no records
             rec.path = ctx.file;
             rec.bytes = bytes.size();
@@ -774,7 +889,6 @@ void parseCommFile(std::string_view bytes, FileRecord& rec, const ReadContext& c
         if (parsed) {
             rec.path = ctx.file;
             rec.bytes = bytes.size();
-            walk(FastNode(&tree, 0));
             return;
         }
         if (t_commJsonParser == CommJsonParser::FastOnly) {
@@ -786,8 +900,14 @@ void parseCommFile(std::string_view bytes, FileRecord& rec, const ReadContext& c
         }
     }
     json root;
-    if (parseJson(bytes, root, rec, ctx, report))
-        walk(DomNode(&root));
+    if (parseJson(bytes, root, rec, ctx, report)) {
+        const DomNode node(&root);
+        std::size_t n = 0;
+        auto count = [&n](const auto&...) { ++n; };
+        walkRecords<W>(node, count);
+        out.reserve(out.size() + n);
+        walkRecords<W>(node, visit);
+    }
 }
 
 } // namespace
@@ -802,18 +922,15 @@ FileRecord readCommunicationJson(std::string_view bytes, Profile& sink, const Re
     FileRecord rec;
     rec.kind = "communication";
     UnreadableValues bad;
-    parseCommFile(bytes, rec, ctx, profileReport(sink, ctx), [&](const auto& root) {
-        KeyPath path;
-        reserveOps(root, sink.commOps);
-        walkOps(root, path, 0, [&](const auto& v, const KeyPath& p) {
-            if (ctx.cancelled()) // the load is being thrown away: stop building records
-                return;
-            CommOp op = makeOp(v, p.back(), sink.strings, bad);
-            placeProfileOp(std::span(p).first(p.size() - 1), op.step, op.kind);
-            sink.commOps.push_back(std::move(op));
-            ++rec.records;
-        });
-    });
+    readCommRecords<Walk::Ops>(bytes, rec, ctx, profileReport(sink, ctx), sink.commOps, sink.strings, bad,
+                               [&](const auto& v, const KeyPath& p) {
+                                   if (ctx.cancelled()) // the load is being thrown away: no more records
+                                       return;
+                                   CommOp op = makeOp(v, p.back(), sink.strings, bad);
+                                   placeProfileOp(std::span(p).first(p.size() - 1), op.step, op.kind);
+                                   sink.commOps.push_back(std::move(op));
+                                   ++rec.records;
+                               });
     bad.report(sink.diagnostics, ctx.file);
     finishRecord(rec);
     return rec;
@@ -824,10 +941,9 @@ FileRecord readCommunicationMatrixJson(std::string_view bytes, Profile& sink, co
     FileRecord rec;
     rec.kind = "communication_matrix";
     UnreadableValues bad;
-    parseCommFile(bytes, rec, ctx, profileReport(sink, ctx), [&](const auto& root) {
-        KeyPath path;
-        reserveLinks(root, sink.commLinks);
-        walkLinks(root, path, 0, [&](const auto& v, const KeyPath& p, int src, int dst) {
+    readCommRecords<Walk::Links>(
+        bytes, rec, ctx, profileReport(sink, ctx), sink.commLinks, sink.strings, bad,
+        [&](const auto& v, const KeyPath& p, int src, int dst) {
             if (ctx.cancelled())
                 return;
             CommLink l = makeLink(v, src, dst, p.empty() ? std::string_view() : p.back(), sink.strings, bad);
@@ -841,7 +957,6 @@ FileRecord readCommunicationMatrixJson(std::string_view bytes, Profile& sink, co
             sink.commLinks.push_back(l);
             ++rec.records;
         });
-    });
     bad.report(sink.diagnostics, ctx.file);
     finishRecord(rec);
     return rec;
@@ -853,25 +968,22 @@ FileRecord readClusterCommunicationJson(std::string_view bytes, ClusterData& sin
     FileRecord rec;
     rec.kind = "cluster_communication";
     UnreadableValues bad;
-    parseCommFile(bytes, rec, ctx, vectorReport(diags, ctx), [&](const auto& root) {
-        KeyPath path;
-        // {"<group>": {"<step>": {"<op>": {"<rank>": OP}}}}
-        reserveOps(root, sink.comm);
-        walkOps(root, path, 0, [&](const auto& v, const KeyPath& p) {
-            if (p.size() < 2)
-                return;
-            CommOp op = makeOp(v, p[p.size() - 2], sink.strings, bad);
-            op.rank = rankOf(parseInt64(p.back()).value_or(-1));
-            if (p.size() >= 4) {
-                op.kind = p[p.size() - 4];
-                op.step = p[p.size() - 3];
-            } else if (p.size() == 3) {
-                op.kind = p[0];
-            }
-            sink.comm.push_back(std::move(op));
-            ++rec.records;
-        });
-    });
+    // {"<group>": {"<step>": {"<op>": {"<rank>": OP}}}}
+    readCommRecords<Walk::Ops>(bytes, rec, ctx, vectorReport(diags, ctx), sink.comm, sink.strings, bad,
+                               [&](const auto& v, const KeyPath& p) {
+                                   if (p.size() < 2)
+                                       return;
+                                   CommOp op = makeOp(v, p[p.size() - 2], sink.strings, bad);
+                                   op.rank = rankOf(parseInt64(p.back()).value_or(-1));
+                                   if (p.size() >= 4) {
+                                       op.kind = p[p.size() - 4];
+                                       op.step = p[p.size() - 3];
+                                   } else if (p.size() == 3) {
+                                       op.kind = p[0];
+                                   }
+                                   sink.comm.push_back(std::move(op));
+                                   ++rec.records;
+                               });
     bad.report(diags, ctx.file);
     finishRecord(rec);
     return rec;
@@ -883,11 +995,10 @@ FileRecord readClusterCommunicationMatrixJson(std::string_view bytes, ClusterDat
     FileRecord rec;
     rec.kind = "cluster_communication_matrix";
     UnreadableValues bad;
-    parseCommFile(bytes, rec, ctx, vectorReport(diags, ctx), [&](const auto& root) {
-        KeyPath path;
-        // {"<group>": {"<step>": {"<op>": {"<src>-<dst>": link}}}}
-        reserveLinks(root, sink.links);
-        walkLinks(root, path, 0, [&](const auto& v, const KeyPath& p, int src, int dst) {
+    // {"<group>": {"<step>": {"<op>": {"<src>-<dst>": link}}}}
+    readCommRecords<Walk::Links>(
+        bytes, rec, ctx, vectorReport(diags, ctx), sink.links, sink.strings, bad,
+        [&](const auto& v, const KeyPath& p, int src, int dst) {
             CommLink l = makeLink(v, src, dst, p.empty() ? std::string_view() : p.back(), sink.strings, bad);
             if (!p.empty())
                 nameLink(l, p.back(), sink.strings);
@@ -898,7 +1009,6 @@ FileRecord readClusterCommunicationMatrixJson(std::string_view bytes, ClusterDat
             sink.links.push_back(l);
             ++rec.records;
         });
-    });
     bad.report(diags, ctx.file);
     finishRecord(rec);
     return rec;

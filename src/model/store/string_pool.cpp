@@ -1,5 +1,6 @@
 #include "model/store/string_pool.h"
 
+#include <algorithm>
 #include <cstdint>
 
 #if defined(__linux__)
@@ -165,6 +166,18 @@ NameId StringPool::find(std::string_view s) const
                 return NameId(slot.id - 1);
         }
     }
+}
+
+void StringPool::truncate(std::size_t count)
+{
+    count = std::max<std::size_t>(count, 1);
+    if (count >= m_views.size())
+        return;
+    m_views.resize(count);
+    std::fill(m_slots.begin(), m_slots.end(), Slot{});
+    for (std::size_t id = 0; id < m_views.size(); ++id)
+        insertSlot(tagOf(m_views[id]), static_cast<std::uint32_t>(id));
+    std::fill(m_recent.begin(), m_recent.end(), Recent{});
 }
 
 std::size_t StringPool::bytes() const

@@ -66,6 +66,9 @@ public:
     NameId intern(std::string_view s);
     // Returns an invalid id when s was never interned.
     NameId find(std::string_view s) const;
+    // Forgets the strings of ids `count` and up (their text stays held until the pool goes), so
+    // that what a failed read interned leaves no trace in the ids given later. Id 0 stays.
+    void truncate(std::size_t count);
     std::string_view view(NameId id) const { return id.v < m_views.size() ? m_views[id.v] : std::string_view(); }
     std::string str(NameId id) const { return std::string(view(id)); }
     std::size_t size() const { return m_views.size(); }
