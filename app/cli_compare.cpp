@@ -20,14 +20,15 @@ const char* kHelp =
     "Usage: npuscope compare BASELINE OPTIMIZED [options]\n"
     "\n"
     "Compare two profiles: headline numbers (ratio = optimized / baseline, delta = optimized - baseline,\n"
-    "with which direction is better; a change under 1 % is 'same'), then every operator type's time,\n"
-    "sorted by |delta|.\n"
+    "with which direction is better), then every operator type's time, sorted by |delta|. A change of\n"
+    "less than 1 % (--same-within) of the larger value is 'same', neither improved nor regressed.\n"
     "\n"
     "  --format F              table (default) | csv | json | markdown\n"
     "  --group-by G            type (default) | name\n"
     "  --top N                 operator rows (default 20, 0 = all)\n"
     "  --tokens-per-step N     adds per-token latency\n"
     "  --peak-hbm-gbps X       peak HBM bandwidth (default: per chip, 1200)\n"
+    "  --same-within PCT       a change under PCT % is 'same' (default 1; 0 to 50)\n"
     "  --export FILE           write to FILE instead of stdout (atomically)\n"
     "Exit codes: 0 ok, 1 input problem, 2 usage.\n";
 
@@ -104,6 +105,12 @@ int compare(const Args& args)
             char* end = nullptr;
             if (!take(v) || (co.peakHbmGBps = std::strtod(v.c_str(), &end), v.empty() || *end || !(co.peakHbmGBps > 0)))
                 return usage("--peak-hbm-gbps needs a positive number");
+        } else if (is("--same-within")) {
+            char* end = nullptr;
+            double pct = 0;
+            if (!take(v) || (pct = std::strtod(v.c_str(), &end), v.empty() || *end || !(pct >= 0 && pct <= 50)))
+                return usage("--same-within needs a percentage from 0 to 50");
+            co.sameWithin = pct / 100.0;
         } else if (is("--export") || a == "-o") {
             if (!take(exportPath))
                 return usage("--export needs a file name");

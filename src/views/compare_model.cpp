@@ -45,19 +45,9 @@ QString signedDuration(TimeNs ns)
     return (ns > 0 ? QStringLiteral("+") : QStringLiteral("−")) + fmt::duration(static_cast<double>(ns < 0 ? -ns : ns));
 }
 
-Change headlineChange(const HeadlineRow& h)
+Change changeOf(const std::string& verdict)
 {
-    const std::string v = headlineVerdict(h);
-    return v == "improved" ? Change::Improved : v == "regressed" ? Change::Regressed : Change::Same;
-}
-
-// As the headline's verdict: a change under kSameWithin of the larger total is noise.
-Change opChange(const OpDiffRow& d)
-{
-    const double larger = static_cast<double>(std::max(d.baselineTotal, d.currentTotal));
-    if (std::abs(static_cast<double>(d.delta)) <= kSameWithin * larger)
-        return Change::Same;
-    return d.delta < 0 ? Change::Improved : Change::Regressed;
+    return verdict == "improved" ? Change::Improved : verdict == "regressed" ? Change::Regressed : Change::Same;
 }
 
 OperatorDiffModel::Presence presence(const OpDiffRow& d)
@@ -86,10 +76,11 @@ QColor changeColour(Change c)
 
 CompareHeadlineModel::CompareHeadlineModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void CompareHeadlineModel::setRows(std::vector<HeadlineRow> rows)
+void CompareHeadlineModel::setRows(std::vector<HeadlineRow> rows, double sameWithin)
 {
     beginResetModel();
     m_rows = std::move(rows);
+    m_sameWithin = sameWithin;
     endResetModel();
 }
 
@@ -113,7 +104,7 @@ QVariant CompareHeadlineModel::data(const QModelIndex& index, int role) const
     if (!index.isValid() || index.row() >= rowCount())
         return {};
     const HeadlineRow& h = m_rows[static_cast<std::size_t>(index.row())];
-    const Change change = headlineChange(h);
+    const Change change = changeOf(headlineVerdict(h, m_sameWithin));
     const bool lower = h.better == Better::Lower;
     switch (role) {
     case Qt::DisplayRole:
@@ -125,7 +116,7 @@ QVariant CompareHeadlineModel::data(const QModelIndex& index, int role) const
         case Ratio: return ratioText(h.ratio);
         case Better: return lower ? tr("lower is better") : tr("higher is better");
         case Verdict: {
-            const std::string v = headlineVerdict(h);
+            const std::string v = headlineVerdict(h, m_sameWithin);
             return v.empty() ? kMissing : tr(v.c_str());
         }
         }
@@ -199,10 +190,11 @@ QVariant CompareHeadlineModel::headerData(int section, Qt::Orientation o, int ro
 
 OperatorDiffModel::OperatorDiffModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void OperatorDiffModel::setRows(std::vector<OpDiffRow> rows)
+void OperatorDiffModel::setRows(std::vector<OpDiffRow> rows, double sameWithin)
 {
     beginResetModel();
     m_rows = std::move(rows);
+    m_sameWithin = sameWithin;
     endResetModel();
 }
 
@@ -272,10 +264,10 @@ QVariant OperatorDiffModel::data(const QModelIndex& index, int role) const
     case PresenceRole:
         return static_cast<int>(p);
     case ChangeRole:
-        return static_cast<int>(opChange(d));
+        return static_cast<int>(changeOf(opVerdict(d, m_sameWithin)));
     case Qt::ForegroundRole:
         if (col == Delta || col == Ratio) {
-            const QColor c = changeColour(opChange(d));
+            const QColor c = changeColour(changeOf(opVerdict(d, m_sameWithin)));
             if (c.isValid())
                 return c;
         }

@@ -27,7 +27,8 @@ public:
     };
 
     explicit CompareHeadlineModel(QObject* parent = nullptr);
-    void setRows(std::vector<HeadlineRow> rows);
+    // `sameWithin`: the share of the larger value under which a change is "same".
+    void setRows(std::vector<HeadlineRow> rows, double sameWithin = kSameWithin);
     const HeadlineRow& rowAt(int row) const { return m_rows.at(static_cast<std::size_t>(row)); }
     int rowForMetric(const QString& metric) const; // -1 when absent
 
@@ -38,6 +39,7 @@ public:
 
 private:
     std::vector<HeadlineRow> m_rows;
+    double m_sameWithin = kSameWithin;
 };
 
 class OperatorDiffModel : public QAbstractTableModel {
@@ -55,7 +57,7 @@ public:
     enum class Presence { Both, BaselineOnly, OptimizedOnly };
 
     explicit OperatorDiffModel(QObject* parent = nullptr);
-    void setRows(std::vector<OpDiffRow> rows);
+    void setRows(std::vector<OpDiffRow> rows, double sameWithin = kSameWithin);
     const OpDiffRow& rowAt(int row) const { return m_rows.at(static_cast<std::size_t>(row)); }
     int rowForKey(const QString& key) const; // -1 when absent
 
@@ -66,6 +68,7 @@ public:
 
 private:
     std::vector<OpDiffRow> m_rows;
+    double m_sameWithin = kSameWithin;
 };
 
 // Sorts by OperatorDiffModel::SortRole, filters by name (case-insensitive substring) and by

@@ -6,6 +6,7 @@
 #include "views/format.h"
 
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFutureWatcher>
@@ -50,7 +51,8 @@ QTableView* makeTable(QWidget* parent)
 
 CompareView::CompareView(QWidget* parent)
     : QWidget(parent), m_header(new QLabel), m_swap(new QPushButton(tr("Swap"))), m_export(new QPushButton(tr("Export…"))),
-      m_groupBy(new QComboBox), m_tokens(new QSpinBox), m_show(new QComboBox), m_filter(new QLineEdit),
+      m_groupBy(new QComboBox), m_tokens(new QSpinBox), m_sameWithin(new QDoubleSpinBox), m_show(new QComboBox),
+      m_filter(new QLineEdit),
       m_opCount(new QLabel), m_headline(new CompareHeadlineModel(this)), m_ops(new OperatorDiffModel(this)),
       m_proxy(new OperatorDiffProxy(this)), m_headlineTable(makeTable(this)), m_opTable(makeTable(this))
 {
@@ -66,6 +68,16 @@ CompareView::CompareView(QWidget* parent)
     m_tokens->setRange(0, 1 << 20);
     m_tokens->setSpecialValueText(tr("off"));
     m_tokens->setToolTip(tr("Tokens per step: adds a per-token latency row (step time / tokens)"));
+    m_sameWithin->setObjectName(QStringLiteral("compareSameWithin"));
+    m_sameWithin->setRange(0.0, 50.0);
+    m_sameWithin->setDecimals(1);
+    m_sameWithin->setSingleStep(0.5);
+    m_sameWithin->setPrefix(QStringLiteral("± "));
+    m_sameWithin->setSuffix(QStringLiteral(" %"));
+    m_sameWithin->setValue(kSameWithin * 100.0);
+    m_sameWithin->setKeyboardTracking(false); // one comparison when the value is entered, not one a key
+    m_sameWithin->setToolTip(tr("A change of less than this share of the larger value is run-to-run noise: "
+                                "shown as the same, neither improved nor regressed"));
     m_groupBy->addItem(tr("OP Type"), static_cast<int>(GroupBy::Type));
     m_groupBy->addItem(tr("Op Name"), static_cast<int>(GroupBy::Name));
     m_groupBy->setToolTip(tr("Match operators of both profiles by their type or by their name"));
@@ -99,6 +111,8 @@ CompareView::CompareView(QWidget* parent)
     top->addWidget(m_header, 1);
     top->addWidget(new QLabel(tr("Tokens/step")));
     top->addWidget(m_tokens);
+    top->addWidget(new QLabel(tr("Same within")));
+    top->addWidget(m_sameWithin);
     top->addWidget(m_swap);
     top->addWidget(m_export);
 
@@ -123,6 +137,7 @@ CompareView::CompareView(QWidget* parent)
     connect(m_groupBy, &QComboBox::activated, this,
             [this](int i) { setGroupBy(static_cast<GroupBy>(m_groupBy->itemData(i).toInt())); });
     connect(m_tokens, &QSpinBox::valueChanged, this, &CompareView::setTokensPerStep);
+    connect(m_sameWithin, &QDoubleSpinBox::valueChanged, this, &CompareView::setSameWithinPercent);
     connect(m_show, &QComboBox::activated, this, [this](int i) {
         m_proxy->setShow(static_cast<OperatorDiffProxy::Show>(m_show->itemData(i).toInt()));
         updateHeader();
@@ -169,6 +184,17 @@ void CompareView::setTokensPerStep(int tokens)
     if (static_cast<double>(tokens) == m_in.options.tokensPerStep)
         return;
     m_in.options.tokensPerStep = tokens;
+    recompute();
+}
+
+void CompareView::setSameWithinPercent(double percent)
+{
+    if (m_sameWithin->value() != percent)
+        m_sameWithin->setValue(percent); // emits valueChanged -> here again (clamped, rounded)
+    const double share = m_sameWithin->value() / 100.0;
+    if (share == m_in.options.sameWithin)
+        return;
+    m_in.options.sameWithin = share;
     recompute();
 }
 
@@ -223,17 +249,18 @@ void CompareView::cancel()
 
 void CompareView::syncControls()
 {
-    const QSignalBlocker b1(m_groupBy), b2(m_tokens);
+    const QSignalBlocker b1(m_groupBy), b2(m_tokens), b3(m_sameWithin);
     if (const int i = m_groupBy->findData(static_cast<int>(m_in.options.groupBy)); i >= 0)
         m_groupBy->setCurrentIndex(i);
     m_tokens->setValue(static_cast<int>(m_in.options.tokensPerStep));
+    m_sameWithin->setValue(m_in.options.sameWithin * 100.0);
 }
 
 void CompareView::showResult(CompareResult result)
 {
     m_result = std::move(result);
-    m_headline->setRows(m_result.headline);
-    m_ops->setRows(m_result.ops);
+    m_headline->setRows(m_result.headline, m_result.sameWithin);
+    m_ops->setRows(m_result.ops, m_result.sameWithin);
 
     // The headline shows all its rows without scrolling.
     m_headlineTable->resizeColumnsToContents();

@@ -14,6 +14,7 @@
 #include <QWidget>
 
 class QComboBox;
+class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
 class QModelIndex;
@@ -61,6 +62,8 @@ public slots:
     void swap();
     void setGroupBy(npuscope::GroupBy g);
     void setTokensPerStep(int tokens); // 0 = no per-token row
+    // A change of less than `percent` % of the larger value shows as the same (default 1).
+    void setSameWithinPercent(double percent);
     void setFilterText(const QString& text);
     void exportWithDialog();
     // Drops the running comparison (its late result is ignored); the view goes back to the
@@ -98,6 +101,7 @@ private:
     QPushButton* m_export;
     QComboBox* m_groupBy;
     QSpinBox* m_tokens;
+    QDoubleSpinBox* m_sameWithin;
     QComboBox* m_show;
     QLineEdit* m_filter;
     QLabel* m_opCount;

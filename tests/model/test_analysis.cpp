@@ -220,6 +220,29 @@ private slots:
         QCOMPARE(headlineVerdict(h), std::string("same"));
         h.current = kNaN;
         QCOMPARE(headlineVerdict(h), std::string());
+
+        // A wider band, asked for: 4 % of the larger value is the same within 5 %, not within 1 %.
+        h.better = Better::Lower;
+        h.baseline = 100.0;
+        h.current = 96.0;
+        QCOMPARE(headlineVerdict(h), std::string("improved"));
+        QCOMPARE(headlineVerdict(h, 0.05), std::string("same"));
+        QCOMPARE(headlineVerdict(h, 0.03), std::string("improved"));
+        h.current = 100.0;
+        QCOMPARE(headlineVerdict(h, 0.0), std::string("same")); // no band: only no change is the same
+
+        // Operators: a faster one is improved; the band is a share of the larger total.
+        OpDiffRow d;
+        d.baselineTotal = 1000;
+        d.currentTotal = 1040;
+        d.delta = 40;
+        QCOMPARE(opVerdict(d), std::string("regressed"));
+        QCOMPARE(opVerdict(d, 0.04), std::string("same")); // 40 <= 4 % of 1040
+        QCOMPARE(opVerdict(d, 0.03), std::string("regressed"));
+        d.currentTotal = 960;
+        d.delta = -40;
+        QCOMPARE(opVerdict(d), std::string("improved"));
+        QCOMPARE(opVerdict(d, 0.05), std::string("same"));
     }
 
     void summary()

@@ -238,6 +238,37 @@ private slots:
         QCOMPARE(doc["headline"][0]["verdict"].get<std::string>(), std::string("improved"));
         QVERIFY(std::fabs(doc["headline"][0]["ratio"].get<double>() - 1.0 / expected) < 0.001);
         QVERIFY(!doc["operators"].empty());
+        QCOMPARE(doc["same_within_pct"].get<double>(), 1.0);
+        for (const auto& op : doc["operators"]) { // each operator's verdict, from its totals
+            const double b = op["baseline_ms"].is_null() ? 0.0 : op["baseline_ms"].get<double>();
+            const double c = op["optimized_ms"].is_null() ? 0.0 : op["optimized_ms"].get<double>();
+            const std::string v = op["verdict"].get<std::string>();
+            if (std::fabs(c - b) > 0.011 * std::max(b, c))
+                QCOMPARE(v, std::string(c < b ? "improved" : "regressed"));
+            else if (std::fabs(c - b) < 0.009 * std::max(b, c))
+                QCOMPARE(v, std::string("same"));
+        }
+
+        // A band of 50 %: operators whose total changed by less are the same.
+        r = run({"compare", base, opt, "--format", "json", "--same-within", "50"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const auto wide = nlohmann::json::parse(r.out.toStdString());
+        QCOMPARE(wide["same_within_pct"].get<double>(), 50.0);
+        // The step time fell by about two thirds of the baseline's: more than the band.
+        QCOMPARE(wide["headline"][0]["verdict"].get<std::string>(), std::string("improved"));
+        int sameOps = 0;
+        for (const auto& op : wide["operators"])
+            if (op["verdict"].get<std::string>() == "same")
+                ++sameOps;
+        QVERIFY(sameOps > 0);
+        r = run({"compare", base, opt, "--same-within=2.5"});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.contains("a change under 2.5 %"), qPrintable(r.out.left(400)));
+        for (const char* bad : {"-1", "51", "x", ""}) {
+            r = run({"compare", base, opt, "--same-within", bad});
+            QCOMPARE(r.code, 2);
+            QVERIFY2(r.err.contains("--same-within needs a percentage from 0 to 50"), qPrintable(r.err));
+        }
 
         for (const char* f : {"table", "csv", "markdown"}) {
             r = run({"compare", base, opt, "--format", f});

@@ -11,6 +11,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QAction>
+#include <QDoubleSpinBox>
 #include <QDirIterator>
 #include <QFile>
 #include <QJsonDocument>
@@ -331,6 +332,42 @@ private slots:
         QCOMPARE(json.value(QStringLiteral("optimized")).toString(), m_opt);
         QVERIFY(!v->exportTo(m_tmp.filePath(QStringLiteral("no-such-dir/compare.md")), QStringLiteral("markdown"), &error));
         QVERIFY2(error.contains(QStringLiteral("no-such-dir")), qPrintable(error));
+
+        // A wider noise band, typed in: operators whose total changed by less than 50 % of the
+        // larger one are the same; the step time (down by two thirds) is still improved.
+        auto* band = v->findChild<QDoubleSpinBox*>(QStringLiteral("compareSameWithin"));
+        QVERIFY(band);
+        QCOMPARE(band->value(), 1.0);
+        {
+            QSignalSpy banded(v, &CompareView::resultReady);
+            band->setFocus();
+            band->selectAll();
+            QTest::keyClicks(band, QStringLiteral("50"));
+            QTest::keyClick(band, Qt::Key_Return);
+            QVERIFY(banded.wait(60000));
+            QCOMPARE(banded.count(), 1);
+        }
+        QCOMPARE(v->result().sameWithin, 0.50);
+        QCOMPARE(headline(v, "Step time", H::Verdict, Qt::DisplayRole).toString(), QStringLiteral("improved"));
+        int sameWide = 0;
+        for (const QString& k : keys) {
+            const std::int64_t tb = b.count(k) ? b.at(k).totalNs : 0, to = o.count(k) ? o.at(k).totalNs : 0;
+            const double dt = static_cast<double>(to - tb), larger = static_cast<double>(std::max(tb, to));
+            const Change want = std::fabs(dt) <= 0.50 * larger ? Change::Same : (dt < 0 ? Change::Improved : Change::Regressed);
+            QCOMPARE(ops->index(ops->rowForKey(k), M::Delta).data(M::ChangeRole).toInt(), static_cast<int>(want));
+            sameWide += want == Change::Same;
+        }
+        QVERIFY(sameWide > 0);
+        QVERIFY2(v->exportTo(jsonPath, QStringLiteral("json"), &error), qPrintable(error));
+        QFile bandedJson(jsonPath);
+        QVERIFY(bandedJson.open(QIODevice::ReadOnly));
+        QCOMPARE(QJsonDocument::fromJson(bandedJson.readAll()).object().value(QStringLiteral("same_within_pct")).toDouble(), 50.0);
+        {
+            QSignalSpy back(v, &CompareView::resultReady);
+            v->setSameWithinPercent(1.0);
+            QVERIFY(back.wait(60000));
+        }
+        QCOMPARE(band->value(), 1.0);
 
         // Swap: the other way round, the ratio inverts and presence flips.
         auto* swap = v->findChild<QPushButton*>(QStringLiteral("compareSwap"));

@@ -90,6 +90,7 @@ HeadlineRow row(std::string metric, std::string unit, double b, double c, Better
 CompareResult build(const Side& b, const Side& c, const CompareOptions& o)
 {
     CompareResult r;
+    r.sameWithin = o.sameWithin;
     auto pct = [](double v) { return std::isnan(v) ? v : v * 100.0; };
     auto inv = [](double ms) { return std::isnan(ms) || ms <= 0 ? kNaN : 1000.0 / ms; };
     r.headline.push_back(row("Step time", "ms", b.stepMs, c.stepMs, Better::Lower));

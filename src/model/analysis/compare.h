@@ -35,16 +35,21 @@ struct OpDiffRow {
     double ratio = kNaN;  // currentTotal / baselineTotal (NaN when only in current)
 };
 
+// A change of less than this share of the larger value is run-to-run noise: "same".
+inline constexpr double kSameWithin = 0.01;
+
 struct CompareOptions {
     GroupBy groupBy = GroupBy::Type;
     double peakHbmGBps = kNaN;   // NaN: per profile (summary.h)
     double tokensPerStep = 0;    // > 0 adds a per-token latency row
+    double sameWithin = kSameWithin; // the share of the larger value under which a change is "same"
 };
 
 struct CompareResult {
     std::vector<HeadlineRow> headline;
     std::vector<OpDiffRow> ops;  // sorted by |delta| descending, then key
     double speedup = kNaN;       // baseline step / current step
+    double sameWithin = kSameWithin; // as asked for (CompareOptions)
 };
 
 CompareResult compareSessions(const Session& baseline, const Session& current, const CompareOptions& o = {});

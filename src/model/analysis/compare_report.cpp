@@ -5,16 +5,25 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace npuscope {
 
-std::string headlineVerdict(const HeadlineRow& h)
+std::string headlineVerdict(const HeadlineRow& h, double sameWithin)
 {
     if (std::isnan(h.baseline) || std::isnan(h.current))
         return {};
-    if (std::abs(h.current - h.baseline) <= kSameWithin * std::max(std::abs(h.baseline), std::abs(h.current)))
+    if (std::abs(h.current - h.baseline) <= sameWithin * std::max(std::abs(h.baseline), std::abs(h.current)))
         return "same";
     return h.improved() ? "improved" : "regressed";
+}
+
+std::string opVerdict(const OpDiffRow& d, double sameWithin)
+{
+    const double larger = static_cast<double>(std::max(d.baselineTotal, d.currentTotal));
+    if (std::abs(static_cast<double>(d.delta)) <= sameWithin * larger)
+        return "same";
+    return d.delta < 0 ? "improved" : "regressed";
 }
 
 std::string presenceText(const OpDiffRow& d)
@@ -39,7 +48,7 @@ std::string formatCompareReport(const CompareResult& r, const std::string& basel
         const int digits = h.unit == "ms" ? 6 : 4;
         head.rows.push_back({h.metric, h.unit, fixed(h.baseline, digits), fixed(h.current, digits),
                              fixed(h.delta, digits), fixed(h.ratio, 4), h.better == Better::Lower ? "lower" : "higher",
-                             headlineVerdict(h)});
+                             headlineVerdict(h, r.sameWithin)});
     }
 
     text::Table ops;
@@ -53,6 +62,7 @@ std::string formatCompareReport(const CompareResult& r, const std::string& basel
     ops.addColumn("baseline_avg_us", true);
     ops.addColumn("optimized_avg_us", true);
     ops.addColumn("present", false);
+    ops.addColumn("verdict", false);
     std::size_t n = 0;
     for (const OpDiffRow& d : r.ops) {
         if (top > 0 && n++ >= top)
@@ -60,22 +70,26 @@ std::string formatCompareReport(const CompareResult& r, const std::string& basel
         ops.rows.push_back({d.key, std::to_string(d.baselineCount), std::to_string(d.currentCount),
                             nsToMillisText(d.baselineTotal), nsToMillisText(d.currentTotal), nsToMillisText(d.delta),
                             fixed(d.ratio, 4), fixed(d.baselineAvgNs / 1000.0, 3), fixed(d.currentAvgNs / 1000.0, 3),
-                            presenceText(d)});
+                            presenceText(d), opVerdict(d, r.sameWithin)});
     }
 
     const std::string speedup = std::isnan(r.speedup) ? "" : fixed(r.speedup, 3);
+    char bandText[32];
+    std::snprintf(bandText, sizeof bandText, "%g", r.sameWithin * 100.0); // 1, 2.5
+    const std::string band = bandText;
     if (format == "json")
         return "{\"baseline\": " + text::jsonString(baselinePath) + ", \"optimized\": " + text::jsonString(optimizedPath)
-               + ", \"speedup\": " + (speedup.empty() ? "null" : speedup) + ",\n\"headline\": " + head.toJson()
-               + ",\"operators\": " + ops.toJson() + "}\n";
+               + ", \"speedup\": " + (speedup.empty() ? "null" : speedup) + ", \"same_within_pct\": " + band
+               + ",\n\"headline\": " + head.toJson() + ",\"operators\": " + ops.toJson() + "}\n";
     if (format == "markdown")
         return "## Headline\n\nBaseline `" + baselinePath + "`, optimized `" + optimizedPath + "`"
-               + (speedup.empty() ? "" : ", speedup " + speedup + "×") + ".\n\n" + head.toMarkdown()
-               + "\n## Operators\n\n" + ops.toMarkdown();
+               + (speedup.empty() ? "" : ", speedup " + speedup + "×") + "; a change under " + band
+               + " % is the same.\n\n" + head.toMarkdown() + "\n## Operators\n\n" + ops.toMarkdown();
     if (format == "csv")
         return head.toCsv() + "\n" + ops.toCsv();
     return "Baseline:  " + baselinePath + "\nOptimized: " + optimizedPath + "\n"
-           + (speedup.empty() ? "" : "Speedup:   " + speedup + "x\n") + "\n" + head.toText() + "\n" + ops.toText();
+           + (speedup.empty() ? "" : "Speedup:   " + speedup + "x\n") + "Same:      a change under " + band + " %\n\n"
+           + head.toText() + "\n" + ops.toText();
 }
 
 } // namespace npuscope

@@ -9,14 +9,16 @@
 
 namespace npuscope {
 
-// A change of less than this share of the larger value is run-to-run noise: "same".
-inline constexpr double kSameWithin = 0.01;
-// "improved", "regressed", "same" (within kSameWithin) or "" when a side is missing.
-std::string headlineVerdict(const HeadlineRow& h);
+// "improved", "regressed", "same" (a change of less than `sameWithin` of the larger value) or ""
+// when a side is missing.
+std::string headlineVerdict(const HeadlineRow& h, double sameWithin = kSameWithin);
+// The same for an operator's total time: a faster operator is improved.
+std::string opVerdict(const OpDiffRow& d, double sameWithin = kSameWithin);
 // "both", "baseline only" or "optimized only".
 std::string presenceText(const OpDiffRow& d);
 
-// `top` limits the operator rows (0 = all). Unknown formats render as the aligned table.
+// `top` limits the operator rows (0 = all). Verdicts use r.sameWithin. Unknown formats render as
+// the aligned table.
 std::string formatCompareReport(const CompareResult& r, const std::string& baselinePath,
                                 const std::string& optimizedPath, const std::string& format, std::size_t top = 0);
 
