@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -213,7 +214,7 @@ int bench(const Args& args)
             if (!v)
                 return 2;
             sizeMb = std::atof(v->c_str());
-            if (sizeMb <= 0) {
+            if (!(sizeMb > 0) || !std::isfinite(sizeMb)) {
                 std::fprintf(stderr, "npuscope bench: --size-mb must be positive\n");
                 return 2;
             }
@@ -222,7 +223,7 @@ int bench(const Args& args)
             if (!v)
                 return 2;
             linearMb = std::atof(v->c_str());
-            if (linearMb < 0) {
+            if (!(linearMb >= 0) || !std::isfinite(linearMb)) {
                 std::fprintf(stderr, "npuscope bench: --linear-mb must be 0 or more\n");
                 return 2;
             }
@@ -248,9 +249,11 @@ int bench(const Args& args)
         std::fprintf(stderr, "npuscope bench: --linear-mb must be at most a tenth of --size-mb\n");
         return 2;
     }
+    // The size as asked for (100, 1024, 0.5): profiles of other sizes never share a folder.
     const auto dirOf = [&](double mbs) {
-        const std::string size = std::to_string(static_cast<long>(mbs));
-        return fs::path(out) / ("torch_npu_" + size + "mb_seed" + std::to_string(seed));
+        char size[32];
+        std::snprintf(size, sizeof size, "%g", mbs);
+        return fs::path(out) / ("torch_npu_" + std::string(size) + "mb_seed" + std::to_string(seed));
     };
     const fs::path dir = dirOf(sizeMb);
     if (dbBench)

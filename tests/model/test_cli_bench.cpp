@@ -76,10 +76,12 @@ private slots:
     {
         QTemporaryDir out;
         QVERIFY(out.isValid());
-        const CliRun r = runBench({"--size-mb", "2", "--runs", "1", "--no-frames", "--out", out.path()});
+        const CliRun r = runBench({"--size-mb", "1.5", "--runs", "1", "--no-frames", "--out", out.path()});
         QVERIFY2(r.code == 0, qPrintable(r.err));
         QVERIFY(r.out.contains("(a) npuscope full load"));
         QVERIFY(!r.out.contains("linearity"));
+        // Named by the size asked for: a 1 MB or 2 MB profile would not be taken for it.
+        QCOMPARE(QDir(out.path()).entryList(QDir::Dirs | QDir::NoDotAndDotDot), QStringList{"torch_npu_1.5mb_seed1"});
     }
 
     void usageErrors()
@@ -87,10 +89,16 @@ private slots:
         QTemporaryDir out;
         QVERIFY(out.isValid());
         for (const QStringList& args : {QStringList{"--size-mb", "100", "--linear-mb", "50"},
-                                        QStringList{"--linear-mb", "-1"}, QStringList{"--linear-mb"}}) {
+                                        QStringList{"--linear-mb", "-1"}, QStringList{"--linear-mb"},
+                                        QStringList{"--linear-mb", "nan"}}) {
             const CliRun r = runBench(QStringList{"--out", out.path()} + args);
             QCOMPARE(r.code, 2);
             QVERIFY2(r.err.contains("--linear-mb"), qPrintable(r.err));
+        }
+        for (const char* size : {"0", "-3", "nan", "inf", "x"}) {
+            const CliRun r = runBench({"--out", out.path(), "--size-mb", size});
+            QCOMPARE(r.code, 2);
+            QVERIFY2(r.err.contains("--size-mb must be positive"), qPrintable(r.err));
         }
         QVERIFY(QDir(out.path()).isEmpty()); // refused before generating anything
     }
