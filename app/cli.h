@@ -17,9 +17,15 @@ int advise(const Args& args);   // cli_advise.cpp
 int compare(const Args& args);  // cli_compare.cpp
 int synth(const Args& args);    // cli_synth.cpp
 int bench(const Args& args);    // cli_bench.cpp
+int cache(const Args& args);    // cli_cache.cpp
 // Prints to stderr and returns true when --help/-h is among args (verb-level help).
 bool wantsHelp(const Args& args);
 // "text" / "db" for --prefer; false for anything else.
 bool parsePrefer(const std::string& value, Prefer& out);
+// Loads `paths` for `verb` (loadSession for one, loadSessions for several), through the session
+// cache unless `useCache` is false (--no-cache). Why a cached copy was not used, or could not be
+// written, goes to stderr as a note; the first of those also into *cacheNote when given.
+LoadResult loadForVerb(const char* verb, const std::vector<std::string>& paths, const LoadOptions& options,
+                       bool useCache, std::string* cacheNote = nullptr);
 
 } // namespace npuscope::cli

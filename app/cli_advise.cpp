@@ -23,12 +23,13 @@ namespace {
 void usage(std::FILE* out)
 {
     std::fputs("Usage: npuscope advise PATH [--format text|markdown|json|html|pdf] [-o FILE] [--advisor-config FILE]\n"
-               "       [--prefer text|db]\n"
+               "       [--prefer text|db] [--no-cache]\n"
                "  Run the performance advisor on a profiling folder or file.\n"
                "  --format          report format (default text, to stdout)\n"
                "  -o, --output FILE write the report to FILE (required for pdf)\n"
                "  --advisor-config  thresholds override file (merged over the shipped thresholds)\n"
                "  --prefer text|db  which export to read when a folder has both (default text)\n"
+               "  --no-cache        read the files, not the session cache, and do not write it\n"
                "Exit codes: 0 report written (with or without findings), 1 input problem, 2 usage.\n",
                out);
 }
@@ -43,6 +44,7 @@ int advise(const Args& args)
     }
     std::string path, format = "text", output, config;
     Prefer prefer = Prefer::Auto;
+    bool useCache = true;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         auto value = [&](std::string& dst) {
@@ -68,6 +70,8 @@ int advise(const Args& args)
                 std::fprintf(stderr, "npuscope advise: --advisor-config needs a file name\n");
                 return 2;
             }
+        } else if (a == "--no-cache") {
+            useCache = false;
         } else if (a == "--prefer") {
             std::string v;
             if (!value(v) || !parsePrefer(v, prefer)) {
@@ -109,7 +113,7 @@ int advise(const Args& args)
     const LoadAllocationScope heapReuse;
     LoadOptions lo;
     lo.prefer = prefer;
-    const LoadResult loaded = loadSession(path, lo);
+    const LoadResult loaded = loadForVerb("advise", {path}, lo, useCache);
     if (!loaded.session || loaded.session->ranks.empty()) {
         std::fprintf(stderr, "npuscope advise: cannot load %s: %s\n", path.c_str(),
                      loaded.error.empty() ? "no profiling data found" : loaded.error.c_str());

@@ -37,6 +37,7 @@ const char* kHelp =
     "  --export FILE           write to FILE (format from .csv/.json when --format is absent); '-' = stdout\n"
     "  --peak-hbm-gbps X       peak HBM bandwidth for memory_bandwidth_utilization (default: per chip, 1200)\n"
     "  --prefer text|db        which export to read when a folder has both (default text)\n"
+    "  --no-cache              read the files, not the session cache, and do not write it\n"
     "  -h, --help              this help\n"
     "\n"
     "Columns:\n"
@@ -62,6 +63,7 @@ struct Options {
     std::string exportPath;
     double peak = kNaN;
     Prefer prefer = Prefer::Auto;
+    bool useCache = true;
 };
 
 bool hasGlobChars(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
@@ -186,6 +188,8 @@ int parse(const Args& args, Options& o)
         } else if (is("--prefer")) {
             if (!value(i, "--prefer", v) || !parsePrefer(v, o.prefer))
                 return usage("--prefer needs text or db");
+        } else if (a == "--no-cache") {
+            o.useCache = false;
         } else if (a.size() > 1 && a[0] == '-') {
             return usage("unknown option '" + a + "'");
         } else {
@@ -359,7 +363,7 @@ int analyze(const Args& args)
         lo.progress = [](const LoadProgress& p) {
             std::fprintf(stderr, "\r\033[K%s %3.0f%%", p.stage.c_str(), p.fraction * 100.0);
         };
-    const LoadResult loaded = paths.size() == 1 ? loadSession(paths[0], lo) : loadSessions(paths, lo);
+    const LoadResult loaded = loadForVerb("analyze", paths, lo, o.useCache);
     if (tty)
         std::fputs("\r\033[K", stderr);
     if (!loaded.session) {

@@ -30,6 +30,7 @@ const char* kHelp =
     "  --peak-hbm-gbps X       peak HBM bandwidth (default: per chip, 1200)\n"
     "  --same-within PCT       a change under PCT % is 'same' (default 1; 0 to 50)\n"
     "  --export FILE           write to FILE instead of stdout (atomically)\n"
+    "  --no-cache              read the files, not the session cache, and do not write it\n"
     "Exit codes: 0 ok, 1 input problem, 2 usage.\n";
 
 int usage(const std::string& msg)
@@ -38,7 +39,7 @@ int usage(const std::string& msg)
     return 2;
 }
 
-SessionPtr load(const std::string& path)
+SessionPtr load(const std::string& path, bool useCache)
 {
     LoadOptions lo;
     const bool tty = ::isatty(2) == 1;
@@ -46,7 +47,7 @@ SessionPtr load(const std::string& path)
         lo.progress = [](const LoadProgress& p) {
             std::fprintf(stderr, "\r\033[K%s %3.0f%%", p.stage.c_str(), p.fraction * 100.0);
         };
-    LoadResult r = loadSession(path, lo);
+    LoadResult r = loadForVerb("compare", {path}, lo, useCache);
     if (tty)
         std::fputs("\r\033[K", stderr);
     if (!r.session || r.session->ranks.empty()) {
@@ -70,6 +71,7 @@ int compare(const Args& args)
     std::string format = "table", exportPath;
     long top = 20;
     CompareOptions co;
+    bool useCache = true;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         auto take = [&](std::string& out) {
@@ -85,6 +87,10 @@ int compare(const Args& args)
         };
         auto is = [&](const char* f) { return a == f || a.rfind(std::string(f) + "=", 0) == 0; };
         std::string v;
+        if (a == "--no-cache") {
+            useCache = false;
+            continue;
+        }
         if (is("--format")) {
             if (!take(v) || (v != "table" && v != "csv" && v != "json" && v != "markdown"))
                 return usage("--format needs table, csv, json or markdown");
@@ -123,10 +129,10 @@ int compare(const Args& args)
     if (paths.size() != 2)
         return usage("give exactly two profiles: BASELINE OPTIMIZED");
 
-    const SessionPtr base = load(paths[0]);
+    const SessionPtr base = load(paths[0], useCache);
     if (!base)
         return 1;
-    const SessionPtr cur = load(paths[1]);
+    const SessionPtr cur = load(paths[1], useCache);
     if (!cur)
         return 1;
     const CompareResult r = compareSessions(*base, *cur, co);

@@ -41,7 +41,7 @@ using Json = nlohmann::ordered_json;
 
 void printInfoHelp()
 {
-    std::fputs("Usage: npuscope info PATH... [--format text|json] [--prefer text|db]\n"
+    std::fputs("Usage: npuscope info PATH... [--format text|json] [--prefer text|db] [--no-cache]\n"
                "\n"
                "Detects the layout of PATH (a torch_npu or msprof profiling folder, a cluster of rank\n"
                "folders, or a single timeline JSON / op_summary / kernel_details CSV), loads it and prints\n"
@@ -54,6 +54,8 @@ void printInfoHelp()
                "  --format text|json  output format (default text)\n"
                "  --prefer text|db    which export to read when a folder has both the text files and\n"
                "                      the SQLite .db (default: text; a folder with only a .db reads it)\n"
+               "  --no-cache          read the files even when the session cache holds them, and do not\n"
+               "                      write the cache (see 'npuscope cache --help')\n"
                "  -h, --help          this help\n"
                "\n"
                "Exit codes: 0 ok, 1 nothing could be loaded, 2 usage.\n",
@@ -325,6 +327,8 @@ void printText(const Json& j)
         std::printf("\ndiagnostics:\n");
         printDiagnostics(j["diagnostics"], "");
     }
+    if (j.contains("cache_note"))
+        std::printf("\ncache: %s\n", str(j["cache_note"]).c_str());
 }
 
 } // namespace
@@ -334,11 +338,16 @@ int info(const Args& args)
     std::vector<std::string> paths;
     std::string format = "text";
     Prefer prefer = Prefer::Auto;
+    bool useCache = true;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         if (a == "-h" || a == "--help") {
             printInfoHelp();
             return 0;
+        }
+        if (a == "--no-cache") {
+            useCache = false;
+            continue;
         }
         if (a == "--format" || a.rfind("--format=", 0) == 0) {
             if (a == "--format") {
@@ -375,7 +384,8 @@ int info(const Args& args)
             std::fprintf(stderr, "\r\033[K%3d%% %s", int(p.fraction * 100), p.stage.c_str());
             std::fflush(stderr);
         };
-    const LoadResult result = paths.size() == 1 ? loadSession(paths.front(), options) : loadSessions(paths, options);
+    std::string cacheNote;
+    const LoadResult result = loadForVerb("info", paths, options, useCache, &cacheNote);
     if (tty)
         std::fputs("\r\033[K", stderr);
     if (!result.session) {
@@ -387,6 +397,8 @@ int info(const Args& args)
         shown += ' ' + paths[i];
     Json report = sessionJson(*result.session, paths.size() == 1 ? paths.front() : result.session->root);
     report["path"] = shown;
+    if (!cacheNote.empty())
+        report["cache_note"] = cacheNote;
     if (format == "json") {
         std::printf("%s\n", report.dump(2).c_str());
     } else {

@@ -20,7 +20,7 @@ void printHelp()
         "  npuscope --demo                     open the GUI on the bundled demo profile\n"
         "                                      (headless: print its top operators and advisor summary)\n"
         "  npuscope BASELINE --compare OPTIMIZED  open the GUI on BASELINE with the Compare tab\n"
-        "  npuscope info PATH... [--format text|json] [--prefer text|db]\n"
+        "  npuscope info PATH... [--format text|json] [--prefer text|db] [--no-cache]\n"
         "  npuscope analyze --import PATH... [--metric duration|memory_bandwidth|communication_duration]\n"
         "           [--top N] [--sort descending|ascending] [--group-by type|name]\n"
         "           [--format csv|json|table|chrome_trace] [--export FILE] [--peak-hbm-gbps X]\n"
@@ -30,6 +30,8 @@ void printHelp()
         "           [--layout torch_npu|msprof]\n"
         "           [--ranks N] [--steps N] [--seed N] [--target-mb N]\n"
         "  npuscope bench [--size-mb N] [--out DIR]\n"
+        "  npuscope cache list|clear           the session cache (info, analyze, advise and compare\n"
+        "                                      take --no-cache)\n"
         "  npuscope --version | --help\n"
         "\n"
         "Each verb takes --help. Exit codes: 0 ok, 1 input problem, 2 usage.\n",
@@ -69,6 +71,8 @@ int main(int argc, char** argv)
             return npuscope::cli::synth(rest);
         if (verb == "bench")
             return npuscope::cli::bench(rest);
+        if (verb == "cache")
+            return npuscope::cli::cache(rest);
         if (verb.size() > 1 && verb[0] == '-' && verb != "--demo" && verb.rfind("-platform", 0) != 0
             && verb.rfind("--style", 0) != 0) {
             std::fprintf(stderr, "npuscope: unknown option '%s'\nTry 'npuscope --help'.\n", verb.c_str());

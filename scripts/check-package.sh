@@ -43,7 +43,7 @@ mantext=$(zcat "$man" | sed 's/\\-/-/g')
 version=$("$bin" --version)
 grep -q "${version#npuscope }" <<<"$mantext" || { echo "package check: the man page lacks version ${version#npuscope }" >&2; exit 1; }
 missing=0
-for verb in "" info analyze advise compare synth bench; do
+for verb in "" info analyze advise compare synth bench cache; do
   # shellcheck disable=SC2086
   for opt in $("$bin" $verb --help 2>&1 | grep -oE '(^|[ [|,])--?[a-z][a-z0-9-]*' | sed 's/^[ [|,]//' | sort -u); do
     grep -qe "$opt" <<<"$mantext" || { echo "package check: 'npuscope $verb --help' prints $opt, packaging/npuscope.1 does not document it" >&2; missing=1; }

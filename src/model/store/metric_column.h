@@ -76,6 +76,26 @@ public:
     // Back to one double per row.
     void expand();
 
+    // The stored form (the session cache writes it): the doubles of a wide column, or the codes
+    // and distinct values of a coded one. A column made back from it reads the same values and,
+    // as after compact(), takes no more appends.
+    const std::vector<double>& rawValues() const { return m_raw; }
+    const std::vector<std::uint16_t>& codes() const { return m_codes; }
+    const std::vector<double>& distinctValues() const { return m_values; }
+    bool wide() const { return m_wide; }
+    bool manyValues() const { return m_manyValues; }
+    static MetricColumn fromStored(std::vector<double> raw, std::vector<std::uint16_t> codes,
+                                   std::vector<double> values, bool wide, bool manyValues)
+    {
+        MetricColumn c;
+        c.m_raw = std::move(raw);
+        c.m_codes = std::move(codes);
+        c.m_values = std::move(values);
+        c.m_wide = wide;
+        c.m_manyValues = manyValues;
+        return c;
+    }
+
 private:
     void pushCoded(double v);
     // The value (its bits) is the last one appended, whose code is known.

@@ -202,6 +202,26 @@ int KernelTable::metricIndex(const std::string& n) const
     return -1;
 }
 
+void ArgTable::rebuildKeyIndex()
+{
+    m_keyIndex.clear();
+    for (std::size_t i = 0; i < keys.size() && i < kKeyInText; ++i)
+        m_keyIndex.emplace(keys[i].v, static_cast<std::uint16_t>(i));
+}
+
+void Profile::restoreIndexes(bool finalized)
+{
+    m_trackIndex.clear();
+    for (std::size_t i = 0; i < tracks.size(); ++i)
+        m_trackIndex.emplace(std::make_pair(tracks[i].pid, tracks[i].tid), static_cast<std::uint32_t>(i));
+    m_counterIndex.clear();
+    for (std::size_t i = 0; i < counters.size(); ++i)
+        m_counterIndex.emplace(std::make_tuple(counters[i].pid, counters[i].name.v, counters[i].key.v),
+                               static_cast<std::uint32_t>(i));
+    args.rebuildKeyIndex();
+    m_finalized = finalized;
+}
+
 TrackId Profile::trackFor(std::int64_t pid, std::int64_t tid)
 {
     const auto key = std::make_pair(pid, tid);

@@ -118,6 +118,8 @@ struct ArgTable {
     std::string_view value(std::size_t arg, const StringPool& pool) const;
     // The value of `key` in `row`; empty when the row or the key is absent.
     std::string_view find(std::uint32_t row, std::string_view key, const StringPool& pool) const;
+    // Rebuilds the lookup of `keys` (for a table whose columns were filled directly: the cache).
+    void rebuildKeyIndex();
 
 private:
     std::unordered_map<std::uint32_t, std::uint16_t> m_keyIndex; // NameId -> index in `keys`
@@ -343,6 +345,9 @@ public:
     // return false: the tables are then half indexed, fit only to be thrown away.
     bool finalize(const std::atomic<bool>* cancel = nullptr);
     bool finalized() const { return m_finalized; }
+    // For a Profile whose tables were filled directly from a finalized one (the session cache):
+    // rebuilds the track, counter and argument-key lookups and sets whether it was finalized.
+    void restoreIndexes(bool finalized);
 
     // Appends the tables that the side-file readers fill (kernels, statistics, steps, L2,
     // communication ops and links, device info, metadata, rank, diagnostics) from `other`, a

@@ -1,0 +1,813 @@
+#include "model/cache/cache_codec.h"
+
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+
+namespace npuscope::cache {
+
+// A struct that gains or loses a field changes size: these fail to compile then, so that the
+// field is added to the writer and the reader below and kFormatVersion (session_cache.h) raised.
+// (Sizes of the x86-64 GNU build the checks were written on.)
+#if defined(__x86_64__) && defined(__GLIBCXX__)
+static_assert(sizeof(Profile) == 2096, "Profile changed: update cache_codec.cpp");
+static_assert(sizeof(Session) == 384, "Session changed: update cache_codec.cpp");
+static_assert(sizeof(ClusterData) == 216, "ClusterData changed: update cache_codec.cpp");
+static_assert(sizeof(SliceTable) == 216, "SliceTable changed: update cache_codec.cpp");
+static_assert(sizeof(ArgTable) == 128, "ArgTable changed: update cache_codec.cpp");
+static_assert(sizeof(FlowTable) == 240, "FlowTable changed: update cache_codec.cpp");
+static_assert(sizeof(KernelTable) == 624, "KernelTable changed: update cache_codec.cpp");
+static_assert(sizeof(Track) == 72, "Track changed: update cache_codec.cpp");
+static_assert(sizeof(CounterSeries) == 80, "CounterSeries changed: update cache_codec.cpp");
+static_assert(sizeof(CommOp) == 264, "CommOp changed: update cache_codec.cpp");
+static_assert(sizeof(CommBandwidth) == 64, "CommBandwidth changed: update cache_codec.cpp");
+static_assert(sizeof(SizeBucket) == 48, "SizeBucket changed: update cache_codec.cpp");
+static_assert(sizeof(CommLink) == 56, "CommLink changed: update cache_codec.cpp");
+static_assert(sizeof(StepRow) == 248, "StepRow changed: update cache_codec.cpp");
+static_assert(sizeof(StatRow) == 104, "StatRow changed: update cache_codec.cpp");
+static_assert(sizeof(L2Row) == 48, "L2Row changed: update cache_codec.cpp");
+static_assert(sizeof(DeviceInfo) == 64, "DeviceInfo changed: update cache_codec.cpp");
+static_assert(sizeof(ParallelGroup) == 88, "ParallelGroup changed: update cache_codec.cpp");
+static_assert(sizeof(Metadata) == 232, "Metadata changed: update cache_codec.cpp");
+static_assert(sizeof(JoinStats) == 48, "JoinStats changed: update cache_codec.cpp");
+static_assert(sizeof(FileRecord) == 128, "FileRecord changed: update cache_codec.cpp");
+static_assert(sizeof(Diagnostic) == 96, "Diagnostic changed: update cache_codec.cpp");
+#endif
+
+std::uint64_t checksum(const char* data, std::size_t n, std::uint64_t seed)
+{
+    constexpr std::uint64_t kMul = 0x9FB21C651E98DF25ull;
+    std::uint64_t h[4] = {0x9E3779B97F4A7C15ull ^ seed, 0xC2B2AE3D27D4EB4Full + seed, 0x165667B19E3779F9ull ^ n,
+                          0x27D4EB2F165667C5ull};
+    auto mix = [](std::uint64_t x, std::uint64_t w) {
+        x = (x ^ w) * kMul;
+        return x ^ (x >> 29);
+    };
+    std::size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        std::uint64_t w[4];
+        std::memcpy(w, data + i, 32);
+        h[0] = mix(h[0], w[0]);
+        h[1] = mix(h[1], w[1]);
+        h[2] = mix(h[2], w[2]);
+        h[3] = mix(h[3], w[3]);
+    }
+    if (i < n) {
+        std::uint64_t w[4] = {0, 0, 0, 0};
+        std::memcpy(w, data + i, n - i);
+        for (int k = 0; k < 4; ++k)
+            h[k] = mix(h[k], w[k]);
+    }
+    std::uint64_t r = mix(mix(mix(mix(n, h[0]), h[1]), h[2]), h[3]);
+    r *= kMul;
+    return r ^ (r >> 32);
+}
+
+BlockWriter::BlockWriter(std::FILE* f) : m_file(f) { m_block.reserve(kBlockBytes); }
+
+void BlockWriter::put(const void* data, std::size_t n)
+{
+    const char* p = static_cast<const char*>(data);
+    m_total += n;
+    while (n > 0) {
+        const std::size_t room = kBlockBytes - m_block.size();
+        const std::size_t k = std::min(room, n);
+        m_block.insert(m_block.end(), p, p + k);
+        p += k;
+        n -= k;
+        if (m_block.size() == kBlockBytes)
+            flushBlock();
+    }
+}
+
+void BlockWriter::flushBlock()
+{
+    if (m_block.empty())
+        return;
+    m_sums.push_back(checksum(m_block.data(), m_block.size(), m_sums.size()));
+    if (m_ok && std::fwrite(m_block.data(), 1, m_block.size(), m_file) != m_block.size())
+        m_ok = false;
+    m_block.clear();
+}
+
+bool BlockWriter::finish()
+{
+    flushBlock();
+    return m_ok;
+}
+
+void ByteReader::get(void* out, std::size_t n)
+{
+    std::memcpy(out, take(n), n);
+}
+
+const char* ByteReader::take(std::size_t n)
+{
+    if (n > left())
+        throw CorruptData("ends early");
+    const char* p = m_p;
+    m_p += n;
+    return p;
+}
+
+void putU64(BlockWriter& out, std::uint64_t v) { out.put(&v, sizeof v); }
+
+void putString(BlockWriter& out, const std::string& s)
+{
+    putU64(out, s.size());
+    out.put(s.data(), s.size());
+}
+
+std::uint64_t getU64(ByteReader& in)
+{
+    std::uint64_t v;
+    in.get(&v, sizeof v);
+    return v;
+}
+
+std::string getString(ByteReader& in)
+{
+    const std::uint64_t n = getU64(in);
+    if (n > in.left())
+        throw CorruptData("a string runs past the end");
+    const char* p = in.take(static_cast<std::size_t>(n));
+    return std::string(p, static_cast<std::size_t>(n));
+}
+
+namespace {
+
+// ---- writing ----
+
+template <typename T>
+void pod(BlockWriter& o, const T& v)
+{
+    static_assert(std::is_trivially_copyable_v<T>);
+    o.put(&v, sizeof v);
+}
+
+template <typename T>
+void column(BlockWriter& o, const std::vector<T>& v)
+{
+    static_assert(std::is_trivially_copyable_v<T>);
+    putU64(o, v.size());
+    o.put(v.data(), v.size() * sizeof(T));
+}
+
+void optTime(BlockWriter& o, const std::optional<TimeNs>& t)
+{
+    pod(o, static_cast<std::uint8_t>(t.has_value()));
+    pod(o, t.value_or(0));
+}
+
+void strings(BlockWriter& o, const std::vector<std::string>& v)
+{
+    putU64(o, v.size());
+    for (const auto& s : v)
+        putString(o, s);
+}
+
+void pool(BlockWriter& o, const StringPool& p)
+{
+    const std::size_t n = p.size();
+    std::vector<std::uint32_t> sizes(n);
+    std::size_t total = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        sizes[i] = static_cast<std::uint32_t>(p.view(NameId(static_cast<std::uint32_t>(i))).size());
+        total += sizes[i];
+    }
+    column(o, sizes);
+    putU64(o, total);
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto v = p.view(NameId(static_cast<std::uint32_t>(i)));
+        o.put(v.data(), v.size());
+    }
+}
+
+// A JSON value as its text; one whose text would not parse back to the same value (a NaN, a
+// number out of double range) cannot be cached.
+void json(BlockWriter& o, const nlohmann::json& j)
+{
+    std::string text = j.dump();
+    if (nlohmann::json::parse(text) != j)
+        throw std::runtime_error("a metadata value does not survive being written as JSON");
+    putString(o, text);
+}
+
+void diagnostics(BlockWriter& o, const std::vector<Diagnostic>& v)
+{
+    putU64(o, v.size());
+    for (const auto& d : v) {
+        pod(o, d.severity);
+        putString(o, d.file);
+        pod(o, d.line);
+        pod(o, d.byteOffset);
+        putString(o, d.reason);
+        pod(o, d.count);
+    }
+}
+
+void files(BlockWriter& o, const std::vector<FileRecord>& v)
+{
+    putU64(o, v.size());
+    for (const auto& f : v) {
+        putString(o, f.path);
+        putString(o, f.kind);
+        pod(o, f.status);
+        putString(o, f.note);
+        pod(o, f.bytes);
+        pod(o, f.records);
+        pod(o, f.skipped);
+    }
+}
+
+void steps(BlockWriter& o, const std::vector<StepRow>& v)
+{
+    putU64(o, v.size());
+    for (const auto& s : v) {
+        putString(o, s.step);
+        pod(o, s.device);
+        putString(o, s.type);
+        putString(o, s.index);
+        for (const auto* t : {&s.computing, &s.commNotOverlapped, &s.overlapped, &s.communication, &s.free, &s.stage,
+                              &s.bubble, &s.commNotOverlappedExclReceive, &s.preparing})
+            optTime(o, *t);
+    }
+}
+
+void commOps(BlockWriter& o, const std::vector<CommOp>& v)
+{
+    putU64(o, v.size());
+    for (const auto& c : v) {
+        putString(o, c.step);
+        putString(o, c.kind);
+        putString(o, c.fullName);
+        putString(o, c.opName);
+        putString(o, c.group);
+        pod(o, static_cast<std::uint8_t>(c.totalInfo));
+        pod(o, c.rank);
+        optTime(o, c.start);
+        for (double d : {c.elapseMs, c.transitMs, c.waitMs, c.syncMs, c.idleMs, c.waitRatio, c.syncRatio})
+            pod(o, d);
+        putU64(o, c.bandwidth.size());
+        for (const auto& b : c.bandwidth) {
+            pod(o, b.transport);
+            for (double d : {b.sizeMB, b.timeMs, b.bandwidthGBps, b.largePacketRatio})
+                pod(o, d);
+            putU64(o, b.sizes.size());
+            for (const auto& s : b.sizes) {
+                putString(o, s.sizeMB);
+                pod(o, s.count);
+                pod(o, s.timeMs);
+            }
+        }
+    }
+}
+
+void groups(BlockWriter& o, const std::vector<ParallelGroup>& v)
+{
+    putU64(o, v.size());
+    for (const auto& g : v) {
+        putString(o, g.name);
+        putString(o, g.groupName);
+        column(o, g.ranks);
+    }
+}
+
+void statRows(BlockWriter& o, const std::vector<StatRow>& v)
+{
+    putU64(o, v.size());
+    for (const auto& s : v) {
+        pod(o, s.device);
+        putString(o, s.kind);
+        pod(o, s.name);
+        pod(o, s.coreType);
+        pod(o, s.count);
+        for (TimeNs t : {s.total, s.min, s.avg, s.max})
+            pod(o, t);
+        pod(o, s.ratio);
+        pod(o, s.variance);
+    }
+}
+
+void kernels(BlockWriter& o, const KernelTable& k)
+{
+    column(o, k.device);
+    for (const auto* c : {&k.step, &k.modelId, &k.streamId, &k.taskId, &k.contextId, &k.start, &k.dur, &k.wait,
+                          &k.blockDim, &k.mixBlockDim})
+        column(o, *c);
+    for (const auto* c : {&k.name, &k.type, &k.taskType, &k.opState, &k.inputShapes, &k.inputDtypes,
+                          &k.inputFormats, &k.outputShapes, &k.outputDtypes, &k.outputFormats})
+        column(o, *c);
+    strings(o, k.metricNames);
+    putU64(o, k.metrics.size());
+    for (const auto& m : k.metrics) {
+        column(o, m.rawValues());
+        column(o, m.codes());
+        column(o, m.distinctValues());
+        pod(o, static_cast<std::uint8_t>(m.wide()));
+        pod(o, static_cast<std::uint8_t>(m.manyValues()));
+    }
+    strings(o, k.extraNames);
+    putU64(o, k.extra.size());
+    for (const auto& e : k.extra)
+        column(o, e);
+    column(o, k.slice);
+}
+
+// Tracks and L2 rows field by field: their padding bytes hold whatever memory held.
+void tracks(BlockWriter& o, const std::vector<Track>& v)
+{
+    putU64(o, v.size());
+    for (const auto& t : v) {
+        pod(o, t.kind);
+        pod(o, t.pid);
+        pod(o, t.tid);
+        pod(o, t.process);
+        pod(o, t.thread);
+        pod(o, t.processLabel);
+        pod(o, t.device);
+        pod(o, t.streamId);
+        pod(o, t.processSort);
+        pod(o, t.threadSort);
+        pod(o, t.sliceBegin);
+        pod(o, t.sliceEnd);
+        pod(o, t.maxDepth);
+    }
+}
+
+void l2Rows(BlockWriter& o, const std::vector<L2Row>& v)
+{
+    putU64(o, v.size());
+    for (const auto& r : v) {
+        pod(o, r.device);
+        pod(o, r.streamId);
+        pod(o, r.taskId);
+        pod(o, r.hitRate);
+        pod(o, r.victimRate);
+        pod(o, r.opName);
+    }
+}
+
+void profile(BlockWriter& o, const Profile& p)
+{
+    putString(o, p.name);
+    putString(o, p.root);
+    putString(o, p.layout);
+    pod(o, p.rank);
+    column(o, p.devices);
+    pool(o, p.strings);
+    tracks(o, p.tracks);
+    const SliceTable& s = p.slices;
+    column(o, s.start);
+    column(o, s.dur);
+    column(o, s.name);
+    column(o, s.category);
+    column(o, s.track);
+    column(o, s.taskId);
+    column(o, s.kernel);
+    column(o, s.args);
+    column(o, s.depth);
+    column(o, p.args.rows);
+    column(o, p.args.args);
+    column(o, p.args.keys);
+    const FlowTable& f = p.flows;
+    column(o, f.category);
+    column(o, f.name);
+    column(o, f.idNumber);
+    column(o, f.idText);
+    column(o, f.srcTs);
+    column(o, f.dstTs);
+    column(o, f.srcTrack);
+    column(o, f.dstTrack);
+    column(o, f.srcSlice);
+    column(o, f.dstSlice);
+    putU64(o, p.counters.size());
+    for (const auto& c : p.counters) {
+        pod(o, c.process);
+        pod(o, c.name);
+        pod(o, c.key);
+        pod(o, c.pid);
+        pod(o, c.device);
+        column(o, c.ts);
+        column(o, c.value);
+    }
+    kernels(o, p.kernels);
+    commOps(o, p.commOps);
+    column(o, p.commLinks);
+    steps(o, p.steps);
+    statRows(o, p.stats);
+    l2Rows(o, p.l2);
+    putU64(o, p.deviceInfo.size());
+    for (const auto& d : p.deviceInfo) {
+        pod(o, d.device);
+        pod(o, d.aiCoreNum);
+        pod(o, d.aivNum);
+        pod(o, d.aicFrequencyMHz);
+        putString(o, d.chip);
+        pod(o, d.hbmPeakGBps);
+    }
+    const Metadata& m = p.meta;
+    putU64(o, m.env.size());
+    for (const auto& [k, v] : m.env) {
+        putString(o, k);
+        putString(o, v);
+    }
+    groups(o, m.groups);
+    putString(o, m.profilerLevel);
+    putString(o, m.exportType);
+    putString(o, m.cannVersion);
+    putString(o, m.torchNpuVersion);
+    json(o, m.profilerInfo);
+    json(o, m.profilerMetadata);
+    pod(o, p.join);
+    files(o, p.files);
+    diagnostics(o, p.diagnostics);
+    pod(o, p.begin);
+    pod(o, p.end);
+    pod(o, static_cast<std::uint8_t>(p.finalized()));
+}
+
+// ---- reading ----
+
+template <typename T>
+T rd(ByteReader& in)
+{
+    static_assert(std::is_trivially_copyable_v<T>);
+    T v;
+    in.get(&v, sizeof v);
+    return v;
+}
+
+std::size_t count(ByteReader& in, std::size_t elementBytes)
+{
+    const std::uint64_t n = getU64(in);
+    if (n > in.left() / std::max<std::size_t>(elementBytes, 1))
+        throw CorruptData("a count larger than the data left");
+    return static_cast<std::size_t>(n);
+}
+
+template <typename T>
+void column(ByteReader& in, std::vector<T>& v)
+{
+    const std::size_t n = count(in, sizeof(T));
+    v.resize(n);
+    in.get(v.data(), n * sizeof(T));
+}
+
+bool flag(ByteReader& in)
+{
+    const auto b = rd<std::uint8_t>(in);
+    if (b > 1)
+        throw CorruptData("a flag that is neither 0 nor 1");
+    return b == 1;
+}
+
+std::optional<TimeNs> optTime(ByteReader& in)
+{
+    const bool has = flag(in);
+    const auto t = rd<TimeNs>(in);
+    return has ? std::optional<TimeNs>(t) : std::nullopt;
+}
+
+void strings(ByteReader& in, std::vector<std::string>& v)
+{
+    v.resize(count(in, 8));
+    for (auto& s : v)
+        s = getString(in);
+}
+
+void pool(ByteReader& in, StringPool& p)
+{
+    std::vector<std::uint32_t> sizes;
+    column(in, sizes);
+    const std::uint64_t total = getU64(in);
+    if (total > in.left())
+        throw CorruptData("the string pool runs past the end");
+    const char* text = in.take(static_cast<std::size_t>(total));
+    std::uint64_t at = 0;
+    if (sizes.empty() || sizes[0] != 0)
+        throw CorruptData("the string pool does not start with the empty string");
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+        if (sizes[i] > total - at)
+            throw CorruptData("a pooled string runs past the pool");
+        const std::string_view s(text + at, sizes[i]);
+        at += sizes[i];
+        if (i == 0)
+            continue;
+        if (p.intern(s).v != i)
+            throw CorruptData("the string pool holds a string twice");
+    }
+    if (at != total)
+        throw CorruptData("the string pool's sizes do not add up");
+}
+
+nlohmann::json json(ByteReader& in)
+{
+    const std::string text = getString(in);
+    try {
+        return nlohmann::json::parse(text);
+    } catch (const std::exception&) {
+        throw CorruptData("metadata that is not JSON");
+    }
+}
+
+template <typename E>
+E enumValue(ByteReader& in, E last)
+{
+    const auto v = rd<E>(in);
+    if (static_cast<unsigned>(v) > static_cast<unsigned>(last))
+        throw CorruptData("an out-of-range enumeration value");
+    return v;
+}
+
+void diagnostics(ByteReader& in, std::vector<Diagnostic>& v)
+{
+    v.resize(count(in, 40));
+    for (auto& d : v) {
+        d.severity = enumValue(in, Severity::Error);
+        d.file = getString(in);
+        d.line = rd<std::int64_t>(in);
+        d.byteOffset = rd<std::int64_t>(in);
+        d.reason = getString(in);
+        d.count = rd<std::uint64_t>(in);
+    }
+}
+
+void files(ByteReader& in, std::vector<FileRecord>& v)
+{
+    v.resize(count(in, 48));
+    for (auto& f : v) {
+        f.path = getString(in);
+        f.kind = getString(in);
+        f.status = enumValue(in, FileStatus::NotRead);
+        f.note = getString(in);
+        f.bytes = rd<std::uint64_t>(in);
+        f.records = rd<std::uint64_t>(in);
+        f.skipped = rd<std::uint64_t>(in);
+    }
+}
+
+void steps(ByteReader& in, std::vector<StepRow>& v)
+{
+    v.resize(count(in, 24));
+    for (auto& s : v) {
+        s.step = getString(in);
+        s.device = rd<int>(in);
+        s.type = getString(in);
+        s.index = getString(in);
+        for (auto* t : {&s.computing, &s.commNotOverlapped, &s.overlapped, &s.communication, &s.free, &s.stage,
+                        &s.bubble, &s.commNotOverlappedExclReceive, &s.preparing})
+            *t = optTime(in);
+    }
+}
+
+void commOps(ByteReader& in, std::vector<CommOp>& v)
+{
+    v.resize(count(in, 40));
+    for (auto& c : v) {
+        c.step = getString(in);
+        c.kind = getString(in);
+        c.fullName = getString(in);
+        c.opName = getString(in);
+        c.group = getString(in);
+        c.totalInfo = flag(in);
+        c.rank = rd<int>(in);
+        c.start = optTime(in);
+        for (double* d : {&c.elapseMs, &c.transitMs, &c.waitMs, &c.syncMs, &c.idleMs, &c.waitRatio, &c.syncRatio})
+            *d = rd<double>(in);
+        c.bandwidth.resize(count(in, 44));
+        for (auto& b : c.bandwidth) {
+            b.transport = rd<NameId>(in);
+            for (double* d : {&b.sizeMB, &b.timeMs, &b.bandwidthGBps, &b.largePacketRatio})
+                *d = rd<double>(in);
+            b.sizes.resize(count(in, 24));
+            for (auto& s : b.sizes) {
+                s.sizeMB = getString(in);
+                s.count = rd<double>(in);
+                s.timeMs = rd<double>(in);
+            }
+        }
+    }
+}
+
+void groups(ByteReader& in, std::vector<ParallelGroup>& v)
+{
+    v.resize(count(in, 24));
+    for (auto& g : v) {
+        g.name = getString(in);
+        g.groupName = getString(in);
+        column(in, g.ranks);
+    }
+}
+
+void statRows(ByteReader& in, std::vector<StatRow>& v)
+{
+    v.resize(count(in, 72));
+    for (auto& s : v) {
+        s.device = rd<int>(in);
+        s.kind = getString(in);
+        s.name = rd<NameId>(in);
+        s.coreType = rd<NameId>(in);
+        s.count = rd<std::uint64_t>(in);
+        for (TimeNs* t : {&s.total, &s.min, &s.avg, &s.max})
+            *t = rd<TimeNs>(in);
+        s.ratio = rd<double>(in);
+        s.variance = rd<double>(in);
+    }
+}
+
+void kernels(ByteReader& in, KernelTable& k)
+{
+    column(in, k.device);
+    for (auto* c : {&k.step, &k.modelId, &k.streamId, &k.taskId, &k.contextId, &k.start, &k.dur, &k.wait,
+                    &k.blockDim, &k.mixBlockDim})
+        column(in, *c);
+    for (auto* c : {&k.name, &k.type, &k.taskType, &k.opState, &k.inputShapes, &k.inputDtypes, &k.inputFormats,
+                    &k.outputShapes, &k.outputDtypes, &k.outputFormats})
+        column(in, *c);
+    strings(in, k.metricNames);
+    k.metrics.resize(count(in, 26));
+    for (auto& m : k.metrics) {
+        std::vector<double> raw, values;
+        std::vector<std::uint16_t> codes;
+        column(in, raw);
+        column(in, codes);
+        column(in, values);
+        const bool wide = flag(in);
+        const bool many = flag(in);
+        for (const auto c : codes)
+            if (c >= values.size())
+                throw CorruptData("a metric code past its values");
+        m = MetricColumn::fromStored(std::move(raw), std::move(codes), std::move(values), wide, many);
+    }
+    strings(in, k.extraNames);
+    k.extra.resize(count(in, 8));
+    for (auto& e : k.extra)
+        column(in, e);
+    column(in, k.slice);
+}
+
+void tracks(ByteReader& in, std::vector<Track>& v)
+{
+    v.resize(count(in, 57));
+    for (auto& t : v) {
+        t.kind = enumValue(in, TrackKind::Other);
+        t.pid = rd<std::int64_t>(in);
+        t.tid = rd<std::int64_t>(in);
+        t.process = rd<NameId>(in);
+        t.thread = rd<NameId>(in);
+        t.processLabel = rd<NameId>(in);
+        t.device = rd<int>(in);
+        t.streamId = rd<std::int64_t>(in);
+        t.processSort = rd<int>(in);
+        t.threadSort = rd<int>(in);
+        t.sliceBegin = rd<std::uint32_t>(in);
+        t.sliceEnd = rd<std::uint32_t>(in);
+        t.maxDepth = rd<std::uint16_t>(in);
+    }
+}
+
+void l2Rows(ByteReader& in, std::vector<L2Row>& v)
+{
+    v.resize(count(in, 44));
+    for (auto& r : v) {
+        r.device = rd<int>(in);
+        r.streamId = rd<std::int64_t>(in);
+        r.taskId = rd<std::int64_t>(in);
+        r.hitRate = rd<double>(in);
+        r.victimRate = rd<double>(in);
+        r.opName = rd<NameId>(in);
+    }
+}
+
+std::shared_ptr<Profile> profile(ByteReader& in)
+{
+    auto p = std::make_shared<Profile>();
+    p->name = getString(in);
+    p->root = getString(in);
+    p->layout = getString(in);
+    p->rank = rd<int>(in);
+    column(in, p->devices);
+    pool(in, p->strings);
+    tracks(in, p->tracks);
+    SliceTable& s = p->slices;
+    column(in, s.start);
+    column(in, s.dur);
+    column(in, s.name);
+    column(in, s.category);
+    column(in, s.track);
+    column(in, s.taskId);
+    column(in, s.kernel);
+    column(in, s.args);
+    column(in, s.depth);
+    column(in, p->args.rows);
+    column(in, p->args.args);
+    column(in, p->args.keys);
+    FlowTable& f = p->flows;
+    column(in, f.category);
+    column(in, f.name);
+    column(in, f.idNumber);
+    column(in, f.idText);
+    column(in, f.srcTs);
+    column(in, f.dstTs);
+    column(in, f.srcTrack);
+    column(in, f.dstTrack);
+    column(in, f.srcSlice);
+    column(in, f.dstSlice);
+    p->counters.resize(count(in, 36));
+    for (auto& c : p->counters) {
+        c.process = rd<NameId>(in);
+        c.name = rd<NameId>(in);
+        c.key = rd<NameId>(in);
+        c.pid = rd<std::int64_t>(in);
+        c.device = rd<int>(in);
+        column(in, c.ts);
+        column(in, c.value);
+    }
+    kernels(in, p->kernels);
+    commOps(in, p->commOps);
+    column(in, p->commLinks);
+    steps(in, p->steps);
+    statRows(in, p->stats);
+    l2Rows(in, p->l2);
+    p->deviceInfo.resize(count(in, 36));
+    for (auto& d : p->deviceInfo) {
+        d.device = rd<int>(in);
+        d.aiCoreNum = rd<int>(in);
+        d.aivNum = rd<int>(in);
+        d.aicFrequencyMHz = rd<double>(in);
+        d.chip = getString(in);
+        d.hbmPeakGBps = rd<double>(in);
+    }
+    Metadata& m = p->meta;
+    const std::size_t env = count(in, 16);
+    for (std::size_t i = 0; i < env; ++i) {
+        std::string k = getString(in);
+        m.env[std::move(k)] = getString(in);
+    }
+    groups(in, m.groups);
+    m.profilerLevel = getString(in);
+    m.exportType = getString(in);
+    m.cannVersion = getString(in);
+    m.torchNpuVersion = getString(in);
+    m.profilerInfo = json(in);
+    m.profilerMetadata = json(in);
+    p->join = rd<JoinStats>(in);
+    files(in, p->files);
+    diagnostics(in, p->diagnostics);
+    p->begin = rd<TimeNs>(in);
+    p->end = rd<TimeNs>(in);
+    const bool finalized = flag(in);
+    // Rows that name a track, a slice or a string out of range would be read past their tables.
+    const std::size_t n = s.start.size();
+    if (s.dur.size() != n || s.name.size() != n || s.category.size() != n || s.track.size() != n
+        || s.taskId.size() != n || s.kernel.size() != n || s.args.size() != n || s.depth.size() != n)
+        throw CorruptData("slice columns of different lengths");
+    for (std::size_t i = 0; i < n; ++i)
+        if (s.track[i].v >= p->tracks.size())
+            throw CorruptData("a slice on a track that does not exist");
+    p->restoreIndexes(finalized);
+    return p;
+}
+
+} // namespace
+
+void writeSession(BlockWriter& o, const Session& s)
+{
+    putString(o, s.root);
+    putString(o, s.layout);
+    putString(o, s.source);
+    putU64(o, s.ranks.size());
+    for (const auto& p : s.ranks)
+        profile(o, *p);
+    steps(o, s.cluster.stepTrace);
+    commOps(o, s.cluster.comm);
+    column(o, s.cluster.links);
+    groups(o, s.cluster.groups);
+    pool(o, s.cluster.strings);
+    files(o, s.files);
+    diagnostics(o, s.diagnostics);
+}
+
+std::shared_ptr<Session> readSession(ByteReader& in)
+{
+    auto s = std::make_shared<Session>();
+    s->root = getString(in);
+    s->layout = getString(in);
+    s->source = getString(in);
+    const std::size_t ranks = count(in, 64);
+    for (std::size_t i = 0; i < ranks; ++i)
+        s->ranks.push_back(profile(in));
+    steps(in, s->cluster.stepTrace);
+    commOps(in, s->cluster.comm);
+    column(in, s->cluster.links);
+    groups(in, s->cluster.groups);
+    pool(in, s->cluster.strings);
+    files(in, s->files);
+    diagnostics(in, s->diagnostics);
+    if (in.left() != 0)
+        throw CorruptData("bytes left after the session");
+    return s;
+}
+
+} // namespace npuscope::cache

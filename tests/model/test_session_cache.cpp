@@ -1,0 +1,433 @@
+// The session cache (model/cache/session_cache.h): a session read back from it is the session
+// that was loaded (every table, byte for byte), on real samples and on generated profiles; every
+// way an entry can go wrong (a touched, grown or rewritten input, a truncated or damaged entry,
+// another format version or byte order) is caught, noted and rebuilt; the size cap evicts the
+// least recently used entries; and the CLI prints the same with and without the cache.
+#include "model/cache/cache_codec.h"
+#include "model/cache/session_cache.h"
+#include "model/synth/synth.h"
+
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+using namespace npuscope;
+using npuscope::synth::SynthOptions;
+using npuscope::synth::SynthResult;
+using npuscope::synth::synthesize;
+
+namespace {
+
+const QString kSamples = QStringLiteral(NPUSCOPE_SAMPLES);
+const QString kRank0 = kSamples + "/msinsight/test/data/pytorch/text/level1/rank0_ascend_pt";
+
+// The bytes a session is written as (the cache's payload, without its frame).
+std::string encoded(const Session& s)
+{
+    std::FILE* f = std::tmpfile();
+    cache::BlockWriter w(f);
+    cache::writeSession(w, s);
+    if (!w.finish())
+        return {};
+    std::string out(static_cast<std::size_t>(w.bytes()), '\0');
+    std::rewind(f);
+    const std::size_t got = std::fread(out.data(), 1, out.size(), f);
+    std::fclose(f);
+    out.resize(got);
+    return out;
+}
+
+std::string readAll(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void writeAll(const std::string& path, const std::string& bytes)
+{
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+struct Run {
+    int code = -1;
+    QByteArray out, err;
+};
+
+Run runCli(const QStringList& args, const QString& cacheHome)
+{
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("XDG_CACHE_HOME", cacheHome);
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(NPUSCOPE_BINARY), args);
+    Run r;
+    if (!p.waitForFinished(120000)) {
+        p.kill();
+        p.waitForFinished();
+        return r;
+    }
+    r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = p.readAllStandardOutput();
+    r.err = p.readAllStandardError();
+    return r;
+}
+
+std::uint64_t sliceDurationSum(const Session& s)
+{
+    std::uint64_t sum = 0;
+    for (const auto& p : s.ranks)
+        for (std::size_t i = 0; i < p->slices.size(); ++i)
+            sum += static_cast<std::uint64_t>(p->slices.dur[i]);
+    return sum;
+}
+
+} // namespace
+
+class TestSessionCache : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_tmp;
+    SessionCacheSettings settings(const QString& sub)
+    {
+        SessionCacheSettings s;
+        s.dir = QString(m_tmp.path() + "/" + sub).toStdString();
+        return s;
+    }
+
+    // Loads `path` through the cache in `dir` and checks the result against a load without it.
+    LoadResult cachedLoad(const std::string& path, const SessionCacheSettings& s, SessionCacheReport& rep)
+    {
+        return loadSessionsCached({path}, LoadOptions{}, s, &rep);
+    }
+
+    // A copy of the level1 sample, to change.
+    std::string copyOfRank0(const QString& name)
+    {
+        const std::string to = QString(m_tmp.path() + "/" + name).toStdString();
+        std::filesystem::copy(kRank0.toStdString(), to, std::filesystem::copy_options::recursive);
+        return to;
+    }
+
+private slots:
+    void initTestCase() { QVERIFY(m_tmp.isValid()); }
+
+    void roundTrip_data()
+    {
+        QTest::addColumn<QString>("path");
+        QTest::newRow("torch_npu level1") << kRank0;
+        QTest::newRow("torch_npu level0") << kSamples + "/msinsight/test/data/pytorch/text/level0/rank0_ascend_pt";
+        QTest::newRow("torch_npu db") << kSamples + "/msinsight/test/data/pytorch/db/level1";
+        QTest::newRow("cluster of text ranks") << kSamples + "/msinsight/test/data/pytorch/text/";
+        QTest::newRow("chrome trace file") << kSamples + "/chrome-trace/catapult/tracing/test_data/flow_simple.json";
+        QTest::newRow("trace_view.json file") << kSamples + "/msprof-analyze/test/ut/advisor/timeline_advice/trace_view.json";
+    }
+    void roundTrip()
+    {
+        QFETCH(QString, path);
+        const auto s = settings("roundtrip-" + QString::number(qHash(path)));
+        const LoadResult plain = loadSession(path.toStdString());
+        QVERIFY2(plain.session, plain.error.c_str());
+
+        SessionCacheReport first;
+        const LoadResult miss = cachedLoad(path.toStdString(), s, first);
+        QVERIFY(miss.session);
+        QVERIFY(!first.hit);
+        QVERIFY2(first.stored, first.storeError.c_str());
+        QVERIFY(first.note.empty());
+        QVERIFY(QFile::exists(QString::fromStdString(first.entry)));
+
+        SessionCacheReport second;
+        const LoadResult hit = cachedLoad(path.toStdString(), s, second);
+        QVERIFY(hit.session);
+        QVERIFY(second.hit);
+        QVERIFY(!second.stored);
+        QCOMPARE(second.entry, first.entry);
+
+        // Every table of every rank, byte for byte.
+        const std::string want = encoded(*plain.session);
+        QVERIFY(want.size() > 1000);
+        QCOMPARE(encoded(*hit.session), want);
+        // And some numbers counted here, independently of the writer.
+        QCOMPARE(hit.session->ranks.size(), plain.session->ranks.size());
+        QCOMPARE(sliceDurationSum(*hit.session), sliceDurationSum(*plain.session));
+        for (std::size_t r = 0; r < plain.session->ranks.size(); ++r) {
+            const Profile& a = *plain.session->ranks[r];
+            const Profile& b = *hit.session->ranks[r];
+            QCOMPARE(b.slices.size(), a.slices.size());
+            QCOMPARE(b.kernels.size(), a.kernels.size());
+            QCOMPARE(b.strings.size(), a.strings.size());
+            QCOMPARE(b.diagnostics.size(), a.diagnostics.size());
+            QVERIFY(b.finalized());
+            for (std::size_t m = 0; m < a.kernels.metrics.size(); ++m)
+                for (std::size_t i = 0; i < a.kernels.size(); i += 7) {
+                    const double x = a.kernels.metrics[m][i], y = b.kernels.metrics[m][i];
+                    QVERIFY(std::memcmp(&x, &y, sizeof x) == 0);
+                }
+            // Lookups rebuilt: every track and argument key is found again where it was.
+            for (std::size_t t = 0; t < a.tracks.size(); ++t)
+                QCOMPARE(const_cast<Profile&>(b).trackFor(a.tracks[t].pid, a.tracks[t].tid).v, std::uint32_t(t));
+            for (std::size_t k = 0; k < a.args.keys.size(); ++k)
+                QCOMPARE(const_cast<Profile&>(b).args.keyIndex(a.args.keys[k]), std::uint16_t(k));
+        }
+    }
+
+    void generatedProfile()
+    {
+        SynthOptions o;
+        o.steps = 2;
+        const std::string dir = QString(m_tmp.path() + "/gen").toStdString();
+        const SynthResult g = synthesize(dir, o);
+        QVERIFY2(g.ok, g.error.c_str());
+        const auto s = settings("gen-cache");
+        const LoadResult plain = loadSession(dir);
+        QVERIFY(plain.session);
+        SessionCacheReport a, b;
+        QVERIFY(cachedLoad(dir, s, a).session);
+        QVERIFY(a.stored);
+        const LoadResult hit = cachedLoad(dir, s, b);
+        QVERIFY(b.hit);
+        QCOMPARE(encoded(*hit.session), encoded(*plain.session));
+        std::uint64_t tasks = 0;
+        for (const auto& p : hit.session->ranks)
+            for (std::size_t i = 0; i < p->slices.size(); ++i)
+                tasks += p->tracks[p->slices.track[i].v].kind == TrackKind::Stream;
+        QCOMPARE(tasks, g.deviceTasks);
+    }
+
+    // Each way an entry goes wrong: noted, not used, the files read again, the entry rewritten
+    // (the next open hits again), and what comes back equals a fresh load.
+    void invalidation_data()
+    {
+        QTest::addColumn<QString>("damage");
+        QTest::addColumn<QString>("noteHas");
+        QTest::newRow("touch") << "touch" << "was modified";
+        QTest::newRow("input grows") << "grow" << "changed size";
+        QTest::newRow("input rewritten, same size and time") << "rewrite" << "changed contents";
+        QTest::newRow("input added") << "add" << "was added";
+        QTest::newRow("input removed") << "remove" << "was removed";
+        QTest::newRow("entry truncated") << "truncate" << "truncated";
+        QTest::newRow("byte flipped in the entry") << "flip" << "checksum does not match";
+        QTest::newRow("byte flipped in the sums") << "flipsum" << "checksum does not match";
+        QTest::newRow("other format version") << "version" << "another format version";
+        QTest::newRow("other byte order") << "endian" << "other byte order";
+        QTest::newRow("not an entry") << "garbage" << "not a cache entry";
+    }
+    void invalidation()
+    {
+        QFETCH(QString, damage);
+        QFETCH(QString, noteHas);
+        const std::string dir = copyOfRank0("inv-" + damage);
+        const auto s = settings("inv-cache-" + damage);
+        SessionCacheReport rep;
+        QVERIFY(cachedLoad(dir, s, rep).session);
+        QVERIFY(rep.stored);
+        const std::string entry = rep.entry;
+        const std::string kernels = dir + "/ASCEND_PROFILER_OUTPUT/kernel_details.csv";
+        QVERIFY(std::filesystem::exists(kernels));
+        std::string bytes = readAll(entry);
+        QVERIFY(bytes.size() > 4096);
+
+        if (damage == "touch") {
+            struct stat st {};
+            ::stat(kernels.c_str(), &st);
+            timespec t[2] = {st.st_atim, st.st_mtim};
+            t[1].tv_sec += 10;
+            QCOMPARE(::utimensat(AT_FDCWD, kernels.c_str(), t, 0), 0);
+        } else if (damage == "grow") {
+            std::ofstream(kernels, std::ios::app) << "\n";
+        } else if (damage == "rewrite") {
+            struct stat st {};
+            ::stat(kernels.c_str(), &st);
+            std::string k = readAll(kernels);
+            // A digit in the last row changes: same size; the time is put back.
+            const auto at = k.find_last_of("123456789");
+            QVERIFY(at != std::string::npos);
+            k[at] = k[at] == '9' ? '8' : char(k[at] + 1);
+            writeAll(kernels, k);
+            timespec t[2] = {st.st_atim, st.st_mtim};
+            QCOMPARE(::utimensat(AT_FDCWD, kernels.c_str(), t, 0), 0);
+        } else if (damage == "add") {
+            writeAll(dir + "/notes.txt", "x");
+        } else if (damage == "remove") {
+            QVERIFY(std::filesystem::remove(dir + "/ASCEND_PROFILER_OUTPUT/operator_details.csv"));
+        } else if (damage == "truncate") {
+            writeAll(entry, bytes.substr(0, bytes.size() / 2));
+        } else if (damage == "flip") {
+            bytes[bytes.size() / 2] ^= 0x10;
+            writeAll(entry, bytes);
+        } else if (damage == "flipsum") {
+            bytes[bytes.size() - 24] ^= 0x01; // the last block's checksum
+            writeAll(entry, bytes);
+        } else if (damage == "version") {
+            const std::uint32_t other = kSessionCacheVersion + 1;
+            bytes.replace(12, 4, reinterpret_cast<const char*>(&other), 4);
+            writeAll(entry, bytes);
+        } else if (damage == "endian") {
+            std::swap(bytes[8], bytes[11]);
+            std::swap(bytes[9], bytes[10]);
+            writeAll(entry, bytes);
+        } else if (damage == "garbage") {
+            writeAll(entry, std::string(100000, 'x'));
+        }
+
+        const LoadResult fresh = loadSession(dir);
+        QVERIFY(fresh.session);
+        SessionCacheReport after;
+        const LoadResult again = cachedLoad(dir, s, after);
+        QVERIFY(again.session);
+        QVERIFY(!after.hit);
+        QVERIFY2(QString::fromStdString(after.note).contains(noteHas), after.note.c_str());
+        QVERIFY2(after.stored, after.storeError.c_str());
+        QCOMPARE(encoded(*again.session), encoded(*fresh.session));
+        if (damage == "rewrite" || damage == "grow") // the change is in what was read
+            QVERIFY(encoded(*fresh.session) != encoded(*loadSession(kRank0.toStdString()).session));
+
+        SessionCacheReport third;
+        const LoadResult hit = cachedLoad(dir, s, third);
+        QVERIFY(third.hit);
+        QVERIFY(third.note.empty());
+        QCOMPARE(encoded(*hit.session), encoded(*fresh.session));
+    }
+
+    // A load with skipped rows is cached with its problems, which come back as they were.
+    void partialLoadKeepsItsProblems()
+    {
+        const std::string dir = copyOfRank0("partial");
+        const std::string kernels = dir + "/ASCEND_PROFILER_OUTPUT/kernel_details.csv";
+        std::string k = readAll(kernels);
+        const auto secondRow = k.find('\n', k.find('\n') + 1) + 1;
+        k.insert(secondRow, "this,row,is,broken\n");
+        writeAll(kernels, k);
+        const auto s = settings("partial-cache");
+        SessionCacheReport a, b;
+        const LoadResult first = cachedLoad(dir, s, a);
+        QVERIFY(a.stored);
+        const Profile& p = *first.session->ranks.at(0);
+        QVERIFY(p.skippedTotal() > 0);
+        const LoadResult hit = cachedLoad(dir, s, b);
+        QVERIFY(b.hit);
+        const Profile& q = *hit.session->ranks.at(0);
+        QCOMPARE(q.skippedTotal(), p.skippedTotal());
+        QCOMPARE(q.diagnostics.size(), p.diagnostics.size());
+        for (std::size_t i = 0; i < p.diagnostics.size(); ++i) {
+            QCOMPARE(q.diagnostics[i].reason, p.diagnostics[i].reason);
+            QCOMPARE(q.diagnostics[i].line, p.diagnostics[i].line);
+            QCOMPARE(q.diagnostics[i].count, p.diagnostics[i].count);
+        }
+    }
+
+    // Past the cap, the least recently used entries go; a use makes an entry recent.
+    void sizeCapEvictsLeastRecentlyUsed()
+    {
+        auto s = settings("lru");
+        const std::string a = copyOfRank0("lru-a"), b = copyOfRank0("lru-b"), c = copyOfRank0("lru-c");
+        SessionCacheReport ra, rb, rc, hit;
+        QVERIFY(cachedLoad(a, s, ra).session && ra.stored);
+        const auto entryBytes = std::filesystem::file_size(ra.entry);
+        s.maxBytes = 2 * entryBytes + entryBytes / 2; // room for two entries
+        QVERIFY(cachedLoad(b, s, rb).session && rb.stored);
+        // a last used before b; then used again, which makes it the most recent; then c is
+        // stored: b is now the least recently used and goes.
+        struct timespec aTime[2] = {{0, UTIME_OMIT}, {1000, 0}}, bTime[2] = {{0, UTIME_OMIT}, {2000, 0}};
+        QCOMPARE(::utimensat(AT_FDCWD, ra.entry.c_str(), aTime, 0), 0);
+        QCOMPARE(::utimensat(AT_FDCWD, rb.entry.c_str(), bTime, 0), 0);
+        QVERIFY(cachedLoad(a, s, hit).session && hit.hit);
+        QVERIFY(cachedLoad(c, s, rc).session && rc.stored);
+        const auto entries = listSessionCache(s.dir);
+        QCOMPARE(entries.size(), std::size_t(2));
+        QVERIFY(std::filesystem::exists(ra.entry));
+        QVERIFY(!std::filesystem::exists(rb.entry));
+        QVERIFY(std::filesystem::exists(rc.entry));
+        QCOMPARE(entries[0].file, rc.entry); // most recently used first
+        QCOMPARE(entries[0].inputs.size(), std::size_t(1));
+        QCOMPARE(entries[0].inputs[0], c);
+        QVERIFY(entries[0].problem.empty());
+        std::uint64_t freed = 0;
+        QCOMPARE(clearSessionCache(s.dir, &freed), std::size_t(2));
+        QCOMPARE(freed, entries[0].bytes + entries[1].bytes);
+        QVERIFY(listSessionCache(s.dir).empty());
+
+        // An entry bigger than the cap is not kept.
+        s.maxBytes = 1000;
+        SessionCacheReport big;
+        QVERIFY(cachedLoad(a, s, big).session);
+        QVERIFY(!big.stored);
+        QVERIFY(QString::fromStdString(big.storeError).contains("cap"));
+        QVERIFY(listSessionCache(s.dir).empty());
+    }
+
+    // The CLI: info (text and JSON) and advise --format json print the same bytes whether the
+    // session came from the files, was just stored, or came from the cache; a damaged entry is
+    // noted in info; --no-cache neither reads nor writes; cache list|clear.
+    void cliByteIdentical_data()
+    {
+        QTest::addColumn<QString>("path");
+        QTest::newRow("torch_npu level1") << kRank0;
+        QTest::newRow("torch_npu db") << kSamples + "/msinsight/test/data/pytorch/db/level1";
+        QTest::newRow("generated") << m_tmp.path() + "/gen";
+    }
+    void cliByteIdentical()
+    {
+        QFETCH(QString, path);
+        if (!QFileInfo::exists(path)) { // the generated profile comes from generatedProfile()
+            SynthOptions o;
+            o.steps = 2;
+            QVERIFY(synthesize(path.toStdString(), o).ok);
+        }
+        const QString home = m_tmp.path() + "/cli-home-" + QString::number(qHash(path));
+        for (const QStringList& verb : {QStringList{"info"}, QStringList{"info", "--format", "json"},
+                                        QStringList{"advise", "--format", "json"}}) {
+            const Run plain = runCli(verb + QStringList{path, "--no-cache"}, home);
+            QCOMPARE(plain.code, 0);
+            QVERIFY(!QDir(home + "/npuscope").exists() || QDir(home + "/npuscope").isEmpty());
+            const Run stored = runCli(verb + QStringList{path}, home);
+            const Run hit = runCli(verb + QStringList{path}, home);
+            QCOMPARE(stored.code, 0);
+            QCOMPARE(hit.code, 0);
+            QVERIFY(plain.out.size() > 100);
+            QCOMPARE(stored.out, plain.out);
+            QCOMPARE(hit.out, plain.out);
+            QCOMPARE(hit.err, plain.err);
+            QCOMPARE(QDir(home + "/npuscope").entryList({"*.npsc"}, QDir::Files).size(), 1);
+            QCOMPARE(runCli({"cache", "clear"}, home).code, 0);
+        }
+
+        // A damaged entry: info says so (after the report, and on stderr), and rebuilds it.
+        QVERIFY(runCli({"info", path}, home).code == 0);
+        const QString entry = home + "/npuscope/" + QDir(home + "/npuscope").entryList({"*.npsc"}).at(0);
+        std::string bytes = readAll(entry.toStdString());
+        bytes[bytes.size() / 3] ^= 0x40;
+        writeAll(entry.toStdString(), bytes);
+        const Run noted = runCli({"info", path}, home);
+        QCOMPARE(noted.code, 0);
+        QVERIFY2(noted.out.contains("\ncache: the cached copy ") && noted.out.contains("checksum does not match"),
+                 noted.out.right(300).constData());
+        QVERIFY(noted.err.contains("note: the cached copy"));
+        const Run plain = runCli({"info", path, "--no-cache"}, home);
+        QVERIFY(noted.out.startsWith(plain.out));
+        QCOMPARE(runCli({"info", path}, home).out, plain.out);
+
+        const Run list = runCli({"cache", "list"}, home);
+        QCOMPARE(list.code, 0);
+        QVERIFY2(list.out.contains("1 entry,") && list.out.contains(QFileInfo(path).absoluteFilePath().toUtf8()),
+                 list.out.constData());
+        const Run clear = runCli({"cache", "clear"}, home);
+        QVERIFY(clear.out.startsWith("removed 1 entry"));
+        QVERIFY(runCli({"cache", "list"}, home).out.startsWith("0 entries"));
+        QCOMPARE(runCli({"cache", "frobnicate"}, home).code, 2);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSessionCache)
+#include "test_session_cache.moc"
