@@ -14,6 +14,7 @@ const QString kState = QStringLiteral("window/state");
 const QString kTheme = QStringLiteral("appearance/theme");
 const QString kAdvisorOverride = QStringLiteral("advisor/thresholdsOverride");
 const QString kPrefer = QStringLiteral("loading/prefer");
+const QString kCache = QStringLiteral("loading/sessionCache");
 
 void trimRecent(QStringList& list, int limit)
 {
@@ -117,5 +118,7 @@ void AppSettings::setAdvisorOverrideFile(const QString& path)
 
 Prefer AppSettings::preferSource() { return preferFromName(QSettings().value(kPrefer).toString()); }
 void AppSettings::setPreferSource(Prefer p) { QSettings().setValue(kPrefer, preferName(p)); }
+bool AppSettings::useSessionCache() { return QSettings().value(kCache, true).toBool(); }
+void AppSettings::setUseSessionCache(bool on) { QSettings().setValue(kCache, on); }
 
 } // namespace npuscope

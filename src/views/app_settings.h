@@ -37,6 +37,9 @@ public:
     // Which export a folder holding both the text files and SQLite databases is read from.
     static Prefer preferSource();
     static void setPreferSource(Prefer p);
+    // Whether loads go through the session cache (model/cache/session_cache.h); on by default.
+    static bool useSessionCache();
+    static void setUseSessionCache(bool on);
 };
 
 // Stored names ("system", "light", "dark"; "auto", "text", "db"); unknown text gives the default.

@@ -1,5 +1,6 @@
 #include "views/load_controller.h"
 
+#include "model/cache/session_cache.h"
 #include "model/formats/loader.h"
 #include "views/app_settings.h"
 
@@ -17,7 +18,10 @@ constexpr qint64 kProgressIntervalMs = 50;
 
 } // namespace
 
-LoadController::LoadController(QObject* parent) : QObject(parent), m_prefer(AppSettings::preferSource()) {}
+LoadController::LoadController(QObject* parent)
+    : QObject(parent), m_prefer(AppSettings::preferSource()), m_useCache(AppSettings::useSessionCache())
+{
+}
 
 LoadController::~LoadController()
 {
@@ -58,11 +62,12 @@ void LoadController::load(const QStringList& paths)
         files.push_back(p.toStdString());
     QPointer<LoadController> self(this);
     const Prefer prefer = m_prefer;
+    const bool useCache = m_useCache;
     // Each load has a thread of its own rather than one of the shared pool's (as many threads as
     // cores): a load stuck in a read that never returns is abandoned on cancel and can never keep
     // the next load, the advisor or an export from starting.
     ++*m_running;
-    std::thread([self, job, files, paths, prefer, running = m_running, beforeRead = m_beforeRead] {
+    std::thread([self, job, files, paths, prefer, useCache, running = m_running, beforeRead = m_beforeRead] {
         struct Done {
             std::shared_ptr<std::atomic<int>> running;
             ~Done() { --*running; }
@@ -88,7 +93,8 @@ void LoadController::load(const QStringList& paths)
         };
         LoadResult result;
         try {
-            result = loadSessions(files, o);
+            // loadSessions, through the session cache when it is on.
+            result = useCache ? loadSessionsCached(files, o) : loadSessions(files, o);
         } catch (const std::exception& e) {
             result.error = e.what();
         }

@@ -30,6 +30,10 @@ public:
     // applies to the next load.
     Prefer prefer() const { return m_prefer; }
     void setPrefer(Prefer p) { m_prefer = p; }
+    // Whether loads go through the session cache; starts from the Preferences (AppSettings) and
+    // applies to the next load.
+    bool useCache() const { return m_useCache; }
+    void setUseCache(bool on) { m_useCache = on; }
     // Called on the worker thread before each file is read (LoadOptions::beforeRead); applies to
     // the next load. Tests use it to stall a load the way a hung network mount would.
     void setBeforeRead(std::function<void(const std::string&)> hook) { m_beforeRead = std::move(hook); }
@@ -59,6 +63,7 @@ private:
     quint64 m_active = 0;       // id of the job whose result will be used, 0 = none
     QStringList m_paths;
     Prefer m_prefer = Prefer::Auto;
+    bool m_useCache = true;
     std::function<void(const std::string&)> m_beforeRead;
     std::shared_ptr<std::atomic<int>> m_running = std::make_shared<std::atomic<int>>(0); // live workers
 };

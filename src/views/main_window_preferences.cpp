@@ -27,6 +27,9 @@ void MainWindow::showPreferences()
         return;
     applyTheme(AppSettings::theme());
     m_loader->setPrefer(AppSettings::preferSource());
+    m_loader->setUseCache(AppSettings::useSessionCache());
+    if (m_compareLoader)
+        m_compareLoader->setUseCache(AppSettings::useSessionCache());
     rebuildRecentMenu();
     const QString overrideFile = AppSettings::advisorOverrideFile();
     if (m_advisor && m_advisor->overrideFile() != overrideFile) {

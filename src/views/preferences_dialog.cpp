@@ -23,6 +23,7 @@ PreferencesDialog::PreferencesDialog(QWidget* parent)
 
     m_ui->themeCombo->setCurrentIndex(m_ui->themeCombo->findData(static_cast<int>(AppSettings::theme())));
     m_ui->preferCombo->setCurrentIndex(m_ui->preferCombo->findData(static_cast<int>(AppSettings::preferSource())));
+    m_ui->cacheCheck->setChecked(AppSettings::useSessionCache());
     m_ui->thresholdsEdit->setText(AppSettings::advisorOverrideFile());
     m_ui->recentSpin->setValue(AppSettings::recentLimit());
     m_ui->clearRecentButton->setEnabled(!AppSettings::recentPaths().isEmpty());
@@ -49,6 +50,7 @@ Theme PreferencesDialog::theme() const { return static_cast<Theme>(m_ui->themeCo
 Prefer PreferencesDialog::prefer() const { return static_cast<Prefer>(m_ui->preferCombo->currentData().toInt()); }
 QString PreferencesDialog::thresholdsFile() const { return m_ui->thresholdsEdit->text().trimmed(); }
 int PreferencesDialog::recentLimit() const { return m_ui->recentSpin->value(); }
+bool PreferencesDialog::useSessionCache() const { return m_ui->cacheCheck->isChecked(); }
 
 void PreferencesDialog::accept()
 {
@@ -61,6 +63,7 @@ void PreferencesDialog::accept()
     }
     AppSettings::setTheme(theme());
     AppSettings::setPreferSource(prefer());
+    AppSettings::setUseSessionCache(useSessionCache());
     AppSettings::setAdvisorOverrideFile(file);
     AppSettings::setRecentLimit(recentLimit());
     QDialog::accept();

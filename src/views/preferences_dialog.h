@@ -1,5 +1,6 @@
 #pragma once
 // File → Preferences: theme, which export to read from folders holding both text and SQLite,
+// whether loads use the session cache,
 // the advisor thresholds override file, how many recent opens to keep; "Clear Recent Files" and
 // "Reset Window Layout" act at once (signals), everything else is written to AppSettings when
 // the dialog is accepted. The window applies the result (MainWindow::showPreferences).
@@ -25,6 +26,7 @@ public:
     Prefer prefer() const;
     QString thresholdsFile() const; // "" = no override
     int recentLimit() const;
+    bool useSessionCache() const;
 
     void accept() override; // validates the override file, saves, closes
 

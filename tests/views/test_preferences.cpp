@@ -1,6 +1,8 @@
 // File → Preferences on the real window: values changed with the mouse and keyboard, accepted,
 // then read back from QSettings and checked where they act (the application palette, the
-// Advisor dock's thresholds, the loader's text/SQLite choice, File → Open Recent).
+// Advisor dock's thresholds, the loader's text/SQLite choice and session cache, File → Open
+// Recent).
+#include "model/cache/session_cache.h"
 #include "views/advisor_panel.h"
 #include "views/app_settings.h"
 #include "views/load_controller.h"
@@ -10,6 +12,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDockWidget>
@@ -132,6 +135,7 @@ private slots:
         QCOMPARE(dlg.prefer(), Prefer::Auto);
         QCOMPARE(dlg.thresholdsFile(), QString());
         QCOMPARE(dlg.recentLimit(), AppSettings::kDefaultRecent);
+        QVERIFY(dlg.useSessionCache());
         QCOMPARE(dlg.findChild<QPushButton*>(QStringLiteral("clearRecentButton"))->isEnabled(), false);
     }
 
@@ -291,6 +295,44 @@ private slots:
         // A new window's loader starts from the stored preference.
         MainWindow w2;
         QCOMPARE(w2.loader()->prefer(), Prefer::Db);
+    }
+
+    // Loads go through the session cache until Preferences turns it off; then the next load
+    // neither reads nor writes it, and a new window starts with it off.
+    void sessionCacheSwitch()
+    {
+        QTemporaryDir cacheHome;
+        const QByteArray oldHome = qgetenv("XDG_CACHE_HOME");
+        qputenv("XDG_CACHE_HOME", cacheHome.path().toUtf8());
+        const QString path = kLevel1 + QStringLiteral("/rank0_ascend_pt");
+        const std::string entry = sessionCacheEntryPath({path.toStdString()}, LoadOptions{});
+        QVERIFY(entry.rfind(cacheHome.path().toStdString() + "/npuscope/", 0) == 0);
+        MainWindow w;
+        w.show();
+        QVERIFY(w.loader()->useCache());
+        SessionPtr s = load(w, path);
+        QVERIFY(s);
+        QCOMPARE(s->ranks.front()->kernels.size(), std::size_t(191));
+        QVERIFY(fs::exists(entry));
+
+        withPreferences(w, [](PreferencesDialog* dlg) {
+            auto* box = dlg->findChild<QCheckBox*>(QStringLiteral("cacheCheck"));
+            QVERIFY(box && box->isChecked());
+            QTest::mouseClick(box, Qt::LeftButton);
+            QVERIFY(!box->isChecked());
+            clickOk(dlg);
+        });
+        QCOMPARE(QSettings().value(QStringLiteral("loading/sessionCache")).toBool(), false);
+        QVERIFY(!w.loader()->useCache());
+        QVERIFY(fs::remove(entry));
+        w.reload();
+        QSignalSpy loaded(&w, &MainWindow::sessionLoaded);
+        QVERIFY(loaded.wait(60000));
+        QCOMPARE(w.session()->ranks.front()->kernels.size(), std::size_t(191));
+        QVERIFY(!fs::exists(entry)); // not written
+        MainWindow w2;
+        QVERIFY(!w2.loader()->useCache());
+        qputenv("XDG_CACHE_HOME", oldHome);
     }
 
     void recentFilesAndLayout()
