@@ -7,13 +7,15 @@
 // It prints MB/s, the ratios a/b and a/c, bytes per task event held by the store and peak RSS;
 // then cancels a load halfway through and reports how long the loader took to return and how
 // much of its memory was given back; cancels loads late (at 75, 85 and 95 % of the fastest load's
-// time); then runs the advisor end to end on the folder (load and rules timed apart).
+// time); then runs the advisor end to end on the folder (load and rules timed apart); then writes
+// the folder's session cache entry (in DIR/session-cache) and reopens it --runs times.
 #include "app/cli.h"
 #include "app/cli_bench_frames.h"
 #include "advisor/advisor.h"
 #include "bench/child_process.h"
 #include "bench/db_bench.h"
 #include "bench/reference_scanners.h"
+#include "model/cache/session_cache.h"
 #include "model/formats/loader.h"
 #include "model/io/memory_budget.h"
 #include "model/io/mapped_file.h"
@@ -161,7 +163,9 @@ void printUsage(std::FILE* to)
                "  an N MB profile (at most a tenth of the size; generated the same way) joins the alternation,\n"
                "  and how far the large load is from linear in size is printed.\n"
                "  Then cancels a load halfway and late (75, 85, 95 % of the fastest), runs the advisor on\n"
-               "  the folder (load and rules timed apart), and (unless --no-frames) measures offscreen the time to\n"
+               "  the folder (load and rules timed apart), writes the folder's session cache entry (in\n"
+               "  DIR/session-cache) and reopens it --runs times (median, size on disk), and (unless\n"
+               "  --no-frames) measures offscreen the time to\n"
                "  the first timeline frame and the paint time of one frame of an N-event profile\n"
                "  (--frame-events, default 10000000) at zoom levels from the whole span to microseconds.\n",
                to);
@@ -393,6 +397,34 @@ int bench(const Args& args)
             m.fired += f.status == advisor::Status::Fired ? 1 : 0;
         m.ok = true;
     });
+    // (g) The session cache: a load that writes the entry (in a directory of the bench's own),
+    // then `runs` reopens from it, each in a fresh process, as the next `npuscope info` would.
+    SessionCacheSettings cacheSettings;
+    cacheSettings.dir = (fs::path(out) / "session-cache").string();
+    cacheSettings.maxBytes = ~0ull >> 1;
+    clearSessionCache(cacheSettings.dir);
+    const Measure cacheWrite = inChild([&](Measure& m) {
+        SessionCacheReport rep;
+        const LoadResult r = loadSessionsCached({dir.string()}, LoadOptions{}, cacheSettings, &rep);
+        m.ok = r.session && rep.stored;
+        std::error_code ec;
+        m.storeBytes = m.ok ? fs::file_size(rep.entry, ec) : 0;
+        if (!m.ok)
+            std::snprintf(m.error, sizeof m.error, "%s", r.session ? rep.storeError.c_str() : r.error.c_str());
+    });
+    std::vector<Measure> reopenRuns;
+    for (int k = 0; cacheWrite.ok && k < runs; ++k) {
+        reopenRuns.push_back(inChild([&](Measure& m) {
+            SessionCacheReport rep;
+            const LoadResult r = loadSessionsCached({dir.string()}, LoadOptions{}, cacheSettings, &rep);
+            m.ok = r.session && rep.hit;
+            if (!m.ok)
+                std::snprintf(m.error, sizeof m.error, "not reopened from the cache: %s", rep.note.c_str());
+            else
+                for (const auto& p : r.session->ranks)
+                    m.events += p->slices.size();
+        }));
+    }
     std::uint64_t folderBytes = 0;
     {
         std::error_code ec;
@@ -478,6 +510,19 @@ int bench(const Args& args)
                     static_cast<unsigned long long>(advise.fired));
     } else {
         std::printf("advise: failed: %s\n", advise.error);
+    }
+    if (!cacheWrite.ok) {
+        std::printf("session cache: not written: %s\n", cacheWrite.error);
+    } else {
+        const Measure reopen = medianRun(reopenRuns);
+        if (!reopen.ok)
+            std::printf("session cache: %s\n", reopen.error);
+        else
+            std::printf("session cache: %.1f MiB on disk (%.2f of the folder), load and write %.3f s; reopen %.3f s "
+                        "(median of %s s; goal <= 0.25), peak RSS %.1f MiB, %llu slices\n",
+                        cacheWrite.storeBytes / 1048576.0, static_cast<double>(cacheWrite.storeBytes) / folderBytes,
+                        cacheWrite.seconds, reopen.seconds, secondsList(reopenRuns).c_str(), reopen.peakRssKb / 1024.0,
+                        static_cast<unsigned long long>(reopen.events));
     }
     if (frames)
         benchFrames(dir.string(), frameEvents);
