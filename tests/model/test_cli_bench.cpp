@@ -80,8 +80,13 @@ private slots:
         QVERIFY2(r.code == 0, qPrintable(r.err));
         QVERIFY(r.out.contains("(a) npuscope full load"));
         QVERIFY(!r.out.contains("linearity"));
+        // The session cache written and reopened, in a directory of the bench's own.
+        QVERIFY2(r.out.contains("session cache: ") && r.out.contains(" MiB on disk") && r.out.contains("; reopen "),
+                 qPrintable(r.out));
+        QCOMPARE(QDir(out.path() + "/session-cache").entryList({"*.npsc"}, QDir::Files).size(), 1);
         // Named by the size asked for: a 1 MB or 2 MB profile would not be taken for it.
-        QCOMPARE(QDir(out.path()).entryList(QDir::Dirs | QDir::NoDotAndDotDot), QStringList{"torch_npu_1.5mb_seed1"});
+        QCOMPARE(QDir(out.path()).entryList(QDir::Dirs | QDir::NoDotAndDotDot),
+                 (QStringList{"session-cache", "torch_npu_1.5mb_seed1"}));
     }
 
     void usageErrors()
