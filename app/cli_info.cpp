@@ -319,14 +319,11 @@ void printMemory(const Json& m)
 {
     if (m["component"].is_null() && m["app_reserved"].is_null() && m["allocations"].get<std::uint64_t>() == 0)
         return;
-    std::printf("  memory: %s operator allocations, %s held to the end of the capture
-",
+    std::printf("  memory: %s operator allocations, %s held to the end of the capture\n",
                 num(m["allocations"]).c_str(), num(m["unreleased"]).c_str());
     if (!m["component"].is_null()) {
-        std::printf("    peak allocated (%s): %s
-", str(m["component"]).c_str(), peakText(m["peak_allocated"]).c_str());
-        std::printf("    peak reserved (%s): %s
-", str(m["component"]).c_str(), peakText(m["peak_reserved"]).c_str());
+        std::printf("    peak allocated (%s): %s\n", str(m["component"]).c_str(), peakText(m["peak_allocated"]).c_str());
+        std::printf("    peak reserved (%s): %s\n", str(m["component"]).c_str(), peakText(m["peak_reserved"]).c_str());
     }
     if (!m["app_reserved"].is_null())
         std::printf("    peak reserved (APP, whole process): %s\n", peakText(m["app_reserved"]).c_str());
