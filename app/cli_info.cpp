@@ -16,7 +16,12 @@
 //               "skipped_total", "diagnostics": [{"severity", "file", "line", "byte_offset", "reason",
 //                                                 "count", "where"}],
 //               "op_types": {"source": "kernels"|"timeline", "rows": [{"type", "count", "total_ns",
-//                                                                      "total_us"}]}}],
+//                                                                      "total_us"}]},
+//               "memory": {"component" (the framework curve: PTA+GE, else PTA, else GE; null
+//                          when memory_record is absent), "allocations", "unreleased",
+//                          "peak_allocated", "peak_reserved", "peak_active", "app_reserved":
+//                          {"bytes", "mb" (2^20 B), "at_ns", "at_ms" (from time_span.begin_ns)} or
+//                          null, "capacity_bytes" (null: unknown)}}],
 //    "cluster": {"step_trace_rows", "comm_ops", "comm_links", "groups"},
 //    "files": [..], "ignored": [..], "diagnostics": [..],   (outside any rank)
 //    "input_problems": [{"rank", "file", "status", "skipped", "reason"}],
@@ -26,9 +31,10 @@
 // control characters (model/store/safe_text.h).
 #include "app/cli.h"
 
-#include "model/store/safe_text.h"
+#include "model/analysis/memory.h"
 #include "model/formats/loader.h"
 #include "model/io/relative_path.h"
+#include "model/store/safe_text.h"
 
 #include <nlohmann/json.hpp>
 #include <unistd.h>
@@ -154,6 +160,30 @@ Json opTypes(const Profile& p)
     return Json{{"source", source}, {"rows", out}};
 }
 
+Json memoryJson(const Profile& p)
+{
+    const memory::Summary m = memory::summarize(p);
+    auto peak = [&p](const memory::Peak& k) {
+        if (!k.valid())
+            return Json(nullptr);
+        return Json{{"bytes", k.bytes},
+                    {"mb", k.bytes / (1024.0 * 1024.0)},
+                    {"at_ns", k.at},
+                    {"at_ms", double(k.at - p.begin) / 1e6}};
+    };
+    const memory::ComponentCurve* fw = m.frameworkCurve();
+    Json out;
+    out["component"] = fw ? Json(fw->component) : Json(nullptr);
+    out["allocations"] = m.allocations;
+    out["unreleased"] = m.unreleased;
+    out["peak_allocated"] = peak(m.peakAllocated);
+    out["peak_reserved"] = peak(m.peakReserved);
+    out["peak_active"] = peak(m.peakActive);
+    out["app_reserved"] = peak(m.appReserved);
+    out["capacity_bytes"] = m.capacityBytes == m.capacityBytes ? Json(m.capacityBytes) : Json(nullptr);
+    return out;
+}
+
 Json rankJson(const Profile& p, const Relativizer& rel)
 {
     Json r;
@@ -206,6 +236,7 @@ Json rankJson(const Profile& p, const Relativizer& rel)
     r["skipped_total"] = p.skippedTotal();
     r["diagnostics"] = diagnosticsJson(p.diagnostics, rel);
     r["op_types"] = opTypes(p);
+    r["memory"] = memoryJson(p);
     return r;
 }
 
@@ -284,6 +315,32 @@ std::string joinCounts(const Json& obj)
     return out.empty() ? "none" : out;
 }
 
+std::string peakText(const Json& k)
+{
+    if (k.is_null())
+        return "none";
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "%.2f MB at %.3f ms (%s ns)", k["mb"].get<double>(), k["at_ms"].get<double>(),
+                  k["at_ns"].dump().c_str());
+    return buf;
+}
+
+void printMemory(const Json& m)
+{
+    if (m["component"].is_null() && m["app_reserved"].is_null() && m["allocations"].get<std::uint64_t>() == 0)
+        return;
+    std::printf("  memory: %s operator allocations, %s held to the end of the capture\n",
+                num(m["allocations"]).c_str(), num(m["unreleased"]).c_str());
+    if (!m["component"].is_null()) {
+        std::printf("    peak allocated (%s): %s\n", str(m["component"]).c_str(), peakText(m["peak_allocated"]).c_str());
+        std::printf("    peak reserved (%s): %s\n", str(m["component"]).c_str(), peakText(m["peak_reserved"]).c_str());
+    }
+    if (!m["app_reserved"].is_null())
+        std::printf("    peak reserved (APP, whole process): %s\n", peakText(m["app_reserved"]).c_str());
+    if (!m["capacity_bytes"].is_null())
+        std::printf("    device capacity: %.2f MB\n", m["capacity_bytes"].get<double>() / (1024.0 * 1024.0));
+}
+
 void printText(const Json& j)
 {
     std::printf("path: %s\nlayout: %s\nsource: %s\nranks: %zu\n", str(j["path"]).c_str(), str(j["layout"]).c_str(),
@@ -321,6 +378,7 @@ void printText(const Json& j)
                     num(ts["duration_ms"]).c_str());
         std::printf("  skipped: %s\n", num(r["skipped_total"]).c_str());
         printDiagnostics(r["diagnostics"], "  ");
+        printMemory(r["memory"]);
         const Json& ops = r["op_types"];
         std::printf("  op types (%s, by total duration): %zu\n", str(ops["source"]).c_str(), ops["rows"].size());
         for (const auto& o : ops["rows"])

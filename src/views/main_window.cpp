@@ -8,6 +8,7 @@
 #include "views/advisor_panel.h"
 #include "views/app_settings.h"
 #include "views/cluster_view.h"
+#include "views/memory_view.h"
 #include "views/load_controller.h"
 #include "views/operator_detail_view.h"
 #include "views/operator_ranking_view.h"
@@ -372,6 +373,7 @@ void MainWindow::onLoaded(SessionPtr session, const QStringList& paths, qint64 e
     parts << tr("loaded in %1 s").arg(QString::number(static_cast<double>(elapsedMs) / 1000.0, 'f', 1));
     m_statusLabel->setText(parts.join(QStringLiteral(" · ")));
     ClusterView::updateTab(this, session); // the Cluster tab: added, refreshed or removed
+    MemoryView::updateTab(this, session);  // the Memory tab likewise
     emit sessionLoaded(session);
 }
 
