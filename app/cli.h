@@ -17,6 +17,7 @@ int advise(const Args& args);   // cli_advise.cpp
 int compare(const Args& args);  // cli_compare.cpp
 int synth(const Args& args);    // cli_synth.cpp
 int bench(const Args& args);    // cli_bench.cpp
+int clusterSummary(const Args& args); // cli_cluster_summary.cpp
 // Prints to stderr and returns true when --help/-h is among args (verb-level help).
 bool wantsHelp(const Args& args);
 // "text" / "db" for --prefer; false for anything else.
