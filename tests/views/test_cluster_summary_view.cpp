@@ -51,6 +51,9 @@ int rowOf(QTableWidget* t, int rank)
 void doubleClickRow(QTableWidget* t, int row)
 {
     const QRect rect = t->visualItemRect(t->item(row, 0));
+    // A double click counts on the item the press was on, as a user's does.
+    QTest::mousePress(t->viewport(), Qt::LeftButton, {}, rect.center());
+    QTest::mouseRelease(t->viewport(), Qt::LeftButton, {}, rect.center());
     QTest::mouseDClick(t->viewport(), Qt::LeftButton, {}, rect.center());
 }
 

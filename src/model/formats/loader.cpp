@@ -633,6 +633,8 @@ LoadResult loadSessions(const std::vector<std::string>& paths, const LoadOptions
 {
     if (paths.empty())
         return LoadResult{nullptr, false, "no path given"};
+    if (paths.size() == 1 && cluster_summary::isSummaryFile(paths[0]))
+        return loadSession(paths[0], options);
     ProgressSink progress(options.progress);
     progress.stage("Scanning");
     return loadPlan(layout::detect(paths), options, progress);
