@@ -124,6 +124,8 @@ ClusterView* ClusterView::updateTab(MainWindow* w, const SessionPtr& s)
         connect(view, &ClusterView::rankFolderRequested, w, [w](const QString& path) { w->openPaths({path}); });
     }
     view->setSession(s);
+    if (s->ranks.empty()) // a cluster summary, or cluster files alone: the tab is all there is
+        tabs->setCurrentWidget(view);
     return view;
 }
 

@@ -94,7 +94,7 @@ private slots:
         QCOMPARE(w.session()->ranks.size(), std::size_t(0)); // the folders are not read
         ClusterView* v = clusterTab(w);
         QVERIFY(v);
-        w.tabs()->setCurrentWidget(v);
+        QCOMPARE(w.tabs()->currentWidget(), static_cast<QWidget*>(v)); // shown first
         QCoreApplication::processEvents();
 
         // Every rank's breakdown, as the summary gives it.
