@@ -205,6 +205,16 @@ private slots:
         QCOMPARE(sumRankIds, fullRankIds);
     }
 
+    void analyzeCommunicationFromTheSummary()
+    {
+        const QStringList tail{"--metric", "communication_duration", "--format", "csv"};
+        const CliRun full = runCli(QStringList{"analyze", "--import", m_root} + tail);
+        const CliRun sum = runCli(QStringList{"analyze", "--import", m_threads1} + tail);
+        QVERIFY2(full.code == 0 && sum.code == 0, qPrintable(full.err + sum.err));
+        QVERIFY(sum.out.count(QLatin1Char('\n')) >= 1 + 16); // a header, then at least a collective per rank
+        QCOMPARE(sum.out, full.out);
+    }
+
     void clusterSectionNumbers()
     {
         const json doc = readJson(m_threads1);
