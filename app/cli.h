@@ -18,6 +18,7 @@ int advise(const Args& args);   // cli_advise.cpp
 int compare(const Args& args);  // cli_compare.cpp
 int synth(const Args& args);    // cli_synth.cpp
 int bench(const Args& args);    // cli_bench.cpp
+int clusterSummary(const Args& args); // cli_cluster_summary.cpp
 // Prints to stderr and returns true when --help/-h is among args (verb-level help).
 bool wantsHelp(const Args& args);
 // Never silently partial: one warning line per file read in part or not at all, on stderr

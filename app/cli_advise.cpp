@@ -4,6 +4,8 @@
 #include "app/cli.h"
 
 #include "advisor/advisor.h"
+#include "advisor/cluster_summary_advice.h"
+#include "model/cluster_summary/cluster_summary.h"
 #include "model/analysis/atomic_file.h"
 #include "model/formats/loader.h"
 #include "model/io/memory_budget.h"
@@ -24,7 +26,8 @@ void usage(std::FILE* out)
 {
     std::fputs("Usage: npuscope advise PATH [--format text|markdown|json|html|pdf] [-o FILE] [--advisor-config FILE]\n"
                "       [--prefer text|db]\n"
-               "  Run the performance advisor on a profiling folder or file.\n"
+               "  Run the performance advisor on a profiling folder or file, or on a cluster summary\n"
+               "  (npuscope cluster-summary): its cluster rules and the ranks' findings.\n"
                "  --format          report format (default text, to stdout)\n"
                "  -o, --output FILE write the report to FILE (required for pdf)\n"
                "  --advisor-config  thresholds override file (merged over the shipped thresholds)\n"
@@ -109,8 +112,19 @@ int advise(const Args& args)
     const LoadAllocationScope heapReuse;
     LoadOptions lo;
     lo.prefer = prefer;
-    const LoadResult loaded = loadSession(path, lo);
-    if (!loaded.session || loaded.session->ranks.empty()) {
+    nlohmann::json summary;
+    LoadResult loaded;
+    if (cluster_summary::isSummaryFile(path)) {
+        std::string err;
+        if (!cluster_summary::readSummary(path, summary, &err)) {
+            printError("advise", err);
+            return 1;
+        }
+        loaded.session = cluster_summary::sessionFromSummary(summary, path);
+    } else {
+        loaded = loadSession(path, lo);
+    }
+    if (!loaded.session || (loaded.session->ranks.empty() && summary.is_null())) {
         printError("advise", "cannot load " + path + ": "
                                  + (loaded.error.empty() ? std::string("no profiling data found") : loaded.error));
         return 1;
@@ -121,7 +135,9 @@ int advise(const Args& args)
     const advisor::Thresholds th = advisor::Thresholds::load(to);
     for (const auto& w : th.warnings())
         std::fprintf(stderr, "npuscope advise: warning: %s\n", w.c_str());
-    const advisor::AdvisorReport report = advisor::runAdvisor(*loaded.session, th);
+    advisor::AdvisorReport report = advisor::runAdvisor(*loaded.session, th);
+    if (!summary.is_null())
+        advisor::addRankFindings(summary, report); // the ranks' own findings, kept in the summary
 
     if (format == "pdf") {
         // QTextDocument/QPdfWriter need a QGuiApplication; without a display use the offscreen platform.

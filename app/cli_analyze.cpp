@@ -8,6 +8,7 @@
 #include "model/analysis/op_stats.h"
 #include "model/analysis/summary.h"
 #include "model/analysis/units.h"
+#include "model/cluster_summary/cluster_summary.h"
 #include "model/store/safe_text.h"
 #include "model/formats/loader.h"
 
@@ -16,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 
 #include <glob.h>
 #include <sys/stat.h>
@@ -283,9 +285,20 @@ void operatorRows(const Profile& p, const Options& o, bool multi, Table& t)
     }
 }
 
-void commRows(const Profile& p, const Options& o, bool multi, Table& t)
+// The table in its format; JSON is {"metric", "input_problems", "rows"}: the rows alone would
+// not say that they cover part of the input.
+std::string rendered(const Table& t, const Options& o, const std::vector<InputProblem>& problems)
 {
-    std::vector<CommStats> s = computeCommStats(p);
+    if (o.format != "json")
+        return t.render(o.format);
+    return "{\"metric\": " + jsonString(o.metric) + ",\n\"input_problems\": " + text::dumpJson(toJson(problems))
+           + ",\n\"rows\": " + t.toJson() + "}\n";
+}
+
+Table makeTable(const std::string& metric, bool multi);
+
+void commRows(std::vector<CommStats> s, int rank, const Options& o, bool multi, Table& t)
+{
     std::stable_sort(s.begin(), s.end(), [&](const CommStats& a, const CommStats& b) {
         if (a.total != b.total)
             return o.ascending ? a.total < b.total : a.total > b.total;
@@ -298,7 +311,7 @@ void commRows(const Profile& p, const Options& o, bool multi, Table& t)
         std::vector<std::string> r{std::to_string(++position), c.key, ms(c.total), fixed(c.volumeGB, 6), count(c.count),
                                    fixed(c.waitMs, 6), fixed(c.transitMs, 6)};
         if (multi)
-            r.push_back(std::to_string(p.rank));
+            r.push_back(std::to_string(rank));
         t.rows.push_back(std::move(r));
     }
 }
@@ -326,6 +339,36 @@ void memoryRows(const Profile& p, const Options& o, bool multi, Table& t)
             r.push_back(std::to_string(p.rank));
         t.rows.push_back(std::move(r));
     }
+}
+
+// The per-rank communication statistics a cluster summary keeps (docs/CLUSTER-SUMMARY.md).
+bool summaryCommRows(const std::string& path, const Options& o, Table*& t, std::unique_ptr<Table>& holder)
+{
+    nlohmann::json doc;
+    std::string error;
+    if (!cluster_summary::readSummary(path, doc, &error)) {
+        std::fprintf(stderr, "npuscope analyze: %s\n", error.c_str());
+        return false;
+    }
+    const bool multi = doc["ranks"].size() > 1;
+    holder = std::make_unique<Table>(makeTable(o.metric, multi));
+    t = holder.get();
+    for (const auto& r : doc["ranks"]) {
+        std::vector<CommStats> stats;
+        for (const auto& c : r.value("comm_stats", nlohmann::json::array())) {
+            CommStats cs;
+            cs.key = c.value("key", std::string());
+            cs.rank = r.value("rank", -1);
+            cs.count = c.value("count", std::uint64_t(0));
+            cs.total = c.value("total_ns", TimeNs(0));
+            cs.volumeGB = c["volume_gb"].is_number() ? c["volume_gb"].get<double>() : 0;
+            cs.waitMs = c["wait_ms"].is_number() ? c["wait_ms"].get<double>() : 0;
+            cs.transitMs = c["transit_ms"].is_number() ? c["transit_ms"].get<double>() : 0;
+            stats.push_back(std::move(cs));
+        }
+        commRows(std::move(stats), r.value("rank", -1), o, multi, *t);
+    }
+    return true;
 }
 
 Table makeTable(const std::string& metric, bool multi)
@@ -388,6 +431,18 @@ int analyze(const Args& args)
     if (!expandImports(o.imports, paths))
         return 1;
 
+    if (paths.size() == 1 && cluster_summary::isSummaryFile(paths[0])) {
+        if (o.metric != "communication_duration" || o.format == "chrome_trace") {
+            std::fprintf(stderr, "npuscope analyze: %s is a cluster summary: it answers --metric communication_duration "
+                                 "(open a rank's folder for the rest)\n", paths[0].c_str());
+            return 1;
+        }
+        Table* t = nullptr;
+        std::unique_ptr<Table> holder;
+        if (!summaryCommRows(paths[0], o, t, holder))
+            return 1;
+        return writeOutput("analyze", o.exportPath, rendered(*t, o, {})) ? 0 : 1;
+    }
     LoadOptions lo;
     lo.prefer = o.prefer;
     const bool tty = ::isatty(2) == 1;
@@ -422,7 +477,7 @@ int analyze(const Args& args)
     Table t = makeTable(o.metric, multi);
     for (const ProfilePtr& p : s.ranks) {
         if (o.metric == "communication_duration")
-            commRows(*p, o, multi, t);
+            commRows(computeCommStats(*p), p->rank, o, multi, t);
         else if (o.metric == "memory")
             memoryRows(*p, o, multi, t);
         else
@@ -436,16 +491,7 @@ int analyze(const Args& args)
                                          ? "operator allocations (operator_memory.csv or the OP_MEMORY table: "
                                            "collect with profile_memory=True)"
                                          : "device tasks (kernel_details/op_summary or a timeline)"));
-    std::string out;
-    if (o.format == "json") {
-        // {"metric", "rows": [...], "input_problems": [...]}: the rows alone would not say that
-        // they cover part of the input.
-        out = "{\"metric\": " + jsonString(o.metric) + ",\n\"input_problems\": " + text::dumpJson(toJson(problems))
-              + ",\n\"rows\": " + t.toJson() + "}\n";
-    } else {
-        out = t.render(o.format);
-    }
-    return writeOutput("analyze", o.exportPath, out) ? 0 : 1;
+    return writeOutput("analyze", o.exportPath, rendered(t, o, problems)) ? 0 : 1;
 }
 
 } // namespace npuscope::cli

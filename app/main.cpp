@@ -35,6 +35,8 @@ void printHelp()
         "           [--layout torch_npu|msprof]\n"
         "           [--ranks N] [--steps N] [--seed N] [--target-mb N]\n"
         "  npuscope bench [--size-mb N] [--out DIR]\n"
+        "  [mpirun -np P] npuscope cluster-summary ROOT -o SUMMARY [--ranks-from FILE] [--threads N]\n"
+        "           [--timeout SEC] [--buckets N]\n"
         "  npuscope --version | --help\n"
         "\n"
         "Each verb takes --help. Exit codes: 0 ok, 1 input problem, 2 usage.\n",
@@ -74,6 +76,8 @@ int main(int argc, char** argv)
             return npuscope::cli::synth(rest);
         if (verb == "bench")
             return npuscope::cli::bench(rest);
+        if (verb == "cluster-summary")
+            return npuscope::cli::clusterSummary(rest);
         if (verb.size() > 1 && verb[0] == '-' && verb != "--demo" && verb.rfind("-platform", 0) != 0
             && verb.rfind("--style", 0) != 0) {
             std::fprintf(stderr, "npuscope: unknown option '%s'\nTry 'npuscope --help'.\n", verb.c_str());

@@ -43,7 +43,7 @@ mantext=$(zcat "$man" | sed 's/\\-/-/g')
 version=$("$bin" --version)
 grep -q "${version#npuscope }" <<<"$mantext" || { echo "package check: the man page lacks version ${version#npuscope }" >&2; exit 1; }
 missing=0
-for verb in "" info analyze advise compare synth bench; do
+for verb in "" info analyze advise compare synth bench cluster-summary; do
   # shellcheck disable=SC2086
   for opt in $("$bin" $verb --help 2>&1 | grep -oE '(^|[ [|,])--?[a-z][a-z0-9-]*' | sed 's/^[ [|,]//' | sort -u); do
     grep -qe "$opt" <<<"$mantext" || { echo "package check: 'npuscope $verb --help' prints $opt, packaging/npuscope.1 does not document it" >&2; missing=1; }
@@ -69,6 +69,14 @@ test "$(wc -l <"$root/top.csv")" -ge 4
 "$bin" advise "$root/demo" --format json -o "$root/advice.json"
 grep -q '"findings"' "$root/advice.json"
 "$bin" compare "$root/demo" "$root/demo" --format csv >/dev/null
+# The package stays MPI-free: cluster-summary runs on one machine's threads.
+if dpkg-deb -f "$deb" Depends | grep -qi 'openmpi\|libmpi' || ldd "$bin" | grep -qi 'libmpi'; then
+  echo "package check: the package depends on MPI (build it without -DNPUSCOPE_MPI)" >&2; exit 1
+fi
+"$bin" synth "$root/cluster" --scenario cluster-slowrank --ranks 2 --quiet
+"$bin" cluster-summary "$root/cluster" -o "$root/cluster.summary.json" --quiet
+"$bin" advise "$root/cluster.summary.json" --format json -o "$root/cluster-advice.json"
+grep -q 'CLU-SLOWRANK' "$root/cluster-advice.json"
 timeout 300 xvfb-run -a -s "-screen 0 1280x800x24" "$bin" "$root/demo" --screenshot "$root/window.png" 2>/dev/null
 test -s "$root/window.png"
 echo "package check: $deb ok"

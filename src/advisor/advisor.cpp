@@ -198,6 +198,24 @@ const std::string& RuleCtx::ruleId() const { return def.id; }
 
 namespace {
 
+// Step time of a session without rank folders (a cluster summary): the mean over ranks of each
+// rank's Computing + Communication(Not Overlapped) + Free per step from its cluster step rows.
+void clusterStepTime(const ClusterData& cl, double& tSum, int& tN)
+{
+    std::map<std::string, std::pair<double, int>> perRank;
+    for (const auto& row : cl.stepTrace)
+        if (row.type == "rank" && row.computing) {
+            auto& a = perRank[row.index];
+            a.first += static_cast<double>(*row.computing + row.commNotOverlapped.value_or(0) + row.free.value_or(0));
+            ++a.second;
+        }
+    for (const auto& [rank, a] : perRank)
+        if (a.first > 0) {
+            tSum += a.first / a.second;
+            ++tN;
+        }
+}
+
 std::vector<RuleDef> allRules()
 {
     std::vector<RuleDef> r;
@@ -470,6 +488,8 @@ AdvisorReport runAdvisor(const Session& session, const Thresholds& th, const std
             rep.summary.tSource = f.stepSource;
     }
     std::sort(allSteps.begin(), allSteps.end());
+    if (tN == 0)
+        clusterStepTime(session.cluster, tSum, tN); // a cluster summary: the ranks' means, no folders
     rep.T = tN ? tSum / tN : 0;
     rep.summary.T = rep.T;
     rep.summary.steps = facts.empty() ? 0 : static_cast<int>(facts.front().steps.size());

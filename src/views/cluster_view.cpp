@@ -121,8 +121,11 @@ ClusterView* ClusterView::updateTab(MainWindow* w, const SessionPtr& s)
     if (!view) {
         view = new ClusterView(w->selection());
         w->addCentralTab(view, tr("Cluster"));
+        connect(view, &ClusterView::rankFolderRequested, w, [w](const QString& path) { w->openPaths({path}); });
     }
     view->setSession(s);
+    if (s->ranks.empty()) // a cluster summary, or cluster files alone: the tab is all there is
+        tabs->setCurrentWidget(view);
     return view;
 }
 
@@ -253,6 +256,17 @@ void ClusterView::buildUi()
     };
     rowRank(m_breakdown);
     rowRank(m_rankOverlap);
+    // A cluster summary has the ranks' numbers but not their data: a double click opens it.
+    m_rankNote = new QLabel;
+    m_rankNote->setObjectName(QStringLiteral("clusterRankNote"));
+    m_rankNote->setWordWrap(true);
+    m_rankNote->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_rankNote->hide();
+    top->insertWidget(1, m_rankNote);
+    connect(m_breakdown, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
+        if (QTableWidgetItem* it = m_breakdown->item(row, 0))
+            openRankFolder(it->data(Qt::UserRole).toInt());
+    });
 }
 
 void ClusterView::setSession(SessionPtr s)

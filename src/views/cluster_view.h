@@ -53,8 +53,14 @@ public:
     // The heatmap's cell (src, dst) value as drawn (NaN when empty).
     double shownValue(int src, int dst) const;
 
+    // A cluster summary's rank (a rank id): opens its full folder when this machine reaches it
+    // (rankFolderRequested), else says where it lives (rankNote()). cluster_view_summary.cpp.
+    void openRankFolder(int rank);
+    QString rankNote() const;
+
 signals:
     void rankActivated(int rankIndex);
+    void rankFolderRequested(const QString& path);
 
 private:
     void buildUi();
@@ -72,6 +78,7 @@ private:
     ClusterAnalysis m_a;
     QLabel* m_findings = nullptr;
     QLabel* m_sources = nullptr;
+    QLabel* m_rankNote = nullptr; // where a summary's rank lives, when it cannot be opened
     QCustomPlot* m_bars = nullptr;
     QTableWidget* m_breakdown = nullptr;
     QCustomPlot* m_matrix = nullptr;

@@ -2,6 +2,7 @@
 // rank, and gathers the ranks into a Session. Ranks are independent Profiles, so they load on
 // a small pool of threads; files inside a rank are read in plan order (identity first).
 #include "model/formats/loader.h"
+#include "model/cluster_summary/cluster_summary.h"
 
 #include "model/formats/layout.h"
 #include "model/formats/readers.h"
@@ -622,6 +623,14 @@ LoadResult loadPlan(const layout::Plan& plan, const LoadOptions& options, Progre
 LoadResult loadSession(const std::string& path, const LoadOptions& options)
 {
     ProgressSink progress(options.progress);
+    if (cluster_summary::isSummaryFile(path)) { // one file standing for a whole cluster
+        nlohmann::json doc;
+        std::string error;
+        if (!cluster_summary::readSummary(path, doc, &error))
+            return LoadResult{nullptr, false, error};
+        progress.stage("Done");
+        return LoadResult{cluster_summary::sessionFromSummary(doc, path), false, {}};
+    }
     progress.stage("Scanning");
     return loadPlan(layout::detect(path), options, progress);
 }
@@ -630,6 +639,8 @@ LoadResult loadSessions(const std::vector<std::string>& paths, const LoadOptions
 {
     if (paths.empty())
         return LoadResult{nullptr, false, "no path given"};
+    if (paths.size() == 1 && cluster_summary::isSummaryFile(paths[0]))
+        return loadSession(paths[0], options);
     ProgressSink progress(options.progress);
     progress.stage("Scanning");
     return loadPlan(layout::detect(paths), options, progress);

@@ -1,0 +1,443 @@
+#include "model/cluster_summary/cluster_summary.h"
+
+#include "model/analysis/op_stats.h"
+#include "model/analysis/overlap.h"
+#include "model/formats/layout.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <tuple>
+
+namespace npuscope::cluster_summary {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::string relativeTo(const std::string& path, const std::string& root)
+{
+    std::error_code ec;
+    const fs::path rel = fs::relative(fs::path(path), fs::path(root), ec);
+    if (ec || rel.empty() || rel.native().rfind("..", 0) == 0)
+        return path;
+    return rel.generic_string();
+}
+
+// NaN is not JSON: a missing value is null.
+json num(double v)
+{
+    return std::isfinite(v) ? json(v) : json(nullptr);
+}
+
+double numOr(const json& j, const char* key, double fallback = kNaN)
+{
+    const auto it = j.find(key);
+    return it != j.end() && it->is_number() ? it->get<double>() : fallback;
+}
+
+std::string strOr(const json& j, const char* key)
+{
+    const auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+json commOpJson(const CommOp& o, const StringPool& pool)
+{
+    json bw = json::array();
+    for (const auto& b : o.bandwidth)
+        bw.push_back({{"transport", std::string(pool.view(b.transport))},
+                      {"size_mb", num(b.sizeMB)},
+                      {"time_ms", num(b.timeMs)},
+                      {"bandwidth_gbps", num(b.bandwidthGBps)}});
+    return {{"step", o.step},
+            {"kind", o.kind},
+            {"full_name", o.fullName},
+            {"start_ns", o.start ? json(*o.start) : json(nullptr)},
+            {"elapse_ms", num(o.elapseMs)},
+            {"transit_ms", num(o.transitMs)},
+            {"wait_ms", num(o.waitMs)},
+            {"sync_ms", num(o.syncMs)},
+            {"idle_ms", num(o.idleMs)},
+            {"wait_ratio", num(o.waitRatio)},
+            {"sync_ratio", num(o.syncRatio)},
+            {"bandwidth", std::move(bw)}};
+}
+
+// Busy time of every device stream and collective lane in `buckets` equal parts of the
+// profile's span, as per-mille of the bucket, run-length encoded: [[value, count], ...].
+json overviewJson(const Profile& p, int buckets)
+{
+    json streams = json::array();
+    const TimeNs begin = p.begin, end = p.end;
+    const TimeNs span = std::max<TimeNs>(1, end - begin);
+    for (const Track& t : p.tracks) {
+        if (t.kind != TrackKind::Stream && t.kind != TrackKind::CommGroup)
+            continue;
+        std::vector<double> busy(static_cast<std::size_t>(buckets), 0.0);
+        std::uint64_t tasks = 0;
+        for (std::uint32_t i = t.sliceBegin; i < t.sliceEnd; ++i) {
+            if (p.slices.depth[i] != 0)
+                continue; // nested slices lie inside their parent
+            ++tasks;
+            const TimeNs s = std::clamp(p.slices.start[i], begin, end);
+            const TimeNs e = std::clamp(p.slices.end(i), begin, end);
+            if (e <= s)
+                continue;
+            // Bucket b covers [begin + b·span/buckets, begin + (b+1)·span/buckets).
+            auto bucketOf = [&](TimeNs x) {
+                return static_cast<std::size_t>(
+                    std::min<long double>(buckets - 1, (static_cast<long double>(x - begin) * buckets) / span));
+            };
+            auto bucketStart = [&](std::size_t b) {
+                return begin + static_cast<TimeNs>((static_cast<long double>(span) * b) / buckets);
+            };
+            for (std::size_t b = bucketOf(s); b <= bucketOf(e - 1); ++b) {
+                const TimeNs bs = bucketStart(b), be = b + 1 == busy.size() ? end : bucketStart(b + 1);
+                busy[b] += static_cast<double>(std::min(e, be) - std::max(s, bs));
+            }
+        }
+        json rle = json::array();
+        int last = -1, count = 0;
+        for (std::size_t b = 0; b < busy.size(); ++b) {
+            const TimeNs bs = begin + static_cast<TimeNs>((static_cast<long double>(span) * b) / buckets);
+            const TimeNs be = b + 1 == busy.size() ? end
+                                                  : begin + static_cast<TimeNs>((static_cast<long double>(span) * (b + 1)) / buckets);
+            const double width = static_cast<double>(std::max<TimeNs>(1, be - bs));
+            const int v = static_cast<int>(std::lround(std::min(1.0, busy[b] / width) * 1000));
+            if (v == last) {
+                ++count;
+                continue;
+            }
+            if (count)
+                rle.push_back({last, count});
+            last = v;
+            count = 1;
+        }
+        if (count)
+            rle.push_back({last, count});
+        streams.push_back({{"process", std::string(p.str(t.process))},
+                           {"thread", std::string(p.str(t.thread))},
+                           {"kind", trackKindName(t.kind)},
+                           {"device", t.device},
+                           {"stream_id", t.streamId},
+                           {"tasks", tasks},
+                           {"busy_permille", std::move(rle)}});
+    }
+    return {{"begin_ns", begin}, {"end_ns", end}, {"buckets", buckets}, {"streams", std::move(streams)}};
+}
+
+} // namespace
+
+std::vector<RankFolder> listRankFolders(const std::string& root, const std::string& ranksFrom, std::string* error)
+{
+    std::vector<RankFolder> out;
+    std::vector<std::string> paths;
+    if (!ranksFrom.empty()) {
+        std::ifstream in(ranksFrom);
+        if (!in) {
+            *error = "cannot read the rank list " + ranksFrom + ": " + std::strerror(errno);
+            return out;
+        }
+        std::string line;
+        while (std::getline(in, line)) {
+            while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t'))
+                line.pop_back();
+            const auto first = line.find_first_not_of(" \t");
+            if (first == std::string::npos || line[first] == '#')
+                continue;
+            line.erase(0, first);
+            paths.push_back(fs::path(line).is_absolute() || root.empty() ? line : (fs::path(root) / line).string());
+        }
+        if (paths.empty()) {
+            *error = "the rank list " + ranksFrom + " names no folder";
+            return out;
+        }
+    }
+    const layout::Plan plan = paths.empty() ? layout::detect(root) : layout::detect(paths);
+    if (plan.ranks.empty()) {
+        *error = plan.error.empty() ? layout::noDataMessage(root) : plan.error;
+        return out;
+    }
+    for (const auto& r : plan.ranks) {
+        RankFolder f;
+        f.path = r.root;
+        f.folder = relativeTo(r.root, root.empty() ? "." : root);
+        f.rank = r.rank;
+        f.bytes = r.bytesToRead();
+        out.push_back(std::move(f));
+    }
+    // A folder listed twice (or found twice) is summarised once.
+    std::sort(out.begin(), out.end(), [](const RankFolder& a, const RankFolder& b) { return a.folder < b.folder; });
+    out.erase(std::unique(out.begin(), out.end(), [](const RankFolder& a, const RankFolder& b) { return a.folder == b.folder; }),
+              out.end());
+    return out;
+}
+
+std::vector<std::vector<std::size_t>> assignByBytes(const std::vector<RankFolder>& folders, int processes)
+{
+    const std::size_t P = static_cast<std::size_t>(std::max(1, processes));
+    std::vector<std::vector<std::size_t>> out(P);
+    std::vector<std::size_t> order(folders.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return folders[a].bytes > folders[b].bytes; });
+    std::vector<std::uint64_t> load(P, 0);
+    for (std::size_t i : order) {
+        const std::size_t p = static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+        load[p] += std::max<std::uint64_t>(1, folders[i].bytes);
+        out[p].push_back(i);
+    }
+    return out;
+}
+
+json reduceProfile(const Profile& p, const RankFolder& folder, int buckets)
+{
+    json r;
+    r["rank"] = p.rank >= 0 ? p.rank : folder.rank;
+    r["folder"] = folder.folder;
+    r["path"] = folder.path;
+    r["bytes"] = folder.bytes;
+    r["layout"] = p.layout;
+    r["devices"] = p.devices;
+
+    const OverlapResult ov = computeOverlap(p);
+    json steps = json::array();
+    for (const auto& s : ov.steps)
+        steps.push_back({{"step", s.step},
+                         {"begin_ns", s.begin},
+                         {"end_ns", s.end},
+                         {"computing_ns", s.computing},
+                         {"comm_not_overlapped_ns", s.commNotOverlapped},
+                         {"overlapped_ns", s.overlapped},
+                         {"communication_ns", s.communication},
+                         {"free_ns", s.free}});
+    r["step_source"] = overlapSourceName(ov.source);
+    r["steps"] = std::move(steps);
+
+    OpStatsOptions oo;
+    const OpStatsResult st = computeOpStats(p, oo);
+    json ops = json::array();
+    for (const auto& g : st.groups)
+        ops.push_back({{"type", g.key},
+                       {"task_type", g.taskType},
+                       {"count", g.count},
+                       {"total_ns", g.total},
+                       {"min_ns", g.min},
+                       {"p50_ns", g.p50},
+                       {"p90_ns", g.p90},
+                       {"p99_ns", g.p99},
+                       {"max_ns", g.max},
+                       {"share", num(g.share)},
+                       {"aic_utilization", num(g.aicUtilization)},
+                       {"bound", boundTypeName(g.bound)}});
+    r["op_types"] = std::move(ops);
+    r["device_total_ns"] = st.deviceTotal;
+
+    json comm = json::array();
+    for (const auto& o : p.commOps)
+        if (!o.totalInfo)
+            comm.push_back(commOpJson(o, p.strings));
+    r["comm_ops"] = std::move(comm);
+
+    json links = json::array();
+    for (const auto& l : p.commLinks)
+        links.push_back({{"step", std::string(p.str(l.step))},
+                         {"kind", std::string(p.str(l.kind))},
+                         {"full_name", std::string(p.str(l.fullName))},
+                         {"src", l.src},
+                         {"dst", l.dst},
+                         {"transport", std::string(p.str(l.transport))},
+                         {"size_mb", num(l.sizeMB)},
+                         {"time_ms", num(l.timeMs)},
+                         {"bandwidth_gbps", num(l.bandwidthGBps)}});
+    r["links"] = std::move(links);
+
+    json cs = json::array();
+    for (const auto& c : computeCommStats(p))
+        cs.push_back({{"key", c.key},
+                      {"count", c.count},
+                      {"total_ns", c.total},
+                      {"volume_gb", num(c.volumeGB)},
+                      {"wait_ms", num(c.waitMs)},
+                      {"transit_ms", num(c.transitMs)}});
+    r["comm_stats"] = std::move(cs);
+    r["overview"] = overviewJson(p, buckets);
+    std::uint64_t skipped = p.skippedTotal();
+    r["skipped_records"] = skipped;
+    return r;
+}
+
+json failedRank(const RankFolder& folder, const std::string& reason)
+{
+    return {{"rank", folder.rank}, {"folder", folder.folder}, {"path", folder.path}, {"bytes", folder.bytes},
+            {"reason", reason}};
+}
+
+void sortCanonical(std::vector<json>& ranks)
+{
+    auto key = [](const json& j) {
+        const int r = j.value("rank", -1);
+        return std::make_tuple(r < 0, r, j.value("folder", std::string()));
+    };
+    std::stable_sort(ranks.begin(), ranks.end(), [&](const json& a, const json& b) { return key(a) < key(b); });
+}
+
+std::string dumpSummary(const json& doc)
+{
+    std::string out = "{\"format\":" + json(kFormatName).dump() + ",\"version\":" + std::to_string(kFormatVersion);
+    for (const auto& [key, value] : doc.items())
+        if (key != "format" && key != "version")
+            out += "," + json(key).dump() + ":" + value.dump();
+    return out + "}\n";
+}
+
+bool isSummaryFile(const std::string& path)
+{
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec))
+        return false;
+    std::ifstream in(path, std::ios::binary);
+    char head[256] = {};
+    in.read(head, sizeof head - 1);
+    return std::string_view(head, static_cast<std::size_t>(in.gcount())).find(std::string("\"format\":\"") + kFormatName + "\"")
+           != std::string_view::npos;
+}
+
+bool readSummary(const std::string& path, json& out, std::string* error)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        *error = "cannot read " + path + ": " + std::strerror(errno);
+        return false;
+    }
+    out = json::parse(in, nullptr, false);
+    if (out.is_discarded() || !out.is_object()) {
+        *error = path + " is not valid JSON";
+        return false;
+    }
+    if (out.value("format", std::string()) != kFormatName) {
+        *error = path + " is not a cluster summary (no \"format\": \"" + kFormatName + "\")";
+        return false;
+    }
+    const int version = out.value("version", 0);
+    if (version < 1 || version > kFormatVersion) {
+        *error = path + " has summary version " + std::to_string(version) + "; this npuscope reads versions 1.."
+                 + std::to_string(kFormatVersion);
+        return false;
+    }
+    if (!out.contains("ranks") || !out["ranks"].is_array()) {
+        *error = path + " has no \"ranks\" array";
+        return false;
+    }
+    return true;
+}
+
+SessionPtr sessionFromSummary(const json& summary, const std::string& path)
+{
+    auto s = std::make_shared<Session>();
+    s->root = path;
+    const std::size_t n = summary["ranks"].size();
+    s->layout = "cluster summary (" + std::to_string(n) + " ranks)";
+    s->source = "summary";
+    ClusterData& cl = s->cluster;
+    for (const json& r : summary["ranks"]) {
+        const int rank = r.value("rank", -1);
+        if (rank < 0)
+            continue;
+        // The advisor's mean per step, once per step: cluster rules average the rows of a rank
+        // and count them as its steps, exactly as they read each rank's own breakdown.
+        if (const auto sp = r.find("advisor_split"); sp != r.end() && sp->is_object()) {
+            const int steps = std::max(1, sp->value("steps", 1));
+            for (int i = 0; i < steps; ++i) {
+                StepRow row;
+                row.step = std::to_string(i);
+                row.type = "rank";
+                row.index = std::to_string(rank);
+                row.computing = static_cast<TimeNs>(std::llround(numOr(*sp, "computing_ns", 0)));
+                row.commNotOverlapped = static_cast<TimeNs>(std::llround(numOr(*sp, "comm_not_overlapped_ns", 0)));
+                row.free = static_cast<TimeNs>(std::llround(numOr(*sp, "free_ns", 0)));
+                cl.stepTrace.push_back(std::move(row));
+            }
+        }
+        for (const json& o : r.value("comm_ops", json::array())) {
+            CommOp op;
+            op.rank = rank;
+            op.step = strOr(o, "step");
+            op.kind = strOr(o, "kind");
+            op.fullName = strOr(o, "full_name");
+            const auto at = op.fullName.find('@');
+            op.opName = op.fullName.substr(0, at);
+            op.group = at == std::string::npos ? std::string() : op.fullName.substr(at + 1);
+            if (const auto st = o.find("start_ns"); st != o.end() && st->is_number_integer())
+                op.start = st->get<TimeNs>();
+            op.elapseMs = numOr(o, "elapse_ms");
+            op.transitMs = numOr(o, "transit_ms");
+            op.waitMs = numOr(o, "wait_ms");
+            op.syncMs = numOr(o, "sync_ms");
+            op.idleMs = numOr(o, "idle_ms");
+            op.waitRatio = numOr(o, "wait_ratio");
+            op.syncRatio = numOr(o, "sync_ratio");
+            for (const json& b : o.value("bandwidth", json::array())) {
+                CommBandwidth cb;
+                cb.transport = cl.strings.intern(strOr(b, "transport"));
+                cb.sizeMB = numOr(b, "size_mb");
+                cb.timeMs = numOr(b, "time_ms");
+                cb.bandwidthGBps = numOr(b, "bandwidth_gbps");
+                op.bandwidth.push_back(std::move(cb));
+            }
+            cl.comm.push_back(std::move(op));
+        }
+        for (const json& l : r.value("links", json::array())) {
+            CommLink link;
+            link.step = cl.strings.intern(strOr(l, "step"));
+            link.kind = cl.strings.intern(strOr(l, "kind"));
+            const std::string full = strOr(l, "full_name");
+            const auto at = full.find('@');
+            link.fullName = cl.strings.intern(full);
+            link.opName = cl.strings.intern(full.substr(0, at));
+            link.group = cl.strings.intern(at == std::string::npos ? std::string() : full.substr(at + 1));
+            link.src = l.value("src", -1);
+            link.dst = l.value("dst", -1);
+            link.transport = cl.strings.intern(strOr(l, "transport"));
+            link.sizeMB = numOr(l, "size_mb");
+            link.timeMs = numOr(l, "time_ms");
+            link.bandwidthGBps = numOr(l, "bandwidth_gbps");
+            cl.links.push_back(link);
+        }
+    }
+    FileRecord f;
+    f.path = path;
+    f.kind = "summary";
+    f.status = FileStatus::Loaded;
+    f.records = n;
+    s->files.push_back(std::move(f));
+    // Where each rank's full data lives, for opening it on demand (kRankFolderKind).
+    for (const char* list : {"ranks", "failed"})
+        for (const json& r : summary.value(list, json::array())) {
+            FileRecord rf;
+            rf.path = strOr(r, "path");
+            rf.kind = kRankFolderKind;
+            rf.bytes = r.value("bytes", std::uint64_t(0));
+            rf.status = std::string(list) == "ranks" ? FileStatus::Loaded : FileStatus::Failed;
+            rf.note = "rank " + std::to_string(r.value("rank", -1)) + (rf.status == FileStatus::Failed ? ": " + strOr(r, "reason") : "");
+            s->files.push_back(std::move(rf));
+        }
+    return s;
+}
+
+std::string rankFolderOf(const Session& s, int rank)
+{
+    const std::string note = "rank " + std::to_string(rank);
+    for (const auto& f : s.files)
+        if (f.kind == kRankFolderKind && (f.note == note || f.note.rfind(note + ":", 0) == 0))
+            return f.path;
+    return {};
+}
+
+} // namespace npuscope::cluster_summary

@@ -1,0 +1,76 @@
+#pragma once
+// Cluster summaries (docs/CLUSTER-SUMMARY.md): each rank folder of a large job is loaded on its
+// own, reduced to a compact JSON summary (step breakdown per step, per-op-type aggregates with
+// percentiles, communication ops and links, a down-sampled overview of every stream), and the
+// summaries of all ranks are assembled into one versioned file that the advisor, `compare`,
+// `analyze` and the GUI read instead of the ranks' full folders.
+//
+// The reduction is a pure function of one loaded Profile, so it gives the same bytes whichever
+// process or thread computes it; the file is assembled in canonical order (ranks by id, then
+// folder), so it is the same whatever the number of processes.
+#include "model/store/session.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace npuscope::cluster_summary {
+
+inline constexpr const char* kFormatName = "npuscope-cluster-summary";
+inline constexpr int kFormatVersion = 1;
+inline constexpr int kDefaultBuckets = 4096;
+
+// One rank folder to summarise.
+struct RankFolder {
+    std::string path;        // as read (ROOT joined with the folder, or a line of --ranks-from)
+    std::string folder;      // the path relative to ROOT (the name shown and sorted on)
+    int rank = -1;           // from the folder's profiler_info_<N>.json name, -1 when unknown
+    std::uint64_t bytes = 0; // bytes its files hold (the balance key)
+};
+
+// The rank folders under `root` (layout detection; no file is parsed). With `ranksFrom` set,
+// the folders listed there instead, one per line (blank lines and '#' comments skipped;
+// relative lines are taken from `root`). Sorted by folder. Empty with *error set when nothing
+// is found or the list cannot be read.
+std::vector<RankFolder> listRankFolders(const std::string& root, const std::string& ranksFrom, std::string* error);
+
+// Indices of `folders` per process (P lists) so that the bytes are balanced: largest first,
+// each to the process with the fewest bytes so far (ties to the lowest process). Deterministic.
+std::vector<std::vector<std::size_t>> assignByBytes(const std::vector<RankFolder>& folders, int processes);
+
+// The model part of one rank's summary (everything but the advisor findings, which the caller
+// adds under "findings" and "advisor_split"): rank, folder, layout, steps, op_types,
+// comm_ops, links, comm_stats, overview. `buckets` sets the overview resolution.
+nlohmann::json reduceProfile(const Profile& p, const RankFolder& folder, int buckets = kDefaultBuckets);
+
+// A rank folder that could not be summarised.
+nlohmann::json failedRank(const RankFolder& folder, const std::string& reason);
+
+// Canonical order of rank summaries and failures: by rank id (unknown last), then folder.
+void sortCanonical(std::vector<nlohmann::json>& ranks);
+
+// The file's text: "format" and "version" first (so a reader can tell the file by its first
+// bytes), then the other keys in sorted order, one line.
+std::string dumpSummary(const nlohmann::json& doc);
+
+// Whether `path` is a cluster summary file (checks the first bytes only).
+bool isSummaryFile(const std::string& path);
+
+// Reads and validates a summary file. False with *error naming the file and why.
+bool readSummary(const std::string& path, nlohmann::json& out, std::string* error);
+
+// FileRecord::kind of a rank folder a summary names (note: "rank N"; status Failed with the
+// reason when it could not be summarised).
+inline constexpr const char* kRankFolderKind = "rank_folder";
+
+// The folder of rank `rank` named by a summary Session, or "" when it names none.
+std::string rankFolderOf(const Session& s, int rank);
+
+// A Session holding what the cluster analysis and the advisor's cluster rules read: per rank
+// one cluster_step_trace_time row per step (type "rank"), the communication ops (rank set) and
+// links, in Session::cluster. It has no ranks (their full data stays in the folders).
+SessionPtr sessionFromSummary(const nlohmann::json& summary, const std::string& path);
+
+} // namespace npuscope::cluster_summary

@@ -1,0 +1,411 @@
+// `npuscope cluster-summary` on a generated 16-rank cluster: the file is the same whatever the
+// number of threads (and, in a build with MPI, of mpirun processes); its numbers match the rank
+// folders loaded here; its cluster findings are those `advise` finds on the full folder; a
+// folder that fails, a read that hangs and a process that dies are handled (the last two by
+// the fault injection of docs/CLUSTER-SUMMARY.md).
+#include "../model/cli_run.h"
+
+#include "model/cluster_summary/cluster_summary.h"
+#include "model/formats/loader.h"
+
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+
+using namespace npuscope;
+using nlohmann::json;
+
+namespace {
+
+QByteArray readAll(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+json readJson(const QString& path)
+{
+    return json::parse(readAll(path).toStdString(), nullptr, false);
+}
+
+// (id, status, severity, title) of the cluster category, in report order.
+std::vector<std::string> clusterFindings(const json& findings)
+{
+    std::vector<std::string> out;
+    for (const auto& f : findings)
+        if (f.value("category", std::string()) == "cluster")
+            out.push_back(f.value("id", std::string()) + " | " + f.value("status", std::string()) + " | "
+                          + (f.value("status", std::string()) == "fired" ? f.value("severity", std::string()) : "") + " | "
+                          + (f.value("status", std::string()) == "fired" ? f.value("title", std::string()) : ""));
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// Σ length of the union of top-level slices on a track.
+TimeNs busyOf(const Profile& p, const Track& t)
+{
+    std::vector<std::pair<TimeNs, TimeNs>> v;
+    for (std::uint32_t i = t.sliceBegin; i < t.sliceEnd; ++i)
+        if (p.slices.depth[i] == 0)
+            v.emplace_back(p.slices.start[i], p.slices.end(i));
+    std::sort(v.begin(), v.end());
+    TimeNs total = 0, curB = 0, curE = -1;
+    for (auto [b, e] : v) {
+        if (e <= curE)
+            continue;
+        if (b > curE) {
+            if (curE > curB)
+                total += curE - curB;
+            curB = b;
+        }
+        curE = e;
+    }
+    if (curE > curB)
+        total += curE - curB;
+    return total;
+}
+
+} // namespace
+
+class TestClusterSummary : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_dir;
+    QString m_root, m_threads1, m_threads2;
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        m_root = m_dir.filePath("cluster");
+        const CliRun s = runCli({"synth", m_root, "--scenario", "cluster-slowrank", "--ranks", "16", "--steps", "2",
+                                 "--slow-rank", "5", "--quiet"});
+        QCOMPARE(s.code, 0);
+        // A job of this size has no msprof-analyze output: the ranks' own files are the input.
+        QVERIFY(QDir(m_root + "/cluster_analysis_output").removeRecursively());
+        m_threads1 = m_dir.filePath("t1.json");
+        m_threads2 = m_dir.filePath("t2.json");
+        const CliRun a = runCli({"cluster-summary", m_root, "-o", m_threads1, "--threads", "1", "--quiet"});
+        QVERIFY2(a.code == 0, qPrintable(a.err));
+        const CliRun b = runCli({"cluster-summary", m_root, "-o", m_threads2, "--threads", "2", "--quiet"});
+        QVERIFY2(b.code == 0, qPrintable(b.err));
+    }
+
+    void sameBytesWhateverTheThreads() { QCOMPARE(readAll(m_threads2), readAll(m_threads1)); }
+
+    void ranksMatchTheFolders()
+    {
+        const json doc = readJson(m_threads1);
+        QVERIFY(!doc.is_discarded());
+        QCOMPARE(doc["format"].get<std::string>(), std::string(cluster_summary::kFormatName));
+        QCOMPARE(doc["version"].get<int>(), cluster_summary::kFormatVersion);
+        QCOMPARE(doc["ranks"].size(), std::size_t(16));
+        QCOMPARE(doc["failed"].size(), std::size_t(0));
+        for (int i = 0; i < 16; ++i)
+            QCOMPARE(doc["ranks"][static_cast<std::size_t>(i)]["rank"].get<int>(), i);
+
+        // Rank 5 (the slow one), loaded here on its own.
+        const json& r5 = doc["ranks"][5];
+        const LoadResult lr = loadSession(r5["path"].get<std::string>());
+        QVERIFY(lr.session && lr.session->ranks.size() == 1);
+        const Profile& p = *lr.session->ranks[0];
+        QCOMPARE(p.rank, 5);
+        QCOMPARE(r5["steps"].size(), std::size_t(2));
+        QCOMPARE(r5["advisor_split"]["steps"].get<int>(), 2);
+
+        // Communication: every op of communication.json but the totals.
+        std::size_t ops = 0;
+        for (const auto& o : p.commOps)
+            ops += o.totalInfo ? 0 : 1;
+        QVERIFY(ops > 0);
+        QCOMPARE(r5["comm_ops"].size(), ops);
+        QCOMPARE(r5["links"].size(), p.commLinks.size());
+
+        // Op types: the counts add up to the kernel rows that are not communication.
+        std::uint64_t counted = 0, kernelsNotComm = 0;
+        for (const auto& g : r5["op_types"])
+            counted += g["count"].get<std::uint64_t>();
+        for (std::size_t k = 0; k < p.kernels.size(); ++k) {
+            const std::string tt(p.str(p.kernels.taskType[k]));
+            const std::string ty(p.str(p.kernels.type[k]));
+            if (tt != "HCCL" && tt != "COMMUNICATION" && ty.rfind("hcom", 0) != 0)
+                ++kernelsNotComm;
+        }
+        QCOMPARE(counted, kernelsNotComm);
+        for (const auto& g : r5["op_types"]) {
+            QVERIFY(g["min_ns"].get<TimeNs>() <= g["p50_ns"].get<TimeNs>());
+            QVERIFY(g["p50_ns"].get<TimeNs>() <= g["p90_ns"].get<TimeNs>());
+            QVERIFY(g["p99_ns"].get<TimeNs>() <= g["max_ns"].get<TimeNs>());
+        }
+
+        // Overview: per stream, the busy buckets add up to the union of its tasks.
+        const json& ov = r5["overview"];
+        QCOMPARE(ov["buckets"].get<int>(), cluster_summary::kDefaultBuckets);
+        const double span = static_cast<double>(p.end - p.begin);
+        const double width = span / cluster_summary::kDefaultBuckets;
+        std::size_t streams = 0;
+        for (const Track& t : p.tracks)
+            if (t.kind == TrackKind::Stream || t.kind == TrackKind::CommGroup)
+                ++streams;
+        QCOMPARE(ov["streams"].size(), streams);
+        std::size_t si = 0;
+        for (const Track& t : p.tracks) {
+            if (t.kind != TrackKind::Stream && t.kind != TrackKind::CommGroup)
+                continue;
+            const json& s = ov["streams"][si++];
+            double busy = 0;
+            int buckets = 0;
+            for (const auto& run : s["busy_permille"]) {
+                busy += run[0].get<double>() / 1000 * width * run[1].get<int>();
+                buckets += run[1].get<int>();
+            }
+            QCOMPARE(buckets, cluster_summary::kDefaultBuckets);
+            const double truth = static_cast<double>(busyOf(p, t));
+            // Each bucket is rounded to 1 ‰ of its width.
+            QVERIFY2(std::abs(busy - truth) <= 0.0005 * span + 1, qPrintable(QString::number(busy) + " vs " + QString::number(truth)));
+        }
+    }
+
+    void clusterFindingsEqualAdviseOnTheFullFolder()
+    {
+        const CliRun full = runCli({"advise", m_root, "--format", "json"});
+        QVERIFY2(full.code == 0, qPrintable(full.err));
+        const json fullReport = json::parse(full.out.toStdString());
+        const auto expected = clusterFindings(fullReport["findings"]);
+        // The generated slow rank is found.
+        const auto has = [&](const std::string& prefix) {
+            return std::any_of(expected.begin(), expected.end(), [&](const std::string& s) { return s.rfind(prefix, 0) == 0; });
+        };
+        QVERIFY(has("CLU-SLOWRANK/computing | fired"));
+        QVERIFY(has("CLU-SLOWLINK | passed") || has("CLU-SLOWLINK/"));
+
+        const json doc = readJson(m_threads1);
+        QCOMPARE(clusterFindings(doc["cluster"]["findings"]), expected);
+
+        // advise on the summary itself: the same cluster findings, and the ranks' findings.
+        const CliRun onSummary = runCli({"advise", m_threads1, "--format", "json"});
+        QVERIFY2(onSummary.code == 0, qPrintable(onSummary.err));
+        const json sumReport = json::parse(onSummary.out.toStdString());
+        QCOMPARE(clusterFindings(sumReport["findings"]), expected);
+        std::set<std::string> fullRankIds, sumRankIds;
+        for (const auto& f : fullReport["findings"])
+            if (f["status"] == "fired" && f["category"] != "cluster")
+                fullRankIds.insert(f["id"].get<std::string>());
+        for (const auto& f : sumReport["findings"])
+            if (f["status"] == "fired" && f["category"] != "cluster")
+                sumRankIds.insert(f["id"].get<std::string>());
+        QVERIFY(!fullRankIds.empty());
+        QCOMPARE(sumRankIds, fullRankIds);
+    }
+
+    void analyzeCommunicationFromTheSummary()
+    {
+        const QStringList tail{"--metric", "communication_duration", "--format", "csv"};
+        const CliRun full = runCli(QStringList{"analyze", "--import", m_root} + tail);
+        const CliRun sum = runCli(QStringList{"analyze", "--import", m_threads1} + tail);
+        QVERIFY2(full.code == 0 && sum.code == 0, qPrintable(full.err + sum.err));
+        QVERIFY(sum.out.count(QLatin1Char('\n')) >= 1 + 16); // a header, then at least a collective per rank
+        QCOMPARE(sum.out, full.out);
+    }
+
+    void clusterSectionNumbers()
+    {
+        const json doc = readJson(m_threads1);
+        const json& c = doc["cluster"];
+        QCOMPARE(c["breakdown"].size(), std::size_t(16));
+        // Slow rank: rank 5 computes longest.
+        int slowest = -1;
+        double most = 0;
+        for (const auto& r : doc["ranks"])
+            if (r["advisor_split"]["computing_ns"].get<double>() > most) {
+                most = r["advisor_split"]["computing_ns"].get<double>();
+                slowest = r["rank"].get<int>();
+            }
+        QCOMPARE(slowest, 5);
+        QCOMPARE(c["slow_rank"]["dimensions"][0]["slow_rank"].get<int>(), 5);
+        QVERIFY(c["slow_rank"]["dimensions"][0]["fired"].get<bool>());
+        // COM-WAIT: every rank's wait; the total equals Σ wait of flagged ops over the ranks.
+        double expectWait = 0;
+        const double ratio = c["com_wait"]["wait_ratio"].get<double>();
+        for (const auto& r : doc["ranks"])
+            for (const auto& o : r["comm_ops"])
+                if (o["wait_ratio"].is_number() && o["wait_ratio"].get<double>() >= ratio && o["wait_ms"].is_number())
+                    expectWait += o["wait_ms"].get<double>();
+        double gotWait = 0;
+        for (const auto& w : c["com_wait"]["ranks"])
+            gotWait += w["wait_ms"].get<double>();
+        QCOMPARE(c["com_wait"]["ranks"].size(), std::size_t(16));
+        QVERIFY(std::abs(gotWait - expectWait) <= 1e-6 * std::max(1.0, expectWait));
+    }
+
+    void ranksFromFileAndBalance()
+    {
+        // Four folders named in a list: only those are read.
+        const QString list = m_dir.filePath("ranks.txt");
+        QFile f(list);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        const json doc = readJson(m_threads1);
+        f.write("# the first node's ranks\n");
+        for (int i : {0, 1, 2, 5})
+            f.write(QByteArray::fromStdString(doc["ranks"][static_cast<std::size_t>(i)]["folder"].get<std::string>() + "\n"));
+        f.close();
+        const QString out = m_dir.filePath("four.json");
+        const CliRun r = runCli({"cluster-summary", m_root, "--ranks-from", list, "-o", out, "--quiet"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const json four = readJson(out);
+        QCOMPARE(four["ranks"].size(), std::size_t(4));
+        QCOMPARE(four["ranks"][3]["rank"].get<int>(), 5);
+        // The reduction of a rank does not depend on which other ranks were read.
+        QCOMPARE(four["ranks"][3]["op_types"].dump(), doc["ranks"][5]["op_types"].dump());
+
+        // Balance by bytes: 4 processes over 16 ranks of one size get 4 each.
+        std::string error;
+        const auto folders = cluster_summary::listRankFolders(m_root.toStdString(), "", &error);
+        QCOMPARE(folders.size(), std::size_t(16));
+        const auto shares = cluster_summary::assignByBytes(folders, 4);
+        std::uint64_t minB = UINT64_MAX, maxB = 0, largest = 0;
+        for (const auto& s : shares) {
+            std::uint64_t b = 0;
+            for (std::size_t i : s)
+                b += folders[i].bytes;
+            minB = std::min(minB, b);
+            maxB = std::max(maxB, b);
+        }
+        for (const auto& fo : folders)
+            largest = std::max(largest, fo.bytes);
+        QVERIFY(maxB - minB <= largest); // greedy bound
+    }
+
+    void failedFolderIsListed()
+    {
+        QTemporaryDir d;
+        const QString root = d.filePath("c");
+        QCOMPARE(runCli({"synth", root, "--scenario", "cluster-slowrank", "--ranks", "4", "--steps", "2", "--quiet"}).code, 0);
+        QVERIFY(QDir(root + "/cluster_analysis_output").removeRecursively());
+        std::string error;
+        const auto folders = cluster_summary::listRankFolders(root.toStdString(), "", &error);
+        QCOMPARE(folders.size(), std::size_t(4));
+        // Rank 2's files all become garbage.
+        std::size_t broken = 0;
+        for (const auto& e : std::filesystem::recursive_directory_iterator(folders[2].path))
+            if (e.is_regular_file()) {
+                QFile f(QString::fromStdString(e.path().string()));
+                QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+                f.write("\x01\x02 not a profile {");
+                ++broken;
+            }
+        QVERIFY(broken > 0);
+        const QString out = d.filePath("s.json");
+        const CliRun r = runCli({"cluster-summary", root, "-o", out, "--quiet"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const json doc = readJson(out);
+        QCOMPARE(doc["ranks"].size(), std::size_t(3));
+        QCOMPARE(doc["failed"].size(), std::size_t(1));
+        QCOMPARE(doc["failed"][0]["folder"].get<std::string>(), folders[2].folder);
+        QVERIFY(!doc["failed"][0]["reason"].get<std::string>().empty());
+        QVERIFY(r.err.contains(QString::fromStdString(folders[2].folder)));
+    }
+
+    void timeoutBoundsAStuckRead()
+    {
+        QTemporaryDir d;
+        const QString root = d.filePath("c");
+        QCOMPARE(runCli({"synth", root, "--scenario", "cluster-slowrank", "--ranks", "3", "--steps", "2", "--quiet"}).code, 0);
+        QVERIFY(QDir(root + "/cluster_analysis_output").removeRecursively());
+        std::string error;
+        const auto folders = cluster_summary::listRankFolders(root.toStdString(), "", &error);
+        QCOMPARE(folders.size(), std::size_t(3));
+        // Rank 1's first read never returns (as on a dead mount), and ignores cancellation.
+        const QString out = d.filePath("s.json");
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("NPUSCOPE_CLUSTER_SUMMARY_STALL", QString::fromStdString(folders[1].path));
+        p.setProcessEnvironment(env);
+        p.start(QStringLiteral(NPUSCOPE_BINARY), {"cluster-summary", root, "-o", out, "--timeout", "1", "--quiet"});
+        QVERIFY(p.waitForFinished(60000));
+        QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0, p.readAllStandardError().constData());
+        const json doc = readJson(out);
+        QCOMPARE(doc["ranks"].size(), std::size_t(2));
+        QCOMPARE(doc["failed"].size(), std::size_t(1));
+        QCOMPARE(doc["failed"][0]["folder"].get<std::string>(), folders[1].folder);
+        QVERIFY2(doc["failed"][0]["reason"].get<std::string>().find("timed out after 1 s") != std::string::npos,
+                 doc["failed"][0]["reason"].get<std::string>().c_str());
+    }
+
+    void badInput()
+    {
+        QTemporaryDir d;
+        CliRun r = runCli({"cluster-summary", d.path(), "-o", d.filePath("s.json")});
+        QCOMPARE(r.code, 1);
+        QVERIFY(!QFile::exists(d.filePath("s.json")));
+        r = runCli({"cluster-summary", m_root});
+        QCOMPARE(r.code, 2);
+        r = runCli({"cluster-summary", m_root, "-o", d.filePath("s.json"), "--timeout", "-1"});
+        QCOMPARE(r.code, 2);
+        r = runCli({"cluster-summary", m_root, "-o", d.filePath("s.json"), "--ranks-from", d.filePath("none.txt")});
+        QCOMPARE(r.code, 1);
+        QVERIFY(r.err.contains(d.filePath("none.txt")));
+        // A summary of another version is refused by name.
+        QFile f(d.filePath("v9.json"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"format":"npuscope-cluster-summary","version":9,"ranks":[]})");
+        f.close();
+        r = runCli({"advise", d.filePath("v9.json")});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("version 9"), qPrintable(r.err));
+    }
+
+#ifdef NPUSCOPE_MPIEXEC
+    void mpiSameBytesWhateverTheProcesses_data()
+    {
+        QTest::addColumn<int>("processes");
+        QTest::newRow("1") << 1;
+        QTest::newRow("2") << 2;
+        QTest::newRow("4") << 4;
+    }
+
+    void mpiSameBytesWhateverTheProcesses()
+    {
+        QFETCH(int, processes);
+        const QString out = m_dir.filePath(QStringLiteral("mpi%1.json").arg(processes));
+        QProcess p;
+        p.start(QStringLiteral(NPUSCOPE_MPIEXEC),
+                {"--oversubscribe", "--allow-run-as-root", "-np", QString::number(processes), QStringLiteral(NPUSCOPE_BINARY),
+                 "cluster-summary", m_root, "-o", out});
+        QVERIFY(p.waitForFinished(240000));
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0, qPrintable(err));
+        // Each process says which ranks it read; together they read all 16 once.
+        QCOMPARE(err.count(QStringLiteral("reads ranks")), processes);
+        QCOMPARE(readAll(out), readAll(m_threads1));
+    }
+
+    void mpiDyingProcessFailsTheJob()
+    {
+        QTemporaryDir d;
+        const QString out = d.filePath("s.json");
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("NPUSCOPE_CLUSTER_SUMMARY_KILL_PROCESS", "1");
+        p.setProcessEnvironment(env);
+        p.start(QStringLiteral(NPUSCOPE_MPIEXEC), {"--oversubscribe", "--allow-run-as-root", "-np", "2",
+                                                   QStringLiteral(NPUSCOPE_BINARY), "cluster-summary", m_root, "-o", out});
+        QVERIFY(p.waitForFinished(240000));
+        const QString all = QString::fromUtf8(p.readAllStandardError()) + QString::fromUtf8(p.readAllStandardOutput());
+        QVERIFY(p.exitCode() != 0 || p.exitStatus() != QProcess::NormalExit);
+        // The dead process's ranks are named, and no summary (nor a temporary) is left.
+        QVERIFY2(all.contains(QStringLiteral("process 1 of 2 reads ranks")), qPrintable(all));
+        QVERIFY(QDir(d.path()).entryList(QDir::Files | QDir::Hidden).isEmpty());
+    }
+#endif
+};
+
+QTEST_GUILESS_MAIN(TestClusterSummary)
+#include "test_cluster_summary.moc"

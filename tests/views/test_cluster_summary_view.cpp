@@ -1,0 +1,141 @@
+// A cluster summary in the real window: File -> Open of the summary shows the Cluster tab with
+// every rank's breakdown from the file; double-clicking a rank opens its full folder when it is
+// there, and says where it lives when it is not.
+#include "../model/cli_run.h"
+
+#include "views/cluster_view.h"
+#include "views/main_window.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QDir>
+#include <QFile>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+#include <map>
+
+using namespace npuscope;
+
+namespace {
+
+ClusterView* clusterTab(MainWindow& w)
+{
+    for (int i = 0; i < w.tabs()->count(); ++i)
+        if (auto* v = qobject_cast<ClusterView*>(w.tabs()->widget(i)))
+            return v;
+    return nullptr;
+}
+
+bool load(MainWindow& w, const QString& path)
+{
+    QSignalSpy loaded(&w, &MainWindow::sessionLoaded);
+    w.openPaths({path});
+    return loaded.wait(60000);
+}
+
+// The breakdown table's row of rank `rank`, or -1.
+int rowOf(QTableWidget* t, int rank)
+{
+    for (int r = 0; r < t->rowCount(); ++r)
+        if (t->item(r, 0) && t->item(r, 0)->data(Qt::UserRole).toInt() == rank)
+            return r;
+    return -1;
+}
+
+void doubleClickRow(QTableWidget* t, int row)
+{
+    const QRect rect = t->visualItemRect(t->item(row, 0));
+    // A double click counts on the item the press was on, as a user's does.
+    QTest::mousePress(t->viewport(), Qt::LeftButton, {}, rect.center());
+    QTest::mouseRelease(t->viewport(), Qt::LeftButton, {}, rect.center());
+    QTest::mouseDClick(t->viewport(), Qt::LeftButton, {}, rect.center());
+}
+
+} // namespace
+
+class TestClusterSummaryView : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_dir;
+    QString m_root, m_summary;
+    nlohmann::json m_doc;
+
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("npuscope-test"));
+        QCoreApplication::setApplicationName(QStringLiteral("test_cluster_summary_view"));
+        QVERIFY(m_dir.isValid());
+        m_root = m_dir.filePath("cluster");
+        QCOMPARE(runCli({"synth", m_root, "--scenario", "cluster-slowrank", "--ranks", "4", "--steps", "2", "--quiet"}).code, 0);
+        QVERIFY(QDir(m_root + "/cluster_analysis_output").removeRecursively());
+        m_summary = m_dir.filePath("job.summary.json");
+        const CliRun r = runCli({"cluster-summary", m_root, "-o", m_summary, "--quiet"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QFile f(m_summary);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        m_doc = nlohmann::json::parse(f.readAll().toStdString());
+        QCOMPARE(m_doc["ranks"].size(), std::size_t(4));
+    }
+
+    void openSummaryThenARank()
+    {
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(load(w, m_summary));
+        QVERIFY(w.session());
+        QCOMPARE(w.session()->ranks.size(), std::size_t(0)); // the folders are not read
+        ClusterView* v = clusterTab(w);
+        QVERIFY(v);
+        QCOMPARE(w.tabs()->currentWidget(), static_cast<QWidget*>(v)); // shown first
+        QCoreApplication::processEvents();
+
+        // Every rank's breakdown, as the summary gives it.
+        QTableWidget* t = v->breakdownTable();
+        QCOMPARE(t->rowCount(), 4);
+        for (const auto& r : m_doc["ranks"]) {
+            const int rank = r["rank"].get<int>();
+            const auto& b = *std::find_if(v->analysis().ranks.begin(), v->analysis().ranks.end(),
+                                          [&](const RankBreakdown& x) { return x.rank == rank; });
+            QVERIFY(std::abs(b.computing - r["advisor_split"]["computing_ns"].get<double>()) <= 0.5);
+            QCOMPARE(b.steps, r["advisor_split"]["steps"].get<int>());
+        }
+        // The planted slow rank (the last, 3) is named.
+        QCOMPARE(v->analysis().slowRank.dimensions[0].slowRank, 3);
+        QVERIFY(v->findingsText().contains(QStringLiteral("3")));
+
+        // A rank whose folder is gone: the tab says where it lived.
+        const std::string folder2 = m_doc["ranks"][2]["path"].get<std::string>();
+        const QString moved = QString::fromStdString(folder2) + ".away";
+        QVERIFY(QDir().rename(QString::fromStdString(folder2), moved));
+        const int row2 = rowOf(t, 2);
+        QVERIFY(row2 >= 0);
+        doubleClickRow(t, row2);
+        QVERIFY2(v->rankNote().contains(QString::fromStdString(folder2)), qPrintable(v->rankNote()));
+        QVERIFY(v->rankNote().contains(QStringLiteral("does not reach")));
+        QCOMPARE(w.session()->ranks.size(), std::size_t(0));
+        QVERIFY(QDir().rename(moved, QString::fromStdString(folder2)));
+
+        // A reachable rank: its full folder loads.
+        QSignalSpy loaded(&w, &MainWindow::sessionLoaded);
+        doubleClickRow(t, rowOf(t, 1));
+        QVERIFY(loaded.wait(60000));
+        QCOMPARE(w.session()->ranks.size(), std::size_t(1));
+        QCOMPARE(w.session()->ranks[0]->rank, 1);
+        const std::size_t ops = m_doc["ranks"][1]["comm_ops"].size();
+        std::size_t loadedOps = 0;
+        for (const auto& o : w.session()->ranks[0]->commOps)
+            loadedOps += o.totalInfo ? 0 : 1;
+        QCOMPARE(loadedOps, ops);
+    }
+};
+
+QTEST_MAIN(TestClusterSummaryView)
+#include "test_cluster_summary_view.moc"
