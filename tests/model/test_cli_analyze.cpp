@@ -87,7 +87,7 @@ private slots:
         QCOMPARE(r.code, 0);
         const QStringList l = lines(r.out);
         QCOMPARE(l.value(0), QStringLiteral("rank,operator_name,duration_ms,aic_utilization,l2_cache_hit_rate,count,"
-                                            "avg_us,max_us,share,min_us,p50_us,p90_us,p99_us,task_type,bound,device"));
+                                            "avg_us,max_us,share,min_us,p50_us,p90_us,p99_us,task_type,bound,self_ms,device"));
         QCOMPARE(l.size(), 1 + 6);
         // python3: csv.DictReader(kernel_details.csv), rows without Accelerator Core HCCL/COMMUNICATION
         // or a Type starting with hcom, grouped by Type, Σ Duration(us) as exact ns:
