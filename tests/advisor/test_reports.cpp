@@ -102,7 +102,6 @@ private slots:
         char rel[64], abs[64];
         std::snprintf(rel, sizeof rel, "at %.3f ms", static_cast<double>(*timed->at.ts - start) / 1e6);
         std::snprintf(abs, sizeof abs, "ts %.3f ms", static_cast<double>(*timed->at.ts) / 1e6);
-        QVERIFY(*timed->at.ts - start < *timed->at.ts); // the two differ
         for (const std::string& out : {writeMarkdown(r), writeHtml(r), writeText(r)}) {
             QVERIFY2(out.find(rel) != std::string::npos, rel);
             QVERIFY2(out.find(abs) == std::string::npos, abs);

@@ -129,7 +129,9 @@ private slots:
         std::vector<std::string> keys;
         for (auto it = doc[0].begin(); it != doc[0].end(); ++it)
             keys.push_back(it.key());
-        QCOMPARE(keys.size(), std::size_t(15));
+        QCOMPARE(keys.size(), std::size_t(16));
+        QVERIFY(doc[0].contains("self_ms")); // = duration_ms for device tasks
+        QCOMPARE(doc[0]["self_ms"].get<double>(), doc[0]["duration_ms"].get<double>());
         // Ascending puts the smallest first.
         const Run asc = run({"analyze", "--import", kAdvisorKernels, "--format", "csv", "--top", "1", "--sort", "ascending"});
         QCOMPARE(asc.code, 0);

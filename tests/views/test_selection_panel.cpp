@@ -14,6 +14,10 @@
 
 #include <QComboBox>
 #include <QDockWidget>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
@@ -284,6 +288,46 @@ private slots:
         QTest::keyClick(box, Qt::Key_Return);
         QCOMPARE(label->text().trimmed(), QStringLiteral("2 of %1").arg(n));
         QVERIFY(w.selection()->selectedTask().valid());
+    }
+
+    // A generic Chrome trace (no device tasks): the Operators dock ranks slices by name.
+    void chromeTraceRankedByName()
+    {
+        const QString path = QStringLiteral(NPUSCOPE_SAMPLES "/chrome-trace/catapult/tracing/test_data/big_trace.json");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        // Independently: B/E pairs per thread (the file has no other phases).
+        std::map<QString, std::pair<std::uint64_t, std::int64_t>> byName; // count, Σ dur ns
+        std::map<std::pair<qint64, qint64>, std::vector<std::pair<QString, std::int64_t>>> open;
+        for (const QJsonValue v : QJsonDocument::fromJson(f.readAll()).array()) {
+            const QJsonObject e = v.toObject();
+            auto& st = open[{e[QStringLiteral("pid")].toInteger(), e[QStringLiteral("tid")].toInteger()}];
+            const std::int64_t ts = e[QStringLiteral("ts")].toInteger() * 1000;
+            if (e[QStringLiteral("ph")].toString() == QStringLiteral("B")) {
+                st.emplace_back(e[QStringLiteral("name")].toString(), ts);
+            } else if (!st.empty()) {
+                auto& agg = byName[st.back().first];
+                ++agg.first;
+                agg.second += ts - st.back().second;
+                st.pop_back();
+            }
+        }
+        MainWindow w;
+        w.show();
+        QVERIFY(openAndWait(w, {path}));
+        auto* ranking = w.dock(QStringLiteral("operatorsDock"))->findChild<OperatorRankingView*>();
+        OperatorRankingModel* m = ranking->model();
+        QVERIFY(m->stats().genericSlices);
+        QVERIFY(ranking->headerText().startsWith(QStringLiteral("All slices by name")));
+        QCOMPARE(m->rowCount(), static_cast<int>(byName.size()));
+        for (const auto& [name, agg] : byName) {
+            const int row = m->rowForKey(name);
+            QVERIFY2(row >= 0, qPrintable(name));
+            QCOMPARE(m->groupAt(row)->count, agg.first);
+            QCOMPARE(m->groupAt(row)->total, agg.second);
+        }
+        QVERIFY(!ranking->tableView()->isColumnHidden(OperatorRankingModel::Self));
+        QVERIFY(ranking->tableView()->isColumnHidden(OperatorRankingModel::AicUtil));
     }
 
     void failedLoadSaysWhyAndKeepsProfile()
