@@ -222,6 +222,7 @@ void operatorRows(const Profile& p, const Options& o, bool multi, Table& t)
     so.groupBy = o.groupBy;
     const double peak = hbmPeakFor(p, o.peak);
     so.peakHbmGBps = peak;
+    so.rankGenericSlices = true; // a generic Chrome trace ranks its slices by name
     std::vector<OpGroupStats> groups = computeOpStats(p, so).groups;
     const bool bw = o.metric == "memory_bandwidth";
     auto bwOf = [](const OpGroupStats& g) {
@@ -278,6 +279,7 @@ void operatorRows(const Profile& p, const Options& o, bool multi, Table& t)
             r.push_back(us(g.p99));
             r.push_back(g.taskType);
             r.push_back(boundTypeName(g.bound));
+            r.push_back(ms(g.self));
         }
         if (multi)
             r.push_back(device);
@@ -409,6 +411,7 @@ Table makeTable(const std::string& metric, bool multi)
         t.addColumn("p99_us", true);
         t.addColumn("task_type", false);
         t.addColumn("bound", false);
+        t.addColumn("self_ms", true);
     }
     if (multi)
         t.addColumn("device", true);

@@ -373,6 +373,9 @@ AdvisorReport runAdvisor(const Session& session, const Thresholds& th, const std
     rep.thresholdsDigest = th.effective().dump();
     rep.evidenceRowsPdf = th.evidenceRowsPdf();
     rep.evidenceRowsMd = th.evidenceRowsMd();
+    for (const auto& p : session.ranks) // the SelectionController's full range begins here too
+        if (p && p->end > p->begin)
+            rep.traceStart = rep.traceStart ? std::min(*rep.traceStart, p->begin) : p->begin;
 
     // Identity.
     auto& id = rep.identity;

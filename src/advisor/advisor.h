@@ -7,6 +7,7 @@
 #include "model/store/session.h"
 
 #include <atomic>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,10 @@ struct AdvisorReport {
     std::string thresholdsDigest; // the effective thresholds (compact JSON) the report was computed with
     int evidenceRowsPdf = 10, evidenceRowsMd = 5;
     bool cancelled = false;
+    // The trace start (earliest begin of any rank with a time span), as the GUI measures from:
+    // the text, Markdown, HTML and PDF reports write evidence times relative to it ("at
+    // 47.483 ms"); JSON keeps the absolute timestamps.
+    std::optional<TimeNs> traceStart;
 
     std::vector<const Finding*> fired() const;
     std::vector<const Finding*> withStatus(Status s) const;

@@ -66,7 +66,7 @@ std::string writeMarkdown(const AdvisorReport& r)
                 s += "| Where | Metrics | Threshold |\n|-|-|-|\n";
                 for (std::size_t i = 0; i < f->evidence.size() && i < rows; ++i) {
                     const auto& e = f->evidence[i];
-                    s += "| " + cell(e.at.text()) + " | " + cell(metricsText(e)) + " | " + cell(e.threshold) + " |\n";
+                    s += "| " + cell(e.at.text(r.traceStart)) + " | " + cell(metricsText(e)) + " | " + cell(e.threshold) + " |\n";
                 }
                 if (f->evidence.size() > rows)
                     s += "\n+" + std::to_string(f->evidence.size() - rows) + " more\n";

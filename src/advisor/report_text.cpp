@@ -56,7 +56,7 @@ std::string writeText(const AdvisorReport& r)
                 for (std::size_t i = 0; i < f->evidence.size() && i < rows; ++i) {
                     const auto& e = f->evidence[i];
                     const std::string m = metricsText(e);
-                    s += "    - " + e.at.text() + (m.empty() ? "" : " | " + m) + (e.threshold.empty() ? "" : " | " + e.threshold) + "\n";
+                    s += "    - " + e.at.text(r.traceStart) + (m.empty() ? "" : " | " + m) + (e.threshold.empty() ? "" : " | " + e.threshold) + "\n";
                 }
                 if (f->evidence.size() > rows)
                     s += "    +" + std::to_string(f->evidence.size() - rows) + " more\n";

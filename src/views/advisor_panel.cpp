@@ -81,7 +81,7 @@ AdvisorPanel::AdvisorPanel(SelectionController* sel, QWidget* parent)
     m_evidence->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_evidence->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_evidence->verticalHeader()->hide();
-    m_evidence->setToolTip(tr("Double-click a row to show it on the timeline or in the operator ranking"));
+    m_evidence->setToolTip(tr("Click a row to show it on the timeline or in the operator ranking"));
 
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(m_tree);
@@ -106,7 +106,9 @@ AdvisorPanel::AdvisorPanel(SelectionController* sel, QWidget* parent)
         const int i = item->data(0, kFindingRole).toInt();
         showFinding(i >= 0 && i < int(m_report->findings.size()) ? &m_report->findings[i] : nullptr);
     });
-    connect(m_evidence, &QTableWidget::cellDoubleClicked, this, [this](int row, int) { activateEvidence(row); });
+    // One click reveals a row (as a link would); Enter on the keyboard does too.
+    connect(m_evidence, &QTableWidget::cellClicked, this, [this](int row, int) { activateEvidence(row); });
+    connect(m_evidence, &QTableWidget::activated, this, [this](const QModelIndex& i) { activateEvidence(i.row()); });
     connect(m_thresholdsButton, &QPushButton::clicked, this, [this] {
         const QString f = QFileDialog::getOpenFileName(this, tr("Advisor thresholds override"), m_overrideFile,
                                                        tr("JSON (*.json);;All files (*)"));

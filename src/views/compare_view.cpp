@@ -1,5 +1,7 @@
 #include "views/compare_view.h"
 
+#include "views/export_notice.h"
+
 #include "model/analysis/atomic_file.h"
 #include "model/analysis/compare_report.h"
 #include "views/compare_model.h"
@@ -347,6 +349,8 @@ void CompareView::exportWithDialog()
     QString error;
     if (!exportTo(path, format, &error))
         QMessageBox::warning(this, tr("Export failed"), error);
+    else
+        showExportNotice(this, path);
 }
 
 void CompareView::onOperatorActivated(const QModelIndex& proxyIndex)

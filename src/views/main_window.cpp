@@ -12,6 +12,8 @@
 #include "views/load_controller.h"
 #include "views/operator_detail_view.h"
 #include "views/operator_ranking_view.h"
+#include "views/export_notice.h"
+#include "views/selection_panel.h"
 #include "views/selection_controller.h"
 #include "views/summary_strip.h"
 #include "views/time_format.h"
@@ -141,6 +143,24 @@ void MainWindow::buildDocks()
     detailScroll->setWidgetResizable(true);
     detailScroll->setFrameShape(QFrame::NoFrame);
     setDockContent(QStringLiteral("operatorDetailDock"), detailScroll);
+    // The clicked slice, under the Advisor on the right.
+    m_selectionPanel = new SelectionPanel(m_sel);
+    connect(ranking, &OperatorRankingView::groupByChanged, m_selectionPanel, &SelectionPanel::setGroupBy);
+    connect(m_selectionPanel, &SelectionPanel::revealInRankingRequested, this, [this] {
+        dock(QStringLiteral("operatorsDock"))->show();
+        dock(QStringLiteral("operatorsDock"))->raise();
+    });
+    connect(m_selectionPanel, &SelectionPanel::showInstancesRequested, this, [this] {
+        dock(QStringLiteral("operatorDetailDock"))->show();
+        dock(QStringLiteral("operatorDetailDock"))->raise();
+    });
+    setDockContent(QStringLiteral("selectionDock"), m_selectionPanel);
+    splitDockWidget(dock(QStringLiteral("advisorDock")), dock(QStringLiteral("selectionDock")), Qt::Vertical);
+    // Advisor and Selection share the right column evenly (once the window has its height).
+    QTimer::singleShot(0, this, [this] {
+        if (dock(QStringLiteral("selectionDock"))->height() < height() / 4)
+            resizeDocks({dock(QStringLiteral("advisorDock")), dock(QStringLiteral("selectionDock"))}, {height() / 3, height() / 3}, Qt::Vertical);
+    });
 
     m_problems = new QTreeWidget;
     m_problems->setHeaderLabels({tr("Severity"), tr("File"), tr("Line / offset"), tr("Reason"), tr("Count")});
@@ -218,10 +238,21 @@ void MainWindow::buildToolbar()
             m_timeline->nextMatch();
     });
     auto* matches = new QLabel;
+    matches->setObjectName(QStringLiteral("searchMatches"));
     tb->addWidget(matches);
-    connect(m_timeline, &TimelineView::searchResultsChanged, matches, [this, matches](int n) {
-        matches->setText(m_search->text().isEmpty() ? QString() : tr(" %n match(es)", "", n));
-    });
+    // "N matches" until Enter steps to one, then "k of N".
+    auto showMatches = [this, matches] {
+        const int n = static_cast<int>(m_timeline->matchCount());
+        const int k = m_timeline->currentMatch();
+        if (m_search->text().isEmpty())
+            matches->clear();
+        else if (k < 0 || n == 0)
+            matches->setText(n == 1 ? tr(" 1 match") : tr(" %1 matches").arg(n));
+        else
+            matches->setText(tr(" %1 of %2").arg(k + 1).arg(n));
+    };
+    connect(m_timeline, &TimelineView::searchResultsChanged, matches, showMatches);
+    connect(m_timeline, &TimelineView::currentMatchChanged, matches, showMatches);
 }
 
 void MainWindow::buildStatusBar()
@@ -233,6 +264,9 @@ void MainWindow::buildStatusBar()
         dock(QStringLiteral("problemsDock"))->raise();
     });
     statusBar()->addPermanentWidget(m_statusLabel, 1);
+    // The permanent summary takes the bar's width; it steps aside while a message shows, so
+    // that "Loading…", "Could not load…" and "Wrote…" are seen.
+    connect(statusBar(), &QStatusBar::messageChanged, m_statusLabel, [this](const QString& m) { m_statusLabel->setVisible(m.isEmpty()); });
     m_progress = new QProgressBar;
     m_progress->setRange(0, 1000);
     m_progress->setMaximumWidth(260);
@@ -380,10 +414,24 @@ void MainWindow::onLoaded(SessionPtr session, const QStringList& paths, qint64 e
 void MainWindow::onLoadFailed(const QString& error, const QStringList& paths)
 {
     onLoadEnded();
-    statusBar()->showMessage(tr("Could not load %1: %2").arg(paths.join(QStringLiteral(", ")), error), 10000);
-    fillProblems(error);
-    dock(QStringLiteral("problemsDock"))->show();
-    dock(QStringLiteral("problemsDock"))->raise();
+    const QString what = paths.join(QStringLiteral(", "));
+    m_lastLoadError = tr("Could not load %1: %2").arg(what, error);
+    statusBar()->showMessage(m_lastLoadError, 15000);
+    if (session()) {
+        // The previous profile stays open with its own problems; the failure is said here.
+        fillProblems();
+        m_lastLoadError += tr("\n\nThe profile that was open (%1) stays open.").arg(m_paths.join(QStringLiteral(", ")));
+    } else {
+        fillProblems(error);
+        dock(QStringLiteral("problemsDock"))->show();
+        dock(QStringLiteral("problemsDock"))->raise();
+    }
+    auto* box = new QMessageBox(QMessageBox::Warning, tr("Could not load"), m_lastLoadError, QMessageBox::Close, this);
+    box->setObjectName(QStringLiteral("loadErrorNotice"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    box->setWindowModality(Qt::NonModal);
+    box->show();
     emit loadFailed(error);
 }
 
@@ -480,9 +528,10 @@ void MainWindow::exportChromeTrace()
     if (path.isEmpty())
         return;
     std::string error;
-    if (npuscope::exportChromeTrace(*s, path.toStdString(), &error))
+    if (npuscope::exportChromeTrace(*s, path.toStdString(), &error)) {
         statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
-    else
+        showExportNotice(this, path);
+    } else
         QMessageBox::warning(this, tr("Export failed"), qstr(error));
 }
 

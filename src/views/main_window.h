@@ -29,6 +29,7 @@ namespace npuscope {
 class AdvisorPanel;
 class CompareView;
 class LoadController;
+class SelectionPanel;
 class SelectionController;
 class SummaryStrip;
 class TimelineView;
@@ -49,6 +50,9 @@ public:
     SessionPtr session() const;
     QString statusText() const; // the permanent status summary ("… events · … files · …")
     int problemCount() const;   // rows in the Problems dock
+    SelectionPanel* selectionPanel() const { return m_selectionPanel; }
+    // The message of the last failed load ("Could not load PATH: reason…"), "" when none.
+    QString lastLoadError() const { return m_lastLoadError; }
 
     // Put a view into a dock: "advisorDock", "operatorsDock", "operatorDetailDock",
     // "problemsDock", "filesDock". Replaces the placeholder (which is deleted).
@@ -118,6 +122,8 @@ private:
     TimelineView* m_timeline = nullptr;
     UtilizationPlots* m_plots = nullptr;
     AdvisorPanel* m_advisor = nullptr;
+    SelectionPanel* m_selectionPanel = nullptr;
+    QString m_lastLoadError;
     QTreeWidget* m_problems = nullptr;
     QTreeWidget* m_files = nullptr;
     QComboBox* m_rankCombo = nullptr;

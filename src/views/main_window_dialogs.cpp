@@ -1,6 +1,8 @@
 // MainWindow: the keyboard help, About and the advisor report export (kept apart from the
 // window wiring in main_window.cpp).
 #include "views/main_window.h"
+
+#include "views/export_notice.h"
 #include "views/advisor_panel.h"
 #include "views/report_pdf.h"
 
@@ -41,7 +43,8 @@ void MainWindow::showShortcuts()
         {"Collapse / expand a group", "click its header", ""},
         {"Find operator", "", "Ctrl+F"},
         {"Step through matches", "", "Enter / Shift+Enter"},
-        {"Jump from finding, ranking row or instance to the timeline", "double-click", "Enter"},
+        {"Jump from an Advisor evidence row to the timeline", "click", "Enter"},
+        {"Jump from a ranking row or instance to the timeline", "double-click", "Enter"},
         {"Open folder", "drop a folder on the window", "Ctrl+O"},
         {"Open file", "drop a file on the window", "Ctrl+Shift+O"},
         {"Reload", "", "F5"},
@@ -131,6 +134,7 @@ void MainWindow::exportAdvisorReport()
             }
         }
         statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
+        showExportNotice(this, path);
     });
     watcher->setFuture(QtConcurrent::run([s, path, cancel, o, current]() -> Result {
         std::shared_ptr<const advisor::AdvisorReport> r = current;

@@ -73,6 +73,7 @@ public:
 
     QString searchText() const { return m_search; }
     std::size_t matchCount() const { return m_matches.size(); }
+    int currentMatch() const { return m_matchIndex; } // the match Enter went to, -1 before
 
 public slots:
     void setSearchText(const QString& text);
@@ -81,6 +82,7 @@ public slots:
 
 signals:
     void searchResultsChanged(int count);
+    void currentMatchChanged(int index, int count);
 
 protected:
     void paintEvent(QPaintEvent* e) override;

@@ -348,6 +348,7 @@ void TimelineView::nextMatch()
         return;
     m_matchIndex = (m_matchIndex + 1) % static_cast<int>(m_matches.size());
     m_sel->revealTask(m_matches[static_cast<std::size_t>(m_matchIndex)]);
+    emit currentMatchChanged(m_matchIndex, static_cast<int>(m_matches.size()));
 }
 
 void TimelineView::previousMatch()
@@ -357,6 +358,7 @@ void TimelineView::previousMatch()
     const int n = static_cast<int>(m_matches.size());
     m_matchIndex = (m_matchIndex - 1 + n) % n;
     m_sel->revealTask(m_matches[static_cast<std::size_t>(m_matchIndex)]);
+    emit currentMatchChanged(m_matchIndex, n);
 }
 
 } // namespace npuscope

@@ -237,10 +237,19 @@ void UtilizationPlots::rebuild()
 
     const SessionPtr& s = m_sel->session();
     std::vector<Series> series;
+    m_rankNote.clear();
     if (s && !s->ranks.empty()) {
         const int rank = std::max(0, m_sel->currentRank());
         if (rank < static_cast<int>(s->ranks.size()))
             series = utilizationSeries(*s->ranks[static_cast<std::size_t>(rank)], 0);
+        // A cluster: say whose curves these are, above all when "All ranks" is chosen.
+        if (s->ranks.size() > 1 && rank < static_cast<int>(s->ranks.size())) {
+            const Profile& p = *s->ranks[static_cast<std::size_t>(rank)];
+            const QString who = p.rank >= 0 ? tr("rank %1").arg(p.rank) : qstr(p.name);
+            m_rankNote = m_sel->currentRank() < 0
+                ? tr("Curves of %1 only (All ranks chosen: pick a rank in the toolbar to see another)").arg(who)
+                : tr("Curves of %1").arg(who);
+        }
     }
     std::map<std::pair<int, QString>, std::vector<const Series*>> byPlot;
     for (const Series& ser : series)
@@ -248,6 +257,15 @@ void UtilizationPlots::rebuild()
             byPlot[{plotOrder(plotKey(ser)), plotKey(ser)}].push_back(&ser);
 
     int row = 0;
+    if (!m_rankNote.isEmpty() && !series.empty()) {
+        QFont f = font();
+        f.setPointSizeF(std::max(6.0, f.pointSizeF() - 1));
+        auto* note = new QCPTextElement(m_plot, m_rankNote, f);
+        note->setTextColor(palette().color(QPalette::WindowText));
+        m_plot->plotLayout()->addElement(row++, 0, note);
+        m_plot->plotLayout()->setRowStretchFactor(0, 0.001); // its text's height, the plots the rest
+        note->setMinimumSize(0, QFontMetrics(f).height() + 4);
+    }
     for (const auto& [key, list] : byPlot) {
         auto* rect = new QCPAxisRect(m_plot);
         m_plot->plotLayout()->addElement(row++, 0, rect);

@@ -39,6 +39,8 @@ public:
     // What hovering at pos (plot coordinates) shows: the time and every curve's value there,
     // one line each; empty outside the plots.
     QString readoutAt(QPointF pos) const;
+    // On a cluster, which rank's curves are shown ("Curves of rank 0 only (All ranks chosen…)").
+    QString rankNote() const { return m_rankNote; }
 
 private:
     void rebuild();
@@ -59,6 +61,7 @@ private:
     TimelineView* m_timeline = nullptr;
     std::optional<TimeRange> m_highlight;
     QStringList m_names;
+    QString m_rankNote;
     bool m_syncing = false;
     bool m_selecting = false;
     double m_selectStartMs = 0;

@@ -87,7 +87,7 @@ private slots:
         QCOMPARE(r.code, 0);
         const QStringList l = lines(r.out);
         QCOMPARE(l.value(0), QStringLiteral("rank,operator_name,duration_ms,aic_utilization,l2_cache_hit_rate,count,"
-                                            "avg_us,max_us,share,min_us,p50_us,p90_us,p99_us,task_type,bound,device"));
+                                            "avg_us,max_us,share,min_us,p50_us,p90_us,p99_us,task_type,bound,self_ms,device"));
         QCOMPARE(l.size(), 1 + 6);
         // python3: csv.DictReader(kernel_details.csv), rows without Accelerator Core HCCL/COMMUNICATION
         // or a Type starting with hcom, grouped by Type, Σ Duration(us) as exact ns:
@@ -132,7 +132,9 @@ private slots:
         std::vector<std::string> keys;
         for (auto it = doc[0].begin(); it != doc[0].end(); ++it)
             keys.push_back(it.key());
-        QCOMPARE(keys.size(), std::size_t(15));
+        QCOMPARE(keys.size(), std::size_t(16));
+        QVERIFY(doc[0].contains("self_ms")); // = duration_ms for device tasks
+        QCOMPARE(doc[0]["self_ms"].get<double>(), doc[0]["duration_ms"].get<double>());
         // Ascending puts the smallest first.
         const Run asc = run({"analyze", "--import", kAdvisorKernels, "--format", "csv", "--top", "1", "--sort", "ascending"});
         QCOMPARE(asc.code, 0);
