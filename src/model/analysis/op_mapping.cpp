@@ -163,6 +163,7 @@ std::vector<std::vector<std::vector<MappedOp>>> mappingSequences(const Profile& 
 namespace {
 
 constexpr int kMaxEditDistance = 2500; // beyond it, a stream pair is not the same program
+constexpr std::size_t kEditBudget = 50'000'000; // (N + M) · D steps of one stream pair at most
 
 // Myers' O((N+M)·D) shortest edit script; the matched index pairs in order. False when the
 // distance exceeds maxD.
@@ -263,7 +264,11 @@ public:
             tb.push_back(id(m_types, op.type));
         }
         std::vector<std::pair<int, int>> anchors;
-        mapped = !a.empty() && !b.empty() && myersMatches(ka, kb, kMaxEditDistance, anchors);
+        // The work is (N + M) · D: long sequences get a smaller distance budget, so a large pair of
+        // different programs gives up early instead of stalling the comparison.
+        const std::size_t len = a.size() + b.size();
+        const int maxD = static_cast<int>(std::min<std::size_t>(kMaxEditDistance, std::max<std::size_t>(64, kEditBudget / (len + 1))));
+        mapped = !a.empty() && !b.empty() && myersMatches(ka, kb, maxD, anchors);
         // Pieces: (baseline range, optimized range, is-anchor).
         struct Piece {
             int a0, a1, b0, b1;
