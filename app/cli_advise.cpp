@@ -111,10 +111,11 @@ int advise(const Args& args)
     lo.prefer = prefer;
     const LoadResult loaded = loadSession(path, lo);
     if (!loaded.session || loaded.session->ranks.empty()) {
-        std::fprintf(stderr, "npuscope advise: cannot load %s: %s\n", path.c_str(),
-                     loaded.error.empty() ? "no profiling data found" : loaded.error.c_str());
+        printError("advise", "cannot load " + path + ": "
+                                 + (loaded.error.empty() ? std::string("no profiling data found") : loaded.error));
         return 1;
     }
+    warnInputProblems("advise", *loaded.session);
     advisor::ThresholdsOptions to;
     to.overrideFile = config;
     const advisor::Thresholds th = advisor::Thresholds::load(to);

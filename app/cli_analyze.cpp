@@ -4,9 +4,11 @@
 #include "app/cli_table.h"
 
 #include "model/analysis/chrome_export.h"
+#include "model/analysis/memory.h"
 #include "model/analysis/op_stats.h"
 #include "model/analysis/summary.h"
 #include "model/analysis/units.h"
+#include "model/store/safe_text.h"
 #include "model/formats/loader.h"
 
 #include <algorithm>
@@ -29,7 +31,7 @@ const char* kHelp =
     "Rank operators (or communication ops) of one or more profiles by cost.\n"
     "\n"
     "  --import PATH...        profile folders or files; several paths and globs (ranks of a cluster)\n"
-    "  --metric M              duration (default) | memory_bandwidth | communication_duration\n"
+    "  --metric M              duration (default) | memory_bandwidth | communication_duration | memory\n"
     "  --top N                 rows per rank (default 10, 0 = all)\n"
     "  --sort ORDER            descending (default) | ascending\n"
     "  --group-by G            type (OP Type, default) | name (Op Name)\n"
@@ -43,6 +45,10 @@ const char* kHelp =
     "  duration:               rank,operator_name,duration_ms,aic_utilization,l2_cache_hit_rate,count,avg_us,max_us,share,...\n"
     "  memory_bandwidth:       rank,operator_name,memory_read_GBps,memory_write_GBps,memory_bandwidth_utilization,duration_ms,count,...\n"
     "  communication_duration: rank,operator_name,duration_ms,communication_volume_GB,count,wait_ms,transit_ms\n"
+    "  memory:                 rank,operator_name,allocation_MB,allocated_at_ms,released_at_ms,duration_ms\n"
+    "                          one row per allocation of operator_memory.csv (or OP_MEMORY), by size (MB = 2^20 B);\n"
+    "                          times are the profile's clock in ms; released_at_ms and duration_ms are empty\n"
+    "                          for an allocation still held when the capture ended\n"
     "A 'device' column (the profile's rank id) is added when several ranks are imported.\n"
     "Exit codes: 0 ok, 1 input problem, 2 usage.\n";
 
@@ -144,8 +150,8 @@ int parse(const Args& args, Options& o)
         } else if (is("--metric")) {
             if (!value(i, "--metric", v))
                 return usage("--metric needs a value");
-            if (v != "duration" && v != "memory_bandwidth" && v != "communication_duration")
-                return usage("unknown metric '" + v + "' (duration, memory_bandwidth, communication_duration)");
+            if (v != "duration" && v != "memory_bandwidth" && v != "communication_duration" && v != "memory")
+                return usage("unknown metric '" + v + "' (duration, memory_bandwidth, communication_duration, memory)");
             o.metric = v;
         } else if (is("--top")) {
             if (!value(i, "--top", v))
@@ -297,12 +303,42 @@ void commRows(const Profile& p, const Options& o, bool multi, Table& t)
     }
 }
 
+// One row per operator allocation (operator_memory), largest first (--sort ascending: smallest).
+void memoryRows(const Profile& p, const Options& o, bool multi, Table& t)
+{
+    std::vector<std::uint32_t> rows = memory::allocationsBySize(p);
+    if (o.ascending)
+        std::stable_sort(rows.begin(), rows.end(), [&p](auto a, auto b) {
+            const auto& x = p.opMemory[a];
+            const auto& y = p.opMemory[b];
+            return x.bytes != y.bytes ? x.bytes < y.bytes : x.allocAt < y.allocAt;
+        });
+    if (o.top > 0 && rows.size() > static_cast<std::size_t>(o.top))
+        rows.resize(static_cast<std::size_t>(o.top));
+    long position = 0;
+    for (auto i : rows) {
+        const OpAllocation& a = p.opMemory[i];
+        std::vector<std::string> r{std::to_string(++position), std::string(p.str(a.name)),
+                                   fixed(a.bytes / (1024.0 * 1024.0), 6), ms(a.allocAt),
+                                   a.releaseAt ? ms(*a.releaseAt) : std::string(),
+                                   a.releaseAt ? ms(*a.releaseAt - a.allocAt) : std::string()};
+        if (multi)
+            r.push_back(std::to_string(p.rank));
+        t.rows.push_back(std::move(r));
+    }
+}
+
 Table makeTable(const std::string& metric, bool multi)
 {
     Table t;
     t.addColumn("rank", true);
     t.addColumn("operator_name", false);
-    if (metric == "memory_bandwidth") {
+    if (metric == "memory") {
+        t.addColumn("allocation_MB", true);
+        t.addColumn("allocated_at_ms", true);
+        t.addColumn("released_at_ms", true);
+        t.addColumn("duration_ms", true);
+    } else if (metric == "memory_bandwidth") {
         t.addColumn("memory_read_GBps", true);
         t.addColumn("memory_write_GBps", true);
         t.addColumn("memory_bandwidth_utilization", true);
@@ -363,20 +399,20 @@ int analyze(const Args& args)
     if (tty)
         std::fputs("\r\033[K", stderr);
     if (!loaded.session) {
-        std::fprintf(stderr, "npuscope analyze: %s\n",
-                     loaded.error.empty() ? (paths[0] + ": cannot be loaded").c_str() : loaded.error.c_str());
+        printError("analyze", loaded.error.empty() ? paths[0] + ": cannot be loaded" : loaded.error);
         return 1;
     }
+    const std::vector<InputProblem> problems = warnInputProblems("analyze", *loaded.session);
     const Session& s = *loaded.session;
     if (s.ranks.empty()) {
-        std::fprintf(stderr, "npuscope analyze: %s: no profile found\n", paths[0].c_str());
+        printError("analyze", paths[0] + ": no profile found");
         return 1;
     }
 
     if (o.format == "chrome_trace") {
         std::string error;
         if (!exportChromeTrace(s, o.exportPath, &error)) {
-            std::fprintf(stderr, "npuscope analyze: %s\n", error.c_str());
+            printError("analyze", error);
             return 1;
         }
         return 0;
@@ -387,14 +423,29 @@ int analyze(const Args& args)
     for (const ProfilePtr& p : s.ranks) {
         if (o.metric == "communication_duration")
             commRows(*p, o, multi, t);
+        else if (o.metric == "memory")
+            memoryRows(*p, o, multi, t);
         else
             operatorRows(*p, o, multi, t);
     }
     if (t.rows.empty())
-        std::fprintf(stderr, "npuscope analyze: %s: no %s\n", paths[0].c_str(),
-                     o.metric == "communication_duration" ? "communication ops (communication.json or a Communication timeline)"
-                                                          : "device tasks (kernel_details/op_summary or a timeline)");
-    return writeOutput("analyze", o.exportPath, t.render(o.format)) ? 0 : 1;
+        printError("analyze", paths[0] + ": no "
+                                  + (o.metric == "communication_duration"
+                                         ? "communication ops (communication.json or a Communication timeline)"
+                                     : o.metric == "memory"
+                                         ? "operator allocations (operator_memory.csv or the OP_MEMORY table: "
+                                           "collect with profile_memory=True)"
+                                         : "device tasks (kernel_details/op_summary or a timeline)"));
+    std::string out;
+    if (o.format == "json") {
+        // {"metric", "rows": [...], "input_problems": [...]}: the rows alone would not say that
+        // they cover part of the input.
+        out = "{\"metric\": " + jsonString(o.metric) + ",\n\"input_problems\": " + text::dumpJson(toJson(problems))
+              + ",\n\"rows\": " + t.toJson() + "}\n";
+    } else {
+        out = t.render(o.format);
+    }
+    return writeOutput("analyze", o.exportPath, out) ? 0 : 1;
 }
 
 } // namespace npuscope::cli

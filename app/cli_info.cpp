@@ -16,14 +16,25 @@
 //               "skipped_total", "diagnostics": [{"severity", "file", "line", "byte_offset", "reason",
 //                                                 "count", "where"}],
 //               "op_types": {"source": "kernels"|"timeline", "rows": [{"type", "count", "total_ns",
-//                                                                      "total_us"}]}}],
+//                                                                      "total_us"}]},
+//               "memory": {"component" (the framework curve: PTA+GE, else PTA, else GE; null
+//                          when memory_record is absent), "allocations", "unreleased",
+//                          "peak_allocated", "peak_reserved", "peak_active", "app_reserved":
+//                          {"bytes", "mb" (2^20 B), "at_ns", "at_ms" (from time_span.begin_ns)} or
+//                          null, "capacity_bytes" (null: unknown)}}],
 //    "cluster": {"step_trace_rows", "comm_ops", "comm_links", "groups"},
-//    "files": [..], "ignored": [..], "diagnostics": [..]}   (outside any rank)
-// Paths are relative to PATH (or to its folder when PATH is a file).
+//    "files": [..], "ignored": [..], "diagnostics": [..],   (outside any rank)
+//    "input_problems": [{"rank", "file", "status", "skipped", "reason"}],
+//    "repaired_strings": n}   (strings that were not valid UTF-8, written with U+FFFD)
+// Paths are relative to PATH (or to its folder when PATH is a file). Names and paths are kept
+// byte-exact in the model; the JSON writer repairs invalid UTF-8 and the text form escapes
+// control characters (model/store/safe_text.h).
 #include "app/cli.h"
 
+#include "model/analysis/memory.h"
 #include "model/formats/loader.h"
 #include "model/io/relative_path.h"
+#include "model/store/safe_text.h"
 
 #include <nlohmann/json.hpp>
 #include <unistd.h>
@@ -149,6 +160,30 @@ Json opTypes(const Profile& p)
     return Json{{"source", source}, {"rows", out}};
 }
 
+Json memoryJson(const Profile& p)
+{
+    const memory::Summary m = memory::summarize(p);
+    auto peak = [&p](const memory::Peak& k) {
+        if (!k.valid())
+            return Json(nullptr);
+        return Json{{"bytes", k.bytes},
+                    {"mb", k.bytes / (1024.0 * 1024.0)},
+                    {"at_ns", k.at},
+                    {"at_ms", double(k.at - p.begin) / 1e6}};
+    };
+    const memory::ComponentCurve* fw = m.frameworkCurve();
+    Json out;
+    out["component"] = fw ? Json(fw->component) : Json(nullptr);
+    out["allocations"] = m.allocations;
+    out["unreleased"] = m.unreleased;
+    out["peak_allocated"] = peak(m.peakAllocated);
+    out["peak_reserved"] = peak(m.peakReserved);
+    out["peak_active"] = peak(m.peakActive);
+    out["app_reserved"] = peak(m.appReserved);
+    out["capacity_bytes"] = m.capacityBytes == m.capacityBytes ? Json(m.capacityBytes) : Json(nullptr);
+    return out;
+}
+
 Json rankJson(const Profile& p, const Relativizer& rel)
 {
     Json r;
@@ -201,6 +236,7 @@ Json rankJson(const Profile& p, const Relativizer& rel)
     r["skipped_total"] = p.skippedTotal();
     r["diagnostics"] = diagnosticsJson(p.diagnostics, rel);
     r["op_types"] = opTypes(p);
+    r["memory"] = memoryJson(p);
     return r;
 }
 
@@ -224,6 +260,10 @@ Json sessionJson(const Session& s, const std::string& path)
     out["files"] = files;
     out["ignored"] = ignored;
     out["diagnostics"] = diagnosticsJson(s.diagnostics, rel);
+    Json problems = toJson(inputProblems(s));
+    for (auto& p : problems)
+        p["file"] = rel(p["file"].get<std::string>());
+    out["input_problems"] = problems;
     return out;
 }
 
@@ -234,10 +274,11 @@ std::string num(const Json& v)
         std::snprintf(buf, sizeof buf, "%.3f", v.get<double>());
         return buf;
     }
-    return v.dump();
+    return text::dumpJson(v);
 }
 
-std::string str(const Json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+// For the terminal: control characters escaped, invalid UTF-8 as U+FFFD.
+std::string str(const Json& v) { return text::forTerminal(v.is_string() ? v.get<std::string>() : text::dumpJson(v)); }
 
 void printFiles(const Json& files, const Json& ignored, const char* indent)
 {
@@ -274,10 +315,43 @@ std::string joinCounts(const Json& obj)
     return out.empty() ? "none" : out;
 }
 
+std::string peakText(const Json& k)
+{
+    if (k.is_null())
+        return "none";
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "%.2f MB at %.3f ms (%s ns)", k["mb"].get<double>(), k["at_ms"].get<double>(),
+                  k["at_ns"].dump().c_str());
+    return buf;
+}
+
+void printMemory(const Json& m)
+{
+    if (m["component"].is_null() && m["app_reserved"].is_null() && m["allocations"].get<std::uint64_t>() == 0)
+        return;
+    std::printf("  memory: %s operator allocations, %s held to the end of the capture\n",
+                num(m["allocations"]).c_str(), num(m["unreleased"]).c_str());
+    if (!m["component"].is_null()) {
+        std::printf("    peak allocated (%s): %s\n", str(m["component"]).c_str(), peakText(m["peak_allocated"]).c_str());
+        std::printf("    peak reserved (%s): %s\n", str(m["component"]).c_str(), peakText(m["peak_reserved"]).c_str());
+    }
+    if (!m["app_reserved"].is_null())
+        std::printf("    peak reserved (APP, whole process): %s\n", peakText(m["app_reserved"]).c_str());
+    if (!m["capacity_bytes"].is_null())
+        std::printf("    device capacity: %.2f MB\n", m["capacity_bytes"].get<double>() / (1024.0 * 1024.0));
+}
+
 void printText(const Json& j)
 {
     std::printf("path: %s\nlayout: %s\nsource: %s\nranks: %zu\n", str(j["path"]).c_str(), str(j["layout"]).c_str(),
                 str(j["source"]).c_str(), j["ranks"].size());
+    if (!j["input_problems"].empty()) {
+        std::printf("\nINCOMPLETE INPUT: %zu file(s) read in part or not at all; numbers below cover what was read\n",
+                    j["input_problems"].size());
+        for (const auto& p : j["input_problems"])
+            std::printf("  %s: %s, %s skipped: %s\n", str(p["file"]).c_str(), str(p["status"]).c_str(),
+                        num(p["skipped"]).c_str(), str(p["reason"]).c_str());
+    }
     for (const auto& r : j["ranks"]) {
         std::string devices;
         for (const auto& d : r["devices"])
@@ -304,6 +378,7 @@ void printText(const Json& j)
                     num(ts["duration_ms"]).c_str());
         std::printf("  skipped: %s\n", num(r["skipped_total"]).c_str());
         printDiagnostics(r["diagnostics"], "  ");
+        printMemory(r["memory"]);
         const Json& ops = r["op_types"];
         std::printf("  op types (%s, by total duration): %zu\n", str(ops["source"]).c_str(), ops["rows"].size());
         for (const auto& o : ops["rows"])
@@ -379,16 +454,18 @@ int info(const Args& args)
     if (tty)
         std::fputs("\r\033[K", stderr);
     if (!result.session) {
-        std::fprintf(stderr, "npuscope info: %s\n", result.error.c_str());
+        printError("info", result.error);
         return 1;
     }
+    warnInputProblems("info", *result.session);
     std::string shown = paths.front();
     for (std::size_t i = 1; i < paths.size(); ++i)
         shown += ' ' + paths[i];
     Json report = sessionJson(*result.session, paths.size() == 1 ? paths.front() : result.session->root);
     report["path"] = shown;
     if (format == "json") {
-        std::printf("%s\n", report.dump(2).c_str());
+        report["repaired_strings"] = text::invalidStrings(report);
+        std::printf("%s\n", text::dumpJson(report, 2).c_str());
     } else {
         printText(report);
     }

@@ -4,11 +4,13 @@
 
 #include "advisor/advisor.h"
 #include "model/analysis/op_stats.h"
+#include "model/analysis/time_axis.h"
 #include "model/analysis/units.h"
 #include "model/formats/loader.h"
 #include "model/synth/synth.h"
 #include "views/load_controller.h"
 #include "views/main_window.h"
+#include "views/selection_controller.h"
 #include "views/theme.h"
 #include "views/timeline_view.h"
 
@@ -21,6 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,7 +38,9 @@ struct GuiArgs {
     std::string tab;        // --tab NAME: the central tab to show (e.g. "Cluster") before the screenshot
     std::string compare;    // --compare OPTIMIZED: the Compare tab against the first profile
     bool preferences = false; // --preferences: open the Preferences dialog (with --screenshot: save it)
-    bool bad = false;
+    // --zoom START END / --select START END: offsets from the trace start the window opens on.
+    std::optional<std::pair<TimeNs, TimeNs>> zoom, select;
+    std::string error; // a usage error: exit 2 with it
 };
 
 GuiArgs parseArgs(int argc, char** argv)
@@ -53,6 +58,17 @@ GuiArgs parseArgs(int argc, char** argv)
             a.compare = s.substr(10);
         } else if (s == "--tab" && i + 1 < argc) {
             a.tab = argv[++i];
+        } else if (s == "--zoom" || s == "--select") {
+            auto option = [](const char* v) { return v[0] == '-' && v[1] == '-'; };
+            if (i + 2 >= argc || option(argv[i + 1]) || option(argv[i + 2])) {
+                a.error = s + " needs START and END, e.g. " + s + " 12.1ms 14.4ms";
+                return a;
+            }
+            TimeNs b = 0, e = 0;
+            if (!parseTimeRangeText(s, argv[i + 1], argv[i + 2], &b, &e, &a.error))
+                return a;
+            (s == "--zoom" ? a.zoom : a.select) = std::pair{b, e};
+            i += 2;
         } else if (s == "--screenshot" && i + 1 < argc) {
             a.screenshot = argv[++i];
         } else if (s.rfind("--screenshot=", 0) == 0) {
@@ -141,6 +157,10 @@ int runHeadless(const GuiArgs& args)
 int runGui(int argc, char** argv)
 {
     GuiArgs args = parseArgs(argc, argv);
+    if (!args.error.empty()) {
+        std::fprintf(stderr, "npuscope: %s\nTry 'npuscope --help'.\n", args.error.c_str());
+        return 2;
+    }
     if (args.demo || (headless() && args.paths.empty())) {
         std::string error;
         const std::string demo = demoPath(&error);
@@ -162,6 +182,24 @@ int runGui(int argc, char** argv)
 
     MainWindow w;
     w.show();
+    if (args.zoom || args.select) {
+        // Connected before the screenshot, so the picture shows the range asked for.
+        QObject::connect(&w, &MainWindow::sessionLoaded, &w, [&w, zoom = args.zoom, select = args.select] {
+            SelectionController* sel = w.selection();
+            const TimeNs length = sel->fullRange().end - sel->fullRange().begin;
+            for (const auto& [name, range] : {std::pair{"--select", select}, std::pair{"--zoom", zoom}}) {
+                if (!range)
+                    continue;
+                if (range->first >= length)
+                    std::fprintf(stderr, "npuscope: warning: %s starts at %s, past the trace's end (%s long)\n", name,
+                                 formatDuration(range->first).c_str(), formatDuration(length).c_str());
+                if (std::string_view(name) == "--select")
+                    sel->selectOffsets(range->first, range->second);
+                else
+                    sel->zoomToOffsets(range->first, range->second);
+            }
+        });
+    }
     QStringList paths;
     for (const auto& p : args.paths)
         paths << QString::fromStdString(p);

@@ -117,6 +117,7 @@ void addComputationRules(std::vector<RuleDef>& out);
 void addCommunicationRules(std::vector<RuleDef>& out);
 void addSchedulingRules(std::vector<RuleDef>& out);
 void addMemoryRules(std::vector<RuleDef>& out);
+void memoryPeakRule(const RuleCtx& c, RuleOut& out); // MEM-PEAK (rules_memory_peak.cpp)
 void addClusterRules(std::vector<RuleDef>& out);
 
 // Helpers shared by the rules.

@@ -16,7 +16,8 @@ public:
     static constexpr int kDefaultRecent = 10;
     static constexpr int kMaxRecent = 30;
     // Bump when docks are added or renamed, so an old saved layout is not restored onto them.
-    static constexpr int kWindowStateVersion = 1;
+    // 2: the timeline and its plots take most of the height by default.
+    static constexpr int kWindowStateVersion = 2;
 
     static QStringList recentPaths();
     static void addRecent(const QStringList& paths); // one entry per open, paths joined by '\n'
@@ -27,7 +28,10 @@ public:
 
     static QByteArray windowGeometry();
     static QByteArray windowState();
-    static void setWindow(const QByteArray& geometry, const QByteArray& state);
+    // The split between the timeline and its utilisation plots (QSplitter::saveState), empty
+    // when none was saved with this kWindowStateVersion.
+    static QByteArray timelineSplit();
+    static void setWindow(const QByteArray& geometry, const QByteArray& state, const QByteArray& timelineSplit = {});
 
     static Theme theme();
     static void setTheme(Theme t);

@@ -8,6 +8,7 @@
 #include "views/advisor_panel.h"
 #include "views/app_settings.h"
 #include "views/cluster_view.h"
+#include "views/memory_view.h"
 #include "views/load_controller.h"
 #include "views/operator_detail_view.h"
 #include "views/operator_ranking_view.h"
@@ -67,15 +68,25 @@ MainWindow::MainWindow(QWidget* parent)
     rebuildRecentMenu();
     m_defaultState = saveState(AppSettings::kWindowStateVersion);
     restoreGeometry(AppSettings::windowGeometry());
-    if (!restoreState(AppSettings::windowState(), AppSettings::kWindowStateVersion)) {
-        // No saved layout: size the docks once the window has its geometry (resizeDocks before
-        // the first show is ignored), leaving the timeline and plots most of the height.
-        QTimer::singleShot(0, this, [this] {
+    const bool restored = restoreState(AppSettings::windowState(), AppSettings::kWindowStateVersion);
+    // Size the docks and the split once the window has its geometry (resizeDocks before the
+    // first show is ignored): the timeline and its plots keep most of the height, the lanes
+    // about two thirds of it.
+    QTimer::singleShot(0, this, [this, restored] {
+        if (!restored) {
             resizeDocks({dock(QStringLiteral("advisorDock"))}, {width() / 4}, Qt::Horizontal);
             resizeDocks({dock(QStringLiteral("operatorsDock"))}, {height() / 4}, Qt::Vertical);
             m_defaultState = saveState(AppSettings::kWindowStateVersion);
-        });
-    }
+        }
+        const int summary = m_summary->sizeHint().height();
+        const int rest = std::max(0, m_splitter->height() - summary - 2 * m_splitter->handleWidth());
+        const int plots = std::min(rest / 2, std::max(rest / 3, m_plots->minimumHeight()));
+        m_defaultSplit = {summary, rest - plots, plots};
+        if (const QByteArray split = restored ? AppSettings::timelineSplit() : QByteArray(); !split.isEmpty())
+            m_splitter->restoreState(split);
+        else
+            m_splitter->setSizes(m_defaultSplit);
+    });
     connect(m_loader, &LoadController::started, this, &MainWindow::onLoadStarted);
     connect(m_loader, &LoadController::progress, this, &MainWindow::onLoadProgress);
     connect(m_loader, &LoadController::finished, this, &MainWindow::onLoaded);
@@ -102,6 +113,7 @@ void MainWindow::buildCentral()
     m_summary = new SummaryStrip(m_sel);
     m_timeline = new TimelineView(m_sel);
     m_plots = new UtilizationPlots(m_sel);
+    m_plots->alignTo(m_timeline); // one time axis: the plots' x is the timeline's
     m_splitter->addWidget(m_summary);
     m_splitter->addWidget(m_timeline);
     m_splitter->addWidget(m_plots);
@@ -257,6 +269,7 @@ void MainWindow::connectActions()
     connect(m_ui->actionQuit, &QAction::triggered, this, &QWidget::close);
     connect(m_ui->actionResetLayout, &QAction::triggered, this, [this] {
         restoreState(m_defaultState, AppSettings::kWindowStateVersion);
+        m_splitter->setSizes(m_defaultSplit);
         for (QDockWidget* d : findChildren<QDockWidget*>())
             d->show();
     });
@@ -360,6 +373,7 @@ void MainWindow::onLoaded(SessionPtr session, const QStringList& paths, qint64 e
     parts << tr("loaded in %1 s").arg(QString::number(static_cast<double>(elapsedMs) / 1000.0, 'f', 1));
     m_statusLabel->setText(parts.join(QStringLiteral(" · ")));
     ClusterView::updateTab(this, session); // the Cluster tab: added, refreshed or removed
+    MemoryView::updateTab(this, session);  // the Memory tab likewise
     emit sessionLoaded(session);
 }
 
@@ -474,7 +488,7 @@ void MainWindow::exportChromeTrace()
 
 void MainWindow::closeEvent(QCloseEvent* e)
 {
-    AppSettings::setWindow(saveGeometry(), saveState(AppSettings::kWindowStateVersion));
+    AppSettings::setWindow(saveGeometry(), saveState(AppSettings::kWindowStateVersion), m_splitter->saveState());
     m_loader->cancel();
     QMainWindow::closeEvent(e);
 }

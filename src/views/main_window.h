@@ -127,6 +127,7 @@ private:
     QPushButton* m_cancel = nullptr;
     QStringList m_paths;
     QByteArray m_defaultState;
+    QList<int> m_defaultSplit; // summary strip, timeline, plots
 };
 
 } // namespace npuscope

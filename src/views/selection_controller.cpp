@@ -167,4 +167,16 @@ void SelectionController::revealTask(TaskRef t)
     applyVisible({s - margin, s + d + margin}, true);
 }
 
+void SelectionController::zoomToOffsets(TimeNs begin, TimeNs end)
+{
+    applyVisible({m_full.begin + begin, m_full.begin + end}, true);
+}
+
+void SelectionController::selectOffsets(TimeNs begin, TimeNs end)
+{
+    setSelectedRange(TimeRange{m_full.begin + begin, m_full.begin + end});
+    const TimeNs margin = roundNs(static_cast<double>(end - begin) * 0.1);
+    zoomToOffsets(begin - margin, end + margin);
+}
+
 } // namespace npuscope

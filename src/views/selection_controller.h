@@ -52,6 +52,10 @@ public slots:
     void setSelectedOperator(const QString& key);
     // Show a task: select it and zoom to it with 10 % margin on each side.
     void revealTask(TaskRef t);
+    // The command line's --zoom and --select, in offsets from the trace start: show [begin,
+    // end); select [begin, end) and show it with 10 % of its width on each side.
+    void zoomToOffsets(TimeNs begin, TimeNs end);
+    void selectOffsets(TimeNs begin, TimeNs end);
 
 signals:
     void sessionChanged();

@@ -1,5 +1,6 @@
 #include "views/timeline_view.h"
 
+#include "model/analysis/time_axis.h"
 #include "views/palette.h"
 #include "views/time_format.h"
 
@@ -609,19 +610,44 @@ void TimelineView::drawRuler(QPainter& p) const
         return;
     const QRect cr = contentRect();
     const TimeNs origin = m_sel->fullRange().begin;
-    const double nsPerPx = static_cast<double>(v.end - v.begin) / cr.width();
-    const TimeNs step = niceStep(nsPerPx * 90);
-    TimeNs t = origin + ((v.begin - origin) / step) * step;
+    // The same ticks as the utilisation plots' time axis (model/analysis/time_axis.h).
+    const TimeTicks ticks = timeTicks(v.begin - origin, v.end - origin, cr.width());
     p.setPen(pal.windowText().color());
-    for (; t <= v.end; t += step) {
+    for (TimeNs t = origin + ticks.first; t <= v.end; t += ticks.step) {
         const double x = xOf(t);
         if (x < cr.left())
             continue;
         p.drawLine(QPointF(x, kRulerHeight - 7), QPointF(x, kRulerHeight - 1));
-        p.drawText(QRectF(x + 3, 0, 120, kRulerHeight - 4), Qt::AlignLeft | Qt::AlignVCenter, formatOffset(t - origin, step));
+        p.drawText(QRectF(x + 3, 0, 120, kRulerHeight - 4), Qt::AlignLeft | Qt::AlignVCenter,
+                   formatOffset(t - origin, ticks.step, ticks.span));
     }
     p.drawText(QRect(4, 0, kLabelWidth - 8, kRulerHeight), Qt::AlignVCenter | Qt::AlignLeft,
                tr("window %1").arg(formatDuration(v.end - v.begin)));
+    // A selected range shows its duration on the ruler, over the ticks, between its edges.
+    if (const auto r = m_sel->selectedRange()) {
+        const QString text = rangeLabel();
+        const double a = std::max<double>(xOf(r->begin), cr.left());
+        const double b = std::min<double>(xOf(r->end), cr.right());
+        if (b >= cr.left() && a <= cr.right()) {
+            const int w = fontMetrics().horizontalAdvance(text) + 10;
+            const double mid = std::clamp((a + b) / 2, cr.left() + w / 2.0, cr.right() - w / 2.0);
+            const QRectF box(mid - w / 2.0, 2, w, kRulerHeight - 5);
+            p.setPen(Qt::NoPen);
+            p.setBrush(pal.highlight());
+            p.drawRoundedRect(box, 3, 3);
+            p.setPen(pal.highlightedText().color());
+            p.drawText(box, Qt::AlignCenter, text);
+            p.setPen(pal.highlight().color());
+            p.drawLine(QPointF(a, box.center().y()), QPointF(box.left(), box.center().y()));
+            p.drawLine(QPointF(box.right(), box.center().y()), QPointF(b, box.center().y()));
+        }
+    }
+}
+
+QString TimelineView::rangeLabel() const
+{
+    const auto r = m_sel->selectedRange();
+    return r ? QStringLiteral("↔ %1").arg(formatDuration(r->end - r->begin)) : QString();
 }
 
 void TimelineView::drawLegend(QPainter& p) const

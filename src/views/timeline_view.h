@@ -17,6 +17,7 @@
 #include <QStringList>
 
 #include <chrono>
+#include <optional>
 
 #include <vector>
 
@@ -28,7 +29,8 @@ public:
     explicit TimelineView(SelectionController* sel, QWidget* parent = nullptr);
 
     // Zoom step of W/S, + / − and one Ctrl+wheel notch: the window shrinks to 80 % (or grows
-    // to 125 %) around the centre (keys) or the cursor (wheel).
+    // to 125 %) around the mouse cursor (around the centre when the cursor is outside the
+    // slice area).
     static constexpr double kZoomInFactor = 0.8;
     static constexpr double kZoomOutFactor = 1.25;
     // Pan step of A/D, ←/→ and one Shift+wheel notch, as a fraction of the window.
@@ -61,6 +63,8 @@ public:
     double xOf(TimeNs t) const;
     TimeNs timeAt(double x) const;
     QRect contentRect() const; // the slice area of the viewport (right of labels, below ruler)
+    // What the ruler shows for the selected range ("↔ 4.00 ms"), empty without one.
+    QString rangeLabel() const;
 
     // Time a frame may take before names drawn for the first time wait for the next frame
     // (default 8 ms), and whether the last frame left some for the next.
@@ -168,6 +172,7 @@ private:
     bool m_pressOnSlice = false;
     bool m_pressInRuler = false;
     bool m_syncingScrollBar = false;
+    std::optional<QPoint> m_hoverPos; // the mouse over the viewport, none once it left
 };
 
 } // namespace npuscope

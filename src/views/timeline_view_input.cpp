@@ -33,16 +33,18 @@ void TimelineView::keyPressEvent(QKeyEvent* e)
 {
     const TimeRange v = m_sel->visibleRange();
     const TimeNs centre = v.begin + (v.end - v.begin) / 2;
+    // W/S zoom about the time under the mouse, about the centre when the mouse is elsewhere.
+    const TimeNs anchor = m_hoverPos && contentRect().contains(*m_hoverPos) ? timeAt(m_hoverPos->x()) : centre;
     const bool ctrl = e->modifiers() & Qt::ControlModifier;
     switch (e->key()) {
     case Qt::Key_W:
     case Qt::Key_Plus:
     case Qt::Key_Equal:
-        m_sel->zoomBy(kZoomInFactor, centre);
+        m_sel->zoomBy(kZoomInFactor, anchor);
         break;
     case Qt::Key_S:
     case Qt::Key_Minus:
-        m_sel->zoomBy(kZoomOutFactor, centre);
+        m_sel->zoomBy(kZoomOutFactor, anchor);
         break;
     case Qt::Key_A:
     case Qt::Key_Left:
@@ -103,6 +105,7 @@ void TimelineView::mousePressEvent(QMouseEvent* e)
 void TimelineView::mouseMoveEvent(QMouseEvent* e)
 {
     const QPoint pos = e->position().toPoint();
+    m_hoverPos = pos;
     if (m_drag == Drag::Pending && (pos - m_pressPos).manhattanLength() >= kDragThreshold) {
         // A drag from the ruler, from a slice or with Shift selects a range; elsewhere it pans.
         const bool select = m_pressInRuler || m_pressOnSlice || (e->modifiers() & Qt::ShiftModifier);
@@ -174,6 +177,8 @@ void TimelineView::wheelEvent(QWheelEvent* e)
 
 bool TimelineView::viewportEvent(QEvent* e)
 {
+    if (e->type() == QEvent::Leave)
+        m_hoverPos.reset();
     if (e->type() == QEvent::ToolTip) {
         auto* he = static_cast<QHelpEvent*>(e);
         if (const DrawItem* it = itemAt(he->pos()))

@@ -1,8 +1,11 @@
 #include "views/utilization_plots.h"
 
+#include "model/analysis/time_axis.h"
 #include "model/analysis/utilization.h"
 #include "views/palette.h"
 #include "views/plot_palette.h"
+#include "views/time_format.h"
+#include "views/timeline_view.h"
 
 #include <QMouseEvent>
 #include <QToolTip>
@@ -68,6 +71,67 @@ private:
     QString m_text;
 };
 
+// A curve's legend entry in the gutter: its colour and its name, cut with "…" to the room the
+// gutter leaves (the readout names it in full).
+class ElidedLegendItem : public QCPPlottableLegendItem {
+public:
+    ElidedLegendItem(QCPLegend* legend, QCPAbstractPlottable* plottable) : QCPPlottableLegendItem(legend, plottable) {}
+
+protected:
+    void draw(QCPPainter* painter) override
+    {
+        const QSize icon = mParentLegend->iconSize();
+        const int pad = mParentLegend->iconTextPadding();
+        const QRect iconRect(mRect.left(), mRect.top() + (mRect.height() - icon.height()) / 2, icon.width(), icon.height());
+        // The curve's own icon: its fill, and its pen across the middle.
+        painter->setBrush(mPlottable->brush());
+        painter->setPen(Qt::NoPen);
+        if (mPlottable->brush().style() != Qt::NoBrush)
+            painter->drawRect(iconRect);
+        painter->setPen(mPlottable->pen());
+        painter->drawLine(QPointF(iconRect.left(), iconRect.center().y() + 0.5),
+                          QPointF(iconRect.right() + 1, iconRect.center().y() + 0.5));
+        painter->setFont(mFont);
+        painter->setPen(QPen(mTextColor));
+        const QRect textRect = mRect.adjusted(icon.width() + pad, 0, 0, 0);
+        painter->drawText(textRect, Qt::AlignLeft | Qt::AlignVCenter,
+                          QFontMetrics(mFont).elidedText(mPlottable->name(), Qt::ElideRight, textRect.width()));
+    }
+    QSize minimumOuterSizeHint() const override
+    {
+        const QFontMetrics fm(mFont);
+        return QSize(mParentLegend->iconSize().width() + mParentLegend->iconTextPadding() + fm.horizontalAdvance(mPlottable->name()),
+                     std::max(fm.height(), mParentLegend->iconSize().height()))
+             + QSize(mMargins.left() + mMargins.right(), mMargins.top() + mMargins.bottom());
+    }
+};
+
+// The timeline ruler's ticks on a plot's time axis (x in ms since the trace start): the same
+// step for the same pixels per ns, the same text.
+class TimeAxisTicker : public QCPAxisTicker {
+public:
+    explicit TimeAxisTicker(QCPAxisRect* rect) : m_rect(rect) {}
+
+protected:
+    double getTickStep(const QCPRange& range) override
+    {
+        m_ticks = timeTicks(roundNs(range.lower * 1e6), roundNs(range.upper * 1e6), m_rect->width());
+        return static_cast<double>(m_ticks.step) / 1e6;
+    }
+    int getSubTickCount(double) override { return 0; }
+    QString getTickLabel(double tick, const QLocale&, QChar, int) override
+    {
+        return formatOffset(roundNs(tick * 1e6), m_ticks.step, m_ticks.span);
+    }
+
+private:
+    QCPAxisRect* m_rect;
+    TimeTicks m_ticks;
+};
+
+// Room the value axis takes right of the legend: its rotated label and tick labels.
+constexpr int kValueAxisRoom = 58;
+
 // The value a step curve holds at x (the last sample at or before it), or none before the first.
 std::optional<double> valueAt(const QCPGraph* g, double x)
 {
@@ -99,12 +163,57 @@ UtilizationPlots::UtilizationPlots(SelectionController* sel, QWidget* parent)
     m_plot->setAutoAddPlottableToLegend(false); // each curve goes to its own plot's legend
     m_plot->installEventFilter(this);
     m_plot->setMouseTracking(true); // the hover readout
+    connect(m_plot, &QCustomPlot::beforeReplot, this, &UtilizationPlots::placeAxes);
     followPalette(m_plot);
     connect(m_sel, &SelectionController::sessionChanged, this, &UtilizationPlots::rebuild);
     connect(m_sel, &SelectionController::currentRankChanged, this, &UtilizationPlots::rebuild);
     connect(m_sel, &SelectionController::visibleRangeChanged, this, &UtilizationPlots::onVisibleRangeChanged);
     connect(m_sel, &SelectionController::selectedRangeChanged, this, &UtilizationPlots::onSelectedRangeChanged);
     rebuild();
+}
+
+void UtilizationPlots::alignTo(TimelineView* timeline)
+{
+    if (m_timeline)
+        m_timeline->viewport()->removeEventFilter(this);
+    m_timeline = timeline;
+    if (m_timeline) {
+        m_timeline->viewport()->installEventFilter(this); // its resizes (a scroll bar came or went)
+        connect(m_timeline, &QObject::destroyed, this, [this] { m_timeline = nullptr; });
+    }
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+double UtilizationPlots::xOf(int plotIndex, TimeNs t) const
+{
+    if (plotIndex < 0 || plotIndex >= plotCount())
+        return std::nan("");
+    return m_plot->x() + m_rects[static_cast<std::size_t>(plotIndex)]->axis(QCPAxis::atBottom)->coordToPixel(toMs(t));
+}
+
+void UtilizationPlots::placeAxes()
+{
+    int left = kGutter, right = 0;
+    if (m_timeline) {
+        const QRect cr = m_timeline->contentRect();
+        left = m_timeline->viewport()->mapToGlobal(cr.topLeft()).x() - m_plot->mapToGlobal(QPoint(0, 0)).x();
+        left = std::max(0, left);
+        right = std::max(0, m_plot->width() - left - cr.width());
+    }
+    const int width = std::max(1, m_plot->width() - left - right);
+    for (QCPAxisRect* rect : m_rects)
+        rect->setMargins(QMargins(left, 0, right, 0));
+    // Legends sit in the gutter, left of the value axis, never over the curves.
+    const int legendWidth = std::max(40, left - kValueAxisRoom - 4);
+    for (QCPLegend* legend : m_legends) {
+        legend->setMaximumSize(legendWidth, legend->minimumOuterSizeHint().height());
+        legend->setVisible(left >= kValueAxisRoom + 44);
+        auto* inset = qobject_cast<QCPLayoutInset*>(legend->layout());
+        const int index = inset ? static_cast<int>(inset->elements(false).indexOf(legend)) : -1;
+        if (index >= 0)
+            inset->setInsetRect(index, QRectF(static_cast<double>(4 - left) / width, 0,
+                                          static_cast<double>(legendWidth) / width, 1));
+    }
 }
 
 int UtilizationPlots::plotCount() const { return static_cast<int>(m_rects.size()); }
@@ -122,6 +231,7 @@ void UtilizationPlots::rebuild()
     // (QCustomPlot says "Axis index out of bounds: 0").
     m_rects.clear();
     m_bands.clear();
+    m_legends.clear();
     m_names.clear();
     m_plot->plotLayout()->clear(); // deletes the axis rects
 
@@ -137,12 +247,14 @@ void UtilizationPlots::rebuild()
         if (!ser.t.empty())
             byPlot[{plotOrder(plotKey(ser)), plotKey(ser)}].push_back(&ser);
 
-    auto* group = new QCPMarginGroup(m_plot);
     int row = 0;
     for (const auto& [key, list] : byPlot) {
         auto* rect = new QCPAxisRect(m_plot);
         m_plot->plotLayout()->addElement(row++, 0, rect);
-        rect->setMarginGroup(QCP::msLeft | QCP::msRight, group);
+        // Left and right margins are the timeline's gutter and right edge (placeAxes).
+        rect->setAutoMargins(QCP::msTop | QCP::msBottom);
+        rect->setMargins(QMargins(kGutter, 0, 0, 0));
+        rect->axis(QCPAxis::atBottom)->setTicker(QSharedPointer<QCPAxisTicker>(new TimeAxisTicker(rect)));
         rect->setRangeDrag(Qt::Horizontal);
         rect->setRangeZoom(Qt::Horizontal);
         rect->axis(QCPAxis::atLeft)->setLabel(plotTitle(key.second, qstr(list.front()->unit)));
@@ -150,21 +262,24 @@ void UtilizationPlots::rebuild()
         rect->setProperty("unit", percent ? QStringLiteral("%") : qstr(list.front()->unit));
         rect->axis(QCPAxis::atLeft)->ticker()->setTickCount(2);
         rect->axis(QCPAxis::atBottom)->setTickLabels(false);
-        rect->setMinimumSize(0, 60);
+        rect->setMinimumSize(0, 28);
         auto* legend = new QCPLegend;
-        rect->insetLayout()->addElement(legend, Qt::AlignTop | Qt::AlignRight);
+        rect->insetLayout()->addElement(legend, QRectF(0, 0, 0.1, 1)); // moved to the gutter by placeAxes
+        m_legends.push_back(legend);
         legend->setLayer(QStringLiteral("legend"));
         QFont lf = font();
         lf.setPointSizeF(std::max(6.0, lf.pointSizeF() - 2));
         legend->setFont(lf);
         legend->setRowSpacing(0);
-        // One line, so the legend fits a short plot.
-        legend->setFillOrder(QCPLegend::foColumnsFirst);
+        // One curve a line in the gutter, tight, so three fit a short plot.
+        legend->setFillOrder(QCPLegend::foRowsFirst);
         legend->setWrap(0);
+        legend->setMargins(QMargins(2, 1, 2, 1));
+        legend->setIconSize(10, 8);
         int colorIdx = 0;
         // The legend names the curves with the highest peaks, as many as kLegendEntries; the
         // rest are counted in a last entry, and the hover readout names them all. More entries
-        // would run past a plot a few dozen pixels high and hide its curves.
+        // would run past a plot a few dozen pixels high.
         constexpr std::size_t kLegendEntries = 3;
         std::vector<std::pair<double, const Series*>> byPeak;
         for (const Series* ser : list) {
@@ -197,7 +312,7 @@ void UtilizationPlots::rebuild()
             const QString name = qstr(ser->name) + (sampled ? tr(" (sampled)") : tr(" (derived)"));
             g->setName(name);
             if (std::any_of(byPeak.begin(), byPeak.end(), [ser](const auto& e) { return e.second == ser; }))
-                g->addToLegend(legend);
+                legend->addItem(new ElidedLegendItem(legend, g));
             m_names << name;
             if (percent)
                 rect->axis(QCPAxis::atLeft)->setRange(0, 100);
@@ -234,7 +349,6 @@ void UtilizationPlots::rebuild()
     }
     if (!m_rects.empty()) {
         m_rects.back()->axis(QCPAxis::atBottom)->setTickLabels(true);
-        m_rects.back()->axis(QCPAxis::atBottom)->setLabel(tr("ms since trace start"));
     } else {
         auto* title = new QCPTextElement(m_plot, s ? tr("No utilisation counters or kernel metrics in this profile")
                                                    : tr("Utilisation curves appear here after a profile is opened"));
@@ -242,7 +356,7 @@ void UtilizationPlots::rebuild()
     }
     applyPlotPalette(m_plot); // the axis rects, legends and title are new
     // Room for every plot's axis and legend (squeezed, their labels run into each other).
-    setMinimumHeight(std::max(120, 52 * static_cast<int>(m_rects.size()) + 36));
+    setMinimumHeight(std::max(80, 40 * static_cast<int>(m_rects.size()) + 30));
     setVisible(true);
     onVisibleRangeChanged(m_sel->visibleRange());
     onSelectedRangeChanged(m_sel->selectedRange());
@@ -285,6 +399,11 @@ void UtilizationPlots::onPlotRangeChanged()
 
 bool UtilizationPlots::eventFilter(QObject* watched, QEvent* e)
 {
+    if (m_timeline && watched == m_timeline->viewport()) {
+        if (e->type() == QEvent::Resize || e->type() == QEvent::Move)
+            m_plot->replot(QCustomPlot::rpQueuedReplot);
+        return QWidget::eventFilter(watched, e);
+    }
     if (watched != m_plot || m_rects.empty())
         return QWidget::eventFilter(watched, e);
     const QEvent::Type t = e->type();
@@ -339,7 +458,11 @@ QString UtilizationPlots::readoutAt(QPointF pos) const
             return {};
         std::stable_sort(values.begin(), values.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
         const QString unit = rect->property("unit").toString();
-        QStringList lines{tr("%1 ms").arg(ms, 0, 'f', 3)};
+        // The time to a pixel's precision, in the unit the axis uses.
+        const QCPRange range = rect->axis(QCPAxis::atBottom)->range();
+        const TimeNs pxStep = niceStep(range.size() * 1e6 / std::max(1, rect->width()));
+        const TimeNs span = roundNs(std::max(std::fabs(range.lower), std::fabs(range.upper)) * 1e6);
+        QStringList lines{formatOffset(roundNs(ms * 1e6), pxStep, span)};
         for (std::size_t i = 0; i < std::min(values.size(), kLines); ++i)
             lines << QStringLiteral("%1: %2 %3").arg(values[i].second).arg(values[i].first, 0, 'g', 4).arg(unit);
         if (values.size() > kLines)

@@ -100,9 +100,9 @@ private slots:
     {
         QTest::addColumn<QString>("level");
         QTest::addColumn<int>("filesRead"); // per rank, counted with `ls` over the sample folders
-        QTest::newRow("level0") << "level0" << 8;  // no communication*, op/api_statistic at level 0
-        QTest::newRow("level1") << "level1" << 12;
-        QTest::newRow("level2") << "level2" << 12;
+        QTest::newRow("level0") << "level0" << 9;  // no communication*, op/api_statistic at level 0
+        QTest::newRow("level1") << "level1" << 13;
+        QTest::newRow("level2") << "level2" << 13;
     }
     void pytorchClusters()
     {
@@ -165,11 +165,11 @@ private slots:
         QCOMPARE(plan.layout, std::string("torch_npu"));
         QCOMPARE(plan.ranks.size(), std::size_t(1));
         QCOMPARE(plan.ranks[0].rank, 0);
-        // ls test_rank_0 -R: 9 files, operator_memory/operator_details not read yet.
+        // ls test_rank_0 -R: 9 files, operator_details not read yet.
         QCOMPARE(readNames(plan.ranks[0]),
                  (std::set<std::string>{"profiler_info_0.json", "kernel_details.csv", "communication.json",
                                         "communication_matrix.json", "step_trace_time.csv", "memory_record.csv",
-                                        "npu_module_mem.csv"}));
+                                        "npu_module_mem.csv", "operator_memory.csv"}));
         QCOMPARE(plan.ranks[0].files.size(), std::size_t(9));
     }
 

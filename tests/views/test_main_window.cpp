@@ -108,10 +108,10 @@ private slots:
 
         // Problems and Files name files below the opened folder as `info` does; the tooltip
         // has the whole path. level1, per rank: memory_record.csv's empty cells, and
-        // operator_details.csv and operator_memory.csv, which are not read.
+        // operator_details.csv, which is not read.
         auto* problems = w.findChild<QDockWidget*>(QStringLiteral("problemsDock"))->findChild<QTreeWidget*>();
         QVERIFY(problems);
-        QCOMPARE(problems->topLevelItemCount(), 6);
+        QCOMPARE(problems->topLevelItemCount(), 4);
         QStringList shown;
         for (int i = 0; i < problems->topLevelItemCount(); ++i) {
             const QTreeWidgetItem* it = problems->topLevelItem(i);
@@ -121,7 +121,7 @@ private slots:
         shown.sort();
         QStringList expected;
         for (const char* rank : {"rank0", "rank1"})
-            for (const char* file : {"memory_record.csv", "operator_details.csv", "operator_memory.csv"})
+            for (const char* file : {"memory_record.csv", "operator_details.csv"})
                 expected << QStringLiteral("%1_ascend_pt/ASCEND_PROFILER_OUTPUT/%2").arg(QLatin1String(rank), QLatin1String(file));
         QCOMPARE(shown, expected);
         auto* files = w.findChild<QDockWidget*>(QStringLiteral("filesDock"))->findChild<QTreeWidget*>();

@@ -203,6 +203,8 @@ CompareResult compareSessions(const Session& baseline, const Session& current, c
     CompareResult r = build(summarize(b, o), summarize(c, o), o);
     if (o.mapOperators)
         r.mapping = mapOperators(baseline, current, o.sameWithin);
+    r.baselineProblems = inputProblems(baseline);
+    r.currentProblems = inputProblems(current);
     return r;
 }
 

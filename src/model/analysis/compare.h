@@ -7,6 +7,7 @@
 #include "model/analysis/op_mapping.h"
 #include "model/analysis/op_stats.h"
 #include "model/analysis/overlap.h"
+#include "model/store/input_problems.h"
 #include "model/store/session.h"
 
 #include <string>
@@ -77,6 +78,8 @@ struct CompareResult {
     // "faster by 2.89× (95 % CI 2.85–2.93, 11 vs 11 steps)", "slower by …", "the same (…)"; ""
     // without step times.
     std::string verdictText() const;
+    // Files of either run read in part or not at all (compareSessions): the report says so first.
+    std::vector<InputProblem> baselineProblems, currentProblems;
 };
 
 CompareResult compareSessions(const Session& baseline, const Session& current, const CompareOptions& o = {});

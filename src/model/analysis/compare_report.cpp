@@ -2,6 +2,9 @@
 
 #include "model/analysis/text_table.h"
 #include "model/analysis/units.h"
+#include "model/store/safe_text.h"
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -146,6 +149,22 @@ std::string formatCompareReport(const CompareResult& r, const std::string& basel
     char bandText[32];
     std::snprintf(bandText, sizeof bandText, "%g", r.sameWithin * 100.0); // 1, 2.5
     const std::string band = bandText;
+    // Files read in part or not at all, on either side: first in every format.
+    std::vector<std::string> problems;
+    nlohmann::ordered_json problemsJson = nlohmann::ordered_json::array();
+    for (const auto* side : {&r.baselineProblems, &r.currentProblems}) {
+        const char* name = side == &r.baselineProblems ? "baseline" : "optimized";
+        for (auto j : toJson(*side)) {
+            j["side"] = name;
+            problemsJson.push_back(std::move(j));
+        }
+        for (const auto& p : *side)
+            problems.push_back(std::string(name) + ": " + describe(p));
+    }
+    std::string incomplete;
+    if (!problems.empty())
+        incomplete = "Incomplete input: " + std::to_string(problems.size())
+                     + " file(s) read in part or not at all; the numbers cover only what was read.";
     const std::string verdict = r.verdictText();
     const std::string mapNote = mappingNote(r.mapping);
     if (format == "json") {
@@ -153,6 +172,7 @@ std::string formatCompareReport(const CompareResult& r, const std::string& basel
         auto num = [](double v, int d) { return std::isnan(v) ? std::string("null") : fixed(v, d); };
         return "{\"baseline\": " + text::jsonString(baselinePath) + ", \"optimized\": " + text::jsonString(optimizedPath)
                + ", \"speedup\": " + (speedup.empty() ? "null" : speedup) + ", \"same_within_pct\": " + band
+               + ",\n\"input_problems\": " + text::dumpJson(problemsJson)
                + ",\n\"verdict\": " + text::jsonString(verdict) + ", \"step_ratio\": " + num(ci.ratio, 6)
                + ", \"step_ratio_ci95\": [" + num(ci.low, 6) + ", " + num(ci.high, 6) + "], \"baseline_steps\": "
                + std::to_string(ci.baselineSteps) + ", \"optimized_steps\": " + std::to_string(ci.optimizedSteps)
@@ -161,18 +181,45 @@ std::string formatCompareReport(const CompareResult& r, const std::string& basel
                + ",\n\"advisor_compared\": " + (r.advisorCompared ? "true" : "false") + ", \"advisor\": " + adv.toJson()
                + "}\n";
     }
-    if (format == "markdown")
-        return "## Headline\n\nBaseline `" + baselinePath + "`, optimized `" + optimizedPath + "`"
+    if (format == "markdown") {
+        std::string box;
+        if (!incomplete.empty()) {
+            box = "> **" + incomplete + "**\n>\n";
+            for (const auto& p : problems)
+                box += "> - " + text::markdownCell(p) + "\n";
+            box += "\n";
+        }
+        return box + "## Headline\n\nBaseline `" + text::markdownCell(baselinePath) + "`, optimized `"
+               + text::markdownCell(optimizedPath) + "`"
                + (speedup.empty() ? "" : ", speedup " + speedup + "×") + "; a change under " + band
                + " % is the same.\n\n" + (verdict.empty() ? "" : "Optimized is " + verdict + ".\n\n") + head.toMarkdown()
                + "\n## Operators\n\n" + ops.toMarkdown() + "\n## Operator mapping\n\n" + mapNote + "\n\n"
                + map.toMarkdown() + (r.advisorCompared ? "\n## Advisor findings\n\n" + adv.toMarkdown() : "");
-    if (format == "csv")
-        return head.toCsv() + "\n" + ops.toCsv() + "\n" + map.toCsv() + (r.advisorCompared ? "\n" + adv.toCsv() : "");
-    return "Baseline:  " + baselinePath + "\nOptimized: " + optimizedPath + "\n"
+    }
+    if (format == "csv") {
+        // Spreadsheets read one table a line; the problems go first as a table of their own.
+        std::string box;
+        if (!problems.empty()) {
+            text::Table t;
+            t.addColumn("incomplete_input", false);
+            for (const auto& p : problems)
+                t.rows.push_back({p});
+            box = t.toCsv() + "\n";
+        }
+        return box + head.toCsv() + "\n" + ops.toCsv() + "\n" + map.toCsv() + (r.advisorCompared ? "\n" + adv.toCsv() : "");
+    }
+    std::string box;
+    if (!incomplete.empty()) {
+        box = "!! " + incomplete + "\n";
+        for (const auto& p : problems)
+            box += "!!   " + p + "\n";
+        box += "\n";
+    }
+    return text::plainText(box) + "Baseline:  " + text::forTerminal(baselinePath) + "\nOptimized: "
+           + text::forTerminal(optimizedPath) + "\n"
            + (speedup.empty() ? "" : "Speedup:   " + speedup + "x\n") + (verdict.empty() ? "" : "Verdict:   " + verdict + "\n")
            + "Same:      a change under " + band + " %\n\n" + head.toText() + "\n" + ops.toText() + "\nOperator mapping: "
-           + mapNote + "\n" + map.toText() + (r.advisorCompared ? "\nAdvisor findings\n" + adv.toText() : "");
+           + text::plainText(mapNote) + "\n" + map.toText() + (r.advisorCompared ? "\nAdvisor findings\n" + adv.toText() : "");
 }
 
 } // namespace npuscope

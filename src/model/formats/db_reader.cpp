@@ -52,6 +52,7 @@ public:
         loadFlows();
         loadOverlap();
         loadCounters();
+        loadOpMemory();
         fillWaitTimes();
     }
 
@@ -866,6 +867,47 @@ private:
                     counter(5, "memory_record", comp, "Total Active(MB)", *t, *v / 1048576.0, dev);
             }
         }
+    }
+
+    // OP_MEMORY: operator_memory.csv's rows; bytes and ns, NULL release = still held at the end.
+    void loadOpMemory()
+    {
+        if (!need("OP_MEMORY"))
+            return;
+        auto st = select("OP_MEMORY",
+                         {"name", "size", "allocationTime", "releaseTime", "activeReleaseTime", "duration",
+                          "allocationTotalAllocated", "allocationTotalReserved", "allocationTotalActive",
+                          "releaseTotalAllocated", "releaseTotalReserved", "releaseTotalActive", "streamPtr",
+                          "deviceId"});
+        auto time = [&st](int col) -> std::optional<TimeNs> {
+            const auto v = st.int64(col);
+            return v && timeInRange(*v) ? v : std::nullopt;
+        };
+        while (st.step()) {
+            const auto at = time(2);
+            if (!at) {
+                skipRow("OP_MEMORY row without a readable allocationTime skipped");
+                continue;
+            }
+            OpAllocation a;
+            a.name = str(st.int64(0));
+            a.bytes = st.real(1).value_or(kNaN);
+            a.allocAt = *at;
+            a.releaseAt = time(3);
+            a.activeReleaseAt = time(4);
+            a.duration = time(5);
+            a.allocTotalAllocated = st.real(6).value_or(kNaN);
+            a.allocTotalReserved = st.real(7).value_or(kNaN);
+            a.allocTotalActive = st.real(8).value_or(kNaN);
+            a.releaseTotalAllocated = st.real(9).value_or(kNaN);
+            a.releaseTotalReserved = st.real(10).value_or(kNaN);
+            a.releaseTotalActive = st.real(11).value_or(kNaN);
+            a.streamPtr = st.int64(12).value_or(-1);
+            a.device = deviceAt(st, 13, m_device);
+            m_p.opMemory.push_back(a);
+            ++m_rec.records;
+        }
+        finish(st, "OP_MEMORY");
     }
 
     // Wait Time = start − end of the previous row in start order (per device), floor 0.

@@ -569,6 +569,8 @@ bool Profile::finalize(const std::atomic<bool>* cancel)
     for (const auto& c : counters)
         if (!c.ts.empty())
             take(c.ts.front(), c.ts.back());
+    for (const auto& a : opMemory)
+        take(a.allocAt, std::max(a.allocAt, a.releaseAt.value_or(a.allocAt)));
     if (!any)
         for (std::size_t i = 0; i < kernels.size(); ++i)
             take(kernels.start[i], kernels.start[i] + kernels.dur[i]);

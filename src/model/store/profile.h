@@ -269,6 +269,23 @@ struct L2Row {
     NameId opName;
 };
 
+// operator_memory.csv / OP_MEMORY rows: one block the framework's caching allocator handed to an
+// operator (torch_npu with profile_memory=True). Sizes and the allocator's totals right after the
+// allocation / the release are in bytes (the CSV's KB and MB are binary), NaN when missing.
+struct OpAllocation {
+    NameId name;                          // the operator that asked for it ("aten::mm", "cann::Conv2D1")
+    double bytes = kNaN;                  // Size(KB) × 1024; may be negative at capture edges
+    TimeNs allocAt = 0;                   // Allocation Time(us)
+    std::optional<TimeNs> releaseAt;      // Release Time(us); none: still held when the capture ended
+    std::optional<TimeNs> activeReleaseAt;// Active Release Time(us) (newer torch_npu)
+    std::optional<TimeNs> duration;       // Duration(us) as written
+    double allocTotalAllocated = kNaN, allocTotalReserved = kNaN, allocTotalActive = kNaN;
+    double releaseTotalAllocated = kNaN, releaseTotalReserved = kNaN, releaseTotalActive = kNaN;
+    std::int64_t streamPtr = -1;
+    int device = -1;
+    bool released() const { return releaseAt.has_value(); }
+};
+
 struct DeviceInfo {
     int device = -1;
     int aiCoreNum = -1;
@@ -323,6 +340,7 @@ public:
     std::vector<StepRow> steps;
     std::vector<StatRow> stats;
     std::vector<L2Row> l2;
+    std::vector<OpAllocation> opMemory; // operator_memory rows, in file order
     std::vector<DeviceInfo> deviceInfo;
     Metadata meta;
     JoinStats join;

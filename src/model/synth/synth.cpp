@@ -2,6 +2,7 @@
 
 #include "model/synth/comm_json.h"
 #include "model/synth/db_writer.h"
+#include "model/synth/memory_writer.h"
 #include "model/synth/out_file.h"
 #include "model/synth/rank_writer.h"
 #include "model/synth/synth_model.h"
@@ -88,14 +89,15 @@ std::string infoJson(int device, std::int64_t pid, double hbmPeak)
     return j.dump();
 }
 
-std::string profilerInfo(int rank, std::int64_t startNs, std::int64_t endNs, const std::string& exportType)
+std::string profilerInfo(int rank, std::int64_t startNs, std::int64_t endNs, const std::string& exportType,
+                        bool profileMemory)
 {
     nlohmann::ordered_json j;
     auto& common = j["config"]["common_config"];
     common["activities"] = {"ProfilerActivity.CPU", "ProfilerActivity.NPU"};
     common["schedule"] = {{"wait", 0}, {"active", 1}, {"warmup", 1}, {"repeat", 1}, {"skip_first", 10}};
     common["record_shapes"] = true;
-    common["profile_memory"] = false;
+    common["profile_memory"] = profileMemory;
     common["with_stack"] = false;
     common["with_flops"] = false;
     common["with_modules"] = false;
@@ -326,6 +328,10 @@ SynthResult synthesize(const std::string& outDir, const SynthOptions& o)
     std::vector<std::unique_ptr<DbRankWriter>> dbWriters;
     std::mt19937_64 nameRng(o.seed ^ 0x5DEECE66Dull);
     std::vector<std::unique_ptr<RankWriter>> writers;
+    // Memory files (profile_memory=True) in torch_npu profiles of their natural size, and always
+    // in the scenario whose leak they show.
+    const bool memoryOut = !msprof && (o.targetMB == 0 || MemoryWriter::leaks(o.scenario));
+    std::vector<std::unique_ptr<MemoryWriter>> memWriters;
     Scheduler sched(sc, ranks, o.seed, kBaseNs);
     for (int r = 0; r < ranks; ++r) {
         RankLayout l;
@@ -369,6 +375,13 @@ SynthResult synthesize(const std::string& outDir, const SynthOptions& o)
             if (!dbWriters.back()->open(res.error))
                 return res;
         }
+        if (memoryOut) {
+            memWriters.push_back(std::make_unique<MemoryWriter>(sched.scenario(), l));
+            if (dbOut)
+                memWriters.back()->keepForDb();
+            if (!memWriters.back()->open(res.error))
+                return res;
+        }
     }
     ClusterWriter clusterOut;
     const bool clusterFiles = ranks > 1;
@@ -391,6 +404,8 @@ SynthResult synthesize(const std::string& outDir, const SynthOptions& o)
                                                               bd[static_cast<std::size_t>(r)]);
             if (dbOut)
                 dbWriters[static_cast<std::size_t>(r)]->writeStep(plan, plan.ranks[static_cast<std::size_t>(r)]);
+            if (memoryOut)
+                memWriters[static_cast<std::size_t>(r)]->writeStep(plan, plan.ranks[static_cast<std::size_t>(r)]);
         }
         if (clusterFiles)
             clusterOut.step(plan, bd);
@@ -413,11 +428,18 @@ SynthResult synthesize(const std::string& outDir, const SynthOptions& o)
                 return res;
             res.bytesWritten += dbWriters[static_cast<std::size_t>(r)]->bytesWritten();
         }
+        if (memoryOut) {
+            auto& m = *memWriters[static_cast<std::size_t>(r)];
+            if (!m.finish(res.error)
+                || (dbOut && !m.writeDb(dbWriters[static_cast<std::size_t>(r)]->path(), res.error)))
+                return res;
+            res.bytesWritten += m.bytesWritten();
+        }
         res.deviceTasks += w.totals().deviceTasks;
         if (!msprof) {
             const std::string& dir = res.rankDirs[static_cast<std::size_t>(r)];
             if (!writeText(dir + "/profiler_info_" + std::to_string(r) + ".json",
-                           profilerInfo(r, firstStart, lastEnd, o.format), res.bytesWritten, res.error)
+                           profilerInfo(r, firstStart, lastEnd, o.format, memoryOut), res.bytesWritten, res.error)
                 || !writeText(dir + "/profiler_metadata.json", profilerMetadata(sc, r, ranks, sched.groupSize()),
                               res.bytesWritten, res.error))
                 return res;
