@@ -3,12 +3,17 @@
 #include "app/cli.h"
 #include "app/cli_table.h"
 
+#include "advisor/advisor_diff.h"
 #include "model/analysis/compare.h"
 #include "model/analysis/compare_report.h"
 #include "model/formats/loader.h"
+#include "views/compare_export.h"
+
+#include <QGuiApplication>
 
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 
 #include <unistd.h>
 
@@ -21,15 +26,20 @@ const char* kHelp =
     "\n"
     "Compare two profiles: headline numbers (ratio = optimized / baseline, delta = optimized - baseline,\n"
     "with which direction is better), then every operator type's time, sorted by |delta|. A change of\n"
-    "less than 1 % (--same-within) of the larger value is 'same', neither improved nor regressed.\n"
+    "less than 1 % (--same-within) of the larger value is 'same', neither improved nor regressed, and so\n"
+    "is a change inside the 95 % bootstrap interval of the per-step values. Then the operator mapping\n"
+    "(unchanged, changed, and replaced windows such as BatchMatMul->SoftmaxV2->BatchMatMul =>\n"
+    "FlashAttentionScore, from a sequence diff of the per-step operators) and the advisor findings\n"
+    "of both runs matched by id: fixed, remaining, new.\n"
     "\n"
-    "  --format F              table (default) | csv | json | markdown\n"
+    "  --format F              table (default) | csv | json | markdown | html | pdf\n"
     "  --group-by G            type (default) | name\n"
     "  --top N                 operator rows (default 20, 0 = all)\n"
     "  --tokens-per-step N     adds per-token latency\n"
     "  --peak-hbm-gbps X       peak HBM bandwidth (default: per chip, 1200)\n"
     "  --same-within PCT       a change under PCT % is 'same' (default 1; 0 to 50)\n"
-    "  --export FILE           write to FILE instead of stdout (atomically)\n"
+    "  --no-advisor            skip the advisor diff (faster on large profiles)\n"
+    "  -o, --export FILE       write to FILE instead of stdout (atomically; required for pdf)\n"
     "Exit codes: 0 ok, 1 input problem, 2 usage.\n";
 
 int usage(const std::string& msg)
@@ -69,6 +79,7 @@ int compare(const Args& args)
     std::vector<std::string> paths;
     std::string format = "table", exportPath;
     long top = 20;
+    bool advisorDiff = true;
     CompareOptions co;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
@@ -86,8 +97,8 @@ int compare(const Args& args)
         auto is = [&](const char* f) { return a == f || a.rfind(std::string(f) + "=", 0) == 0; };
         std::string v;
         if (is("--format")) {
-            if (!take(v) || (v != "table" && v != "csv" && v != "json" && v != "markdown"))
-                return usage("--format needs table, csv, json or markdown");
+            if (!take(v) || (v != "table" && v != "csv" && v != "json" && v != "markdown" && v != "html" && v != "pdf"))
+                return usage("--format needs table, csv, json, markdown, html or pdf");
             format = v;
         } else if (is("--group-by")) {
             if (!take(v) || (v != "type" && v != "name"))
@@ -111,7 +122,9 @@ int compare(const Args& args)
             if (!take(v) || (pct = std::strtod(v.c_str(), &end), v.empty() || *end || !(pct >= 0 && pct <= 50)))
                 return usage("--same-within needs a percentage from 0 to 50");
             co.sameWithin = pct / 100.0;
-        } else if (is("--export") || a == "-o") {
+        } else if (a == "--no-advisor") {
+            advisorDiff = false;
+        } else if (is("--export") || is("--output") || a == "-o") {
             if (!take(exportPath))
                 return usage("--export needs a file name");
         } else if (a.size() > 1 && a[0] == '-') {
@@ -129,8 +142,36 @@ int compare(const Args& args)
     const SessionPtr cur = load(paths[1]);
     if (!cur)
         return 1;
-    const CompareResult r = compareSessions(*base, *cur, co);
-    const std::string out = formatCompareReport(r, paths[0], paths[1], format, static_cast<std::size_t>(top));
+    if (format == "pdf" && (exportPath.empty() || exportPath == "-"))
+        return usage("--format pdf needs -o FILE");
+    CompareResult r = compareSessions(*base, *cur, co);
+    if (advisorDiff) {
+        const advisor::Thresholds th = advisor::Thresholds::load();
+        r.advisor = advisor::diffFindings(advisor::runAdvisor(*base, th), advisor::runAdvisor(*cur, th));
+        r.advisorCompared = true;
+    }
+    std::unique_ptr<QGuiApplication> app;
+    if (format == "html" || format == "pdf") {
+        // The chart is drawn with QPainter: a QGuiApplication, offscreen without a display.
+        if (!std::getenv("QT_QPA_PLATFORM") && !std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY"))
+            setenv("QT_QPA_PLATFORM", "offscreen", 1);
+        if (!QGuiApplication::instance()) {
+            static int argc = 1;
+            static char name[] = "npuscope";
+            static char* argv[] = {name, nullptr};
+            app = std::make_unique<QGuiApplication>(argc, argv);
+        }
+    }
+    if (format == "pdf") {
+        std::string err;
+        if (!writeComparePdf(r, paths[0], paths[1], exportPath, &err)) {
+            std::fprintf(stderr, "npuscope compare: cannot write %s: %s\n", exportPath.c_str(), err.c_str());
+            return 1;
+        }
+        return 0;
+    }
+    const std::string out = format == "html" ? compareHtml(r, paths[0], paths[1])
+                                             : formatCompareReport(r, paths[0], paths[1], format, static_cast<std::size_t>(top));
     return writeOutput("compare", exportPath, out) ? 0 : 1;
 }
 

@@ -212,6 +212,13 @@ int runGui(int argc, char** argv)
                 for (int i = 0; i < w.tabs()->count(); ++i)
                     if (w.tabs()->tabText(i) == tab)
                         w.tabs()->setCurrentIndex(i);
+                // Tabs inside a view too ("Operator mapping" of the Compare tab, whose text goes on
+                // with a count in parentheses).
+                for (QTabWidget* inner : w.findChildren<QTabWidget*>())
+                    if (inner != w.tabs())
+                        for (int i = 0; i < inner->count(); ++i)
+                            if (inner->tabText(i) == tab || inner->tabText(i).startsWith(tab + QStringLiteral(" (")))
+                                inner->setCurrentIndex(i);
                 QApplication::processEvents();
                 QWidget* modal = QApplication::activeModalWidget();
                 const bool ok = (modal ? modal : static_cast<QWidget*>(&w))->grab().save(file);

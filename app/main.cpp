@@ -30,7 +30,7 @@ void printHelp()
         "           [--top N] [--sort descending|ascending] [--group-by type|name]\n"
         "           [--format csv|json|table|chrome_trace] [--export FILE] [--peak-hbm-gbps X]\n"
         "  npuscope advise PATH [--format text|markdown|json|html|pdf] [-o FILE] [--advisor-config FILE]\n"
-        "  npuscope compare BASELINE OPTIMIZED [--format table|csv|json|markdown] [--same-within PCT]\n"
+        "  npuscope compare BASELINE OPTIMIZED [--format table|csv|json|markdown|html|pdf] [-o FILE] [--same-within PCT] [--no-advisor]\n"
         "  npuscope synth OUT_DIR [--scenario llama2-baseline|llama2-optimized|cluster-slowrank]\n"
         "           [--layout torch_npu|msprof]\n"
         "           [--ranks N] [--steps N] [--seed N] [--target-mb N]\n"

@@ -2,8 +2,10 @@
 // llama2-optimized (2 steps each), loaded through the window's loaders. Every number the Compare
 // tab shows is checked against one computed here from the generated files themselves:
 // step_trace_time.csv for the step time and speedup, kernel_details.csv for the operators.
+#include "advisor/advisor_diff.h"
 #include "model/analysis/compare_report.h"
 #include "model/synth/synth.h"
+#include "views/compare_export.h"
 #include "views/compare_model.h"
 #include "views/compare_view.h"
 #include "views/load_controller.h"
@@ -20,6 +22,8 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QHeaderView>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -144,6 +148,16 @@ QString synthesize(const QString& dir, const char* scenario)
     o.steps = 2;
     const synth::SynthResult r = synth::synthesize(dir.toStdString(), o);
     return r.ok ? dir : QString();
+}
+
+// What the tab computes: the engine's comparison and the advisor diff of both sessions.
+CompareResult engine(const Session& b, const Session& o, const CompareOptions& opts = {})
+{
+    CompareResult r = compareSessions(b, o, opts);
+    const advisor::Thresholds th = advisor::Thresholds::load();
+    r.advisor = advisor::diffFindings(advisor::runAdvisor(b, th), advisor::runAdvisor(o, th));
+    r.advisorCompared = true;
+    return r;
 }
 
 int headlineRow(CompareView* v, const char* metric)
@@ -392,6 +406,92 @@ private slots:
         QCOMPARE(v->baselinePath(), m_base);
     }
 
+    // The mapping and advisor tabs: the fused chains as replacements, the findings as fixed,
+    // remaining or new, equal to the engine's; the tab exports HTML and PDF with them.
+    void mappingAndAdvisorTabs()
+    {
+        MainWindow w;
+        openBaseline(w);
+        QSignalSpy ready(&w, &MainWindow::compareReady);
+        w.compareWith(m_opt);
+        QVERIFY(ready.wait(60000));
+        CompareView* v = w.compareView();
+        QVERIFY(v);
+        QAbstractItemModelTester t1(v->mappingModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t2(v->advisorModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const CompareResult want = engine(*v->baselineSession(), *v->optimizedSession());
+
+        // Click the mapping tab: the table lists the engine's rows, replacements first.
+        QTabWidget* tabs = v->detailTabs();
+        QTabBar* bar = tabs->tabBar();
+        QTest::mouseClick(bar, Qt::LeftButton, {}, bar->tabRect(1).center());
+        QCOMPARE(tabs->currentIndex(), 1);
+        QVERIFY(v->mappingTable()->isVisible());
+        OperatorMappingModel* map = v->mappingModel();
+        QCOMPARE(map->rowCount(), static_cast<int>(want.mapping.rows.size()));
+        int flash = -1;
+        for (int r = 0; r < map->rowCount(); ++r)
+            if (map->index(r, OperatorMappingModel::Optimized).data().toString() == QStringLiteral("FlashAttentionScore"))
+                flash = r;
+        QVERIFY(flash >= 0);
+        QCOMPARE(map->index(flash, OperatorMappingModel::Kind).data().toString(), QStringLiteral("replaced"));
+        QCOMPARE(map->index(flash, OperatorMappingModel::Baseline).data().toString(),
+                 QStringLiteral("BatchMatMul→SoftmaxV2→BatchMatMul"));
+        QCOMPARE(map->index(flash, OperatorMappingModel::PerStep).data().toString(), QStringLiteral("32"));
+        QCOMPARE(map->index(flash, OperatorMappingModel::Verdict).data(OperatorMappingModel::ChangeRole).toInt(),
+                 static_cast<int>(Change::Improved));
+        QVERIFY(tabs->tabText(1).contains(QStringLiteral("3 replaced")));
+        // Sorting by |Δ| through the header puts the largest change first.
+        QHeaderView* header = v->mappingTable()->horizontalHeader();
+        QTest::mouseClick(header->viewport(), Qt::LeftButton, {},
+                          QPoint(header->sectionViewportPosition(OperatorMappingModel::Delta) + 5, 5));
+        QAbstractItemModel* shown = v->mappingTable()->model();
+        double prev = -1;
+        for (int r = 0; r < shown->rowCount(); ++r) {
+            const double d = shown->index(r, OperatorMappingModel::Delta).data(OperatorMappingModel::SortRole).toDouble();
+            if (prev >= 0)
+                QVERIFY(header->sortIndicatorOrder() == Qt::AscendingOrder ? d >= prev : d <= prev);
+            prev = d;
+        }
+
+        // The advisor tab: the engine's diff, row for row.
+        QTest::mouseClick(bar, Qt::LeftButton, {}, bar->tabRect(2).center());
+        QCOMPARE(tabs->currentIndex(), 2);
+        AdvisorDiffModel* adv = v->advisorModel();
+        QCOMPARE(adv->rowCount(), static_cast<int>(want.advisor.size()));
+        int fixed = 0;
+        for (int r = 0; r < adv->rowCount(); ++r) {
+            QCOMPARE(adv->rowAt(r).id, want.advisor[static_cast<std::size_t>(r)].id);
+            QCOMPARE(adv->rowAt(r).costBefore, want.advisor[static_cast<std::size_t>(r)].costBefore);
+            fixed += adv->index(r, AdvisorDiffModel::State).data().toString() == QStringLiteral("fixed");
+        }
+        QVERIFY(fixed > 0);
+        QVERIFY(tabs->tabText(2).contains(QStringLiteral("%1 fixed").arg(fixed)));
+        // The header says the verdict with its interval.
+        QVERIFY2(v->headerText().contains(QStringLiteral("Optimized is faster by")), qPrintable(v->headerText()));
+        QVERIFY2(v->headerText().contains(QStringLiteral("2 vs 2 steps")), qPrintable(v->headerText()));
+
+        // Exports: HTML with the chart and the mapping, PDF.
+        QString error;
+        const QString html = m_tmp.filePath(QStringLiteral("tab.html")), pdf = m_tmp.filePath(QStringLiteral("tab.pdf"));
+        QVERIFY2(v->exportTo(html, QStringLiteral("html"), &error), qPrintable(error));
+        QFile hf(html);
+        QVERIFY(hf.open(QIODevice::ReadOnly));
+        const QString page = QString::fromUtf8(hf.readAll());
+        QVERIFY(page.contains(QStringLiteral("data:image/png;base64,")));
+        QVERIFY(page.contains(QStringLiteral("BatchMatMul→SoftmaxV2→BatchMatMul")));
+        QVERIFY(page.contains(QString::fromStdString(want.advisor.front().id)));
+        QVERIFY2(v->exportTo(pdf, QStringLiteral("pdf"), &error), qPrintable(error));
+        QFile pf(pdf);
+        QVERIFY(pf.open(QIODevice::ReadOnly));
+        QCOMPARE(pf.read(5), QByteArray("%PDF-"));
+        QVERIFY(!v->exportTo(m_tmp.filePath(QStringLiteral("no-such-dir/c.pdf")), QStringLiteral("pdf"), &error));
+        QVERIFY2(error.contains(QStringLiteral("no-such-dir")), qPrintable(error));
+        // The chart: one pair of bars per step, 2 steps.
+        const QImage chart = renderCompareChart(v->result());
+        QVERIFY(!chart.isNull() && chart.width() == 900);
+    }
+
     // The comparison runs on a worker thread: when the second profile has loaded, the window
     // returns to its event loop at once and the result follows; it equals the engine's.
     void comparisonRunsOffTheGuiThread()
@@ -418,7 +518,7 @@ private slots:
 
         // Identical to the engine run here, on this thread, for both groupings.
         auto report = [](const CompareResult& r) { return formatCompareReport(r, "b", "o", "json"); };
-        QCOMPARE(report(v->result()), report(compareSessions(*v->baselineSession(), *v->optimizedSession())));
+        QCOMPARE(report(v->result()), report(engine(*v->baselineSession(), *v->optimizedSession())));
         QVERIFY(!v->result().ops.empty());
         QSignalSpy computed(v, &CompareView::resultReady);
         v->setGroupBy(GroupBy::Name);
@@ -426,7 +526,7 @@ private slots:
         QVERIFY(computed.wait(60000));
         CompareOptions byName;
         byName.groupBy = GroupBy::Name;
-        QCOMPARE(report(v->result()), report(compareSessions(*v->baselineSession(), *v->optimizedSession(), byName)));
+        QCOMPARE(report(v->result()), report(engine(*v->baselineSession(), *v->optimizedSession(), byName)));
         QCOMPARE(v->operatorModel()->rowCount(), static_cast<int>(v->result().ops.size()));
     }
 

@@ -18,6 +18,8 @@ std::string headlineVerdict(const HeadlineRow& h, double sameWithin)
         return {};
     if (std::abs(h.current - h.baseline) <= sameWithin * std::max(std::abs(h.baseline), std::abs(h.current)))
         return "same";
+    if (h.ci.valid() && h.ci.low <= 1.0 && h.ci.high >= 1.0)
+        return "same"; // within the step-to-step spread
     return h.improved() ? "improved" : "regressed";
 }
 
@@ -32,6 +34,71 @@ std::string opVerdict(const OpDiffRow& d, double sameWithin)
 std::string presenceText(const OpDiffRow& d)
 {
     return d.inBaseline && d.inCurrent ? "both" : (d.inBaseline ? "baseline only" : "optimized only");
+}
+
+
+std::string mappingNote(const OpMapping& m)
+{
+    char buf[300];
+    std::snprintf(buf, sizeof buf,
+                  "%d aligned steps (%d baseline, %d optimized), %d of %d stream pairs mapped, from the %s; "
+                  "%zu replaced, %zu changed, %zu unchanged, %zu removed, %zu added; times per step",
+                  m.steps, m.baselineSteps, m.optimizedSteps, m.mappedStreamPairs, m.streamPairs,
+                  m.source.empty() ? "kernel table" : m.source.c_str(), m.count(MappingKind::Replaced),
+                  m.count(MappingKind::Changed), m.count(MappingKind::Unchanged), m.count(MappingKind::Removed),
+                  m.count(MappingKind::Added));
+    return buf;
+}
+
+text::Table mappingTable(const CompareResult& r, std::size_t top)
+{
+    using text::fixed;
+    text::Table t;
+    t.addColumn("mapping", false);
+    t.addColumn("baseline_ops", false);
+    t.addColumn("optimized_ops", false);
+    t.addColumn("input_shapes", false);
+    t.addColumn("per_step", true);
+    t.addColumn("baseline_ms_per_step", true);
+    t.addColumn("optimized_ms_per_step", true);
+    t.addColumn("delta_ms", true);
+    t.addColumn("ratio", true);
+    t.addColumn("ratio_ci_low", true);
+    t.addColumn("ratio_ci_high", true);
+    t.addColumn("verdict", false);
+    const OpMapping& m = r.mapping;
+    std::size_t plain = 0;
+    for (const OpMappingRow& row : m.rows) {
+        // `top` limits the plain rows (changed, unchanged, removed, added); replacements all show.
+        if (top > 0 && row.kind != MappingKind::Replaced && plain++ >= top)
+            continue;
+        const double perStep = m.steps > 0 ? static_cast<double>(row.occurrences) / m.steps : kNaN;
+        const double ratio = row.beforeNs > 0 ? row.afterNs / row.beforeNs : kNaN;
+        t.rows.push_back({mappingKindName(row.kind), row.baseline, row.optimized, row.shapes, fixed(perStep, 2),
+                          fixed(row.beforeNs / 1e6, 6), fixed(row.afterNs / 1e6, 6),
+                          fixed((row.afterNs - row.beforeNs) / 1e6, 6), fixed(ratio, 4), fixed(row.ci.low, 4),
+                          fixed(row.ci.high, 4), row.verdict});
+    }
+    return t;
+}
+
+text::Table advisorTable(const CompareResult& r)
+{
+    text::Table t;
+    t.addColumn("finding", false);
+    t.addColumn("change", false);
+    t.addColumn("title", false);
+    t.addColumn("category", false);
+    t.addColumn("severity_before", false);
+    t.addColumn("severity_after", false);
+    t.addColumn("cost_before_ms", true);
+    t.addColumn("cost_after_ms", true);
+    for (const AdvisorDiffRow& a : r.advisor) {
+        const bool before = a.change != FindingChange::New, after = a.change != FindingChange::Fixed;
+        t.rows.push_back({a.id, findingChangeName(a.change), a.title, a.category, a.severityBefore, a.severityAfter,
+                          before ? nsToMillisText(a.costBefore) : "", after ? nsToMillisText(a.costAfter) : ""});
+    }
+    return t;
 }
 
 std::string formatCompareReport(const CompareResult& r, const std::string& baselinePath,
@@ -76,6 +143,8 @@ std::string formatCompareReport(const CompareResult& r, const std::string& basel
                             presenceText(d), opVerdict(d, r.sameWithin)});
     }
 
+    const text::Table map = mappingTable(r, top);
+    const text::Table adv = advisorTable(r);
     const std::string speedup = std::isnan(r.speedup) ? "" : fixed(r.speedup, 3);
     char bandText[32];
     std::snprintf(bandText, sizeof bandText, "%g", r.sameWithin * 100.0); // 1, 2.5
@@ -96,11 +165,22 @@ std::string formatCompareReport(const CompareResult& r, const std::string& basel
     if (!problems.empty())
         incomplete = "Incomplete input: " + std::to_string(problems.size())
                      + " file(s) read in part or not at all; the numbers cover only what was read.";
-    if (format == "json")
+    const std::string verdict = r.verdictText();
+    const std::string mapNote = mappingNote(r.mapping);
+    if (format == "json") {
+        const RatioInterval& ci = r.stepRatio;
+        auto num = [](double v, int d) { return std::isnan(v) ? std::string("null") : fixed(v, d); };
         return "{\"baseline\": " + text::jsonString(baselinePath) + ", \"optimized\": " + text::jsonString(optimizedPath)
                + ", \"speedup\": " + (speedup.empty() ? "null" : speedup) + ", \"same_within_pct\": " + band
                + ",\n\"input_problems\": " + text::dumpJson(problemsJson)
-               + ",\n\"headline\": " + head.toJson() + ",\"operators\": " + ops.toJson() + "}\n";
+               + ",\n\"verdict\": " + text::jsonString(verdict) + ", \"step_ratio\": " + num(ci.ratio, 6)
+               + ", \"step_ratio_ci95\": [" + num(ci.low, 6) + ", " + num(ci.high, 6) + "], \"baseline_steps\": "
+               + std::to_string(ci.baselineSteps) + ", \"optimized_steps\": " + std::to_string(ci.optimizedSteps)
+               + ",\n\"headline\": " + head.toJson() + ",\"operators\": " + ops.toJson()
+               + ",\n\"mapping_steps\": " + std::to_string(r.mapping.steps) + ", \"mapping\": " + map.toJson()
+               + ",\n\"advisor_compared\": " + (r.advisorCompared ? "true" : "false") + ", \"advisor\": " + adv.toJson()
+               + "}\n";
+    }
     if (format == "markdown") {
         std::string box;
         if (!incomplete.empty()) {
@@ -112,7 +192,9 @@ std::string formatCompareReport(const CompareResult& r, const std::string& basel
         return box + "## Headline\n\nBaseline `" + text::markdownCell(baselinePath) + "`, optimized `"
                + text::markdownCell(optimizedPath) + "`"
                + (speedup.empty() ? "" : ", speedup " + speedup + "×") + "; a change under " + band
-               + " % is the same.\n\n" + head.toMarkdown() + "\n## Operators\n\n" + ops.toMarkdown();
+               + " % is the same.\n\n" + (verdict.empty() ? "" : "Optimized is " + verdict + ".\n\n") + head.toMarkdown()
+               + "\n## Operators\n\n" + ops.toMarkdown() + "\n## Operator mapping\n\n" + mapNote + "\n\n"
+               + map.toMarkdown() + (r.advisorCompared ? "\n## Advisor findings\n\n" + adv.toMarkdown() : "");
     }
     if (format == "csv") {
         // Spreadsheets read one table a line; the problems go first as a table of their own.
@@ -124,7 +206,7 @@ std::string formatCompareReport(const CompareResult& r, const std::string& basel
                 t.rows.push_back({p});
             box = t.toCsv() + "\n";
         }
-        return box + head.toCsv() + "\n" + ops.toCsv();
+        return box + head.toCsv() + "\n" + ops.toCsv() + "\n" + map.toCsv() + (r.advisorCompared ? "\n" + adv.toCsv() : "");
     }
     std::string box;
     if (!incomplete.empty()) {
@@ -135,8 +217,9 @@ std::string formatCompareReport(const CompareResult& r, const std::string& basel
     }
     return text::plainText(box) + "Baseline:  " + text::forTerminal(baselinePath) + "\nOptimized: "
            + text::forTerminal(optimizedPath) + "\n"
-           + (speedup.empty() ? "" : "Speedup:   " + speedup + "x\n") + "Same:      a change under " + band + " %\n\n"
-           + head.toText() + "\n" + ops.toText();
+           + (speedup.empty() ? "" : "Speedup:   " + speedup + "x\n") + (verdict.empty() ? "" : "Verdict:   " + verdict + "\n")
+           + "Same:      a change under " + band + " %\n\n" + head.toText() + "\n" + ops.toText() + "\nOperator mapping: "
+           + text::plainText(mapNote) + "\n" + map.toText() + (r.advisorCompared ? "\nAdvisor findings\n" + adv.toText() : "");
 }
 
 } // namespace npuscope

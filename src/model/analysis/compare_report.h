@@ -3,6 +3,7 @@
 // Headline (metric, unit, baseline, optimized, delta, ratio, better, verdict) then the operator
 // diff, in one of the formats table | csv | json | markdown.
 #include "model/analysis/compare.h"
+#include "model/analysis/text_table.h"
 
 #include <cstddef>
 #include <string>
@@ -16,6 +17,15 @@ std::string headlineVerdict(const HeadlineRow& h, double sameWithin = kSameWithi
 std::string opVerdict(const OpDiffRow& d, double sameWithin = kSameWithin);
 // "both", "baseline only" or "optimized only".
 std::string presenceText(const OpDiffRow& d);
+
+// One line on the operator mapping: aligned steps, mapped stream pairs, rows of each kind.
+std::string mappingNote(const OpMapping& m);
+// The operator mapping (kind, baseline ops, optimized ops, shapes, per step, ms per step before and
+// after, delta, ratio and its 95 % interval, verdict); `top` limits the rows that are not
+// replacements (0 = all).
+text::Table mappingTable(const CompareResult& r, std::size_t top = 0);
+// The advisor diff: finding id, fixed / remaining / new, title, category, severities, costs.
+text::Table advisorTable(const CompareResult& r);
 
 // `top` limits the operator rows (0 = all). Verdicts use r.sameWithin. Unknown formats render as
 // the aligned table.
