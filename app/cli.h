@@ -21,5 +21,9 @@ int bench(const Args& args);    // cli_bench.cpp
 bool wantsHelp(const Args& args);
 // "text" / "db" for --prefer; false for anything else.
 bool parsePrefer(const std::string& value, Prefer& out);
+// A --run value: a run number from 1 up; false for anything else.
+bool parseRun(const std::string& value, std::size_t& out);
+// The runs found below a folder, one line each: number, layout, ranks, size, date, folder.
+std::string runList(const std::vector<layout::RunInfo>& runs);
 
 } // namespace npuscope::cli
