@@ -3,6 +3,7 @@
 // Return the process exit code: 0 ok, 1 input problem (message on stderr names file and why),
 // 2 usage error (with a hint).
 #include "model/formats/loader.h"
+#include "model/store/input_problems.h"
 
 #include <string>
 #include <vector>
@@ -19,6 +20,11 @@ int synth(const Args& args);    // cli_synth.cpp
 int bench(const Args& args);    // cli_bench.cpp
 // Prints to stderr and returns true when --help/-h is among args (verb-level help).
 bool wantsHelp(const Args& args);
+// Never silently partial: one warning line per file read in part or not at all, on stderr
+// ("npuscope VERB: warning: FILE: partial, 3 records skipped: line 12: ..."), printed safely.
+std::vector<InputProblem> warnInputProblems(const std::string& verb, const Session& s);
+// "npuscope VERB: MESSAGE" on stderr, with control characters and invalid UTF-8 made safe.
+void printError(const std::string& verb, const std::string& message);
 // "text" / "db" for --prefer; false for anything else.
 bool parsePrefer(const std::string& value, Prefer& out);
 // A --run value: a run number from 1 up; false for anything else.

@@ -121,12 +121,13 @@ int advise(const Args& args)
     lo.run = run;
     const LoadResult loaded = loadSession(path, lo);
     if (!loaded.session || loaded.session->ranks.empty()) {
-        std::fprintf(stderr, "npuscope advise: cannot load %s: %s\n", path.c_str(),
-                     loaded.error.empty() ? "no profiling data found" : loaded.error.c_str());
+        printError("advise", "cannot load " + path + ": "
+                                 + (loaded.error.empty() ? std::string("no profiling data found") : loaded.error));
         if (!loaded.runs.empty())
             std::fprintf(stderr, "%sChoose one with --run N.\n", runList(loaded.runs).c_str());
         return 1;
     }
+    warnInputProblems("advise", *loaded.session);
     advisor::ThresholdsOptions to;
     to.overrideFile = config;
     const advisor::Thresholds th = advisor::Thresholds::load(to);

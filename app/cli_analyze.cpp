@@ -4,6 +4,7 @@
 #include "app/cli_table.h"
 
 #include "model/analysis/chrome_export.h"
+#include "model/store/safe_text.h"
 #include "model/analysis/op_stats.h"
 #include "model/analysis/summary.h"
 #include "model/analysis/units.h"
@@ -370,22 +371,22 @@ int analyze(const Args& args)
     if (tty)
         std::fputs("\r\033[K", stderr);
     if (!loaded.session) {
-        std::fprintf(stderr, "npuscope analyze: %s\n",
-                     loaded.error.empty() ? (paths[0] + ": cannot be loaded").c_str() : loaded.error.c_str());
+        printError("analyze", loaded.error.empty() ? paths[0] + ": cannot be loaded" : loaded.error);
         if (!loaded.runs.empty())
             std::fprintf(stderr, "%sChoose one with --run N.\n", runList(loaded.runs).c_str());
         return 1;
     }
+    const std::vector<InputProblem> problems = warnInputProblems("analyze", *loaded.session);
     const Session& s = *loaded.session;
     if (s.ranks.empty()) {
-        std::fprintf(stderr, "npuscope analyze: %s: no profile found\n", paths[0].c_str());
+        printError("analyze", paths[0] + ": no profile found");
         return 1;
     }
 
     if (o.format == "chrome_trace") {
         std::string error;
         if (!exportChromeTrace(s, o.exportPath, &error)) {
-            std::fprintf(stderr, "npuscope analyze: %s\n", error.c_str());
+            printError("analyze", error);
             return 1;
         }
         return 0;
@@ -400,10 +401,20 @@ int analyze(const Args& args)
             operatorRows(*p, o, multi, t);
     }
     if (t.rows.empty())
-        std::fprintf(stderr, "npuscope analyze: %s: no %s\n", paths[0].c_str(),
-                     o.metric == "communication_duration" ? "communication ops (communication.json or a Communication timeline)"
-                                                          : "device tasks (kernel_details/op_summary or a timeline)");
-    return writeOutput("analyze", o.exportPath, t.render(o.format)) ? 0 : 1;
+        printError("analyze", paths[0] + ": no "
+                                  + (o.metric == "communication_duration"
+                                         ? "communication ops (communication.json or a Communication timeline)"
+                                         : "device tasks (kernel_details/op_summary or a timeline)"));
+    std::string out;
+    if (o.format == "json") {
+        // {"metric", "rows": [...], "input_problems": [...]}: the rows alone would not say that
+        // they cover part of the input.
+        out = "{\"metric\": " + jsonString(o.metric) + ",\n\"input_problems\": " + text::dumpJson(toJson(problems))
+              + ",\n\"rows\": " + t.toJson() + "}\n";
+    } else {
+        out = t.render(o.format);
+    }
+    return writeOutput("analyze", o.exportPath, out) ? 0 : 1;
 }
 
 } // namespace npuscope::cli

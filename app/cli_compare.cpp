@@ -50,10 +50,10 @@ SessionPtr load(const std::string& path)
     if (tty)
         std::fputs("\r\033[K", stderr);
     if (!r.session || r.session->ranks.empty()) {
-        std::fprintf(stderr, "npuscope compare: %s\n",
-                     !r.error.empty() ? r.error.c_str() : (path + ": no profile found").c_str());
+        printError("compare", !r.error.empty() ? r.error : path + ": no profile found");
         return nullptr;
     }
+    warnInputProblems("compare", *r.session);
     return r.session;
 }
 

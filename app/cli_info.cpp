@@ -18,10 +18,15 @@
 //               "op_types": {"source": "kernels"|"timeline", "rows": [{"type", "count", "total_ns",
 //                                                                      "total_us"}]}}],
 //    "cluster": {"step_trace_rows", "comm_ops", "comm_links", "groups"},
-//    "files": [..], "ignored": [..], "diagnostics": [..]}   (outside any rank)
-// Paths are relative to PATH (or to its folder when PATH is a file).
+//    "files": [..], "ignored": [..], "diagnostics": [..],   (outside any rank)
+//    "input_problems": [{"rank", "file", "status", "skipped", "reason"}],
+//    "repaired_strings": n}   (strings that were not valid UTF-8, written with U+FFFD)
+// Paths are relative to PATH (or to its folder when PATH is a file). Names and paths are kept
+// byte-exact in the model; the JSON writer repairs invalid UTF-8 and the text form escapes
+// control characters (model/store/safe_text.h).
 #include "app/cli.h"
 
+#include "model/store/safe_text.h"
 #include "model/formats/loader.h"
 #include "model/io/relative_path.h"
 
@@ -227,6 +232,10 @@ Json sessionJson(const Session& s, const std::string& path)
     out["files"] = files;
     out["ignored"] = ignored;
     out["diagnostics"] = diagnosticsJson(s.diagnostics, rel);
+    Json problems = toJson(inputProblems(s));
+    for (auto& p : problems)
+        p["file"] = rel(p["file"].get<std::string>());
+    out["input_problems"] = problems;
     return out;
 }
 
@@ -237,10 +246,11 @@ std::string num(const Json& v)
         std::snprintf(buf, sizeof buf, "%.3f", v.get<double>());
         return buf;
     }
-    return v.dump();
+    return text::dumpJson(v);
 }
 
-std::string str(const Json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+// For the terminal: control characters escaped, invalid UTF-8 as U+FFFD.
+std::string str(const Json& v) { return text::forTerminal(v.is_string() ? v.get<std::string>() : text::dumpJson(v)); }
 
 void printFiles(const Json& files, const Json& ignored, const char* indent)
 {
@@ -281,6 +291,13 @@ void printText(const Json& j)
 {
     std::printf("path: %s\nlayout: %s\nsource: %s\nranks: %zu\n", str(j["path"]).c_str(), str(j["layout"]).c_str(),
                 str(j["source"]).c_str(), j["ranks"].size());
+    if (!j["input_problems"].empty()) {
+        std::printf("\nINCOMPLETE INPUT: %zu file(s) read in part or not at all; numbers below cover what was read\n",
+                    j["input_problems"].size());
+        for (const auto& p : j["input_problems"])
+            std::printf("  %s: %s, %s skipped: %s\n", str(p["file"]).c_str(), str(p["status"]).c_str(),
+                        num(p["skipped"]).c_str(), str(p["reason"]).c_str());
+    }
     for (const auto& r : j["ranks"]) {
         std::string devices;
         for (const auto& d : r["devices"])
@@ -412,18 +429,20 @@ int info(const Args& args)
         return 0;
     }
     if (!result.session) {
-        std::fprintf(stderr, "npuscope info: %s\n", result.error.c_str());
+        printError("info", result.error);
         if (!result.runs.empty())
             std::fprintf(stderr, "%s", runList(result.runs).c_str());
         return 1;
     }
+    warnInputProblems("info", *result.session);
     std::string shown = paths.front();
     for (std::size_t i = 1; i < paths.size(); ++i)
         shown += ' ' + paths[i];
     Json report = sessionJson(*result.session, paths.size() == 1 ? paths.front() : result.session->root);
     report["path"] = shown;
     if (format == "json") {
-        std::printf("%s\n", report.dump(2).c_str());
+        report["repaired_strings"] = text::invalidStrings(report);
+        std::printf("%s\n", text::dumpJson(report, 2).c_str());
     } else {
         printText(report);
     }

@@ -412,6 +412,7 @@ AdvisorReport runAdvisor(const Session& session, const Thresholds& th, const std
                                      + (f.skipped ? ", " + std::to_string(f.skipped) + " skipped" : std::string())
                                      + ")");
     }
+    rep.inputProblems = inputProblems(session);
     for (const auto& f : session.files)
         rep.inputs.push_back(f.path + " (" + (f.kind.empty() ? "unknown" : f.kind) + ", " + fileStatusName(f.status)
                              + ")");

@@ -3,6 +3,7 @@
 // thread; cancellable between rules.
 #include "advisor/finding.h"
 #include "advisor/thresholds.h"
+#include "model/store/input_problems.h"
 #include "model/store/session.h"
 
 #include <atomic>
@@ -59,6 +60,7 @@ struct AdvisorReport {
     std::vector<Finding> findings; // fired first (by category, severity, gain), then not checked, passed, disabled, error
     std::vector<std::string> warnings;
     std::vector<std::string> inputs;               // appendix: files read (path, kind, records)
+    std::vector<InputProblem> inputProblems;       // files read in part or not at all: shown first
     std::vector<Thresholds::Override> overrides;   // appendix: non-default thresholds
     std::string thresholdsSource;
     std::string thresholdsDigest; // the effective thresholds (compact JSON) the report was computed with

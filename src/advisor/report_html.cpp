@@ -2,6 +2,8 @@
 // link npuscope:// so the app can jump to them. writeHtmlBody() is shared with the PDF writer.
 #include "advisor/report_common.h"
 
+#include "model/store/safe_text.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -11,21 +13,7 @@ namespace npuscope::advisor {
 
 namespace {
 
-std::string esc(const std::string& s)
-{
-    std::string o;
-    o.reserve(s.size());
-    for (char c : s) {
-        switch (c) {
-        case '&': o += "&amp;"; break;
-        case '<': o += "&lt;"; break;
-        case '>': o += "&gt;"; break;
-        case '"': o += "&quot;"; break;
-        default: o += c;
-        }
-    }
-    return o;
-}
+std::string esc(const std::string& s) { return text::htmlEscape(s); }
 
 std::string sevBadge(FindingSeverity s)
 {
@@ -64,6 +52,14 @@ std::string writeHtmlBody(const AdvisorReport& r, const HtmlOptions& o)
         s += "<h1>npuscope advisor report: " + esc(id.name) + "</h1>";
         s += "<p class=\"id\">" + esc(id.path) + "<br>" + esc(identityLine(id)) + "<br>npuscope " + esc(id.npuscopeVersion)
              + "</p>";
+    }
+    if (!r.inputProblems.empty()) {
+        s += "<table class=\"incomplete\" border=\"1\" cellspacing=\"0\" cellpadding=\"6\" width=\"100%\">"
+             "<tr><td bgcolor=\"#fff3cd\"><b>"
+             + esc(incompleteInputHeadline(r)) + "</b><ul>";
+        for (const auto& p : r.inputProblems)
+            s += "<li>" + esc(describe(p)) + "</li>";
+        s += "</ul></td></tr></table>";
     }
     s += "<h2>Summary</h2><p>" + esc(stepsText(sm)) + "</p>";
     s += "<table class=\"sum\" border=\"1\" cellspacing=\"0\" cellpadding=\"3\"><tr><th>Rank</th><th>Step</th>"

@@ -118,7 +118,10 @@ private slots:
         // ApplyAdamW 28 rows Σ 12939380 ns second.
         const Run r = run({"analyze", "--import", kAdvisorKernels, "--format", "json", "--top", "0"});
         QCOMPARE(r.code, 0);
-        const auto doc = nlohmann::json::parse(r.out.toStdString());
+        const auto whole = nlohmann::json::parse(r.out.toStdString());
+        QCOMPARE(whole["metric"].get<std::string>(), std::string("duration"));
+        QVERIFY(whole["input_problems"].empty());
+        const auto& doc = whole["rows"];
         QCOMPARE(doc.size(), std::size_t(39));
         QCOMPARE(doc[0]["operator_name"].get<std::string>(), std::string("MatMul"));
         QCOMPARE(doc[0]["count"].get<int>(), 9);
@@ -180,7 +183,7 @@ private slots:
         const QString json = dir.filePath("top.json");
         r = run({"analyze", "--import", kLevel1 + "/rank0_ascend_pt", "--export", json, "--peak-hbm-gbps", "1600"});
         QCOMPARE(r.code, 0);
-        QCOMPARE(nlohmann::json::parse(fileBytes(json)).size(), std::size_t(10));
+        QCOMPARE(nlohmann::json::parse(fileBytes(json))["rows"].size(), std::size_t(10));
         r = run({"analyze", "--import", kLevel1 + "/rank0_ascend_pt", "--top", "2"});
         QCOMPARE(r.code, 0);
         QVERIFY(r.out.startsWith(QStringLiteral("rank  operator_name")));

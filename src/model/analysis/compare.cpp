@@ -148,7 +148,10 @@ CompareResult compareSessions(const Session& baseline, const Session& current, c
         b.push_back(p.get());
     for (const auto& p : current.ranks)
         c.push_back(p.get());
-    return build(summarize(b, o), summarize(c, o), o);
+    CompareResult r = build(summarize(b, o), summarize(c, o), o);
+    r.baselineProblems = inputProblems(baseline);
+    r.currentProblems = inputProblems(current);
+    return r;
 }
 
 CompareResult compareProfiles(const Profile& baseline, const Profile& current, const CompareOptions& o)

@@ -5,6 +5,7 @@
 // Several ranks: the step time is the slowest rank's (the step waits for it); utilisation, L2
 // and bandwidth are means over ranks; operator counts and totals are summed over ranks.
 #include "model/analysis/op_stats.h"
+#include "model/store/input_problems.h"
 #include "model/store/session.h"
 
 #include <string>
@@ -50,6 +51,8 @@ struct CompareResult {
     std::vector<OpDiffRow> ops;  // sorted by |delta| descending, then key
     double speedup = kNaN;       // baseline step / current step
     double sameWithin = kSameWithin; // as asked for (CompareOptions)
+    // Files of either run read in part or not at all (compareSessions): the report says so first.
+    std::vector<InputProblem> baselineProblems, currentProblems;
 };
 
 CompareResult compareSessions(const Session& baseline, const Session& current, const CompareOptions& o = {});

@@ -2,6 +2,9 @@
 
 #include "model/analysis/text_table.h"
 #include "model/analysis/units.h"
+#include "model/store/safe_text.h"
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -77,17 +80,61 @@ std::string formatCompareReport(const CompareResult& r, const std::string& basel
     char bandText[32];
     std::snprintf(bandText, sizeof bandText, "%g", r.sameWithin * 100.0); // 1, 2.5
     const std::string band = bandText;
+    // Files read in part or not at all, on either side: first in every format.
+    std::vector<std::string> problems;
+    nlohmann::ordered_json problemsJson = nlohmann::ordered_json::array();
+    for (const auto* side : {&r.baselineProblems, &r.currentProblems}) {
+        const char* name = side == &r.baselineProblems ? "baseline" : "optimized";
+        for (auto j : toJson(*side)) {
+            j["side"] = name;
+            problemsJson.push_back(std::move(j));
+        }
+        for (const auto& p : *side)
+            problems.push_back(std::string(name) + ": " + describe(p));
+    }
+    std::string incomplete;
+    if (!problems.empty())
+        incomplete = "Incomplete input: " + std::to_string(problems.size())
+                     + " file(s) read in part or not at all; the numbers cover only what was read.";
     if (format == "json")
         return "{\"baseline\": " + text::jsonString(baselinePath) + ", \"optimized\": " + text::jsonString(optimizedPath)
                + ", \"speedup\": " + (speedup.empty() ? "null" : speedup) + ", \"same_within_pct\": " + band
+               + ",\n\"input_problems\": " + text::dumpJson(problemsJson)
                + ",\n\"headline\": " + head.toJson() + ",\"operators\": " + ops.toJson() + "}\n";
-    if (format == "markdown")
-        return "## Headline\n\nBaseline `" + baselinePath + "`, optimized `" + optimizedPath + "`"
+    if (format == "markdown") {
+        std::string box;
+        if (!incomplete.empty()) {
+            box = "> **" + incomplete + "**\n>\n";
+            for (const auto& p : problems)
+                box += "> - " + text::markdownCell(p) + "\n";
+            box += "\n";
+        }
+        return box + "## Headline\n\nBaseline `" + text::markdownCell(baselinePath) + "`, optimized `"
+               + text::markdownCell(optimizedPath) + "`"
                + (speedup.empty() ? "" : ", speedup " + speedup + "×") + "; a change under " + band
                + " % is the same.\n\n" + head.toMarkdown() + "\n## Operators\n\n" + ops.toMarkdown();
-    if (format == "csv")
-        return head.toCsv() + "\n" + ops.toCsv();
-    return "Baseline:  " + baselinePath + "\nOptimized: " + optimizedPath + "\n"
+    }
+    if (format == "csv") {
+        // Spreadsheets read one table a line; the problems go first as a table of their own.
+        std::string box;
+        if (!problems.empty()) {
+            text::Table t;
+            t.addColumn("incomplete_input", false);
+            for (const auto& p : problems)
+                t.rows.push_back({p});
+            box = t.toCsv() + "\n";
+        }
+        return box + head.toCsv() + "\n" + ops.toCsv();
+    }
+    std::string box;
+    if (!incomplete.empty()) {
+        box = "!! " + incomplete + "\n";
+        for (const auto& p : problems)
+            box += "!!   " + p + "\n";
+        box += "\n";
+    }
+    return text::plainText(box) + "Baseline:  " + text::forTerminal(baselinePath) + "\nOptimized: "
+           + text::forTerminal(optimizedPath) + "\n"
            + (speedup.empty() ? "" : "Speedup:   " + speedup + "x\n") + "Same:      a change under " + band + " %\n\n"
            + head.toText() + "\n" + ops.toText();
 }

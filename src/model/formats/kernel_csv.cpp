@@ -2,6 +2,7 @@
 #include "model/formats/csv.h"
 #include "model/formats/number_text.h"
 #include "model/formats/readers.h"
+#include "model/store/safe_text.h"
 
 #include <algorithm>
 #include <functional>
@@ -55,40 +56,6 @@ std::vector<bool> numericColumns(std::string_view bytes, const std::vector<std::
     for (std::size_t k = 0; k < header.size(); ++k)
         out[k] = text[k] == 0 && !(numeric[k] == 0 && knownTextColumn(header[k]));
     return out;
-}
-
-// Replaces each invalid UTF-8 sequence by U+FFFD; false (and `text` untouched) when valid.
-bool repairUtf8(std::string_view text, std::string& out)
-{
-    std::size_t i = 0;
-    const std::size_t n = text.size();
-    auto cont = [&](std::size_t k) { return k < n && (static_cast<unsigned char>(text[k]) & 0xC0) == 0x80; };
-    bool bad = false;
-    out.clear();
-    while (i < n) {
-        const auto c = static_cast<unsigned char>(text[i]);
-        std::size_t len = 0;
-        if (c < 0x80)
-            len = 1;
-        else if (c >= 0xC2 && c <= 0xDF && cont(i + 1))
-            len = 2;
-        else if (c >= 0xE0 && c <= 0xEF && cont(i + 1) && cont(i + 2)) {
-            const auto c1 = static_cast<unsigned char>(text[i + 1]);
-            len = (c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 > 0x9F) ? 0 : 3; // overlong, surrogate
-        } else if (c >= 0xF0 && c <= 0xF4 && cont(i + 1) && cont(i + 2) && cont(i + 3)) {
-            const auto c1 = static_cast<unsigned char>(text[i + 1]);
-            len = (c == 0xF0 && c1 < 0x90) || (c == 0xF4 && c1 > 0x8F) ? 0 : 4;
-        }
-        if (len == 0) {
-            bad = true;
-            out += "\xEF\xBF\xBD";
-            ++i;
-        } else {
-            out.append(text.substr(i, len));
-            i += len;
-        }
-    }
-    return bad;
 }
 
 } // namespace
@@ -183,21 +150,19 @@ FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContex
 
     const int fileDevice = ctx.device;
     UnreadableCells unreadable(t);
-    // Text cells: invalid UTF-8 (a mis-encoded export) is kept with U+FFFD and named once.
-    std::string repaired;
+    // Text cells: invalid UTF-8 (a mis-encoded export) is kept byte-exact, since a name is an
+    // identity, and named once; the writers show it with U+FFFD (store/safe_text.h).
     std::uint64_t badUtf8 = 0;
     std::int64_t badUtf8Line = -1, badUtf8Offset = -1;
     auto intern = [&](std::string_view cell) {
         for (const char ch : cell) {
             if (static_cast<unsigned char>(ch) < 0x80)
                 continue;
-            if (!repairUtf8(cell, repaired))
-                break;
-            if (badUtf8++ == 0) {
+            if (!text::isValidUtf8(cell) && badUtf8++ == 0) {
                 badUtf8Line = t.line();
                 badUtf8Offset = static_cast<std::int64_t>(t.byteOffset());
             }
-            return sink.strings.intern(repaired);
+            break;
         }
         return sink.strings.intern(cell);
     };
@@ -339,7 +304,7 @@ FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContex
     }
     if (badUtf8 > 0)
         sink.diagnostics.push_back(Diagnostic{Severity::Warning, ctx.file, badUtf8Line, badUtf8Offset,
-                                              "invalid UTF-8 in text cells, kept with U+FFFD (first at this line)",
+                                              "invalid UTF-8 in text cells, kept as read and shown with U+FFFD (first at this line)",
                                               badUtf8});
     if (duplicates > 0)
         sink.diagnostics.push_back(Diagnostic{Severity::Warning, ctx.file, duplicateLine, duplicateOffset,

@@ -527,13 +527,19 @@ bool anythingLoaded(const Session& s)
 // The first failure, for an error message when nothing at all could be read.
 std::string firstFailure(const Session& s)
 {
+    // The message names the file: a reader's note may not.
+    auto named = [](const FileRecord& f) {
+        if (f.note.empty())
+            return f.path + ": failed";
+        return f.note.find(f.path) == std::string::npos ? f.path + ": " + f.note : f.note;
+    };
     for (const auto& r : s.ranks)
         for (const auto& f : r->files)
             if (f.status == FileStatus::Failed)
-                return f.note.empty() ? f.path + ": failed" : f.note;
+                return named(f);
     for (const auto& f : s.files)
         if (f.status == FileStatus::Failed)
-            return f.note;
+            return named(f);
     return {};
 }
 
