@@ -28,5 +28,9 @@ std::vector<InputProblem> warnInputProblems(const std::string& verb, const Sessi
 void printError(const std::string& verb, const std::string& message);
 // "text" / "db" for --prefer; false for anything else.
 bool parsePrefer(const std::string& value, Prefer& out);
+// A --run value: a run number from 1 up; false for anything else.
+bool parseRun(const std::string& value, std::size_t& out);
+// The runs found below a folder, one line each: number, layout, ranks, size, date, folder.
+std::string runList(const std::vector<layout::RunInfo>& runs);
 
 } // namespace npuscope::cli

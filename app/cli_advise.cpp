@@ -25,13 +25,15 @@ namespace {
 void usage(std::FILE* out)
 {
     std::fputs("Usage: npuscope advise PATH [--format text|markdown|json|html|pdf] [-o FILE] [--advisor-config FILE]\n"
-               "       [--prefer text|db]\n"
+               "       [--prefer text|db] [--run N]\n"
                "  Run the performance advisor on a profiling folder or file, or on a cluster summary\n"
                "  (npuscope cluster-summary): its cluster rules and the ranks' findings.\n"
                "  --format          report format (default text, to stdout)\n"
                "  -o, --output FILE write the report to FILE (required for pdf)\n"
                "  --advisor-config  thresholds override file (merged over the shipped thresholds)\n"
                "  --prefer text|db  which export to read when a folder has both (default text)\n"
+               "  --run N           the run to open when PATH holds several unrelated runs ('npuscope info PATH'\n"
+               "                    lists them)\n"
                "Exit codes: 0 report written (with or without findings), 1 input problem, 2 usage.\n",
                out);
 }
@@ -46,6 +48,7 @@ int advise(const Args& args)
     }
     std::string path, format = "text", output, config;
     Prefer prefer = Prefer::Auto;
+    std::size_t run = 0;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         auto value = [&](std::string& dst) {
@@ -75,6 +78,12 @@ int advise(const Args& args)
             std::string v;
             if (!value(v) || !parsePrefer(v, prefer)) {
                 std::fprintf(stderr, "npuscope advise: --prefer needs text or db\n");
+                return 2;
+            }
+        } else if (a == "--run") {
+            std::string v;
+            if (!value(v) || !parseRun(v, run)) {
+                std::fprintf(stderr, "npuscope advise: --run needs a run number from 1 up\n");
                 return 2;
             }
         } else if (!a.empty() && a[0] == '-') {
@@ -122,11 +131,14 @@ int advise(const Args& args)
         }
         loaded.session = cluster_summary::sessionFromSummary(summary, path);
     } else {
+        lo.run = run;
         loaded = loadSession(path, lo);
     }
     if (!loaded.session || (loaded.session->ranks.empty() && summary.is_null())) {
         printError("advise", "cannot load " + path + ": "
                                  + (loaded.error.empty() ? std::string("no profiling data found") : loaded.error));
+        if (!loaded.runs.empty())
+            std::fprintf(stderr, "%sChoose one with --run N.\n", runList(loaded.runs).c_str());
         return 1;
     }
     warnInputProblems("advise", *loaded.session);

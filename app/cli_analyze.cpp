@@ -41,6 +41,8 @@ const char* kHelp =
     "  --export FILE           write to FILE (format from .csv/.json when --format is absent); '-' = stdout\n"
     "  --peak-hbm-gbps X       peak HBM bandwidth for memory_bandwidth_utilization (default: per chip, 1200)\n"
     "  --prefer text|db        which export to read when a folder has both (default text)\n"
+    "  --run N                 the run to open when the path holds several unrelated runs\n"
+    "                          ('npuscope info PATH' lists them)\n"
     "  -h, --help              this help\n"
     "\n"
     "Columns:\n"
@@ -70,6 +72,7 @@ struct Options {
     std::string exportPath;
     double peak = kNaN;
     Prefer prefer = Prefer::Auto;
+    std::size_t run = 0;
 };
 
 bool hasGlobChars(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
@@ -194,6 +197,9 @@ int parse(const Args& args, Options& o)
         } else if (is("--prefer")) {
             if (!value(i, "--prefer", v) || !parsePrefer(v, o.prefer))
                 return usage("--prefer needs text or db");
+        } else if (is("--run")) {
+            if (!value(i, "--run", v) || !parseRun(v, o.run))
+                return usage("--run needs a run number from 1 up");
         } else if (a.size() > 1 && a[0] == '-') {
             return usage("unknown option '" + a + "'");
         } else {
@@ -448,6 +454,7 @@ int analyze(const Args& args)
     }
     LoadOptions lo;
     lo.prefer = o.prefer;
+    lo.run = o.run;
     const bool tty = ::isatty(2) == 1;
     if (tty)
         lo.progress = [](const LoadProgress& p) {
@@ -458,6 +465,8 @@ int analyze(const Args& args)
         std::fputs("\r\033[K", stderr);
     if (!loaded.session) {
         printError("analyze", loaded.error.empty() ? paths[0] + ": cannot be loaded" : loaded.error);
+        if (!loaded.runs.empty())
+            std::fprintf(stderr, "%sChoose one with --run N.\n", runList(loaded.runs).c_str());
         return 1;
     }
     const std::vector<InputProblem> problems = warnInputProblems("analyze", *loaded.session);

@@ -52,7 +52,7 @@ using Json = nlohmann::ordered_json;
 
 void printInfoHelp()
 {
-    std::fputs("Usage: npuscope info PATH... [--format text|json] [--prefer text|db]\n"
+    std::fputs("Usage: npuscope info PATH... [--format text|json] [--prefer text|db] [--run N]\n"
                "\n"
                "Detects the layout of PATH (a torch_npu or msprof profiling folder, a cluster of rank\n"
                "folders, or a single timeline JSON / op_summary / kernel_details CSV), loads it and prints\n"
@@ -60,11 +60,14 @@ void printInfoHelp()
                "slices, device tasks, flows, counters, communication, steps and kernel rows, how well\n"
                "timeline tasks joined kernel rows, the time span, skipped rows with reasons, and the\n"
                "operator types by total duration. Several PATHs load as ranks of one session.\n"
+               "A folder with no profile at its top is searched below (8 levels, 20,000 folders); when\n"
+               "it holds several unrelated runs, they are listed (layout, ranks, size, date).\n"
                "\n"
                "Options:\n"
                "  --format text|json  output format (default text)\n"
                "  --prefer text|db    which export to read when a folder has both the text files and\n"
                "                      the SQLite .db (default: text; a folder with only a .db reads it)\n"
+               "  --run N             show run N of the runs found below PATH\n"
                "  -h, --help          this help\n"
                "\n"
                "Exit codes: 0 ok, 1 nothing could be loaded, 2 usage.\n",
@@ -409,6 +412,7 @@ int info(const Args& args)
     std::vector<std::string> paths;
     std::string format = "text";
     Prefer prefer = Prefer::Auto;
+    std::size_t run = 0;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         if (a == "-h" || a == "--help") {
@@ -435,6 +439,12 @@ int info(const Args& args)
                 return usage("unknown --prefer '" + v + "' (text or db)");
             continue;
         }
+        if (a == "--run") {
+            if (i + 1 >= args.size() || !parseRun(args[i + 1], run))
+                return usage("--run needs a run number from 1 up");
+            ++i;
+            continue;
+        }
         if (a.size() > 1 && a[0] == '-')
             return usage("unknown option '" + a + "'");
         paths.push_back(a);
@@ -444,6 +454,7 @@ int info(const Args& args)
 
     LoadOptions options;
     options.prefer = prefer;
+    options.run = run;
     const bool tty = ::isatty(STDERR_FILENO) != 0;
     if (tty)
         options.progress = [](const LoadProgress& p) {
@@ -453,8 +464,32 @@ int info(const Args& args)
     const LoadResult result = paths.size() == 1 ? loadSession(paths.front(), options) : loadSessions(paths, options);
     if (tty)
         std::fputs("\r\033[K", stderr);
+    if (!result.session && !result.runs.empty() && run == 0) {
+        // Several unrelated runs below the folder: list them; --run N shows one.
+        if (format == "json") {
+            Json j;
+            j["path"] = paths.front();
+            j["runs"] = Json::array();
+            for (std::size_t i = 0; i < result.runs.size(); ++i) {
+                const layout::RunInfo& r = result.runs[i];
+                j["runs"].push_back({{"run", i + 1},
+                                     {"root", r.root},
+                                     {"layout", r.layout},
+                                     {"ranks", r.ranks},
+                                     {"bytes", r.bytes},
+                                     {"modified", r.modified}});
+            }
+            std::printf("%s\n", j.dump(2).c_str());
+        } else {
+            std::printf("%s: %zu unrelated runs found below it\n%sOpen one with --run N.\n", paths.front().c_str(),
+                        result.runs.size(), runList(result.runs).c_str());
+        }
+        return 0;
+    }
     if (!result.session) {
         printError("info", result.error);
+        if (!result.runs.empty())
+            std::fprintf(stderr, "%s", runList(result.runs).c_str());
         return 1;
     }
     warnInputProblems("info", *result.session);

@@ -93,6 +93,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_loader, &LoadController::progress, this, &MainWindow::onLoadProgress);
     connect(m_loader, &LoadController::finished, this, &MainWindow::onLoaded);
     connect(m_loader, &LoadController::failed, this, &MainWindow::onLoadFailed);
+    connect(m_loader, &LoadController::runsFound, this, &MainWindow::chooseRun);
     connect(m_loader, &LoadController::cancelled, this, [this] {
         onLoadEnded();
         statusBar()->showMessage(tr("Loading cancelled; the previous session stays open."), 5000);

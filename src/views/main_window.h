@@ -96,6 +96,9 @@ private:
     void onLoadProgress(const QString& stage, double fraction);
     void onLoaded(SessionPtr session, const QStringList& paths, qint64 elapsedMs);
     void onLoadFailed(const QString& error, const QStringList& paths);
+    // Several unrelated runs below the opened folder: a dialog offers them one by one
+    // (main_window_dialogs.cpp); the chosen one is loaded.
+    void chooseRun(const QStringList& runs, const QStringList& paths);
     void onLoadEnded();
     void fillProblems(const QString& loadError = {});
     void fillFiles();

@@ -53,6 +53,12 @@ void MainWindow::setupCompare()
     connect(m_compareLoader, &LoadController::finished, this,
             [this](SessionPtr s, const QStringList& paths, qint64) { onCompareLoaded(std::move(s), paths); });
     connect(m_compareLoader, &LoadController::failed, this, &MainWindow::onCompareFailed);
+    connect(m_compareLoader, &LoadController::runsFound, this, [this](const QStringList& runs, const QStringList& paths) {
+        onCompareFailed(tr("%1 unrelated runs found below it; compare with the folder of one run:\n%2")
+                            .arg(runs.size())
+                            .arg(runs.join(QLatin1Char('\n'))),
+                        paths);
+    });
     connect(m_compareLoader, &LoadController::cancelled, this, [this] {
         if (!m_loader->busy())
             onLoadEnded();

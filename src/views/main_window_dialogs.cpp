@@ -1,5 +1,5 @@
-// MainWindow: the keyboard help, About and the advisor report export (kept apart from the
-// window wiring in main_window.cpp).
+// MainWindow: the keyboard help, About, the run chooser and the advisor report export (kept
+// apart from the window wiring in main_window.cpp).
 #include "views/main_window.h"
 
 #include "views/export_notice.h"
@@ -17,6 +17,8 @@
 #include <QSaveFile>
 #include <QFutureWatcher>
 #include <QHeaderView>
+#include <QLabel>
+#include <QListWidget>
 #include <QMessageBox>
 #include <QProgressDialog>
 #include <QStatusBar>
@@ -25,6 +27,36 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace npuscope {
+
+void MainWindow::chooseRun(const QStringList& runs, const QStringList& paths)
+{
+    onLoadEnded();
+    statusBar()->showMessage(tr("%1 unrelated runs found in %2: choose one").arg(runs.size()).arg(paths.join(", ")),
+                             10000);
+    auto* dlg = new QDialog(this);
+    dlg->setObjectName(QStringLiteral("runChooser"));
+    dlg->setWindowTitle(tr("Choose a run"));
+    dlg->setAttribute(Qt::WA_DeleteOnClose);
+    auto* layout = new QVBoxLayout(dlg);
+    layout->addWidget(new QLabel(tr("%1 holds several unrelated runs. Open which one?").arg(paths.join(", ")), dlg));
+    auto* list = new QListWidget(dlg);
+    list->setObjectName(QStringLiteral("runList"));
+    list->addItems(runs);
+    list->setCurrentRow(0);
+    list->setMinimumWidth(640);
+    layout->addWidget(list);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Open | QDialogButtonBox::Cancel, dlg);
+    layout->addWidget(buttons);
+    connect(buttons, &QDialogButtonBox::accepted, dlg, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, dlg, &QDialog::reject);
+    connect(list, &QListWidget::itemActivated, dlg, &QDialog::accept);
+    connect(dlg, &QDialog::accepted, this, [this, list, paths] {
+        const int row = list->currentRow();
+        if (row >= 0)
+            m_loader->load(paths, static_cast<std::size_t>(row) + 1);
+    });
+    dlg->open();
+}
 
 void MainWindow::showShortcuts()
 {

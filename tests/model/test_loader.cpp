@@ -450,7 +450,7 @@ private slots:
             QVERIFY(disabled());
         }
         // A load of the real samples is small: it runs with 4 KiB pages.
-        const LoadResult r = loadSession(kPytorch);
+        const LoadResult r = loadSession(kPytorch + "/level1");
         QVERIFY(r.session);
         QVERIFY(!heapHugePagesOn());
         QVERIFY(disabled());

@@ -632,15 +632,34 @@ LoadResult loadSession(const std::string& path, const LoadOptions& options)
         return LoadResult{cluster_summary::sessionFromSummary(doc, path), false, {}};
     }
     progress.stage("Scanning");
-    return loadPlan(layout::detect(path), options, progress);
+    layout::Plan plan = layout::detect(path, options.cancel);
+    if (plan.cancelled)
+        return LoadResult{nullptr, true, "cancelled", {}};
+    std::vector<layout::RunInfo> runs = layout::listRuns(plan);
+    if (runs.size() > 1) {
+        if (options.run == 0 || options.run > runs.size()) {
+            LoadResult r;
+            r.error = path + ": " + std::to_string(runs.size()) + " unrelated runs found below it; "
+                      + (options.run == 0 ? "choose one" : "there is no run " + std::to_string(options.run));
+            r.runs = std::move(runs);
+            return r;
+        }
+        plan = layout::selectRun(plan, options.run - 1);
+    } else if (options.run > 1) {
+        return LoadResult{nullptr, false, path + ": there is no run " + std::to_string(options.run) + " (one run found)", {}};
+    }
+    LoadResult result = loadPlan(plan, options, progress);
+    if (runs.size() > 1)
+        result.runs = std::move(runs);
+    return result;
 }
 
 LoadResult loadSessions(const std::vector<std::string>& paths, const LoadOptions& options)
 {
     if (paths.empty())
-        return LoadResult{nullptr, false, "no path given"};
-    if (paths.size() == 1 && cluster_summary::isSummaryFile(paths[0]))
-        return loadSession(paths[0], options);
+        return LoadResult{nullptr, false, "no path given", {}};
+    if (paths.size() == 1)
+        return loadSession(paths.front(), options); // runs below a folder are chosen there
     ProgressSink progress(options.progress);
     progress.stage("Scanning");
     return loadPlan(layout::detect(paths), options, progress);

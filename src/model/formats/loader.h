@@ -1,6 +1,7 @@
 #pragma once
 // Entry point: turn a path (folder of any real layout, or a single file) into a Session.
 // Synchronous; the GUI calls it on a worker thread. Rank folders load in parallel.
+#include "model/formats/layout.h"
 #include "model/store/session.h"
 
 #include <atomic>
@@ -35,12 +36,18 @@ struct LoadOptions {
     // it: files are read in parallel, so the hook must be thread-safe (it lets tests change or
     // remove files between layout detection and reading).
     std::function<void(const std::string& path)> beforeRead;
+    // When a folder holds several unrelated runs (layout::listRuns): which one to open,
+    // 1-based. 0 opens none of them: the load fails and LoadResult::runs lists them.
+    std::size_t run = 0;
 };
 
 struct LoadResult {
     SessionPtr session;   // null when nothing could be loaded
     bool cancelled = false;
     std::string error;    // set when session is null: names the path and why
+    // The unrelated runs found below the path when there are several (the session, if any,
+    // holds the one LoadOptions::run chose); empty when the path holds one run.
+    std::vector<layout::RunInfo> runs;
 };
 
 LoadResult loadSession(const std::string& path, const LoadOptions& options = {});
