@@ -398,7 +398,7 @@ private slots:
         const CliRun j = runCli({"analyze", "--import", QString::fromStdString(root), "--metric", "memory", "--top", "3",
                                  "--sort", "ascending", "--format", "json"});
         QVERIFY2(j.code == 0, qPrintable(j.err));
-        const auto doc = nlohmann::json::parse(j.out.toStdString());
+        const auto doc = nlohmann::json::parse(j.out.toStdString())["rows"];
         QCOMPARE(doc.size(), std::size_t(3));
         QVERIFY(std::abs(doc[0]["allocation_MB"].get<double>() - allocs.back().bytes / kMiB) < 1e-6); // smallest
         const CliRun t = runCli({"analyze", "--import", QString::fromStdString(root), "--metric", "memory", "--top", "2"});
