@@ -336,7 +336,7 @@ void slowLink(const RuleCtx& c, RuleOut& out)
             if (c.all.empty()) // a cluster summary: one step row per step of each rank
                 steps = std::max<int>(1, static_cast<int>(std::count_if(
                     c.session.cluster.stepTrace.begin(), c.session.cluster.stepTrace.end(),
-                    [r](const StepRow& s) { return s.type == "rank" && s.index == std::to_string(r); })));
+                    [rank = r](const StepRow& s) { return s.type == "rank" && s.index == std::to_string(rank); })));
             // The cost is the time the slow link loses against the median bandwidth, not the
             // whole transit time (which a link at the median speed would spend too).
             const double lost = (a.second - a.first / med) * 1e6 / steps;

@@ -406,7 +406,8 @@ void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::vector<char>
     });
     std::size_t reported = 0, more = 0;
     std::set<std::string> ids;
-    for (const auto& [g0, w] : cand) {
+    for (const auto& candidate : cand) {
+        const auto& w = candidate.second; // not a structured binding: lambdas below capture it
         const Stats st = untakenStats(*w);
         if (!qualifies(st))
             continue;
