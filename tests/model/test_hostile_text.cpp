@@ -4,6 +4,7 @@
 // parser, HTML must be valid UTF-8 with the markup escaped. Input read in part is never silent:
 // a warning per file on stderr, input_problems[] in JSON, an "Incomplete input" box in reports.
 #include "cli_run.h"
+#include "file_bytes.h"
 
 #include "model/store/safe_text.h"
 
@@ -14,7 +15,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 namespace fs = std::filesystem;
 using npuscope::text::csvCell;
@@ -28,14 +28,6 @@ namespace {
 
 const std::string kSamples = NPUSCOPE_SAMPLES;
 const std::string kLevel1 = kSamples + "/msinsight/test/data/pytorch/text/level1/rank0_ascend_pt";
-
-std::string readFile(const fs::path& p)
-{
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 void writeFile(const fs::path& p, const std::string& text)
 {
@@ -272,7 +264,7 @@ private slots:
         for (auto& e : fs::recursive_directory_iterator(root))
             fs::permissions(e.path(), fs::perms::owner_write, fs::perm_options::add);
         const fs::path target = root / file.toStdString();
-        std::string bytes = readFile(target);
+        std::string bytes = fileBytes(target.string());
         const auto at = bytes.find(from.toStdString(), file.contains("kernel") ? bytes.size() / 3 : 0);
         QVERIFY(at != std::string::npos);
         bytes.replace(at, static_cast<std::size_t>(from.size()), to.toStdString());

@@ -155,14 +155,9 @@ FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContex
     std::uint64_t badUtf8 = 0;
     std::int64_t badUtf8Line = -1, badUtf8Offset = -1;
     auto intern = [&](std::string_view cell) {
-        for (const char ch : cell) {
-            if (static_cast<unsigned char>(ch) < 0x80)
-                continue;
-            if (!text::isValidUtf8(cell) && badUtf8++ == 0) {
-                badUtf8Line = t.line();
-                badUtf8Offset = static_cast<std::int64_t>(t.byteOffset());
-            }
-            break;
+        if (!text::isValidUtf8(cell) && badUtf8++ == 0) {
+            badUtf8Line = t.line();
+            badUtf8Offset = static_cast<std::int64_t>(t.byteOffset());
         }
         return sink.strings.intern(cell);
     };
@@ -177,9 +172,9 @@ FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContex
         NameId& l = last[static_cast<std::size_t>(col)];
         if (l.valid() && sink.strings.view(l) == cell)
             return l;
-        const std::uint64_t repairedBefore = badUtf8;
+        const std::uint64_t invalidBefore = badUtf8;
         const NameId id = intern(cell);
-        l = badUtf8 == repairedBefore ? id : NameId(); // a repaired cell is counted every time
+        l = badUtf8 == invalidBefore ? id : NameId(); // an invalid cell is counted every time
         return id;
     };
     // Rows out of start-time order and exact repeats of an earlier row (same device, stream,
