@@ -349,8 +349,7 @@ void printText(const Json& j)
     std::printf("path: %s\nlayout: %s\nsource: %s\nranks: %zu\n", str(j["path"]).c_str(), str(j["layout"]).c_str(),
                 str(j["source"]).c_str(), j["ranks"].size());
     if (!j["input_problems"].empty()) {
-        std::printf("\nINCOMPLETE INPUT: %zu file(s) read in part or not at all; numbers below cover what was read\n",
-                    j["input_problems"].size());
+        std::printf("\n%s\n", incompleteInputHeadline(j["input_problems"].size()).c_str());
         for (const auto& p : j["input_problems"])
             std::printf("  %s: %s, %s skipped: %s\n", str(p["file"]).c_str(), str(p["status"]).c_str(),
                         num(p["skipped"]).c_str(), str(p["reason"]).c_str());

@@ -130,11 +130,7 @@ const Finding* findingById(const AdvisorReport& r, const std::string& id)
 
 std::string incompleteInputHeadline(const AdvisorReport& r)
 {
-    const std::size_t n = r.inputProblems.size();
-    if (n == 0)
-        return {};
-    return "Incomplete input: " + std::to_string(n) + (n == 1 ? " file was" : " files were")
-           + " read in part or not at all. The findings cover only what was read.";
+    return npuscope::incompleteInputHeadline(r.inputProblems.size());
 }
 
 } // namespace npuscope::advisor

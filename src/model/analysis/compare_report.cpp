@@ -161,10 +161,7 @@ std::string formatCompareReport(const CompareResult& r, const std::string& basel
         for (const auto& p : *side)
             problems.push_back(std::string(name) + ": " + describe(p));
     }
-    std::string incomplete;
-    if (!problems.empty())
-        incomplete = "Incomplete input: " + std::to_string(problems.size())
-                     + " file(s) read in part or not at all; the numbers cover only what was read.";
+    const std::string incomplete = incompleteInputHeadline(problems.size());
     const std::string verdict = r.verdictText();
     const std::string mapNote = mappingNote(r.mapping);
     if (format == "json") {

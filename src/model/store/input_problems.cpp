@@ -68,6 +68,14 @@ std::string describe(const InputProblem& p)
     return out;
 }
 
+std::string incompleteInputHeadline(std::size_t files)
+{
+    if (files == 0)
+        return {};
+    return "Incomplete input: " + std::to_string(files) + (files == 1 ? " file was" : " files were")
+           + " read in part or not at all. The numbers cover only what was read.";
+}
+
 nlohmann::ordered_json toJson(const std::vector<InputProblem>& problems)
 {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();

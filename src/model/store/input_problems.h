@@ -26,6 +26,9 @@ std::vector<InputProblem> inputProblems(const Session& s);
 // "FILE: partial, 3 records skipped: line 12: bad number" (raw bytes: quote with the writer's
 // text policy).
 std::string describe(const InputProblem& p);
+// "Incomplete input: 2 files were read in part or not at all. The numbers cover only what was
+// read." The one line every report and verb opens its list with ("" for n = 0).
+std::string incompleteInputHeadline(std::size_t files);
 // [{"rank", "file", "status", "skipped", "reason"}, ...]: the JSON outputs' input_problems.
 nlohmann::ordered_json toJson(const std::vector<InputProblem>& problems);
 
