@@ -1,12 +1,10 @@
 #include "views/compare_export.h"
 
 #include "model/analysis/compare_report.h"
+#include "views/pdf_document.h"
 
 #include <QBuffer>
-#include <QFontDatabase>
 #include <QPainter>
-#include <QPdfWriter>
-#include <QSaveFile>
 #include <QTextDocument>
 #include <QUrl>
 
@@ -222,42 +220,12 @@ bool writeComparePdf(const CompareResult& r, const std::string& baselinePath, co
                      const std::string& path, std::string* error)
 {
     QTextDocument doc;
-    QFont font = doc.defaultFont();
-    font.setPointSize(9);
-    for (const QString& fam : {QStringLiteral("Noto Sans CJK SC"), QStringLiteral("WenQuanYi Micro Hei"),
-                               QStringLiteral("Source Han Sans SC")})
-        if (QFontDatabase::families().contains(fam)) {
-            font.setFamilies({QStringLiteral("DejaVu Sans"), fam});
-            break;
-        }
-    doc.setDefaultFont(font);
+    doc.setDefaultFont(reportFont(9));
     doc.setDefaultStyleSheet(QStringLiteral("h2{color:#333;} th{background-color:#eeeeee;} td,th{font-size:7pt;}"));
     doc.addResource(QTextDocument::ImageResource, QUrl(QStringLiteral("npuscope-chart:compare")), renderCompareChart(r));
     doc.setHtml(QStringLiteral("<html><body>") + bodyHtml(r, baselinePath, optimizedPath, QStringLiteral("npuscope-chart:compare"))
                 + QStringLiteral("</body></html>"));
-    QSaveFile out(q(path));
-    if (!out.open(QIODevice::WriteOnly)) {
-        if (error)
-            *error = path + ": " + out.errorString().toStdString();
-        return false;
-    }
-    QPdfWriter writer(&out);
-    writer.setPageSize(QPageSize(QPageSize::A4));
-    writer.setPageMargins(QMarginsF(12, 12, 12, 12), QPageLayout::Millimeter);
-    writer.setTitle(QStringLiteral("npuscope compare"));
-    doc.print(&writer);
-    if (out.size() == 0) {
-        out.cancelWriting();
-        if (error)
-            *error = path + ": the PDF writer produced no output";
-        return false;
-    }
-    if (!out.commit()) {
-        if (error)
-            *error = path + ": " + out.errorString().toStdString();
-        return false;
-    }
-    return true;
+    return writeDocumentPdf(doc, path, {QStringLiteral("npuscope compare"), QStringLiteral("npuscope"), 12}, error);
 }
 
 } // namespace npuscope
