@@ -119,6 +119,8 @@ private slots:
         const nlohmann::json j = info(QString::fromStdString(root.string()));
         QVERIFY(!j.is_null());
         QCOMPARE(j["ranks"][0]["kernel_rows"].get<int>(), 3);
+        // The name past 16 MiB is cut, and the file is said to be read in part.
+        QVERIFY(allText(j["input_problems"]).find("longer than 16 MiB cut") != std::string::npos);
     }
 
     void millionDistinctNames()
@@ -141,7 +143,9 @@ private slots:
         QCOMPARE(count, n);
     }
 
-    // One JSON string of 64 MB as the whole timeline (2 GB, run once: docs/ROBUSTNESS.md).
+    // One JSON string of 64 MB as the whole timeline, and an event whose name is 64 MB (the 2 GB
+    // run is in docs/ROBUSTNESS.md): the name is kept as its first 16 MiB, the events around it
+    // load, and the file is reported as read in part.
     void singleHugeString()
     {
         QTemporaryDir tmp;
@@ -152,6 +156,23 @@ private slots:
         QVERIFY2(r.err.contains("trace_view.json"), qPrintable(r.err.left(500)));
         if (!j.is_null())
             QVERIFY(!j["input_problems"].empty());
+
+        const fs::path named = fs::path(tmp.path().toStdString()) / "name_ascend_pt";
+        const auto event = [](const std::string& name, int ts) {
+            return "{\"name\": \"" + name + "\", \"ph\": \"X\", \"pid\": 1, \"tid\": 1, \"ts\": \""
+                   + std::to_string(ts) + ".000\", \"dur\": 5}";
+        };
+        writeFile(named / "ASCEND_PROFILER_OUTPUT/trace_view.json",
+                  "[" + event("before", 10) + ", " + event(std::string(64u << 20, 'n'), 20) + ", " + event("after", 30)
+                      + "]");
+        CliRun rn;
+        const nlohmann::json jn = info(QString::fromStdString(named.string()), &rn);
+        QVERIFY(!jn.is_null());
+        QCOMPARE(jn["ranks"][0]["slices"].get<int>(), 3);
+        QVERIFY2(rn.err.contains("1 string longer than 16 MiB cut to 16 MiB"), qPrintable(rn.err.left(500)));
+        QCOMPARE(jn["input_problems"].size(), 1u);
+        QCOMPARE(jn["input_problems"][0]["status"].get<std::string>(), std::string("partial"));
+        QVERIFY(allText(jn["input_problems"]).find("trace_view.json") != std::string::npos);
     }
 
     void fiftyThousandFiles()

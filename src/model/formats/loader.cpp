@@ -370,6 +370,7 @@ std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
     auto readInto = [&](Profile& sink, std::size_t i) {
         const auto& f = plan.files[i];
         env.progress.stage("Reading " + baseName(f.path) + label);
+        const std::size_t cutBefore = sink.strings.cutStrings();
         FileRecord rec = mapAndRead(
             f, env,
             [&](std::string_view bytes, const ReadContext& ctx) {
@@ -387,6 +388,15 @@ std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
                 return readOne(f.kind, bytes, sink, ctx);
             },
             [&](Severity s, const std::string& why) { sink.report(s, f.path, -1, -1, why); });
+        if (const std::size_t cut = sink.strings.cutStrings() - cutBefore; cut > 0) {
+            const std::string why = std::to_string(cut) + (cut == 1 ? " string" : " strings") + " longer than "
+                                    + std::to_string(StringPool::kMaxTextBytes >> 20) + " MiB cut to "
+                                    + std::to_string(StringPool::kMaxTextBytes >> 20) + " MiB";
+            sink.report(Severity::Warning, f.path, -1, -1, why);
+            if (rec.status == FileStatus::Loaded)
+                rec.status = FileStatus::Partial;
+            rec.note += (rec.note.empty() ? "" : "; ") + why;
+        }
         // A profiler_info without a usable rank_id (single-device runs write -1) keeps the
         // rank named by the file, profiler_info_<N>.json.
         if (f.kind == layout::FileKind::ProfilerInfo && sink.rank < 0)
@@ -627,9 +637,9 @@ LoadResult loadSession(const std::string& path, const LoadOptions& options)
         nlohmann::json doc;
         std::string error;
         if (!cluster_summary::readSummary(path, doc, &error))
-            return LoadResult{nullptr, false, error};
+            return LoadResult{nullptr, false, error, {}};
         progress.stage("Done");
-        return LoadResult{cluster_summary::sessionFromSummary(doc, path), false, {}};
+        return LoadResult{cluster_summary::sessionFromSummary(doc, path), false, {}, {}};
     }
     progress.stage("Scanning");
     layout::Plan plan = layout::detect(path, options.cancel);
