@@ -15,7 +15,9 @@ if command -v ccache >/dev/null; then
   export CCACHE_BASEDIR="$PWD"
   launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
+# Line tables only (-g1): enough for symbolized reports, and far less to compile and link.
 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
   -DCMAKE_CXX_COMPILER=clang++ -DNPUSCOPE_FUZZ=ON -DNPUSCOPE_BUILD_TESTS=OFF "${launcher[@]}" >/dev/null
 cmake --build build-fuzz -j"$jobs" --target fuzzers
 bash fuzz/seed.sh build-fuzz/seeds >/dev/null
