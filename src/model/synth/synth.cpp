@@ -354,7 +354,9 @@ SynthResult synthesize(const std::string& outDir, const SynthOptions& o)
     std::vector<std::unique_ptr<RankWriter>> writers;
     // Memory files (profile_memory=True) in torch_npu profiles of their natural size, and always
     // in the scenario whose leak they show.
-    const bool memoryOut = !msprof && (o.targetMB == 0 || MemoryWriter::leaks(o.scenario));
+    const bool memoryOut = !msprof
+                           && (o.memoryFiles >= 0 ? o.memoryFiles == 1
+                                                  : o.targetMB == 0 || MemoryWriter::leaks(o.scenario));
     std::vector<std::unique_ptr<MemoryWriter>> memWriters;
     std::vector<std::string> rawDirs; // torch_npu: each rank's PROF_* folder
     if (o.level < 0 || o.level > 2) {

@@ -25,6 +25,9 @@ struct SynthOptions {
     int level = 1;
     bool withStack = false;   // with_stack=True: "Call stack" args, python_function slices
     bool compactJson = false; // JSON with "," and ":" (not how torch_npu writes it; for comparisons)
+    // The memory files of profile_memory=True: -1 in torch_npu profiles of natural size (no
+    // targetMB) and in llama2-leak, 0 never, 1 always.
+    int memoryFiles = -1;
     std::function<void(double)> progress;    // 0..1, throttled by the caller's taste
 };
 
