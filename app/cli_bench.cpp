@@ -1,9 +1,11 @@
 // `npuscope bench`: generates a torch_npu profile of a given timeline size with the project's own
-// generator, then measures in one run, side by side, each in a fresh child process (so peak RSS
-// is per measurement and one cannot warm the other's heap):
+// generator, written as torch_npu writes it (json.dump separators, its key and event order), and
+// the same steps again with compact JSON, then measures in one run, side by side, each in a fresh
+// child process (so peak RSS is per measurement and one cannot warm the other's heap):
 //   (a) npuscope's full load of the folder (timeline + kernel_details, joined, finalized);
 //   (b) the floor: a bare single-threaded simdjson On-Demand scan of the same trace_view.json;
-//   (c) nlohmann/json's SAX parse of the same file (the naive reference).
+//   (a') and (b') the same on the compact serialization;
+//   (c) nlohmann/json's SAX parse of the real-shaped file (the naive reference).
 // It prints MB/s, the ratios a/b and a/c, bytes per task event held by the store and peak RSS;
 // then cancels a load halfway through and reports how long the loader took to return and how
 // much of its memory was given back; cancels loads late (at 75, 85 and 95 % of the fastest load's
@@ -148,15 +150,16 @@ void warmPageCache(const std::string& path)
 void printUsage(std::FILE* to)
 {
     std::fputs("Usage: npuscope bench [--size-mb N] [--out DIR] [--seed N] [--db] [--no-frames] [--frame-events N]\n"
-               "                      [--runs N] [--linear-mb N]\n"
+               "                      [--runs N] [--linear-mb N] [--no-compact]\n"
                "  --db: load the same generated profile from its text and its SQLite export instead\n"
                "  (generated once in DIR-db with `synth --format both`); prints MB/s and the ratio.\n"
                "  Generates (once, then reuses) a torch_npu profile whose trace_view.json is about N MB\n"
-               "  (default 100) under DIR (default /tmp/npuscope-bench) and measures, each in its own\n"
-               "  process: npuscope's full load, a bare simdjson On-Demand scan (the floor) and\n"
-               "  nlohmann/json's SAX parse of the same JSON. Prints MB/s, ratios, bytes per task event\n"
-               "  and peak RSS. Ratios are what count: all three run on this machine in this run.\n"
-               "  The load and the floor run --runs times (default 3), alternating; their medians count.\n"
+               "  (default 100) under DIR (default /tmp/npuscope-bench), written as torch_npu writes it,\n"
+               "  and the same steps with compact JSON (unless --no-compact), and measures, each in its\n"
+               "  own process: npuscope's full load and a bare simdjson On-Demand scan (the floor) of\n"
+               "  both, and nlohmann/json's SAX parse of the real-shaped JSON. Prints MB/s, ratios, bytes\n"
+               "  per task event and peak RSS. Ratios are what count: all run on this machine in this run.\n"
+               "  The loads and the floors run --runs times (default 3), alternating; their medians count.\n"
                "  With --linear-mb N (default 100 when --size-mb is 1000 or more; 0 for none), the load of\n"
                "  an N MB profile (at most a tenth of the size; generated the same way) joins the alternation,\n"
                "  and how far the large load is from linear in size is printed.\n"
@@ -179,6 +182,7 @@ int bench(const Args& args)
     int runs = 3;
     std::uint64_t frameEvents = 10'000'000;
     double linearMb = -1; // -1: 100 for a profile of 1000 MB or more, else none
+    bool compact = true;  // also the compact serialization of the same steps
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         auto next = [&](const char* flag) -> const std::string* {
@@ -195,6 +199,8 @@ int bench(const Args& args)
             dbBench = true;
         } else if (a == "--no-frames") {
             frames = false;
+        } else if (a == "--no-compact") {
+            compact = false;
         } else if (a == "--runs") {
             const std::string* v = next("--runs");
             if (!v)
@@ -249,11 +255,13 @@ int bench(const Args& args)
         std::fprintf(stderr, "npuscope bench: --linear-mb must be at most a tenth of --size-mb\n");
         return 2;
     }
-    // The size as asked for (100, 1024, 0.5): profiles of other sizes never share a folder.
-    const auto dirOf = [&](double mbs) {
+    // The size as asked for (100, 1024, 0.5): profiles of other sizes never share a folder. The
+    // real-shaped profile and its compact twin (the same steps) are named apart from the folders
+    // of older versions of the generator, which wrote compact JSON.
+    const auto dirOf = [&](double mbs, const char* shape = "real") {
         char size[32];
         std::snprintf(size, sizeof size, "%g", mbs);
-        return fs::path(out) / ("torch_npu_" + std::string(size) + "mb_seed" + std::to_string(seed));
+        return fs::path(out) / ("torch_npu_" + std::string(shape) + "_" + std::string(size) + "mb_seed" + std::to_string(seed));
     };
     const fs::path dir = dirOf(sizeMb);
     if (dbBench)
@@ -261,7 +269,7 @@ int bench(const Args& args)
     // The profile's trace_view.json, generated when missing; empty on failure (reported).
     const auto traceOf = [&](const fs::path& d, double mbs) {
         std::string t = findTrace(d);
-        if (t.empty() && bench::generateProfile(d.string(), mbs, seed, "text"))
+        if (t.empty() && bench::generateProfile(d.string(), mbs, seed, "text") > 0)
             t = findTrace(d);
         if (t.empty())
             std::fprintf(stderr, "npuscope bench: no trace_view.json under %s\n", d.c_str());
@@ -272,6 +280,26 @@ int bench(const Args& args)
         return 1;
     const double mb = static_cast<double>(fs::file_size(trace)) / 1e6;
     warmPageCache(trace);
+    // The compact twin: the real-shaped profile's steps (rows of its step_trace_time.csv) again.
+    const fs::path compactDir = dirOf(sizeMb, "compact");
+    std::string compactTrace;
+    if (compact) {
+        compactTrace = findTrace(compactDir);
+        if (compactTrace.empty()) {
+            int steps = 0;
+            std::ifstream stt(fs::path(trace).parent_path() / "step_trace_time.csv");
+            for (std::string line; std::getline(stt, line);)
+                steps += line.empty() || line.starts_with("Step") ? 0 : 1;
+            if (steps > 0 && bench::generateProfile(compactDir.string(), sizeMb, seed, "text", true, steps) > 0)
+                compactTrace = findTrace(compactDir);
+        }
+        if (compactTrace.empty()) {
+            std::fprintf(stderr, "npuscope bench: no compact trace_view.json under %s\n", compactDir.c_str());
+            return 1;
+        }
+        warmPageCache(compactTrace);
+    }
+    const double compactMb = compact ? static_cast<double>(fs::file_size(compactTrace)) / 1e6 : 0;
     // (f) Linearity: a profile a tenth of the size or less is loaded in the same alternation.
     const fs::path linearDir = dirOf(linearMb);
     std::string linearTrace;
@@ -282,11 +310,12 @@ int bench(const Args& args)
         warmPageCache(linearTrace);
     }
 
-    // (b) and (c): a reference parser over the mapped trace.
-    const auto scanRun = [&](const std::function<bench::ScanStats(std::string_view)>& scan) {
+    // (b) and (c): a reference parser over a mapped trace.
+    const auto scanRun = [&](const std::function<bench::ScanStats(std::string_view)>& scan,
+                             const std::string& file) {
         return inChild([&](Measure& m) {
             std::string err;
-            auto f = MappedFile::open(trace, &err);
+            auto f = MappedFile::open(file, &err);
             if (!f) {
                 std::snprintf(m.error, sizeof m.error, "%s", err.c_str());
                 return;
@@ -297,7 +326,9 @@ int bench(const Args& args)
             std::snprintf(m.error, sizeof m.error, "%s", st.error.c_str());
         });
     };
-    const auto floorRun = [&] { return scanRun([](std::string_view json) { return bench::simdjsonFloorScan(json); }); };
+    const auto floorRun = [&](const std::string& file) {
+        return scanRun([](std::string_view json) { return bench::simdjsonFloorScan(json); }, file);
+    };
     const auto loadRunOf = [&](const fs::path& folder) {
         return inChild([&](Measure& m) {
             LoadOptions lo;
@@ -317,16 +348,20 @@ int bench(const Args& args)
     // (a) and (b) run `runs` times, alternating, and their median runs count: on the development
     // machine the same load's system time varies from 0.6 to 2 s from one run to the next, with
     // the state in which the hypervisor hands over fresh memory.
-    std::vector<Measure> floorRuns, loadRuns, linearRuns;
+    std::vector<Measure> floorRuns, loadRuns, linearRuns, compactFloorRuns, compactLoadRuns;
     for (int k = 0; k < runs; ++k) {
-        floorRuns.push_back(floorRun());
+        floorRuns.push_back(floorRun(trace));
         loadRuns.push_back(loadRunOf(dir));
+        if (compact) {
+            compactFloorRuns.push_back(floorRun(compactTrace));
+            compactLoadRuns.push_back(loadRunOf(compactDir));
+        }
         if (!linearTrace.empty())
             linearRuns.push_back(loadRunOf(linearDir));
     }
     const Measure floor = medianRun(floorRuns);
     const Measure load = medianRun(loadRuns);
-    const Measure sax = scanRun(bench::nlohmannSaxScan);
+    const Measure sax = scanRun(bench::nlohmannSaxScan, trace);
 
     // (d) Cancel a load halfway through, and late in it (where the side files, finalize() and
     // the joins may be running): the loader checks the flag between chunks, files and stages,
@@ -402,25 +437,43 @@ int bench(const Args& args)
                 folderBytes += it->file_size(ec);
     }
 
-    std::printf("npuscope bench: %s (%.1f MB trace_view.json), %ld cores\n", trace.c_str(), mb, sysconf(_SC_NPROCESSORS_ONLN));
+    std::printf("npuscope bench: %s (%.1f MB trace_view.json, real-shaped: as torch_npu writes it), %ld cores\n",
+                trace.c_str(), mb, sysconf(_SC_NPROCESSORS_ONLN));
+    if (compact)
+        std::printf("compact twin: %s (%.1f MB trace_view.json: the same steps with \",\" and \":\" separators)\n",
+                    compactTrace.c_str(), compactMb);
     std::printf("machine: %s; simdjson kernel %s\n", cpuModel().c_str(), bench::simdjsonKernel().c_str());
     std::printf("%-34s %10s %10s %12s %14s\n", "measurement", "seconds", "MB/s", "events", "peak RSS MiB");
-    auto row = [&](const char* name, const Measure& m) {
+    auto row = [&](const char* name, const Measure& m, double size) {
         if (!m.ok) {
             std::printf("%-34s failed: %s\n", name, m.error);
             return;
         }
-        std::printf("%-34s %10.3f %10.1f %12llu %14.1f\n", name, m.seconds, mb / m.seconds,
+        std::printf("%-34s %10.3f %10.1f %12llu %14.1f\n", name, m.seconds, size / m.seconds,
                     static_cast<unsigned long long>(m.events), m.peakRssKb / 1024.0);
     };
-    row("(a) npuscope full load", load);
-    row("(b) simdjson On-Demand scan (floor)", floor);
-    row("(c) nlohmann/json SAX", sax);
-    if (runs > 1)
+    row("(a) npuscope full load", load, mb);
+    row("(b) simdjson On-Demand scan (floor)", floor, mb);
+    const Measure compactFloor = compact ? medianRun(compactFloorRuns) : Measure{};
+    const Measure compactLoad = compact ? medianRun(compactLoadRuns) : Measure{};
+    if (compact) {
+        row("(a') full load, compact JSON", compactLoad, compactMb);
+        row("(b') floor, compact JSON", compactFloor, compactMb);
+    }
+    row("(c) nlohmann/json SAX", sax, mb);
+    if (runs > 1) {
         std::printf("(a) and (b): medians of %d alternating runs; (a) %s s; (b) %s s; peak RSS the highest\n", runs,
                     secondsList(loadRuns).c_str(), secondsList(floorRuns).c_str());
+        if (compact)
+            std::printf("(a') and (b'): in the same alternation; (a') %s s; (b') %s s\n",
+                        secondsList(compactLoadRuns).c_str(), secondsList(compactFloorRuns).c_str());
+    }
     if (load.ok && floor.ok)
-        std::printf("ratio a/b (goal <= 1.5, stretch <= 1.0): %.2f\n", load.seconds / floor.seconds);
+        std::printf("ratio a/b, real-shaped (goal <= 1.5, stretch <= 1.0): %.2f\n", load.seconds / floor.seconds);
+    if (compactLoad.ok && compactFloor.ok)
+        std::printf("ratio a'/b', compact: %.2f; real-shaped / compact: load %.2f, floor %.2f\n",
+                    compactLoad.seconds / compactFloor.seconds, load.seconds / compactLoad.seconds,
+                    floor.seconds / compactFloor.seconds);
     if (load.ok && sax.ok)
         std::printf("ratio a/c: %.2f\n", load.seconds / sax.seconds);
     if (load.ok && load.tasks > 0) {
@@ -481,7 +534,7 @@ int bench(const Args& args)
     }
     if (frames)
         benchFrames(dir.string(), frameEvents);
-    return (load.ok && floor.ok && sax.ok) ? 0 : 1;
+    return (load.ok && floor.ok && sax.ok && (!compact || (compactLoad.ok && compactFloor.ok))) ? 0 : 1;
 }
 
 } // namespace npuscope::cli

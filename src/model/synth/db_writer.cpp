@@ -3,6 +3,7 @@
 #include "model/synth/comm_json.h"
 #include "model/synth/device_model.h"
 #include "model/synth/overlap.h"
+#include "model/synth/python_side.h"
 
 #include <sys/stat.h>
 
@@ -16,7 +17,8 @@ namespace {
 
 constexpr std::int64_t kNoneId = 4294967295LL;
 // ENUM_API_TYPE ids (FORMATS-DB.md §2)
-constexpr std::int64_t kApiAcl = 20000, kApiNode = 10000, kApiOp = 50001;
+constexpr std::int64_t kApiAcl = 20000, kApiNode = 10000, kApiRuntime = 5000, kApiOp = 50001, kApiQueue = 50002,
+                       kApiTrace = 50003;
 
 const char* const kSchema[] = {
     "CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY,value TEXT)",
@@ -39,6 +41,7 @@ const char* const kSchema[] = {
     "sequenceNumber INTEGER, fwdThreadId INTEGER, inputDtypes INTEGER, inputShapes INTEGER, callchainId INTEGER, "
     "type INTEGER)",
     "CREATE TABLE CONNECTION_IDS (id INTEGER, connectionId INTEGER)",
+    "CREATE TABLE PYTORCH_CALLCHAINS (id INTEGER, stack INTEGER, stackDepth INTEGER)",
     "CREATE TABLE STEP_TIME (id INTEGER, startNs INTEGER, endNs INTEGER)",
     "CREATE TABLE AICORE_FREQ (deviceId INTEGER,timestampNs NUMERIC,freq INTEGER)",
     "CREATE TABLE HBM (deviceId INTEGER,timestampNs INTEGER,bandwidth NUMERIC,hbmId INTEGER,type INTEGER)",
@@ -56,6 +59,7 @@ std::uint64_t fileSize(const std::string& path)
 DbRankWriter::DbRankWriter(const Scenario& sc, RankLayout layout) : m_sc(sc), m_l(std::move(layout))
 {
     m_globalTid = (m_l.hostPid << 32) | m_l.hostPid;
+    m_dequeueTid = (m_l.hostPid << 32) | m_l.dequeueTid();
 }
 
 DbRankWriter::~DbRankWriter() = default;
@@ -88,8 +92,9 @@ bool DbRankWriter::open(std::string& error)
     m_freq = m_db->prepare("INSERT INTO AICORE_FREQ VALUES (?,?,?)");
     m_hbm = m_db->prepare("INSERT INTO HBM VALUES (?,?,?,?,?)");
     m_overlap = m_db->prepare("INSERT INTO OVERLAP_ANALYSIS VALUES (?,?,?,?)");
+    m_chain = m_db->prepare("INSERT INTO PYTORCH_CALLCHAINS VALUES (?,?,?)");
     for (auto* st : {&m_string, &m_task, &m_compute, &m_pmu, &m_commOp, &m_cann, &m_py, &m_conn, &m_step, &m_freq,
-                     &m_hbm, &m_overlap})
+                     &m_hbm, &m_overlap, &m_chain})
         if (!st->valid()) {
             error = m_db->error();
             return false;
@@ -107,7 +112,28 @@ bool DbRankWriter::open(std::string& error)
     }
     // Framework strings take ids from 2^28 (FORMATS-DB.md §2); one range is enough here.
     m_nextString = 1LL << 28;
-    return true;
+    // What the text export writes of each operator's Python side: its inputs (record_shapes) and
+    // call stack (with_stack). Multi-tensor values are ";\n"-separated here, and the samples hold
+    // the shapes in inputDtypes and the dtypes in inputShapes.
+    std::int64_t chain = 0;
+    m_sides = pythonSides(m_sc);
+    for (const PythonSide& py : m_sides) {
+        auto lf = [](std::string v) {
+            for (std::size_t at = 0; (at = v.find("\r\n", at)) != std::string::npos;)
+                v.erase(at, 1);
+            return v;
+        };
+        m_inputs.emplace_back(py.dims.empty() ? -1 : sid(lf(py.dims)), py.types.empty() ? -1 : sid(lf(py.types)));
+        if (!m_l.withStack) {
+            m_chainOf.push_back(-1);
+            continue;
+        }
+        ++chain;
+        for (std::size_t d = 0; d < py.stack.size(); ++d)
+            m_failed |= !m_chain.i64(1, chain).i64(2, sid(py.stack[d])).i64(3, static_cast<std::int64_t>(d)).run();
+        m_chainOf.push_back(chain);
+    }
+    return !m_failed;
 }
 
 std::int64_t DbRankWriter::sid(const std::string& s)
@@ -133,19 +159,43 @@ void DbRankWriter::writeStep(const StepPlan& plan, const RankStep& rs)
     m_failed |= !m_step.i64(1, plan.index).i64(2, plan.start).i64(3, plan.end).run();
     m_failed |= !m_freq.i64(1, dev).i64(2, plan.start).i64(3, static_cast<std::int64_t>(kFreqMHz)).run();
     char ts[2][24];
-    auto pyRow = [&](std::int64_t start, std::int64_t dur, std::int64_t name, std::optional<std::int64_t> conn) {
+    auto pyRow = [&](std::int64_t start, std::int64_t dur, std::int64_t name, std::optional<std::int64_t> conn,
+                     std::int64_t type = kApiOp, int op = -1, std::int64_t tid = 0) {
         const auto a = std::to_chars(ts[0], ts[0] + 24, start).ptr;
         const auto b = std::to_chars(ts[1], ts[1] + 24, start + dur).ptr;
         m_py.text(1, std::string_view(ts[0], static_cast<std::size_t>(a - ts[0])))
             .text(2, std::string_view(ts[1], static_cast<std::size_t>(b - ts[1])))
-            .i64(3, m_globalTid);
+            .i64(3, tid ? tid : m_globalTid);
         if (conn)
             m_py.i64(4, *conn);
         else
             m_py.null(4);
-        m_failed |= !m_py.i64(5, name).i64(6, -1).i64(7, 0).null(8).null(9).null(10).i64(11, kApiOp).run();
+        m_py.i64(5, name);
+        if (type == kApiOp)
+            m_py.i64(6, -1).i64(7, 0);
+        else
+            m_py.null(6).null(7);
+        const auto in = op >= 0 ? m_inputs[static_cast<std::size_t>(op)] : std::pair<std::int64_t, std::int64_t>{-1, -1};
+        in.first >= 0 ? m_py.i64(8, in.first) : m_py.null(8);
+        in.second >= 0 ? m_py.i64(9, in.second) : m_py.null(9);
+        const std::int64_t chain = op >= 0 ? m_chainOf[static_cast<std::size_t>(op)] : -1;
+        chain >= 0 ? m_py.i64(10, chain) : m_py.null(10);
+        m_failed |= !m_py.i64(11, type).run();
     };
     pyRow(plan.start, plan.end - plan.start, sid("ProfilerStep#" + std::to_string(plan.index)), std::nullopt);
+    // with_stack: the python_function slices of the text export (rank_writer.cpp), as "trace" rows
+    const bool stack = m_l.withStack;
+    const std::int64_t enqueue = sid("Enqueue");
+    int pyLayer = -1;
+    std::int64_t layerFrom = 0, layerTo = 0;
+    auto flushPyLayer = [&] {
+        if (pyLayer >= 0 && stack)
+            pyRow(layerFrom, layerTo - layerFrom, sid(layerFrame()), std::nullopt, kApiTrace);
+    };
+    if (stack)
+        pyRow(plan.start + 2000, rs.syncStart + rs.syncDur + 1000 - (plan.start + 2000), sid(stepFrame()), std::nullopt,
+              kApiTrace);
+    const std::vector<PythonSide>& sides = m_sides;
 
     const std::int64_t launch = sid("launch");
     std::vector<Interval> compute, comm;
@@ -166,12 +216,38 @@ void DbRankWriter::writeStep(const StepPlan& plan, const RankStep& rs)
         // Python op -> CONNECTION_IDS -> the device task (async_npu)
         const std::int64_t pyConn = m_connRow++;
         m_failed |= !m_conn.i64(1, pyConn).i64(2, conn).run();
-        pyRow(t.pyStart, t.pyDur, sid(op.aten), pyConn);
-        // host API and its launch (HostToDevice: Node@launch shares the task's connectionId)
-        m_failed |= !m_cann.i64(1, t.aclStart).i64(2, t.aclStart + t.aclDur).i64(3, kApiAcl).i64(4, m_globalTid)
+        pyRow(t.pyStart, t.pyDur, sid(op.aten), pyConn, kApiOp, t.op);
+        // the task queue: Enqueue and Dequeue reach one connection id (async_task_queue)
+        const std::int64_t lead = t.aclStart - t.pyStart;
+        for (int k = 0; k < 2; ++k) {
+            const std::int64_t row = m_connRow++;
+            m_failed |= !m_conn.i64(1, row).i64(2, m_queueConn).run();
+            if (k == 0)
+                pyRow(t.pyStart + lead / 3, std::max<std::int64_t>(lead / 3, 10), enqueue, row, kApiQueue);
+            else
+                pyRow(t.aclStart - 400, t.aclDur + 700, sid("Dequeue@" + op.acl), row, kApiQueue, -1, m_dequeueTid);
+        }
+        ++m_queueConn;
+        if (stack) {
+            if (t.layer != pyLayer) {
+                flushPyLayer();
+                pyLayer = t.layer;
+                layerFrom = t.pyStart - 800;
+            }
+            layerTo = t.pyStart + t.pyDur + 600;
+            pyRow(t.pyStart - 300, t.pyDur + 500, sid(sides[static_cast<std::size_t>(t.op)].caller), std::nullopt,
+                  kApiTrace);
+        }
+        // host API and its launch on the task queue's thread (HostToDevice: Node@launch shares the
+        // task's connectionId); the level-2 runtime call under the launch
+        m_failed |= !m_cann.i64(1, t.aclStart).i64(2, t.aclStart + t.aclDur).i64(3, kApiAcl).i64(4, m_dequeueTid)
                          .i64(5, conn - 1).i64(6, sid(op.acl)).run();
-        m_failed |= !m_cann.i64(1, t.nodeStart).i64(2, t.nodeStart + t.nodeDur).i64(3, kApiNode).i64(4, m_globalTid)
+        m_failed |= !m_cann.i64(1, t.nodeStart).i64(2, t.nodeStart + t.nodeDur).i64(3, kApiNode).i64(4, m_dequeueTid)
                          .i64(5, conn).i64(6, launch).run();
+        if (m_l.level >= 2 && !isComm)
+            m_failed |= !m_cann.i64(1, t.nodeStart + t.nodeDur / 4).i64(2, t.nodeStart + t.nodeDur / 4 + t.nodeDur / 2)
+                             .i64(3, kApiRuntime).i64(4, m_dequeueTid).i64(5, conn | (1LL << 31))
+                             .i64(6, sid("KernelLaunchWithHandle")).run();
         const std::int64_t g = m_globalTask++;
         const bool mix = op.core == Core::MixAic;
         m_failed |= !m_task.i64(1, t.start).i64(2, t.start + t.dur).i64(3, dev).i64(4, conn).i64(5, g)
@@ -192,25 +268,27 @@ void DbRankWriter::writeStep(const StepPlan& plan, const RankStep& rs)
                          .i64(8, sid(op.inTypes)).i64(9, sid(op.inShapes)).i64(10, sid(op.outFormats))
                          .i64(11, sid(op.outTypes)).i64(12, sid(op.outShapes)).null(13).run();
         // PMU, as the text rows compute them (rank_tables.cpp); *_time in ns
-        const double durUs = static_cast<double>(t.dur) / 1000.0;
-        const bool cube = op.core == Core::AiCore || mix;
-        const bool vector = op.core == Core::AiVector || mix;
-        if (cube) {
-            const double aicTime = r3(durUs * t.coreFrac);
-            pmu(g, "aic_total_time", aicTime * 1000.0);
-            pmu(g, "aic_total_cycles", static_cast<double>(std::llround(t.util / 100.0 * kFreqMHz * kAiCores * durUs)));
-            const char* names[] = {"aic_mac_ratio", "aic_scalar_ratio", "aic_mte1_ratio", "aic_mte2_ratio",
-                                   "aic_fixpipe_ratio"};
-            const double ratios[] = {op.mac, op.scalar, op.mte1, op.mte2, op.fixpipe};
-            for (int i = 0; i < 5; ++i)
-                pmu(g, names[i], r3(std::min(0.999, ratios[i] * t.jit)));
-        }
-        if (vector) {
-            pmu(g, "aiv_total_time", r3(durUs * t.coreFrac * (cube ? 0.95 : 1.0)) * 1000.0);
-            const char* names[] = {"aiv_vec_ratio", "aiv_scalar_ratio", "aiv_mte2_ratio", "aiv_mte3_ratio"};
-            const double ratios[] = {op.vec, op.vScalar, op.vMte2, op.vMte3};
-            for (int i = 0; i < 4; ++i)
-                pmu(g, names[i], r3(std::min(0.999, ratios[i] * t.jit)));
+        if (m_l.level > 0) { // no PMU at level 0
+            const double durUs = static_cast<double>(t.dur) / 1000.0;
+            const bool cube = op.core == Core::AiCore || mix;
+            const bool vector = op.core == Core::AiVector || mix;
+            if (cube) {
+                const double aicTime = r3(durUs * t.coreFrac);
+                pmu(g, "aic_total_time", aicTime * 1000.0);
+                pmu(g, "aic_total_cycles", static_cast<double>(std::llround(t.util / 100.0 * kFreqMHz * kAiCores * durUs)));
+                const char* names[] = {"aic_mac_ratio", "aic_scalar_ratio", "aic_mte1_ratio", "aic_mte2_ratio",
+                                       "aic_fixpipe_ratio"};
+                const double ratios[] = {op.mac, op.scalar, op.mte1, op.mte2, op.fixpipe};
+                for (int i = 0; i < 5; ++i)
+                    pmu(g, names[i], r3(std::min(0.999, ratios[i] * t.jit)));
+            }
+            if (vector) {
+                pmu(g, "aiv_total_time", r3(durUs * t.coreFrac * (cube ? 0.95 : 1.0)) * 1000.0);
+                const char* names[] = {"aiv_vec_ratio", "aiv_scalar_ratio", "aiv_mte2_ratio", "aiv_mte3_ratio"};
+                const double ratios[] = {op.vec, op.vScalar, op.vMte2, op.vMte3};
+                for (int i = 0; i < 4; ++i)
+                    pmu(g, names[i], r3(std::min(0.999, ratios[i] * t.jit)));
+            }
         }
         if (t.layer != layer) {
             flushLayer();
@@ -222,10 +300,15 @@ void DbRankWriter::writeStep(const StepPlan& plan, const RankStep& rs)
         layerBytes += t.gbps * 1e9 * static_cast<double>(t.dur) / 1e9;
     }
     flushLayer();
+    flushPyLayer();
     m_failed |= !m_hbm.i64(1, dev).i64(2, layerEnd).real(3, 0).i64(4, 0).i64(5, sid("read")).run();
     m_failed |= !m_hbm.i64(1, dev).i64(2, layerEnd).real(3, 0).i64(4, 0).i64(5, sid("write")).run();
     m_failed |= !m_cann.i64(1, rs.syncStart).i64(2, rs.syncStart + rs.syncDur).i64(3, kApiAcl).i64(4, m_globalTid)
                      .i64(5, static_cast<std::int64_t>(rs.syncConn)).i64(6, sid("aclrtSynchronizeStream")).run();
+    if (m_l.level >= 2 && rs.syncDur > 2000)
+        m_failed |= !m_cann.i64(1, rs.syncStart + 1000).i64(2, rs.syncStart + rs.syncDur - 1000).i64(3, kApiRuntime)
+                         .i64(4, m_globalTid).i64(5, static_cast<std::int64_t>(rs.syncConn) | (1LL << 31))
+                         .i64(6, sid("StreamSynchronize")).run();
 
     // Overlap lanes (type 0 compute, 1 comm, 2 comm not overlapped, 3 free) and the step row
     const Overlap ov = computeOverlap(compute, comm, plan.start, plan.end);
@@ -248,7 +331,7 @@ bool DbRankWriter::finish(std::string& error)
     if (!m_db)
         return false;
     for (auto* st : {&m_string, &m_task, &m_compute, &m_pmu, &m_commOp, &m_cann, &m_py, &m_conn, &m_step, &m_freq,
-                     &m_hbm, &m_overlap})
+                     &m_hbm, &m_overlap, &m_chain})
         *st = db::Writer::Insert();
     if (m_failed || !m_db->exec("CREATE INDEX TaskIndex ON TASK (startNs,globalTaskId)") || !m_db->exec("COMMIT")
         || !m_db->close()) {

@@ -7,6 +7,7 @@
 // one generated rank load to the same device tasks, kernel rows and durations.
 // One transaction per file, prepared statements, strings interned once.
 #include "model/formats/sqlite_db.h"
+#include "model/synth/python_side.h"
 #include "model/synth/rank_writer.h"
 
 #include <memory>
@@ -36,11 +37,15 @@ private:
     std::string m_path, m_analysisPath;
     std::optional<db::Writer> m_db;
     db::Writer::Insert m_string, m_task, m_compute, m_pmu, m_commOp, m_cann, m_py, m_conn, m_step, m_freq, m_hbm,
-        m_overlap;
+        m_overlap, m_chain;
     std::unordered_map<std::string, std::int64_t> m_ids;
     std::int64_t m_nextString = 0;
     std::int64_t m_globalTask = 0, m_opId = 0, m_connRow = 0;
-    std::int64_t m_globalTid = 0;
+    std::int64_t m_globalTid = 0, m_dequeueTid = 0; // the main thread's and the task queue's
+    std::int64_t m_queueConn = 1LL << 40;            // Enqueue/Dequeue pairs: a range of their own
+    std::vector<PythonSide> m_sides;                   // per operator of a layer
+    std::vector<std::int64_t> m_chainOf;              // PYTORCH_CALLCHAINS id per operator (with_stack)
+    std::vector<std::pair<std::int64_t, std::int64_t>> m_inputs; // inputDtypes, inputShapes ids per operator
     std::vector<std::pair<int, StepBreakdown>> m_breakdowns;
     std::uint64_t m_bytes = 0;
     bool m_failed = false;

@@ -16,9 +16,9 @@ constexpr std::int64_t kAppPeriodNs = 20'000'000; // APP and module samples ever
 const char* const kOpMemoryHeader =
     "Name,Size(KB),Allocation Time(us),Release Time(us),Active Release Time(us),Duration(us),Active Duration(us),"
     "Allocation Total Allocated(MB),Allocation Total Reserved(MB),Allocation Total Active(MB),Release Total "
-    "Allocated(MB),Release Total Reserved(MB),Release Total Active(MB),Stream Ptr,Device Type\n";
+    "Allocated(MB),Release Total Reserved(MB),Release Total Active(MB),Stream Ptr,Device Type\r\n";
 const char* const kRecordHeader =
-    "Component,Timestamp(us),Total Allocated(MB),Total Reserved(MB),Total Active(MB),Stream Ptr,Device Type\n";
+    "Component,Timestamp(us),Total Allocated(MB),Total Reserved(MB),Total Active(MB),Stream Ptr,Device Type\r\n";
 const char* const kModuleHeader = "Component,Timestamp(us),Total Reserved(MB),Device\n";
 constexpr std::int64_t kActiveEarlyNs = 410; // active release comes just before the release
 
@@ -102,7 +102,7 @@ void MemoryWriter::writeRecord(const Record& r)
     m_record.ch(',');
     if (r.stream)
         m_record.i64(m_streamPtr);
-    m_record.str(",NPU:").i64(m_l.device).ch('\n');
+    m_record.str(",NPU:").i64(m_l.device).str("\r\n"); // torch_npu's csv module: CRLF
 }
 
 void MemoryWriter::record(const std::string& component, std::int64_t ts, double allocated, double reserved,
@@ -222,7 +222,7 @@ void MemoryWriter::writeStep(const StepPlan& plan, const RankStep& rs)
             m_opMem.shortest(a.rAlloc / kMiB).ch(',').shortest(a.rRes / kMiB).ch(',').shortest(a.rAlloc / kMiB).ch(',');
         else
             m_opMem.str(",,,");
-        m_opMem.i64(m_streamPtr).str(",NPU:").i64(m_l.device).ch('\n');
+        m_opMem.i64(m_streamPtr).str(",NPU:").i64(m_l.device).str("\r\n");
     }
 }
 

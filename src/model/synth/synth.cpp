@@ -2,6 +2,7 @@
 
 #include "model/synth/comm_json.h"
 #include "model/synth/db_writer.h"
+#include "model/synth/json_out.h"
 #include "model/synth/memory_writer.h"
 #include "model/synth/out_file.h"
 #include "model/synth/rank_writer.h"
@@ -86,11 +87,22 @@ std::string infoJson(int device, std::int64_t pid, double hbmPeak)
     j["DeviceInfo"] = nlohmann::ordered_json::array({dev});
     j["platform_version"] = "5";
     j["pid"] = std::to_string(pid);
-    return j.dump();
+    return pythonJson(j);
+}
+
+// The raw folder's start and end records (PROF_*/host/start_info, end_info and the device_N
+// copies), with the keys their readers take: the wall clock and the monotonic raw clock.
+std::string startInfo(std::int64_t wallNs, std::int64_t monotonicNs, bool end)
+{
+    nlohmann::ordered_json j;
+    j[end ? "collectionDateEnd" : "collectionDateBegin"] = end ? "2026-06-06 12:15:14.000000" : "2026-06-06 12:14:49.000000";
+    j[end ? "collectionTimeEnd" : "collectionTimeBegin"] = std::to_string(wallNs / 1000);
+    j["clockMonotonicRaw"] = std::to_string(monotonicNs);
+    return pythonJson(j);
 }
 
 std::string profilerInfo(int rank, std::int64_t startNs, std::int64_t endNs, const std::string& exportType,
-                        bool profileMemory)
+                        bool profileMemory, int level, bool withStack)
 {
     nlohmann::ordered_json j;
     auto& common = j["config"]["common_config"];
@@ -98,12 +110,12 @@ std::string profilerInfo(int rank, std::int64_t startNs, std::int64_t endNs, con
     common["schedule"] = {{"wait", 0}, {"active", 1}, {"warmup", 1}, {"repeat", 1}, {"skip_first", 10}};
     common["record_shapes"] = true;
     common["profile_memory"] = profileMemory;
-    common["with_stack"] = false;
+    common["with_stack"] = withStack;
     common["with_flops"] = false;
     common["with_modules"] = false;
     auto& exp = j["config"]["experimental_config"];
-    exp["_profiler_level"] = "Level1";
-    exp["_aic_metrics"] = "ACL_AICORE_PIPE_UTILIZATION";
+    exp["_profiler_level"] = "Level" + std::to_string(level);
+    exp["_aic_metrics"] = level == 0 ? "ACL_AICORE_NONE" : "ACL_AICORE_PIPE_UTILIZATION";
     exp["_l2_cache"] = true;
     exp["_msprof_tx"] = false;
     exp["_data_simplification"] = true;
@@ -118,7 +130,7 @@ std::string profilerInfo(int rank, std::int64_t startNs, std::int64_t endNs, con
                        {"start_monotonic", 172163581670080LL}};
     j["end_info"] = {{"collectionTimeEnd", endNs}, {"MonotonicTimeEnd", 172163581670080LL + (endNs - startNs)}};
     j["rank_id"] = rank;
-    return j.dump(4);
+    return pythonJson(j, 4);
 }
 
 std::string groupTuple(int n)
@@ -150,21 +162,25 @@ std::string profilerMetadata(const Scenario& sc, int rank, int ranks, int group)
         members.push_back(i);
     g["global_ranks"] = members;
     j["parallel_group_info"]["10.0.0.1%enp189s0f1_60000_0_1780748089123456"] = g;
-    return j.dump(4);
+    return pythonJson(j, 4);
 }
 
 // Cluster files (several ranks): written step by step alongside the ranks.
 class ClusterWriter {
 public:
-    bool open(const std::string& dir, int ranks, std::string& error)
+    // commFiles: the cluster communication files, made from the ranks' (level 1 and up)
+    bool open(const std::string& dir, int ranks, bool commFiles, std::string& error)
     {
         m_ranks = ranks;
         m_tuple = groupTuple(ranks);
-        if (!m_stt.open(dir + "/cluster_step_trace_time.csv") || !m_comm.open(dir + "/cluster_communication.json")
-            || !m_matrix.open(dir + "/cluster_communication_matrix.json")) {
+        if (!m_stt.open(dir + "/cluster_step_trace_time.csv")
+            || (commFiles
+                && (!m_comm.open(dir + "/cluster_communication.json")
+                    || !m_matrix.open(dir + "/cluster_communication_matrix.json")))) {
             error = "cannot write in " + dir;
             return false;
         }
+        m_commFiles = commFiles;
         m_stt.str("Step,Type,Index,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage,"
                   "Bubble,Communication(Not Overlapped and Exclude Receive)\n");
         m_comm.str("{\"").str(m_tuple).str("\":{");
@@ -191,6 +207,8 @@ public:
             mx.stage = std::max(mx.stage, b.stage);
         }
         row("stage", "\"" + m_tuple + "\"", mx);
+        if (!m_commFiles)
+            return;
 
         // the collectives sit at the same positions in every rank's task list
         const auto& tasks0 = plan.ranks[0].tasks;
@@ -221,8 +239,8 @@ public:
                 if (r)
                     m_comm.ch(',');
                 m_comm.ch('"').i64(r).str("\":");
-                writeCommOp(m_comm, t);
-                writeCommLinks(m_matrix, t, firstLink);
+                writeCommOp(m_comm, t, kCompact);
+                writeCommLinks(m_matrix, t, firstLink, kCompact);
                 totals[static_cast<std::size_t>(r)].add(t);
             }
             m_comm.ch('}');
@@ -233,7 +251,7 @@ public:
             if (r)
                 m_comm.ch(',');
             m_comm.ch('"').i64(r).str("\":");
-            writeCommTotal(m_comm, totals[static_cast<std::size_t>(r)]);
+            writeCommTotal(m_comm, totals[static_cast<std::size_t>(r)], kCompact);
         }
         m_comm.str("}}");
         m_matrix.ch('}');
@@ -241,10 +259,14 @@ public:
 
     bool finish(std::uint64_t& bytes, std::string& error)
     {
-        m_comm.str("}}");
-        m_matrix.str("}}");
+        if (m_commFiles) {
+            m_comm.str("}}");
+            m_matrix.str("}}");
+        }
         bool ok = true;
         for (auto* f : {&m_stt, &m_comm, &m_matrix}) {
+            if (!f->isOpen())
+                continue;
             const std::string path = f->path();
             bytes += f->bytes();
             if (!f->close()) {
@@ -260,6 +282,8 @@ private:
     int m_ranks = 0;
     std::string m_tuple;
     bool m_first = true;
+    bool m_commFiles = true;
+    const JsonStyle kCompact = JsonStyle::compact(); // msprof-analyze's cluster files, as before
 };
 
 bool makeDirs(const std::string& path, std::string& error)
@@ -330,8 +354,15 @@ SynthResult synthesize(const std::string& outDir, const SynthOptions& o)
     std::vector<std::unique_ptr<RankWriter>> writers;
     // Memory files (profile_memory=True) in torch_npu profiles of their natural size, and always
     // in the scenario whose leak they show.
-    const bool memoryOut = !msprof && (o.targetMB == 0 || MemoryWriter::leaks(o.scenario));
+    const bool memoryOut = !msprof
+                           && (o.memoryFiles >= 0 ? o.memoryFiles == 1
+                                                  : o.targetMB == 0 || MemoryWriter::leaks(o.scenario));
     std::vector<std::unique_ptr<MemoryWriter>> memWriters;
+    std::vector<std::string> rawDirs; // torch_npu: each rank's PROF_* folder
+    if (o.level < 0 || o.level > 2) {
+        res.error = "level must be 0, 1 or 2";
+        return res;
+    }
     Scheduler sched(sc, ranks, o.seed, kBaseNs);
     for (int r = 0; r < ranks; ++r) {
         RankLayout l;
@@ -341,6 +372,9 @@ SynthResult synthesize(const std::string& outDir, const SynthOptions& o)
         l.hostPid = kBasePid + 101 * r;
         l.ts14 = kFileStamp;
         l.discardText = !textOut;
+        l.level = o.level;
+        l.withStack = o.withStack;
+        l.compactJson = o.compactJson;
         const std::string prof = "PROF_" + std::string(5 - std::to_string(r + 1).size() + 1, '0')
                                  + std::to_string(r + 1) + "_" + kFolderStamp + "_" + randLetters(nameRng, 16);
         std::string devDir;
@@ -355,8 +389,11 @@ SynthResult synthesize(const std::string& outDir, const SynthOptions& o)
         } else {
             l.dir = outDir + "/" + kHost + "_" + std::to_string(l.hostPid) + "_" + kFolderStamp + "_ascend_pt";
             l.outputDir = l.dir + "/ASCEND_PROFILER_OUTPUT";
-            // torch_npu keeps the raw msprof folder (with the device info) inside the rank folder
+            // torch_npu keeps the raw msprof folder inside the rank folder; with data simplification
+            // (the default) it deletes FRAMEWORK/ and the raw folder's exports, and keeps the
+            // device and host facts: info.json, start_info, end_info
             devDir = l.dir + "/" + prof + "/device_" + std::to_string(l.device);
+            rawDirs.push_back(l.dir + "/" + prof);
             if (!makeDirs(l.outputDir, res.error) || !makeDirs(l.dir + "/" + prof + "/host", res.error))
                 return res;
         }
@@ -387,7 +424,7 @@ SynthResult synthesize(const std::string& outDir, const SynthOptions& o)
     const bool clusterFiles = ranks > 1;
     if (clusterFiles) {
         const std::string dir = outDir + "/cluster_analysis_output";
-        if (!makeDirs(dir, res.error) || !clusterOut.open(dir, ranks, res.error))
+        if (!makeDirs(dir, res.error) || !clusterOut.open(dir, ranks, msprof || o.level >= 1, res.error))
             return res;
     }
 
@@ -438,8 +475,23 @@ SynthResult synthesize(const std::string& outDir, const SynthOptions& o)
         res.deviceTasks += w.totals().deviceTasks;
         if (!msprof) {
             const std::string& dir = res.rankDirs[static_cast<std::size_t>(r)];
+            const std::string& raw = rawDirs[static_cast<std::size_t>(r)];
+            const std::int64_t mono0 = 172163581670080LL, mono1 = mono0 + (lastEnd - firstStart);
+            const std::string dev = std::to_string(r % 8), devDir = raw + "/device_" + dev;
+            const std::string hostStart = "[Host]\nclock_monotonic_raw=" + std::to_string(mono0)
+                                          + "\ncntvct=17238197612056\ncntvct_diff=0\n";
+            if (!writeText(raw + "/host/info.json", infoJson(r % 8, kBasePid + 101 * r, sc.hbmPeak), res.bytesWritten,
+                           res.error)
+                || !writeText(raw + "/host/start_info", startInfo(firstStart, mono0, false), res.bytesWritten, res.error)
+                || !writeText(raw + "/host/end_info", startInfo(lastEnd, mono1, true), res.bytesWritten, res.error)
+                || !writeText(raw + "/host/host_start.log", hostStart, res.bytesWritten, res.error)
+                || !writeText(devDir + "/start_info." + dev, startInfo(firstStart, mono0, false), res.bytesWritten,
+                              res.error)
+                || !writeText(devDir + "/end_info." + dev, startInfo(lastEnd, mono1, true), res.bytesWritten, res.error))
+                return res;
             if (!writeText(dir + "/profiler_info_" + std::to_string(r) + ".json",
-                           profilerInfo(r, firstStart, lastEnd, o.format, memoryOut), res.bytesWritten, res.error)
+                           profilerInfo(r, firstStart, lastEnd, o.format, memoryOut, o.level, o.withStack),
+                           res.bytesWritten, res.error)
                 || !writeText(dir + "/profiler_metadata.json", profilerMetadata(sc, r, ranks, sched.groupSize()),
                               res.bytesWritten, res.error))
                 return res;
