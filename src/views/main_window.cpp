@@ -526,14 +526,22 @@ void MainWindow::exportChromeTrace()
         return;
     const QString path = QFileDialog::getSaveFileName(this, tr("Export Chrome trace"), QStringLiteral("trace.json"),
                                                       tr("Chrome trace (*.json)"));
-    if (path.isEmpty())
+    if (!path.isEmpty())
+        exportChromeTraceTo(path);
+}
+
+void MainWindow::exportChromeTraceTo(const QString& path)
+{
+    const SessionPtr s = session();
+    if (!s)
         return;
     std::string error;
     if (npuscope::exportChromeTrace(*s, path.toStdString(), &error)) {
         statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
         showExportNotice(this, path);
-    } else
-        QMessageBox::warning(this, tr("Export failed"), qstr(error));
+    } else {
+        showExportError(this, path, qstr(error));
+    }
 }
 
 void MainWindow::closeEvent(QCloseEvent* e)
