@@ -129,6 +129,26 @@ private:
     TimeTicks m_ticks;
 };
 
+// A value axis's tick text kept short enough for the gutter: 0, 5k, 10k MB rather than
+// 0, 5000, 10000, so the axis's label ("MB") is not pushed under the legend.
+class CompactTicker : public QCPAxisTicker {
+protected:
+    QVector<QString> createLabelVector(const QVector<double>& ticks, const QLocale& locale, QChar formatChar,
+                                       int precision) override
+    {
+        double largest = 0;
+        for (double t : ticks)
+            largest = std::max(largest, std::fabs(t));
+        if (largest < 1e4)
+            return QCPAxisTicker::createLabelVector(ticks, locale, formatChar, precision);
+        const auto [scale, suffix] = largest >= 1e7 ? std::pair{1e6, QLatin1Char('M')} : std::pair{1e3, QLatin1Char('k')};
+        QVector<QString> labels;
+        for (double t : ticks)
+            labels << (t == 0 ? QStringLiteral("0") : QString::number(t / scale, 'g', 3) + suffix);
+        return labels;
+    }
+};
+
 // Room the value axis takes right of the legend: its rotated label and tick labels.
 constexpr int kValueAxisRoom = 58;
 
@@ -201,8 +221,17 @@ void UtilizationPlots::placeAxes()
         right = std::max(0, m_plot->width() - left - cr.width());
     }
     const int width = std::max(1, m_plot->width() - left - right);
-    for (QCPAxisRect* rect : m_rects)
-        rect->setMargins(QMargins(left, 0, right, 0));
+    // Top and bottom: half a value label each (the top and bottom ticks' labels stick out that
+    // far), and the time labels under the last plot. Automatic margins would leave a plot a few
+    // dozen pixels high with no room for its curves.
+    for (QCPAxisRect* rect : m_rects) {
+        const int half = QFontMetrics(rect->axis(QCPAxis::atLeft)->tickLabelFont()).height() / 2 + 1;
+        QCPAxis* time = rect->axis(QCPAxis::atBottom);
+        const int bottom = rect == m_rects.back()
+            ? QFontMetrics(time->tickLabelFont()).height() + time->tickLabelPadding() + time->padding()
+            : half;
+        rect->setMargins(QMargins(left, half, right, bottom));
+    }
     // Legends sit in the gutter, left of the value axis, never over the curves.
     const int legendWidth = std::max(40, left - kValueAxisRoom - 4);
     for (QCPLegend* legend : m_legends) {
@@ -269,15 +298,20 @@ void UtilizationPlots::rebuild()
     for (const auto& [key, list] : byPlot) {
         auto* rect = new QCPAxisRect(m_plot);
         m_plot->plotLayout()->addElement(row++, 0, rect);
-        // Left and right margins are the timeline's gutter and right edge (placeAxes).
-        rect->setAutoMargins(QCP::msTop | QCP::msBottom);
+        // Margins are the timeline's gutter and right edge, and room for the labels (placeAxes).
+        rect->setAutoMargins(QCP::msNone);
         rect->setMargins(QMargins(kGutter, 0, 0, 0));
+        QFont small = font();
+        small.setPointSizeF(std::max(6.0, small.pointSizeF() - 1));
+        rect->axis(QCPAxis::atLeft)->setTickLabelFont(small);
+        rect->axis(QCPAxis::atLeft)->setLabelFont(small);
         rect->axis(QCPAxis::atBottom)->setTicker(QSharedPointer<QCPAxisTicker>(new TimeAxisTicker(rect)));
         rect->setRangeDrag(Qt::Horizontal);
         rect->setRangeZoom(Qt::Horizontal);
         rect->axis(QCPAxis::atLeft)->setLabel(plotTitle(key.second, qstr(list.front()->unit)));
         const bool percent = key.second == QStringLiteral("util") || key.second == QStringLiteral("l2");
         rect->setProperty("unit", percent ? QStringLiteral("%") : qstr(list.front()->unit));
+        rect->axis(QCPAxis::atLeft)->setTicker(QSharedPointer<QCPAxisTicker>(new CompactTicker));
         rect->axis(QCPAxis::atLeft)->ticker()->setTickCount(2);
         rect->axis(QCPAxis::atBottom)->setTickLabels(false);
         rect->setMinimumSize(0, 28);
