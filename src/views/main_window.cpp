@@ -114,6 +114,10 @@ void MainWindow::buildCentral()
     m_splitter = new QSplitter(Qt::Vertical);
     m_splitter->setObjectName(QStringLiteral("timelineSplitter"));
     m_summary = new SummaryStrip(m_sel);
+    // A cluster's strip (min / median / max of every number) is longer than the timeline is
+    // wide: it is cut at the right (its tooltip says it all) rather than widen the window past
+    // the screen.
+    m_summary->setSizePolicy(QSizePolicy::Ignored, m_summary->sizePolicy().verticalPolicy());
     m_timeline = new TimelineView(m_sel);
     m_plots = new UtilizationPlots(m_sel);
     m_plots->alignTo(m_timeline); // one time axis: the plots' x is the timeline's
