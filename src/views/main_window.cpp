@@ -68,6 +68,9 @@ MainWindow::MainWindow(QWidget* parent)
     buildStatusBar();
     connectActions();
     rebuildRecentMenu();
+    m_plots->setHiddenPlots(AppSettings::hiddenPlots());
+    connect(m_plots, &UtilizationPlots::hiddenPlotsChanged, this,
+            [](const QStringList& kinds) { AppSettings::setHiddenPlots(kinds); });
     m_defaultState = saveState(AppSettings::kWindowStateVersion);
     restoreGeometry(AppSettings::windowGeometry());
     const bool restored = restoreState(AppSettings::windowState(), AppSettings::kWindowStateVersion);
@@ -195,6 +198,13 @@ void MainWindow::buildDocks()
     for (QDockWidget* d : findChildren<QDockWidget*>())
         m_ui->menuView->addAction(d->toggleViewAction());
     m_ui->menuView->addSeparator();
+    // The utilisation plots, one by one (also on their right-click menu).
+    QMenu* curves = m_ui->menuView->addMenu(tr("&Curves"));
+    curves->setObjectName(QStringLiteral("menuCurves"));
+    curves->addActions(m_plots->plotActions());
+    curves->addSeparator();
+    curves->addAction(m_plots->showAllPlotsAction());
+    m_ui->menuView->addSeparator();
     m_ui->menuView->addAction(m_ui->actionResetLayout);
 }
 
@@ -309,6 +319,7 @@ void MainWindow::connectActions()
     connect(m_ui->actionResetLayout, &QAction::triggered, this, [this] {
         restoreState(m_defaultState, AppSettings::kWindowStateVersion);
         m_splitter->setSizes(m_defaultSplit);
+        m_plots->setHiddenPlots({});
         for (QDockWidget* d : findChildren<QDockWidget*>())
             d->show();
     });
