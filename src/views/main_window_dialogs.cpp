@@ -73,6 +73,7 @@ void MainWindow::showShortcuts()
         {"Select range", "drag from a slice or the ruler, Shift+drag", ""},
         {"Clear selection", "", "Esc"},
         {"Collapse / expand a group", "click its header", ""},
+        {"Hide a utilisation plot (View → Curves shows it again)", "right-click the plot", ""},
         {"Find operator", "", "Ctrl+F"},
         {"Step through matches", "", "Enter / Shift+Enter"},
         {"Jump from an Advisor evidence row to the timeline", "click", "Enter"},
