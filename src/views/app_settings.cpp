@@ -13,6 +13,7 @@ const QString kGeometry = QStringLiteral("window/geometry");
 const QString kState = QStringLiteral("window/state");
 const QString kSplit = QStringLiteral("window/timelineSplit");
 const QString kSplitVersion = QStringLiteral("window/timelineSplitVersion");
+const QString kHiddenPlots = QStringLiteral("window/hiddenPlots");
 const QString kTheme = QStringLiteral("appearance/theme");
 const QString kAdvisorOverride = QStringLiteral("advisor/thresholdsOverride");
 const QString kPrefer = QStringLiteral("loading/prefer");
@@ -113,6 +114,16 @@ void AppSettings::setWindow(const QByteArray& geometry, const QByteArray& state,
     s.setValue(kState, state);
     s.setValue(kSplit, timelineSplit);
     s.setValue(kSplitVersion, kWindowStateVersion);
+}
+
+QStringList AppSettings::hiddenPlots() { return QSettings().value(kHiddenPlots).toStringList(); }
+
+void AppSettings::setHiddenPlots(const QStringList& kinds)
+{
+    if (kinds.isEmpty())
+        QSettings().remove(kHiddenPlots);
+    else
+        QSettings().setValue(kHiddenPlots, kinds);
 }
 
 Theme AppSettings::theme() { return themeFromName(QSettings().value(kTheme).toString()); }

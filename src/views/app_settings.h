@@ -1,6 +1,7 @@
 #pragma once
-// The one typed wrapper around QSettings (STYLE.md practice 9): recent paths, window state and
-// the Preferences (theme, advisor thresholds override, text/SQLite preference, recent count).
+// The one typed wrapper around QSettings (STYLE.md practice 9): recent paths, window state, the
+// hidden plots and the Preferences (theme, advisor thresholds override, text/SQLite preference,
+// recent count).
 #include "model/formats/loader.h"
 
 #include <QByteArray>
@@ -32,6 +33,9 @@ public:
     // when none was saved with this kWindowStateVersion.
     static QByteArray timelineSplit();
     static void setWindow(const QByteArray& geometry, const QByteArray& state, const QByteArray& timelineSplit = {});
+    // The utilisation plots hidden (View → Curves): their kinds, "util", "bw", "l2", "freq", "mem".
+    static QStringList hiddenPlots();
+    static void setHiddenPlots(const QStringList& kinds);
 
     static Theme theme();
     static void setTheme(Theme t);

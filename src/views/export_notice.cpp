@@ -29,4 +29,24 @@ QMessageBox* showExportNotice(QWidget* parent, const QString& path)
     return box;
 }
 
+QMessageBox* showExportError(QWidget* parent, const QString& path, const QString& reason)
+{
+    const QString where = QDir::toNativeSeparators(QFileInfo(path).absoluteFilePath());
+    QString text = QObject::tr("Could not write %1").arg(where);
+    // Writers often start their reason with the path ("PATH: Not a directory"): said once.
+    QString why = reason;
+    for (const QString& prefix : QStringList{path + QStringLiteral(": "), where + QStringLiteral(": ")})
+        if (why.startsWith(prefix))
+            why = why.mid(prefix.size());
+    if (!why.isEmpty())
+        text += QStringLiteral(": ") + why;
+    auto* box = new QMessageBox(QMessageBox::Warning, QObject::tr("Export failed"), text, QMessageBox::Close, parent);
+    box->setObjectName(QStringLiteral("exportError"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    box->setWindowModality(Qt::NonModal);
+    box->show();
+    return box;
+}
+
 } // namespace npuscope

@@ -68,6 +68,9 @@ MainWindow::MainWindow(QWidget* parent)
     buildStatusBar();
     connectActions();
     rebuildRecentMenu();
+    m_plots->setHiddenPlots(AppSettings::hiddenPlots());
+    connect(m_plots, &UtilizationPlots::hiddenPlotsChanged, this,
+            [](const QStringList& kinds) { AppSettings::setHiddenPlots(kinds); });
     m_defaultState = saveState(AppSettings::kWindowStateVersion);
     restoreGeometry(AppSettings::windowGeometry());
     const bool restored = restoreState(AppSettings::windowState(), AppSettings::kWindowStateVersion);
@@ -114,6 +117,10 @@ void MainWindow::buildCentral()
     m_splitter = new QSplitter(Qt::Vertical);
     m_splitter->setObjectName(QStringLiteral("timelineSplitter"));
     m_summary = new SummaryStrip(m_sel);
+    // A cluster's strip (min / median / max of every number) is longer than the timeline is
+    // wide: it is cut at the right (its tooltip says it all) rather than widen the window past
+    // the screen.
+    m_summary->setSizePolicy(QSizePolicy::Ignored, m_summary->sizePolicy().verticalPolicy());
     m_timeline = new TimelineView(m_sel);
     m_plots = new UtilizationPlots(m_sel);
     m_plots->alignTo(m_timeline); // one time axis: the plots' x is the timeline's
@@ -190,6 +197,13 @@ void MainWindow::buildDocks()
 
     for (QDockWidget* d : findChildren<QDockWidget*>())
         m_ui->menuView->addAction(d->toggleViewAction());
+    m_ui->menuView->addSeparator();
+    // The utilisation plots, one by one (also on their right-click menu).
+    QMenu* curves = m_ui->menuView->addMenu(tr("&Curves"));
+    curves->setObjectName(QStringLiteral("menuCurves"));
+    curves->addActions(m_plots->plotActions());
+    curves->addSeparator();
+    curves->addAction(m_plots->showAllPlotsAction());
     m_ui->menuView->addSeparator();
     m_ui->menuView->addAction(m_ui->actionResetLayout);
 }
@@ -305,6 +319,7 @@ void MainWindow::connectActions()
     connect(m_ui->actionResetLayout, &QAction::triggered, this, [this] {
         restoreState(m_defaultState, AppSettings::kWindowStateVersion);
         m_splitter->setSizes(m_defaultSplit);
+        m_plots->setHiddenPlots({});
         for (QDockWidget* d : findChildren<QDockWidget*>())
             d->show();
     });
@@ -526,14 +541,22 @@ void MainWindow::exportChromeTrace()
         return;
     const QString path = QFileDialog::getSaveFileName(this, tr("Export Chrome trace"), QStringLiteral("trace.json"),
                                                       tr("Chrome trace (*.json)"));
-    if (path.isEmpty())
+    if (!path.isEmpty())
+        exportChromeTraceTo(path);
+}
+
+void MainWindow::exportChromeTraceTo(const QString& path)
+{
+    const SessionPtr s = session();
+    if (!s)
         return;
     std::string error;
     if (npuscope::exportChromeTrace(*s, path.toStdString(), &error)) {
         statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
         showExportNotice(this, path);
-    } else
-        QMessageBox::warning(this, tr("Export failed"), qstr(error));
+    } else {
+        showExportError(this, path, qstr(error));
+    }
 }
 
 void MainWindow::closeEvent(QCloseEvent* e)

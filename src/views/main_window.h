@@ -73,6 +73,10 @@ public slots:
     void compareWith(const QString& path);
     void showShortcuts();
     void showPreferences(); // main_window_preferences.cpp
+    // File → Export… once a path is chosen: write, then the export notice or an error naming
+    // the path. The advisor report is written when the advisor (run on a worker) is done.
+    void exportChromeTraceTo(const QString& path);
+    void exportAdvisorReportTo(const QString& path);
 
 signals:
     void sessionLoaded(npuscope::SessionPtr session);

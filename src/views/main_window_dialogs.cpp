@@ -73,6 +73,7 @@ void MainWindow::showShortcuts()
         {"Select range", "drag from a slice or the ruler, Shift+drag", ""},
         {"Clear selection", "", "Esc"},
         {"Collapse / expand a group", "click its header", ""},
+        {"Hide a utilisation plot (View → Curves shows it again)", "right-click the plot", ""},
         {"Find operator", "", "Ctrl+F"},
         {"Step through matches", "", "Enter / Shift+Enter"},
         {"Jump from an Advisor evidence row to the timeline", "click", "Enter"},
@@ -126,7 +127,14 @@ void MainWindow::exportAdvisorReport()
     const QString path = QFileDialog::getSaveFileName(
         this, tr("Export advisor report"), QStringLiteral("advisor-report.pdf"),
         tr("PDF (*.pdf);;HTML (*.html);;Markdown (*.md);;JSON (*.json);;Text (*.txt)"));
-    if (path.isEmpty())
+    if (!path.isEmpty())
+        exportAdvisorReportTo(path);
+}
+
+void MainWindow::exportAdvisorReportTo(const QString& path)
+{
+    const SessionPtr s = session();
+    if (!s)
         return;
     const QString overrideFile = m_advisor ? m_advisor->overrideFile() : QString();
     // The Advisor dock's report is reused when it was computed for this session with the same
@@ -152,7 +160,7 @@ void MainWindow::exportAdvisorReport()
         if (path.endsWith(QStringLiteral(".pdf"), Qt::CaseInsensitive)) {
             std::string error;
             if (!writeReportPdf(*r.first, path.toStdString(), &error)) {
-                QMessageBox::warning(this, tr("Export failed"), tr("Could not write %1: %2").arg(path, QString::fromStdString(error)));
+                showExportError(this, path, QString::fromStdString(error));
                 return;
             }
         } else {
@@ -161,7 +169,7 @@ void MainWindow::exportAdvisorReport()
             if (!f.open(QIODevice::WriteOnly)
                 || f.write(r.second.data(), static_cast<qint64>(r.second.size())) != static_cast<qint64>(r.second.size())
                 || !f.commit()) {
-                QMessageBox::warning(this, tr("Export failed"), tr("Could not write %1: %2").arg(path, f.errorString()));
+                showExportError(this, path, f.errorString());
                 return;
             }
         }

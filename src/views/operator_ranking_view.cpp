@@ -376,13 +376,19 @@ void OperatorRankingView::exportWithDialog()
     const QString path = QFileDialog::getSaveFileName(this, tr("Export operators"),
                                                       QStringLiteral("operators.csv"),
                                                       tr("CSV files (*.csv)"));
-    if (path.isEmpty())
-        return;
+    if (!path.isEmpty())
+        exportCsvWithNotice(path);
+}
+
+bool OperatorRankingView::exportCsvWithNotice(const QString& path)
+{
     QString error;
-    if (!exportCsv(path, &error))
-        QMessageBox::warning(this, tr("Export operators"), tr("Could not write %1: %2").arg(path, error));
-    else
-        showExportNotice(this, path);
+    if (!exportCsv(path, &error)) {
+        showExportError(this, path, error);
+        return false;
+    }
+    showExportNotice(this, path);
+    return true;
 }
 
 } // namespace npuscope

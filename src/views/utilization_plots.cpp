@@ -7,6 +7,8 @@
 #include "views/time_format.h"
 #include "views/timeline_view.h"
 
+#include <QContextMenuEvent>
+#include <QMenu>
 #include <QMouseEvent>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -71,8 +73,9 @@ private:
     QString m_text;
 };
 
-// A curve's legend entry in the gutter: its colour and its name, cut with "…" to the room the
-// gutter leaves (the readout names it in full).
+// A curve's legend entry in the gutter: its colour and its name (or its "legendText" property,
+// the rank in "Every rank"), cut with "…" to the room the gutter leaves (the readout names it
+// in full).
 class ElidedLegendItem : public QCPPlottableLegendItem {
 public:
     ElidedLegendItem(QCPLegend* legend, QCPAbstractPlottable* plottable) : QCPPlottableLegendItem(legend, plottable) {}
@@ -95,14 +98,21 @@ protected:
         painter->setPen(QPen(mTextColor));
         const QRect textRect = mRect.adjusted(icon.width() + pad, 0, 0, 0);
         painter->drawText(textRect, Qt::AlignLeft | Qt::AlignVCenter,
-                          QFontMetrics(mFont).elidedText(mPlottable->name(), Qt::ElideRight, textRect.width()));
+                          QFontMetrics(mFont).elidedText(text(), Qt::ElideRight, textRect.width()));
     }
     QSize minimumOuterSizeHint() const override
     {
         const QFontMetrics fm(mFont);
-        return QSize(mParentLegend->iconSize().width() + mParentLegend->iconTextPadding() + fm.horizontalAdvance(mPlottable->name()),
+        return QSize(mParentLegend->iconSize().width() + mParentLegend->iconTextPadding() + fm.horizontalAdvance(text()),
                      std::max(fm.height(), mParentLegend->iconSize().height()))
              + QSize(mMargins.left() + mMargins.right(), mMargins.top() + mMargins.bottom());
+    }
+
+private:
+    QString text() const
+    {
+        const QVariant legendText = mPlottable->property("legendText");
+        return legendText.isValid() ? legendText.toString() : mPlottable->name();
     }
 };
 
@@ -129,6 +139,26 @@ private:
     TimeTicks m_ticks;
 };
 
+// A value axis's tick text kept short enough for the gutter: 0, 5k, 10k MB rather than
+// 0, 5000, 10000, so the axis's label ("MB") is not pushed under the legend.
+class CompactTicker : public QCPAxisTicker {
+protected:
+    QVector<QString> createLabelVector(const QVector<double>& ticks, const QLocale& locale, QChar formatChar,
+                                       int precision) override
+    {
+        double largest = 0;
+        for (double t : ticks)
+            largest = std::max(largest, std::fabs(t));
+        if (largest < 1e4)
+            return QCPAxisTicker::createLabelVector(ticks, locale, formatChar, precision);
+        const auto [scale, suffix] = largest >= 1e7 ? std::pair{1e6, QLatin1Char('M')} : std::pair{1e3, QLatin1Char('k')};
+        QVector<QString> labels;
+        for (double t : ticks)
+            labels << (t == 0 ? QStringLiteral("0") : QString::number(t / scale, 'g', 3) + suffix);
+        return labels;
+    }
+};
+
 // Room the value axis takes right of the legend: its rotated label and tick labels.
 constexpr int kValueAxisRoom = 58;
 
@@ -142,6 +172,9 @@ std::optional<double> valueAt(const QCPGraph* g, double x)
     --it;
     return it->value;
 }
+
+// The kind a plot's key belongs to, as hidden and shown: every memory unit is one kind.
+QString plotKind(const QString& key) { return key.startsWith(QStringLiteral("mem:")) ? QStringLiteral("mem") : key; }
 
 int plotOrder(const QString& key)
 {
@@ -157,7 +190,11 @@ UtilizationPlots::UtilizationPlots(SelectionController* sel, QWidget* parent)
 {
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(0, 0, 0, 0);
+    lay->setSpacing(0);
+    buildCurvesBar();
+    lay->addWidget(m_curvesBar);
     lay->addWidget(m_plot);
+    buildPlotActions();
     setMinimumHeight(120);
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_plot->setAutoAddPlottableToLegend(false); // each curve goes to its own plot's legend
@@ -165,8 +202,8 @@ UtilizationPlots::UtilizationPlots(SelectionController* sel, QWidget* parent)
     m_plot->setMouseTracking(true); // the hover readout
     connect(m_plot, &QCustomPlot::beforeReplot, this, &UtilizationPlots::placeAxes);
     followPalette(m_plot);
-    connect(m_sel, &SelectionController::sessionChanged, this, &UtilizationPlots::rebuild);
-    connect(m_sel, &SelectionController::currentRankChanged, this, &UtilizationPlots::rebuild);
+    connect(m_sel, &SelectionController::sessionChanged, this, &UtilizationPlots::onSessionChanged);
+    connect(m_sel, &SelectionController::currentRankChanged, this, &UtilizationPlots::onCurrentRankChanged);
     connect(m_sel, &SelectionController::visibleRangeChanged, this, &UtilizationPlots::onVisibleRangeChanged);
     connect(m_sel, &SelectionController::selectedRangeChanged, this, &UtilizationPlots::onSelectedRangeChanged);
     rebuild();
@@ -201,8 +238,17 @@ void UtilizationPlots::placeAxes()
         right = std::max(0, m_plot->width() - left - cr.width());
     }
     const int width = std::max(1, m_plot->width() - left - right);
-    for (QCPAxisRect* rect : m_rects)
-        rect->setMargins(QMargins(left, 0, right, 0));
+    // Top and bottom: half a value label each (the top and bottom ticks' labels stick out that
+    // far), and the time labels under the last plot. Automatic margins would leave a plot a few
+    // dozen pixels high with no room for its curves.
+    for (QCPAxisRect* rect : m_rects) {
+        const int half = QFontMetrics(rect->axis(QCPAxis::atLeft)->tickLabelFont()).height() / 2 + 1;
+        QCPAxis* time = rect->axis(QCPAxis::atBottom);
+        const int bottom = rect == m_rects.back()
+            ? QFontMetrics(time->tickLabelFont()).height() + time->tickLabelPadding() + time->padding()
+            : half;
+        rect->setMargins(QMargins(left, half, right, bottom));
+    }
     // Legends sit in the gutter, left of the value axis, never over the curves.
     const int legendWidth = std::max(40, left - kValueAxisRoom - 4);
     for (QCPLegend* legend : m_legends) {
@@ -236,48 +282,71 @@ void UtilizationPlots::rebuild()
     m_plot->plotLayout()->clear(); // deletes the axis rects
 
     const SessionPtr& s = m_sel->session();
-    std::vector<Series> series;
-    m_rankNote.clear();
-    if (s && !s->ranks.empty()) {
-        const int rank = std::max(0, m_sel->currentRank());
-        if (rank < static_cast<int>(s->ranks.size()))
-            series = utilizationSeries(*s->ranks[static_cast<std::size_t>(rank)], 0);
-        // A cluster: say whose curves these are, above all when "All ranks" is chosen.
-        if (s->ranks.size() > 1 && rank < static_cast<int>(s->ranks.size())) {
-            const Profile& p = *s->ranks[static_cast<std::size_t>(rank)];
-            const QString who = p.rank >= 0 ? tr("rank %1").arg(p.rank) : qstr(p.name);
-            m_rankNote = m_sel->currentRank() < 0
-                ? tr("Curves of %1 only (All ranks chosen: pick a rank in the toolbar to see another)").arg(who)
-                : tr("Curves of %1").arg(who);
+    const std::size_t ranks = s ? s->ranks.size() : 0;
+    if (m_series.size() != ranks) // a session set before this widget heard of it
+        m_series.assign(ranks, std::nullopt);
+    // The curves to draw, each with the rank it stands for in "Every rank" (-1 otherwise).
+    struct Curve {
+        const Series* series;
+        int rank;
+    };
+    const bool everyRank = ranks > 1 && m_curvesRank == kEveryRank;
+    std::map<std::pair<int, QString>, std::vector<Curve>> byPlot;
+    QSet<QString> present; // kinds this profile has curves for, hidden or not
+    if (everyRank) {
+        // Each plot's main series once per rank: its kind's first that draws a line (two
+        // samples or more; a memory plot may start with a pool sampled once), else its first.
+        for (std::size_t r = 0; r < ranks; ++r) {
+            std::map<QString, const Series*> main;
+            for (const Series& ser : seriesOf(r)) {
+                const QString key = plotKey(ser);
+                const Series*& chosen = main[key];
+                if (!ser.t.empty() && (!chosen || (chosen->t.size() < 2 && ser.t.size() >= 2)))
+                    chosen = &ser;
+            }
+            for (const auto& [key, ser] : main) {
+                if (!ser)
+                    continue;
+                present.insert(plotKind(key));
+                if (!m_hidden.contains(plotKind(key)))
+                    byPlot[{plotOrder(key), key}].push_back({ser, static_cast<int>(r)});
+            }
+        }
+    } else if (ranks > 0) {
+        const std::size_t rank = ranks > 1 && m_curvesRank >= 0 && static_cast<std::size_t>(m_curvesRank) < ranks
+            ? static_cast<std::size_t>(m_curvesRank) : 0;
+        for (const Series& ser : seriesOf(rank)) {
+            const QString key = plotKey(ser);
+            if (ser.t.empty())
+                continue;
+            present.insert(plotKind(key));
+            if (!m_hidden.contains(plotKind(key)))
+                byPlot[{plotOrder(key), key}].push_back({&ser, -1});
         }
     }
-    std::map<std::pair<int, QString>, std::vector<const Series*>> byPlot;
-    for (const Series& ser : series)
-        if (!ser.t.empty())
-            byPlot[{plotOrder(plotKey(ser)), plotKey(ser)}].push_back(&ser);
+    updateRankNote();
+    updatePlotActions(present);
 
     int row = 0;
-    if (!m_rankNote.isEmpty() && !series.empty()) {
-        QFont f = font();
-        f.setPointSizeF(std::max(6.0, f.pointSizeF() - 1));
-        auto* note = new QCPTextElement(m_plot, m_rankNote, f);
-        note->setTextColor(palette().color(QPalette::WindowText));
-        m_plot->plotLayout()->addElement(row++, 0, note);
-        m_plot->plotLayout()->setRowStretchFactor(0, 0.001); // its text's height, the plots the rest
-        note->setMinimumSize(0, QFontMetrics(f).height() + 4);
-    }
     for (const auto& [key, list] : byPlot) {
         auto* rect = new QCPAxisRect(m_plot);
         m_plot->plotLayout()->addElement(row++, 0, rect);
-        // Left and right margins are the timeline's gutter and right edge (placeAxes).
-        rect->setAutoMargins(QCP::msTop | QCP::msBottom);
+        // Margins are the timeline's gutter and right edge, and room for the labels (placeAxes).
+        rect->setAutoMargins(QCP::msNone);
         rect->setMargins(QMargins(kGutter, 0, 0, 0));
+        QFont small = font();
+        small.setPointSizeF(std::max(6.0, small.pointSizeF() - 1));
+        rect->axis(QCPAxis::atLeft)->setTickLabelFont(small);
+        rect->axis(QCPAxis::atLeft)->setLabelFont(small);
         rect->axis(QCPAxis::atBottom)->setTicker(QSharedPointer<QCPAxisTicker>(new TimeAxisTicker(rect)));
         rect->setRangeDrag(Qt::Horizontal);
         rect->setRangeZoom(Qt::Horizontal);
-        rect->axis(QCPAxis::atLeft)->setLabel(plotTitle(key.second, qstr(list.front()->unit)));
+        const QString unit = qstr(list.front().series->unit);
+        rect->axis(QCPAxis::atLeft)->setLabel(plotTitle(key.second, unit));
         const bool percent = key.second == QStringLiteral("util") || key.second == QStringLiteral("l2");
-        rect->setProperty("unit", percent ? QStringLiteral("%") : qstr(list.front()->unit));
+        rect->setProperty("unit", percent ? QStringLiteral("%") : unit);
+        rect->setProperty("kind", plotKind(key.second));
+        rect->axis(QCPAxis::atLeft)->setTicker(QSharedPointer<QCPAxisTicker>(new CompactTicker));
         rect->axis(QCPAxis::atLeft)->ticker()->setTickCount(2);
         rect->axis(QCPAxis::atBottom)->setTickLabels(false);
         rect->setMinimumSize(0, 28);
@@ -300,16 +369,16 @@ void UtilizationPlots::rebuild()
         // would run past a plot a few dozen pixels high.
         constexpr std::size_t kLegendEntries = 3;
         std::vector<std::pair<double, const Series*>> byPeak;
-        for (const Series* ser : list) {
+        for (const Curve& curve : list) {
             double peak = 0;
-            for (double v : ser->v)
+            for (double v : curve.series->v)
                 peak = std::max(peak, v); // NaN never wins
-            byPeak.emplace_back(peak, ser);
+            byPeak.emplace_back(peak, curve.series);
         }
         std::stable_sort(byPeak.begin(), byPeak.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
         const std::size_t named = list.size() <= kLegendEntries ? list.size() : kLegendEntries - 1;
         byPeak.resize(named);
-        for (const Series* ser : list) {
+        for (const auto& [ser, rank] : list) {
             auto* g = m_plot->addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
             const bool sampled = ser->source.rfind("sampled", 0) == 0;
             // Sampled counters hold their value until the next sample; derived buckets too.
@@ -321,13 +390,24 @@ void UtilizationPlots::rebuild()
                 y[static_cast<qsizetype>(i)] = ser->v[i] * (percent && ser->unit != "%" ? 100.0 : 1.0);
             }
             g->setData(x, y, true);
-            QColor c = paletteColor((colorIdx++ * 5) % kPaletteSize);
-            g->setPen(QPen(c, 1.2));
-            if (percent) {
-                c.setAlpha(60);
-                g->setBrush(c);
+            QString name = qstr(ser->name) + (sampled ? tr(" (sampled)") : tr(" (derived)"));
+            if (rank >= 0) {
+                // One colour per rank, the same in every plot; past the palette, dashed.
+                QPen pen(paletteColor((rank * 5) % kPaletteSize), 1.2);
+                if (rank >= kPaletteSize)
+                    pen.setStyle(Qt::DashLine);
+                g->setPen(pen); // no fill: the curves of several ranks overlap
+                const QString who = rankLabel(*s->ranks[static_cast<std::size_t>(rank)], false);
+                name += QStringLiteral(" · ") + who;
+                g->setProperty("legendText", who); // the plot's title says what; the legend says whose
+            } else {
+                QColor c = paletteColor((colorIdx++ * 5) % kPaletteSize);
+                g->setPen(QPen(c, 1.2));
+                if (percent) {
+                    c.setAlpha(60);
+                    g->setBrush(c);
+                }
             }
-            const QString name = qstr(ser->name) + (sampled ? tr(" (sampled)") : tr(" (derived)"));
             g->setName(name);
             if (std::any_of(byPeak.begin(), byPeak.end(), [ser](const auto& e) { return e.second == ser; }))
                 legend->addItem(new ElidedLegendItem(legend, g));
@@ -368,13 +448,15 @@ void UtilizationPlots::rebuild()
     if (!m_rects.empty()) {
         m_rects.back()->axis(QCPAxis::atBottom)->setTickLabels(true);
     } else {
-        auto* title = new QCPTextElement(m_plot, s ? tr("No utilisation counters or kernel metrics in this profile")
-                                                   : tr("Utilisation curves appear here after a profile is opened"));
-        m_plot->plotLayout()->addElement(0, 0, title);
+        const QString text = !s ? tr("Utilisation curves appear here after a profile is opened")
+            : present.isEmpty() ? tr("No utilisation counters or kernel metrics in this profile")
+                                : tr("Every plot is hidden: right-click here, or View → Curves, to show them");
+        m_plot->plotLayout()->addElement(0, 0, new QCPTextElement(m_plot, text));
     }
     applyPlotPalette(m_plot); // the axis rects, legends and title are new
     // Room for every plot's axis and legend (squeezed, their labels run into each other).
-    setMinimumHeight(std::max(80, 40 * static_cast<int>(m_rects.size()) + 30));
+    const int bar = m_curvesBar->isVisibleTo(this) ? m_curvesBar->sizeHint().height() : 0;
+    setMinimumHeight(std::max(80, 40 * static_cast<int>(m_rects.size()) + 30) + bar);
     setVisible(true);
     onVisibleRangeChanged(m_sel->visibleRange());
     onSelectedRangeChanged(m_sel->selectedRange());
@@ -421,6 +503,11 @@ bool UtilizationPlots::eventFilter(QObject* watched, QEvent* e)
         if (e->type() == QEvent::Resize || e->type() == QEvent::Move)
             m_plot->replot(QCustomPlot::rpQueuedReplot);
         return QWidget::eventFilter(watched, e);
+    }
+    if (watched == m_plot && e->type() == QEvent::ContextMenu) {
+        auto* ce = static_cast<QContextMenuEvent*>(e);
+        contextMenuAt(ce->pos())->popup(ce->globalPos());
+        return true;
     }
     if (watched != m_plot || m_rects.empty())
         return QWidget::eventFilter(watched, e);
