@@ -238,7 +238,9 @@ void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::vector<char>
             const auto fresh = static_cast<std::uint32_t>(tmplRuns.size());
             run.tmpl = lookup(byHash, tmplNext, h, fresh, [&](std::uint32_t t) {
                 const Run& o = runs[tmplRuns[t]];
-                return o.size == run.size && std::equal(&sig[o.begin], &sig[o.begin] + o.size, &sig[run.begin]);
+                // Pointers from data(): an empty run may begin at sig.size() (or sig may be empty),
+                // where sig[i] would bind a reference past the end.
+                return o.size == run.size && std::equal(sig.data() + o.begin, sig.data() + o.begin + o.size, sig.data() + run.begin);
             });
             if (run.tmpl == fresh) {
                 tmplRuns.push_back(r);

@@ -1,5 +1,6 @@
 // Report writers: JSON structure and values, Markdown and text contents, self-contained HTML.
 #include "advisor_fixture.h"
+#include "model/formats/loader.h"
 
 #include <QtTest>
 
@@ -158,6 +159,22 @@ private slots:
         QVERIFY(writeText(r).find("no findings: " + reason) != std::string::npos);
         QVERIFY(writeMarkdown(r).find("**No findings**: " + reason + ".") != std::string::npos);
         QVERIFY(writeHtml(r).find("every checked rule passed") == std::string::npos);
+    }
+
+    // Real sample folders through the advisor (under ASan + UBSan in CI): the db level-0 rank 1
+    // sample once made the fusion rule index an empty signature list.
+    void realSampleFolders()
+    {
+        const std::string root = NPUSCOPE_SAMPLES;
+        for (const char* rel : {"/msinsight/test/data/pytorch/db/level0/rank1_ascend_pt",
+                                "/msinsight/test/data/pytorch/db/level0/rank0_ascend_pt",
+                                "/msinsight/test/data/pytorch/text/level0/rank0_ascend_pt",
+                                "/msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"}) {
+            const LoadResult lr = loadSession(root + rel);
+            QVERIFY2(lr.session, (std::string(rel) + ": " + lr.error).c_str());
+            const AdvisorReport r = runAdvisor(*lr.session, fixture::defaults());
+            QVERIFY(!r.findings.empty());
+        }
     }
 };
 
