@@ -47,6 +47,22 @@ QString pageBody(const QString& page)
     return s;
 }
 
+// Two ranks with an AI CPU op and 14 memory-bound MatMuls each: several findings, with evidence.
+Session twoRanks()
+{
+    Builder a(0), b(1);
+    for (Builder* x : {&a, &b}) {
+        x->step(x == &a ? 80 : 88, x == &a ? 5 : 1, 15);
+        x->kernel("NonZero", "NonZero", "AI_CPU", 0, 4000, 2, "8,8", "INT64");
+        for (int i = 0; i < 14; ++i) {
+            const auto r = x->kernel("MatMulV2", "MatMulV2", "AI_CORE", 5000 + 1000.0 * i, 1000, 2, "1024,1024", "FLOAT16");
+            x->set(r, "aic_mac_ratio", 0.3);
+            x->set(r, "aic_mte2_ratio", 0.9);
+        }
+    }
+    return fixture::session({a.p, b.p});
+}
+
 } // namespace
 
 class TestReportPdf : public QObject {
@@ -55,17 +71,7 @@ class TestReportPdf : public QObject {
 private slots:
     void writesReadablePdf()
     {
-        Builder a(0), b(1);
-        for (Builder* x : {&a, &b}) {
-            x->step(x == &a ? 80 : 88, x == &a ? 5 : 1, 15);
-            x->kernel("NonZero", "NonZero", "AI_CPU", 0, 4000, 2, "8,8", "INT64");
-            for (int i = 0; i < 14; ++i) {
-                const auto r = x->kernel("MatMulV2", "MatMulV2", "AI_CORE", 5000 + 1000.0 * i, 1000, 2, "1024,1024", "FLOAT16");
-                x->set(r, "aic_mac_ratio", 0.3);
-                x->set(r, "aic_mte2_ratio", 0.9);
-            }
-        }
-        Session s = fixture::session({a.p, b.p});
+        Session s = twoRanks();
         s.root = "/data/profiles/llama_run_20260101";
         const AdvisorReport r = runAdvisor(s, fixture::defaults());
         QVERIFY(r.summary.fired >= 4);
@@ -147,17 +153,7 @@ private slots:
     // reports whose evidence tables shift the titles by a row at a time.
     void noTitleEndsAPage()
     {
-        Builder a(0), b(1);
-        for (Builder* x : {&a, &b}) {
-            x->step(x == &a ? 80 : 88, x == &a ? 5 : 1, 15);
-            x->kernel("NonZero", "NonZero", "AI_CPU", 0, 4000, 2, "8,8", "INT64");
-            for (int i = 0; i < 14; ++i) {
-                const auto r = x->kernel("MatMulV2", "MatMulV2", "AI_CORE", 5000 + 1000.0 * i, 1000, 2, "1024,1024", "FLOAT16");
-                x->set(r, "aic_mac_ratio", 0.3);
-                x->set(r, "aic_mte2_ratio", 0.9);
-            }
-        }
-        Session s = fixture::session({a.p, b.p});
+        Session s = twoRanks();
         AdvisorReport r = runAdvisor(s, fixture::defaults());
         QStringList titles;
         for (const Finding* f : r.fired())
