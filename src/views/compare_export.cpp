@@ -57,6 +57,9 @@ QString bodyHtml(const CompareResult& r, const std::string& baselinePath, const 
     }
     h += QStringLiteral("<h2>Headline</h2>") + tableHtml(head);
     h += QStringLiteral("<h2>Where the time moved</h2><p><img src=\"%1\" width=\"640\"></p>").arg(chart);
+    h += QStringLiteral("<h2>Steps side by side</h2><p>%1</p>").arg(esc(stepAlignmentNote(r)));
+    if (!r.stepPairs.empty())
+        h += tableHtml(stepPairsTable(r));
     h += QStringLiteral("<h2>Operator mapping</h2><p>%1</p>").arg(esc(mappingNote(r.mapping)));
     // Compact for a page: the windows with their shapes, times per step, the ratio with its interval.
     text::Table map;

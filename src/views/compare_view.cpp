@@ -5,6 +5,7 @@
 #include "model/analysis/compare_report.h"
 #include "views/compare_export.h"
 #include "views/compare_model.h"
+#include "views/compare_timelines.h"
 #include "views/export_notice.h"
 #include "views/format.h"
 
@@ -20,6 +21,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QSplitter>
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QTabWidget>
@@ -62,7 +64,8 @@ CompareView::CompareView(QWidget* parent)
       m_proxy(new OperatorDiffProxy(this)), m_headlineTable(makeTable(this)), m_opTable(makeTable(this)),
       m_mapping(new OperatorMappingModel(this)), m_advisor(new AdvisorDiffModel(this)),
       m_mappingProxy(new QSortFilterProxyModel(this)), m_advisorProxy(new QSortFilterProxyModel(this)),
-      m_mappingTable(makeTable(this)), m_advisorTable(makeTable(this)), m_details(new QTabWidget(this))
+      m_mappingTable(makeTable(this)), m_advisorTable(makeTable(this)), m_details(new QTabWidget(this)),
+      m_timelines(new CompareTimelines)
 {
     setObjectName(QStringLiteral("compareView"));
     m_header->setObjectName(QStringLiteral("compareHeader"));
@@ -158,11 +161,26 @@ CompareView::CompareView(QWidget* parent)
     m_details->addTab(opPage, tr("Operators"));
     m_details->addTab(m_mappingTable, tr("Operator mapping"));
     m_details->addTab(m_advisorTable, tr("Advisor findings"));
+    m_details->addTab(m_timelines, tr("Timelines"));
 
     auto* lay = new QVBoxLayout(this);
     lay->addLayout(top);
-    lay->addWidget(m_headlineTable);
-    lay->addWidget(m_details, 1);
+    // The headline over the details; the splitter gives the side-by-side timelines room.
+    auto* split = new QSplitter(Qt::Vertical);
+    split->setObjectName(QStringLiteral("compareSplit"));
+    split->setChildrenCollapsible(false);
+    split->addWidget(m_headlineTable);
+    split->addWidget(m_details);
+    split->setStretchFactor(1, 1);
+    lay->addWidget(split, 1);
+    // The timelines need the height: their page shrinks the headline to its minimum, the other
+    // pages give it back.
+    connect(m_details, &QTabWidget::currentChanged, this, [this, split](int) {
+        const int total = split->sizes().value(0) + split->sizes().value(1);
+        const int head = m_details->currentWidget() == m_timelines ? m_headlineTable->minimumHeight()
+                                                                     : m_headlineTable->maximumHeight();
+        split->setSizes({head, std::max(0, total - head)});
+    });
 
     connect(m_swap, &QPushButton::clicked, this, &CompareView::swap);
     connect(m_export, &QPushButton::clicked, this, &CompareView::exportWithDialog);
@@ -300,6 +318,7 @@ void CompareView::showResult(CompareResult result)
     m_ops->setRows(m_result.ops, m_result.sameWithin);
     m_mapping->setMapping(m_result.mapping);
     m_advisor->setRows(m_result.advisor);
+    m_timelines->setRuns(m_shown.baseline, m_shown.optimized, m_result);
     int fixed = 0, remaining = 0, added = 0;
     for (const AdvisorDiffRow& a : m_result.advisor)
         (a.change == FindingChange::Fixed ? fixed : a.change == FindingChange::New ? added : remaining) += 1;
@@ -317,7 +336,11 @@ void CompareView::showResult(CompareResult result)
         m_headlineTable->setColumnWidth(c, m_headlineTable->columnWidth(c) + 16);
     const int h = m_headlineTable->horizontalHeader()->sizeHint().height() + m_headlineTable->verticalHeader()->length()
                   + 2 * m_headlineTable->frameWidth();
-    m_headlineTable->setFixedHeight(h);
+    // At most all rows without scrolling; the splitter may shrink it to three rows.
+    m_headlineTable->setMaximumHeight(h);
+    m_headlineTable->setMinimumHeight(std::min(h, m_headlineTable->horizontalHeader()->sizeHint().height()
+                                                      + 3 * m_headlineTable->verticalHeader()->defaultSectionSize()
+                                                      + 2 * m_headlineTable->frameWidth()));
     m_opTable->resizeColumnsToContents();
     m_opTable->setColumnWidth(OperatorDiffModel::Name, std::min(m_opTable->columnWidth(OperatorDiffModel::Name), 360));
     for (int c = 1; c < OperatorDiffModel::ColumnCount; ++c)

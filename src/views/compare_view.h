@@ -31,6 +31,7 @@ class OperatorDiffModel;
 class OperatorDiffProxy;
 class OperatorMappingModel;
 class AdvisorDiffModel;
+class CompareTimelines;
 
 class CompareView : public QWidget {
     Q_OBJECT
@@ -62,6 +63,7 @@ public:
     QTableView* mappingTable() const { return m_mappingTable; }
     QTableView* advisorTable() const { return m_advisorTable; }
     QTabWidget* detailTabs() const { return m_details; }
+    CompareTimelines* timelines() const { return m_timelines; }
 
     // Writes the report in `format` (csv | markdown | json | table | html | pdf) to `path` atomically; on
     // failure returns false and sets *error to a sentence naming the file and why.
@@ -126,6 +128,7 @@ private:
     QTableView* m_mappingTable;
     QTableView* m_advisorTable;
     QTabWidget* m_details;
+    CompareTimelines* m_timelines;
 };
 
 } // namespace npuscope

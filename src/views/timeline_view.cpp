@@ -609,7 +609,7 @@ void TimelineView::drawRuler(QPainter& p) const
     if (v.empty())
         return;
     const QRect cr = contentRect();
-    const TimeNs origin = m_sel->fullRange().begin;
+    const TimeNs origin = m_sel->timeOrigin();
     // The same ticks as the utilisation plots' time axis (model/analysis/time_axis.h).
     const TimeTicks ticks = timeTicks(v.begin - origin, v.end - origin, cr.width());
     p.setPen(pal.windowText().color());

@@ -220,7 +220,7 @@ void TimelineView::updateScrollBars()
     vb->setSingleStep(kRowHeight);
     vb->setRange(0, std::max(0, m_contentHeight - page));
 
-    const TimeRange full = m_sel->fullRange();
+    const TimeRange full = m_sel->viewBounds();
     const TimeRange v = m_sel->visibleRange();
     m_syncingScrollBar = true;
     QScrollBar* hb = horizontalScrollBar();
@@ -241,7 +241,7 @@ void TimelineView::onHorizontalScroll(int value)
 {
     if (m_syncingScrollBar)
         return;
-    const TimeRange full = m_sel->fullRange();
+    const TimeRange full = m_sel->viewBounds();
     const TimeRange v = m_sel->visibleRange();
     const TimeNs b = full.begin + roundNs(static_cast<double>(full.end - full.begin) * value / kScrollSteps);
     m_sel->panBy(static_cast<double>(b - v.begin) / static_cast<double>(std::max<TimeNs>(1, v.end - v.begin)));
@@ -251,7 +251,7 @@ QString TimelineView::tooltipFor(const DrawItem& it) const
 {
     const Lane& lane = m_layout.lanes[static_cast<std::size_t>(it.lane)];
     const Profile& p = *m_layout.session()->ranks[static_cast<std::size_t>(lane.rank)];
-    const TimeNs origin = m_sel->fullRange().begin;
+    const TimeNs origin = m_sel->timeOrigin();
     if (it.merged) {
         return tr("<b>%1 slices</b> folded into this mark (narrower than a pixel)<br>from %2 · zoom in to see them")
             .arg(formatCount(it.count), formatDuration(p.slices.start[it.slice] - origin));
@@ -265,7 +265,7 @@ QString TimelineView::tooltipFor(const DrawItem& it) const
     const std::uint32_t k = p.slices.kernel[r];
     const bool joined = k != kNone && k < p.kernels.size();
     line(tr("Type"), joined ? qstr(p.str(p.kernels.type[k])) : qstr(p.str(p.slices.category[r])));
-    line(tr("Start"), tr("%1 after trace start").arg(formatDuration(p.slices.start[r] - origin)));
+    line(tr("Start"), tr("%1 after %2").arg(formatDuration(p.slices.start[r] - origin), m_sel->timeOriginName()));
     line(tr("Duration"), formatDuration(p.slices.dur[r]));
     line(tr("Track"), QStringLiteral("%1 · %2").arg(m_layout.groups[static_cast<std::size_t>(lane.group)].title, lane.name));
     if (p.slices.taskId[r] != kNone)

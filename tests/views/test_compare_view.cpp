@@ -8,11 +8,15 @@
 #include "views/compare_export.h"
 #include "views/compare_model.h"
 #include "views/compare_view.h"
+#include "views/compare_timelines.h"
 #include "views/load_controller.h"
 #include "views/main_window.h"
+#include "views/selection_controller.h"
+#include "views/timeline_view.h"
 
 #include <QAbstractItemModelTester>
 #include <QAction>
+#include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QDirIterator>
 #include <QFile>
@@ -30,6 +34,7 @@
 #include <QThreadPool>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -494,6 +499,147 @@ private slots:
 
     // The comparison runs on a worker thread: when the second profile has loaded, the window
     // returns to its event loop at once and the result follows; it equals the engine's.
+    // The Timelines page: the baseline over the optimized run, aligned on the median step of each,
+    // with zoom, pan and range selection mirrored, and the diff lane's numbers from the files.
+    void sideBySideTimelines()
+    {
+        MainWindow w;
+        openBaseline(w);
+        QSignalSpy ready(&w, &MainWindow::compareReady);
+        w.compareWith(m_opt);
+        QVERIFY(ready.wait(60000));
+        CompareView* v = w.compareView();
+        CompareTimelines* tl = v->timelines();
+        QVERIFY(tl);
+        for (int i = 0; i < v->detailTabs()->count(); ++i)
+            if (v->detailTabs()->tabText(i) == QStringLiteral("Timelines"))
+                v->detailTabs()->setCurrentIndex(i);
+        QCOMPARE(v->detailTabs()->currentWidget(), static_cast<QWidget*>(tl));
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QApplication::processEvents();
+
+        // Steps: ProfilerStep#N of each run, their lengths as step_trace_time.csv gives the step
+        // (Computing + Communication(Not Overlapped) + Free), the anchors their median.
+        const CompareResult& r = v->result();
+        for (const auto& [dir, spans] : {std::pair{m_base, &r.baselineSpans}, std::pair{m_opt, &r.currentSpans}}) {
+            const Csv csv = readCsv(findFile(dir, QStringLiteral("step_trace_time.csv")));
+            QCOMPARE(spans->size(), static_cast<std::size_t>(csv.rows.size()));
+            for (std::size_t i = 0; i < spans->size(); ++i) {
+                const StepSpan& s = (*spans)[i];
+                const QStringList& row = csv.rows[static_cast<qsizetype>(i)];
+                QCOMPARE(QString::fromStdString(s.name), QStringLiteral("ProfilerStep#") + csv.at(row, QStringLiteral("Step")));
+                const double us = csv.at(row, QStringLiteral("Computing")).toDouble()
+                                  + csv.at(row, QStringLiteral("Communication(Not Overlapped)")).toDouble()
+                                  + csv.at(row, QStringLiteral("Free")).toDouble();
+                QVERIFY2(std::fabs(static_cast<double>(s.duration()) / 1e3 - us) < 0.01 * us,
+                         qPrintable(QStringLiteral("%1: %2 µs vs %3 µs").arg(QString::fromStdString(s.name)).arg(s.duration() / 1e3).arg(us)));
+                QCOMPARE(s.computing + s.commNotOverlapped + s.free, s.duration());
+                const double computingUs = csv.at(row, QStringLiteral("Computing")).toDouble();
+                QVERIFY(std::fabs(static_cast<double>(s.computing) / 1e3 - computingUs) < 0.01 * computingUs);
+            }
+        }
+        // Operator types: summed over the steps, each type's device time is kernel_details.csv's.
+        for (const auto& [dir, spans] : {std::pair{m_base, &r.baselineSpans}, std::pair{m_opt, &r.currentSpans}}) {
+            std::map<QString, std::int64_t> perType;
+            for (const StepSpan& s : *spans)
+                for (const auto& [type, t] : s.opTypes)
+                    perType[QString::fromStdString(type)] += t;
+            const auto files = opTotals(dir);
+            QCOMPARE(perType.size(), files.size());
+            for (const auto& [type, total] : files)
+                QVERIFY2(std::llabs(perType[type] - total.totalNs) <= 1, qPrintable(type));
+        }
+        auto median = [](const std::vector<StepSpan>& s) {
+            std::vector<std::pair<TimeNs, int>> d;
+            for (std::size_t i = 0; i < s.size(); ++i)
+                d.push_back({s[i].duration(), static_cast<int>(i)});
+            std::sort(d.begin(), d.end());
+            return d[(d.size() - 1) / 2].second;
+        };
+        QCOMPARE(tl->baselineAnchor(), median(r.baselineSpans));
+        QCOMPARE(tl->optimizedAnchor(), median(r.currentSpans));
+        const StepSpan& a = r.baselineSpans[static_cast<std::size_t>(tl->baselineAnchor())];
+        const StepSpan& b = r.currentSpans[static_cast<std::size_t>(tl->optimizedAnchor())];
+        QCOMPARE(tl->shift(), b.begin - a.begin);
+        QVERIFY(tl->pairSummary().contains(QStringLiteral("MatMulV2")));
+
+        // Both open on the aligned steps, the same relative window, the ruler counting from them.
+        SelectionController* sa = tl->baselineSelection();
+        SelectionController* sb = tl->optimizedSelection();
+        auto sameWindow = [&] {
+            const TimeRange ra = sa->visibleRange(), rb = sb->visibleRange();
+            return ra.begin + tl->shift() == rb.begin && ra.end + tl->shift() == rb.end;
+        };
+        QVERIFY(sa->visibleRange().begin < a.begin && sa->visibleRange().end >= a.begin + std::max(a.duration(), b.duration()));
+        QVERIFY(sameWindow());
+        QCOMPARE(sa->timeOrigin(), a.begin);
+        QCOMPARE(sb->timeOrigin(), b.begin);
+
+        // W in the baseline zooms both; D in the optimized pans both; Backspace undoes.
+        const TimeNs before = sa->visibleRange().end - sa->visibleRange().begin;
+        tl->baselineTimeline()->setFocus();
+        QTest::keyClick(tl->baselineTimeline(), Qt::Key_W);
+        QVERIFY(sa->visibleRange().end - sa->visibleRange().begin < before);
+        QVERIFY(sameWindow());
+        const TimeNs beginA = sa->visibleRange().begin;
+        QTest::keyClick(tl->optimizedTimeline(), Qt::Key_D);
+        QVERIFY(sa->visibleRange().begin > beginA);
+        QVERIFY(sameWindow());
+
+        // A range dragged on the baseline's ruler selects the same relative range below.
+        TimelineView* va = tl->baselineTimeline();
+        const QRect cr = va->contentRect();
+        const QPoint p0(cr.left() + cr.width() / 4, TimelineView::kRulerHeight / 2);
+        const QPoint p1(cr.left() + cr.width() / 2, TimelineView::kRulerHeight / 2);
+        QTest::mousePress(va->viewport(), Qt::LeftButton, {}, p0);
+        QTest::mouseMove(va->viewport(), p1);
+        QTest::mouseRelease(va->viewport(), Qt::LeftButton, {}, p1);
+        QVERIFY(sa->selectedRange().has_value());
+        QVERIFY(sb->selectedRange().has_value());
+        QCOMPARE(sb->selectedRange()->begin, sa->selectedRange()->begin + tl->shift());
+        QCOMPARE(sb->selectedRange()->end, sa->selectedRange()->end + tl->shift());
+        // Esc in the optimized clears both.
+        QTest::keyClick(tl->optimizedTimeline(), Qt::Key_Escape);
+        QVERIFY(!sa->selectedRange() && !sb->selectedRange());
+
+        // Another optimized step: the anchors, the shift and the pairs follow, and the window is
+        // on the new steps.
+        QComboBox* stepB = tl->optimizedStepBox();
+        QCOMPARE(stepB->count(), static_cast<int>(r.currentSpans.size()));
+        const int other = (tl->optimizedAnchor() + 1) % stepB->count();
+        stepB->setCurrentIndex(other);
+        emit stepB->activated(other);
+        QCOMPARE(tl->optimizedAnchor(), other);
+        const StepSpan& b2 = r.currentSpans[static_cast<std::size_t>(other)];
+        QCOMPARE(tl->shift(), b2.begin - a.begin);
+        QVERIFY(sameWindow());
+        QCOMPARE(sb->timeOrigin(), b2.begin);
+        for (const StepPair& p : tl->pairs())
+            QCOMPARE(p.optimized - p.baseline, other - tl->baselineAnchor());
+        for (const StepPair& p : tl->pairs()) {
+            const StepSpan& x = r.baselineSpans[static_cast<std::size_t>(p.baseline)];
+            const StepSpan& y = r.currentSpans[static_cast<std::size_t>(p.optimized)];
+            QCOMPARE(p.stepDelta, y.duration() - x.duration());
+            QCOMPARE(p.computingDelta + p.commDelta + p.freeDelta, p.stepDelta);
+        }
+
+        // A click on a step in the diff lane selects it in the baseline and its pair below.
+        QWidget* lane = tl->diffLane();
+        QApplication::processEvents();
+        const TimeNs mid = a.begin + a.duration() / 2;
+        const QPoint inLane = lane->mapFromGlobal(va->viewport()->mapToGlobal(QPoint(static_cast<int>(va->xOf(mid)), 0)));
+        QTest::mouseClick(lane, Qt::LeftButton, {}, QPoint(inLane.x(), 10));
+        QVERIFY(sa->selectedRange().has_value());
+        QCOMPARE(sa->selectedRange()->begin, a.begin);
+        QCOMPARE(sa->selectedRange()->end, a.end);
+        QCOMPARE(sb->selectedRange()->begin, a.begin + tl->shift());
+
+        // The engine's report carries the pairs (JSON "step_pairs").
+        const std::string json = formatCompareReport(r, "b", "o", "json");
+        QVERIFY(json.find("\"step_pairs\"") != std::string::npos);
+        QVERIFY(json.find("\"" + a.name + "\"") != std::string::npos);
+    }
+
     void comparisonRunsOffTheGuiThread()
     {
         MainWindow w;

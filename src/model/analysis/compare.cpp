@@ -163,6 +163,15 @@ CompareResult build(const Side& b, const Side& c, const CompareOptions& o)
     return r;
 }
 
+void alignSteps(CompareResult& r, std::vector<StepSpan> baseline, std::vector<StepSpan> current)
+{
+    r.baselineSpans = std::move(baseline);
+    r.currentSpans = std::move(current);
+    r.baselineAnchor = medianStep(r.baselineSpans);
+    r.currentAnchor = medianStep(r.currentSpans);
+    r.stepPairs = pairSteps(r.baselineSpans, r.currentSpans, r.baselineAnchor, r.currentAnchor);
+}
+
 } // namespace
 
 const char* findingChangeName(FindingChange c)
@@ -203,6 +212,8 @@ CompareResult compareSessions(const Session& baseline, const Session& current, c
     CompareResult r = build(summarize(b, o), summarize(c, o), o);
     if (o.mapOperators)
         r.mapping = mapOperators(baseline, current, o.sameWithin);
+    if (o.stepSpans)
+        alignSteps(r, stepSpans(baseline), stepSpans(current));
     r.baselineProblems = inputProblems(baseline);
     r.currentProblems = inputProblems(current);
     return r;
@@ -213,6 +224,8 @@ CompareResult compareProfiles(const Profile& baseline, const Profile& current, c
     CompareResult r = build(summarize({&baseline}, o), summarize({&current}, o), o);
     if (o.mapOperators)
         r.mapping = mapOperators(baseline, current, o.sameWithin);
+    if (o.stepSpans)
+        alignSteps(r, stepSpans(baseline), stepSpans(current));
     return r;
 }
 

@@ -7,6 +7,7 @@
 #include "model/analysis/op_mapping.h"
 #include "model/analysis/op_stats.h"
 #include "model/analysis/overlap.h"
+#include "model/analysis/step_diff.h"
 #include "model/store/input_problems.h"
 #include "model/store/session.h"
 
@@ -59,6 +60,7 @@ struct CompareOptions {
     double tokensPerStep = 0;    // > 0 adds a per-token latency row
     double sameWithin = kSameWithin; // the share of the larger value under which a change is "same"
     bool mapOperators = true;    // fills CompareResult::mapping (op_mapping.h)
+    bool stepSpans = true;       // fills CompareResult::baselineSpans / currentSpans (step_diff.h)
 };
 
 struct CompareResult {
@@ -73,6 +75,11 @@ struct CompareResult {
     std::vector<StepBreakdown> baselineSteps, currentSteps; // their split (overlap.h)
     RatioInterval stepRatio;
     OpMapping mapping;
+    // Each run's steps with where their time went, for the side-by-side view (step_diff.h), and
+    // the default anchors (the median step of each) and the pairs around them.
+    std::vector<StepSpan> baselineSpans, currentSpans;
+    int baselineAnchor = -1, currentAnchor = -1;
+    std::vector<StepPair> stepPairs;
     bool advisorCompared = false;           // set with `advisor` by the caller that ran both advisors
     std::vector<AdvisorDiffRow> advisor;    // fixed, remaining, new; each by cost, descending
     // "faster by 2.89× (95 % CI 2.85–2.93, 11 vs 11 steps)", "slower by …", "the same (…)"; ""

@@ -101,6 +101,47 @@ text::Table advisorTable(const CompareResult& r)
     return t;
 }
 
+text::Table stepPairsTable(const CompareResult& r)
+{
+    using text::fixed;
+    text::Table t;
+    t.addColumn("baseline_step", false);
+    t.addColumn("optimized_step", false);
+    t.addColumn("aligned", false);
+    t.addColumn("baseline_ms", true);
+    t.addColumn("optimized_ms", true);
+    t.addColumn("delta_ms", true);
+    t.addColumn("computing_delta_ms", true);
+    t.addColumn("not_overlapped_delta_ms", true);
+    t.addColumn("free_delta_ms", true);
+    t.addColumn("most_moved", false);
+    for (const StepPair& p : r.stepPairs) {
+        const StepSpan& a = r.baselineSpans[static_cast<std::size_t>(p.baseline)];
+        const StepSpan& b = r.currentSpans[static_cast<std::size_t>(p.optimized)];
+        std::string moved;
+        for (std::size_t i = 0, n = 0; i < p.ops.size() && n < 3; ++i) {
+            if (p.ops[i].delta() == 0)
+                break;
+            moved += (n++ ? "; " : "") + p.ops[i].type + " " + (p.ops[i].delta() > 0 ? "+" : "")
+                     + nsToMillisText(p.ops[i].delta());
+        }
+        t.rows.push_back({a.name, b.name, p.baseline == r.baselineAnchor ? "yes" : "", nsToMillisText(a.duration()),
+                          nsToMillisText(b.duration()), nsToMillisText(p.stepDelta), nsToMillisText(p.computingDelta),
+                          nsToMillisText(p.commDelta), nsToMillisText(p.freeDelta), moved});
+    }
+    return t;
+}
+
+std::string stepAlignmentNote(const CompareResult& r)
+{
+    if (r.baselineAnchor < 0 || r.currentAnchor < 0)
+        return "no steps to align (a run has no device tasks)";
+    return "baseline " + r.baselineSpans[static_cast<std::size_t>(r.baselineAnchor)].name + " aligned with optimized "
+           + r.currentSpans[static_cast<std::size_t>(r.currentAnchor)].name + " (the median step of each); "
+           + std::to_string(r.stepPairs.size()) + " step pair" + (r.stepPairs.size() == 1 ? "" : "s")
+           + ", times from the device tasks of the first rank";
+}
+
 std::string formatCompareReport(const CompareResult& r, const std::string& baselinePath,
                                 const std::string& optimizedPath, const std::string& format, std::size_t top)
 {
@@ -145,6 +186,8 @@ std::string formatCompareReport(const CompareResult& r, const std::string& basel
 
     const text::Table map = mappingTable(r, top);
     const text::Table adv = advisorTable(r);
+    const text::Table steps = stepPairsTable(r);
+    const std::string stepNote = stepAlignmentNote(r);
     const std::string speedup = std::isnan(r.speedup) ? "" : fixed(r.speedup, 3);
     char bandText[32];
     std::snprintf(bandText, sizeof bandText, "%g", r.sameWithin * 100.0); // 1, 2.5
@@ -174,6 +217,7 @@ std::string formatCompareReport(const CompareResult& r, const std::string& basel
                + ", \"step_ratio_ci95\": [" + num(ci.low, 6) + ", " + num(ci.high, 6) + "], \"baseline_steps\": "
                + std::to_string(ci.baselineSteps) + ", \"optimized_steps\": " + std::to_string(ci.optimizedSteps)
                + ",\n\"headline\": " + head.toJson() + ",\"operators\": " + ops.toJson()
+               + ",\n\"step_alignment\": " + text::jsonString(stepNote) + ", \"step_pairs\": " + steps.toJson()
                + ",\n\"mapping_steps\": " + std::to_string(r.mapping.steps) + ", \"mapping\": " + map.toJson()
                + ",\n\"advisor_compared\": " + (r.advisorCompared ? "true" : "false") + ", \"advisor\": " + adv.toJson()
                + "}\n";
@@ -190,6 +234,7 @@ std::string formatCompareReport(const CompareResult& r, const std::string& basel
                + text::markdownCell(optimizedPath) + "`"
                + (speedup.empty() ? "" : ", speedup " + speedup + "×") + "; a change under " + band
                + " % is the same.\n\n" + (verdict.empty() ? "" : "Optimized is " + verdict + ".\n\n") + head.toMarkdown()
+               + "\n## Steps side by side\n\n" + text::markdownCell(stepNote) + "\n\n" + steps.toMarkdown()
                + "\n## Operators\n\n" + ops.toMarkdown() + "\n## Operator mapping\n\n" + mapNote + "\n\n"
                + map.toMarkdown() + (r.advisorCompared ? "\n## Advisor findings\n\n" + adv.toMarkdown() : "");
     }
@@ -203,7 +248,7 @@ std::string formatCompareReport(const CompareResult& r, const std::string& basel
                 t.rows.push_back({p});
             box = t.toCsv() + "\n";
         }
-        return box + head.toCsv() + "\n" + ops.toCsv() + "\n" + map.toCsv() + (r.advisorCompared ? "\n" + adv.toCsv() : "");
+        return box + head.toCsv() + "\n" + steps.toCsv() + "\n" + ops.toCsv() + "\n" + map.toCsv() + (r.advisorCompared ? "\n" + adv.toCsv() : "");
     }
     std::string box;
     if (!incomplete.empty()) {
@@ -215,7 +260,8 @@ std::string formatCompareReport(const CompareResult& r, const std::string& basel
     return text::plainText(box) + "Baseline:  " + text::forTerminal(baselinePath) + "\nOptimized: "
            + text::forTerminal(optimizedPath) + "\n"
            + (speedup.empty() ? "" : "Speedup:   " + speedup + "x\n") + (verdict.empty() ? "" : "Verdict:   " + verdict + "\n")
-           + "Same:      a change under " + band + " %\n\n" + head.toText() + "\n" + ops.toText() + "\nOperator mapping: "
+           + "Same:      a change under " + band + " %\n\n" + head.toText() + "\nSteps side by side: "
+           + text::plainText(stepNote) + "\n" + steps.toText() + "\n" + ops.toText() + "\nOperator mapping: "
            + text::plainText(mapNote) + "\n" + map.toText() + (r.advisorCompared ? "\nAdvisor findings\n" + adv.toText() : "");
 }
 

@@ -24,6 +24,12 @@ std::string mappingNote(const OpMapping& m);
 // after, delta, ratio and its 95 % interval, verdict); `top` limits the rows that are not
 // replacements (0 = all).
 text::Table mappingTable(const CompareResult& r, std::size_t top = 0);
+// The steps side by side (step_diff.h): one row per aligned pair, the anchor pair marked, with
+// both step times, the change of the step and of its computing / not overlapped / free split,
+// and the three operator types whose time moved most.
+text::Table stepPairsTable(const CompareResult& r);
+// "baseline ProfilerStep#5 aligned with optimized ProfilerStep#3 (the median step of each); 3 pairs"
+std::string stepAlignmentNote(const CompareResult& r);
 // The advisor diff: finding id, fixed / remaining / new, title, category, severities, costs.
 text::Table advisorTable(const CompareResult& r);
 
