@@ -58,8 +58,27 @@ QString bodyHtml(const CompareResult& r, const std::string& baselinePath, const 
     h += QStringLiteral("<h2>Headline</h2>") + tableHtml(head);
     h += QStringLiteral("<h2>Where the time moved</h2><p><img src=\"%1\" width=\"640\"></p>").arg(chart);
     h += QStringLiteral("<h2>Steps side by side</h2><p>%1</p>").arg(esc(stepAlignmentNote(r)));
-    if (!r.stepPairs.empty())
-        h += tableHtml(stepPairsTable(r));
+    if (!r.stepPairs.empty()) {
+        // Compact for a page: ms with 3 decimals, the split's changes in one cell.
+        text::Table steps;
+        steps.addColumn("baseline ⇒ optimized step", false);
+        steps.addColumn("ms", true);
+        steps.addColumn("Δ ms", true);
+        steps.addColumn("Δ computing / not overlapped / free", true);
+        steps.addColumn("most moved (Δ ms)", false);
+        auto ms = [](TimeNs ns) { return text::fixed(static_cast<double>(ns) / 1e6, 3); };
+        for (const StepPair& p : r.stepPairs) {
+            const StepSpan& a = r.baselineSpans[static_cast<std::size_t>(p.baseline)];
+            const StepSpan& b = r.currentSpans[static_cast<std::size_t>(p.optimized)];
+            std::string moved;
+            for (std::size_t i = 0; i < std::min<std::size_t>(3, p.ops.size()) && p.ops[i].delta() != 0; ++i)
+                moved += (i ? ", " : "") + p.ops[i].type + " " + ms(p.ops[i].delta());
+            steps.rows.push_back({a.name + " ⇒ " + b.name + (p.baseline == r.baselineAnchor ? " (aligned)" : ""),
+                                  ms(a.duration()) + " → " + ms(b.duration()), ms(p.stepDelta),
+                                  ms(p.computingDelta) + " / " + ms(p.commDelta) + " / " + ms(p.freeDelta), moved});
+        }
+        h += tableHtml(steps);
+    }
     h += QStringLiteral("<h2>Operator mapping</h2><p>%1</p>").arg(esc(mappingNote(r.mapping)));
     // Compact for a page: the windows with their shapes, times per step, the ratio with its interval.
     text::Table map;
