@@ -21,6 +21,7 @@ class QTableWidget;
 namespace npuscope {
 
 class MainWindow;
+class OverviewLanes;
 class SelectionController;
 
 class ClusterView : public QWidget {
@@ -46,6 +47,7 @@ public:
     QTableWidget* collectiveOverlapTable() const { return m_collOverlap; }
     QComboBox* metricCombo() const { return m_metric; }
     QComboBox* collectiveCombo() const { return m_collective; }
+    OverviewLanes* overviewLanes() const { return m_overview; }
     QLabel* findingsLabel() const { return m_findings; }
     QString findingsText() const;
     // The hover text of matrix cell (src, dst) of the shown collective, "" when there is none.
@@ -89,6 +91,8 @@ private:
     QTableWidget* m_rankOverlap = nullptr;
     QTableWidget* m_collOverlap = nullptr;
     std::vector<int> m_barRanks; // rank id per bar position
+    QWidget* m_overviewBox = nullptr;
+    OverviewLanes* m_overview = nullptr;
 };
 
 } // namespace npuscope

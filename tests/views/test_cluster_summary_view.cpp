@@ -5,6 +5,7 @@
 
 #include "views/cluster_view.h"
 #include "views/main_window.h"
+#include "views/overview_lanes.h"
 
 #include <nlohmann/json.hpp>
 
@@ -17,6 +18,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -134,6 +136,70 @@ private slots:
         for (const auto& o : w.session()->ranks[0]->commOps)
             loadedOps += o.totalInfo ? 0 : 1;
         QCOMPARE(loadedOps, ops);
+    }
+
+    // The overview lanes: every rank's streams from the file, each lane's shading the mean of
+    // its buckets (decoded here from the run-length pairs), hover text, double click to open.
+    void overviewLanesOfEveryRank()
+    {
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(load(w, m_summary));
+        ClusterView* v = clusterTab(w);
+        QVERIFY(v);
+        OverviewLanes* lanes = v->overviewLanes();
+        QVERIFY(lanes);
+        QVERIFY(lanes->isVisibleTo(v));
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+
+        int expected = 0;
+        std::int64_t begin = 0, end = 0;
+        bool first = true;
+        for (const auto& r : m_doc["ranks"]) {
+            const auto& ov = r["overview"];
+            const std::int64_t b = ov["begin_ns"].get<std::int64_t>(), e = ov["end_ns"].get<std::int64_t>();
+            begin = first ? b : std::min(begin, b);
+            end = first ? e : std::max(end, e);
+            first = false;
+            for (const auto& st : ov["streams"]) {
+                // The lane's mean busy share over its whole span, from the file's pairs.
+                double sum = 0;
+                std::int64_t n = 0;
+                for (const auto& pair : st["busy_permille"]) {
+                    sum += pair[0].get<double>() * pair[1].get<double>();
+                    n += pair[1].get<std::int64_t>();
+                }
+                QCOMPARE(n, ov["buckets"].get<std::int64_t>());
+                QCOMPARE(lanes->laneLabel(expected),
+                         QStringLiteral("rank %1 · %2").arg(r["rank"].get<int>()).arg(QString::fromStdString(st["thread"].get<std::string>())));
+                const double share = lanes->busyShare(expected, b, e);
+                QVERIFY2(std::abs(share - sum / 1000.0 / static_cast<double>(n)) < 1e-9, qPrintable(QString::number(share)));
+                ++expected;
+            }
+        }
+        QVERIFY(expected >= 4);
+        QCOMPARE(lanes->laneCount(), expected);
+        QCOMPARE(lanes->begin(), begin);
+        QCOMPARE(lanes->end(), end);
+
+        // A point on the second rank's first lane: its label, time and busy share.
+        int lane = 0;
+        while (lane < lanes->laneCount() && !lanes->laneLabel(lane).startsWith(QStringLiteral("rank 1 ")))
+            ++lane;
+        QVERIFY(lane < lanes->laneCount());
+        const QPoint at(OverviewLanes::kLabelWidth + (lanes->viewport()->width() - OverviewLanes::kLabelWidth) / 2,
+                        OverviewLanes::kAxisHeight + lane * OverviewLanes::kRowHeight + OverviewLanes::kRowHeight / 2);
+        QCOMPARE(lanes->laneAt(at), lane);
+        const QString tip = lanes->toolTipAt(at);
+        QVERIFY2(tip.startsWith(lanes->laneLabel(lane)) && tip.contains(QStringLiteral("busy")), qPrintable(tip));
+
+        // A double click on it opens rank 1's folder.
+        QSignalSpy loaded(&w, &MainWindow::sessionLoaded);
+        QTest::mouseDClick(lanes->viewport(), Qt::LeftButton, {}, at);
+        QVERIFY(loaded.wait(60000));
+        QCOMPARE(w.session()->ranks.size(), std::size_t(1));
+        QCOMPARE(w.session()->ranks[0]->rank, 1);
     }
 };
 

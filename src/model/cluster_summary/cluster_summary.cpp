@@ -338,6 +338,51 @@ bool readSummary(const std::string& path, json& out, std::string* error)
     return true;
 }
 
+namespace {
+
+// A rank's "overview" into lanes. The run-length pairs are taken as written up to `buckets`
+// values (a longer run is cut there, a shorter one padded with 0), so a damaged file cannot
+// make a lane longer than its resolution.
+void readOverview(const json& rank, int id, std::vector<StreamOverview>& out)
+{
+    const auto ov = rank.find("overview");
+    if (ov == rank.end() || !ov->is_object())
+        return;
+    auto integer = [](const json& j, const char* key) {
+        const auto it = j.find(key);
+        return it != j.end() && it->is_number_integer() ? it->get<std::int64_t>() : std::int64_t{0};
+    };
+    const int buckets = static_cast<int>(std::clamp<std::int64_t>(integer(*ov, "buckets"), 0, 1 << 20));
+    const TimeNs begin = integer(*ov, "begin_ns"), end = integer(*ov, "end_ns");
+    if (buckets == 0 || end <= begin)
+        return;
+    for (const json& st : ov->value("streams", json::array())) {
+        if (!st.is_object())
+            continue;
+        StreamOverview lane;
+        lane.rank = id;
+        lane.process = strOr(st, "process");
+        lane.thread = strOr(st, "thread");
+        lane.kind = strOr(st, "kind");
+        lane.tasks = static_cast<std::uint64_t>(std::max<std::int64_t>(0, integer(st, "tasks")));
+        lane.begin = begin;
+        lane.end = end;
+        lane.busyPermille.reserve(static_cast<std::size_t>(buckets));
+        for (const json& pair : st.value("busy_permille", json::array())) {
+            if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number_integer() || !pair[1].is_number_integer())
+                continue;
+            const auto v = static_cast<std::uint16_t>(std::clamp<std::int64_t>(pair[0].get<std::int64_t>(), 0, 1000));
+            const std::int64_t room = buckets - static_cast<std::int64_t>(lane.busyPermille.size());
+            lane.busyPermille.insert(lane.busyPermille.end(),
+                                     static_cast<std::size_t>(std::clamp<std::int64_t>(pair[1].get<std::int64_t>(), 0, room)), v);
+        }
+        lane.busyPermille.resize(static_cast<std::size_t>(buckets), 0);
+        out.push_back(std::move(lane));
+    }
+}
+
+} // namespace
+
 SessionPtr sessionFromSummary(const json& summary, const std::string& path)
 {
     auto s = std::make_shared<Session>();
@@ -365,6 +410,7 @@ SessionPtr sessionFromSummary(const json& summary, const std::string& path)
                 cl.stepTrace.push_back(std::move(row));
             }
         }
+        readOverview(r, rank, cl.overview);
         for (const json& o : r.value("comm_ops", json::array())) {
             CommOp op;
             op.rank = rank;
