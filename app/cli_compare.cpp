@@ -3,9 +3,12 @@
 #include "app/cli.h"
 #include "app/cli_table.h"
 
+#include "advisor/advisor.h"
 #include "advisor/advisor_diff.h"
+#include "advisor/cluster_summary_advice.h"
 #include "model/analysis/compare.h"
 #include "model/analysis/compare_report.h"
+#include "model/cluster_summary/cluster_summary.h"
 #include "model/formats/loader.h"
 #include "views/compare_export.h"
 
@@ -31,6 +34,9 @@ const char* kHelp =
     "(unchanged, changed, and replaced windows such as BatchMatMul->SoftmaxV2->BatchMatMul =>\n"
     "FlashAttentionScore, from a sequence diff of the per-step operators) and the advisor findings\n"
     "of both runs matched by id: fixed, remaining, new.\n"
+    "Either side may be a cluster summary (npuscope cluster-summary): its slowest rank's steps, the op\n"
+    "types of all ranks and the cluster and rank findings stand for the run; the operator mapping and\n"
+    "the operator names need the folders and are left out.\n"
     "\n"
     "  --format F              table (default) | csv | json | markdown | html | pdf\n"
     "  --group-by G            type (default) | name\n"
@@ -47,6 +53,13 @@ int usage(const std::string& msg)
     std::fprintf(stderr, "npuscope compare: %s\nTry 'npuscope compare --help'.\n", msg.c_str());
     return 2;
 }
+
+// One side: a loaded profile, or a cluster summary (summary set, session from it).
+struct Run {
+    SessionPtr session;
+    nlohmann::json summary; // null unless the path is a cluster summary
+    bool isSummary() const { return !summary.is_null(); }
+};
 
 SessionPtr load(const std::string& path)
 {
@@ -65,6 +78,51 @@ SessionPtr load(const std::string& path)
     }
     warnInputProblems("compare", *r.session);
     return r.session;
+}
+
+Run loadRun(const std::string& path)
+{
+    Run run;
+    if (cluster_summary::isSummaryFile(path)) {
+        std::string err;
+        if (!cluster_summary::readSummary(path, run.summary, &err)) {
+            printError("compare", err);
+            return {};
+        }
+        run.session = cluster_summary::sessionFromSummary(run.summary, path);
+        return run;
+    }
+    run.session = load(path);
+    return run;
+}
+
+advisor::AdvisorReport adviseRun(const Run& run, const advisor::Thresholds& th)
+{
+    advisor::AdvisorReport report = advisor::runAdvisor(*run.session, th);
+    if (run.isSummary())
+        advisor::addRankFindings(run.summary, report); // the ranks' own findings, kept in the summary
+    return report;
+}
+
+CompareResult compareRuns(const Run& base, const Run& cur, const CompareOptions& co)
+{
+    if (!base.isSummary() && !cur.isSummary())
+        return compareSessions(*base.session, *cur.session, co);
+    auto side = [&co](const Run& r) {
+        return r.isSummary() ? cluster_summary::compareSideOf(r.summary) : compareSide(*r.session, co);
+    };
+    auto spans = [](const Run& r) {
+        return r.isSummary() ? cluster_summary::stepSpansOf(r.summary) : stepSpans(*r.session);
+    };
+    CompareResult r = compareSides(side(base), side(cur), co);
+    r.baselineSpans = spans(base);
+    r.currentSpans = spans(cur);
+    r.baselineAnchor = medianStep(r.baselineSpans);
+    r.currentAnchor = medianStep(r.currentSpans);
+    r.stepPairs = pairSteps(r.baselineSpans, r.currentSpans, r.baselineAnchor, r.currentAnchor);
+    r.baselineProblems = inputProblems(*base.session);
+    r.currentProblems = inputProblems(*cur.session);
+    return r;
 }
 
 } // namespace
@@ -136,18 +194,21 @@ int compare(const Args& args)
     if (paths.size() != 2)
         return usage("give exactly two profiles: BASELINE OPTIMIZED");
 
-    const SessionPtr base = load(paths[0]);
-    if (!base)
+    const Run base = loadRun(paths[0]);
+    if (!base.session)
         return 1;
-    const SessionPtr cur = load(paths[1]);
-    if (!cur)
+    const Run cur = loadRun(paths[1]);
+    if (!cur.session)
         return 1;
     if (format == "pdf" && (exportPath.empty() || exportPath == "-"))
         return usage("--format pdf needs -o FILE");
-    CompareResult r = compareSessions(*base, *cur, co);
+    if ((base.isSummary() || cur.isSummary()) && co.groupBy == GroupBy::Name)
+        std::fprintf(stderr, "npuscope compare: warning: a cluster summary keeps op types, not names: operators are "
+                             "compared by type\n");
+    CompareResult r = compareRuns(base, cur, co);
     if (advisorDiff) {
         const advisor::Thresholds th = advisor::Thresholds::load();
-        r.advisor = advisor::diffFindings(advisor::runAdvisor(*base, th), advisor::runAdvisor(*cur, th));
+        r.advisor = advisor::diffFindings(adviseRun(base, th), adviseRun(cur, th));
         r.advisorCompared = true;
     }
     std::unique_ptr<QGuiApplication> app;

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -203,6 +204,54 @@ private slots:
                 sumRankIds.insert(f["id"].get<std::string>());
         QVERIFY(!fullRankIds.empty());
         QCOMPARE(sumRankIds, fullRankIds);
+    }
+
+    // compare takes a summary on either side: the step time is the slowest rank's mean step
+    // (the largest advisor_split T in the file), the operators the op types summed over ranks,
+    // and the folder against its own summary changes nothing.
+    void compareReadsASummary()
+    {
+        const json doc = readJson(m_threads1);
+        double slowestT = -1;
+        std::map<std::string, std::pair<std::uint64_t, std::int64_t>> ops;
+        for (const auto& r : doc["ranks"]) {
+            slowestT = std::max(slowestT, r["advisor_split"]["T_ns"].get<double>());
+            for (const auto& o : r["op_types"]) {
+                auto& [count, total] = ops[o["type"].get<std::string>()];
+                count += o["count"].get<std::uint64_t>();
+                total += o["total_ns"].get<std::int64_t>();
+            }
+        }
+        const CliRun both = runCli({"compare", m_threads1, m_threads2, "--format", "json", "--top", "0"});
+        QVERIFY2(both.code == 0, qPrintable(both.err));
+        const json c = json::parse(both.out.toStdString());
+        QCOMPARE(c["speedup"].get<double>(), 1.0);
+        const auto& step = c["headline"][0];
+        QCOMPARE(step["metric"].get<std::string>(), std::string("Step time"));
+        QVERIFY(std::abs(step["baseline"].get<double>() - slowestT / 1e6) < 1e-6);
+        QCOMPARE(c["operators"].size(), ops.size());
+        for (const auto& o : c["operators"]) {
+            const auto& [count, total] = ops.at(o["operator_name"].get<std::string>());
+            QCOMPARE(o["baseline_count"].get<std::uint64_t>(), count);
+            QVERIFY(std::abs(o["baseline_ms"].get<double>() - static_cast<double>(total) / 1e6) < 1e-6);
+        }
+        // The advisor diff reads the summary's cluster and rank findings: all remain.
+        QVERIFY(c["advisor_compared"].get<bool>());
+        QVERIFY(!c["advisor"].empty());
+        for (const auto& a : c["advisor"])
+            QCOMPARE(a["change"].get<std::string>(), std::string("remaining"));
+
+        // The folder against its summary: the same step time and operators.
+        const CliRun mixed = runCli({"compare", m_root, m_threads1, "--format", "json", "--top", "0", "--no-advisor"});
+        QVERIFY2(mixed.code == 0, qPrintable(mixed.err));
+        const json m = json::parse(mixed.out.toStdString());
+        QVERIFY(std::abs(m["speedup"].get<double>() - 1.0) < 1e-6);
+        for (const auto& o : m["operators"])
+            QCOMPARE(o["baseline_ms"], o["optimized_ms"]);
+        // By name: a summary keeps types, and says so.
+        const CliRun byName = runCli({"compare", m_threads1, m_threads2, "--group-by", "name", "--no-advisor"});
+        QCOMPARE(byName.code, 0);
+        QVERIFY(byName.err.contains(QStringLiteral("compared by type")));
     }
 
     void analyzeCommunicationFromTheSummary()

@@ -20,14 +20,6 @@ bool HeadlineRow::improved() const
 
 namespace {
 
-struct Side {
-    double stepMs = kNaN, computingMs = kNaN, notOverlappedMs = kNaN, freeMs = kNaN;
-    double aicUtil = kNaN, l2Hit = kNaN, hbmUtil = kNaN, hbmGBps = kNaN;
-    std::map<std::string, std::pair<std::uint64_t, TimeNs>> ops; // key -> (count, total)
-    std::vector<double> stepsMs; // per step, of the slowest rank
-    std::vector<StepBreakdown> steps;
-};
-
 // Mean of the present values.
 struct Mean {
     double sum = 0;
@@ -42,9 +34,9 @@ struct Mean {
     double value() const { return n ? sum / n : kNaN; }
 };
 
-Side summarize(const std::vector<const Profile*>& ranks, const CompareOptions& o)
+CompareSide summarize(const std::vector<const Profile*>& ranks, const CompareOptions& o)
 {
-    Side s;
+    CompareSide s;
     Mean util, l2, hbmUtil, hbm;
     TimeNs slowest = -1;
     const Profile* slowestRank = nullptr;
@@ -98,7 +90,9 @@ HeadlineRow row(std::string metric, std::string unit, double b, double c, Better
     return r;
 }
 
-CompareResult build(const Side& b, const Side& c, const CompareOptions& o)
+} // namespace
+
+CompareResult compareSides(const CompareSide& b, const CompareSide& c, const CompareOptions& o)
 {
     CompareResult r;
     r.sameWithin = o.sameWithin;
@@ -163,7 +157,7 @@ CompareResult build(const Side& b, const Side& c, const CompareOptions& o)
     return r;
 }
 
-void alignSteps(CompareResult& r, std::vector<StepSpan> baseline, std::vector<StepSpan> current)
+static void alignSteps(CompareResult& r, std::vector<StepSpan> baseline, std::vector<StepSpan> current)
 {
     r.baselineSpans = std::move(baseline);
     r.currentSpans = std::move(current);
@@ -171,8 +165,6 @@ void alignSteps(CompareResult& r, std::vector<StepSpan> baseline, std::vector<St
     r.currentAnchor = medianStep(r.currentSpans);
     r.stepPairs = pairSteps(r.baselineSpans, r.currentSpans, r.baselineAnchor, r.currentAnchor);
 }
-
-} // namespace
 
 const char* findingChangeName(FindingChange c)
 {
@@ -202,6 +194,14 @@ std::string CompareResult::verdictText() const
     return buf;
 }
 
+CompareSide compareSide(const Session& s, const CompareOptions& o)
+{
+    std::vector<const Profile*> ranks;
+    for (const auto& p : s.ranks)
+        ranks.push_back(p.get());
+    return summarize(ranks, o);
+}
+
 CompareResult compareSessions(const Session& baseline, const Session& current, const CompareOptions& o)
 {
     std::vector<const Profile*> b, c;
@@ -209,7 +209,7 @@ CompareResult compareSessions(const Session& baseline, const Session& current, c
         b.push_back(p.get());
     for (const auto& p : current.ranks)
         c.push_back(p.get());
-    CompareResult r = build(summarize(b, o), summarize(c, o), o);
+    CompareResult r = compareSides(summarize(b, o), summarize(c, o), o);
     if (o.mapOperators)
         r.mapping = mapOperators(baseline, current, o.sameWithin);
     if (o.stepSpans)
@@ -221,7 +221,7 @@ CompareResult compareSessions(const Session& baseline, const Session& current, c
 
 CompareResult compareProfiles(const Profile& baseline, const Profile& current, const CompareOptions& o)
 {
-    CompareResult r = build(summarize({&baseline}, o), summarize({&current}, o), o);
+    CompareResult r = compareSides(summarize({&baseline}, o), summarize({&current}, o), o);
     if (o.mapOperators)
         r.mapping = mapOperators(baseline, current, o.sameWithin);
     if (o.stepSpans)

@@ -11,6 +11,7 @@
 #include "model/store/input_problems.h"
 #include "model/store/session.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -89,6 +90,21 @@ struct CompareResult {
     std::vector<InputProblem> baselineProblems, currentProblems;
 };
 
+// One run as the comparison reads it: what compareSessions takes from the profiles, and what a
+// cluster summary gives for a run whose folders stay where they are (cluster_summary.h).
+struct CompareSide {
+    double stepMs = kNaN, computingMs = kNaN, notOverlappedMs = kNaN, freeMs = kNaN; // of the slowest rank
+    double aicUtil = kNaN, l2Hit = kNaN, hbmUtil = kNaN, hbmGBps = kNaN;             // means over ranks
+    std::map<std::string, std::pair<std::uint64_t, TimeNs>> ops; // key -> (count, total), summed over ranks
+    std::vector<double> stepsMs;       // per step, of the slowest rank
+    std::vector<StepBreakdown> steps;
+};
+CompareSide compareSide(const Session& s, const CompareOptions& o = {});
+// The headline, the verdict and its interval, and the operator diff of two sides (no mapping,
+// no steps side by side: they need the operators in order, which only profiles have).
+CompareResult compareSides(const CompareSide& baseline, const CompareSide& current, const CompareOptions& o = {});
+// With the two below, also the operator mapping and the steps side by side (o.mapOperators,
+// o.stepSpans) and the input problems of both.
 CompareResult compareSessions(const Session& baseline, const Session& current, const CompareOptions& o = {});
 CompareResult compareProfiles(const Profile& baseline, const Profile& current, const CompareOptions& o = {});
 

@@ -134,8 +134,14 @@ text::Table stepPairsTable(const CompareResult& r)
 
 std::string stepAlignmentNote(const CompareResult& r)
 {
-    if (r.baselineAnchor < 0 || r.currentAnchor < 0)
-        return "no steps to align (a run has no device tasks)";
+    if (r.baselineAnchor < 0 || r.currentAnchor < 0) {
+        const std::string side = r.baselineSpans.empty() && r.currentSpans.empty() ? "either run"
+                                 : r.baselineSpans.empty()                         ? "the baseline"
+                                                                                   : "the optimized run";
+        return "no steps to align: " + side
+               + " has no step spans (no device tasks, or a cluster summary whose steps come from "
+                 "step_trace_time, which keeps no times)";
+    }
     return "baseline " + r.baselineSpans[static_cast<std::size_t>(r.baselineAnchor)].name + " aligned with optimized "
            + r.currentSpans[static_cast<std::size_t>(r.currentAnchor)].name + " (the median step of each); "
            + std::to_string(r.stepPairs.size()) + " step pair" + (r.stepPairs.size() == 1 ? "" : "s")

@@ -486,4 +486,81 @@ std::string rankFolderOf(const Session& s, int rank)
     return {};
 }
 
+CompareSide compareSideOf(const json& summary)
+{
+    CompareSide side;
+    const json* slowest = nullptr;
+    double slowestT = -1;
+    const auto ranks = summary.find("ranks");
+    if (ranks == summary.end() || !ranks->is_array())
+        return side;
+    for (const json& r : *ranks) { // by reference: `slowest` points into it
+        if (!r.is_object())
+            continue;
+        if (const auto sp = r.find("advisor_split"); sp != r.end() && sp->is_object()) {
+            const double t = numOr(*sp, "T_ns");
+            if (t == t && t > slowestT && numOr(*sp, "steps", 0) > 0) {
+                slowestT = t;
+                slowest = &r;
+            }
+        }
+        for (const json& o : r.value("op_types", json::array())) {
+            if (!o.is_object())
+                continue;
+            auto& [count, total] = side.ops[strOr(o, "type")];
+            count += static_cast<std::uint64_t>(std::max(0.0, numOr(o, "count", 0)));
+            total += static_cast<TimeNs>(std::llround(numOr(o, "total_ns", 0)));
+        }
+    }
+    if (!slowest)
+        return side;
+    const json& sp = (*slowest)["advisor_split"];
+    side.stepMs = numOr(sp, "T_ns") / 1e6;
+    side.computingMs = numOr(sp, "computing_ns") / 1e6;
+    side.notOverlappedMs = numOr(sp, "comm_not_overlapped_ns") / 1e6;
+    side.freeMs = numOr(sp, "free_ns") / 1e6;
+    for (const json& st : slowest->value("steps", json::array())) {
+        if (!st.is_object())
+            continue;
+        StepBreakdown b;
+        b.step = strOr(st, "step");
+        auto ns = [&st](const char* key) { return static_cast<TimeNs>(std::llround(numOr(st, key, 0))); };
+        b.begin = ns("begin_ns");
+        b.end = ns("end_ns");
+        b.computing = ns("computing_ns");
+        b.commNotOverlapped = ns("comm_not_overlapped_ns");
+        b.overlapped = ns("overlapped_ns");
+        b.communication = ns("communication_ns");
+        b.free = ns("free_ns");
+        side.stepsMs.push_back(static_cast<double>(b.stepTime()) / 1e6);
+        side.steps.push_back(std::move(b));
+    }
+    return side;
+}
+
+std::vector<StepSpan> stepSpansOf(const json& summary)
+{
+    std::vector<StepSpan> spans;
+    const json ranks = summary.value("ranks", json::array());
+    if (ranks.empty() || !ranks[0].is_object())
+        return spans;
+    for (const json& st : ranks[0].value("steps", json::array())) {
+        if (!st.is_object())
+            continue;
+        auto ns = [&st](const char* key) { return static_cast<TimeNs>(std::llround(numOr(st, key, 0))); };
+        StepSpan s;
+        const std::string step = strOr(st, "step");
+        s.name = step.rfind("ProfilerStep", 0) == 0 ? step : "ProfilerStep#" + step;
+        s.begin = ns("begin_ns");
+        s.end = ns("end_ns");
+        if (s.end <= s.begin)
+            continue;
+        s.computing = std::min(ns("computing_ns"), s.duration());
+        s.commNotOverlapped = std::min(ns("comm_not_overlapped_ns"), s.duration() - s.computing);
+        s.free = s.duration() - s.computing - s.commNotOverlapped;
+        spans.push_back(std::move(s));
+    }
+    return spans;
+}
+
 } // namespace npuscope::cluster_summary

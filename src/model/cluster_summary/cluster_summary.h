@@ -8,6 +8,7 @@
 // The reduction is a pure function of one loaded Profile, so it gives the same bytes whichever
 // process or thread computes it; the file is assembled in canonical order (ranks by id, then
 // folder), so it is the same whatever the number of processes.
+#include "model/analysis/compare.h"
 #include "model/store/session.h"
 
 #include <nlohmann/json.hpp>
@@ -72,5 +73,13 @@ std::string rankFolderOf(const Session& s, int rank);
 // one cluster_step_trace_time row per step (type "rank"), the communication ops (rank set) and
 // links, in Session::cluster. It has no ranks (their full data stays in the folders).
 SessionPtr sessionFromSummary(const nlohmann::json& summary, const std::string& path);
+
+// A run's side of `compare` from its summary: the slowest rank's (largest advisor_split T) mean
+// step and split and its per-step values (`steps`), and the op types summed over ranks. A summary
+// keeps types, not operator names: the operators are by type whatever the grouping asked.
+CompareSide compareSideOf(const nlohmann::json& summary);
+// The first rank's steps that have a span, with their split (no operator types: the summary keeps
+// them per rank, not per step), for the steps side by side.
+std::vector<StepSpan> stepSpansOf(const nlohmann::json& summary);
 
 } // namespace npuscope::cluster_summary
