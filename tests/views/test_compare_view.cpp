@@ -191,6 +191,15 @@ class TestCompareView : public QObject {
         QVERIFY(loaded.wait(60000));
     }
 
+    // The window on the baseline, compared with the optimized run; null when either failed.
+    CompareView* compared(MainWindow& w)
+    {
+        openBaseline(w);
+        QSignalSpy ready(&w, &MainWindow::compareReady);
+        w.compareWith(m_opt);
+        return ready.wait(60000) ? w.compareView() : nullptr;
+    }
+
 private slots:
     void initTestCase()
     {
@@ -416,11 +425,7 @@ private slots:
     void mappingAndAdvisorTabs()
     {
         MainWindow w;
-        openBaseline(w);
-        QSignalSpy ready(&w, &MainWindow::compareReady);
-        w.compareWith(m_opt);
-        QVERIFY(ready.wait(60000));
-        CompareView* v = w.compareView();
+        CompareView* v = compared(w);
         QVERIFY(v);
         QAbstractItemModelTester t1(v->mappingModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         QAbstractItemModelTester t2(v->advisorModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
@@ -497,18 +502,13 @@ private slots:
         QVERIFY(!chart.isNull() && chart.width() == 900);
     }
 
-    // The comparison runs on a worker thread: when the second profile has loaded, the window
-    // returns to its event loop at once and the result follows; it equals the engine's.
     // The Timelines page: the baseline over the optimized run, aligned on the median step of each,
     // with zoom, pan and range selection mirrored, and the diff lane's numbers from the files.
     void sideBySideTimelines()
     {
         MainWindow w;
-        openBaseline(w);
-        QSignalSpy ready(&w, &MainWindow::compareReady);
-        w.compareWith(m_opt);
-        QVERIFY(ready.wait(60000));
-        CompareView* v = w.compareView();
+        CompareView* v = compared(w);
+        QVERIFY(v);
         CompareTimelines* tl = v->timelines();
         QVERIFY(tl);
         for (int i = 0; i < v->detailTabs()->count(); ++i)
@@ -640,6 +640,8 @@ private slots:
         QVERIFY(json.find("\"" + a.name + "\"") != std::string::npos);
     }
 
+    // The comparison runs on a worker thread: when the second profile has loaded, the window
+    // returns to its event loop at once and the result follows; it equals the engine's.
     void comparisonRunsOffTheGuiThread()
     {
         MainWindow w;
