@@ -459,6 +459,8 @@ std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
     // Kernel rows read on this thread (SQLite export, simplified JSON) or merged from both;
     // columns the side thread compacted and moved in whole are left as they are.
     p->kernels.compactMetrics();
+    if (useDb)
+        readers::deriveCubeUtilization(*p);
     // The export read, whatever profiler_info's config listed (it may say ["text", "db"]).
     if (useDb)
         p->meta.exportType = "db";
@@ -485,6 +487,11 @@ std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
             return discard(std::move(p));
     }
     collectDevices(*p);
+    // kernel_details has no Device_id column (torch_npu): its rows ran on the rank's device, the
+    // one the SQLite export names on every row; filled when the profile has exactly one.
+    if (p->devices.size() == 1
+        && std::none_of(p->kernels.device.begin(), p->kernels.device.end(), [](int d) { return d >= 0; }))
+        std::fill(p->kernels.device.begin(), p->kernels.device.end(), p->devices.front());
     if (p->name.empty())
         p->name = p->rank >= 0 ? "rank " + std::to_string(p->rank) : baseName(p->root);
     return p;

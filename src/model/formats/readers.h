@@ -60,6 +60,12 @@ void setCommJsonParser(CommJsonParser parser);
 FileRecord readProfilerDb(const std::string& path, Profile& sink, const ReadContext& ctx);
 // torch_npu analysis.db: StepTraceTime -> steps, CommAnalyzer* -> commOps / commLinks.
 FileRecord readAnalysisDb(const std::string& path, Profile& sink, const ReadContext& ctx);
+// The SQLite export stores no cube_utilization(%) (the text export computes it when it writes
+// kernel_details): derived here, once the kernel rows and info.json are in, from
+// aic_total_cycles / (aic_frequency × ai_core_num × duration) × 100 (FORMATS.md §5), rounded to
+// 3 decimals as kernel_details writes it. Nothing is added when the column exists, when there are
+// no aic_total_cycles, or when no info.json gives the core count and frequency.
+void deriveCubeUtilization(Profile& p);
 
 // ---- join (join.cpp) ----
 // Join timeline device tasks (Stream tracks) with kernel rows on (device, stream, task id,
