@@ -74,8 +74,16 @@ struct SliceTable {
     std::vector<std::uint32_t> kernel; // row in KernelTable joined to this task, else kNone
     std::vector<std::uint32_t> args;   // row in ArgTable, else kNone
     std::vector<std::uint16_t> depth;  // nesting depth on its track (finalize())
+    // "Subtask Id" of MIX device tasks (MIX_AIC, MIX_AIV), which join their kernel rows on it
+    // (= "Context ID", FORMATS.md §3). Sparse, as few tasks are MIX: the slice rows in ascending
+    // order and their ids; finalize() renumbers the rows.
+    std::vector<std::uint32_t> subtaskRow, subtaskId;
 
     std::size_t size() const { return start.size(); }
+    // Records `row`'s subtask id; rows are given in ascending order (as they are added).
+    void setSubtask(std::uint32_t row, std::uint32_t id);
+    // The subtask id of a MIX task's slice, kNone for any other slice.
+    std::uint32_t subtask(std::uint32_t row) const;
     TimeNs end(std::size_t i) const { return start[i] + dur[i]; }
     // Append one slice; returns its (pre-finalize) row.
     std::uint32_t add(TimeNs s, TimeNs d, NameId n, NameId cat, TrackId t,
