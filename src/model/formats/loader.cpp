@@ -175,6 +175,7 @@ FileRecord readOne(layout::FileKind kind, std::string_view bytes, Profile& p, co
     case FileKind::StepTrace: return readers::readStepTraceCsv(bytes, p, ctx);
     case FileKind::Memory: return readers::readMemoryCsv(bytes, p, ctx);
     case FileKind::L2Cache: return readers::readL2CacheCsv(bytes, p, ctx);
+    case FileKind::OperatorDetails: return readers::readOperatorDetailsCsv(bytes, p, ctx);
     case FileKind::Communication: return readers::readCommunicationJson(bytes, p, ctx);
     case FileKind::CommunicationMatrix: return readers::readCommunicationMatrixJson(bytes, p, ctx);
     case FileKind::DeviceInfo: return readers::readInfoJson(bytes, p, ctx);
@@ -285,6 +286,7 @@ bool isSideFile(layout::FileKind k)
     case FileKind::CommStatistic:
     case FileKind::StepTrace:
     case FileKind::L2Cache:
+    case FileKind::OperatorDetails:
     case FileKind::Communication:
     case FileKind::CommunicationMatrix:
     case FileKind::DeviceInfo:

@@ -34,6 +34,7 @@ FileRecord readStepTraceCsv(std::string_view bytes, Profile& sink, const ReadCon
 FileRecord readMemoryCsv(std::string_view bytes, Profile& sink, const ReadContext& ctx);          // npu_mem, memory_record, npu_module_mem -> counters
 // operator_memory.csv -> opMemory (operator_memory_csv.cpp). readMemoryCsv hands it over too.
 FileRecord readOperatorMemoryCsv(std::string_view bytes, Profile& sink, const ReadContext& ctx);
+FileRecord readOperatorDetailsCsv(std::string_view bytes, Profile& sink, const ReadContext& ctx); // -> opDetails
 FileRecord readL2CacheCsv(std::string_view bytes, Profile& sink, const ReadContext& ctx);         // -> l2
 FileRecord readClusterStepTraceCsv(std::string_view bytes, ClusterData& sink, std::vector<Diagnostic>& diags,
                                    const ReadContext& ctx);

@@ -277,6 +277,18 @@ struct L2Row {
     NameId opName;
 };
 
+// operator_details.csv rows (torch_npu ASCEND_PROFILER_OUTPUT): one host operator (PyTorch op,
+// named as its cpu_op slice) with its input shapes, call stack (with_stack) and the host and
+// device time spent under it, as torch_npu sums them. Durations are empty cells -> nullopt.
+struct OpDetailRow {
+    NameId name;        // Name, e.g. "aten::add"
+    NameId inputShapes; // Input Shapes as written ("[[32, 1000], []]"-style or ";\n"-separated), may be empty
+    NameId callStack;   // Call Stack, frames "file(line): func" separated by ";\n", empty without with_stack
+    std::optional<TimeNs> hostSelf, hostTotal;     // Host Self / Total Duration(us)
+    std::optional<TimeNs> deviceSelf, deviceTotal; // Device Self / Total Duration(us)
+    std::optional<TimeNs> deviceSelfAiCore, deviceTotalAiCore; // ... With AICore(us)
+};
+
 // operator_memory.csv / OP_MEMORY rows: one block the framework's caching allocator handed to an
 // operator (torch_npu with profile_memory=True). Sizes and the allocator's totals right after the
 // allocation / the release are in bytes (the CSV's KB and MB are binary), NaN when missing.
@@ -349,6 +361,7 @@ public:
     std::vector<StatRow> stats;
     std::vector<L2Row> l2;
     std::vector<OpAllocation> opMemory; // operator_memory rows, in file order
+    std::vector<OpDetailRow> opDetails; // operator_details rows, in file order
     std::vector<DeviceInfo> deviceInfo;
     Metadata meta;
     JoinStats join;
