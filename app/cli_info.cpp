@@ -9,7 +9,7 @@
 //               "tracks", "slices", "slices_by_track_kind": {kind: n},
 //               "device_tasks", "device_tasks_by_type": {Task Type: n} (count desc),
 //               "flows", "counter_series", "counter_samples", "comm_ops", "comm_links", "steps",
-//               "kernel_rows", "stat_rows", "l2_rows",
+//               "kernel_rows", "stat_rows", "l2_rows", "op_detail_rows" (operator_details.csv),
 //               "join": {"device_tasks", "kernel_rows", "matched_exact", "matched_nearest",
 //                        "unmatched_tasks", "unmatched_kernels"},
 //               "time_span": {"begin_ns", "end_ns", "duration_ms"},
@@ -232,6 +232,7 @@ Json rankJson(const Profile& p, const Relativizer& rel)
     r["kernel_rows"] = p.kernels.size();
     r["stat_rows"] = p.stats.size();
     r["l2_rows"] = p.l2.size();
+    r["op_detail_rows"] = p.opDetails.size();
     r["join"] = {{"device_tasks", p.join.deviceTasks},         {"kernel_rows", p.join.kernelRows},
                  {"matched_exact", p.join.matchedExact},       {"matched_nearest", p.join.matchedNearest},
                  {"unmatched_tasks", p.join.unmatchedTasks},   {"unmatched_kernels", p.join.unmatchedKernels}};
@@ -368,9 +369,10 @@ void printText(const Json& j)
         std::printf("  flows: %s\n  counters: %s series, %s samples\n", num(r["flows"]).c_str(),
                     num(r["counter_series"]).c_str(), num(r["counter_samples"]).c_str());
         std::printf("  comm ops: %s\n  comm links: %s\n  steps: %s\n  kernel rows: %s\n  statistics rows: %s\n"
-                    "  l2 rows: %s\n",
+                    "  l2 rows: %s\n  operator details rows: %s\n",
                     num(r["comm_ops"]).c_str(), num(r["comm_links"]).c_str(), num(r["steps"]).c_str(),
-                    num(r["kernel_rows"]).c_str(), num(r["stat_rows"]).c_str(), num(r["l2_rows"]).c_str());
+                    num(r["kernel_rows"]).c_str(), num(r["stat_rows"]).c_str(), num(r["l2_rows"]).c_str(),
+                    num(r["op_detail_rows"]).c_str());
         const Json& jn = r["join"];
         std::printf("  join: %s exact + %s nearest matched; unmatched: %s tasks, %s kernels\n",
                     num(jn["matched_exact"]).c_str(), num(jn["matched_nearest"]).c_str(),

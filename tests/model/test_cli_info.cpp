@@ -59,11 +59,12 @@ private slots:
             }
         }
         QVERIFY(traceSeen);
-        bool detailsIgnored = false;
-        for (const auto& f : rank["ignored"])
+        bool detailsRead = false;
+        for (const auto& f : rank["files"])
             if (f["path"] == "ASCEND_PROFILER_OUTPUT/operator_details.csv")
-                detailsIgnored = f["note"] == "operator_details.csv: not used yet";
-        QVERIFY(detailsIgnored);
+                detailsRead = f["status"] == "loaded" && f["records"] == 859;
+        QVERIFY(detailsRead);
+        QCOMPARE(rank["op_detail_rows"].get<int>(), 859); // python3 csv over the file
 
         // Per op type from kernel_details.csv, by total Duration(us) (python3 csv, sum per Type):
         // 34 types; the largest is hcom_allReduce_ with 4 rows, 105991.876 µs; then ForeachAddList.
@@ -91,7 +92,7 @@ private slots:
         QVERIFY(out.contains("device tasks: 535 (AI_CORE 172"));
         QVERIFY(out.contains("kernel rows: 191"));
         QVERIFY(out.contains("comm ops: 5"));
-        QVERIFY(out.contains("ASCEND_PROFILER_OUTPUT/operator_details.csv: operator_details.csv: not used yet"));
+        QVERIFY(out.contains("operator details rows: 859"));
         QVERIFY(out.contains("105991.876 us"));
     }
 

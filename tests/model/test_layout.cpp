@@ -83,7 +83,7 @@ private slots:
         const Classification graph = classifyFileName("step_trace_20260606121516.csv");
         QCOMPARE(graph.kind, FileKind::Unknown);
         QVERIFY(graph.note.find("graph-mode") != std::string::npos);
-        QCOMPARE(classifyFileName("operator_details.csv").note, std::string("operator_details.csv: not used yet"));
+        QCOMPARE(classifyFileName("operator_details.csv").kind, FileKind::OperatorDetails);
         QCOMPARE(classifyFileName("ascend_pytorch_profiler_0.db").kind, FileKind::ProfilerDb);
         QCOMPARE(classifyFileName("analysis.db").kind, FileKind::AnalysisDb);
         QCOMPARE(classifyFileName("communication_analyzer.db").kind, FileKind::AnalysisDb);
@@ -102,9 +102,9 @@ private slots:
     {
         QTest::addColumn<QString>("level");
         QTest::addColumn<int>("filesRead"); // per rank, counted with `ls` over the sample folders
-        QTest::newRow("level0") << "level0" << 9;  // no communication*, op/api_statistic at level 0
-        QTest::newRow("level1") << "level1" << 13;
-        QTest::newRow("level2") << "level2" << 13;
+        QTest::newRow("level0") << "level0" << 10; // no communication*, op/api_statistic at level 0
+        QTest::newRow("level1") << "level1" << 14;
+        QTest::newRow("level2") << "level2" << 14;
     }
     void pytorchClusters()
     {
@@ -127,8 +127,8 @@ private slots:
             QCOMPARE(r.files.front().kind, FileKind::ProfilerInfo);
             const PlannedFile* details = find(r, "operator_details.csv");
             QVERIFY(details);
-            QCOMPARE(details->status, FileStatus::Ignored);
-            QCOMPARE(details->note, std::string("operator_details.csv: not used yet"));
+            QCOMPARE(details->kind, FileKind::OperatorDetails);
+            QVERIFY(details->toRead());
         }
         QCOMPARE(ranks, (std::set<int>{0, 1}));
         QVERIFY(plan.files.empty());
@@ -167,11 +167,11 @@ private slots:
         QCOMPARE(plan.layout, std::string("torch_npu"));
         QCOMPARE(plan.ranks.size(), std::size_t(1));
         QCOMPARE(plan.ranks[0].rank, 0);
-        // ls test_rank_0 -R: 9 files, operator_details not read yet.
+        // ls test_rank_0 -R: 9 files, every one read.
         QCOMPARE(readNames(plan.ranks[0]),
                  (std::set<std::string>{"profiler_info_0.json", "kernel_details.csv", "communication.json",
                                         "communication_matrix.json", "step_trace_time.csv", "memory_record.csv",
-                                        "npu_module_mem.csv", "operator_memory.csv"}));
+                                        "npu_module_mem.csv", "operator_memory.csv", "operator_details.csv"}));
         QCOMPARE(plan.ranks[0].files.size(), std::size_t(9));
     }
 

@@ -95,7 +95,7 @@ private slots:
             QCOMPARE(trace->status, FileStatus::Loaded);
             QCOMPARE(trace->bytes, std::uint64_t(fs::file_size(trace->path)));
             QCOMPARE(trace->kind, std::string("timeline"));
-            QCOMPARE(record(p, "operator_details.csv")->status, FileStatus::Ignored);
+            QCOMPARE(record(p, "operator_details.csv")->status, FileStatus::Loaded);
             QVERIFY(p.finalized());
             QVERIFY(p.begin > 0 && p.end > p.begin);
         }

@@ -146,11 +146,10 @@ private slots:
         QVERIFY2(strip->plainText().startsWith(QStringLiteral("Rank 0: step 137 ms (1 step)")), qPrintable(strip->plainText()));
 
         // Problems and Files name files below the opened folder as `info` does; the tooltip
-        // has the whole path. level1, per rank: memory_record.csv's empty cells, and
-        // operator_details.csv, which is not read.
+        // has the whole path. level1, per rank: memory_record.csv's empty cells.
         auto* problems = w.findChild<QDockWidget*>(QStringLiteral("problemsDock"))->findChild<QTreeWidget*>();
         QVERIFY(problems);
-        QCOMPARE(problems->topLevelItemCount(), 4);
+        QCOMPARE(problems->topLevelItemCount(), 2);
         QStringList shown;
         for (int i = 0; i < problems->topLevelItemCount(); ++i) {
             const QTreeWidgetItem* it = problems->topLevelItem(i);
@@ -160,8 +159,7 @@ private slots:
         shown.sort();
         QStringList expected;
         for (const char* rank : {"rank0", "rank1"})
-            for (const char* file : {"memory_record.csv", "operator_details.csv"})
-                expected << QStringLiteral("%1_ascend_pt/ASCEND_PROFILER_OUTPUT/%2").arg(QLatin1String(rank), QLatin1String(file));
+            expected << QStringLiteral("%1_ascend_pt/ASCEND_PROFILER_OUTPUT/memory_record.csv").arg(QLatin1String(rank));
         QCOMPARE(shown, expected);
         auto* files = w.findChild<QDockWidget*>(QStringLiteral("filesDock"))->findChild<QTreeWidget*>();
         QVERIFY(files && files->topLevelItemCount() > 0);

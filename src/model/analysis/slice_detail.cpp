@@ -187,6 +187,8 @@ SliceDetail describeSlice(const Profile& p, std::uint32_t slice, TimeNs origin)
 
     if (p.slices.taskId[slice] != kNone)
         d.args.push_back({"Task Id", std::to_string(p.slices.taskId[slice])});
+    if (const std::uint32_t sub = p.slices.subtask(static_cast<std::uint32_t>(slice)); sub != kNone)
+        d.args.push_back({"Subtask Id", std::to_string(sub)});
     if (const std::uint32_t row = p.slices.args[slice]; row != kNone && row < p.args.rows.size()) {
         const ArgTable::Range range = p.args.rows[row];
         for (std::uint32_t i = range.begin; i < range.begin + range.count; ++i)

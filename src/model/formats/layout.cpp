@@ -50,7 +50,7 @@ int toInt(std::string_view s, int fallback)
 bool knownUnusedModule(std::string_view m)
 {
     static const std::set<std::string, std::less<>> kModules = {
-        "operator_details", "hbm", "llc_read_write", "llc", "hccs", "pcie", "nic", "roce",
+        "hbm", "llc_read_write", "llc", "hccs", "pcie", "nic", "roce",
         "ai_core_utilization", "ai_vector_core_utilization", "ai_cpu", "aicpu", "fusion_op", "dp", "ddr",
         "dvpp", "msprof_tx", "static_op_mem", "cpu_usage", "sys_cpu_usage", "process_cpu_usage", "sys_mem",
         "process_mem", "host_cpu_usage", "host_mem_usage", "host_disk_usage", "host_network_usage",
@@ -873,6 +873,8 @@ Classification classifyFileName(std::string_view name)
             return is(FileKind::Memory, m);
         if (m == "l2_cache")
             return is(FileKind::L2Cache, m);
+        if (m == "operator_details")
+            return is(FileKind::OperatorDetails, m);
         if (m == "cluster_step_trace_time")
             return is(FileKind::ClusterStepTrace, m);
     }

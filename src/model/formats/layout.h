@@ -46,6 +46,7 @@ enum class FileKind : std::uint8_t {
     ClusterCommunicationMatrix,
     ProfilerDb,  // msprof_*.db, ascend_pytorch_profiler[_N].db (SQLite export)
     AnalysisDb,  // torch_npu analysis.db, msprof analyze/communication_analyzer.db (SQLite export)
+    OperatorDetails, // torch_npu operator_details.csv (no table in the SQLite export: read with either)
 };
 
 // Text kinds a SQLite export replaces when the loader reads the db instead (and vice versa).

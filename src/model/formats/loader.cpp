@@ -175,6 +175,7 @@ FileRecord readOne(layout::FileKind kind, std::string_view bytes, Profile& p, co
     case FileKind::StepTrace: return readers::readStepTraceCsv(bytes, p, ctx);
     case FileKind::Memory: return readers::readMemoryCsv(bytes, p, ctx);
     case FileKind::L2Cache: return readers::readL2CacheCsv(bytes, p, ctx);
+    case FileKind::OperatorDetails: return readers::readOperatorDetailsCsv(bytes, p, ctx);
     case FileKind::Communication: return readers::readCommunicationJson(bytes, p, ctx);
     case FileKind::CommunicationMatrix: return readers::readCommunicationMatrixJson(bytes, p, ctx);
     case FileKind::DeviceInfo: return readers::readInfoJson(bytes, p, ctx);
@@ -285,6 +286,7 @@ bool isSideFile(layout::FileKind k)
     case FileKind::CommStatistic:
     case FileKind::StepTrace:
     case FileKind::L2Cache:
+    case FileKind::OperatorDetails:
     case FileKind::Communication:
     case FileKind::CommunicationMatrix:
     case FileKind::DeviceInfo:
@@ -459,6 +461,8 @@ std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
     // Kernel rows read on this thread (SQLite export, simplified JSON) or merged from both;
     // columns the side thread compacted and moved in whole are left as they are.
     p->kernels.compactMetrics();
+    if (useDb)
+        readers::deriveCubeUtilization(*p);
     // The export read, whatever profiler_info's config listed (it may say ["text", "db"]).
     if (useDb)
         p->meta.exportType = "db";
@@ -485,6 +489,11 @@ std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
             return discard(std::move(p));
     }
     collectDevices(*p);
+    // kernel_details has no Device_id column (torch_npu): its rows ran on the rank's device, the
+    // one the SQLite export names on every row; filled when the profile has exactly one.
+    if (p->devices.size() == 1
+        && std::none_of(p->kernels.device.begin(), p->kernels.device.end(), [](int d) { return d >= 0; }))
+        std::fill(p->kernels.device.begin(), p->kernels.device.end(), p->devices.front());
     if (p->name.empty())
         p->name = p->rank >= 0 ? "rank " + std::to_string(p->rank) : baseName(p->root);
     return p;

@@ -42,6 +42,20 @@ std::uint32_t SliceTable::add(TimeNs s, TimeNs d, NameId n, NameId cat, TrackId 
     return row;
 }
 
+void SliceTable::setSubtask(std::uint32_t row, std::uint32_t id)
+{
+    subtaskRow.push_back(row);
+    subtaskId.push_back(id);
+}
+
+std::uint32_t SliceTable::subtask(std::uint32_t row) const
+{
+    const auto it = std::lower_bound(subtaskRow.begin(), subtaskRow.end(), row);
+    if (it == subtaskRow.end() || *it != row)
+        return kNone;
+    return subtaskId[static_cast<std::size_t>(it - subtaskRow.begin())];
+}
+
 void SliceTable::reserve(std::size_t n)
 {
     start.reserve(n);
@@ -468,6 +482,18 @@ bool Profile::finalize(const std::atomic<bool>* cancel)
                     for (auto& s : *col)
                         if (s != kNone && s < n)
                             s = newRow[s];
+            },
+            [&] {
+                std::vector<std::pair<std::uint32_t, std::uint32_t>> sub;
+                sub.reserve(slices.subtaskRow.size());
+                for (std::size_t i = 0; i < slices.subtaskRow.size(); ++i)
+                    if (slices.subtaskRow[i] < n)
+                        sub.emplace_back(newRow[slices.subtaskRow[i]], slices.subtaskId[i]);
+                std::sort(sub.begin(), sub.end());
+                slices.subtaskRow.clear();
+                slices.subtaskId.clear();
+                for (const auto& [row, id] : sub)
+                    slices.setSubtask(row, id);
             },
         };
         constexpr std::size_t kParallelRows = 1u << 20;

@@ -74,8 +74,16 @@ struct SliceTable {
     std::vector<std::uint32_t> kernel; // row in KernelTable joined to this task, else kNone
     std::vector<std::uint32_t> args;   // row in ArgTable, else kNone
     std::vector<std::uint16_t> depth;  // nesting depth on its track (finalize())
+    // "Subtask Id" of MIX device tasks (MIX_AIC, MIX_AIV), which join their kernel rows on it
+    // (= "Context ID", FORMATS.md §3). Sparse, as few tasks are MIX: the slice rows in ascending
+    // order and their ids; finalize() renumbers the rows.
+    std::vector<std::uint32_t> subtaskRow, subtaskId;
 
     std::size_t size() const { return start.size(); }
+    // Records `row`'s subtask id; rows are given in ascending order (as they are added).
+    void setSubtask(std::uint32_t row, std::uint32_t id);
+    // The subtask id of a MIX task's slice, kNone for any other slice.
+    std::uint32_t subtask(std::uint32_t row) const;
     TimeNs end(std::size_t i) const { return start[i] + dur[i]; }
     // Append one slice; returns its (pre-finalize) row.
     std::uint32_t add(TimeNs s, TimeNs d, NameId n, NameId cat, TrackId t,
@@ -269,6 +277,18 @@ struct L2Row {
     NameId opName;
 };
 
+// operator_details.csv rows (torch_npu ASCEND_PROFILER_OUTPUT): one host operator (PyTorch op,
+// named as its cpu_op slice) with its input shapes, call stack (with_stack) and the host and
+// device time spent under it, as torch_npu sums them. Durations are empty cells -> nullopt.
+struct OpDetailRow {
+    NameId name;        // Name, e.g. "aten::add"
+    NameId inputShapes; // Input Shapes as written ("[[32, 1000], []]"-style or ";\n"-separated), may be empty
+    NameId callStack;   // Call Stack, frames "file(line): func" separated by ";\n", empty without with_stack
+    std::optional<TimeNs> hostSelf, hostTotal;     // Host Self / Total Duration(us)
+    std::optional<TimeNs> deviceSelf, deviceTotal; // Device Self / Total Duration(us)
+    std::optional<TimeNs> deviceSelfAiCore, deviceTotalAiCore; // ... With AICore(us)
+};
+
 // operator_memory.csv / OP_MEMORY rows: one block the framework's caching allocator handed to an
 // operator (torch_npu with profile_memory=True). Sizes and the allocator's totals right after the
 // allocation / the release are in bytes (the CSV's KB and MB are binary), NaN when missing.
@@ -341,6 +361,7 @@ public:
     std::vector<StatRow> stats;
     std::vector<L2Row> l2;
     std::vector<OpAllocation> opMemory; // operator_memory rows, in file order
+    std::vector<OpDetailRow> opDetails; // operator_details rows, in file order
     std::vector<DeviceInfo> deviceInfo;
     Metadata meta;
     JoinStats join;

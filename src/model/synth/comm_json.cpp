@@ -8,9 +8,7 @@ namespace npuscope::synth {
 
 const char* const kGroupHash = "13337953553061386482";
 
-namespace {
-
-double ms(std::int64_t ns)
+double commMs(std::int64_t ns)
 {
     return static_cast<double>(ns) / 1e6;
 }
@@ -18,6 +16,13 @@ double ms(std::int64_t ns)
 double round4(double v)
 {
     return std::round(v * 1e4) / 1e4;
+}
+
+namespace {
+
+double ms(std::int64_t ns)
+{
+    return commMs(ns);
 }
 
 void zeroBlock(JsonObj& parent, const char* name, bool withBandwidth, const JsonStyle& s)
@@ -31,11 +36,7 @@ void zeroBlock(JsonObj& parent, const char* name, bool withBandwidth, const Json
     b.end();
 }
 
-struct LinkSums {
-    double mb = 0, msTotal = 0;
-    std::int64_t count = 0;
-    double packetMB = 0;
-};
+} // namespace
 
 LinkSums hccsOf(const Task& t)
 {
@@ -50,8 +51,6 @@ LinkSums hccsOf(const Task& t)
     }
     return s;
 }
-
-} // namespace
 
 std::string commOpName(const Task& t)
 {

@@ -20,6 +20,16 @@ struct CommTotals {
     void add(const Task& t);
 };
 
+// A collective's transfers over its non-local links (what the HCCS and SDMA blocks report).
+struct LinkSums {
+    double mb = 0, msTotal = 0;
+    std::int64_t count = 0;
+    double packetMB = 0; // the size of one transfer
+};
+LinkSums hccsOf(const Task& t);
+double commMs(std::int64_t ns);
+double round4(double v);
+
 std::string commOpName(const Task& t);    // hcom_allReduce__482_<k>_1
 std::string commOpKey(const Task& t);     // <name>@<group hash>
 extern const char* const kGroupHash;

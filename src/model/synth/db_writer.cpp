@@ -30,11 +30,12 @@ const char* const kSchema[] = {
     "globalPid INTEGER,taskType INTEGER,contextId INTEGER,streamId INTEGER,taskId INTEGER,modelId INTEGER)",
     "CREATE TABLE COMPUTE_TASK_INFO (name INTEGER,globalTaskId INTEGER PRIMARY KEY,blockDim INTEGER,"
     "mixBlockDim INTEGER,taskType INTEGER,opType INTEGER,inputFormats INTEGER,inputDataTypes INTEGER,"
-    "inputShapes INTEGER,outputFormats INTEGER,outputDataTypes INTEGER,outputShapes INTEGER,attrInfo INTEGER)",
+    "inputShapes INTEGER,outputFormats INTEGER,outputDataTypes INTEGER,outputShapes INTEGER,attrInfo INTEGER,"
+    "opState INTEGER,hf32Eligible INTEGER)",
     "CREATE TABLE TASK_PMU_INFO (globalTaskId INTEGER,name INTEGER,value NUMERIC)",
     "CREATE TABLE COMMUNICATION_OP (opName INTEGER,startNs INTEGER,endNs INTEGER,connectionId INTEGER,"
     "groupName INTEGER,opId INTEGER PRIMARY KEY,relay INTEGER,retry INTEGER,dataType INTEGER,algType INTEGER,"
-    "count NUMERIC,opType INTEGER)",
+    "count NUMERIC,opType INTEGER,deviceId INTEGER)",
     "CREATE TABLE CANN_API (startNs INTEGER,endNs INTEGER,type INTEGER,globalTid INTEGER,"
     "connectionId INTEGER PRIMARY KEY,name INTEGER)",
     "CREATE TABLE PYTORCH_API (startNs TEXT, endNs TEXT, globalTid INTEGER, connectionId INTEGER, name INTEGER, "
@@ -82,9 +83,9 @@ bool DbRankWriter::open(std::string& error)
     }
     m_string = m_db->prepare("INSERT INTO STRING_IDS VALUES (?,?)");
     m_task = m_db->prepare("INSERT INTO TASK VALUES (?,?,?,?,?,?,?,?,?,?,?)");
-    m_compute = m_db->prepare("INSERT INTO COMPUTE_TASK_INFO VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    m_compute = m_db->prepare("INSERT INTO COMPUTE_TASK_INFO VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     m_pmu = m_db->prepare("INSERT INTO TASK_PMU_INFO VALUES (?,?,?)");
-    m_commOp = m_db->prepare("INSERT INTO COMMUNICATION_OP VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
+    m_commOp = m_db->prepare("INSERT INTO COMMUNICATION_OP VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
     m_cann = m_db->prepare("INSERT INTO CANN_API VALUES (?,?,?,?,?,?)");
     m_py = m_db->prepare("INSERT INTO PYTORCH_API VALUES (?,?,?,?,?,?,?,?,?,?,?)");
     m_conn = m_db->prepare("INSERT INTO CONNECTION_IDS VALUES (?,?)");
@@ -99,8 +100,8 @@ bool DbRankWriter::open(std::string& error)
             error = m_db->error();
             return false;
         }
-    ok = m_db->exec("INSERT INTO META_DATA VALUES ('SCHEMA_VERSION_MICRO','0'),('SCHEMA_VERSION_MINOR','0'),"
-                    "('SCHEMA_VERSION_MAJOR','1'),('SCHEMA_VERSION','1.0.0')")
+    ok = m_db->exec("INSERT INTO META_DATA VALUES ('SCHEMA_VERSION_MICRO','0'),('SCHEMA_VERSION_MINOR','2'),"
+                    "('SCHEMA_VERSION_MAJOR','1'),('SCHEMA_VERSION','1.2.0')")
          && m_db->exec("INSERT INTO ENUM_API_TYPE VALUES (5000,'runtime'),(5500,'hccl'),(10000,'node'),"
                        "(15000,'model'),(20000,'acl'),(50001,'op'),(50002,'queue'),(50003,'trace'),(50004,'mstx')")
          && m_db->exec("INSERT INTO NPU_INFO VALUES (" + std::to_string(m_l.device) + ",'Ascend910B')")
@@ -198,6 +199,7 @@ void DbRankWriter::writeStep(const StepPlan& plan, const RankStep& rs)
     const std::vector<PythonSide>& sides = m_sides;
 
     const std::int64_t launch = sid("launch");
+    const bool level0 = m_l.level == 0;
     std::vector<Interval> compute, comm;
     int layer = -1;
     std::int64_t layerStart = 0, layerEnd = 0;
@@ -239,11 +241,15 @@ void DbRankWriter::writeStep(const StepPlan& plan, const RankStep& rs)
                   kApiTrace);
         }
         // host API and its launch on the task queue's thread (HostToDevice: Node@launch shares the
-        // task's connectionId); the level-2 runtime call under the launch
-        m_failed |= !m_cann.i64(1, t.aclStart).i64(2, t.aclStart + t.aclDur).i64(3, kApiAcl).i64(4, m_dequeueTid)
-                         .i64(5, conn - 1).i64(6, sid(op.acl)).run();
-        m_failed |= !m_cann.i64(1, t.nodeStart).i64(2, t.nodeStart + t.nodeDur).i64(3, kApiNode).i64(4, m_dequeueTid)
-                         .i64(5, conn).i64(6, launch).run();
+        // task's connectionId), from level 1 on; the level-2 runtime call under the launch.
+        // (The real level-0 db sample does hold acl and node CANN_API rows, which its text export
+        // does not write; here level 0 writes none in either, so both exports hold the same data.)
+        if (!level0) {
+            m_failed |= !m_cann.i64(1, t.aclStart).i64(2, t.aclStart + t.aclDur).i64(3, kApiAcl).i64(4, m_dequeueTid)
+                             .i64(5, conn - 1).i64(6, sid(op.acl)).run();
+            m_failed |= !m_cann.i64(1, t.nodeStart).i64(2, t.nodeStart + t.nodeDur).i64(3, kApiNode).i64(4, m_dequeueTid)
+                             .i64(5, conn).i64(6, launch).run();
+        }
         if (m_l.level >= 2 && !isComm)
             m_failed |= !m_cann.i64(1, t.nodeStart + t.nodeDur / 4).i64(2, t.nodeStart + t.nodeDur / 4 + t.nodeDur / 2)
                              .i64(3, kApiRuntime).i64(4, m_dequeueTid).i64(5, conn | (1LL << 31))
@@ -258,36 +264,60 @@ void DbRankWriter::writeStep(const StepPlan& plan, const RankStep& rs)
             m_failed |= !m_commOp.i64(1, sid(commOpName(t))).i64(2, t.start).i64(3, t.start + t.dur).i64(4, kNoneId)
                              .i64(5, sid("7452643344416017458")).i64(6, m_opId++).i64(7, 0).i64(8, 0).i64(9, 65535)
                              .i64(10, sid("MESH-RING")).i64(11, static_cast<std::int64_t>(m_sc.msgBytes / 2))
-                             .i64(12, sid(op.type)).run();
+                             .i64(12, sid(level0 ? "N/A" : op.type)).i64(13, dev).run();
             comm.push_back({t.start, t.start + t.dur});
+            if (m_l.level >= 1) // communication analysis from level 1 on, as the text export
+                m_commTasks.emplace_back(plan.index, t);
             continue;
         }
         compute.push_back({t.start, t.start + t.dur});
-        m_failed |= !m_compute.i64(1, sid(op.name)).i64(2, g).i64(3, op.blockDim).i64(4, op.mixBlockDim)
-                         .i64(5, sid(taskType(op.core))).i64(6, sid(op.type)).i64(7, sid(op.inFormats))
-                         .i64(8, sid(op.inTypes)).i64(9, sid(op.inShapes)).i64(10, sid(op.outFormats))
-                         .i64(11, sid(op.outTypes)).i64(12, sid(op.outShapes)).null(13).run();
-        // PMU, as the text rows compute them (rank_tables.cpp); *_time in ns
+        // Level 0 knows a kernel's name and times only: types, shapes and formats N/A, block dims 0
+        // (FORMATS-DB.md §6), as its kernel_details has no such columns.
+        auto l1 = [&](const std::string& v) { return sid(level0 ? std::string("N/A") : v); };
+        m_compute.i64(1, sid(op.name)).i64(2, g).i64(3, level0 ? 0 : op.blockDim).i64(4, level0 ? 0 : op.mixBlockDim)
+            .i64(5, l1(taskType(op.core))).i64(6, l1(op.type)).i64(7, l1(op.inFormats))
+            .i64(8, l1(op.inTypes)).i64(9, l1(op.inShapes)).i64(10, l1(op.outFormats))
+            .i64(11, l1(op.outTypes)).i64(12, l1(op.outShapes)).null(13);
+        // OP State and HF32 Eligible, as kernel_details has them from level 1 on
+        if (m_l.level > 0)
+            m_compute.i64(14, sid(m_sc.overlapComm ? "static" : "dynamic")).i64(15, sid("NO"));
+        else
+            m_compute.null(14).null(15);
+        m_failed |= !m_compute.run();
+        // PMU: the values of the text rows (kernelPmu), every name on every task as the samples
+        // hold them (the side a task does not run on is zeros); *_time in ns, *_bw in GB/s.
+        // cube_utilization(%) is not stored: the reader derives it from aic_total_cycles.
         if (m_l.level > 0) { // no PMU at level 0
-            const double durUs = static_cast<double>(t.dur) / 1000.0;
-            const bool cube = op.core == Core::AiCore || mix;
-            const bool vector = op.core == Core::AiVector || mix;
-            if (cube) {
-                const double aicTime = r3(durUs * t.coreFrac);
-                pmu(g, "aic_total_time", aicTime * 1000.0);
-                pmu(g, "aic_total_cycles", static_cast<double>(std::llround(t.util / 100.0 * kFreqMHz * kAiCores * durUs)));
-                const char* names[] = {"aic_mac_ratio", "aic_scalar_ratio", "aic_mte1_ratio", "aic_mte2_ratio",
-                                       "aic_fixpipe_ratio"};
-                const double ratios[] = {op.mac, op.scalar, op.mte1, op.mte2, op.fixpipe};
-                for (int i = 0; i < 5; ++i)
-                    pmu(g, names[i], r3(std::min(0.999, ratios[i] * t.jit)));
+            const KernelPmu p = kernelPmu(op, t);
+            pmu(g, "aic_total_time", p.aicTime * 1000.0);
+            pmu(g, "aic_total_cycles", static_cast<double>(p.aicCycles));
+            const char* aicPipes[] = {"aic_mac", "aic_scalar", "aic_mte1", "aic_mte2", "aic_fixpipe"};
+            for (int i = 0; i < 5; ++i) {
+                pmu(g, (std::string(aicPipes[i]) + "_time").c_str(), p.aicPipe[i] * 1000.0);
+                pmu(g, (std::string(aicPipes[i]) + "_ratio").c_str(), p.aicRatio[i]);
             }
-            if (vector) {
-                pmu(g, "aiv_total_time", r3(durUs * t.coreFrac * (cube ? 0.95 : 1.0)) * 1000.0);
-                const char* names[] = {"aiv_vec_ratio", "aiv_scalar_ratio", "aiv_mte2_ratio", "aiv_mte3_ratio"};
-                const double ratios[] = {op.vec, op.vScalar, op.vMte2, op.vMte3};
-                for (int i = 0; i < 4; ++i)
-                    pmu(g, names[i], r3(std::min(0.999, ratios[i] * t.jit)));
+            pmu(g, "aic_icache_miss_rate", p.aicIcacheMiss);
+            pmu(g, "aiv_total_time", p.aivTime * 1000.0);
+            pmu(g, "aiv_total_cycles", static_cast<double>(p.aivCycles));
+            const char* aivPipes[] = {"aiv_vec", "aiv_scalar", "aiv_mte2", "aiv_mte3"};
+            for (int i = 0; i < 4; ++i) {
+                pmu(g, (std::string(aivPipes[i]) + "_time").c_str(), p.aivPipe[i] * 1000.0);
+                pmu(g, (std::string(aivPipes[i]) + "_ratio").c_str(), p.aivRatio[i]);
+            }
+            pmu(g, "aiv_icache_miss_rate", p.aivIcacheMiss);
+            pmu(g, "aic_main_mem_read_bw", p.cube ? p.readGBps : 0);
+            pmu(g, "aic_main_mem_write_bw", p.cube ? p.writeGBps : 0);
+            pmu(g, "aiv_main_mem_read_bw", p.cube ? 0 : p.readGBps);
+            pmu(g, "aiv_main_mem_write_bw", p.cube ? 0 : p.writeGBps);
+            const char* l2[] = {"write_cache", "r0_read_cache", "r1_read_cache"};
+            for (int cubeSide = 1; cubeSide >= 0; --cubeSide) {
+                const std::string side = cubeSide ? "aic_" : "aiv_";
+                const bool on = cubeSide ? p.cube : !p.cube;
+                for (int i = 0; i < 3; ++i) {
+                    pmu(g, (side + l2[i] + "_hit").c_str(), on ? static_cast<double>(p.hit[i]) : 0);
+                    pmu(g, (side + l2[i] + "_miss_allocate").c_str(),
+                        on ? static_cast<double>(p.miss[i]) : 0);
+                }
             }
         }
         if (t.layer != layer) {
@@ -303,8 +333,9 @@ void DbRankWriter::writeStep(const StepPlan& plan, const RankStep& rs)
     flushPyLayer();
     m_failed |= !m_hbm.i64(1, dev).i64(2, layerEnd).real(3, 0).i64(4, 0).i64(5, sid("read")).run();
     m_failed |= !m_hbm.i64(1, dev).i64(2, layerEnd).real(3, 0).i64(4, 0).i64(5, sid("write")).run();
-    m_failed |= !m_cann.i64(1, rs.syncStart).i64(2, rs.syncStart + rs.syncDur).i64(3, kApiAcl).i64(4, m_globalTid)
-                     .i64(5, static_cast<std::int64_t>(rs.syncConn)).i64(6, sid("aclrtSynchronizeStream")).run();
+    if (!level0)
+        m_failed |= !m_cann.i64(1, rs.syncStart).i64(2, rs.syncStart + rs.syncDur).i64(3, kApiAcl).i64(4, m_globalTid)
+                         .i64(5, static_cast<std::int64_t>(rs.syncConn)).i64(6, sid("aclrtSynchronizeStream")).run();
     if (m_l.level >= 2 && rs.syncDur > 2000)
         m_failed |= !m_cann.i64(1, rs.syncStart + 1000).i64(2, rs.syncStart + rs.syncDur - 1000).i64(3, kApiRuntime)
                          .i64(4, m_globalTid).i64(5, static_cast<std::int64_t>(rs.syncConn) | (1LL << 31))
@@ -324,6 +355,62 @@ void DbRankWriter::writeStep(const StepPlan& plan, const RankStep& rs)
     b.free = total(ov.free);
     b.stage = plan.end - plan.start;
     m_breakdowns.emplace_back(plan.index, b);
+}
+
+// CommAnalyzerTime/Bandwidth/Matrix: the numbers of communication.json and
+// communication_matrix.json (comm_json.cpp), one row per op (Time), per transport and packet size
+// (Bandwidth) and per link (Matrix). No "Total Op Info": analysis.db does not store it. Only the
+// transports that moved data have rows, as in the samples.
+bool DbRankWriter::writeCommAnalysis(db::Writer& a)
+{
+    if (m_commTasks.empty())
+        return true;
+    bool ok = a.exec("CREATE TABLE CommAnalyzerTime (hccl_op_name TEXT, group_name TEXT, start_timestamp NUMERIC, "
+                     "elapse_time NUMERIC, transit_time NUMERIC, wait_time NUMERIC, synchronization_time NUMERIC, "
+                     "idle_time NUMERIC, step TEXT, type TEXT)")
+              && a.exec("CREATE TABLE CommAnalyzerBandwidth (hccl_op_name TEXT, group_name TEXT, transport_type TEXT, "
+                        "transit_size NUMERIC, transit_time NUMERIC, bandwidth NUMERIC, large_packet_ratio NUMERIC, "
+                        "package_size NUMERIC, count NUMERIC, total_duration NUMERIC, step TEXT, type TEXT)")
+              && a.exec("CREATE TABLE CommAnalyzerMatrix (hccl_op_name TEXT, group_name TEXT, src_rank TEXT, "
+                        "dst_rank TEXT, transport_type TEXT, transit_size NUMERIC, transit_time NUMERIC, "
+                        "bandwidth NUMERIC, step TEXT, type TEXT, op_name TEXT)");
+    auto time = a.prepare("INSERT INTO CommAnalyzerTime VALUES (?,?,?,?,?,?,?,?,?,?)");
+    auto bw = a.prepare("INSERT INTO CommAnalyzerBandwidth VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
+    auto mx = a.prepare("INSERT INTO CommAnalyzerMatrix VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+    ok = ok && time.valid() && bw.valid() && mx.valid();
+    for (const auto& [index, t] : m_commTasks) {
+        if (!ok)
+            break;
+        const std::string name = commOpName(t), step = "step" + std::to_string(index);
+        ok = time.text(1, name).text(2, kGroupHash).real(3, static_cast<double>(t.start) / 1000.0)
+                 .real(4, commMs(t.dur)).real(5, commMs(t.transitNs)).real(6, commMs(t.waitNs))
+                 .real(7, commMs(t.syncNs)).real(8, commMs(t.dur - t.transitNs - t.waitNs)).text(9, step)
+                 .text(10, "collective").run();
+        const LinkSums sums = hccsOf(t);
+        const double rate = sums.msTotal > 0 ? round4(sums.mb / sums.msTotal) : 0;
+        for (const char* transport : {"HCCS", "SDMA"}) {
+            if (!ok || sums.mb <= 0)
+                break;
+            const bool sized = std::string_view(transport) == "HCCS" && sums.count;
+            bw.text(1, name).text(2, kGroupHash).text(3, transport).real(4, sums.mb).real(5, sums.msTotal)
+                .real(6, rate).real(7, 0);
+            if (sized)
+                bw.real(8, sums.packetMB).i64(9, sums.count).real(10, sums.msTotal);
+            else
+                bw.i64(8, 0).i64(9, 0).i64(10, 0);
+            ok = bw.text(11, step).text(12, "collective").run();
+        }
+        for (const Link& l : t.links) {
+            if (!ok)
+                break;
+            const double lms = commMs(l.ns);
+            ok = mx.text(1, name).text(2, kGroupHash).text(3, std::to_string(l.src)).text(4, std::to_string(l.dst))
+                     .text(5, l.local ? "LOCAL" : "HCCS").real(6, l.mb).real(7, lms)
+                     .real(8, lms > 0 ? round4(l.mb / lms) : 0).text(9, step).text(10, "collective").text(11, name)
+                     .run();
+        }
+    }
+    return ok;
 }
 
 bool DbRankWriter::finish(std::string& error)
@@ -357,6 +444,7 @@ bool DbRankWriter::finish(std::string& error)
                        .real(4, us(b.overlapped)).real(5, us(b.comm)).real(6, us(b.free)).real(7, us(b.stage))
                        .real(8, 0).real(9, us(b.commNotOverlapped)).real(10, 0).run();
     ins = db::Writer::Insert();
+    ok = ok && writeCommAnalysis(*a);
     ok = ok && a->exec("COMMIT") && a->close();
     if (!ok) {
         error = a->error().empty() ? m_analysisPath + ": write failed" : a->error();

@@ -31,6 +31,7 @@ public:
 private:
     std::int64_t sid(const std::string& s); // STRING_IDS id of s
     void pmu(std::int64_t task, const char* name, double value);
+    bool writeCommAnalysis(db::Writer& analysis);
 
     const Scenario& m_sc;
     RankLayout m_l;
@@ -47,6 +48,7 @@ private:
     std::vector<std::int64_t> m_chainOf;              // PYTORCH_CALLCHAINS id per operator (with_stack)
     std::vector<std::pair<std::int64_t, std::int64_t>> m_inputs; // inputDtypes, inputShapes ids per operator
     std::vector<std::pair<int, StepBreakdown>> m_breakdowns;
+    std::vector<std::pair<int, Task>> m_commTasks; // level >= 1: step index, collective (analysis.db)
     std::uint64_t m_bytes = 0;
     bool m_failed = false;
 };

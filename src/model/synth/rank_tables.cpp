@@ -81,67 +81,46 @@ void RankWriter::writeKernelRow(const StepPlan& plan, const Task& t)
     cell(op.outFormats);
     f.str(op.core == Core::MixAic ? "0," : "N/A,");
 
-    const bool cube = op.core == Core::AiCore || op.core == Core::MixAic;
-    const bool vector = op.core == Core::AiVector || op.core == Core::MixAic;
+    const KernelPmu p = kernelPmu(op, t);
     // cube side
-    double aicTime = 0;
-    std::int64_t cycles = 0;
-    if (cube) {
-        aicTime = r3(durUs * t.coreFrac);
-        cycles = std::llround(t.util / 100.0 * kFreqMHz * kAiCores * durUs);
-        f.fixTrim(aicTime, 3).ch(',').i64(cycles).ch(',');
-        for (double ratio : {op.mac, op.scalar, op.mte1, op.mte2, op.fixpipe}) {
-            const double r = r3(std::min(0.999, ratio * t.jit));
-            f.fixTrim(r3(aicTime * r), 3).ch(',').fixTrim(r, 3).ch(',');
-        }
+    if (p.cube) {
+        f.fixTrim(p.aicTime, 3).ch(',').i64(p.aicCycles).ch(',');
+        for (int i = 0; i < 5; ++i)
+            f.fixTrim(p.aicPipe[i], 3).ch(',').fixTrim(p.aicRatio[i], 3).ch(',');
         f.str("0.05,");
     } else {
         f.str("0.0,0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,");
     }
-    if (vector) {
-        const double aivTime = r3(durUs * t.coreFrac * (cube ? 0.95 : 1.0));
-        f.fixTrim(aivTime, 3).ch(',').i64(std::llround(aivTime * kFreqMHz * kAivCores * 0.7)).ch(',');
-        for (double ratio : {op.vec, op.vScalar, op.vMte2, op.vMte3}) {
-            const double r = r3(std::min(0.999, ratio * t.jit));
-            f.fixTrim(r3(aivTime * r), 3).ch(',').fixTrim(r, 3).ch(',');
-        }
+    if (p.vector) {
+        f.fixTrim(p.aivTime, 3).ch(',').i64(p.aivCycles).ch(',');
+        for (int i = 0; i < 4; ++i)
+            f.fixTrim(p.aivPipe[i], 3).ch(',').fixTrim(p.aivRatio[i], 3).ch(',');
         f.str("0.03,");
     } else {
         f.str("0.0,0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,");
     }
-    // main memory: reads are three quarters of the traffic
-    const double rd = r3(t.gbps * 0.75), wr = r3(t.gbps * 0.25);
-    if (cube)
+    const double rd = p.readGBps, wr = p.writeGBps;
+    if (p.cube)
         f.fixTrim(rd, 3).ch(',').fixTrim(wr, 3).str(",0.0,0.0,");
     else
         f.str("0.0,0.0,").fixTrim(rd, 3).ch(',').fixTrim(wr, 3).ch(',');
     m_totals.gbDur += (rd + wr) * durUs;
-    // L2 counters: accesses in 128-byte lines, hits at the modelled rate
-    const double lines = (rd + wr) * durUs * 1e3 / 128.0;
-    const auto split = [&](double share, std::int64_t& hit, std::int64_t& miss) {
-        const auto total = static_cast<std::int64_t>(std::llround(lines * share));
-        hit = std::llround(static_cast<double>(total) * t.l2Hit);
-        miss = total - hit;
-        m_totals.l2Hit += static_cast<std::uint64_t>(hit);
-        m_totals.l2Miss += static_cast<std::uint64_t>(miss);
-    };
-    std::int64_t h[3], m[3];
-    split(0.25, h[0], m[0]); // write
-    split(0.45, h[1], m[1]); // r0
-    split(0.30, h[2], m[2]); // r1
+    for (int i = 0; i < 3; ++i) {
+        m_totals.l2Hit += static_cast<std::uint64_t>(p.hit[i]);
+        m_totals.l2Miss += static_cast<std::uint64_t>(p.miss[i]);
+    }
     auto counters = [&] {
         for (int i = 0; i < 3; ++i)
-            f.i64(h[i]).ch(',').i64(m[i]).ch(',');
+            f.i64(p.hit[i]).ch(',').i64(p.miss[i]).ch(',');
     };
-    if (cube) {
+    if (p.cube) {
         counters();
         f.str("0,0,0,0,0,0,");
     } else {
         f.str("0,0,0,0,0,0,");
         counters();
     }
-    // cube_utilization(%) from the written cycles (FORMATS.md §5)
-    const double util = cube && durUs > 0 ? r3(static_cast<double>(cycles) / (kFreqMHz * kAiCores * durUs) * 100.0) : 0;
+    const double util = p.util;
     if (util == 0)
         f.ch('0');
     else
