@@ -89,6 +89,14 @@ private slots:
         QCOMPARE(classifyFileName("communication_analyzer.db").kind, FileKind::AnalysisDb);
         QCOMPARE(classifyFileName("msprof_20260606121514.db").kind, FileKind::ProfilerDb);
         QCOMPARE(classifyFileName("README.md").note, std::string("not a profiler file"));
+        // A raw PROF_* folder's records of the capture: named for what they are, not "not a profiler file".
+        for (const char* record : {"start_info.0", "end_info", "host_start.log", "dev_start.log.1", "sample.json"}) {
+            const Classification c = classifyFileName(record);
+            QCOMPARE(c.kind, FileKind::Unknown);
+            QCOMPARE(c.kindName, std::string("collection_record"));
+            QVERIFY2(c.note.find("start/end record") != std::string::npos, record);
+        }
+        QCOMPARE(classifyFileName("start_info.x").note, std::string("not a profiler file"));
         // SQLite's write-ahead log, shared memory and journal: read by SQLite with their database.
         for (const char* side : {"-wal", "-shm", "-journal"}) {
             const Classification c = classifyFileName(std::string("ascend_pytorch_profiler_0.db") + side);

@@ -882,6 +882,17 @@ Classification classifyFileName(std::string_view name)
         return {FileKind::Unknown, m, "graph-mode step trace: not read by this build"};
     if ((fn.ext == "csv" || fn.ext == "json") && knownUnusedModule(m))
         return {FileKind::Unknown, m, std::string(name) + ": not used yet"};
+    // The capture's own records in a raw PROF_* folder (start_info.0, end_info, host_start.log,
+    // dev_start.log.0, sample.json): when and how it was collected, which the exports restate.
+    std::string_view base = n;
+    if (const auto dot = base.rfind('.');
+        dot != std::string_view::npos && dot + 1 < base.size()
+        && base.find_first_not_of("0123456789", dot + 1) == std::string_view::npos)
+        base = base.substr(0, dot);
+    for (const std::string_view record : {"start_info", "end_info", "host_start.log", "dev_start.log", "sample.json"})
+        if (base == record)
+            return {FileKind::Unknown, "collection_record",
+                    "the capture's start/end record (raw PROF_* folder): its times are in the exported files"};
     return {FileKind::Unknown, "", kNotProfiler};
 }
 
