@@ -1,6 +1,7 @@
 // operator_details.csv: every row of the real torch_npu samples read into Profile::opDetails,
 // checked against the file parsed here on its own (a quote-aware CSV split, µs to ns by digits),
 // and the loader reads it instead of listing it as unused.
+#include "csv_records.h"
 #include "file_bytes.h"
 #include "model/formats/loader.h"
 #include "model/formats/readers.h"
@@ -17,45 +18,6 @@ using namespace npuscope;
 namespace {
 
 const std::string kText = std::string(NPUSCOPE_SAMPLES) + "/msinsight/test/data/pytorch/text/";
-
-// Records of a CSV text: quoted cells may hold commas and newlines; "" is an escaped quote.
-std::vector<std::vector<std::string>> parseCsv(const std::string& text)
-{
-    std::vector<std::vector<std::string>> rows;
-    std::vector<std::string> row;
-    std::string cell;
-    bool quoted = false;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (quoted) {
-            if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
-                cell += '"';
-                ++i;
-            } else if (c == '"') {
-                quoted = false;
-            } else {
-                cell += c;
-            }
-        } else if (c == '"') {
-            quoted = true;
-        } else if (c == ',') {
-            row.push_back(std::move(cell));
-            cell.clear();
-        } else if (c == '\n') {
-            row.push_back(std::move(cell));
-            cell.clear();
-            rows.push_back(std::move(row));
-            row.clear();
-        } else if (c != '\r') {
-            cell += c;
-        }
-    }
-    if (!cell.empty() || !row.empty()) {
-        row.push_back(std::move(cell));
-        rows.push_back(std::move(row));
-    }
-    return rows;
-}
 
 // "1960.1" -> 1960100 ns, by the digits; digits past the third rounded half up (device sums
 // are float text: "0.60003125", "401.24800000000005"); empty -> none.

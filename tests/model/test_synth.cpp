@@ -1,5 +1,6 @@
 // The synthetic profile generator: layouts, well-formed files, determinism, and the modelled
 // truths re-measured here from the written CSV/JSON (independently of the generator's own sums).
+#include "csv_records.h"
 #include "file_bytes.h"
 #include "model/formats/loader.h"
 #include "model/synth/synth.h"
@@ -23,49 +24,6 @@
 using namespace npuscope::synth;
 
 namespace {
-
-// Quote-aware CSV: records may hold quoted commas and newlines; "" is an escaped quote.
-std::vector<std::vector<std::string>> parseCsv(const std::string& text)
-{
-    std::vector<std::vector<std::string>> rows;
-    std::vector<std::string> row;
-    std::string cell;
-    bool quoted = false;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (quoted) {
-            if (c == '"') {
-                if (i + 1 < text.size() && text[i + 1] == '"') {
-                    cell += '"';
-                    ++i;
-                } else {
-                    quoted = false;
-                }
-            } else {
-                cell += c;
-            }
-        } else if (c == '"') {
-            quoted = true;
-        } else if (c == ',') {
-            row.push_back(cell);
-            cell.clear();
-        } else if (c == '\n' || c == '\r') {
-            if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n')
-                ++i;
-            row.push_back(cell);
-            cell.clear();
-            rows.push_back(row);
-            row.clear();
-        } else {
-            cell += c;
-        }
-    }
-    if (!cell.empty() || !row.empty()) {
-        row.push_back(cell);
-        rows.push_back(row);
-    }
-    return rows;
-}
 
 struct Table {
     std::vector<std::string> header;
