@@ -38,13 +38,6 @@ QString headlineValue(const HeadlineRow& h, double v, bool signedValue = false)
 
 QString ratioText(double r) { return std::isnan(r) ? kMissing : QString::number(r, 'f', 3) + QStringLiteral("×"); }
 
-QString signedDuration(TimeNs ns)
-{
-    if (ns == 0)
-        return QStringLiteral("0");
-    return (ns > 0 ? QStringLiteral("+") : QStringLiteral("−")) + fmt::duration(static_cast<double>(ns < 0 ? -ns : ns));
-}
-
 Change changeOf(const std::string& verdict)
 {
     return verdict == "improved" ? Change::Improved : verdict == "regressed" ? Change::Regressed : Change::Same;
@@ -245,7 +238,7 @@ QVariant OperatorDiffModel::data(const QModelIndex& index, int role) const
         case OptimizedCount: return d.inCurrent ? fmt::count(d.currentCount) : kMissing;
         case BaselineTotal: return d.inBaseline ? fmt::duration(static_cast<double>(d.baselineTotal)) : kMissing;
         case OptimizedTotal: return d.inCurrent ? fmt::duration(static_cast<double>(d.currentTotal)) : kMissing;
-        case Delta: return signedDuration(d.delta);
+        case Delta: return fmt::signedDuration(d.delta);
         case Ratio: return p == Presence::Both ? ratioText(d.ratio) : kMissing; // the In column says which side
         case BaselineAvg: return fmt::duration(d.baselineAvgNs);
         case OptimizedAvg: return fmt::duration(d.currentAvgNs);
@@ -390,7 +383,7 @@ QVariant OperatorMappingModel::data(const QModelIndex& index, int role) const
         case PerStep: return std::isnan(perStep) ? kMissing : QString::number(perStep, 'g', 4);
         case Before: return r.kind == MappingKind::Added ? kMissing : fmt::duration(r.beforeNs);
         case After: return r.kind == MappingKind::Removed ? kMissing : fmt::duration(r.afterNs);
-        case Delta: return signedDuration(static_cast<TimeNs>(std::llround(r.afterNs - r.beforeNs)));
+        case Delta: return fmt::signedDuration(static_cast<TimeNs>(std::llround(r.afterNs - r.beforeNs)));
         case Ratio: return ratioText(ratio);
         case Interval:
             return r.ci.valid() ? QStringLiteral("%1–%2").arg(r.ci.low, 0, 'f', 3).arg(r.ci.high, 0, 'f', 3) : kMissing;

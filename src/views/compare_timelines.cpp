@@ -1,5 +1,6 @@
 #include "views/compare_timelines.h"
 
+#include "views/format.h"
 #include "views/palette.h"
 #include "views/selection_controller.h"
 #include "views/time_format.h"
@@ -24,13 +25,6 @@ namespace npuscope {
 namespace {
 
 QString qstr(const std::string& s) { return QString::fromStdString(s); }
-
-QString signedDuration(TimeNs ns)
-{
-    if (ns == 0)
-        return QStringLiteral("±0");
-    return (ns > 0 ? QStringLiteral("+") : QStringLiteral("−")) + formatDuration(ns > 0 ? ns : -ns);
-}
 
 QString stepTitle(const StepSpan& s) { return QStringLiteral("%1 · %2").arg(qstr(s.name), formatDuration(s.duration())); }
 
@@ -90,10 +84,10 @@ protected:
             const QRectF d(b.left() + 2, 2 * kRow + 2, std::max(0.0, b.width() - 4), kRow);
             if (d.width() < 30)
                 continue;
-            QString text = tr("Δ %1").arg(signedDuration(pr.stepDelta));
+            QString text = tr("Δ %1").arg(fmt::signedDuration(pr.stepDelta));
             const QString more = tr("%1 · computing %2 · not overlapped %3 · free %4")
-                                     .arg(text, signedDuration(pr.computingDelta), signedDuration(pr.commDelta),
-                                          signedDuration(pr.freeDelta));
+                                     .arg(text, fmt::signedDuration(pr.computingDelta), fmt::signedDuration(pr.commDelta),
+                                          fmt::signedDuration(pr.freeDelta));
             if (fm.horizontalAdvance(more) < d.width())
                 text = more;
             p.setPen(pr.stepDelta < 0 ? QColor(0, 128, 64) : pr.stepDelta > 0 ? QColor(192, 32, 32) : pal.text().color());
@@ -159,12 +153,12 @@ private:
         const StepSpan& b = stepsB[static_cast<std::size_t>(pr.optimized)];
         QString html = tr("<b>%1 → %2</b>: %3 → %4 (%5)")
                            .arg(qstr(a.name).toHtmlEscaped(), qstr(b.name).toHtmlEscaped(), formatDuration(a.duration()),
-                                formatDuration(b.duration()), signedDuration(pr.stepDelta));
+                                formatDuration(b.duration()), fmt::signedDuration(pr.stepDelta));
         html += tr("<br>computing %1 → %2 (%3)").arg(formatDuration(a.computing), formatDuration(b.computing),
-                                                     signedDuration(pr.computingDelta));
+                                                     fmt::signedDuration(pr.computingDelta));
         html += tr("<br>communication not overlapped %1 → %2 (%3)")
-                    .arg(formatDuration(a.commNotOverlapped), formatDuration(b.commNotOverlapped), signedDuration(pr.commDelta));
-        html += tr("<br>free %1 → %2 (%3)").arg(formatDuration(a.free), formatDuration(b.free), signedDuration(pr.freeDelta));
+                    .arg(formatDuration(a.commNotOverlapped), formatDuration(b.commNotOverlapped), fmt::signedDuration(pr.commDelta));
+        html += tr("<br>free %1 → %2 (%3)").arg(formatDuration(a.free), formatDuration(b.free), fmt::signedDuration(pr.freeDelta));
         if (!pr.ops.empty())
             html += tr("<br><br><b>Operator types</b> (device time in the step)");
         const std::size_t n = std::min<std::size_t>(pr.ops.size(), 8);
@@ -172,7 +166,7 @@ private:
             const OpTypeDelta& o = pr.ops[i];
             html += QStringLiteral("<br>%1: %2 → %3 (%4)")
                         .arg(qstr(o.type).toHtmlEscaped(), formatDuration(o.before), formatDuration(o.after),
-                             signedDuration(o.delta()));
+                             fmt::signedDuration(o.delta()));
         }
         if (pr.ops.size() > n)
             html += tr("<br>… and %1 more").arg(pr.ops.size() - n);
@@ -368,12 +362,12 @@ QString CompareTimelines::pairSummary() const
     const StepSpan& b = m_stepsB[static_cast<std::size_t>(it->optimized)];
     QString s = tr("%1 → %2: %3 → %4 (%5); computing %6, communication not overlapped %7, free %8")
                     .arg(qstr(a.name), qstr(b.name), formatDuration(a.duration()), formatDuration(b.duration()),
-                         signedDuration(it->stepDelta), signedDuration(it->computingDelta), signedDuration(it->commDelta),
-                         signedDuration(it->freeDelta));
+                         fmt::signedDuration(it->stepDelta), fmt::signedDuration(it->computingDelta), fmt::signedDuration(it->commDelta),
+                         fmt::signedDuration(it->freeDelta));
     QStringList ops;
     for (std::size_t i = 0; i < std::min<std::size_t>(3, it->ops.size()); ++i)
         if (it->ops[i].delta() != 0)
-            ops << QStringLiteral("%1 %2").arg(qstr(it->ops[i].type), signedDuration(it->ops[i].delta()));
+            ops << QStringLiteral("%1 %2").arg(qstr(it->ops[i].type), fmt::signedDuration(it->ops[i].delta()));
     if (!ops.isEmpty())
         s += tr("; most moved: %1").arg(ops.join(QStringLiteral(", ")));
     return s;
