@@ -115,11 +115,7 @@ CompareResult compareRuns(const Run& base, const Run& cur, const CompareOptions&
         return r.isSummary() ? cluster_summary::stepSpansOf(r.summary) : stepSpans(*r.session);
     };
     CompareResult r = compareSides(side(base), side(cur), co);
-    r.baselineSpans = spans(base);
-    r.currentSpans = spans(cur);
-    r.baselineAnchor = medianStep(r.baselineSpans);
-    r.currentAnchor = medianStep(r.currentSpans);
-    r.stepPairs = pairSteps(r.baselineSpans, r.currentSpans, r.baselineAnchor, r.currentAnchor);
+    alignStepSpans(r, spans(base), spans(cur));
     r.baselineProblems = inputProblems(*base.session);
     r.currentProblems = inputProblems(*cur.session);
     return r;

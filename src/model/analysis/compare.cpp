@@ -157,7 +157,7 @@ CompareResult compareSides(const CompareSide& b, const CompareSide& c, const Com
     return r;
 }
 
-static void alignSteps(CompareResult& r, std::vector<StepSpan> baseline, std::vector<StepSpan> current)
+void alignStepSpans(CompareResult& r, std::vector<StepSpan> baseline, std::vector<StepSpan> current)
 {
     r.baselineSpans = std::move(baseline);
     r.currentSpans = std::move(current);
@@ -213,7 +213,7 @@ CompareResult compareSessions(const Session& baseline, const Session& current, c
     if (o.mapOperators)
         r.mapping = mapOperators(baseline, current, o.sameWithin);
     if (o.stepSpans)
-        alignSteps(r, stepSpans(baseline), stepSpans(current));
+        alignStepSpans(r, stepSpans(baseline), stepSpans(current));
     r.baselineProblems = inputProblems(baseline);
     r.currentProblems = inputProblems(current);
     return r;
@@ -225,7 +225,7 @@ CompareResult compareProfiles(const Profile& baseline, const Profile& current, c
     if (o.mapOperators)
         r.mapping = mapOperators(baseline, current, o.sameWithin);
     if (o.stepSpans)
-        alignSteps(r, stepSpans(baseline), stepSpans(current));
+        alignStepSpans(r, stepSpans(baseline), stepSpans(current));
     return r;
 }
 

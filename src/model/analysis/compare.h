@@ -103,6 +103,9 @@ CompareSide compareSide(const Session& s, const CompareOptions& o = {});
 // The headline, the verdict and its interval, and the operator diff of two sides (no mapping,
 // no steps side by side: they need the operators in order, which only profiles have).
 CompareResult compareSides(const CompareSide& baseline, const CompareSide& current, const CompareOptions& o = {});
+// Sets the runs' steps (step_diff.h) in r, with the median step of each as the anchors and the
+// pairs around them: what compareSessions does with o.stepSpans.
+void alignStepSpans(CompareResult& r, std::vector<StepSpan> baseline, std::vector<StepSpan> current);
 // With the two below, also the operator mapping and the steps side by side (o.mapOperators,
 // o.stepSpans) and the input problems of both.
 CompareResult compareSessions(const Session& baseline, const Session& current, const CompareOptions& o = {});
