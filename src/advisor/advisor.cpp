@@ -220,6 +220,7 @@ std::vector<RuleDef> allRules()
 {
     std::vector<RuleDef> r;
     addComputationRules(r);
+    addAffinityRules(r);
     addCommunicationRules(r);
     addSchedulingRules(r);
     addMemoryRules(r);

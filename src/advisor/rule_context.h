@@ -119,6 +119,7 @@ void addSchedulingRules(std::vector<RuleDef>& out);
 void addMemoryRules(std::vector<RuleDef>& out);
 void memoryPeakRule(const RuleCtx& c, RuleOut& out); // MEM-PEAK (rules_memory_peak.cpp)
 void addClusterRules(std::vector<RuleDef>& out);
+void addAffinityRules(std::vector<RuleDef>& out); // CMP-AFFINITY (rules_affinity.cpp)
 
 // Helpers shared by the rules.
 std::string lower(std::string s);
