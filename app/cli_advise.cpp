@@ -121,20 +121,10 @@ int advise(const Args& args)
     const LoadAllocationScope heapReuse;
     LoadOptions lo;
     lo.prefer = prefer;
-    nlohmann::json summary;
-    LoadResult loaded;
-    if (cluster_summary::isSummaryFile(path)) {
-        std::string err;
-        if (!cluster_summary::readSummary(path, summary, &err)) {
-            printError("advise", err);
-            return 1;
-        }
-        loaded.session = cluster_summary::sessionFromSummary(summary, path);
-    } else {
-        lo.run = run;
-        loaded = loadSession(path, lo);
-    }
-    if (!loaded.session || (loaded.session->ranks.empty() && summary.is_null())) {
+    lo.run = run;
+    const LoadResult loaded = loadSession(path, lo); // a cluster summary too: a Session of its cluster data
+    const bool summary = loaded.session && cluster_summary::isSummarySession(*loaded.session);
+    if (!loaded.session || (loaded.session->ranks.empty() && !summary)) {
         printError("advise", "cannot load " + path + ": "
                                  + (loaded.error.empty() ? std::string("no profiling data found") : loaded.error));
         if (!loaded.runs.empty())
@@ -147,9 +137,7 @@ int advise(const Args& args)
     const advisor::Thresholds th = advisor::Thresholds::load(to);
     for (const auto& w : th.warnings())
         std::fprintf(stderr, "npuscope advise: warning: %s\n", w.c_str());
-    advisor::AdvisorReport report = advisor::runAdvisor(*loaded.session, th);
-    if (!summary.is_null())
-        advisor::addRankFindings(summary, report); // the ranks' own findings, kept in the summary
+    const advisor::AdvisorReport report = advisor::adviseSession(*loaded.session, th);
 
     if (format == "pdf") {
         // QTextDocument/QPdfWriter need a QGuiApplication; without a display use the offscreen platform.

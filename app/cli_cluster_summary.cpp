@@ -37,12 +37,13 @@ void usage(std::FILE* out)
         "       mpirun -np P npuscope cluster-summary ROOT -o SUMMARY [options]\n"
         "\n"
         "Reduces every rank folder under ROOT to a compact summary (step breakdown, op-type\n"
-        "aggregates, communication ops and links, advisor findings, stream overview), runs the\n"
+        "aggregates, communication totals, advisor findings, stream overview), runs the\n"
         "cluster analysis over all ranks and writes one summary file (written atomically).\n"
         "Under mpirun each process reads its share of the folders, balanced by bytes.\n"
         "\n"
         "Options:\n"
-        "  -o, --output FILE     the summary file to write (required)\n"
+        "  -o, --output FILE     the summary file to write (required); a name ending in .gz is\n"
+        "                        written gzip-compressed (every reader takes both)\n"
         "  --ranks-from FILE     read the rank folders listed in FILE (one a line, relative to ROOT)\n"
         "                        instead of searching ROOT\n"
         "  --threads N           folders loaded at once per process (default: the cores, 1 under mpirun)\n"
@@ -358,9 +359,13 @@ int clusterSummary(const Args& args)
                         + (doc["failed"].empty() ? std::string("none") : doc["failed"][0].value("reason", std::string())) + ")");
         } else {
             const SessionPtr session = cs::sessionFromSummary(doc, o.output);
-            doc["cluster"] = advisor::clusterSection(*session, th);
+            doc["cluster"] = advisor::clusterSection(*session, th); // from every op and link gathered
+            cs::compactForFile(doc);                                   // the file keeps their totals
             std::string werr;
-            if (!writeFileAtomically(o.output, cs::dumpSummary(doc), &werr)) {
+            const std::string bytes = cs::fileBytes(doc, o.output);
+            if (bytes.empty() || !writeFileAtomically(o.output, bytes, &werr)) {
+                if (werr.empty())
+                    werr = o.output + ": compression failed";
                 code = fail(werr);
             } else if (!o.quiet) {
                 std::fprintf(stderr, "npuscope cluster-summary: %zu ranks summarised, %zu failed, %zu cluster findings -> %s\n",

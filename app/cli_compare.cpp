@@ -54,13 +54,7 @@ int usage(const std::string& msg)
     return 2;
 }
 
-// One side: a loaded profile, or a cluster summary (summary set, session from it).
-struct Run {
-    SessionPtr session;
-    nlohmann::json summary; // null unless the path is a cluster summary
-    bool isSummary() const { return !summary.is_null(); }
-};
-
+// One side: a loaded profile folder or a cluster summary (a Session of its cluster data).
 SessionPtr load(const std::string& path)
 {
     LoadOptions lo;
@@ -72,53 +66,12 @@ SessionPtr load(const std::string& path)
     LoadResult r = loadSession(path, lo);
     if (tty)
         std::fputs("\r\033[K", stderr);
-    if (!r.session || r.session->ranks.empty()) {
+    if (!r.session || (r.session->ranks.empty() && !cluster_summary::isSummarySession(*r.session))) {
         printError("compare", !r.error.empty() ? r.error : path + ": no profile found");
         return nullptr;
     }
     warnInputProblems("compare", *r.session);
     return r.session;
-}
-
-Run loadRun(const std::string& path)
-{
-    Run run;
-    if (cluster_summary::isSummaryFile(path)) {
-        std::string err;
-        if (!cluster_summary::readSummary(path, run.summary, &err)) {
-            printError("compare", err);
-            return {};
-        }
-        run.session = cluster_summary::sessionFromSummary(run.summary, path);
-        return run;
-    }
-    run.session = load(path);
-    return run;
-}
-
-advisor::AdvisorReport adviseRun(const Run& run, const advisor::Thresholds& th)
-{
-    advisor::AdvisorReport report = advisor::runAdvisor(*run.session, th);
-    if (run.isSummary())
-        advisor::addRankFindings(run.summary, report); // the ranks' own findings, kept in the summary
-    return report;
-}
-
-CompareResult compareRuns(const Run& base, const Run& cur, const CompareOptions& co)
-{
-    if (!base.isSummary() && !cur.isSummary())
-        return compareSessions(*base.session, *cur.session, co);
-    auto side = [&co](const Run& r) {
-        return r.isSummary() ? cluster_summary::compareSideOf(r.summary) : compareSide(*r.session, co);
-    };
-    auto spans = [](const Run& r) {
-        return r.isSummary() ? cluster_summary::stepSpansOf(r.summary) : stepSpans(*r.session);
-    };
-    CompareResult r = compareSides(side(base), side(cur), co);
-    alignStepSpans(r, spans(base), spans(cur));
-    r.baselineProblems = inputProblems(*base.session);
-    r.currentProblems = inputProblems(*cur.session);
-    return r;
 }
 
 } // namespace
@@ -190,21 +143,26 @@ int compare(const Args& args)
     if (paths.size() != 2)
         return usage("give exactly two profiles: BASELINE OPTIMIZED");
 
-    const Run base = loadRun(paths[0]);
-    if (!base.session)
+    const SessionPtr base = load(paths[0]);
+    if (!base)
         return 1;
-    const Run cur = loadRun(paths[1]);
-    if (!cur.session)
+    const SessionPtr cur = load(paths[1]);
+    if (!cur)
         return 1;
     if (format == "pdf" && (exportPath.empty() || exportPath == "-"))
         return usage("--format pdf needs -o FILE");
-    if ((base.isSummary() || cur.isSummary()) && co.groupBy == GroupBy::Name)
+    if ((cluster_summary::isSummarySession(*base) || cluster_summary::isSummarySession(*cur)) && co.groupBy == GroupBy::Name)
         std::fprintf(stderr, "npuscope compare: warning: a cluster summary keeps op types, not names: operators are "
                              "compared by type\n");
-    CompareResult r = compareRuns(base, cur, co);
+    std::string error;
+    CompareResult r = cluster_summary::compareRuns(*base, *cur, co, &error);
+    if (!error.empty()) {
+        printError("compare", error);
+        return 1;
+    }
     if (advisorDiff) {
         const advisor::Thresholds th = advisor::Thresholds::load();
-        r.advisor = advisor::diffFindings(adviseRun(base, th), adviseRun(cur, th));
+        r.advisor = advisor::diffFindings(advisor::adviseSession(*base, th), advisor::adviseSession(*cur, th));
         r.advisorCompared = true;
     }
     std::unique_ptr<QGuiApplication> app;

@@ -3,6 +3,7 @@
 #include "app/gui_main.h"
 
 #include "advisor/advisor.h"
+#include "advisor/cluster_summary_advice.h"
 #include "model/analysis/op_stats.h"
 #include "model/analysis/time_axis.h"
 #include "model/analysis/units.h"
@@ -144,7 +145,7 @@ int runHeadless(const GuiArgs& args)
                         formatDuration(g.total).c_str(), g.share * 100.0);
         }
     }
-    const advisor::AdvisorReport r = advisor::runAdvisor(s, advisor::Thresholds::load());
+    const advisor::AdvisorReport r = advisor::adviseSession(s, advisor::Thresholds::load());
     std::printf("\nAdvisor: %d high, %d medium, %d low; %d passed, %d not checked\n", r.summary.high, r.summary.medium,
                 r.summary.low, r.summary.passed, r.summary.notChecked);
     for (const advisor::Finding* f : r.fired())

@@ -3,7 +3,7 @@
 set -euo pipefail
 packages=(build-essential cmake pkg-config
           qt6-base-dev qt6-base-dev-tools libqcustomplot-dev libgl1-mesa-dev
-          nlohmann-json3-dev libboost-dev libsimdjson-dev libsqlite3-dev
+          nlohmann-json3-dev libboost-dev libsimdjson-dev libsqlite3-dev zlib1g-dev
           xvfb xauth poppler-utils desktop-file-utils appstream dpkg-dev file
           clang libclang-rt-14-dev llvm-14  # fuzz harnesses (libFuzzer), symbolized sanitizer reports
           libopenmpi-dev openmpi-bin)       # cluster-summary across processes (-DNPUSCOPE_MPI=ON) and its tests

@@ -1,9 +1,11 @@
 #include "advisor/cluster_summary_advice.h"
 
 #include "model/analysis/cluster.h"
+#include "model/cluster_summary/cluster_summary.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <tuple>
 
@@ -12,6 +14,20 @@ namespace npuscope::advisor {
 using nlohmann::json;
 
 namespace {
+
+// Evidence rows a stored cluster finding keeps (the report shows 10 in a PDF, 5 in Markdown).
+constexpr std::size_t kStoredEvidence = 20;
+
+// The effective thresholds a summary was made with, as a short fingerprint (FNV-1a, 64 bits).
+std::string thresholdsHash(const std::string& effective)
+{
+    std::uint64_t h = 14695981039346656037ull;
+    for (const unsigned char ch : effective)
+        h = (h ^ ch) * 1099511628211ull;
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+    return hex;
+}
 
 json num(double v)
 {
@@ -24,6 +40,14 @@ FindingSeverity severityOf(const std::string& s)
                                                                                                       : FindingSeverity::None;
 }
 
+Status statusOf(const std::string& s)
+{
+    for (Status st : {Status::Fired, Status::Passed, Status::NotChecked, Status::Disabled, Status::Error})
+        if (s == statusName(st))
+            return st;
+    return Status::Error;
+}
+
 Category categoryOf(const std::string& s)
 {
     for (Category c : {Category::Computation, Category::Communication, Category::Scheduling, Category::Memory, Category::Cluster})
@@ -34,7 +58,7 @@ Category categoryOf(const std::string& s)
 
 } // namespace
 
-json findingJson(const Finding& f)
+json findingJson(const Finding& f, bool detail)
 {
     json j = {{"id", f.id},
               {"rule", f.rule},
@@ -43,16 +67,122 @@ json findingJson(const Finding& f)
               {"severity", severityName(f.severity)},
               {"title", f.title},
               {"cost_ns", f.costNs},
-              {"cost_share", num(f.costShare)},
-              {"ranks", f.scope.ranks},
               {"gain", f.gain.text()}};
+    if (detail) { // a rank's finding is its rank's, its share of the rank's step (advisor_split T)
+        j["cost_share"] = num(f.costShare);
+        j["ranks"] = f.scope.ranks;
+    }
     if (f.gain.estimated)
         j["gain_ns"] = num(f.gain.nsPerStep);
     if (!f.needs.empty())
         j["needs"] = f.needs;
     if (!f.check.empty())
         j["check"] = f.check;
+    if (!detail)
+        return j;
+    j["description"] = f.description;
+    j["suggestions"] = f.suggestions;
+    j["inputs"] = f.inputs;
+    j[f.gain.estimated ? "gain_formula" : "gain_reason"] = f.gain.estimated ? f.gain.formula : f.gain.reason;
+    if (!f.error.empty())
+        j["error"] = f.error;
+    j["scope"] = {{"cluster", f.scope.cluster}, {"device", f.scope.device}, {"steps", f.scope.steps},
+                  {"worst_step", f.scope.worstStep}};
+    json evidence = json::array();
+    for (std::size_t i = 0; i < f.evidence.size() && i < kStoredEvidence; ++i) {
+        const Evidence& e = f.evidence[i];
+        json at = {{"rank", e.at.rank}, {"device", e.at.device}, {"stream", e.at.stream}};
+        if (e.at.ts)
+            at["ts_ns"] = *e.at.ts;
+        if (e.at.dur)
+            at["dur_ns"] = *e.at.dur;
+        for (const auto& [key, text] : {std::pair{"op", &e.at.op}, {"shapes", &e.at.shapes}, {"row", &e.at.row}, {"link", &e.at.link}})
+            if (!text->empty())
+                at[key] = *text;
+        json metrics = json::array();
+        for (const Metric& m : e.metrics)
+            metrics.push_back({m.name, num(m.value), m.unit});
+        evidence.push_back({{"at", std::move(at)}, {"metrics", std::move(metrics)}, {"threshold", e.threshold}, {"cost_ns", e.cost}});
+    }
+    j["evidence"] = std::move(evidence);
+    if (f.evidence.size() > kStoredEvidence)
+        j["evidence_rows"] = f.evidence.size();
     return j;
+}
+
+Finding findingFromJson(const json& j, double T)
+{
+    auto str = [&j](const char* key) {
+        const auto it = j.find(key);
+        return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    auto strings = [&j](const char* key) {
+        std::vector<std::string> out;
+        for (const json& v : j.value(key, json::array()))
+            if (v.is_string())
+                out.push_back(v.get<std::string>());
+        return out;
+    };
+    auto number = [](const json& o, const char* key, double fallback) {
+        const auto it = o.find(key);
+        return it != o.end() && it->is_number() ? it->get<double>() : fallback;
+    };
+    Finding f;
+    f.id = str("id");
+    f.rule = str("rule");
+    f.category = categoryOf(str("category"));
+    f.status = statusOf(str("status"));
+    f.severity = severityOf(str("severity"));
+    f.title = str("title");
+    f.costNs = static_cast<TimeNs>(std::llround(number(j, "cost_ns", 0)));
+    f.costShare = number(j, "cost_share", 0);
+    for (const json& r : j.value("ranks", json::array()))
+        if (r.is_number_integer())
+            f.scope.ranks.push_back(r.get<int>());
+    f.needs = str("needs");
+    f.check = str("check");
+    f.error = str("error");
+    f.description = str("description");
+    f.suggestions = strings("suggestions");
+    f.inputs = strings("inputs");
+    if (const double g = number(j, "gain_ns", kNaN); g == g) {
+        f.gain.estimated = true;
+        f.gain.nsPerStep = g;
+        f.gain.shareOfT = T > 0 ? g / T : 0;
+        f.gain.formula = str("gain_formula");
+    } else {
+        f.gain.reason = str("gain_reason");
+    }
+    if (const auto sc = j.find("scope"); sc != j.end() && sc->is_object()) {
+        f.scope.cluster = sc->value("cluster", false);
+        f.scope.device = static_cast<int>(number(*sc, "device", -1));
+        f.scope.steps = sc->value("steps", std::string());
+        f.scope.worstStep = sc->value("worst_step", std::string());
+    }
+    for (const json& e : j.value("evidence", json::array())) {
+        if (!e.is_object())
+            continue;
+        Evidence ev;
+        const json at = e.value("at", json::object());
+        ev.at.rank = static_cast<int>(number(at, "rank", -1));
+        ev.at.device = static_cast<int>(number(at, "device", -1));
+        ev.at.stream = static_cast<std::int64_t>(number(at, "stream", -1));
+        if (const auto ts = at.find("ts_ns"); ts != at.end() && ts->is_number_integer())
+            ev.at.ts = ts->get<TimeNs>();
+        if (const auto dur = at.find("dur_ns"); dur != at.end() && dur->is_number_integer())
+            ev.at.dur = dur->get<TimeNs>();
+        ev.at.op = at.value("op", std::string());
+        ev.at.shapes = at.value("shapes", std::string());
+        ev.at.row = at.value("row", std::string());
+        ev.at.link = at.value("link", std::string());
+        for (const json& m : e.value("metrics", json::array()))
+            if (m.is_array() && m.size() == 3 && m[0].is_string() && m[2].is_string())
+                ev.metrics.push_back({m[0].get<std::string>(), m[1].is_number() ? m[1].get<double>() : kNaN, m[2].get<std::string>()});
+        ev.threshold = e.value("threshold", std::string());
+        ev.cost = static_cast<TimeNs>(std::llround(number(e, "cost_ns", 0)));
+        f.evidence.push_back(std::move(ev));
+    }
+    return f;
 }
 
 json rankAdvice(const Session& rank, const Thresholds& th)
@@ -74,7 +204,7 @@ json rankAdvice(const Session& rank, const Thresholds& th)
     json findings = json::array();
     for (const Finding* f : rep.fired())
         if (f->category != Category::Cluster)
-            findings.push_back(findingJson(*f));
+            findings.push_back(findingJson(*f, false));
     return {{"advisor_split", std::move(split)}, {"findings", std::move(findings)}};
 }
 
@@ -175,68 +305,125 @@ json clusterSection(const Session& s, const Thresholds& th)
     json findings = json::array();
     for (const Finding& f : rep.findings)
         if (f.category == Category::Cluster)
-            findings.push_back(findingJson(f));
+            findings.push_back(findingJson(f, true));
     out["T_ns"] = num(rep.T);
+    out["thresholds_digest"] = thresholdsHash(rep.thresholdsDigest);
     out["findings"] = std::move(findings);
     return out;
 }
 
-void addRankFindings(const json& summary, AdvisorReport& report)
+namespace {
+
+// The ranks' fired findings a summary stores, merged by id and title (the ranks listed together).
+std::vector<Finding> rankFindings(const json& summary, double T)
 {
-    std::vector<Finding> added;
+    std::vector<Finding> out;
     for (const json& r : summary.value("ranks", json::array()))
         for (const json& fj : r.value("findings", json::array())) {
-            const std::string id = fj.value("id", std::string());
             const int rank = r.value("rank", -1);
-            auto same = std::find_if(added.begin(), added.end(), [&](const Finding& f) {
-                return f.id == id && f.title == fj.value("title", std::string());
-            });
-            if (same != added.end()) {
+            Finding f = findingFromJson(fj, T);
+            f.status = Status::Fired;
+            const double rankT = r.value("advisor_split", json::object()).value("T_ns", 0.0);
+            f.costShare = rankT > 0 ? static_cast<double>(f.costNs) / rankT : 0;
+            f.scope.ranks.clear();
+            auto same = std::find_if(out.begin(), out.end(), [&](const Finding& o) { return o.id == f.id && o.title == f.title; });
+            if (same != out.end()) {
                 if (rank >= 0)
                     same->scope.ranks.push_back(rank);
                 continue;
             }
-            Finding f;
-            f.id = id;
-            f.rule = fj.value("rule", std::string());
-            f.category = categoryOf(fj.value("category", std::string()));
-            f.status = Status::Fired;
-            f.severity = severityOf(fj.value("severity", std::string()));
-            f.title = fj.value("title", std::string());
-            f.costNs = fj.value("cost_ns", TimeNs(0));
-            f.costShare = fj.value("cost_share", 0.0);
-            if (fj.contains("gain_ns") && fj["gain_ns"].is_number()) {
-                f.gain.estimated = true;
-                f.gain.nsPerStep = fj["gain_ns"].get<double>();
-                f.gain.shareOfT = report.T > 0 ? f.gain.nsPerStep / report.T : 0;
-                f.gain.formula = "from the rank's summary";
-            } else {
+            if (!f.gain.estimated)
                 f.gain.reason = "see the rank's own report";
-            }
+            else if (f.gain.formula.empty())
+                f.gain.formula = "from the rank's summary";
             f.description = "From the cluster summary; open the rank's folder for the evidence.";
             if (rank >= 0)
                 f.scope.ranks.push_back(rank);
-            added.push_back(std::move(f));
+            out.push_back(std::move(f));
         }
-    for (auto& f : added) {
-        switch (f.severity) {
-        case FindingSeverity::High: ++report.summary.high; break;
-        case FindingSeverity::Medium: ++report.summary.medium; break;
-        case FindingSeverity::Low: ++report.summary.low; break;
-        case FindingSeverity::None: break;
-        }
-        ++report.summary.fired;
-    }
-    // Fired first, by category, severity, gain (the report's order), then the rest as they were.
-    auto firstOther = std::stable_partition(report.findings.begin(), report.findings.end(),
+    return out;
+}
+
+// The report's order and counts: fired first by category, severity and gain, then not checked,
+// passed, disabled and errors; the summary's counts and its three largest gains.
+void orderAndCount(AdvisorReport& rep)
+{
+    auto firstOther = std::stable_partition(rep.findings.begin(), rep.findings.end(),
                                             [](const Finding& f) { return f.status == Status::Fired; });
-    const auto nFired = firstOther - report.findings.begin();
-    report.findings.insert(report.findings.begin() + nFired, std::make_move_iterator(added.begin()),
-                           std::make_move_iterator(added.end()));
-    const auto end = report.findings.begin() + nFired + static_cast<std::ptrdiff_t>(added.size());
-    std::stable_sort(report.findings.begin(), end, [](const Finding& a, const Finding& b) {
-        return std::make_tuple(a.category, a.severity, -a.gain.nsPerStep) < std::make_tuple(b.category, b.severity, -b.gain.nsPerStep);
+    std::stable_sort(rep.findings.begin(), firstOther, [](const Finding& a, const Finding& b) {
+        const double ga = a.gain.estimated ? a.gain.nsPerStep : -1, gb = b.gain.estimated ? b.gain.nsPerStep : -1;
+        return std::make_tuple(a.category, a.severity, -ga, -a.costNs) < std::make_tuple(b.category, b.severity, -gb, -b.costNs);
     });
+    auto statusOrder = [](Status st) {
+        switch (st) {
+        case Status::NotChecked: return 0;
+        case Status::Passed: return 1;
+        case Status::Disabled: return 2;
+        case Status::Error: return 3;
+        case Status::Fired: return 4;
+        }
+        return 4;
+    };
+    std::stable_sort(firstOther, rep.findings.end(),
+                     [&](const Finding& a, const Finding& b) { return statusOrder(a.status) < statusOrder(b.status); });
+    Summary& sm = rep.summary;
+    sm.high = sm.medium = sm.low = sm.fired = sm.passed = sm.notChecked = sm.disabled = sm.errors = 0;
+    sm.topGains.clear();
+    std::vector<const Finding*> byGain;
+    for (const Finding& f : rep.findings) {
+        switch (f.status) {
+        case Status::Fired:
+            ++sm.fired;
+            ++(f.severity == FindingSeverity::High ? sm.high : f.severity == FindingSeverity::Medium ? sm.medium : sm.low);
+            if (f.gain.estimated)
+                byGain.push_back(&f);
+            break;
+        case Status::Passed: ++sm.passed; break;
+        case Status::NotChecked: ++sm.notChecked; break;
+        case Status::Disabled: ++sm.disabled; break;
+        case Status::Error: ++sm.errors; break;
+        }
+    }
+    std::stable_sort(byGain.begin(), byGain.end(), [](const Finding* a, const Finding* b) { return a->gain.nsPerStep > b->gain.nsPerStep; });
+    for (std::size_t i = 0; i < byGain.size() && i < 3; ++i)
+        sm.topGains.push_back(byGain[i]->id);
+}
+
+} // namespace
+
+AdvisorReport adviseSummary(const Session& summarySession, const json& summary, const Thresholds& th,
+                            const std::atomic<bool>* cancel)
+{
+    AdvisorReport rep = runAdvisor(summarySession, th, cancel);
+    const json cluster = summary.value("cluster", json::object());
+    rep.findings.erase(std::remove_if(rep.findings.begin(), rep.findings.end(),
+                                      [](const Finding& f) { return f.category == Category::Cluster; }),
+                       rep.findings.end());
+    for (const json& fj : cluster.value("findings", json::array()))
+        if (fj.is_object())
+            rep.findings.push_back(findingFromJson(fj, rep.T));
+    for (Finding& f : rankFindings(summary, rep.T))
+        rep.findings.push_back(std::move(f));
+    orderAndCount(rep);
+    const std::string digest = cluster.value("thresholds_digest", std::string());
+    if (!digest.empty() && digest != thresholdsHash(rep.thresholdsDigest))
+        rep.warnings.push_back("The cluster findings are as the summary was made, with other thresholds than these: "
+                               "run cluster-summary again with these thresholds to apply them.");
+    return rep;
+}
+
+AdvisorReport adviseSession(const Session& session, const Thresholds& th, const std::atomic<bool>* cancel)
+{
+    if (session.source != "summary")
+        return runAdvisor(session, th, cancel);
+    json summary;
+    std::string error;
+    if (!cluster_summary::readSummary(session.root, summary, &error)) {
+        AdvisorReport rep = runAdvisor(session, th, cancel);
+        rep.warnings.push_back("The cluster findings could not be read again from the summary: " + error);
+        return rep;
+    }
+    return adviseSummary(session, summary, th, cancel);
 }
 
 } // namespace npuscope::advisor

@@ -1,6 +1,8 @@
 #include "views/advisor_panel.h"
 #include "views/app_settings.h"
 
+#include "advisor/cluster_summary_advice.h"
+
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -160,7 +162,7 @@ void AdvisorPanel::rerun()
         advisor::ThresholdsOptions o;
         o.overrideFile = overrideFile;
         const advisor::Thresholds t = advisor::Thresholds::load(o);
-        return std::make_shared<advisor::AdvisorReport>(advisor::runAdvisor(*session, t, cancel.get()));
+        return std::make_shared<advisor::AdvisorReport>(advisor::adviseSession(*session, t, cancel.get()));
     }));
 }
 

@@ -1,5 +1,7 @@
 #include "views/compare_timelines.h"
 
+#include "model/cluster_summary/cluster_summary.h"
+
 #include "views/format.h"
 #include "views/palette.h"
 #include "views/selection_controller.h"
@@ -330,6 +332,8 @@ void CompareTimelines::alignSteps(int baselineStep, int optimizedStep)
         QString t = QStringLiteral("<b>%1</b>").arg(side);
         if (s && s->ranks.size() > 1)
             t += tr(" · %1 ranks").arg(s->ranks.size());
+        if (s && cluster_summary::isSummarySession(*s))
+            t += tr(" · a cluster summary: its steps are below, the timeline stays in the rank folders");
         if (anchor >= 0)
             t += tr(" · time from the start of %1").arg(qstr(steps[static_cast<std::size_t>(anchor)].name).toHtmlEscaped());
         return t;

@@ -1,6 +1,8 @@
 #include "views/compare_view.h"
 
 #include "advisor/advisor_diff.h"
+#include "advisor/cluster_summary_advice.h"
+#include "model/cluster_summary/cluster_summary.h"
 #include "model/analysis/atomic_file.h"
 #include "model/analysis/compare_report.h"
 #include "views/compare_export.h"
@@ -282,9 +284,10 @@ void CompareView::recompute()
         emit resultReady();
     });
     watcher->setFuture(QtConcurrent::run([b = in.baseline, o = in.optimized, options = in.options] {
-        CompareResult r = compareSessions(*b, *o, options);
+        std::string error; // a summary read again: the result names the side that failed
+        CompareResult r = cluster_summary::compareRuns(*b, *o, options, &error);
         const advisor::Thresholds th = advisor::Thresholds::load();
-        r.advisor = advisor::diffFindings(advisor::runAdvisor(*b, th), advisor::runAdvisor(*o, th));
+        r.advisor = advisor::diffFindings(advisor::adviseSession(*b, th), advisor::adviseSession(*o, th));
         r.advisorCompared = true;
         return r;
     }));
@@ -359,15 +362,18 @@ void CompareView::updateHeader()
         html += QStringLiteral("<br>") + tr("Comparing %1 with %2…").arg(path(m_in.baselinePath), path(m_in.optimizedPath));
     } else if (!std::isnan(r.speedup) && !r.headline.empty()) {
         const HeadlineRow& step = r.headline.front();
-        const Change c = r.speedup > 1 ? Change::Improved : r.speedup < 1 ? Change::Regressed : Change::Same;
+        // A step-time change under the "same within" share of the larger is no speed-up either way.
+        const bool same = std::abs(step.current - step.baseline) <= r.sameWithin * std::max(step.current, step.baseline);
+        const Change c = same ? Change::Same : r.speedup > 1 ? Change::Improved : Change::Regressed;
         const QColor colour = changeColour(c);
         const QString value = QString::number(r.speedup, 'f', 2) + QStringLiteral("×");
-        html += QStringLiteral("<br>") + (r.speedup >= 1 ? tr("Speedup") : tr("Slowdown")) + QStringLiteral(" ")
+        html += QStringLiteral("<br>") + (same ? tr("Same speed") : r.speedup > 1 ? tr("Speedup") : tr("Slowdown"))
+                + QStringLiteral(" ")
                 + (colour.isValid() ? QStringLiteral("<b style=\"color:%1\">%2</b>").arg(colour.name(), value)
                                     : QStringLiteral("<b>%1</b>").arg(value))
                 + tr(" &nbsp;(step time %1 → %2%3)")
                       .arg(fmt::duration(step.baseline * 1e6), fmt::duration(step.current * 1e6),
-                           r.speedup > 1 ? tr(", faster") : r.speedup < 1 ? tr(", slower") : QString());
+                           same ? QString() : r.speedup > 1 ? tr(", faster") : tr(", slower"));
         const std::string verdict = r.verdictText();
         if (!verdict.empty())
             html += QStringLiteral("<br>") + tr("Optimized is %1").arg(QString::fromStdString(verdict).toHtmlEscaped());

@@ -6,6 +6,7 @@
 
 #include "ui_main_window.h"
 
+#include "model/cluster_summary/cluster_summary.h"
 #include "views/compare_view.h"
 #include "views/load_controller.h"
 #include "views/operator_ranking_view.h"
@@ -90,7 +91,7 @@ void MainWindow::onCompareLoaded(SessionPtr session, const QStringList& paths)
 {
     if (!m_loader->busy())
         onLoadEnded();
-    if (!session || session->ranks.empty()) {
+    if (!session || (session->ranks.empty() && !cluster_summary::isSummarySession(*session))) {
         onCompareFailed(tr("no profile found there"), paths);
         return;
     }

@@ -7,6 +7,7 @@
 #include "views/report_pdf.h"
 
 #include "advisor/advisor.h"
+#include "advisor/cluster_summary_advice.h"
 #include "views/load_controller.h"
 #include "views/selection_controller.h"
 
@@ -179,7 +180,7 @@ void MainWindow::exportAdvisorReportTo(const QString& path)
     watcher->setFuture(QtConcurrent::run([s, path, cancel, o, current]() -> Result {
         std::shared_ptr<const advisor::AdvisorReport> r = current;
         if (!r)
-            r = std::make_shared<advisor::AdvisorReport>(advisor::runAdvisor(*s, advisor::Thresholds::load(o), cancel.get()));
+            r = std::make_shared<advisor::AdvisorReport>(advisor::adviseSession(*s, advisor::Thresholds::load(o), cancel.get()));
         std::string text;
         if (path.endsWith(QStringLiteral(".md")))
             text = advisor::writeMarkdown(*r);

@@ -4,6 +4,8 @@
 #include "../model/cli_run.h"
 
 #include "views/cluster_view.h"
+#include "views/compare_timelines.h"
+#include "views/compare_view.h"
 #include "views/main_window.h"
 #include "views/overview_lanes.h"
 
@@ -11,6 +13,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTabWidget>
@@ -131,15 +134,59 @@ private slots:
         QVERIFY(loaded.wait(60000));
         QCOMPARE(w.session()->ranks.size(), std::size_t(1));
         QCOMPARE(w.session()->ranks[0]->rank, 1);
-        const std::size_t ops = m_doc["ranks"][1]["comm_ops"].size();
-        std::size_t loadedOps = 0;
+        // Its communication, summed per transport, is what the summary kept of it.
+        std::map<std::string, double> mb;
         for (const auto& o : w.session()->ranks[0]->commOps)
-            loadedOps += o.totalInfo ? 0 : 1;
-        QCOMPARE(loadedOps, ops);
+            if (!o.totalInfo)
+                for (const auto& b : o.bandwidth)
+                    if (b.sizeMB > 0 && b.timeMs > 0)
+                        mb[std::string(w.session()->ranks[0]->str(b.transport))] += b.sizeMB;
+        QCOMPARE(mb.size(), m_doc["ranks"][1]["comm_transport"].size());
+        for (const auto& t : m_doc["ranks"][1]["comm_transport"])
+            QVERIFY(std::abs(mb.at(t["transport"].get<std::string>()) - t["size_mb"].get<double>()) <= 1e-9 * t["size_mb"].get<double>());
+    }
+
+    // Compare With… a summary: the cluster's folders against their own summary change nothing
+    // (the slowest rank's mean step on both sides), the advisor diff reads the summary's stored
+    // findings, and the Timelines page says the summary's timeline stays in its folders.
+    void compareWithASummary()
+    {
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(load(w, m_root));
+        QCOMPARE(w.session()->ranks.size(), std::size_t(4));
+        QSignalSpy ready(&w, &MainWindow::compareReady);
+        QSignalSpy failed(&w, &MainWindow::compareFailed);
+        w.compareWith(m_summary);
+        QVERIFY(ready.wait(60000));
+        QCOMPARE(failed.count(), 0);
+        CompareView* v = w.compareView();
+        QVERIFY(v);
+        QCOMPARE(w.tabs()->currentWidget(), static_cast<QWidget*>(v));
+        const CompareResult& r = v->result();
+        double slowestT = 0;
+        for (const auto& rank : m_doc["ranks"])
+            slowestT = std::max(slowestT, rank["advisor_split"]["T_ns"].get<double>());
+        QVERIFY(!r.headline.empty());
+        QCOMPARE(r.headline[0].metric, std::string("Step time"));
+        QVERIFY2(std::abs(r.headline[0].current - slowestT / 1e6) < 1e-6, qPrintable(QString::number(r.headline[0].current)));
+        QVERIFY(std::abs(r.headline[0].baseline - r.headline[0].current) < 1e-6 * r.headline[0].current);
+        QVERIFY2(v->headerText().contains(QStringLiteral("Same speed 1.00×")) && !v->headerText().contains(QStringLiteral("slower")),
+                 qPrintable(v->headerText()));
+        QVERIFY(r.advisorCompared);
+        bool clusterRemains = false;
+        for (const AdvisorDiffRow& d : r.advisor)
+            clusterRemains = clusterRemains || (d.change == FindingChange::Remaining && d.id.rfind("CLU-SLOWRANK", 0) == 0);
+        QVERIFY(clusterRemains);
+        bool said = false;
+        for (const QLabel* l : v->timelines()->findChildren<QLabel*>())
+            said = said || l->text().contains(QStringLiteral("cluster summary"));
+        QVERIFY(said);
     }
 
     // The overview lanes: every rank's streams from the file, each lane's shading the mean of
-    // its buckets (decoded here from the run-length pairs), hover text, double click to open.
+    // its buckets (decoded here from the file's text), hover text, double click to open.
     void overviewLanesOfEveryRank()
     {
         MainWindow w;
@@ -164,11 +211,19 @@ private slots:
             first = false;
             for (const auto& st : ov["streams"]) {
                 // The lane's mean busy share over its whole span, from the file's pairs.
+                // One letter a bucket ('A' idle … 'y' saturated, steps of 20 ‰), then the run's length.
+                const std::string levels = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxy";
+                const std::string text = st["busy"].get<std::string>();
                 double sum = 0;
                 std::int64_t n = 0;
-                for (const auto& pair : st["busy_permille"]) {
-                    sum += pair[0].get<double>() * pair[1].get<double>();
-                    n += pair[1].get<std::int64_t>();
+                for (std::size_t i = 0; i < text.size();) {
+                    const double permille = 20.0 * static_cast<double>(levels.find(text[i++]));
+                    std::int64_t run = 0;
+                    while (i < text.size() && text[i] >= '0' && text[i] <= '9')
+                        run = run * 10 + (text[i++] - '0');
+                    run = std::max<std::int64_t>(run, 1);
+                    sum += permille * static_cast<double>(run);
+                    n += run;
                 }
                 QCOMPARE(n, ov["buckets"].get<std::int64_t>());
                 QCOMPARE(lanes->laneLabel(expected),

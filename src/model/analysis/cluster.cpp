@@ -230,7 +230,7 @@ void buildMatrices(const Session& s, ClusterAnalysis& a, double bwRatio)
             const double mb = l.sizeMB == l.sizeMB ? l.sizeMB : 0;
             c.cell.sizeMB += mb;
             c.cell.timeMs += l.timeMs == l.timeMs ? l.timeMs : 0;
-            ++c.cell.links;
+            c.cell.links += static_cast<int>(l.count);
             c.bytesByTransport[transport] += mb;
         }
         ranks.insert(l.src);

@@ -187,9 +187,11 @@ std::string CompareResult::verdictText() const
     // Speed-up (or slow-down) factor and its interval, both ≥ 1 for the direction said.
     const double f = faster ? 1.0 / ci.ratio : ci.ratio;
     const double lo = faster ? 1.0 / ci.high : ci.low, hi = faster ? 1.0 / ci.low : ci.high;
-    const char* what = verdict == "same" ? (faster ? "the same within noise (faster by" : "the same within noise (slower by")
-                                         : (faster ? "faster by" : "slower by");
-    std::snprintf(buf, sizeof buf, "%s %.2f× (95 %% CI %.2f–%.2f, %d vs %d steps)%s", what, f, lo, hi,
+    // A factor that rounds to 1.00 is neither faster nor slower.
+    const bool even = std::abs(f - 1.0) < 0.005;
+    const char* what = verdict == "same" ? (even ? "the same within noise (" : faster ? "the same within noise (faster by " : "the same within noise (slower by ")
+                                         : (faster ? "faster by " : "slower by ");
+    std::snprintf(buf, sizeof buf, "%s%.2f× (95 %% CI %.2f–%.2f, %d vs %d steps)%s", what, f, lo, hi,
                   ci.baselineSteps, ci.optimizedSteps, verdict == "same" ? ")" : "");
     return buf;
 }

@@ -3,14 +3,19 @@
 #include "model/analysis/op_stats.h"
 #include "model/analysis/overlap.h"
 #include "model/formats/layout.h"
+#include "model/store/input_problems.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
+#include <set>
 #include <tuple>
+
+#include <zlib.h>
 
 namespace npuscope::cluster_summary {
 
@@ -68,8 +73,52 @@ json commOpJson(const CommOp& o, const StringPool& pool)
             {"bandwidth", std::move(bw)}};
 }
 
+// The overview's busy shares as text: one letter per bucket for its level (the share in steps of
+// 2 %, 'A' = idle … 'y' = saturated), a run of two or more written once followed by its length.
+constexpr std::string_view kLevels = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxy"; // 51 levels
+constexpr int kPermillePerLevel = 1000 / (static_cast<int>(kLevels.size()) - 1);
+
+std::string encodeBusy(const std::vector<std::uint16_t>& permille)
+{
+    auto levelAt = [&](std::size_t i) {
+        return std::min<int>((permille[i] + kPermillePerLevel / 2) / kPermillePerLevel, static_cast<int>(kLevels.size()) - 1);
+    };
+    std::string out;
+    for (std::size_t b = 0; b < permille.size();) {
+        const int level = levelAt(b);
+        std::size_t run = 1;
+        while (b + run < permille.size() && levelAt(b + run) == level)
+            ++run;
+        out += kLevels[static_cast<std::size_t>(level)];
+        if (run > 1)
+            out += std::to_string(run);
+        b += run;
+    }
+    return out;
+}
+
+// The inverse of encodeBusy, in ‰, cut at or padded with 0 to `buckets` values whatever the
+// text says (an unknown character is read as idle), so a damaged file cannot make a lane longer
+// than its resolution.
+std::vector<std::uint16_t> decodeBusy(std::string_view text, std::size_t buckets)
+{
+    std::vector<std::uint16_t> out;
+    out.reserve(buckets);
+    for (std::size_t i = 0; i < text.size() && out.size() < buckets;) {
+        const auto level = kLevels.find(text[i++]);
+        std::size_t run = 0;
+        while (i < text.size() && text[i] >= '0' && text[i] <= '9' && run <= buckets)
+            run = run * 10 + static_cast<std::size_t>(text[i++] - '0');
+        run = std::clamp<std::size_t>(run, 1, buckets - out.size());
+        const auto v = static_cast<std::uint16_t>(level == std::string_view::npos ? 0 : level * kPermillePerLevel);
+        out.insert(out.end(), run, v);
+    }
+    out.resize(buckets, 0);
+    return out;
+}
+
 // Busy time of every device stream and collective lane in `buckets` equal parts of the
-// profile's span, as per-mille of the bucket, run-length encoded: [[value, count], ...].
+// profile's span (encodeBusy).
 json overviewJson(const Profile& p, int buckets)
 {
     json streams = json::array();
@@ -101,32 +150,21 @@ json overviewJson(const Profile& p, int buckets)
                 busy[b] += static_cast<double>(std::min(e, be) - std::max(s, bs));
             }
         }
-        json rle = json::array();
-        int last = -1, count = 0;
+        std::vector<std::uint16_t> permille(busy.size());
         for (std::size_t b = 0; b < busy.size(); ++b) {
             const TimeNs bs = begin + static_cast<TimeNs>((static_cast<long double>(span) * b) / buckets);
             const TimeNs be = b + 1 == busy.size() ? end
                                                   : begin + static_cast<TimeNs>((static_cast<long double>(span) * (b + 1)) / buckets);
             const double width = static_cast<double>(std::max<TimeNs>(1, be - bs));
-            const int v = static_cast<int>(std::lround(std::min(1.0, busy[b] / width) * 1000));
-            if (v == last) {
-                ++count;
-                continue;
-            }
-            if (count)
-                rle.push_back({last, count});
-            last = v;
-            count = 1;
+            permille[b] = static_cast<std::uint16_t>(std::lround(std::min(1.0, busy[b] / width) * 1000));
         }
-        if (count)
-            rle.push_back({last, count});
         streams.push_back({{"process", std::string(p.str(t.process))},
                            {"thread", std::string(p.str(t.thread))},
                            {"kind", trackKindName(t.kind)},
                            {"device", t.device},
                            {"stream_id", t.streamId},
                            {"tasks", tasks},
-                           {"busy_permille", std::move(rle)}});
+                           {"busy", encodeBusy(permille)}});
     }
     return {{"begin_ns", begin}, {"end_ns", end}, {"buckets", buckets}, {"streams", std::move(streams)}};
 }
@@ -273,6 +311,61 @@ json reduceProfile(const Profile& p, const RankFolder& folder, int buckets)
     return r;
 }
 
+void compactForFile(json& doc)
+{
+    // Every link once, as the matrix counts them: (step, op, src, dst), the first file that
+    // lists it (in canonical order) keeping it.
+    std::set<std::tuple<std::string, std::string, int, int>> seen;
+    for (json& r : doc["ranks"]) {
+        if (!r.is_object())
+            continue;
+        std::map<std::string, std::pair<double, double>> perTransport; // transport -> (MB, ms)
+        for (const json& o : r.value("comm_ops", json::array()))
+            for (const json& b : o.value("bandwidth", json::array())) {
+                const double mb = numOr(b, "size_mb"), ms = numOr(b, "time_ms");
+                if (!(mb > 0) || !(ms > 0))
+                    continue;
+                auto& [sumMb, sumMs] = perTransport[strOr(b, "transport")];
+                sumMb += mb;
+                sumMs += ms;
+            }
+        json transport = json::array();
+        for (const auto& [t, v] : perTransport)
+            transport.push_back({{"transport", t}, {"size_mb", v.first}, {"time_ms", v.second}});
+        r.erase("comm_ops");
+        r["comm_transport"] = std::move(transport);
+
+        struct Total {
+            double mb = 0, ms = 0;
+            std::uint64_t links = 0;
+        };
+        std::map<std::tuple<std::string, int, int, std::string>, Total> totals; // (collective, src, dst, transport)
+        for (const json& l : r.value("links", json::array())) {
+            const int src = l.value("src", -1), dst = l.value("dst", -1);
+            const std::string full = strOr(l, "full_name");
+            if (src < 0 || dst < 0 || !seen.insert({strOr(l, "step"), full, src, dst}).second)
+                continue;
+            const std::string op = full.substr(0, full.find('@'));
+            Total& t = totals[{commBaseName(op.empty() ? full : op), src, dst, strOr(l, "transport")}];
+            const double mb = numOr(l, "size_mb"), ms = numOr(l, "time_ms");
+            t.mb += mb == mb ? mb : 0;
+            t.ms += ms == ms ? ms : 0;
+            ++t.links;
+        }
+        json linkTotals = json::array();
+        for (const auto& [k, t] : totals)
+            linkTotals.push_back({{"collective", std::get<0>(k)},
+                                  {"src", std::get<1>(k)},
+                                  {"dst", std::get<2>(k)},
+                                  {"transport", std::get<3>(k)},
+                                  {"size_mb", t.mb},
+                                  {"time_ms", t.ms},
+                                  {"links", t.links}});
+        r.erase("links");
+        r["link_totals"] = std::move(linkTotals);
+    }
+}
+
 json failedRank(const RankFolder& folder, const std::string& reason)
 {
     return {{"rank", folder.rank}, {"folder", folder.folder}, {"path", folder.path}, {"bytes", folder.bytes},
@@ -297,26 +390,76 @@ std::string dumpSummary(const json& doc)
     return out + "}\n";
 }
 
+std::string fileBytes(const json& doc, const std::string& path)
+{
+    std::string text = dumpSummary(doc);
+    if (path.size() < 3 || path.compare(path.size() - 3, 3, ".gz") != 0)
+        return text;
+    // gzip (RFC 1952) with zlib's fixed header (no name, no time), so the bytes depend on the text only.
+    z_stream z{};
+    if (deflateInit2(&z, 9, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY) != Z_OK)
+        return {};
+    std::string out(deflateBound(&z, static_cast<uLong>(text.size())), '\0');
+    z.next_in = reinterpret_cast<Bytef*>(text.data());
+    z.avail_in = static_cast<uInt>(text.size());
+    z.next_out = reinterpret_cast<Bytef*>(out.data());
+    z.avail_out = static_cast<uInt>(out.size());
+    const int rc = deflate(&z, Z_FINISH);
+    out.resize(z.total_out);
+    deflateEnd(&z);
+    return rc == Z_STREAM_END ? out : std::string();
+}
+
+namespace {
+
+// Up to `limit` bytes of `path`, inflated when it is gzip-compressed (zlib reads a plain file as
+// it is). False with *error set when it cannot be read.
+bool readText(const std::string& path, std::size_t limit, std::string& out, std::string* error)
+{
+    gzFile f = gzopen(path.c_str(), "rb");
+    if (!f) {
+        if (error)
+            *error = "cannot read " + path + ": " + std::strerror(errno);
+        return false;
+    }
+    gzbuffer(f, 1 << 17);
+    out.clear();
+    char buf[1 << 16];
+    while (out.size() < limit) {
+        const int n = gzread(f, buf, static_cast<unsigned>(std::min<std::size_t>(sizeof buf, limit - out.size())));
+        if (n < 0) {
+            int code = 0;
+            if (error)
+                *error = path + ": " + gzerror(f, &code);
+            gzclose(f);
+            return false;
+        }
+        if (n == 0)
+            break;
+        out.append(buf, static_cast<std::size_t>(n));
+    }
+    gzclose(f);
+    return true;
+}
+
+} // namespace
+
 bool isSummaryFile(const std::string& path)
 {
     std::error_code ec;
     if (!fs::is_regular_file(path, ec))
         return false;
-    std::ifstream in(path, std::ios::binary);
-    char head[256] = {};
-    in.read(head, sizeof head - 1);
-    return std::string_view(head, static_cast<std::size_t>(in.gcount())).find(std::string("\"format\":\"") + kFormatName + "\"")
-           != std::string_view::npos;
+    std::string head;
+    return readText(path, 255, head, nullptr)
+           && head.find(std::string("\"format\":\"") + kFormatName + "\"") != std::string::npos;
 }
 
 bool readSummary(const std::string& path, json& out, std::string* error)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        *error = "cannot read " + path + ": " + std::strerror(errno);
+    std::string text;
+    if (!readText(path, std::numeric_limits<std::size_t>::max(), text, error))
         return false;
-    }
-    out = json::parse(in, nullptr, false);
+    out = json::parse(text, nullptr, false);
     if (out.is_discarded() || !out.is_object()) {
         *error = path + " is not valid JSON";
         return false;
@@ -340,9 +483,9 @@ bool readSummary(const std::string& path, json& out, std::string* error)
 
 namespace {
 
-// A rank's "overview" into lanes. The run-length pairs are taken as written up to `buckets`
-// values (a longer run is cut there, a shorter one padded with 0), so a damaged file cannot
-// make a lane longer than its resolution.
+// A rank's "overview" into lanes: `busy` (decodeBusy) or, in a version 1 file, `busy_permille`
+// run-length pairs, taken as written up to `buckets` values (a longer run is cut there, a
+// shorter one padded with 0), so a damaged file cannot make a lane longer than its resolution.
 void readOverview(const json& rank, int id, std::vector<StreamOverview>& out)
 {
     const auto ov = rank.find("overview");
@@ -367,14 +510,18 @@ void readOverview(const json& rank, int id, std::vector<StreamOverview>& out)
         lane.tasks = static_cast<std::uint64_t>(std::max<std::int64_t>(0, integer(st, "tasks")));
         lane.begin = begin;
         lane.end = end;
-        lane.busyPermille.reserve(static_cast<std::size_t>(buckets));
-        for (const json& pair : st.value("busy_permille", json::array())) {
-            if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number_integer() || !pair[1].is_number_integer())
-                continue;
-            const auto v = static_cast<std::uint16_t>(std::clamp<std::int64_t>(pair[0].get<std::int64_t>(), 0, 1000));
-            const std::int64_t room = buckets - static_cast<std::int64_t>(lane.busyPermille.size());
-            lane.busyPermille.insert(lane.busyPermille.end(),
-                                     static_cast<std::size_t>(std::clamp<std::int64_t>(pair[1].get<std::int64_t>(), 0, room)), v);
+        if (const auto busy = st.find("busy"); busy != st.end() && busy->is_string()) {
+            lane.busyPermille = decodeBusy(busy->get_ref<const std::string&>(), static_cast<std::size_t>(buckets));
+        } else { // version 1: [‰, count] pairs
+            lane.busyPermille.reserve(static_cast<std::size_t>(buckets));
+            for (const json& pair : st.value("busy_permille", json::array())) {
+                if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number_integer() || !pair[1].is_number_integer())
+                    continue;
+                const auto v = static_cast<std::uint16_t>(std::clamp<std::int64_t>(pair[0].get<std::int64_t>(), 0, 1000));
+                const std::int64_t room = buckets - static_cast<std::int64_t>(lane.busyPermille.size());
+                lane.busyPermille.insert(lane.busyPermille.end(),
+                                         static_cast<std::size_t>(std::clamp<std::int64_t>(pair[1].get<std::int64_t>(), 0, room)), v);
+            }
         }
         lane.busyPermille.resize(static_cast<std::size_t>(buckets), 0);
         out.push_back(std::move(lane));
@@ -389,7 +536,7 @@ SessionPtr sessionFromSummary(const json& summary, const std::string& path)
     s->root = path;
     const std::size_t n = summary["ranks"].size();
     s->layout = "cluster summary (" + std::to_string(n) + " ranks)";
-    s->source = "summary";
+    s->source = kSessionSource;
     ClusterData& cl = s->cluster;
     for (const json& r : summary["ranks"]) {
         const int rank = r.value("rank", -1);
@@ -454,6 +601,39 @@ SessionPtr sessionFromSummary(const json& summary, const std::string& path)
             link.sizeMB = numOr(l, "size_mb");
             link.timeMs = numOr(l, "time_ms");
             link.bandwidthGBps = numOr(l, "bandwidth_gbps");
+            cl.links.push_back(link);
+        }
+        // Version 2 keeps totals: per transport (what the slow-link test sums) and per collective,
+        // src, dst and transport (what the matrix sums), stood for by one op and one link each.
+        if (const auto ct = r.find("comm_transport"); ct != r.end() && ct->is_array() && !ct->empty()) {
+            CommOp op;
+            op.rank = rank;
+            op.fullName = op.opName = "transport totals";
+            for (const json& b : *ct) {
+                CommBandwidth cb;
+                cb.transport = cl.strings.intern(strOr(b, "transport"));
+                cb.sizeMB = numOr(b, "size_mb");
+                cb.timeMs = numOr(b, "time_ms");
+                cb.bandwidthGBps = cb.timeMs > 0 ? cb.sizeMB / cb.timeMs : kNaN;
+                op.bandwidth.push_back(std::move(cb));
+            }
+            cl.comm.push_back(std::move(op));
+        }
+        for (const json& l : r.value("link_totals", json::array())) {
+            if (!l.is_object())
+                continue;
+            CommLink link;
+            const std::string collective = strOr(l, "collective"), transport = strOr(l, "transport");
+            link.step = cl.strings.intern("rank " + std::to_string(rank)); // de-duplicated when written
+            link.fullName = cl.strings.intern(collective + "@" + transport);
+            link.opName = cl.strings.intern(collective);
+            link.src = l.value("src", -1);
+            link.dst = l.value("dst", -1);
+            link.transport = cl.strings.intern(transport);
+            link.sizeMB = numOr(l, "size_mb");
+            link.timeMs = numOr(l, "time_ms");
+            link.bandwidthGBps = link.timeMs > 0 ? link.sizeMB / link.timeMs : kNaN;
+            link.count = static_cast<std::uint32_t>(std::clamp<std::int64_t>(l.value("links", std::int64_t{1}), 1, 1 << 30));
             cl.links.push_back(link);
         }
     }
@@ -561,6 +741,32 @@ std::vector<StepSpan> stepSpansOf(const json& summary)
         spans.push_back(std::move(s));
     }
     return spans;
+}
+
+bool isSummarySession(const Session& s)
+{
+    return s.source == kSessionSource;
+}
+
+CompareResult compareRuns(const Session& base, const Session& cur, const CompareOptions& co, std::string* error)
+{
+    if (!isSummarySession(base) && !isSummarySession(cur))
+        return compareSessions(base, cur, co);
+    json docs[2];
+    const Session* sessions[2] = {&base, &cur};
+    for (int i = 0; i < 2; ++i)
+        if (isSummarySession(*sessions[i]) && !readSummary(sessions[i]->root, docs[i], error)) {
+            CompareResult failed; // says why on the side that failed, as a file read in part would
+            (i == 0 ? failed.baselineProblems : failed.currentProblems).push_back({-1, sessions[i]->root, "failed", *error, 0});
+            return failed;
+        }
+    auto side = [&](int i) { return isSummarySession(*sessions[i]) ? compareSideOf(docs[i]) : compareSide(*sessions[i], co); };
+    auto spans = [&](int i) { return isSummarySession(*sessions[i]) ? stepSpansOf(docs[i]) : stepSpans(*sessions[i]); };
+    CompareResult r = compareSides(side(0), side(1), co);
+    alignStepSpans(r, spans(0), spans(1));
+    r.baselineProblems = inputProblems(base);
+    r.currentProblems = inputProblems(cur);
+    return r;
 }
 
 } // namespace npuscope::cluster_summary

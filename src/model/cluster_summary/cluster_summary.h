@@ -20,7 +20,7 @@
 namespace npuscope::cluster_summary {
 
 inline constexpr const char* kFormatName = "npuscope-cluster-summary";
-inline constexpr int kFormatVersion = 1;
+inline constexpr int kFormatVersion = 2;
 inline constexpr int kDefaultBuckets = 4096;
 
 // One rank folder to summarise.
@@ -46,6 +46,12 @@ std::vector<std::vector<std::size_t>> assignByBytes(const std::vector<RankFolder
 // comm_ops, links, comm_stats, overview. `buckets` sets the overview resolution.
 nlohmann::json reduceProfile(const Profile& p, const RankFolder& folder, int buckets = kDefaultBuckets);
 
+// What the file keeps of the gathered rank summaries, once the cluster section is computed from
+// them: each rank's communication ops become its totals per transport (`comm_transport`) and its
+// links, de-duplicated over the whole cluster, totals per collective, src, dst and transport
+// (`link_totals`). Per-op detail grows with steps × collectives and stays in the folders.
+void compactForFile(nlohmann::json& doc);
+
 // A rank folder that could not be summarised.
 nlohmann::json failedRank(const RankFolder& folder, const std::string& reason);
 
@@ -56,10 +62,15 @@ void sortCanonical(std::vector<nlohmann::json>& ranks);
 // bytes), then the other keys in sorted order, one line.
 std::string dumpSummary(const nlohmann::json& doc);
 
-// Whether `path` is a cluster summary file (checks the first bytes only).
+// The bytes to write at `path`: dumpSummary's text, gzip-compressed when `path` ends in ".gz"
+// (deterministic: no name or time in the header). Empty if compression fails.
+std::string fileBytes(const nlohmann::json& doc, const std::string& path);
+
+// Whether `path` is a cluster summary file, plain or gzip-compressed (checks the first bytes only).
 bool isSummaryFile(const std::string& path);
 
-// Reads and validates a summary file. False with *error naming the file and why.
+// Reads (inflating a gzip-compressed file) and validates a summary file. False with *error
+// naming the file and why.
 bool readSummary(const std::string& path, nlohmann::json& out, std::string* error);
 
 // FileRecord::kind of a rank folder a summary names (note: "rank N"; status Failed with the
@@ -68,6 +79,10 @@ inline constexpr const char* kRankFolderKind = "rank_folder";
 
 // The folder of rank `rank` named by a summary Session, or "" when it names none.
 std::string rankFolderOf(const Session& s, int rank);
+
+// Session::source of a Session read from a summary.
+inline constexpr const char* kSessionSource = "summary";
+bool isSummarySession(const Session& s);
 
 // A Session holding what the cluster analysis and the advisor's cluster rules read: per rank
 // one cluster_step_trace_time row per step (type "rank"), the communication ops (rank set) and
@@ -81,5 +96,11 @@ CompareSide compareSideOf(const nlohmann::json& summary);
 // The first rank's steps that have a span, with their split (no operator types: the summary keeps
 // them per rank, not per step), for the steps side by side.
 std::vector<StepSpan> stepSpansOf(const nlohmann::json& summary);
+
+// `compare` of two loaded runs, either of which may be a summary Session (its file is read
+// again): compareSessions on two folders; otherwise each side from compareSide or compareSideOf,
+// the steps side by side from stepSpans or stepSpansOf. When a summary cannot be read again,
+// *error says why and the result is empty but for that side's input problem.
+CompareResult compareRuns(const Session& base, const Session& cur, const CompareOptions& co, std::string* error);
 
 } // namespace npuscope::cluster_summary

@@ -246,6 +246,9 @@ struct CommLink {
     int src = -1, dst = -1;
     NameId transport;  // LOCAL, HCCS, PCIE, SDMA, RDMA, SIO
     double sizeMB = kNaN, timeMs = kNaN, bandwidthGBps = kNaN;
+    // How many links of the files this one stands for: 1 as read; a cluster summary's per-rank
+    // totals (one per collective, src, dst and transport) carry the count they add up.
+    std::uint32_t count = 1;
 };
 
 // step_trace_time.csv row (also cluster_step_trace_time.csv: type/index set).
