@@ -6,6 +6,7 @@
 #include "../model/cli_run.h"
 
 #include "model/analysis/cluster.h"
+#include "model/analysis/step_diff.h"
 #include "model/cluster_summary/cluster_summary.h"
 #include "model/formats/loader.h"
 
@@ -123,6 +124,13 @@ private slots:
         const Profile& p = *lr.session->ranks[0];
         QCOMPARE(p.rank, 5);
         QCOMPARE(r5["steps"].size(), std::size_t(2));
+        // Each step's range is the timeline's span of that step, whatever gave its split.
+        const std::vector<StepSpan> spans = stepSpans(p);
+        QCOMPARE(spans.size(), std::size_t(2));
+        for (std::size_t i = 0; i < 2; ++i) {
+            QCOMPARE(r5["steps"][i]["begin_ns"].get<TimeNs>(), spans[i].begin);
+            QCOMPARE(r5["steps"][i]["end_ns"].get<TimeNs>(), spans[i].end);
+        }
         QCOMPARE(r5["advisor_split"]["steps"].get<int>(), 2);
 
         // Communication: the totals per transport of its ops' bandwidth rows (what the slow-link

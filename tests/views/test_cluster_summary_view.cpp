@@ -179,6 +179,10 @@ private slots:
         for (const AdvisorDiffRow& d : r.advisor)
             clusterRemains = clusterRemains || (d.change == FindingChange::Remaining && d.id.rfind("CLU-SLOWRANK", 0) == 0);
         QVERIFY(clusterRemains);
+        // The summary's steps (their ranges from the rank's ProfilerStep spans) pair with the folder's.
+        QVERIFY(v->timelines()->optimizedStepBox()->count() >= 2);
+        QCOMPARE(v->timelines()->optimizedStepBox()->count(), v->timelines()->baselineStepBox()->count());
+        QVERIFY(!v->timelines()->pairs().empty());
         bool said = false;
         for (const QLabel* l : v->timelines()->findChildren<QLabel*>())
             said = said || l->text().contains(QStringLiteral("cluster summary"));

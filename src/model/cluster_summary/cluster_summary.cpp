@@ -2,6 +2,7 @@
 
 #include "model/analysis/op_stats.h"
 #include "model/analysis/overlap.h"
+#include "model/analysis/step_diff.h"
 #include "model/formats/layout.h"
 #include "model/store/input_problems.h"
 
@@ -245,16 +246,27 @@ json reduceProfile(const Profile& p, const RankFolder& folder, int buckets)
     r["devices"] = p.devices;
 
     const OverlapResult ov = computeOverlap(p);
+    // step_trace_time rows have no time range: the timeline's ProfilerStep#N span of the same step
+    // gives it, so the steps can be shown side by side.
+    const std::vector<StepSpan> spans = stepSpans(p);
+    auto spanOf = [&spans](const std::string& step) -> const StepSpan* {
+        for (const StepSpan& sp : spans)
+            if (sp.name == step || sp.name == "ProfilerStep#" + step)
+                return &sp;
+        return nullptr;
+    };
     json steps = json::array();
-    for (const auto& s : ov.steps)
+    for (const auto& s : ov.steps) {
+        const StepSpan* sp = s.end > s.begin ? nullptr : spanOf(s.step);
         steps.push_back({{"step", s.step},
-                         {"begin_ns", s.begin},
-                         {"end_ns", s.end},
+                         {"begin_ns", sp ? sp->begin : s.begin},
+                         {"end_ns", sp ? sp->end : s.end},
                          {"computing_ns", s.computing},
                          {"comm_not_overlapped_ns", s.commNotOverlapped},
                          {"overlapped_ns", s.overlapped},
                          {"communication_ns", s.communication},
                          {"free_ns", s.free}});
+    }
     r["step_source"] = overlapSourceName(ov.source);
     r["steps"] = std::move(steps);
 
