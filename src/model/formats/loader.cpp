@@ -115,6 +115,23 @@ private:
     bool m_emitted = false;
 };
 
+// Estimated heap a reader of `kind` (FileRecord::kind) builds from `fileBytes` of input: the
+// tables it fills plus its working buffers (FORMATS.md readers, measured on the samples).
+// Timeline: columnar slices and args take about as much as the JSON text, plus one 32 MiB chunk
+// buffer. JSON side files are parsed into a DOM (about 8x the text). CSV tables and SQLite
+// exports: about the size of the text or the pages.
+std::uint64_t estimatedHeapBytes(std::string_view kind, std::uint64_t fileBytes)
+{
+    constexpr std::uint64_t kChunkBuffer = 40ull << 20;
+    if (kind == "timeline")
+        return fileBytes + std::min<std::uint64_t>(fileBytes, kChunkBuffer);
+    if (kind == "simplified_tasks" || kind == "communication" || kind == "communication_matrix"
+        || kind == "cluster_communication" || kind == "cluster_communication_matrix" || kind == "info_json"
+        || kind == "profiler_info" || kind == "profiler_metadata")
+        return fileBytes * 8;
+    return fileBytes;
+}
+
 struct Env {
     const LoadOptions& options;
     ProgressSink& progress;

@@ -14,9 +14,6 @@ namespace npuscope {
 std::optional<std::uint64_t> memoryBudgetBytes();
 // "512M", "2G", "1048576" -> bytes; nullopt for junk.
 std::optional<std::uint64_t> parseByteSize(std::string_view text);
-// Estimated heap a reader of `kind` (FileRecord::kind) builds from `fileBytes` of input:
-// the tables it fills plus its working buffers (FORMATS.md readers, measured on the samples).
-std::uint64_t estimatedHeapBytes(std::string_view kind, std::uint64_t fileBytes);
 // "3.2 GiB", "12 MiB", "800 KiB", "12 bytes".
 std::string formatBytes(std::uint64_t bytes);
 
