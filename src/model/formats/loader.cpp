@@ -207,8 +207,8 @@ FileRecord readOne(layout::FileKind kind, std::string_view bytes, Profile& p, co
 }
 
 // How far ahead of a reader's progress the pages of its file are mapped, in files of at least
-// kLargeLoadBytes: the 1 GB benchmark profile's load takes 0.08 s less (system time
-// 0.7-0.8 -> 0.6 s); in small files the pages mapped ahead would raise the peak RSS.
+// kLargeLoadBytes: their pages are then mapped in large runs instead of one fault at a time,
+// which saves system time; in small files the pages mapped ahead would raise the peak RSS.
 constexpr std::uint64_t kMapAhead = 16ull << 20;
 
 // Maps `f` and runs `read(bytes, ctx)`; failures to open become a Failed record plus an Error
@@ -387,9 +387,9 @@ RankReads planReads(const layout::RankPlan& plan, bool useDb, const Env& env)
     // In small loads (under kLargeLoadBytes), the communication files are read first: their
     // parse holds about 5x their size (simdjson's index and the tree) for a moment, and that
     // moment comes before the kernel table and the timeline have grown instead of at the end,
-    // on top of them. The 100 MB benchmark profile's peak: 126-134 -> 114-120 MB (`info`).
-    // Larger loads read them last: the 1 GB profile's finalize() took 0.2 instead of 0.1 s
-    // after the timeline with them first (its peak is well under the JSON's size either way).
+    // on top of them, which lowers the peak. Larger loads read them last: read first, they
+    // slow down the timeline's finalize() (and the peak of a large load is well under the
+    // JSON's size either way).
     r.largeLoad = plan.bytesToRead() >= kLargeLoadBytes;
     if (!r.largeLoad)
         std::stable_partition(r.sideFiles.begin(), r.sideFiles.end(), [&](std::size_t i) {
@@ -457,10 +457,10 @@ void readSideFiles(const layout::RankPlan& plan, RankReads& reads, Profile& side
     }
     // In a large load, what the side files freed (the communication files' trees,
     // read last, and the kernel rows' keys) would stay resident to the end of the
-    // load: the timeline's remaining work reuses little of it (1 GB benchmark
-    // profile: peak 835-841 -> 755-811 MB). A small load read the communication
-    // files first, and the rest of the load reuses what they freed: given back, it
-    // would be faulted in again (100 MB profile: 0.25 -> 0.22 s, for 4 MB more).
+    // load: the timeline's remaining work reuses little of it, so giving it back lowers
+    // the peak. A small load read the communication files first, and the rest of the load
+    // reuses what they freed: given back, it would be faulted in again, which costs more
+    // time than the few MB it would save.
     // A cancelled load's memory is released by discard() once freed.
     if (!env.cancelled() && reads.largeLoad)
         releaseFreeHeap();
