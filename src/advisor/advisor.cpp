@@ -227,7 +227,7 @@ std::vector<RuleDef> allRules()
     return r;
 }
 
-int sevRank(FindingSeverity s) { return static_cast<int>(s); }
+int severityOrder(FindingSeverity s) { return static_cast<int>(s); }
 
 // Merge one rank's fired finding into the list (same id -> one finding with a ranks column).
 void mergeFired(std::vector<Finding>& out, Finding f)
@@ -475,7 +475,7 @@ void summarizeSteps(const Session& session, const std::vector<ProfileFacts>& fac
         rs.rank = f.rank;
         rs.T = f.T;
         rs.computing = f.computing;
-        rs.commNotOverlapped = f.commNO;
+        rs.commNotOverlapped = f.commNotOverlapped;
         rs.free = f.free;
         rs.computingParts = f.computingParts;
         rs.commParts = f.commParts;
@@ -700,7 +700,7 @@ void orderFindings(std::vector<Finding>& fired, std::vector<Finding>& others)
         if (catOrder(a.category) != catOrder(b.category))
             return catOrder(a.category) < catOrder(b.category);
         if (a.severity != b.severity)
-            return sevRank(a.severity) < sevRank(b.severity);
+            return severityOrder(a.severity) < severityOrder(b.severity);
         const double ga = a.gain.estimated ? a.gain.nsPerStep : -1, gb = b.gain.estimated ? b.gain.nsPerStep : -1;
         if (ga != gb)
             return ga > gb;

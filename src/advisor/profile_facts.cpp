@@ -138,7 +138,7 @@ double firstMetric(const KernelTable& k, const std::vector<int>& cols, std::size
 {
     for (int c : cols) {
         const double v = k.metrics[static_cast<std::size_t>(c)][row];
-        if (v == v)
+        if (!isMissing(v))
             return v;
     }
     return kNaN;
@@ -146,7 +146,7 @@ double firstMetric(const KernelTable& k, const std::vector<int>& cols, std::size
 
 std::string fmtNum(double v, int decimals)
 {
-    if (v != v)
+    if (isMissing(v))
         return "n/a";
     char b[64];
     std::snprintf(b, sizeof b, "%.*f", decimals, v);
@@ -221,12 +221,12 @@ void findCapabilities(ProfileFacts& f)
     f.hasKernels = p.kernels.size() > 0;
     for (const auto& s : p.steps)
         if (isRankStepRow(s))
-            f.hasStt = true;
+            f.hasStepTrace = true;
     for (const auto& op : p.commOps)
         if (!op.totalInfo)
             f.hasComm = true;
     for (const auto& d : p.deviceInfo)
-        if (d.aiCoreNum > 0 || d.aicFrequencyMHz == d.aicFrequencyMHz)
+        if (d.aiCoreNum > 0 || !isMissing(d.aicFrequencyMHz))
             f.hasInfo = true;
     f.hasMeta = !p.meta.env.empty() || !p.meta.profilerMetadata.is_null();
     f.torchNpu = p.layout.find("torch_npu") != std::string::npos;
@@ -321,7 +321,7 @@ void findCommOps(ProfileFacts& f)
     }
     if (f.commOpsTl.empty()) {
         for (const auto& op : p.commOps)
-            if (!op.totalInfo && op.start && op.elapseMs == op.elapseMs)
+            if (!op.totalInfo && op.start && !isMissing(op.elapseMs))
                 f.commOpsTl.push_back({*op.start, roundNs(op.elapseMs * 1e6), op.opName, kNone, -1});
         f.commSource = "communication.json";
     }
@@ -374,9 +374,9 @@ std::vector<StepSpan> stepTraceSteps(const Profile& p, const std::vector<StepSpa
         StepSpan s;
         s.name = r.step;
         s.computing = optNs(r.computing);
-        s.commNO = optNs(r.commNotOverlapped);
+        s.commNotOverlapped = optNs(r.commNotOverlapped);
         s.free = optNs(r.free);
-        s.total = s.computing + s.commNO + s.free;
+        s.total = s.computing + s.commNotOverlapped + s.free;
         steps.push_back(s);
     }
     if (ranges.size() == steps.size())
@@ -401,11 +401,11 @@ void findSteps(ProfileFacts& f)
     const Intervals commNo = subtract(f.commUnion, f.computeUnion);
     auto splitRange = [&](StepSpan& s) {
         s.computing = static_cast<double>(lengthOf(clip(f.computeUnion, s.start, s.end)));
-        s.commNO = static_cast<double>(lengthOf(clip(commNo, s.start, s.end)));
+        s.commNotOverlapped = static_cast<double>(lengthOf(clip(commNo, s.start, s.end)));
         s.total = static_cast<double>(s.end - s.start);
         s.free = std::max(0.0, s.total - static_cast<double>(lengthOf(clip(busy, s.start, s.end))));
     };
-    if (f.hasStt) {
+    if (f.hasStepTrace) {
         f.steps = stepTraceSteps(f.p, ranges);
         f.stepSource = "step_trace_time.csv";
     } else if (!ranges.empty()) {
@@ -438,12 +438,12 @@ void averageSteps(ProfileFacts& f)
     for (const auto& s : steps) {
         sum += s.total;
         c += s.computing;
-        n += s.commNO;
+        n += s.commNotOverlapped;
         fr += s.free;
     }
     f.T = steps.empty() ? 0 : sum / static_cast<double>(steps.size());
     f.computing = steps.empty() ? 0 : c / static_cast<double>(steps.size());
-    f.commNO = steps.empty() ? 0 : n / static_cast<double>(steps.size());
+    f.commNotOverlapped = steps.empty() ? 0 : n / static_cast<double>(steps.size());
     f.free = steps.empty() ? 0 : fr / static_cast<double>(steps.size());
 }
 
@@ -499,14 +499,15 @@ std::vector<SplitPart> communicationSplit(const ProfileFacts& f)
     for (const auto& op : f.p.commOps) {
         if (op.totalInfo)
             continue;
-        if (op.waitMs == op.waitMs)
+        if (!isMissing(op.waitMs))
             wait += op.waitMs;
-        if (op.transitMs == op.transitMs)
+        if (!isMissing(op.transitMs))
             transit += op.transitMs;
     }
     if (!(wait + transit > 0))
         return {};
-    return {{"wait", wait / (wait + transit) * f.commNO}, {"transmit", transit / (wait + transit) * f.commNO}};
+    return {{"wait", wait / (wait + transit) * f.commNotOverlapped},
+            {"transmit", transit / (wait + transit) * f.commNotOverlapped}};
 }
 
 } // namespace

@@ -30,7 +30,7 @@ struct MteTime {
         if (t.kernel == kNone)
             return 0.0;
         const double a = firstMetric(k, mte2, t.kernel), b = firstMetric(k, mte3, t.kernel), x = firstMetric(k, fix, t.kernel);
-        const double r = (a == a ? a : 0) + std::max(b == b ? b : 0.0, x == x ? x : 0.0);
+        const double r = (!isMissing(a) ? a : 0) + std::max(!isMissing(b) ? b : 0.0, !isMissing(x) ? x : 0.0);
         return static_cast<double>(t.dur) * std::min(1.0, r);
     }
 };
@@ -757,10 +757,10 @@ void noBound(const RuleCtx& c, RuleOut& out)
         double mx = kNaN;
         for (int ci : cols) {
             const double v = k.metrics[static_cast<std::size_t>(ci)][t.kernel];
-            if (v == v)
-                mx = mx == mx ? std::max(mx, v) : v;
+            if (!isMissing(v))
+                mx = !isMissing(mx) ? std::max(mx, v) : v;
         }
-        if (mx != mx)
+        if (isMissing(mx))
             continue; // per op: a ratio-less row is not evidence of anything
         ++have;
         if (mx > bound || static_cast<double>(t.dur) <= minDur)

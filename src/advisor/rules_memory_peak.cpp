@@ -135,7 +135,7 @@ Leak findLeak(const ProfileFacts& f, const memory::Summary& m, int minSteps)
             double lo = s.at(span.begin);
             auto it = std::lower_bound(s.ts.begin(), s.ts.end(), span.begin);
             for (auto k = static_cast<std::size_t>(it - s.ts.begin()); k < s.ts.size() && s.ts[k] < span.end; ++k)
-                lo = lo == lo ? std::min(lo, s.value[k]) : s.value[k];
+                lo = !isMissing(lo) ? std::min(lo, s.value[k]) : s.value[k];
             if (!leak.floors.empty() && !(lo > leak.floors.back()))
                 grows = false;
             leak.floors.push_back(lo);
@@ -249,7 +249,7 @@ void memoryPeakRule(const RuleCtx& c, RuleOut& out)
     const double gap = reservedAtPeak - peakBytes;
     const std::string at = Locator{f.rank, -1, -1, peakAt, std::nullopt, {}, {}, {}, {}}.text(f.p.begin);
     const std::string holders = topHolders(f, parts, top);
-    const std::string capText = capacity == capacity
+    const std::string capText = !isMissing(capacity)
         ? fmtPct(peakBytes / capacity) + " of the device's " + fmtMB(capacity) + " (" + capSource + ")"
         : "device capacity unknown (set MEM-PEAK capacity_mb)";
     const double longShare = parts.total > 0 ? parts.longLived / parts.total : 0;
@@ -285,7 +285,7 @@ void memoryPeakRule(const RuleCtx& c, RuleOut& out)
     };
 
     // 1. Close to capacity.
-    if (capacity == capacity && peakBytes >= peakShare * capacity) {
+    if (!isMissing(capacity) && peakBytes >= peakShare * capacity) {
         Finding& fd = out.fire("capacity");
         fd.ruleSeverity = FindingSeverity::High;
         fd.title = "Device memory peak " + fmtMB(peakBytes) + " is " + capText;
@@ -296,7 +296,7 @@ void memoryPeakRule(const RuleCtx& c, RuleOut& out)
         addHolderEvidence(fd, f, parts, "alive at the peak");
     }
     // 2. Fragmentation at the peak.
-    if (reservedAtPeak == reservedAtPeak && reservedAtPeak > 0 && gap >= fragShare * reservedAtPeak) {
+    if (!isMissing(reservedAtPeak) && reservedAtPeak > 0 && gap >= fragShare * reservedAtPeak) {
         Finding& fd = out.fire("fragmentation");
         fd.ruleSeverity = FindingSeverity::Medium;
         fd.title = "Reserved but unallocated " + fmtMB(gap) + " at the memory peak (" + fmtPct(gap / reservedAtPeak)
@@ -315,7 +315,7 @@ void memoryPeakRule(const RuleCtx& c, RuleOut& out)
         fireLeak(f, leak, fw, capText, out);
     if (out.fired.empty()) {
         std::string check = "peak " + fmtMB(peakBytes) + " (" + peakSource + ") " + at + ", " + capText;
-        if (reservedAtPeak == reservedAtPeak && reservedAtPeak > 0)
+        if (!isMissing(reservedAtPeak) && reservedAtPeak > 0)
             check += ", reserved − allocated " + fmtPct(gap / reservedAtPeak) + " (threshold " + fmtPct(fragShare) + ")";
         check += "; top holders: " + holders;
         out.pass(check);

@@ -21,8 +21,8 @@ double freePerStep(const ProfileFacts& f, std::string& source)
 {
     const Profile& p = f.p;
     double freeNs = f.free;
-    source = f.hasStt ? "step_trace_time.csv Free" : "device idle between tasks (computed)";
-    if (!f.hasStt) {
+    source = f.hasStepTrace ? "step_trace_time.csv Free" : "device idle between tasks (computed)";
+    if (!f.hasStepTrace) {
         double sum = 0;
         bool any = false;
         for (const auto& tr : p.tracks)

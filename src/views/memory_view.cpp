@@ -225,7 +225,7 @@ void MemoryView::rebuild()
     }
     if (low > top)
         low = 0;
-    if (m_summary.capacityBytes == m_summary.capacityBytes) {
+    if (!isMissing(m_summary.capacityBytes)) {
         auto* cap = new QCPItemStraightLine(m_plot);
         cap->point1->setCoords(0, m_summary.capacityBytes / kMiB);
         cap->point2->setCoords(1, m_summary.capacityBytes / kMiB);
@@ -305,7 +305,7 @@ void MemoryView::rebuild()
                          .arg(QString::fromStdString(fw->component), bytesText(m_summary.peakAllocated.bytes))
                          .arg(toMs(m_summary.peakAllocated.at), 0, 'f', 3);
             const double res = fw->reserved.at(m_summary.peakAllocated.at);
-            if (res == res && res > 0)
+            if (!isMissing(res) && res > 0)
                 parts << tr("reserved then %1, fragmentation %2 (%3 %)")
                              .arg(bytesText(res), bytesText(res - m_summary.peakAllocated.bytes))
                              .arg((res - m_summary.peakAllocated.bytes) / res * 100.0, 0, 'f', 1);
@@ -314,7 +314,7 @@ void MemoryView::rebuild()
         }
         if (m_summary.appReserved.valid())
             parts << tr("APP reserved up to %1").arg(bytesText(m_summary.appReserved.bytes));
-        if (m_summary.capacityBytes == m_summary.capacityBytes)
+        if (!isMissing(m_summary.capacityBytes))
             parts << tr("device %1 (%2 % used at the peak)")
                          .arg(bytesText(m_summary.capacityBytes))
                          .arg(m_summary.peakAllocated.bytes / m_summary.capacityBytes * 100.0, 0, 'f', 1);
@@ -344,9 +344,9 @@ void MemoryView::showMoment(TimeNs t)
                        .arg(bytesText(m_alive->totalBytes()));
     if (const memory::ComponentCurve* fw = m_summary.frameworkCurve()) {
         const double a = fw->allocated.at(t), r = fw->reserved.at(t);
-        if (a == a)
+        if (!isMissing(a))
             text += tr(" · %1 allocated %2").arg(QString::fromStdString(fw->component), bytesText(a));
-        if (r == r && a == a)
+        if (!isMissing(r) && !isMissing(a))
             text += tr(", reserved %1 (gap %2)").arg(bytesText(r), bytesText(r - a));
     }
     m_momentLabel->setText(text);
