@@ -183,7 +183,7 @@ Json memoryJson(const Profile& p)
     out["peak_reserved"] = peak(m.peakReserved);
     out["peak_active"] = peak(m.peakActive);
     out["app_reserved"] = peak(m.appReserved);
-    out["capacity_bytes"] = m.capacityBytes == m.capacityBytes ? Json(m.capacityBytes) : Json(nullptr);
+    out["capacity_bytes"] = !isMissing(m.capacityBytes) ? Json(m.capacityBytes) : Json(nullptr);
     return out;
 }
 

@@ -8,7 +8,7 @@ std::string metricsText(const Evidence& e)
 {
     std::string s;
     for (const auto& m : e.metrics) {
-        if (m.value != m.value)
+        if (isMissing(m.value))
             continue;
         if (!s.empty())
             s += " · ";

@@ -14,7 +14,7 @@ namespace {
 
 using oj = nlohmann::ordered_json;
 
-oj num(double v) { return v == v ? oj(v) : oj(nullptr); }
+oj num(double v) { return !isMissing(v) ? oj(v) : oj(nullptr); }
 
 oj locatorJson(const Locator& l)
 {

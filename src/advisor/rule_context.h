@@ -40,7 +40,7 @@ struct StepSpan {
     std::string name;
     bool hasRange = false;
     TimeNs start = 0, end = 0;
-    double computing = 0, commNO = 0, free = 0, total = 0;
+    double computing = 0, commNotOverlapped = 0, free = 0, total = 0;
 };
 
 class ProfileFacts {
@@ -55,7 +55,7 @@ public:
     std::string stepSource;
     double T = 0;                   // mean step time, ns
     int nSteps = 1;
-    double computing = 0, commNO = 0, free = 0; // per step
+    double computing = 0, commNotOverlapped = 0, free = 0; // per step
     std::vector<SplitPart> computingParts, commParts;
     Intervals computeUnion;         // Cube/Vector device tasks
     struct CommInterval { TimeNs start, dur; std::string name; std::uint32_t slice; int device; };
@@ -64,7 +64,7 @@ public:
     Intervals commUnion;
 
     // Capabilities.
-    bool hasKernels = false, hasTimeline = false, hasStt = false, hasComm = false, hasInfo = false,
+    bool hasKernels = false, hasTimeline = false, hasStepTrace = false, hasComm = false, hasInfo = false,
          hasMeta = false, hasCann = false, hasPython = false, level0 = false, torchNpu = false;
 
     double perStep(double totalNs) const { return nSteps > 0 ? totalNs / nSteps : totalNs; }
@@ -135,7 +135,7 @@ struct Weighted {
     std::size_t n = 0;
     void add(double w, double v)
     {
-        if (v == v) {
+        if (!isMissing(v)) {
             sumW += w;
             sumWV += w * v;
             ++n;

@@ -38,7 +38,7 @@ void freq(const RuleCtx& c, RuleOut& out)
                 s = x;
         const DeviceInfo* info = f.p.info(t.device);
         const double fmax = info && info->aicFrequencyMHz > 0 ? info->aicFrequencyMHz : kNaN;
-        if (fmax != fmax)
+        if (isMissing(fmax))
             continue;
         // The value holding at the start, and every sample inside the task.
         auto it = std::upper_bound(s->ts.begin(), s->ts.end(), t.start);
@@ -47,8 +47,8 @@ void freq(const RuleCtx& c, RuleOut& out)
         if (i > 0)
             fi = s->value[i - 1];
         for (; i < s->ts.size() && s->ts[i] < t.end(); ++i)
-            fi = fi == fi ? std::min(fi, s->value[i]) : s->value[i];
-        if (fi != fi)
+            fi = !isMissing(fi) ? std::min(fi, s->value[i]) : s->value[i];
+        if (isMissing(fi))
             continue;
         ++n;
         fi = std::min(fi, fmax);
@@ -59,7 +59,7 @@ void freq(const RuleCtx& c, RuleOut& out)
         g.g.sumDur += static_cast<double>(t.dur);
         g.sumRel += (fmax - fi) / fmax;
         g.lost += static_cast<double>(t.dur) * (1 - fi / fmax);
-        g.fmin = g.fmin == g.fmin ? std::min(g.fmin, fi) : fi;
+        g.fmin = !isMissing(g.fmin) ? std::min(g.fmin, fi) : fi;
         g.fmax = fmax;
     }
     out.inputs.push_back("timeline AI Core Freq counter; info.json aic_frequency (" + std::to_string(n) + " tasks covered)");

@@ -38,12 +38,12 @@ void l2(const RuleCtx& c, RuleOut& out)
             double h = 0, m = 0;
             bool any = false;
             for (int ci : hitCols)
-                if (double v = k.metrics[static_cast<std::size_t>(ci)][r]; v == v) {
+                if (double v = k.metrics[static_cast<std::size_t>(ci)][r]; !isMissing(v)) {
                     h += v;
                     any = true;
                 }
             for (int ci : missCols)
-                if (double v = k.metrics[static_cast<std::size_t>(ci)][r]; v == v) {
+                if (double v = k.metrics[static_cast<std::size_t>(ci)][r]; !isMissing(v)) {
                     m += v;
                     any = true;
                 }
@@ -64,7 +64,7 @@ void l2(const RuleCtx& c, RuleOut& out)
             if (it == rows.end())
                 continue;
             std::size_t& u = used[key];
-            if (u < it->second.size() && l.hitRate == l.hitRate)
+            if (u < it->second.size() && !isMissing(l.hitRate))
                 hitOf[it->second[u]] = l.hitRate;
             ++u;
         }
@@ -79,7 +79,7 @@ void l2(const RuleCtx& c, RuleOut& out)
             continue;
         ++total;
         const double h = hitOf[t.kernel];
-        if (h != h)
+        if (isMissing(h))
             continue;
         ++have;
         const double d = static_cast<double>(t.dur);

@@ -135,7 +135,7 @@ Leak findLeak(const ProfileFacts& f, const memory::Summary& m, int minSteps)
             double lo = s.at(span.begin);
             auto it = std::lower_bound(s.ts.begin(), s.ts.end(), span.begin);
             for (auto k = static_cast<std::size_t>(it - s.ts.begin()); k < s.ts.size() && s.ts[k] < span.end; ++k)
-                lo = lo == lo ? std::min(lo, s.value[k]) : s.value[k];
+                lo = !isMissing(lo) ? std::min(lo, s.value[k]) : s.value[k];
             if (!leak.floors.empty() && !(lo > leak.floors.back()))
                 grows = false;
             leak.floors.push_back(lo);
@@ -145,6 +145,64 @@ Leak findLeak(const ProfileFacts& f, const memory::Summary& m, int minSteps)
             leak.growth = leak.floors.back() - leak.floors.front();
     }
     return leak;
+}
+
+// The peak of the operator allocations' running sum (frees before allocations at one time):
+// its time and bytes; peakBytes stays NaN when nothing was allocated.
+void allocationsPeak(const Profile& p, TimeNs& peakAt, double& peakBytes)
+{
+    std::vector<std::pair<TimeNs, double>> ev;
+    for (const auto& a : p.opMemory)
+        if (a.bytes > 0) {
+            ev.push_back({a.allocAt, a.bytes});
+            if (a.releaseAt)
+                ev.push_back({*a.releaseAt, -a.bytes});
+        }
+    std::sort(ev.begin(), ev.end(), [](const auto& x, const auto& y) {
+        return x.first != y.first ? x.first < y.first : x.second < y.second; // frees first
+    });
+    double cur = 0;
+    for (const auto& [t, d] : ev) {
+        cur += d;
+        if (!(cur <= peakBytes)) {
+            peakBytes = cur;
+            peakAt = t;
+        }
+    }
+}
+
+// MEM-PEAK/leak: allocations made in every step and never freed, with the framework floor's
+// growth when there is a framework curve (`fw`, then non-null).
+void fireLeak(const ProfileFacts& f, const Leak& leak, const memory::ComponentCurve* fw, const std::string& capText,
+              RuleOut& out)
+{
+    const Leak::Op& worst = leak.ops.front();
+    Finding& fd = out.fire("leak");
+    fd.ruleSeverity = FindingSeverity::High;
+    const int nSteps = static_cast<int>(leak.floors.empty() ? worst.steps : leak.floors.size());
+    fd.title = "Memory leak: " + worst.name + " allocations are never freed (" + std::to_string(worst.count)
+               + " in " + std::to_string(worst.steps) + " steps, " + fmtMB(worst.bytes) + ")";
+    std::vector<std::string> names;
+    for (const auto& o : leak.ops)
+        names.push_back(o.name + " " + fmtMB(o.bytes) + " in " + std::to_string(o.count) + " allocations");
+    fd.description = "Allocations made in every step are still held when the capture ends: " + joinList(names) + ".";
+    if (!leak.floors.empty())
+        fd.description += " The " + fw->component + " allocated floor rises in every one of " + std::to_string(nSteps)
+                          + " steps, " + fmtMB(leak.growth) + " in all (" + fmtMB(leak.growth / std::max(1, nSteps - 1))
+                          + " per step).";
+    fd.description += " Peak " + capText + ".";
+    fd.suggestions.push_back("Free what " + worst.name
+                             + " allocates each step: look for tensors appended to a list or kept in a dict across "
+                               "steps, losses accumulated without .item() / .detach(), or caches that only grow.");
+    fd.suggestions.push_back("Long-lived tensors: release them earlier (del the reference, clear the container at the "
+                             "end of the step).");
+    fd.scope.steps = std::to_string(worst.steps) + " steps";
+    noGain(fd, "memory, not time");
+    for (const auto& o : leak.ops)
+        for (auto r : o.rows)
+            if (fd.evidence.size() < kMaxEvidence)
+                fd.evidence.push_back(allocationEvidence(f, f.p.opMemory[r], "never released"));
+    sortEvidence(fd.evidence);
 }
 
 } // namespace
@@ -183,24 +241,7 @@ void memoryPeakRule(const RuleCtx& c, RuleOut& out)
         peakBytes = m.peakAllocated.bytes;
         peakSource = fw->component + " allocated";
     } else {
-        std::vector<std::pair<TimeNs, double>> ev;
-        for (const auto& a : f.p.opMemory)
-            if (a.bytes > 0) {
-                ev.push_back({a.allocAt, a.bytes});
-                if (a.releaseAt)
-                    ev.push_back({*a.releaseAt, -a.bytes});
-            }
-        std::sort(ev.begin(), ev.end(), [](const auto& x, const auto& y) {
-            return x.first != y.first ? x.first < y.first : x.second < y.second; // frees first
-        });
-        double cur = 0;
-        for (const auto& [t, d] : ev) {
-            cur += d;
-            if (!(cur <= peakBytes)) {
-                peakBytes = cur;
-                peakAt = t;
-            }
-        }
+        allocationsPeak(f.p, peakAt, peakBytes);
         peakSource = "sum of operator allocations";
     }
     const PeakParts parts = partsAt(f, peakAt, longNs);
@@ -208,7 +249,7 @@ void memoryPeakRule(const RuleCtx& c, RuleOut& out)
     const double gap = reservedAtPeak - peakBytes;
     const std::string at = Locator{f.rank, -1, -1, peakAt, std::nullopt, {}, {}, {}, {}}.text(f.p.begin);
     const std::string holders = topHolders(f, parts, top);
-    const std::string capText = capacity == capacity
+    const std::string capText = !isMissing(capacity)
         ? fmtPct(peakBytes / capacity) + " of the device's " + fmtMB(capacity) + " (" + capSource + ")"
         : "device capacity unknown (set MEM-PEAK capacity_mb)";
     const double longShare = parts.total > 0 ? parts.longLived / parts.total : 0;
@@ -244,7 +285,7 @@ void memoryPeakRule(const RuleCtx& c, RuleOut& out)
     };
 
     // 1. Close to capacity.
-    if (capacity == capacity && peakBytes >= peakShare * capacity) {
+    if (!isMissing(capacity) && peakBytes >= peakShare * capacity) {
         Finding& fd = out.fire("capacity");
         fd.ruleSeverity = FindingSeverity::High;
         fd.title = "Device memory peak " + fmtMB(peakBytes) + " is " + capText;
@@ -255,7 +296,7 @@ void memoryPeakRule(const RuleCtx& c, RuleOut& out)
         addHolderEvidence(fd, f, parts, "alive at the peak");
     }
     // 2. Fragmentation at the peak.
-    if (reservedAtPeak == reservedAtPeak && reservedAtPeak > 0 && gap >= fragShare * reservedAtPeak) {
+    if (!isMissing(reservedAtPeak) && reservedAtPeak > 0 && gap >= fragShare * reservedAtPeak) {
         Finding& fd = out.fire("fragmentation");
         fd.ruleSeverity = FindingSeverity::Medium;
         fd.title = "Reserved but unallocated " + fmtMB(gap) + " at the memory peak (" + fmtPct(gap / reservedAtPeak)
@@ -270,38 +311,11 @@ void memoryPeakRule(const RuleCtx& c, RuleOut& out)
     // 3. Leak.
     const Leak leak = findLeak(f, m, static_cast<int>(c.param("leak_min_steps")));
     const double minGrowth = c.param("leak_min_mb") * kMiB;
-    if (!leak.ops.empty() && (leak.floors.empty() || (leak.floorGrows && leak.growth >= minGrowth))) {
-        const Leak::Op& worst = leak.ops.front();
-        Finding& fd = out.fire("leak");
-        fd.ruleSeverity = FindingSeverity::High;
-        const int nSteps = static_cast<int>(leak.floors.empty() ? worst.steps : leak.floors.size());
-        fd.title = "Memory leak: " + worst.name + " allocations are never freed (" + std::to_string(worst.count)
-                   + " in " + std::to_string(worst.steps) + " steps, " + fmtMB(worst.bytes) + ")";
-        std::vector<std::string> names;
-        for (const auto& o : leak.ops)
-            names.push_back(o.name + " " + fmtMB(o.bytes) + " in " + std::to_string(o.count) + " allocations");
-        fd.description = "Allocations made in every step are still held when the capture ends: " + joinList(names) + ".";
-        if (!leak.floors.empty())
-            fd.description += " The " + fw->component + " allocated floor rises in every one of " + std::to_string(nSteps)
-                              + " steps, " + fmtMB(leak.growth) + " in all (" + fmtMB(leak.growth / std::max(1, nSteps - 1))
-                              + " per step).";
-        fd.description += " Peak " + capText + ".";
-        fd.suggestions.push_back("Free what " + worst.name
-                                 + " allocates each step: look for tensors appended to a list or kept in a dict across "
-                                   "steps, losses accumulated without .item() / .detach(), or caches that only grow.");
-        fd.suggestions.push_back("Long-lived tensors: release them earlier (del the reference, clear the container at the "
-                                 "end of the step).");
-        fd.scope.steps = std::to_string(worst.steps) + " steps";
-        noGain(fd, "memory, not time");
-        for (const auto& o : leak.ops)
-            for (auto r : o.rows)
-                if (fd.evidence.size() < kMaxEvidence)
-                    fd.evidence.push_back(allocationEvidence(f, f.p.opMemory[r], "never released"));
-        sortEvidence(fd.evidence);
-    }
+    if (!leak.ops.empty() && (leak.floors.empty() || (leak.floorGrows && leak.growth >= minGrowth)))
+        fireLeak(f, leak, fw, capText, out);
     if (out.fired.empty()) {
         std::string check = "peak " + fmtMB(peakBytes) + " (" + peakSource + ") " + at + ", " + capText;
-        if (reservedAtPeak == reservedAtPeak && reservedAtPeak > 0)
+        if (!isMissing(reservedAtPeak) && reservedAtPeak > 0)
             check += ", reserved − allocated " + fmtPct(gap / reservedAtPeak) + " (threshold " + fmtPct(fragShare) + ")";
         check += "; top holders: " + holders;
         out.pass(check);

@@ -172,22 +172,39 @@ void MemoryView::rebuild()
     m_plot->xAxis->setLabel(tr("ms since trace start"));
     m_plot->yAxis->setLabel(tr("MB"));
 
-    auto addCurve = [this](const memory::Series& ser, const QString& name, const QColor& c, Qt::PenStyle style) {
-        QCPGraph* g = m_plot->addGraph();
-        g->setName(name);
-        g->setLineStyle(QCPGraph::lsStepLeft); // a total holds until the next event
-        g->setAdaptiveSampling(true);
-        QVector<double> x, y;
-        x.reserve(static_cast<qsizetype>(ser.ts.size()));
-        y.reserve(static_cast<qsizetype>(ser.ts.size()));
-        for (std::size_t i = 0; i < ser.ts.size(); ++i) {
-            x << toMs(ser.ts[i]);
-            y << ser.value[i] / kMiB;
-        }
-        g->setData(x, y, true);
-        g->setPen(QPen(c, 1.6, style));
-        return g;
-    };
+    addCurves();
+    fitValueAxis();
+    addStepLines();
+    addPeakMarker();
+    addCursorAndBand();
+    m_label->setText(summaryText());
+    applyPlotPalette(m_plot);
+    onVisibleRangeChanged(m_sel->visibleRange());
+    onSelectedRangeChanged(m_sel->selectedRange());
+}
+
+QCPGraph* MemoryView::addCurve(const memory::Series& ser, const QString& name, const QColor& c, Qt::PenStyle style)
+{
+    QCPGraph* g = m_plot->addGraph();
+    g->setName(name);
+    g->setLineStyle(QCPGraph::lsStepLeft); // a total holds until the next event
+    g->setAdaptiveSampling(true);
+    QVector<double> x, y;
+    x.reserve(static_cast<qsizetype>(ser.ts.size()));
+    y.reserve(static_cast<qsizetype>(ser.ts.size()));
+    for (std::size_t i = 0; i < ser.ts.size(); ++i) {
+        x << toMs(ser.ts[i]);
+        y << ser.value[i] / kMiB;
+    }
+    g->setData(x, y, true);
+    g->setPen(QPen(c, 1.6, style));
+    return g;
+}
+
+// The framework allocator's allocated, reserved (filled down to allocated) and active curves,
+// and the whole process's reserved memory.
+void MemoryView::addCurves()
+{
     const memory::ComponentCurve* fw = m_summary.frameworkCurve();
     if (fw) {
         m_allocated = addCurve(fw->allocated, tr("%1 allocated").arg(QString::fromStdString(fw->component)),
@@ -212,8 +229,12 @@ void MemoryView::rebuild()
     for (const auto& cc : m_summary.components)
         if (cc.component == "APP" && !cc.reserved.empty())
             addCurve(cc.reserved, tr("APP reserved (whole process)"), paletteColor(8), Qt::DotLine);
+}
 
-    // The value axis spans the curves (a large resident base would flatten them from 0).
+// The value axis spans the curves (a large resident base would flatten them from 0) and the
+// device capacity, drawn as a line when known.
+void MemoryView::fitValueAxis()
+{
     double top = 1, low = std::numeric_limits<double>::max();
     for (int i = 0; i < m_plot->graphCount(); ++i) {
         bool found = false;
@@ -225,7 +246,7 @@ void MemoryView::rebuild()
     }
     if (low > top)
         low = 0;
-    if (m_summary.capacityBytes == m_summary.capacityBytes) {
+    if (!isMissing(m_summary.capacityBytes)) {
         auto* cap = new QCPItemStraightLine(m_plot);
         cap->point1->setCoords(0, m_summary.capacityBytes / kMiB);
         cap->point2->setCoords(1, m_summary.capacityBytes / kMiB);
@@ -234,49 +255,61 @@ void MemoryView::rebuild()
     }
     const double pad = std::max((top - low) * 0.08, top * 0.002);
     m_plot->yAxis->setRange(std::max(0.0, low - pad), top + 2.5 * pad); // room above for the legend
+}
 
-    // Step boundaries.
-    if (m_profile) {
-        const auto steps = profilerSteps(*m_profile);
-        QPen stepPen(palette().windowText().color(), 1, Qt::DashLine);
-        stepPen.setColor(QColor(128, 128, 128));
-        auto line = [&](TimeNs t) {
-            auto* l = new QCPItemStraightLine(m_plot);
-            l->point1->setCoords(toMs(t), 0);
-            l->point2->setCoords(toMs(t), 1);
-            l->setPen(stepPen);
-            ++m_stepLines;
-        };
-        for (std::size_t i = 0; i < steps.size(); ++i) {
-            line(steps[i].second.begin);
-            auto* label = new QCPItemText(m_plot);
-            label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-            label->position->setCoords(toMs(steps[i].second.begin), 0.98);
-            label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
-            label->setText(QString::fromStdString(steps[i].first).replace(QStringLiteral("ProfilerStep#"), tr("step ")));
-            label->setColor(QColor(128, 128, 128));
-            label->setClipToAxisRect(true);
-            if (i + 1 == steps.size())
-                line(steps[i].second.end);
-        }
+// Step boundaries, each step's start labelled.
+void MemoryView::addStepLines()
+{
+    if (!m_profile)
+        return;
+    const auto steps = profilerSteps(*m_profile);
+    QPen stepPen(palette().windowText().color(), 1, Qt::DashLine);
+    stepPen.setColor(QColor(128, 128, 128));
+    auto line = [&](TimeNs t) {
+        auto* l = new QCPItemStraightLine(m_plot);
+        l->point1->setCoords(toMs(t), 0);
+        l->point2->setCoords(toMs(t), 1);
+        l->setPen(stepPen);
+        ++m_stepLines;
+    };
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        line(steps[i].second.begin);
+        auto* label = new QCPItemText(m_plot);
+        label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        label->position->setCoords(toMs(steps[i].second.begin), 0.98);
+        label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+        label->setText(QString::fromStdString(steps[i].first).replace(QStringLiteral("ProfilerStep#"), tr("step ")));
+        label->setColor(QColor(128, 128, 128));
+        label->setClipToAxisRect(true);
+        if (i + 1 == steps.size())
+            line(steps[i].second.end);
     }
-    // The peak.
-    if (m_allocated && m_summary.peakAllocated.valid()) {
-        m_peak = new QCPItemTracer(m_plot);
-        m_peak->setGraph(m_allocated);
-        m_peak->setGraphKey(toMs(m_summary.peakAllocated.at));
-        m_peak->setInterpolating(false);
-        m_peak->setStyle(QCPItemTracer::tsCircle);
-        m_peak->setSize(9);
-        m_peak->setPen(QPen(QColor(0xB5, 0x49, 0x5B), 2));
-        auto* text = new QCPItemText(m_plot);
-        text->position->setParentAnchor(m_peak->position);
-        text->position->setCoords(6, -6);
-        text->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
-        text->setText(tr("peak %1").arg(bytesText(m_summary.peakAllocated.bytes)));
-        text->setColor(QColor(0xB5, 0x49, 0x5B));
-        text->setClipToAxisRect(false);
-    }
+}
+
+// The allocated curve's peak, marked and labelled.
+void MemoryView::addPeakMarker()
+{
+    if (!m_allocated || !m_summary.peakAllocated.valid())
+        return;
+    m_peak = new QCPItemTracer(m_plot);
+    m_peak->setGraph(m_allocated);
+    m_peak->setGraphKey(toMs(m_summary.peakAllocated.at));
+    m_peak->setInterpolating(false);
+    m_peak->setStyle(QCPItemTracer::tsCircle);
+    m_peak->setSize(9);
+    m_peak->setPen(QPen(QColor(0xB5, 0x49, 0x5B), 2));
+    auto* text = new QCPItemText(m_plot);
+    text->position->setParentAnchor(m_peak->position);
+    text->position->setCoords(6, -6);
+    text->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+    text->setText(tr("peak %1").arg(bytesText(m_summary.peakAllocated.bytes)));
+    text->setColor(QColor(0xB5, 0x49, 0x5B));
+    text->setClipToAxisRect(false);
+}
+
+// The clicked moment's line and the selected range's band, hidden until there is one.
+void MemoryView::addCursorAndBand()
+{
     m_cursor = new QCPItemStraightLine(m_plot);
     m_cursor->setPen(QPen(palette().highlight().color(), 1.5));
     m_cursor->setVisible(false);
@@ -288,8 +321,12 @@ void MemoryView::rebuild()
     hl.setAlpha(50);
     m_band->setBrush(hl);
     m_band->setVisible(false);
+}
 
-    // The summary line.
+// The summary line above the plot: the rank, its peaks, capacity and allocation counts.
+QString MemoryView::summaryText() const
+{
+    const memory::ComponentCurve* fw = m_summary.frameworkCurve();
     QStringList parts;
     if (!m_profile) {
         parts << tr("Memory curves appear here after a profile is opened.");
@@ -305,7 +342,7 @@ void MemoryView::rebuild()
                          .arg(QString::fromStdString(fw->component), bytesText(m_summary.peakAllocated.bytes))
                          .arg(toMs(m_summary.peakAllocated.at), 0, 'f', 3);
             const double res = fw->reserved.at(m_summary.peakAllocated.at);
-            if (res == res && res > 0)
+            if (!isMissing(res) && res > 0)
                 parts << tr("reserved then %1, fragmentation %2 (%3 %)")
                              .arg(bytesText(res), bytesText(res - m_summary.peakAllocated.bytes))
                              .arg((res - m_summary.peakAllocated.bytes) / res * 100.0, 0, 'f', 1);
@@ -314,16 +351,13 @@ void MemoryView::rebuild()
         }
         if (m_summary.appReserved.valid())
             parts << tr("APP reserved up to %1").arg(bytesText(m_summary.appReserved.bytes));
-        if (m_summary.capacityBytes == m_summary.capacityBytes)
+        if (!isMissing(m_summary.capacityBytes))
             parts << tr("device %1 (%2 % used at the peak)")
                          .arg(bytesText(m_summary.capacityBytes))
                          .arg(m_summary.peakAllocated.bytes / m_summary.capacityBytes * 100.0, 0, 'f', 1);
         parts << tr("%1 allocations, %2 never freed").arg(m_summary.allocations).arg(m_summary.unreleased);
     }
-    m_label->setText(parts.join(QStringLiteral(" · ")));
-    applyPlotPalette(m_plot);
-    onVisibleRangeChanged(m_sel->visibleRange());
-    onSelectedRangeChanged(m_sel->selectedRange());
+    return parts.join(QStringLiteral(" · "));
 }
 
 void MemoryView::showMoment(TimeNs t)
@@ -344,9 +378,9 @@ void MemoryView::showMoment(TimeNs t)
                        .arg(bytesText(m_alive->totalBytes()));
     if (const memory::ComponentCurve* fw = m_summary.frameworkCurve()) {
         const double a = fw->allocated.at(t), r = fw->reserved.at(t);
-        if (a == a)
+        if (!isMissing(a))
             text += tr(" · %1 allocated %2").arg(QString::fromStdString(fw->component), bytesText(a));
-        if (r == r && a == a)
+        if (!isMissing(r) && !isMissing(a))
             text += tr(", reserved %1 (gap %2)").arg(bytesText(r), bytesText(r - a));
     }
     m_momentLabel->setText(text);

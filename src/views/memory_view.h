@@ -65,6 +65,14 @@ public:
 private:
     void buildUi();
     void rebuild();
+    // The parts rebuild() draws, in its order.
+    QCPGraph* addCurve(const memory::Series& ser, const QString& name, const QColor& c, Qt::PenStyle style);
+    void addCurves();
+    void fitValueAxis();
+    void addStepLines();
+    void addPeakMarker();
+    void addCursorAndBand();
+    QString summaryText() const;
     void onVisibleRangeChanged(TimeRange r);
     void onSelectedRangeChanged(std::optional<TimeRange> r);
     void onPlotRangeChanged();

@@ -21,6 +21,8 @@
 
 #include <vector>
 
+class QElapsedTimer;
+
 namespace npuscope {
 
 class TimelineView : public QAbstractScrollArea {
@@ -129,6 +131,12 @@ private:
     QRectF sliceRect(int rank, std::uint32_t slice) const; // viewport rect, empty when hidden
     bool laneVisible(int lane) const;
     bool sliceMatches(int rank, std::uint32_t row) const;
+    // The passes of a frame, in the order paintEvent runs them.
+    void drawLaneBands(QPainter& p, std::size_t firstRow, std::size_t lastRow) const;
+    void drawSliceFills(QPainter& p) const;
+    void drawSliceNames(QPainter& p, const QRect& cr, const QElapsedTimer& clock) const;
+    void drawSelection(QPainter& p, const QRect& cr) const;
+    void drawLaneLabels(QPainter& p, std::size_t firstRow, std::size_t lastRow) const;
     void drawRuler(QPainter& p) const;
     void drawLegend(QPainter& p) const;
     void drawFlows(QPainter& p) const;

@@ -57,7 +57,7 @@ void foldPeak(Peak& peak, const Series& s)
 {
     for (std::size_t i = 0; i < s.ts.size(); ++i) {
         const double v = s.value[i];
-        if (v != v)
+        if (isMissing(v))
             continue;
         if (!peak.valid() || v > peak.bytes || (v == peak.bytes && s.ts[i] < peak.at)) {
             peak.bytes = v;
@@ -153,7 +153,7 @@ Summary summarize(const Profile& p)
             foldPeak(s.appReserved, cc.reserved);
     for (const auto& d : p.deviceInfo) {
         const double c = chipCapacityBytes(d.chip);
-        if (c == c) {
+        if (!isMissing(c)) {
             s.capacityBytes = c;
             s.capacitySource = d.chip;
             break;

@@ -34,7 +34,7 @@ struct ComponentCurve {
 struct Peak {
     double bytes = kNaN;
     TimeNs at = 0;            // the first time the peak value was reached
-    bool valid() const { return bytes == bytes; }
+    bool valid() const { return !isMissing(bytes); }
 };
 
 struct Summary {

@@ -29,9 +29,8 @@ constexpr TimeNs kNearestNs = 1000;
 // Kernel rows with a stream and a task id, grouped by (stream, task id) and sorted by start in
 // a group (ties in row order). Each row's group is found in an open-addressing table, and the
 // rows are placed group by group in row order: kernel rows come mostly in start order, so a
-// group rarely needs sorting. A hash map of a vector per group took 6.8 ms for the 100 MB
-// benchmark profile's join (61 K rows in 58 K groups; 3.5 ms now) and 89 ms for the 1 GB one's
-// on fresh memory (32 ms now; 32 ms both once the memory was warm).
+// group rarely needs sorting. Groups are small (about one row each), so a hash map of a vector
+// per group would spend its time allocating, on fresh memory most of all.
 class KernelIndex {
 public:
     explicit KernelIndex(const KernelTable& K)

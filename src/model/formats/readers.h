@@ -13,7 +13,7 @@
 
 namespace npuscope::readers {
 
-// ---- timeline (timeline_reader.cpp, chrome_trace.cpp) ----
+// ---- timeline (timeline_reader.cpp, simplified_tasks_reader.cpp) ----
 // msprof_*.json / trace_view.json / any Chrome Trace Event JSON (bare array or
 // {"traceEvents":[…]}), streamed in chunks. Classifies Ascend tracks (TrackKind) by process and
 // thread names. Does not call Profile::finalize().

@@ -54,8 +54,8 @@ void TimelineBuilder::planFor(std::uint64_t done, std::uint64_t total)
         return;
     // Projected size with 30 % to spare; reserved only when what is left would not fit, so
     // this reserves a few times per file at most. Capacity never written costs no memory, while
-    // a late reserve copies the whole table: the 1 GB benchmark profile's events get denser near
-    // its end, and with 10 % to spare its 3.6 M slices were copied at 95 % of the file.
+    // a late reserve copies the whole table, and a file's events can get denser near its end,
+    // where a tight projection runs out.
     auto project = [&](std::size_t n) {
         return static_cast<std::size_t>(static_cast<double>(n) * static_cast<double>(total) / static_cast<double>(done) * 1.3);
     };

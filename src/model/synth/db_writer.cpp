@@ -152,6 +152,154 @@ void DbRankWriter::pmu(std::int64_t task, const char* name, double value)
     m_failed |= !m_pmu.i64(1, task).i64(2, sid(name)).real(3, value).run();
 }
 
+void DbRankWriter::pythonRow(std::int64_t start, std::int64_t dur, std::int64_t name, std::optional<std::int64_t> conn,
+                             std::int64_t type, int op, std::int64_t tid)
+{
+    char ts[2][24];
+    const auto a = std::to_chars(ts[0], ts[0] + 24, start).ptr;
+    const auto b = std::to_chars(ts[1], ts[1] + 24, start + dur).ptr;
+    m_py.text(1, std::string_view(ts[0], static_cast<std::size_t>(a - ts[0])))
+        .text(2, std::string_view(ts[1], static_cast<std::size_t>(b - ts[1])))
+        .i64(3, tid ? tid : m_globalTid);
+    if (conn)
+        m_py.i64(4, *conn);
+    else
+        m_py.null(4);
+    m_py.i64(5, name);
+    if (type == kApiOp)
+        m_py.i64(6, -1).i64(7, 0);
+    else
+        m_py.null(6).null(7);
+    const auto in = op >= 0 ? m_inputs[static_cast<std::size_t>(op)] : std::pair<std::int64_t, std::int64_t>{-1, -1};
+    in.first >= 0 ? m_py.i64(8, in.first) : m_py.null(8);
+    in.second >= 0 ? m_py.i64(9, in.second) : m_py.null(9);
+    const std::int64_t chain = op >= 0 ? m_chainOf[static_cast<std::size_t>(op)] : -1;
+    chain >= 0 ? m_py.i64(10, chain) : m_py.null(10);
+    m_failed |= !m_py.i64(11, type).run();
+}
+
+void DbRankWriter::writeLaunch(const Task& t, const OpKind& op, std::int64_t enqueue)
+{
+    const auto conn = static_cast<std::int64_t>(t.conn);
+    // Python op -> CONNECTION_IDS -> the device task (async_npu)
+    const std::int64_t pyConn = m_connRow++;
+    m_failed |= !m_conn.i64(1, pyConn).i64(2, conn).run();
+    pythonRow(t.pyStart, t.pyDur, sid(op.aten), pyConn, kApiOp, t.op);
+    // the task queue: Enqueue and Dequeue reach one connection id (async_task_queue)
+    const std::int64_t lead = t.aclStart - t.pyStart;
+    for (int k = 0; k < 2; ++k) {
+        const std::int64_t row = m_connRow++;
+        m_failed |= !m_conn.i64(1, row).i64(2, m_queueConn).run();
+        if (k == 0)
+            pythonRow(t.pyStart + lead / 3, std::max<std::int64_t>(lead / 3, 10), enqueue, row, kApiQueue);
+        else
+            pythonRow(t.aclStart - 400, t.aclDur + 700, sid("Dequeue@" + op.acl), row, kApiQueue, -1, m_dequeueTid);
+    }
+    ++m_queueConn;
+}
+
+void DbRankWriter::writeCannApis(const Task& t, const OpKind& op, std::int64_t launch)
+{
+    const auto conn = static_cast<std::int64_t>(t.conn);
+    // host API and its launch on the task queue's thread (HostToDevice: Node@launch shares the
+    // task's connectionId), from level 1 on; the level-2 runtime call under the launch.
+    // (The real level-0 db sample does hold acl and node CANN_API rows, which its text export
+    // does not write; here level 0 writes none in either, so both exports hold the same data.)
+    if (m_l.level != 0) {
+        m_failed |= !m_cann.i64(1, t.aclStart).i64(2, t.aclStart + t.aclDur).i64(3, kApiAcl).i64(4, m_dequeueTid)
+                         .i64(5, conn - 1).i64(6, sid(op.acl)).run();
+        m_failed |= !m_cann.i64(1, t.nodeStart).i64(2, t.nodeStart + t.nodeDur).i64(3, kApiNode).i64(4, m_dequeueTid)
+                         .i64(5, conn).i64(6, launch).run();
+    }
+    if (m_l.level >= 2 && op.core != Core::Comm)
+        m_failed |= !m_cann.i64(1, t.nodeStart + t.nodeDur / 4).i64(2, t.nodeStart + t.nodeDur / 4 + t.nodeDur / 2)
+                         .i64(3, kApiRuntime).i64(4, m_dequeueTid).i64(5, conn | (1LL << 31))
+                         .i64(6, sid("KernelLaunchWithHandle")).run();
+}
+
+void DbRankWriter::writeCommOp(const Task& t, const OpKind& op)
+{
+    // The collective on its group lane: one kernel_details row (HCCL) per op.
+    m_failed |= !m_commOp.i64(1, sid(commOpName(t))).i64(2, t.start).i64(3, t.start + t.dur).i64(4, kNoneId)
+                     .i64(5, sid("7452643344416017458")).i64(6, m_opId++).i64(7, 0).i64(8, 0).i64(9, 65535)
+                     .i64(10, sid("MESH-RING")).i64(11, static_cast<std::int64_t>(m_sc.msgBytes / 2))
+                     .i64(12, sid(m_l.level == 0 ? "N/A" : op.type)).i64(13, m_l.device).run();
+}
+
+void DbRankWriter::writeComputeInfo(std::int64_t g, const OpKind& op)
+{
+    const bool level0 = m_l.level == 0;
+    // Level 0 knows a kernel's name and times only: types, shapes and formats N/A, block dims 0
+    // (FORMATS-DB.md §6), as its kernel_details has no such columns.
+    auto l1 = [&](const std::string& v) { return sid(level0 ? std::string("N/A") : v); };
+    m_compute.i64(1, sid(op.name)).i64(2, g).i64(3, level0 ? 0 : op.blockDim).i64(4, level0 ? 0 : op.mixBlockDim)
+        .i64(5, l1(taskType(op.core))).i64(6, l1(op.type)).i64(7, l1(op.inFormats))
+        .i64(8, l1(op.inTypes)).i64(9, l1(op.inShapes)).i64(10, l1(op.outFormats))
+        .i64(11, l1(op.outTypes)).i64(12, l1(op.outShapes)).null(13);
+    // OP State and HF32 Eligible, as kernel_details has them from level 1 on
+    if (m_l.level > 0)
+        m_compute.i64(14, sid(m_sc.overlapComm ? "static" : "dynamic")).i64(15, sid("NO"));
+    else
+        m_compute.null(14).null(15);
+    m_failed |= !m_compute.run();
+}
+
+void DbRankWriter::writePmu(std::int64_t g, const OpKind& op, const Task& t)
+{
+    // The values of the text rows (kernelPmu), every name on every task as the samples hold them
+    // (the side a task does not run on is zeros); *_time in ns, *_bw in GB/s.
+    // cube_utilization(%) is not stored: the reader derives it from aic_total_cycles.
+    const KernelPmu p = kernelPmu(op, t);
+    pmu(g, "aic_total_time", p.aicTime * 1000.0);
+    pmu(g, "aic_total_cycles", static_cast<double>(p.aicCycles));
+    const char* aicPipes[] = {"aic_mac", "aic_scalar", "aic_mte1", "aic_mte2", "aic_fixpipe"};
+    for (int i = 0; i < 5; ++i) {
+        pmu(g, (std::string(aicPipes[i]) + "_time").c_str(), p.aicPipe[i] * 1000.0);
+        pmu(g, (std::string(aicPipes[i]) + "_ratio").c_str(), p.aicRatio[i]);
+    }
+    pmu(g, "aic_icache_miss_rate", p.aicIcacheMiss);
+    pmu(g, "aiv_total_time", p.aivTime * 1000.0);
+    pmu(g, "aiv_total_cycles", static_cast<double>(p.aivCycles));
+    const char* aivPipes[] = {"aiv_vec", "aiv_scalar", "aiv_mte2", "aiv_mte3"};
+    for (int i = 0; i < 4; ++i) {
+        pmu(g, (std::string(aivPipes[i]) + "_time").c_str(), p.aivPipe[i] * 1000.0);
+        pmu(g, (std::string(aivPipes[i]) + "_ratio").c_str(), p.aivRatio[i]);
+    }
+    pmu(g, "aiv_icache_miss_rate", p.aivIcacheMiss);
+    pmu(g, "aic_main_mem_read_bw", p.cube ? p.readGBps : 0);
+    pmu(g, "aic_main_mem_write_bw", p.cube ? p.writeGBps : 0);
+    pmu(g, "aiv_main_mem_read_bw", p.cube ? 0 : p.readGBps);
+    pmu(g, "aiv_main_mem_write_bw", p.cube ? 0 : p.writeGBps);
+    const char* l2[] = {"write_cache", "r0_read_cache", "r1_read_cache"};
+    for (int cubeSide = 1; cubeSide >= 0; --cubeSide) {
+        const std::string side = cubeSide ? "aic_" : "aiv_";
+        const bool on = cubeSide ? p.cube : !p.cube;
+        for (int i = 0; i < 3; ++i) {
+            pmu(g, (side + l2[i] + "_hit").c_str(), on ? static_cast<double>(p.hit[i]) : 0);
+            pmu(g, (side + l2[i] + "_miss_allocate").c_str(), on ? static_cast<double>(p.miss[i]) : 0);
+        }
+    }
+}
+
+void DbRankWriter::writeOverlap(const StepPlan& plan, const std::vector<Interval>& compute,
+                                const std::vector<Interval>& comm)
+{
+    // Overlap lanes (type 0 compute, 1 comm, 2 comm not overlapped, 3 free) and the step row
+    const Overlap ov = computeOverlap(compute, comm, plan.start, plan.end);
+    const std::vector<Interval>* lanes[4] = {&ov.computing, &ov.communication, &ov.notOverlapped, &ov.free};
+    for (int type = 0; type < 4; ++type)
+        for (const auto& iv : *lanes[type])
+            m_failed |= !m_overlap.i64(1, m_l.device).i64(2, iv.first).i64(3, iv.second).i64(4, type).run();
+    StepBreakdown b;
+    b.computing = total(ov.computing);
+    b.comm = total(ov.communication);
+    b.commNotOverlapped = total(ov.notOverlapped);
+    b.overlapped = b.comm - b.commNotOverlapped;
+    b.free = total(ov.free);
+    b.stage = plan.end - plan.start;
+    m_breakdowns.emplace_back(plan.index, b);
+}
+
 void DbRankWriter::writeStep(const StepPlan& plan, const RankStep& rs)
 {
     if (!m_db || m_failed)
@@ -159,47 +307,21 @@ void DbRankWriter::writeStep(const StepPlan& plan, const RankStep& rs)
     const std::int64_t dev = m_l.device;
     m_failed |= !m_step.i64(1, plan.index).i64(2, plan.start).i64(3, plan.end).run();
     m_failed |= !m_freq.i64(1, dev).i64(2, plan.start).i64(3, static_cast<std::int64_t>(kFreqMHz)).run();
-    char ts[2][24];
-    auto pyRow = [&](std::int64_t start, std::int64_t dur, std::int64_t name, std::optional<std::int64_t> conn,
-                     std::int64_t type = kApiOp, int op = -1, std::int64_t tid = 0) {
-        const auto a = std::to_chars(ts[0], ts[0] + 24, start).ptr;
-        const auto b = std::to_chars(ts[1], ts[1] + 24, start + dur).ptr;
-        m_py.text(1, std::string_view(ts[0], static_cast<std::size_t>(a - ts[0])))
-            .text(2, std::string_view(ts[1], static_cast<std::size_t>(b - ts[1])))
-            .i64(3, tid ? tid : m_globalTid);
-        if (conn)
-            m_py.i64(4, *conn);
-        else
-            m_py.null(4);
-        m_py.i64(5, name);
-        if (type == kApiOp)
-            m_py.i64(6, -1).i64(7, 0);
-        else
-            m_py.null(6).null(7);
-        const auto in = op >= 0 ? m_inputs[static_cast<std::size_t>(op)] : std::pair<std::int64_t, std::int64_t>{-1, -1};
-        in.first >= 0 ? m_py.i64(8, in.first) : m_py.null(8);
-        in.second >= 0 ? m_py.i64(9, in.second) : m_py.null(9);
-        const std::int64_t chain = op >= 0 ? m_chainOf[static_cast<std::size_t>(op)] : -1;
-        chain >= 0 ? m_py.i64(10, chain) : m_py.null(10);
-        m_failed |= !m_py.i64(11, type).run();
-    };
-    pyRow(plan.start, plan.end - plan.start, sid("ProfilerStep#" + std::to_string(plan.index)), std::nullopt);
+    pythonRow(plan.start, plan.end - plan.start, sid("ProfilerStep#" + std::to_string(plan.index)), std::nullopt, kApiOp);
     // with_stack: the python_function slices of the text export (rank_writer.cpp), as "trace" rows
     const bool stack = m_l.withStack;
-    const std::int64_t enqueue = sid("Enqueue");
+    const std::int64_t enqueue = sid("Enqueue"); // interned before the step frame and the tasks: STRING_IDS order
     int pyLayer = -1;
     std::int64_t layerFrom = 0, layerTo = 0;
     auto flushPyLayer = [&] {
         if (pyLayer >= 0 && stack)
-            pyRow(layerFrom, layerTo - layerFrom, sid(layerFrame()), std::nullopt, kApiTrace);
+            pythonRow(layerFrom, layerTo - layerFrom, sid(layerFrame()), std::nullopt, kApiTrace);
     };
     if (stack)
-        pyRow(plan.start + 2000, rs.syncStart + rs.syncDur + 1000 - (plan.start + 2000), sid(stepFrame()), std::nullopt,
-              kApiTrace);
-    const std::vector<PythonSide>& sides = m_sides;
-
+        pythonRow(plan.start + 2000, rs.syncStart + rs.syncDur + 1000 - (plan.start + 2000), sid(stepFrame()),
+                  std::nullopt, kApiTrace);
     const std::int64_t launch = sid("launch");
-    const bool level0 = m_l.level == 0;
+
     std::vector<Interval> compute, comm;
     int layer = -1;
     std::int64_t layerStart = 0, layerEnd = 0;
@@ -213,23 +335,7 @@ void DbRankWriter::writeStep(const StepPlan& plan, const RankStep& rs)
     };
     for (const Task& t : rs.tasks) {
         const OpKind& op = m_sc.ops[static_cast<std::size_t>(t.op)];
-        const bool isComm = op.core == Core::Comm;
-        const auto conn = static_cast<std::int64_t>(t.conn);
-        // Python op -> CONNECTION_IDS -> the device task (async_npu)
-        const std::int64_t pyConn = m_connRow++;
-        m_failed |= !m_conn.i64(1, pyConn).i64(2, conn).run();
-        pyRow(t.pyStart, t.pyDur, sid(op.aten), pyConn, kApiOp, t.op);
-        // the task queue: Enqueue and Dequeue reach one connection id (async_task_queue)
-        const std::int64_t lead = t.aclStart - t.pyStart;
-        for (int k = 0; k < 2; ++k) {
-            const std::int64_t row = m_connRow++;
-            m_failed |= !m_conn.i64(1, row).i64(2, m_queueConn).run();
-            if (k == 0)
-                pyRow(t.pyStart + lead / 3, std::max<std::int64_t>(lead / 3, 10), enqueue, row, kApiQueue);
-            else
-                pyRow(t.aclStart - 400, t.aclDur + 700, sid("Dequeue@" + op.acl), row, kApiQueue, -1, m_dequeueTid);
-        }
-        ++m_queueConn;
+        writeLaunch(t, op, enqueue);
         if (stack) {
             if (t.layer != pyLayer) {
                 flushPyLayer();
@@ -237,89 +343,26 @@ void DbRankWriter::writeStep(const StepPlan& plan, const RankStep& rs)
                 layerFrom = t.pyStart - 800;
             }
             layerTo = t.pyStart + t.pyDur + 600;
-            pyRow(t.pyStart - 300, t.pyDur + 500, sid(sides[static_cast<std::size_t>(t.op)].caller), std::nullopt,
-                  kApiTrace);
+            pythonRow(t.pyStart - 300, t.pyDur + 500, sid(m_sides[static_cast<std::size_t>(t.op)].caller), std::nullopt,
+                      kApiTrace);
         }
-        // host API and its launch on the task queue's thread (HostToDevice: Node@launch shares the
-        // task's connectionId), from level 1 on; the level-2 runtime call under the launch.
-        // (The real level-0 db sample does hold acl and node CANN_API rows, which its text export
-        // does not write; here level 0 writes none in either, so both exports hold the same data.)
-        if (!level0) {
-            m_failed |= !m_cann.i64(1, t.aclStart).i64(2, t.aclStart + t.aclDur).i64(3, kApiAcl).i64(4, m_dequeueTid)
-                             .i64(5, conn - 1).i64(6, sid(op.acl)).run();
-            m_failed |= !m_cann.i64(1, t.nodeStart).i64(2, t.nodeStart + t.nodeDur).i64(3, kApiNode).i64(4, m_dequeueTid)
-                             .i64(5, conn).i64(6, launch).run();
-        }
-        if (m_l.level >= 2 && !isComm)
-            m_failed |= !m_cann.i64(1, t.nodeStart + t.nodeDur / 4).i64(2, t.nodeStart + t.nodeDur / 4 + t.nodeDur / 2)
-                             .i64(3, kApiRuntime).i64(4, m_dequeueTid).i64(5, conn | (1LL << 31))
-                             .i64(6, sid("KernelLaunchWithHandle")).run();
+        writeCannApis(t, op, launch);
         const std::int64_t g = m_globalTask++;
         const bool mix = op.core == Core::MixAic;
-        m_failed |= !m_task.i64(1, t.start).i64(2, t.start + t.dur).i64(3, dev).i64(4, conn).i64(5, g)
-                         .i64(6, m_l.hostPid).i64(7, sid(taskType(op.core))).i64(8, mix ? 0 : kNoneId)
+        m_failed |= !m_task.i64(1, t.start).i64(2, t.start + t.dur).i64(3, dev).i64(4, static_cast<std::int64_t>(t.conn))
+                         .i64(5, g).i64(6, m_l.hostPid).i64(7, sid(taskType(op.core))).i64(8, mix ? 0 : kNoneId)
                          .i64(9, t.stream).i64(10, t.taskId).i64(11, kNoneId).run();
-        if (isComm) {
-            // The collective on its group lane: one kernel_details row (HCCL) per op.
-            m_failed |= !m_commOp.i64(1, sid(commOpName(t))).i64(2, t.start).i64(3, t.start + t.dur).i64(4, kNoneId)
-                             .i64(5, sid("7452643344416017458")).i64(6, m_opId++).i64(7, 0).i64(8, 0).i64(9, 65535)
-                             .i64(10, sid("MESH-RING")).i64(11, static_cast<std::int64_t>(m_sc.msgBytes / 2))
-                             .i64(12, sid(level0 ? "N/A" : op.type)).i64(13, dev).run();
+        if (op.core == Core::Comm) {
+            writeCommOp(t, op);
             comm.push_back({t.start, t.start + t.dur});
             if (m_l.level >= 1) // communication analysis from level 1 on, as the text export
                 m_commTasks.emplace_back(plan.index, t);
             continue;
         }
         compute.push_back({t.start, t.start + t.dur});
-        // Level 0 knows a kernel's name and times only: types, shapes and formats N/A, block dims 0
-        // (FORMATS-DB.md §6), as its kernel_details has no such columns.
-        auto l1 = [&](const std::string& v) { return sid(level0 ? std::string("N/A") : v); };
-        m_compute.i64(1, sid(op.name)).i64(2, g).i64(3, level0 ? 0 : op.blockDim).i64(4, level0 ? 0 : op.mixBlockDim)
-            .i64(5, l1(taskType(op.core))).i64(6, l1(op.type)).i64(7, l1(op.inFormats))
-            .i64(8, l1(op.inTypes)).i64(9, l1(op.inShapes)).i64(10, l1(op.outFormats))
-            .i64(11, l1(op.outTypes)).i64(12, l1(op.outShapes)).null(13);
-        // OP State and HF32 Eligible, as kernel_details has them from level 1 on
-        if (m_l.level > 0)
-            m_compute.i64(14, sid(m_sc.overlapComm ? "static" : "dynamic")).i64(15, sid("NO"));
-        else
-            m_compute.null(14).null(15);
-        m_failed |= !m_compute.run();
-        // PMU: the values of the text rows (kernelPmu), every name on every task as the samples
-        // hold them (the side a task does not run on is zeros); *_time in ns, *_bw in GB/s.
-        // cube_utilization(%) is not stored: the reader derives it from aic_total_cycles.
-        if (m_l.level > 0) { // no PMU at level 0
-            const KernelPmu p = kernelPmu(op, t);
-            pmu(g, "aic_total_time", p.aicTime * 1000.0);
-            pmu(g, "aic_total_cycles", static_cast<double>(p.aicCycles));
-            const char* aicPipes[] = {"aic_mac", "aic_scalar", "aic_mte1", "aic_mte2", "aic_fixpipe"};
-            for (int i = 0; i < 5; ++i) {
-                pmu(g, (std::string(aicPipes[i]) + "_time").c_str(), p.aicPipe[i] * 1000.0);
-                pmu(g, (std::string(aicPipes[i]) + "_ratio").c_str(), p.aicRatio[i]);
-            }
-            pmu(g, "aic_icache_miss_rate", p.aicIcacheMiss);
-            pmu(g, "aiv_total_time", p.aivTime * 1000.0);
-            pmu(g, "aiv_total_cycles", static_cast<double>(p.aivCycles));
-            const char* aivPipes[] = {"aiv_vec", "aiv_scalar", "aiv_mte2", "aiv_mte3"};
-            for (int i = 0; i < 4; ++i) {
-                pmu(g, (std::string(aivPipes[i]) + "_time").c_str(), p.aivPipe[i] * 1000.0);
-                pmu(g, (std::string(aivPipes[i]) + "_ratio").c_str(), p.aivRatio[i]);
-            }
-            pmu(g, "aiv_icache_miss_rate", p.aivIcacheMiss);
-            pmu(g, "aic_main_mem_read_bw", p.cube ? p.readGBps : 0);
-            pmu(g, "aic_main_mem_write_bw", p.cube ? p.writeGBps : 0);
-            pmu(g, "aiv_main_mem_read_bw", p.cube ? 0 : p.readGBps);
-            pmu(g, "aiv_main_mem_write_bw", p.cube ? 0 : p.writeGBps);
-            const char* l2[] = {"write_cache", "r0_read_cache", "r1_read_cache"};
-            for (int cubeSide = 1; cubeSide >= 0; --cubeSide) {
-                const std::string side = cubeSide ? "aic_" : "aiv_";
-                const bool on = cubeSide ? p.cube : !p.cube;
-                for (int i = 0; i < 3; ++i) {
-                    pmu(g, (side + l2[i] + "_hit").c_str(), on ? static_cast<double>(p.hit[i]) : 0);
-                    pmu(g, (side + l2[i] + "_miss_allocate").c_str(),
-                        on ? static_cast<double>(p.miss[i]) : 0);
-                }
-            }
-        }
+        writeComputeInfo(g, op);
+        if (m_l.level > 0) // no PMU at level 0
+            writePmu(g, op, t);
         if (t.layer != layer) {
             flushLayer();
             layer = t.layer;
@@ -333,28 +376,14 @@ void DbRankWriter::writeStep(const StepPlan& plan, const RankStep& rs)
     flushPyLayer();
     m_failed |= !m_hbm.i64(1, dev).i64(2, layerEnd).real(3, 0).i64(4, 0).i64(5, sid("read")).run();
     m_failed |= !m_hbm.i64(1, dev).i64(2, layerEnd).real(3, 0).i64(4, 0).i64(5, sid("write")).run();
-    if (!level0)
+    if (m_l.level != 0)
         m_failed |= !m_cann.i64(1, rs.syncStart).i64(2, rs.syncStart + rs.syncDur).i64(3, kApiAcl).i64(4, m_globalTid)
                          .i64(5, static_cast<std::int64_t>(rs.syncConn)).i64(6, sid("aclrtSynchronizeStream")).run();
     if (m_l.level >= 2 && rs.syncDur > 2000)
         m_failed |= !m_cann.i64(1, rs.syncStart + 1000).i64(2, rs.syncStart + rs.syncDur - 1000).i64(3, kApiRuntime)
                          .i64(4, m_globalTid).i64(5, static_cast<std::int64_t>(rs.syncConn) | (1LL << 31))
                          .i64(6, sid("StreamSynchronize")).run();
-
-    // Overlap lanes (type 0 compute, 1 comm, 2 comm not overlapped, 3 free) and the step row
-    const Overlap ov = computeOverlap(compute, comm, plan.start, plan.end);
-    const std::vector<Interval>* lanes[4] = {&ov.computing, &ov.communication, &ov.notOverlapped, &ov.free};
-    for (int type = 0; type < 4; ++type)
-        for (const auto& iv : *lanes[type])
-            m_failed |= !m_overlap.i64(1, dev).i64(2, iv.first).i64(3, iv.second).i64(4, type).run();
-    StepBreakdown b;
-    b.computing = total(ov.computing);
-    b.comm = total(ov.communication);
-    b.commNotOverlapped = total(ov.notOverlapped);
-    b.overlapped = b.comm - b.commNotOverlapped;
-    b.free = total(ov.free);
-    b.stage = plan.end - plan.start;
-    m_breakdowns.emplace_back(plan.index, b);
+    writeOverlap(plan, compute, comm);
 }
 
 // CommAnalyzerTime/Bandwidth/Matrix: the numbers of communication.json and

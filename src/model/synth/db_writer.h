@@ -32,6 +32,20 @@ private:
     std::int64_t sid(const std::string& s); // STRING_IDS id of s
     void pmu(std::int64_t task, const char* name, double value);
     bool writeCommAnalysis(db::Writer& analysis);
+    // The rows of one step, by table: a PYTORCH_API row (a Python op `op` >= 0 with its inputs
+    // and call chain, a task queue entry or a with_stack frame, by `type`); a task's Python op
+    // and task queue rows with their connection ids; its CANN_API rows; a collective's
+    // COMMUNICATION_OP row; a kernel's COMPUTE_TASK_INFO and TASK_PMU_INFO rows; the step's
+    // OVERLAP_ANALYSIS rows and breakdown.
+    void pythonRow(std::int64_t start, std::int64_t dur, std::int64_t name, std::optional<std::int64_t> conn,
+                   std::int64_t type, int op = -1, std::int64_t tid = 0);
+    void writeLaunch(const Task& t, const OpKind& op, std::int64_t enqueue);
+    void writeCannApis(const Task& t, const OpKind& op, std::int64_t launch);
+    void writeCommOp(const Task& t, const OpKind& op);
+    void writeComputeInfo(std::int64_t g, const OpKind& op);
+    void writePmu(std::int64_t g, const OpKind& op, const Task& t);
+    void writeOverlap(const StepPlan& plan, const std::vector<std::pair<std::int64_t, std::int64_t>>& compute,
+                      const std::vector<std::pair<std::int64_t, std::int64_t>>& comm);
 
     const Scenario& m_sc;
     RankLayout m_l;
