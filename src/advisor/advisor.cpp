@@ -693,6 +693,8 @@ void collectRule(const RuleDef& def, std::vector<Job>::iterator begin, std::vect
         others.push_back(std::move(g));
 }
 
+} // namespace
+
 // Fired findings by category, severity, gain (largest first), cost; the others by status.
 void orderFindings(std::vector<Finding>& fired, std::vector<Finding>& others)
 {
@@ -752,8 +754,6 @@ void countFindings(const std::vector<Finding>& fired, const std::vector<Finding>
     for (std::size_t i = 0; i < byGain.size() && i < 3; ++i)
         sm.topGains.push_back(byGain[i]->id);
 }
-
-} // namespace
 
 AdvisorReport runAdvisor(const Session& session, const Thresholds& th, const std::atomic<bool>* cancel)
 {

@@ -1,5 +1,7 @@
 #include "advisor/cluster_summary_advice.h"
 
+#include "advisor/rule_context.h"
+
 #include "model/analysis/cluster.h"
 #include "model/cluster_summary/cluster_summary.h"
 
@@ -344,49 +346,19 @@ std::vector<Finding> rankFindings(const json& summary, double T)
     return out;
 }
 
-// The report's order and counts: fired first by category, severity and gain, then not checked,
-// passed, disabled and errors; the summary's counts and its three largest gains.
+// The report's order and counts (as runAdvisor gives them) over its findings as they now are.
 void orderAndCount(AdvisorReport& rep)
 {
-    auto firstOther = std::stable_partition(rep.findings.begin(), rep.findings.end(),
-                                            [](const Finding& f) { return f.status == Status::Fired; });
-    std::stable_sort(rep.findings.begin(), firstOther, [](const Finding& a, const Finding& b) {
-        const double ga = a.gain.estimated ? a.gain.nsPerStep : -1, gb = b.gain.estimated ? b.gain.nsPerStep : -1;
-        return std::make_tuple(a.category, a.severity, -ga, -a.costNs) < std::make_tuple(b.category, b.severity, -gb, -b.costNs);
-    });
-    auto statusOrder = [](Status st) {
-        switch (st) {
-        case Status::NotChecked: return 0;
-        case Status::Passed: return 1;
-        case Status::Disabled: return 2;
-        case Status::Error: return 3;
-        case Status::Fired: return 4;
-        }
-        return 4;
-    };
-    std::stable_sort(firstOther, rep.findings.end(),
-                     [&](const Finding& a, const Finding& b) { return statusOrder(a.status) < statusOrder(b.status); });
+    std::vector<Finding> fired, others;
+    for (Finding& f : rep.findings)
+        (f.status == Status::Fired ? fired : others).push_back(std::move(f));
+    orderFindings(fired, others);
     Summary& sm = rep.summary;
     sm.high = sm.medium = sm.low = sm.fired = sm.passed = sm.notChecked = sm.disabled = sm.errors = 0;
     sm.topGains.clear();
-    std::vector<const Finding*> byGain;
-    for (const Finding& f : rep.findings) {
-        switch (f.status) {
-        case Status::Fired:
-            ++sm.fired;
-            ++(f.severity == FindingSeverity::High ? sm.high : f.severity == FindingSeverity::Medium ? sm.medium : sm.low);
-            if (f.gain.estimated)
-                byGain.push_back(&f);
-            break;
-        case Status::Passed: ++sm.passed; break;
-        case Status::NotChecked: ++sm.notChecked; break;
-        case Status::Disabled: ++sm.disabled; break;
-        case Status::Error: ++sm.errors; break;
-        }
-    }
-    std::stable_sort(byGain.begin(), byGain.end(), [](const Finding* a, const Finding* b) { return a->gain.nsPerStep > b->gain.nsPerStep; });
-    for (std::size_t i = 0; i < byGain.size() && i < 3; ++i)
-        sm.topGains.push_back(byGain[i]->id);
+    countFindings(fired, others, sm);
+    rep.findings = std::move(fired);
+    rep.findings.insert(rep.findings.end(), std::make_move_iterator(others.begin()), std::make_move_iterator(others.end()));
 }
 
 } // namespace

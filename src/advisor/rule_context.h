@@ -121,6 +121,12 @@ void memoryPeakRule(const RuleCtx& c, RuleOut& out); // MEM-PEAK (rules_memory_p
 void addClusterRules(std::vector<RuleDef>& out);
 void addAffinityRules(std::vector<RuleDef>& out); // CMP-AFFINITY (rules_affinity.cpp)
 
+// The report's order: fired findings by category, severity, gain (largest first), cost; the
+// others by status (not checked, passed, disabled, error).
+void orderFindings(std::vector<Finding>& fired, std::vector<Finding>& others);
+// Adds their counts by severity and status, and the three largest gains, to `sm`.
+void countFindings(const std::vector<Finding>& fired, const std::vector<Finding>& others, Summary& sm);
+
 // Helpers shared by the rules.
 std::string lower(std::string s);
 bool containsCI(std::string_view hay, std::string_view needle);
