@@ -315,7 +315,14 @@ void CompareTimelines::alignSteps(int baselineStep, int optimizedStep)
     m_fit->setEnabled(ok);
 
     // One relative extent for both: each run's trace, measured from its aligned step.
-    const TimeRange fa = m_selA->fullRange(), fb = m_selB->fullRange();
+    // A side without a timeline (a cluster summary) spans its steps.
+    auto extent = [](const SelectionController* sel, const std::vector<StepSpan>& steps) {
+        const TimeRange full = sel->fullRange();
+        if (!full.empty() || steps.empty())
+            return full;
+        return TimeRange{steps.front().begin, steps.back().end};
+    };
+    const TimeRange fa = extent(m_selA, m_stepsA), fb = extent(m_selB, m_stepsB);
     const TimeNs originA = ok ? m_stepsA[static_cast<std::size_t>(m_anchorA)].begin : fa.begin;
     const TimeNs originB = ok ? m_stepsB[static_cast<std::size_t>(m_anchorB)].begin : fb.begin;
     const TimeNs lo = std::min(fa.begin - originA, fb.begin - originB);

@@ -228,11 +228,12 @@ void TimelineView::updateScrollBars()
         hb->setRange(0, 0);
     } else {
         const double fw = static_cast<double>(full.end - full.begin);
-        const int pageSteps = std::max(1, static_cast<int>(std::lround(kScrollSteps * (v.end - v.begin) / fw)));
+        // In double: a range of epoch nanoseconds times the steps overflows 64 bits.
+        const int pageSteps = std::max(1, static_cast<int>(std::lround(kScrollSteps * static_cast<double>(v.end - v.begin) / fw)));
         hb->setRange(0, kScrollSteps - pageSteps);
         hb->setPageStep(pageSteps);
         hb->setSingleStep(std::max(1, pageSteps / 10));
-        hb->setValue(static_cast<int>(std::lround(kScrollSteps * (v.begin - full.begin) / fw)));
+        hb->setValue(static_cast<int>(std::lround(kScrollSteps * static_cast<double>(v.begin - full.begin) / fw)));
     }
     m_syncingScrollBar = false;
 }
