@@ -89,9 +89,19 @@ struct HostThread {
     std::vector<std::string_view> names; // without "aten::", lower case as written by PyTorch
 };
 
-std::vector<HostThread> hostThreads(const Profile& p, std::size_t* hostOps)
+// What the rule reads of the host threads, in one pass over their slices.
+struct HostOps {
+    std::vector<HostThread> threads;
+    std::size_t atenOps = 0, slices = 0;
+    // The slices of the host ops the patterns name whole ("Optimizer.step#SGD.step"), by name.
+    std::map<std::string, std::vector<std::uint32_t>, std::less<>> named;
+};
+
+// `named`: the op names to collect, each with an empty list.
+HostOps hostOps(const Profile& p, std::map<std::string, std::vector<std::uint32_t>, std::less<>> named)
 {
-    std::vector<HostThread> out;
+    HostOps out;
+    out.named = std::move(named);
     for (const Track& t : p.tracks) {
         if (t.kind != TrackKind::Python)
             continue;
@@ -99,15 +109,18 @@ std::vector<HostThread> hostThreads(const Profile& p, std::size_t* hostOps)
         TimeNs outerEnd = std::numeric_limits<TimeNs>::min();
         for (std::uint32_t i = t.sliceBegin; i < t.sliceEnd; ++i) {
             const std::string_view name = p.str(p.slices.name[i]);
+            if (const auto it = out.named.find(name); it != out.named.end())
+                it->second.push_back(i);
             if (name.rfind("aten::", 0) != 0 || p.slices.start[i] < outerEnd)
                 continue;
             outerEnd = p.slices.end(i);
             h.slices.push_back(i);
             h.names.push_back(name.substr(6));
         }
-        *hostOps += h.slices.size();
+        out.slices += t.sliceEnd - t.sliceBegin;
+        out.atenOps += h.slices.size();
         if (!h.slices.empty())
-            out.push_back(std::move(h));
+            out.threads.push_back(std::move(h));
     }
     return out;
 }
@@ -185,20 +198,18 @@ void affinity(const RuleCtx& c, RuleOut& out)
 {
     const ProfileFacts& f = *c.f;
     const Profile& p = f.p;
-    std::size_t hostOps = 0;
-    const std::vector<HostThread> threads = hostThreads(p, &hostOps);
-    // Optimizer steps are cpu_ops too, named "Optimizer.step#SGD.step".
-    std::map<std::string_view, std::vector<std::uint32_t>> byName;
-    for (const Track& t : p.tracks)
-        if (t.kind == TrackKind::Python)
-            for (std::uint32_t i = t.sliceBegin; i < t.sliceEnd; ++i)
-                byName[p.str(p.slices.name[i])].push_back(i);
-    if (hostOps == 0 && byName.empty())
+    const nlohmann::json& apis = c.paramJson("apis");
+    std::map<std::string, std::vector<std::uint32_t>, std::less<>> wanted;
+    for (const nlohmann::json& api : apis.is_array() ? apis : nlohmann::json::array())
+        for (const auto& op : api.value("ops", nlohmann::json::array()))
+            if (op.is_string())
+                wanted[op.get<std::string>()];
+    const HostOps host = hostOps(p, std::move(wanted));
+    if (host.slices == 0)
         return out.notChecked("needs the PyTorch host ops (cpu_op events of a torch_npu profile, level 1 or 2)");
     const LaunchedTime launched(p);
-    out.inputs.push_back("timeline: " + std::to_string(hostOps) + " top-level aten ops on " + std::to_string(threads.size())
+    out.inputs.push_back("timeline: " + std::to_string(host.atenOps) + " top-level aten ops on " + std::to_string(host.threads.size())
                          + " host threads" + (launched.any() ? ", their launches (async_npu flows)" : ""));
-    const nlohmann::json& apis = c.paramJson("apis");
     const double r = c.param("r");
     std::size_t checked = 0;
     for (const nlohmann::json& api : apis.is_array() ? apis : nlohmann::json::array()) {
@@ -234,7 +245,7 @@ void affinity(const RuleCtx& c, RuleOut& out)
             const std::vector<Element> pat = text.is_string() ? parsePattern(text.get<std::string>()) : std::vector<Element>{};
             if (pat.empty())
                 continue;
-            for (const HostThread& h : threads)
+            for (const HostThread& h : host.threads)
                 for (std::size_t i = 0; i < h.names.size();) {
                     const long match = matchAt(pat, 0, h.names, i);
                     const std::size_t n = match > 0 ? static_cast<std::size_t>(match) : 0;
@@ -250,7 +261,7 @@ void affinity(const RuleCtx& c, RuleOut& out)
                 }
         }
         for (const auto& op : api.value("ops", nlohmann::json::array()))
-            if (const auto it = op.is_string() ? byName.find(op.get<std::string>()) : byName.end(); it != byName.end())
+            if (const auto it = op.is_string() ? host.named.find(op.get<std::string>()) : host.named.end(); it != host.named.end())
                 for (std::uint32_t s : it->second)
                     offer(s, s, p.slices.track[s], std::string(it->first));
         if (m.count == 0)
@@ -275,7 +286,7 @@ void affinity(const RuleCtx& c, RuleOut& out)
         m.evidence.moveInto(fd.evidence);
     }
     if (out.fired.empty())
-        out.pass(std::to_string(hostOps) + " host ops, none in the " + std::to_string(checked) + " API patterns");
+        out.pass(std::to_string(host.atenOps) + " host ops, none in the " + std::to_string(checked) + " API patterns");
 }
 
 } // namespace
