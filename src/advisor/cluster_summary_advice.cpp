@@ -70,18 +70,16 @@ json findingJson(const Finding& f, bool detail)
               {"title", f.title},
               {"cost_ns", f.costNs},
               {"gain", f.gain.text()}};
-    if (detail) { // a rank's finding is its rank's, its share of the rank's step (advisor_split T)
-        j["cost_share"] = num(f.costShare);
-        j["ranks"] = f.scope.ranks;
-    }
     if (f.gain.estimated)
         j["gain_ns"] = num(f.gain.nsPerStep);
     if (!f.needs.empty())
         j["needs"] = f.needs;
     if (!f.check.empty())
         j["check"] = f.check;
-    if (!detail)
+    if (!detail) // a rank's finding is its rank's; its share is of the rank's step (advisor_split T)
         return j;
+    j["cost_share"] = num(f.costShare);
+    j["ranks"] = f.scope.ranks;
     j["description"] = f.description;
     j["suggestions"] = f.suggestions;
     j["inputs"] = f.inputs;

@@ -362,8 +362,8 @@ void CompareView::updateHeader()
         html += QStringLiteral("<br>") + tr("Comparing %1 with %2…").arg(path(m_in.baselinePath), path(m_in.optimizedPath));
     } else if (!std::isnan(r.speedup) && !r.headline.empty()) {
         const HeadlineRow& step = r.headline.front();
-        // A step-time change under the "same within" share of the larger is no speed-up either way.
-        const bool same = std::abs(step.current - step.baseline) <= r.sameWithin * std::max(step.current, step.baseline);
+        // The step-time row's own verdict: a "same" change is no speed-up either way.
+        const bool same = headlineVerdict(step, r.sameWithin) == "same";
         const Change c = same ? Change::Same : r.speedup > 1 ? Change::Improved : Change::Regressed;
         const QColor colour = changeColour(c);
         const QString value = QString::number(r.speedup, 'f', 2) + QStringLiteral("×");
