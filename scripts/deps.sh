@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what npuscope needs to build, test and package on Debian 12 (run as root).
 set -euo pipefail
-packages=(build-essential cmake pkg-config
+packages=(build-essential cmake pkg-config lld
           qt6-base-dev qt6-base-dev-tools libqcustomplot-dev libgl1-mesa-dev
           nlohmann-json3-dev libboost-dev libsimdjson-dev libsqlite3-dev zlib1g-dev
           xvfb xauth poppler-utils desktop-file-utils appstream dpkg-dev file
