@@ -3,6 +3,7 @@
 // Return the process exit code: 0 ok, 1 input problem (message on stderr names file and why),
 // 2 usage error (with a hint).
 #include "model/formats/loader.h"
+#include "model/store/input_problems.h"
 
 #include <string>
 #include <vector>
@@ -18,8 +19,14 @@ int compare(const Args& args);  // cli_compare.cpp
 int synth(const Args& args);    // cli_synth.cpp
 int bench(const Args& args);    // cli_bench.cpp
 int cache(const Args& args);    // cli_cache.cpp
+int clusterSummary(const Args& args); // cli_cluster_summary.cpp
 // Prints to stderr and returns true when --help/-h is among args (verb-level help).
 bool wantsHelp(const Args& args);
+// Never silently partial: one warning line per file read in part or not at all, on stderr
+// ("npuscope VERB: warning: FILE: partial, 3 records skipped: line 12: ..."), printed safely.
+std::vector<InputProblem> warnInputProblems(const std::string& verb, const Session& s);
+// "npuscope VERB: MESSAGE" on stderr, with control characters and invalid UTF-8 made safe.
+void printError(const std::string& verb, const std::string& message);
 // "text" / "db" for --prefer; false for anything else.
 bool parsePrefer(const std::string& value, Prefer& out);
 // Loads `paths` for `verb` (loadSession for one, loadSessions for several), through the session
@@ -27,5 +34,9 @@ bool parsePrefer(const std::string& value, Prefer& out);
 // written, goes to stderr as a note; the first of those also into *cacheNote when given.
 LoadResult loadForVerb(const char* verb, const std::vector<std::string>& paths, const LoadOptions& options,
                        bool useCache, std::string* cacheNote = nullptr);
+// A --run value: a run number from 1 up; false for anything else.
+bool parseRun(const std::string& value, std::size_t& out);
+// The runs found below a folder, one line each: number, layout, ranks, size, date, folder.
+std::string runList(const std::vector<layout::RunInfo>& runs);
 
 } // namespace npuscope::cli

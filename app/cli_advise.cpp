@@ -4,6 +4,8 @@
 #include "app/cli.h"
 
 #include "advisor/advisor.h"
+#include "advisor/cluster_summary_advice.h"
+#include "model/cluster_summary/cluster_summary.h"
 #include "model/analysis/atomic_file.h"
 #include "model/formats/loader.h"
 #include "model/io/memory_budget.h"
@@ -23,12 +25,15 @@ namespace {
 void usage(std::FILE* out)
 {
     std::fputs("Usage: npuscope advise PATH [--format text|markdown|json|html|pdf] [-o FILE] [--advisor-config FILE]\n"
-               "       [--prefer text|db] [--no-cache]\n"
-               "  Run the performance advisor on a profiling folder or file.\n"
+               "       [--prefer text|db] [--run N] [--no-cache]\n"
+               "  Run the performance advisor on a profiling folder or file, or on a cluster summary\n"
+               "  (npuscope cluster-summary): its cluster rules and the ranks' findings.\n"
                "  --format          report format (default text, to stdout)\n"
                "  -o, --output FILE write the report to FILE (required for pdf)\n"
                "  --advisor-config  thresholds override file (merged over the shipped thresholds)\n"
                "  --prefer text|db  which export to read when a folder has both (default text)\n"
+               "  --run N           the run to open when PATH holds several unrelated runs ('npuscope info PATH'\n"
+               "                    lists them)\n"
                "  --no-cache        read the files, not the session cache, and do not write it\n"
                "Exit codes: 0 report written (with or without findings), 1 input problem, 2 usage.\n",
                out);
@@ -45,6 +50,7 @@ int advise(const Args& args)
     std::string path, format = "text", output, config;
     Prefer prefer = Prefer::Auto;
     bool useCache = true;
+    std::size_t run = 0;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         auto value = [&](std::string& dst) {
@@ -76,6 +82,12 @@ int advise(const Args& args)
             std::string v;
             if (!value(v) || !parsePrefer(v, prefer)) {
                 std::fprintf(stderr, "npuscope advise: --prefer needs text or db\n");
+                return 2;
+            }
+        } else if (a == "--run") {
+            std::string v;
+            if (!value(v) || !parseRun(v, run)) {
+                std::fprintf(stderr, "npuscope advise: --run needs a run number from 1 up\n");
                 return 2;
             }
         } else if (!a.empty() && a[0] == '-') {
@@ -113,18 +125,23 @@ int advise(const Args& args)
     const LoadAllocationScope heapReuse;
     LoadOptions lo;
     lo.prefer = prefer;
-    const LoadResult loaded = loadForVerb("advise", {path}, lo, useCache);
-    if (!loaded.session || loaded.session->ranks.empty()) {
-        std::fprintf(stderr, "npuscope advise: cannot load %s: %s\n", path.c_str(),
-                     loaded.error.empty() ? "no profiling data found" : loaded.error.c_str());
+    lo.run = run;
+    const LoadResult loaded = loadForVerb("advise", {path}, lo, useCache); // a cluster summary too: a Session of its cluster data
+    const bool summary = loaded.session && cluster_summary::isSummarySession(*loaded.session);
+    if (!loaded.session || (loaded.session->ranks.empty() && !summary)) {
+        printError("advise", "cannot load " + path + ": "
+                                 + (loaded.error.empty() ? std::string("no profiling data found") : loaded.error));
+        if (!loaded.runs.empty())
+            std::fprintf(stderr, "%sChoose one with --run N.\n", runList(loaded.runs).c_str());
         return 1;
     }
+    warnInputProblems("advise", *loaded.session);
     advisor::ThresholdsOptions to;
     to.overrideFile = config;
     const advisor::Thresholds th = advisor::Thresholds::load(to);
     for (const auto& w : th.warnings())
         std::fprintf(stderr, "npuscope advise: warning: %s\n", w.c_str());
-    const advisor::AdvisorReport report = advisor::runAdvisor(*loaded.session, th);
+    const advisor::AdvisorReport report = advisor::adviseSession(*loaded.session, th);
 
     if (format == "pdf") {
         // QTextDocument/QPdfWriter need a QGuiApplication; without a display use the offscreen platform.

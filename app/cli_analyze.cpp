@@ -4,9 +4,12 @@
 #include "app/cli_table.h"
 
 #include "model/analysis/chrome_export.h"
+#include "model/analysis/memory.h"
 #include "model/analysis/op_stats.h"
 #include "model/analysis/summary.h"
 #include "model/analysis/units.h"
+#include "model/cluster_summary/cluster_summary.h"
+#include "model/store/safe_text.h"
 #include "model/formats/loader.h"
 
 #include <algorithm>
@@ -14,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 
 #include <glob.h>
 #include <sys/stat.h>
@@ -29,7 +33,7 @@ const char* kHelp =
     "Rank operators (or communication ops) of one or more profiles by cost.\n"
     "\n"
     "  --import PATH...        profile folders or files; several paths and globs (ranks of a cluster)\n"
-    "  --metric M              duration (default) | memory_bandwidth | communication_duration\n"
+    "  --metric M              duration (default) | memory_bandwidth | communication_duration | memory\n"
     "  --top N                 rows per rank (default 10, 0 = all)\n"
     "  --sort ORDER            descending (default) | ascending\n"
     "  --group-by G            type (OP Type, default) | name (Op Name)\n"
@@ -37,6 +41,8 @@ const char* kHelp =
     "  --export FILE           write to FILE (format from .csv/.json when --format is absent); '-' = stdout\n"
     "  --peak-hbm-gbps X       peak HBM bandwidth for memory_bandwidth_utilization (default: per chip, 1200)\n"
     "  --prefer text|db        which export to read when a folder has both (default text)\n"
+    "  --run N                 the run to open when the path holds several unrelated runs\n"
+    "                          ('npuscope info PATH' lists them)\n"
     "  --no-cache              read the files, not the session cache, and do not write it\n"
     "  -h, --help              this help\n"
     "\n"
@@ -44,6 +50,10 @@ const char* kHelp =
     "  duration:               rank,operator_name,duration_ms,aic_utilization,l2_cache_hit_rate,count,avg_us,max_us,share,...\n"
     "  memory_bandwidth:       rank,operator_name,memory_read_GBps,memory_write_GBps,memory_bandwidth_utilization,duration_ms,count,...\n"
     "  communication_duration: rank,operator_name,duration_ms,communication_volume_GB,count,wait_ms,transit_ms\n"
+    "  memory:                 rank,operator_name,allocation_MB,allocated_at_ms,released_at_ms,duration_ms\n"
+    "                          one row per allocation of operator_memory.csv (or OP_MEMORY), by size (MB = 2^20 B);\n"
+    "                          times are the profile's clock in ms; released_at_ms and duration_ms are empty\n"
+    "                          for an allocation still held when the capture ended\n"
     "A 'device' column (the profile's rank id) is added when several ranks are imported.\n"
     "Exit codes: 0 ok, 1 input problem, 2 usage.\n";
 
@@ -64,6 +74,7 @@ struct Options {
     double peak = kNaN;
     Prefer prefer = Prefer::Auto;
     bool useCache = true;
+    std::size_t run = 0;
 };
 
 bool hasGlobChars(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
@@ -146,8 +157,8 @@ int parse(const Args& args, Options& o)
         } else if (is("--metric")) {
             if (!value(i, "--metric", v))
                 return usage("--metric needs a value");
-            if (v != "duration" && v != "memory_bandwidth" && v != "communication_duration")
-                return usage("unknown metric '" + v + "' (duration, memory_bandwidth, communication_duration)");
+            if (v != "duration" && v != "memory_bandwidth" && v != "communication_duration" && v != "memory")
+                return usage("unknown metric '" + v + "' (duration, memory_bandwidth, communication_duration, memory)");
             o.metric = v;
         } else if (is("--top")) {
             if (!value(i, "--top", v))
@@ -188,6 +199,9 @@ int parse(const Args& args, Options& o)
         } else if (is("--prefer")) {
             if (!value(i, "--prefer", v) || !parsePrefer(v, o.prefer))
                 return usage("--prefer needs text or db");
+        } else if (is("--run")) {
+            if (!value(i, "--run", v) || !parseRun(v, o.run))
+                return usage("--run needs a run number from 1 up");
         } else if (a == "--no-cache") {
             o.useCache = false;
         } else if (a.size() > 1 && a[0] == '-') {
@@ -218,6 +232,7 @@ void operatorRows(const Profile& p, const Options& o, bool multi, Table& t)
     so.groupBy = o.groupBy;
     const double peak = hbmPeakFor(p, o.peak);
     so.peakHbmGBps = peak;
+    so.rankGenericSlices = true; // a generic Chrome trace ranks its slices by name
     std::vector<OpGroupStats> groups = computeOpStats(p, so).groups;
     const bool bw = o.metric == "memory_bandwidth";
     auto bwOf = [](const OpGroupStats& g) {
@@ -274,6 +289,7 @@ void operatorRows(const Profile& p, const Options& o, bool multi, Table& t)
             r.push_back(us(g.p99));
             r.push_back(g.taskType);
             r.push_back(boundTypeName(g.bound));
+            r.push_back(ms(g.self));
         }
         if (multi)
             r.push_back(device);
@@ -281,9 +297,20 @@ void operatorRows(const Profile& p, const Options& o, bool multi, Table& t)
     }
 }
 
-void commRows(const Profile& p, const Options& o, bool multi, Table& t)
+// The table in its format; JSON is {"metric", "input_problems", "rows"}: the rows alone would
+// not say that they cover part of the input.
+std::string rendered(const Table& t, const Options& o, const std::vector<InputProblem>& problems)
 {
-    std::vector<CommStats> s = computeCommStats(p);
+    if (o.format != "json")
+        return t.render(o.format);
+    return "{\"metric\": " + jsonString(o.metric) + ",\n\"input_problems\": " + text::dumpJson(toJson(problems))
+           + ",\n\"rows\": " + t.toJson() + "}\n";
+}
+
+Table makeTable(const std::string& metric, bool multi);
+
+void commRows(std::vector<CommStats> s, int rank, const Options& o, bool multi, Table& t)
+{
     std::stable_sort(s.begin(), s.end(), [&](const CommStats& a, const CommStats& b) {
         if (a.total != b.total)
             return o.ascending ? a.total < b.total : a.total > b.total;
@@ -296,9 +323,64 @@ void commRows(const Profile& p, const Options& o, bool multi, Table& t)
         std::vector<std::string> r{std::to_string(++position), c.key, ms(c.total), fixed(c.volumeGB, 6), count(c.count),
                                    fixed(c.waitMs, 6), fixed(c.transitMs, 6)};
         if (multi)
+            r.push_back(std::to_string(rank));
+        t.rows.push_back(std::move(r));
+    }
+}
+
+// One row per operator allocation (operator_memory), largest first (--sort ascending: smallest).
+void memoryRows(const Profile& p, const Options& o, bool multi, Table& t)
+{
+    std::vector<std::uint32_t> rows = memory::allocationsBySize(p);
+    if (o.ascending)
+        std::stable_sort(rows.begin(), rows.end(), [&p](auto a, auto b) {
+            const auto& x = p.opMemory[a];
+            const auto& y = p.opMemory[b];
+            return x.bytes != y.bytes ? x.bytes < y.bytes : x.allocAt < y.allocAt;
+        });
+    if (o.top > 0 && rows.size() > static_cast<std::size_t>(o.top))
+        rows.resize(static_cast<std::size_t>(o.top));
+    long position = 0;
+    for (auto i : rows) {
+        const OpAllocation& a = p.opMemory[i];
+        std::vector<std::string> r{std::to_string(++position), std::string(p.str(a.name)),
+                                   fixed(a.bytes / (1024.0 * 1024.0), 6), ms(a.allocAt),
+                                   a.releaseAt ? ms(*a.releaseAt) : std::string(),
+                                   a.releaseAt ? ms(*a.releaseAt - a.allocAt) : std::string()};
+        if (multi)
             r.push_back(std::to_string(p.rank));
         t.rows.push_back(std::move(r));
     }
+}
+
+// The per-rank communication statistics a cluster summary keeps (docs/CLUSTER-SUMMARY.md).
+bool summaryCommRows(const std::string& path, const Options& o, Table*& t, std::unique_ptr<Table>& holder)
+{
+    nlohmann::json doc;
+    std::string error;
+    if (!cluster_summary::readSummary(path, doc, &error)) {
+        std::fprintf(stderr, "npuscope analyze: %s\n", error.c_str());
+        return false;
+    }
+    const bool multi = doc["ranks"].size() > 1;
+    holder = std::make_unique<Table>(makeTable(o.metric, multi));
+    t = holder.get();
+    for (const auto& r : doc["ranks"]) {
+        std::vector<CommStats> stats;
+        for (const auto& c : r.value("comm_stats", nlohmann::json::array())) {
+            CommStats cs;
+            cs.key = c.value("key", std::string());
+            cs.rank = r.value("rank", -1);
+            cs.count = c.value("count", std::uint64_t(0));
+            cs.total = c.value("total_ns", TimeNs(0));
+            cs.volumeGB = c["volume_gb"].is_number() ? c["volume_gb"].get<double>() : 0;
+            cs.waitMs = c["wait_ms"].is_number() ? c["wait_ms"].get<double>() : 0;
+            cs.transitMs = c["transit_ms"].is_number() ? c["transit_ms"].get<double>() : 0;
+            stats.push_back(std::move(cs));
+        }
+        commRows(std::move(stats), r.value("rank", -1), o, multi, *t);
+    }
+    return true;
 }
 
 Table makeTable(const std::string& metric, bool multi)
@@ -306,7 +388,12 @@ Table makeTable(const std::string& metric, bool multi)
     Table t;
     t.addColumn("rank", true);
     t.addColumn("operator_name", false);
-    if (metric == "memory_bandwidth") {
+    if (metric == "memory") {
+        t.addColumn("allocation_MB", true);
+        t.addColumn("allocated_at_ms", true);
+        t.addColumn("released_at_ms", true);
+        t.addColumn("duration_ms", true);
+    } else if (metric == "memory_bandwidth") {
         t.addColumn("memory_read_GBps", true);
         t.addColumn("memory_write_GBps", true);
         t.addColumn("memory_bandwidth_utilization", true);
@@ -334,6 +421,7 @@ Table makeTable(const std::string& metric, bool multi)
         t.addColumn("p99_us", true);
         t.addColumn("task_type", false);
         t.addColumn("bound", false);
+        t.addColumn("self_ms", true);
     }
     if (multi)
         t.addColumn("device", true);
@@ -356,8 +444,21 @@ int analyze(const Args& args)
     if (!expandImports(o.imports, paths))
         return 1;
 
+    if (paths.size() == 1 && cluster_summary::isSummaryFile(paths[0])) {
+        if (o.metric != "communication_duration" || o.format == "chrome_trace") {
+            std::fprintf(stderr, "npuscope analyze: %s is a cluster summary: it answers --metric communication_duration "
+                                 "(open a rank's folder for the rest)\n", paths[0].c_str());
+            return 1;
+        }
+        Table* t = nullptr;
+        std::unique_ptr<Table> holder;
+        if (!summaryCommRows(paths[0], o, t, holder))
+            return 1;
+        return writeOutput("analyze", o.exportPath, rendered(*t, o, {})) ? 0 : 1;
+    }
     LoadOptions lo;
     lo.prefer = o.prefer;
+    lo.run = o.run;
     const bool tty = ::isatty(2) == 1;
     if (tty)
         lo.progress = [](const LoadProgress& p) {
@@ -367,20 +468,22 @@ int analyze(const Args& args)
     if (tty)
         std::fputs("\r\033[K", stderr);
     if (!loaded.session) {
-        std::fprintf(stderr, "npuscope analyze: %s\n",
-                     loaded.error.empty() ? (paths[0] + ": cannot be loaded").c_str() : loaded.error.c_str());
+        printError("analyze", loaded.error.empty() ? paths[0] + ": cannot be loaded" : loaded.error);
+        if (!loaded.runs.empty())
+            std::fprintf(stderr, "%sChoose one with --run N.\n", runList(loaded.runs).c_str());
         return 1;
     }
+    const std::vector<InputProblem> problems = warnInputProblems("analyze", *loaded.session);
     const Session& s = *loaded.session;
     if (s.ranks.empty()) {
-        std::fprintf(stderr, "npuscope analyze: %s: no profile found\n", paths[0].c_str());
+        printError("analyze", paths[0] + ": no profile found");
         return 1;
     }
 
     if (o.format == "chrome_trace") {
         std::string error;
         if (!exportChromeTrace(s, o.exportPath, &error)) {
-            std::fprintf(stderr, "npuscope analyze: %s\n", error.c_str());
+            printError("analyze", error);
             return 1;
         }
         return 0;
@@ -390,15 +493,21 @@ int analyze(const Args& args)
     Table t = makeTable(o.metric, multi);
     for (const ProfilePtr& p : s.ranks) {
         if (o.metric == "communication_duration")
-            commRows(*p, o, multi, t);
+            commRows(computeCommStats(*p), p->rank, o, multi, t);
+        else if (o.metric == "memory")
+            memoryRows(*p, o, multi, t);
         else
             operatorRows(*p, o, multi, t);
     }
     if (t.rows.empty())
-        std::fprintf(stderr, "npuscope analyze: %s: no %s\n", paths[0].c_str(),
-                     o.metric == "communication_duration" ? "communication ops (communication.json or a Communication timeline)"
-                                                          : "device tasks (kernel_details/op_summary or a timeline)");
-    return writeOutput("analyze", o.exportPath, t.render(o.format)) ? 0 : 1;
+        printError("analyze", paths[0] + ": no "
+                                  + (o.metric == "communication_duration"
+                                         ? "communication ops (communication.json or a Communication timeline)"
+                                     : o.metric == "memory"
+                                         ? "operator allocations (operator_memory.csv or the OP_MEMORY table: "
+                                           "collect with profile_memory=True)"
+                                         : "device tasks (kernel_details/op_summary or a timeline)"));
+    return writeOutput("analyze", o.exportPath, rendered(t, o, problems)) ? 0 : 1;
 }
 
 } // namespace npuscope::cli

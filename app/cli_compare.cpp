@@ -3,12 +3,20 @@
 #include "app/cli.h"
 #include "app/cli_table.h"
 
+#include "advisor/advisor.h"
+#include "advisor/advisor_diff.h"
+#include "advisor/cluster_summary_advice.h"
 #include "model/analysis/compare.h"
 #include "model/analysis/compare_report.h"
+#include "model/cluster_summary/cluster_summary.h"
 #include "model/formats/loader.h"
+#include "views/compare_export.h"
+
+#include <QGuiApplication>
 
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 
 #include <unistd.h>
 
@@ -21,15 +29,23 @@ const char* kHelp =
     "\n"
     "Compare two profiles: headline numbers (ratio = optimized / baseline, delta = optimized - baseline,\n"
     "with which direction is better), then every operator type's time, sorted by |delta|. A change of\n"
-    "less than 1 % (--same-within) of the larger value is 'same', neither improved nor regressed.\n"
+    "less than 1 % (--same-within) of the larger value is 'same', neither improved nor regressed, and so\n"
+    "is a change inside the 95 % bootstrap interval of the per-step values. Then the operator mapping\n"
+    "(unchanged, changed, and replaced windows such as BatchMatMul->SoftmaxV2->BatchMatMul =>\n"
+    "FlashAttentionScore, from a sequence diff of the per-step operators) and the advisor findings\n"
+    "of both runs matched by id: fixed, remaining, new.\n"
+    "Either side may be a cluster summary (npuscope cluster-summary): its slowest rank's steps, the op\n"
+    "types of all ranks and the cluster and rank findings stand for the run; the operator mapping and\n"
+    "the operator names need the folders and are left out.\n"
     "\n"
-    "  --format F              table (default) | csv | json | markdown\n"
+    "  --format F              table (default) | csv | json | markdown | html | pdf\n"
     "  --group-by G            type (default) | name\n"
     "  --top N                 operator rows (default 20, 0 = all)\n"
     "  --tokens-per-step N     adds per-token latency\n"
     "  --peak-hbm-gbps X       peak HBM bandwidth (default: per chip, 1200)\n"
     "  --same-within PCT       a change under PCT % is 'same' (default 1; 0 to 50)\n"
-    "  --export FILE           write to FILE instead of stdout (atomically)\n"
+    "  --no-advisor            skip the advisor diff (faster on large profiles)\n"
+    "  -o, --export FILE       write to FILE instead of stdout (atomically; required for pdf)\n"
     "  --no-cache              read the files, not the session cache, and do not write it\n"
     "Exit codes: 0 ok, 1 input problem, 2 usage.\n";
 
@@ -39,6 +55,7 @@ int usage(const std::string& msg)
     return 2;
 }
 
+// One side: a loaded profile folder or a cluster summary (a Session of its cluster data).
 SessionPtr load(const std::string& path, bool useCache)
 {
     LoadOptions lo;
@@ -50,11 +67,11 @@ SessionPtr load(const std::string& path, bool useCache)
     LoadResult r = loadForVerb("compare", {path}, lo, useCache);
     if (tty)
         std::fputs("\r\033[K", stderr);
-    if (!r.session || r.session->ranks.empty()) {
-        std::fprintf(stderr, "npuscope compare: %s\n",
-                     !r.error.empty() ? r.error.c_str() : (path + ": no profile found").c_str());
+    if (!r.session || (r.session->ranks.empty() && !cluster_summary::isSummarySession(*r.session))) {
+        printError("compare", !r.error.empty() ? r.error : path + ": no profile found");
         return nullptr;
     }
+    warnInputProblems("compare", *r.session);
     return r.session;
 }
 
@@ -70,6 +87,7 @@ int compare(const Args& args)
     std::vector<std::string> paths;
     std::string format = "table", exportPath;
     long top = 20;
+    bool advisorDiff = true;
     CompareOptions co;
     bool useCache = true;
     for (std::size_t i = 0; i < args.size(); ++i) {
@@ -92,8 +110,8 @@ int compare(const Args& args)
             continue;
         }
         if (is("--format")) {
-            if (!take(v) || (v != "table" && v != "csv" && v != "json" && v != "markdown"))
-                return usage("--format needs table, csv, json or markdown");
+            if (!take(v) || (v != "table" && v != "csv" && v != "json" && v != "markdown" && v != "html" && v != "pdf"))
+                return usage("--format needs table, csv, json, markdown, html or pdf");
             format = v;
         } else if (is("--group-by")) {
             if (!take(v) || (v != "type" && v != "name"))
@@ -117,7 +135,9 @@ int compare(const Args& args)
             if (!take(v) || (pct = std::strtod(v.c_str(), &end), v.empty() || *end || !(pct >= 0 && pct <= 50)))
                 return usage("--same-within needs a percentage from 0 to 50");
             co.sameWithin = pct / 100.0;
-        } else if (is("--export") || a == "-o") {
+        } else if (a == "--no-advisor") {
+            advisorDiff = false;
+        } else if (is("--export") || is("--output") || a == "-o") {
             if (!take(exportPath))
                 return usage("--export needs a file name");
         } else if (a.size() > 1 && a[0] == '-') {
@@ -135,8 +155,44 @@ int compare(const Args& args)
     const SessionPtr cur = load(paths[1], useCache);
     if (!cur)
         return 1;
-    const CompareResult r = compareSessions(*base, *cur, co);
-    const std::string out = formatCompareReport(r, paths[0], paths[1], format, static_cast<std::size_t>(top));
+    if (format == "pdf" && (exportPath.empty() || exportPath == "-"))
+        return usage("--format pdf needs -o FILE");
+    if ((cluster_summary::isSummarySession(*base) || cluster_summary::isSummarySession(*cur)) && co.groupBy == GroupBy::Name)
+        std::fprintf(stderr, "npuscope compare: warning: a cluster summary keeps op types, not names: operators are "
+                             "compared by type\n");
+    std::string error;
+    CompareResult r = cluster_summary::compareRuns(*base, *cur, co, &error);
+    if (!error.empty()) {
+        printError("compare", error);
+        return 1;
+    }
+    if (advisorDiff) {
+        const advisor::Thresholds th = advisor::Thresholds::load();
+        r.advisor = advisor::diffFindings(advisor::adviseSession(*base, th), advisor::adviseSession(*cur, th));
+        r.advisorCompared = true;
+    }
+    std::unique_ptr<QGuiApplication> app;
+    if (format == "html" || format == "pdf") {
+        // The chart is drawn with QPainter: a QGuiApplication, offscreen without a display.
+        if (!std::getenv("QT_QPA_PLATFORM") && !std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY"))
+            setenv("QT_QPA_PLATFORM", "offscreen", 1);
+        if (!QGuiApplication::instance()) {
+            static int argc = 1;
+            static char name[] = "npuscope";
+            static char* argv[] = {name, nullptr};
+            app = std::make_unique<QGuiApplication>(argc, argv);
+        }
+    }
+    if (format == "pdf") {
+        std::string err;
+        if (!writeComparePdf(r, paths[0], paths[1], exportPath, &err)) {
+            std::fprintf(stderr, "npuscope compare: cannot write %s: %s\n", exportPath.c_str(), err.c_str());
+            return 1;
+        }
+        return 0;
+    }
+    const std::string out = format == "html" ? compareHtml(r, paths[0], paths[1])
+                                             : formatCompareReport(r, paths[0], paths[1], format, static_cast<std::size_t>(top));
     return writeOutput("compare", exportPath, out) ? 0 : 1;
 }
 

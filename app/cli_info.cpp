@@ -9,21 +9,32 @@
 //               "tracks", "slices", "slices_by_track_kind": {kind: n},
 //               "device_tasks", "device_tasks_by_type": {Task Type: n} (count desc),
 //               "flows", "counter_series", "counter_samples", "comm_ops", "comm_links", "steps",
-//               "kernel_rows", "stat_rows", "l2_rows",
+//               "kernel_rows", "stat_rows", "l2_rows", "op_detail_rows" (operator_details.csv),
 //               "join": {"device_tasks", "kernel_rows", "matched_exact", "matched_nearest",
 //                        "unmatched_tasks", "unmatched_kernels"},
 //               "time_span": {"begin_ns", "end_ns", "duration_ms"},
 //               "skipped_total", "diagnostics": [{"severity", "file", "line", "byte_offset", "reason",
 //                                                 "count", "where"}],
 //               "op_types": {"source": "kernels"|"timeline", "rows": [{"type", "count", "total_ns",
-//                                                                      "total_us"}]}}],
+//                                                                      "total_us"}]},
+//               "memory": {"component" (the framework curve: PTA+GE, else PTA, else GE; null
+//                          when memory_record is absent), "allocations", "unreleased",
+//                          "peak_allocated", "peak_reserved", "peak_active", "app_reserved":
+//                          {"bytes", "mb" (2^20 B), "at_ns", "at_ms" (from time_span.begin_ns)} or
+//                          null, "capacity_bytes" (null: unknown)}}],
 //    "cluster": {"step_trace_rows", "comm_ops", "comm_links", "groups"},
-//    "files": [..], "ignored": [..], "diagnostics": [..]}   (outside any rank)
-// Paths are relative to PATH (or to its folder when PATH is a file).
+//    "files": [..], "ignored": [..], "diagnostics": [..],   (outside any rank)
+//    "input_problems": [{"rank", "file", "status", "skipped", "reason"}],
+//    "repaired_strings": n}   (strings that were not valid UTF-8, written with U+FFFD)
+// Paths are relative to PATH (or to its folder when PATH is a file). Names and paths are kept
+// byte-exact in the model; the JSON writer repairs invalid UTF-8 and the text form escapes
+// control characters (model/store/safe_text.h).
 #include "app/cli.h"
 
+#include "model/analysis/memory.h"
 #include "model/formats/loader.h"
 #include "model/io/relative_path.h"
+#include "model/store/safe_text.h"
 
 #include <nlohmann/json.hpp>
 #include <unistd.h>
@@ -41,7 +52,7 @@ using Json = nlohmann::ordered_json;
 
 void printInfoHelp()
 {
-    std::fputs("Usage: npuscope info PATH... [--format text|json] [--prefer text|db] [--no-cache]\n"
+    std::fputs("Usage: npuscope info PATH... [--format text|json] [--prefer text|db] [--run N] [--no-cache]\n"
                "\n"
                "Detects the layout of PATH (a torch_npu or msprof profiling folder, a cluster of rank\n"
                "folders, or a single timeline JSON / op_summary / kernel_details CSV), loads it and prints\n"
@@ -49,11 +60,14 @@ void printInfoHelp()
                "slices, device tasks, flows, counters, communication, steps and kernel rows, how well\n"
                "timeline tasks joined kernel rows, the time span, skipped rows with reasons, and the\n"
                "operator types by total duration. Several PATHs load as ranks of one session.\n"
+               "A folder with no profile at its top is searched below (8 levels, 20,000 folders); when\n"
+               "it holds several unrelated runs, they are listed (layout, ranks, size, date).\n"
                "\n"
                "Options:\n"
                "  --format text|json  output format (default text)\n"
                "  --prefer text|db    which export to read when a folder has both the text files and\n"
                "                      the SQLite .db (default: text; a folder with only a .db reads it)\n"
+               "  --run N             show run N of the runs found below PATH\n"
                "  --no-cache          read the files even when the session cache holds them, and do not\n"
                "                      write the cache (see 'npuscope cache --help')\n"
                "  -h, --help          this help\n"
@@ -151,6 +165,30 @@ Json opTypes(const Profile& p)
     return Json{{"source", source}, {"rows", out}};
 }
 
+Json memoryJson(const Profile& p)
+{
+    const memory::Summary m = memory::summarize(p);
+    auto peak = [&p](const memory::Peak& k) {
+        if (!k.valid())
+            return Json(nullptr);
+        return Json{{"bytes", k.bytes},
+                    {"mb", k.bytes / (1024.0 * 1024.0)},
+                    {"at_ns", k.at},
+                    {"at_ms", double(k.at - p.begin) / 1e6}};
+    };
+    const memory::ComponentCurve* fw = m.frameworkCurve();
+    Json out;
+    out["component"] = fw ? Json(fw->component) : Json(nullptr);
+    out["allocations"] = m.allocations;
+    out["unreleased"] = m.unreleased;
+    out["peak_allocated"] = peak(m.peakAllocated);
+    out["peak_reserved"] = peak(m.peakReserved);
+    out["peak_active"] = peak(m.peakActive);
+    out["app_reserved"] = peak(m.appReserved);
+    out["capacity_bytes"] = !isMissing(m.capacityBytes) ? Json(m.capacityBytes) : Json(nullptr);
+    return out;
+}
+
 Json rankJson(const Profile& p, const Relativizer& rel)
 {
     Json r;
@@ -196,6 +234,7 @@ Json rankJson(const Profile& p, const Relativizer& rel)
     r["kernel_rows"] = p.kernels.size();
     r["stat_rows"] = p.stats.size();
     r["l2_rows"] = p.l2.size();
+    r["op_detail_rows"] = p.opDetails.size();
     r["join"] = {{"device_tasks", p.join.deviceTasks},         {"kernel_rows", p.join.kernelRows},
                  {"matched_exact", p.join.matchedExact},       {"matched_nearest", p.join.matchedNearest},
                  {"unmatched_tasks", p.join.unmatchedTasks},   {"unmatched_kernels", p.join.unmatchedKernels}};
@@ -203,6 +242,7 @@ Json rankJson(const Profile& p, const Relativizer& rel)
     r["skipped_total"] = p.skippedTotal();
     r["diagnostics"] = diagnosticsJson(p.diagnostics, rel);
     r["op_types"] = opTypes(p);
+    r["memory"] = memoryJson(p);
     return r;
 }
 
@@ -226,6 +266,10 @@ Json sessionJson(const Session& s, const std::string& path)
     out["files"] = files;
     out["ignored"] = ignored;
     out["diagnostics"] = diagnosticsJson(s.diagnostics, rel);
+    Json problems = toJson(inputProblems(s));
+    for (auto& p : problems)
+        p["file"] = rel(p["file"].get<std::string>());
+    out["input_problems"] = problems;
     return out;
 }
 
@@ -236,10 +280,11 @@ std::string num(const Json& v)
         std::snprintf(buf, sizeof buf, "%.3f", v.get<double>());
         return buf;
     }
-    return v.dump();
+    return text::dumpJson(v);
 }
 
-std::string str(const Json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+// For the terminal: control characters escaped, invalid UTF-8 as U+FFFD.
+std::string str(const Json& v) { return text::forTerminal(v.is_string() ? v.get<std::string>() : text::dumpJson(v)); }
 
 void printFiles(const Json& files, const Json& ignored, const char* indent)
 {
@@ -276,10 +321,42 @@ std::string joinCounts(const Json& obj)
     return out.empty() ? "none" : out;
 }
 
+std::string peakText(const Json& k)
+{
+    if (k.is_null())
+        return "none";
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "%.2f MB at %.3f ms (%s ns)", k["mb"].get<double>(), k["at_ms"].get<double>(),
+                  k["at_ns"].dump().c_str());
+    return buf;
+}
+
+void printMemory(const Json& m)
+{
+    if (m["component"].is_null() && m["app_reserved"].is_null() && m["allocations"].get<std::uint64_t>() == 0)
+        return;
+    std::printf("  memory: %s operator allocations, %s held to the end of the capture\n",
+                num(m["allocations"]).c_str(), num(m["unreleased"]).c_str());
+    if (!m["component"].is_null()) {
+        std::printf("    peak allocated (%s): %s\n", str(m["component"]).c_str(), peakText(m["peak_allocated"]).c_str());
+        std::printf("    peak reserved (%s): %s\n", str(m["component"]).c_str(), peakText(m["peak_reserved"]).c_str());
+    }
+    if (!m["app_reserved"].is_null())
+        std::printf("    peak reserved (APP, whole process): %s\n", peakText(m["app_reserved"]).c_str());
+    if (!m["capacity_bytes"].is_null())
+        std::printf("    device capacity: %.2f MB\n", m["capacity_bytes"].get<double>() / (1024.0 * 1024.0));
+}
+
 void printText(const Json& j)
 {
     std::printf("path: %s\nlayout: %s\nsource: %s\nranks: %zu\n", str(j["path"]).c_str(), str(j["layout"]).c_str(),
                 str(j["source"]).c_str(), j["ranks"].size());
+    if (!j["input_problems"].empty()) {
+        std::printf("\n%s\n", incompleteInputHeadline(j["input_problems"].size()).c_str());
+        for (const auto& p : j["input_problems"])
+            std::printf("  %s: %s, %s skipped: %s\n", str(p["file"]).c_str(), str(p["status"]).c_str(),
+                        num(p["skipped"]).c_str(), str(p["reason"]).c_str());
+    }
     for (const auto& r : j["ranks"]) {
         std::string devices;
         for (const auto& d : r["devices"])
@@ -294,9 +371,10 @@ void printText(const Json& j)
         std::printf("  flows: %s\n  counters: %s series, %s samples\n", num(r["flows"]).c_str(),
                     num(r["counter_series"]).c_str(), num(r["counter_samples"]).c_str());
         std::printf("  comm ops: %s\n  comm links: %s\n  steps: %s\n  kernel rows: %s\n  statistics rows: %s\n"
-                    "  l2 rows: %s\n",
+                    "  l2 rows: %s\n  operator details rows: %s\n",
                     num(r["comm_ops"]).c_str(), num(r["comm_links"]).c_str(), num(r["steps"]).c_str(),
-                    num(r["kernel_rows"]).c_str(), num(r["stat_rows"]).c_str(), num(r["l2_rows"]).c_str());
+                    num(r["kernel_rows"]).c_str(), num(r["stat_rows"]).c_str(), num(r["l2_rows"]).c_str(),
+                    num(r["op_detail_rows"]).c_str());
         const Json& jn = r["join"];
         std::printf("  join: %s exact + %s nearest matched; unmatched: %s tasks, %s kernels\n",
                     num(jn["matched_exact"]).c_str(), num(jn["matched_nearest"]).c_str(),
@@ -306,6 +384,7 @@ void printText(const Json& j)
                     num(ts["duration_ms"]).c_str());
         std::printf("  skipped: %s\n", num(r["skipped_total"]).c_str());
         printDiagnostics(r["diagnostics"], "  ");
+        printMemory(r["memory"]);
         const Json& ops = r["op_types"];
         std::printf("  op types (%s, by total duration): %zu\n", str(ops["source"]).c_str(), ops["rows"].size());
         for (const auto& o : ops["rows"])
@@ -339,6 +418,7 @@ int info(const Args& args)
     std::string format = "text";
     Prefer prefer = Prefer::Auto;
     bool useCache = true;
+    std::size_t run = 0;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         if (a == "-h" || a == "--help") {
@@ -369,6 +449,12 @@ int info(const Args& args)
                 return usage("unknown --prefer '" + v + "' (text or db)");
             continue;
         }
+        if (a == "--run") {
+            if (i + 1 >= args.size() || !parseRun(args[i + 1], run))
+                return usage("--run needs a run number from 1 up");
+            ++i;
+            continue;
+        }
         if (a.size() > 1 && a[0] == '-')
             return usage("unknown option '" + a + "'");
         paths.push_back(a);
@@ -378,6 +464,7 @@ int info(const Args& args)
 
     LoadOptions options;
     options.prefer = prefer;
+    options.run = run;
     const bool tty = ::isatty(STDERR_FILENO) != 0;
     if (tty)
         options.progress = [](const LoadProgress& p) {
@@ -388,10 +475,35 @@ int info(const Args& args)
     const LoadResult result = loadForVerb("info", paths, options, useCache, &cacheNote);
     if (tty)
         std::fputs("\r\033[K", stderr);
+    if (!result.session && !result.runs.empty() && run == 0) {
+        // Several unrelated runs below the folder: list them; --run N shows one.
+        if (format == "json") {
+            Json j;
+            j["path"] = paths.front();
+            j["runs"] = Json::array();
+            for (std::size_t i = 0; i < result.runs.size(); ++i) {
+                const layout::RunInfo& r = result.runs[i];
+                j["runs"].push_back({{"run", i + 1},
+                                     {"root", r.root},
+                                     {"layout", r.layout},
+                                     {"ranks", r.ranks},
+                                     {"bytes", r.bytes},
+                                     {"modified", r.modified}});
+            }
+            std::printf("%s\n", j.dump(2).c_str());
+        } else {
+            std::printf("%s: %zu unrelated runs found below it\n%sOpen one with --run N.\n", paths.front().c_str(),
+                        result.runs.size(), runList(result.runs).c_str());
+        }
+        return 0;
+    }
     if (!result.session) {
-        std::fprintf(stderr, "npuscope info: %s\n", result.error.c_str());
+        printError("info", result.error);
+        if (!result.runs.empty())
+            std::fprintf(stderr, "%s", runList(result.runs).c_str());
         return 1;
     }
+    warnInputProblems("info", *result.session);
     std::string shown = paths.front();
     for (std::size_t i = 1; i < paths.size(); ++i)
         shown += ' ' + paths[i];
@@ -400,7 +512,8 @@ int info(const Args& args)
     if (!cacheNote.empty())
         report["cache_note"] = cacheNote;
     if (format == "json") {
-        std::printf("%s\n", report.dump(2).c_str());
+        report["repaired_strings"] = text::invalidStrings(report);
+        std::printf("%s\n", text::dumpJson(report, 2).c_str());
     } else {
         printText(report);
     }

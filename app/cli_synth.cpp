@@ -28,7 +28,19 @@ void printSynthHelp(std::FILE* out)
         "                        AllReduce overlapped with compute\n"
         "                      cluster-slowrank: 4 ranks (default), one rank computes 25 % longer,\n"
         "                        one link at 40 % bandwidth\n"
+        "                      llama2-leak: llama2-baseline that keeps a 48 MiB aten::clone every step\n"
+        "                        and never frees it (device memory grows each step)\n"
+        "  torch_npu profiles of natural size (no --target-mb) and llama2-leak carry the memory\n"
+        "  files of profile_memory=True: operator_memory.csv, memory_record.csv, npu_module_mem.csv\n"
+        "  (db: OP_MEMORY, MEMORY_RECORD, NPU_MODULE_MEM)\n"
         "  --layout L          torch_npu (default) or msprof\n"
+        "  --level N           torch_npu profiler level: 0 (device tasks only: no CANN API slices,\n"
+        "                        operator types, PMU columns, statistics or communication files),\n"
+        "                        1 (default: CANN API, PMU, communication) or 2 (adds the runtime API)\n"
+        "  --with-stack        with_stack=True: Python call stacks (\"Call stack\" args, operator_details\n"
+        "                        Call Stack) and python_function slices\n"
+        "  --compact-json      JSON with \",\" and \":\" separators instead of Python's \", \" and \": \" (not\n"
+        "                        what torch_npu writes; to compare the readers on both)\n"
         "  --format F          text (default), db (torch_npu SQLite export: ascend_pytorch_profiler_N.db\n"
         "                        and analysis.db) or both (the same data in both exports)\n"
         "  --ranks N           ranks (1..512; cluster-slowrank default 4; above 64, TP groups of 8)\n"
@@ -95,6 +107,14 @@ int synth(const Args& args)
                 return usage("--layout needs a value");
             if (o.layout != "torch_npu" && o.layout != "msprof")
                 return usage("unknown layout '" + o.layout + "' (torch_npu or msprof)");
+        } else if (a == "--level") {
+            if (!value(v) || (v != "0" && v != "1" && v != "2"))
+                return usage("--level needs 0, 1 or 2");
+            o.level = v[0] - '0';
+        } else if (a == "--with-stack") {
+            o.withStack = true;
+        } else if (a == "--compact-json") {
+            o.compactJson = true;
         } else if (a == "--format") {
             if (!value(o.format))
                 return usage("--format needs a value");
@@ -134,6 +154,8 @@ int synth(const Args& args)
         return usage("missing OUT_DIR");
     if (o.format != "text" && o.layout == "msprof")
         return usage("--format db|both writes the torch_npu layout only");
+    if (o.layout == "msprof" && (o.level != 1 || o.withStack || o.compactJson))
+        return usage("--level, --with-stack and --compact-json apply to the torch_npu layout");
     if (o.scenario == "cluster-slowrank" && !ranksGiven)
         o.ranks = 4;
     if (o.scenario == "cluster-slowrank" && o.ranks < 2)

@@ -3,12 +3,15 @@
 #include "app/gui_main.h"
 
 #include "advisor/advisor.h"
+#include "advisor/cluster_summary_advice.h"
 #include "model/analysis/op_stats.h"
+#include "model/analysis/time_axis.h"
 #include "model/analysis/units.h"
 #include "model/formats/loader.h"
 #include "model/synth/synth.h"
 #include "views/load_controller.h"
 #include "views/main_window.h"
+#include "views/selection_controller.h"
 #include "views/theme.h"
 #include "views/timeline_view.h"
 
@@ -21,6 +24,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,7 +39,9 @@ struct GuiArgs {
     std::string tab;        // --tab NAME: the central tab to show (e.g. "Cluster") before the screenshot
     std::string compare;    // --compare OPTIMIZED: the Compare tab against the first profile
     bool preferences = false; // --preferences: open the Preferences dialog (with --screenshot: save it)
-    bool bad = false;
+    // --zoom START END / --select START END: offsets from the trace start the window opens on.
+    std::optional<std::pair<TimeNs, TimeNs>> zoom, select;
+    std::string error; // a usage error: exit 2 with it
 };
 
 GuiArgs parseArgs(int argc, char** argv)
@@ -53,6 +59,17 @@ GuiArgs parseArgs(int argc, char** argv)
             a.compare = s.substr(10);
         } else if (s == "--tab" && i + 1 < argc) {
             a.tab = argv[++i];
+        } else if (s == "--zoom" || s == "--select") {
+            auto option = [](const char* v) { return v[0] == '-' && v[1] == '-'; };
+            if (i + 2 >= argc || option(argv[i + 1]) || option(argv[i + 2])) {
+                a.error = s + " needs START and END, e.g. " + s + " 12.1ms 14.4ms";
+                return a;
+            }
+            TimeNs b = 0, e = 0;
+            if (!parseTimeRangeText(s, argv[i + 1], argv[i + 2], &b, &e, &a.error))
+                return a;
+            (s == "--zoom" ? a.zoom : a.select) = std::pair{b, e};
+            i += 2;
         } else if (s == "--screenshot" && i + 1 < argc) {
             a.screenshot = argv[++i];
         } else if (s.rfind("--screenshot=", 0) == 0) {
@@ -128,7 +145,7 @@ int runHeadless(const GuiArgs& args)
                         formatDuration(g.total).c_str(), g.share * 100.0);
         }
     }
-    const advisor::AdvisorReport r = advisor::runAdvisor(s, advisor::Thresholds::load());
+    const advisor::AdvisorReport r = advisor::adviseSession(s, advisor::Thresholds::load());
     std::printf("\nAdvisor: %d high, %d medium, %d low; %d passed, %d not checked\n", r.summary.high, r.summary.medium,
                 r.summary.low, r.summary.passed, r.summary.notChecked);
     for (const advisor::Finding* f : r.fired())
@@ -141,6 +158,10 @@ int runHeadless(const GuiArgs& args)
 int runGui(int argc, char** argv)
 {
     GuiArgs args = parseArgs(argc, argv);
+    if (!args.error.empty()) {
+        std::fprintf(stderr, "npuscope: %s\nTry 'npuscope --help'.\n", args.error.c_str());
+        return 2;
+    }
     if (args.demo || (headless() && args.paths.empty())) {
         std::string error;
         const std::string demo = demoPath(&error);
@@ -162,6 +183,24 @@ int runGui(int argc, char** argv)
 
     MainWindow w;
     w.show();
+    if (args.zoom || args.select) {
+        // Connected before the screenshot, so the picture shows the range asked for.
+        QObject::connect(&w, &MainWindow::sessionLoaded, &w, [&w, zoom = args.zoom, select = args.select] {
+            SelectionController* sel = w.selection();
+            const TimeNs length = sel->fullRange().end - sel->fullRange().begin;
+            for (const auto& [name, range] : {std::pair{"--select", select}, std::pair{"--zoom", zoom}}) {
+                if (!range)
+                    continue;
+                if (range->first >= length)
+                    std::fprintf(stderr, "npuscope: warning: %s starts at %s, past the trace's end (%s long)\n", name,
+                                 formatDuration(range->first).c_str(), formatDuration(length).c_str());
+                if (std::string_view(name) == "--select")
+                    sel->selectOffsets(range->first, range->second);
+                else
+                    sel->zoomToOffsets(range->first, range->second);
+            }
+        });
+    }
     QStringList paths;
     for (const auto& p : args.paths)
         paths << QString::fromStdString(p);
@@ -174,6 +213,13 @@ int runGui(int argc, char** argv)
                 for (int i = 0; i < w.tabs()->count(); ++i)
                     if (w.tabs()->tabText(i) == tab)
                         w.tabs()->setCurrentIndex(i);
+                // Tabs inside a view too ("Operator mapping" of the Compare tab, whose text goes on
+                // with a count in parentheses).
+                for (QTabWidget* inner : w.findChildren<QTabWidget*>())
+                    if (inner != w.tabs())
+                        for (int i = 0; i < inner->count(); ++i)
+                            if (inner->tabText(i) == tab || inner->tabText(i).startsWith(tab + QStringLiteral(" (")))
+                                inner->setCurrentIndex(i);
                 QApplication::processEvents();
                 QWidget* modal = QApplication::activeModalWidget();
                 const bool ok = (modal ? modal : static_cast<QWidget*>(&w))->grab().save(file);

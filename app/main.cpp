@@ -20,18 +20,25 @@ void printHelp()
         "  npuscope --demo                     open the GUI on the bundled demo profile\n"
         "                                      (headless: print its top operators and advisor summary)\n"
         "  npuscope BASELINE --compare OPTIMIZED  open the GUI on BASELINE with the Compare tab\n"
+        "  npuscope PATH --zoom START END      open the GUI showing START..END (from the trace start,\n"
+        "                                      with units: 12.1ms, 500us, 1.2s, 800ns)\n"
+        "  npuscope PATH --select START END    open the GUI with START..END selected, shown with 10 %\n"
+        "                                      of its width on each side\n"
+        "  npuscope PATH ... --screenshot FILE save the window as a PNG once loaded, then quit\n"
         "  npuscope info PATH... [--format text|json] [--prefer text|db] [--no-cache]\n"
         "  npuscope analyze --import PATH... [--metric duration|memory_bandwidth|communication_duration]\n"
         "           [--top N] [--sort descending|ascending] [--group-by type|name]\n"
         "           [--format csv|json|table|chrome_trace] [--export FILE] [--peak-hbm-gbps X]\n"
         "  npuscope advise PATH [--format text|markdown|json|html|pdf] [-o FILE] [--advisor-config FILE]\n"
-        "  npuscope compare BASELINE OPTIMIZED [--format table|csv|json|markdown] [--same-within PCT]\n"
+        "  npuscope compare BASELINE OPTIMIZED [--format table|csv|json|markdown|html|pdf] [-o FILE] [--same-within PCT] [--no-advisor]\n"
         "  npuscope synth OUT_DIR [--scenario llama2-baseline|llama2-optimized|cluster-slowrank]\n"
         "           [--layout torch_npu|msprof]\n"
         "           [--ranks N] [--steps N] [--seed N] [--target-mb N]\n"
         "  npuscope bench [--size-mb N] [--out DIR]\n"
         "  npuscope cache list|clear           the session cache (info, analyze, advise and compare\n"
         "                                      take --no-cache)\n"
+        "  [mpirun -np P] npuscope cluster-summary ROOT -o SUMMARY [--ranks-from FILE] [--threads N]\n"
+        "           [--timeout SEC] [--buckets N]\n"
         "  npuscope --version | --help\n"
         "\n"
         "Each verb takes --help. Exit codes: 0 ok, 1 input problem, 2 usage.\n",
@@ -73,6 +80,8 @@ int main(int argc, char** argv)
             return npuscope::cli::bench(rest);
         if (verb == "cache")
             return npuscope::cli::cache(rest);
+        if (verb == "cluster-summary")
+            return npuscope::cli::clusterSummary(rest);
         if (verb.size() > 1 && verb[0] == '-' && verb != "--demo" && verb.rfind("-platform", 0) != 0
             && verb.rfind("--style", 0) != 0) {
             std::fprintf(stderr, "npuscope: unknown option '%s'\nTry 'npuscope --help'.\n", verb.c_str());

@@ -6,8 +6,8 @@
 //
 // Before the clock starts, the child gives back the free heap it inherited. Its pages are shared
 // with the parent, so reusing them costs a copy-on-write fault per 4 KiB page, and they stay
-// 4 KiB pages: after the bench had warmed the page cache with two 8 MB read buffers, the 100 MB
-// profile's load in a child took 0.29-0.37 instead of 0.21-0.25 s, with 1,500 more faults.
+// 4 KiB pages: a load in the child would be measured slower than the same load in a fresh
+// process.
 #include "model/io/memory_budget.h"
 
 #include <sys/resource.h>

@@ -76,23 +76,31 @@ std::uint64_t exportBytes(const fs::path& dir, bool db)
 
 } // namespace
 
-bool generateProfile(const std::string& dir, double sizeMb, std::uint64_t seed, const std::string& format)
+int generateProfile(const std::string& dir, double sizeMb, std::uint64_t seed, const std::string& format, bool compact,
+                    int steps)
 {
-    std::fprintf(stderr, "Generating a %.0f MB profile (%s) in %s ...\n", sizeMb, format.c_str(), dir.c_str());
     synth::SynthOptions o;
     o.scenario = "llama2-baseline";
     o.seed = seed;
-    o.targetMB = sizeMb;
     o.format = format;
+    if (compact) {
+        std::fprintf(stderr, "Generating the same %d steps with compact JSON in %s ...\n", steps, dir.c_str());
+        o.compactJson = true;
+        o.steps = steps;
+        o.memoryFiles = 0; // as the real-shaped profile of the same size
+    } else {
+        std::fprintf(stderr, "Generating a %.0f MB profile (%s) in %s ...\n", sizeMb, format.c_str(), dir.c_str());
+        o.targetMB = sizeMb;
+    }
     const auto t0 = std::chrono::steady_clock::now();
     const synth::SynthResult r = synth::synthesize(dir, o);
     if (!r.ok) {
         std::fprintf(stderr, "npuscope bench: generating failed: %s\n", r.error.c_str());
-        return false;
+        return 0;
     }
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::fprintf(stderr, "Generated %.1f MB in %.2f s (%.0f MB/s)\n", r.bytesWritten / 1e6, s, r.bytesWritten / 1e6 / s);
-    return true;
+    return r.steps;
 }
 
 int dbVsTextBench(double sizeMb, const std::string& dirText, std::uint64_t seed)

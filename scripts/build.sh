@@ -1,6 +1,18 @@
 #!/usr/bin/env bash
 # Configures and builds npuscope into ./build (Release with debug info).
+# NPUSCOPE_MARCH=x86-64 builds for any x86-64 CPU instead of this machine's (CI does, so that
+# the package check can package this same build instead of compiling everything again).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+# With Open MPI installed (scripts/deps.sh), the test build also builds cluster-summary for mpirun
+# and registers its multi-process tests; the package build (check-package.sh) stays MPI-free.
+mpi=()
+if command -v mpicc >/dev/null && command -v mpirun >/dev/null; then
+  mpi=(-DNPUSCOPE_MPI=ON)
+fi
+march=()
+if [ -n "${NPUSCOPE_MARCH:-}" ]; then
+  march=(-DNPUSCOPE_MARCH="$NPUSCOPE_MARCH")
+fi
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo "${mpi[@]}" "${march[@]}" >/dev/null
 cmake --build build -j"$(nproc)"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The test suite under AddressSanitizer + UndefinedBehaviorSanitizer (CI): the "asan" preset of
-# CMakePresets.json in build-asan, every ctest test on the offscreen platform. UBSan (with
+# CMakePresets.json in build-asan (line tables only, -g1: reports keep file and line), every ctest test on the offscreen platform. UBSan (with
 # float-cast-overflow, which GCC leaves out of "undefined": a double cast to an integer it does
 # not fit) stops at the first report (-fno-sanitize-recover, halt_on_error); ASan always does.
 # Leak checking is off (Qt and fontconfig keep process-lifetime allocations). Reports also go

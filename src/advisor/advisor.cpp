@@ -198,10 +198,29 @@ const std::string& RuleCtx::ruleId() const { return def.id; }
 
 namespace {
 
+// Step time of a session without rank folders (a cluster summary): the mean over ranks of each
+// rank's Computing + Communication(Not Overlapped) + Free per step from its cluster step rows.
+void clusterStepTime(const ClusterData& cl, double& tSum, int& tN)
+{
+    std::map<std::string, std::pair<double, int>> perRank;
+    for (const auto& row : cl.stepTrace)
+        if (row.type == "rank" && row.computing) {
+            auto& a = perRank[row.index];
+            a.first += static_cast<double>(*row.computing + row.commNotOverlapped.value_or(0) + row.free.value_or(0));
+            ++a.second;
+        }
+    for (const auto& [rank, a] : perRank)
+        if (a.first > 0) {
+            tSum += a.first / a.second;
+            ++tN;
+        }
+}
+
 std::vector<RuleDef> allRules()
 {
     std::vector<RuleDef> r;
     addComputationRules(r);
+    addAffinityRules(r);
     addCommunicationRules(r);
     addSchedulingRules(r);
     addMemoryRules(r);
@@ -209,7 +228,7 @@ std::vector<RuleDef> allRules()
     return r;
 }
 
-int sevRank(FindingSeverity s) { return static_cast<int>(s); }
+int severityOrder(FindingSeverity s) { return static_cast<int>(s); }
 
 // Merge one rank's fired finding into the list (same id -> one finding with a ranks column).
 void mergeFired(std::vector<Finding>& out, Finding f)
@@ -345,29 +364,40 @@ std::vector<RuleInfo> ruleCatalog()
     return out;
 }
 
-AdvisorReport runAdvisor(const Session& session, const Thresholds& th, const std::atomic<bool>* cancel)
-{
-    const LoadAllocationScope heapReuse; // the rules' working memory is reused from rule to rule
-    AdvisorReport rep;
-    rep.warnings = th.warnings();
-    rep.overrides = th.overrides();
-    rep.thresholdsSource = th.source();
-    rep.thresholdsDigest = th.effective().dump();
-    rep.evidenceRowsPdf = th.evidenceRowsPdf();
-    rep.evidenceRowsMd = th.evidenceRowsMd();
+namespace {
 
-    // Identity.
-    auto& id = rep.identity;
+// "yyyy-mm-dd HH:MM:SS" from the first run of 14 or more digits after '_' (or at the start) in
+// a profile's root: torch_npu folders end in _<yyyymmddHHMMSSmmm>_ascend_pt, msprof ones are
+// PROF_<n>_<14 digits>_; empty when there is none.
+std::string captureTimeOf(const std::string& r)
+{
+    for (std::size_t i = 0; i + 14 <= r.size(); ++i) {
+        std::size_t j = i;
+        while (j < r.size() && std::isdigit(static_cast<unsigned char>(r[j])))
+            ++j;
+        if (j - i >= 14 && (i == 0 || r[i - 1] == '_')) {
+            const std::string d = r.substr(i, 14);
+            return d.substr(0, 4) + "-" + d.substr(4, 2) + "-" + d.substr(6, 2) + " " + d.substr(8, 2) + ":"
+                   + d.substr(10, 2) + ":" + d.substr(12, 2);
+        }
+        i = j;
+    }
+    return {};
+}
+
+// What the report is about: the folder, its ranks, chip and versions (the first rank that
+// knows each).
+ReportIdentity identityOf(const Session& session)
+{
+    ReportIdentity id;
     id.path = session.root;
     id.layout = session.layout;
     id.npuscopeVersion = NPUSCOPE_VERSION;
-    {
-        std::string root = session.root;
-        while (root.size() > 1 && root.back() == '/')
-            root.pop_back();
-        const auto pos = root.find_last_of('/');
-        id.name = pos == std::string::npos ? root : root.substr(pos + 1);
-    }
+    std::string root = session.root;
+    while (root.size() > 1 && root.back() == '/')
+        root.pop_back();
+    const auto pos = root.find_last_of('/');
+    id.name = pos == std::string::npos ? root : root.substr(pos + 1);
     for (const auto& pr : session.ranks) {
         const Profile& p = *pr;
         if (p.rank >= 0)
@@ -388,35 +418,33 @@ AdvisorReport runAdvisor(const Session& session, const Thresholds& th, const std
             id.layout = p.layout;
         if (id.name.empty())
             id.name = p.name;
-        // torch_npu folders end in _<yyyymmddHHMMSSmmm>_ascend_pt; msprof in PROF_<n>_<14 digits>_.
-        if (id.captureTime.empty()) {
-            const std::string& r = p.root;
-            for (std::size_t i = 0; i + 14 <= r.size(); ++i) {
-                std::size_t j = i;
-                while (j < r.size() && std::isdigit(static_cast<unsigned char>(r[j])))
-                    ++j;
-                if (j - i >= 14 && (i == 0 || r[i - 1] == '_')) {
-                    const std::string d = r.substr(i, 14);
-                    id.captureTime = d.substr(0, 4) + "-" + d.substr(4, 2) + "-" + d.substr(6, 2) + " "
-                                     + d.substr(8, 2) + ":" + d.substr(10, 2) + ":" + d.substr(12, 2);
-                    break;
-                }
-                i = j;
-            }
-        }
+        if (id.captureTime.empty())
+            id.captureTime = captureTimeOf(p.root);
+    }
+    return id;
+}
+
+// The report's appendix of files read: each rank's files, then the session's own.
+std::vector<std::string> inputsOf(const Session& session)
+{
+    std::vector<std::string> inputs;
+    for (const auto& pr : session.ranks) {
+        const Profile& p = *pr;
         for (const auto& f : p.files)
             if (f.status != FileStatus::NotRead)
-                rep.inputs.push_back((p.rank >= 0 ? "rank " + std::to_string(p.rank) + ": " : std::string()) + f.path
-                                     + " (" + (f.kind.empty() ? "unknown" : f.kind) + ", " + fileStatusName(f.status)
-                                     + ", " + std::to_string(f.records) + " records"
-                                     + (f.skipped ? ", " + std::to_string(f.skipped) + " skipped" : std::string())
-                                     + ")");
+                inputs.push_back((p.rank >= 0 ? "rank " + std::to_string(p.rank) + ": " : std::string()) + f.path + " ("
+                                 + (f.kind.empty() ? "unknown" : f.kind) + ", " + fileStatusName(f.status) + ", "
+                                 + std::to_string(f.records) + " records"
+                                 + (f.skipped ? ", " + std::to_string(f.skipped) + " skipped" : std::string()) + ")");
     }
     for (const auto& f : session.files)
-        rep.inputs.push_back(f.path + " (" + (f.kind.empty() ? "unknown" : f.kind) + ", " + fileStatusName(f.status)
-                             + ")");
+        inputs.push_back(f.path + " (" + (f.kind.empty() ? "unknown" : f.kind) + ", " + fileStatusName(f.status) + ")");
+    return inputs;
+}
 
-    // Each rank's facts, built on all cores (an exception is rethrown here, after all are done).
+// Each rank's facts, built on all cores (an exception is rethrown here, after all are done).
+std::vector<ProfileFacts> buildFacts(const Session& session)
+{
     std::vector<std::optional<ProfileFacts>> built(session.ranks.size());
     std::vector<std::exception_ptr> failed(session.ranks.size());
     parallelFor(built.size(), 0, [&](std::size_t i) {
@@ -433,9 +461,13 @@ AdvisorReport runAdvisor(const Session& session, const Thresholds& th, const std
     facts.reserve(built.size());
     for (auto& b : built)
         facts.push_back(std::move(*b));
-    built.clear();
+    return facts;
+}
 
-    // Summary split per rank.
+// The summary's split per rank and the step time T every share is measured against: the mean
+// over the ranks that have one.
+void summarizeSteps(const Session& session, const std::vector<ProfileFacts>& facts, AdvisorReport& rep)
+{
     double tSum = 0;
     int tN = 0;
     std::vector<double> allSteps;
@@ -444,7 +476,7 @@ AdvisorReport runAdvisor(const Session& session, const Thresholds& th, const std
         rs.rank = f.rank;
         rs.T = f.T;
         rs.computing = f.computing;
-        rs.commNotOverlapped = f.commNO;
+        rs.commNotOverlapped = f.commNotOverlapped;
         rs.free = f.free;
         rs.computingParts = f.computingParts;
         rs.commParts = f.commParts;
@@ -469,6 +501,8 @@ AdvisorReport runAdvisor(const Session& session, const Thresholds& th, const std
             rep.summary.tSource = f.stepSource;
     }
     std::sort(allSteps.begin(), allSteps.end());
+    if (tN == 0)
+        clusterStepTime(session.cluster, tSum, tN); // a cluster summary: the ranks' means, no folders
     rep.T = tN ? tSum / tN : 0;
     rep.summary.T = rep.T;
     rep.summary.steps = facts.empty() ? 0 : static_cast<int>(facts.front().steps.size());
@@ -477,181 +511,199 @@ AdvisorReport runAdvisor(const Session& session, const Thresholds& th, const std
         rep.summary.stepMax = allSteps.back();
         rep.summary.stepMedian = allSteps[allSteps.size() / 2];
     }
+}
 
-    const bool overBudget = static_cast<int>(facts.size()) > std::max(1, th.rankBudget());
-    const Picks picks = overBudget ? pickRanks(session, facts, th) : Picks{};
-    if (overBudget) {
-        std::string text;
-        for (const auto& [cat, v] : picks)
-            for (const Pick& p : v)
-                text += (text.empty() ? "" : "; ") + std::string(categoryName(cat)) + ": rank " + std::to_string(facts[p.fact].rank)
-                        + " (" + p.why + ")";
-        rep.warnings.push_back("Rank rules ran on picked ranks: " + text);
-    }
+// One run of a rule: on one rank's facts, or on the whole session (cluster rules, f null).
+struct Job {
+    const RuleDef* def;
+    const ProfileFacts* f;
+    std::string picked; // why this rank was picked, when the rules run on picked ranks
+    RuleOut out;
+};
 
-    const double hi = th.severityHigh(), med = th.severityMedium();
-    // Every (rule, rank) run is independent: they run on all cores first, then their results
-    // are merged in report order below, so the report does not depend on the scheduling.
-    const std::vector<RuleDef> defs = allRules();
-    struct Job {
-        const RuleDef* def;
-        const ProfileFacts* f;
-        std::string picked;
-        RuleOut out;
-    };
+struct Jobs {
     std::vector<Job> jobs;
-    std::vector<std::pair<std::size_t, std::size_t>> jobsOf(defs.size()); // [begin, end) per rule
+    std::vector<std::pair<std::size_t, std::size_t>> of; // [begin, end) of each rule's jobs
+};
+
+// The runs of every enabled rule, in rule order: once for a cluster rule, else once per rank
+// (or per picked rank over the rank budget).
+Jobs planJobs(const std::vector<RuleDef>& defs, const std::vector<ProfileFacts>& facts, const Thresholds& th,
+              const std::optional<Picks>& picks)
+{
+    Jobs plan;
+    plan.of.resize(defs.size());
     for (std::size_t d = 0; d < defs.size(); ++d) {
         const RuleDef& def = defs[d];
-        jobsOf[d].first = jobs.size();
+        plan.of[d].first = plan.jobs.size();
         if (th.enabled(def.id)) {
             if (def.cluster)
-                jobs.push_back({&def, nullptr, {}, {}});
-            else if (overBudget) {
-                const auto it = picks.find(def.category);
-                if (it != picks.end())
+                plan.jobs.push_back({&def, nullptr, {}, {}});
+            else if (picks) {
+                const auto it = picks->find(def.category);
+                if (it != picks->end())
                     for (const Pick& p : it->second)
-                        jobs.push_back({&def, &facts[p.fact], p.why, {}});
+                        plan.jobs.push_back({&def, &facts[p.fact], p.why, {}});
             } else
                 for (const auto& f : facts)
-                    jobs.push_back({&def, &f, {}, {}});
+                    plan.jobs.push_back({&def, &f, {}, {}});
         }
-        jobsOf[d].second = jobs.size();
+        plan.of[d].second = plan.jobs.size();
     }
-    parallelFor(jobs.size(), 0, [&](std::size_t j) {
-        Job& job = jobs[j];
-        if (cancel && cancel->load())
-            return;
-        RuleOut& out = job.out;
-        out.ruleId = job.def->id;
-        out.category = job.def->category;
-        RuleCtx ctx{session, facts, job.f, th, *job.def};
-        try {
-            job.def->run(ctx, out);
-        } catch (const std::exception& e) {
-            out.status = Status::Error;
-            out.error = e.what();
-            out.fired.clear();
-        } catch (...) {
-            out.status = Status::Error;
-            out.error = "unknown error";
-            out.fired.clear();
-        }
-        if (!job.picked.empty()) {
-            out.inputs.push_back("picked rank " + std::to_string(job.f->rank) + ": " + job.picked);
-            for (auto& fd : out.fired)
-                if (!fd.inputs.empty())
-                    fd.inputs.push_back(out.inputs.back());
-        }
-    });
+    return plan;
+}
 
-    std::vector<Finding> fired, others;
-    for (std::size_t d = 0; d < defs.size(); ++d) {
-        const RuleDef& def = defs[d];
-        if (cancel && cancel->load()) {
-            rep.cancelled = true;
-            break;
+// Runs one job; a rule that throws reports an error instead of findings.
+void runJob(Job& job, const Session& session, const std::vector<ProfileFacts>& facts, const Thresholds& th)
+{
+    RuleOut& out = job.out;
+    out.ruleId = job.def->id;
+    out.category = job.def->category;
+    RuleCtx ctx{session, facts, job.f, th, *job.def};
+    try {
+        job.def->run(ctx, out);
+    } catch (const std::exception& e) {
+        out.status = Status::Error;
+        out.error = e.what();
+        out.fired.clear();
+    } catch (...) {
+        out.status = Status::Error;
+        out.error = "unknown error";
+        out.fired.clear();
+    }
+    if (!job.picked.empty()) {
+        out.inputs.push_back("picked rank " + std::to_string(job.f->rank) + ": " + job.picked);
+        for (auto& fd : out.fired)
+            if (!fd.inputs.empty())
+                fd.inputs.push_back(out.inputs.back());
+    }
+}
+
+// A finding of a rule that is turned off in the thresholds file.
+Finding disabledFinding(const RuleDef& def)
+{
+    Finding dis;
+    dis.id = dis.rule = def.id;
+    dis.category = def.category;
+    dis.status = Status::Disabled;
+    dis.title = def.summary;
+    dis.check = "disabled in the thresholds file";
+    dis.scope.cluster = def.cluster;
+    return dis;
+}
+
+// A fired finding as the report shows it: its rule, scope and inputs filled in, its cost and
+// gain as shares of the step time T, its severity from the thresholds file, the rule, or the
+// cost share.
+void completeFired(Finding& fd, const RuleDef& def, const RuleOut& out, const ProfileFacts* f, double T,
+                   const Thresholds& th)
+{
+    const int rank = f ? f->rank : -1;
+    fd.rule = def.id;
+    fd.category = def.category;
+    fd.status = Status::Fired;
+    if (fd.inputs.empty())
+        fd.inputs = out.inputs;
+    if (f && rank >= 0 && fd.scope.ranks.empty())
+        fd.scope.ranks.push_back(rank);
+    fd.scope.cluster = def.cluster;
+    fd.costShare = T > 0 ? static_cast<double>(fd.costNs) / T : 0;
+    if (fd.gain.estimated) {
+        fd.gain.shareOfT = T > 0 ? fd.gain.nsPerStep / T : 0;
+        if (!(fd.gain.nsPerStep > 0)) {
+            fd.gain.estimated = false;
+            fd.gain.reason = "the formula gives no saving on this data";
         }
-        if (!th.enabled(def.id)) {
-            Finding dis;
-            dis.id = dis.rule = def.id;
-            dis.category = def.category;
-            dis.status = Status::Disabled;
-            dis.title = def.summary;
-            dis.check = "disabled in the thresholds file";
-            dis.scope.cluster = def.cluster;
-            others.push_back(std::move(dis));
+    }
+    const double hi = th.severityHigh(), med = th.severityMedium();
+    const std::string cfg = th.severity(def.id);
+    if (cfg != "auto")
+        fd.severity = severityFromName(cfg);
+    else if (fd.ruleSeverity)
+        fd.severity = *fd.ruleSeverity;
+    else
+        fd.severity = fd.costShare >= hi    ? FindingSeverity::High
+                      : fd.costShare >= med ? FindingSeverity::Medium
+                                            : FindingSeverity::Low;
+    sortEvidence(fd.evidence);
+}
+
+// A run that did not fire (passed, not checked, error) as a finding, added to `groups`: runs of
+// one rule with the same status, needs and error become one finding listing their ranks.
+void groupNotFired(std::vector<Finding>& groups, const RuleDef& def, const RuleOut& out, int rank,
+                   std::size_t rankCount)
+{
+    Finding g;
+    g.id = g.rule = def.id;
+    g.category = def.category;
+    g.status = out.status == Status::Fired ? Status::Passed : out.status;
+    g.title = def.summary;
+    g.needs = out.needs;
+    g.error = out.error;
+    g.inputs = out.inputs;
+    g.scope.cluster = def.cluster;
+    const std::string rankPrefix = rank >= 0 && rankCount > 1 ? "rank " + std::to_string(rank) + ": " : "";
+    g.check = out.check.empty() ? std::string() : rankPrefix + out.check;
+    for (auto& e : groups) {
+        if (e.status == g.status && e.needs == g.needs && e.error == g.error) {
+            if (rank >= 0)
+                e.scope.ranks.push_back(rank);
+            if (!g.check.empty())
+                e.check += (e.check.empty() ? "" : "; ") + g.check;
+            return;
+        }
+    }
+    if (rank >= 0)
+        g.scope.ranks.push_back(rank);
+    groups.push_back(std::move(g));
+}
+
+// One rule's runs, in rank order, into the report's findings: fired ones merged across ranks
+// into `fired`, the others grouped by status into `others`.
+void collectRule(const RuleDef& def, std::vector<Job>::iterator begin, std::vector<Job>::iterator end,
+                 const std::vector<ProfileFacts>& facts, const Thresholds& th, double reportT,
+                 std::vector<Finding>& fired, std::vector<Finding>& others)
+{
+    struct Run {
+        RuleOut out;
+        const ProfileFacts* f;
+    };
+    std::vector<Run> runs;
+    for (auto j = begin; j != end; ++j)
+        runs.push_back({std::move(j->out), j->f});
+    if (runs.empty()) {
+        Run r;
+        r.out.notChecked("needs a loaded profile");
+        r.f = nullptr;
+        runs.push_back(std::move(r));
+    }
+    std::vector<Finding> groups;
+    for (auto& run : runs) {
+        if (run.out.status == Status::Fired && !run.out.fired.empty()) {
+            const double T = run.f ? run.f->T : reportT;
+            for (auto& fd : run.out.fired) {
+                completeFired(fd, def, run.out, run.f, T, th);
+                mergeFired(fired, std::move(fd));
+            }
             continue;
         }
-        struct Run {
-            RuleOut out;
-            const ProfileFacts* f;
-        };
-        std::vector<Run> runs;
-        for (std::size_t j = jobsOf[d].first; j < jobsOf[d].second; ++j)
-            runs.push_back({std::move(jobs[j].out), jobs[j].f});
-        if (runs.empty()) {
-            Run r;
-            r.out.notChecked("needs a loaded profile");
-            r.f = nullptr;
-            runs.push_back(std::move(r));
-        }
-
-        // Non-fired statuses, grouped by (status, text) across ranks.
-        std::vector<Finding> groups;
-        for (auto& run : runs) {
-            const double T = run.f ? run.f->T : rep.T;
-            const int rank = run.f ? run.f->rank : -1;
-            if (run.out.status == Status::Fired && !run.out.fired.empty()) {
-                for (auto& fd : run.out.fired) {
-                    fd.rule = def.id;
-                    fd.category = def.category;
-                    fd.status = Status::Fired;
-                    if (fd.inputs.empty())
-                        fd.inputs = run.out.inputs;
-                    if (run.f && rank >= 0 && fd.scope.ranks.empty())
-                        fd.scope.ranks.push_back(rank);
-                    fd.scope.cluster = def.cluster;
-                    fd.costShare = T > 0 ? static_cast<double>(fd.costNs) / T : 0;
-                    if (fd.gain.estimated) {
-                        fd.gain.shareOfT = T > 0 ? fd.gain.nsPerStep / T : 0;
-                        if (!(fd.gain.nsPerStep > 0)) {
-                            fd.gain.estimated = false;
-                            fd.gain.reason = "the formula gives no saving on this data";
-                        }
-                    }
-                    const std::string cfg = th.severity(def.id);
-                    if (cfg != "auto")
-                        fd.severity = severityFromName(cfg);
-                    else if (fd.ruleSeverity)
-                        fd.severity = *fd.ruleSeverity;
-                    else
-                        fd.severity = fd.costShare >= hi    ? FindingSeverity::High
-                                      : fd.costShare >= med ? FindingSeverity::Medium
-                                                            : FindingSeverity::Low;
-                    sortEvidence(fd.evidence);
-                    mergeFired(fired, std::move(fd));
-                }
-                continue;
-            }
-            Finding g;
-            g.id = g.rule = def.id;
-            g.category = def.category;
-            g.status = run.out.status == Status::Fired ? Status::Passed : run.out.status;
-            g.title = def.summary;
-            g.needs = run.out.needs;
-            g.error = run.out.error;
-            g.inputs = run.out.inputs;
-            g.scope.cluster = def.cluster;
-            const std::string rankPrefix = rank >= 0 && facts.size() > 1 ? "rank " + std::to_string(rank) + ": " : "";
-            g.check = run.out.check.empty() ? std::string() : rankPrefix + run.out.check;
-            bool merged = false;
-            for (auto& e : groups) {
-                if (e.status == g.status && e.needs == g.needs && e.error == g.error) {
-                    if (rank >= 0)
-                        e.scope.ranks.push_back(rank);
-                    if (!g.check.empty())
-                        e.check += (e.check.empty() ? "" : "; ") + g.check;
-                    merged = true;
-                    break;
-                }
-            }
-            if (!merged) {
-                if (rank >= 0)
-                    g.scope.ranks.push_back(rank);
-                groups.push_back(std::move(g));
-            }
-        }
-        for (auto& g : groups)
-            others.push_back(std::move(g));
+        groupNotFired(groups, def, run.out, run.f ? run.f->rank : -1, facts.size());
     }
+    for (auto& g : groups)
+        others.push_back(std::move(g));
+}
 
+} // namespace
+
+// Fired findings by category, severity, gain (largest first), cost; the others by status.
+void orderFindings(std::vector<Finding>& fired, std::vector<Finding>& others)
+{
     auto catOrder = [](Category c) { return static_cast<int>(c); };
     std::stable_sort(fired.begin(), fired.end(), [&](const Finding& a, const Finding& b) {
         if (catOrder(a.category) != catOrder(b.category))
             return catOrder(a.category) < catOrder(b.category);
         if (a.severity != b.severity)
-            return sevRank(a.severity) < sevRank(b.severity);
+            return severityOrder(a.severity) < severityOrder(b.severity);
         const double ga = a.gain.estimated ? a.gain.nsPerStep : -1, gb = b.gain.estimated ? b.gain.nsPerStep : -1;
         if (ga != gb)
             return ga > gb;
@@ -669,8 +721,11 @@ AdvisorReport runAdvisor(const Session& session, const Thresholds& th, const std
     };
     std::stable_sort(others.begin(), others.end(),
                      [&](const Finding& a, const Finding& b) { return statusOrder(a.status) < statusOrder(b.status); });
+}
 
-    auto& sm = rep.summary;
+// The summary's counts by severity and status, and the three largest gains.
+void countFindings(const std::vector<Finding>& fired, const std::vector<Finding>& others, Summary& sm)
+{
     for (const auto& f : fired) {
         ++sm.fired;
         if (f.severity == FindingSeverity::High)
@@ -698,6 +753,66 @@ AdvisorReport runAdvisor(const Session& session, const Thresholds& th, const std
                      [](const Finding* a, const Finding* b) { return a->gain.nsPerStep > b->gain.nsPerStep; });
     for (std::size_t i = 0; i < byGain.size() && i < 3; ++i)
         sm.topGains.push_back(byGain[i]->id);
+}
+
+AdvisorReport runAdvisor(const Session& session, const Thresholds& th, const std::atomic<bool>* cancel)
+{
+    const LoadAllocationScope heapReuse; // the rules' working memory is reused from rule to rule
+    AdvisorReport rep;
+    rep.warnings = th.warnings();
+    rep.overrides = th.overrides();
+    rep.thresholdsSource = th.source();
+    rep.thresholdsDigest = th.effective().dump();
+    rep.evidenceRowsPdf = th.evidenceRowsPdf();
+    rep.evidenceRowsMd = th.evidenceRowsMd();
+    for (const auto& p : session.ranks) // the SelectionController's full range begins here too
+        if (p && p->end > p->begin)
+            rep.traceStart = rep.traceStart ? std::min(*rep.traceStart, p->begin) : p->begin;
+    rep.identity = identityOf(session);
+    rep.inputs = inputsOf(session);
+    rep.inputProblems = inputProblems(session);
+
+    const std::vector<ProfileFacts> facts = buildFacts(session);
+    summarizeSteps(session, facts, rep);
+
+    const bool overBudget = static_cast<int>(facts.size()) > std::max(1, th.rankBudget());
+    std::optional<Picks> picks;
+    if (overBudget) {
+        picks = pickRanks(session, facts, th);
+        std::string text;
+        for (const auto& [cat, v] : *picks)
+            for (const Pick& p : v)
+                text += (text.empty() ? "" : "; ") + std::string(categoryName(cat)) + ": rank " + std::to_string(facts[p.fact].rank)
+                        + " (" + p.why + ")";
+        rep.warnings.push_back("Rank rules ran on picked ranks: " + text);
+    }
+
+    // Every (rule, rank) run is independent: they run on all cores first, then their results
+    // are merged in report order below, so the report does not depend on the scheduling.
+    const std::vector<RuleDef> defs = allRules();
+    Jobs plan = planJobs(defs, facts, th, picks);
+    parallelFor(plan.jobs.size(), 0, [&](std::size_t j) {
+        if (cancel && cancel->load())
+            return;
+        runJob(plan.jobs[j], session, facts, th);
+    });
+
+    std::vector<Finding> fired, others;
+    for (std::size_t d = 0; d < defs.size(); ++d) {
+        if (cancel && cancel->load()) {
+            rep.cancelled = true;
+            break;
+        }
+        if (!th.enabled(defs[d].id)) {
+            others.push_back(disabledFinding(defs[d]));
+            continue;
+        }
+        const auto begin = plan.jobs.begin();
+        collectRule(defs[d], begin + static_cast<std::ptrdiff_t>(plan.of[d].first),
+                    begin + static_cast<std::ptrdiff_t>(plan.of[d].second), facts, th, rep.T, fired, others);
+    }
+    orderFindings(fired, others);
+    countFindings(fired, others, rep.summary);
 
     rep.findings = std::move(fired);
     rep.findings.insert(rep.findings.end(), std::make_move_iterator(others.begin()),

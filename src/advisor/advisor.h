@@ -3,9 +3,11 @@
 // thread; cancellable between rules.
 #include "advisor/finding.h"
 #include "advisor/thresholds.h"
+#include "model/store/input_problems.h"
 #include "model/store/session.h"
 
 #include <atomic>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,11 +61,16 @@ struct AdvisorReport {
     std::vector<Finding> findings; // fired first (by category, severity, gain), then not checked, passed, disabled, error
     std::vector<std::string> warnings;
     std::vector<std::string> inputs;               // appendix: files read (path, kind, records)
+    std::vector<InputProblem> inputProblems;       // files read in part or not at all: shown first
     std::vector<Thresholds::Override> overrides;   // appendix: non-default thresholds
     std::string thresholdsSource;
     std::string thresholdsDigest; // the effective thresholds (compact JSON) the report was computed with
     int evidenceRowsPdf = 10, evidenceRowsMd = 5;
     bool cancelled = false;
+    // The trace start (earliest begin of any rank with a time span), as the GUI measures from:
+    // the text, Markdown, HTML and PDF reports write evidence times relative to it ("at
+    // 47.483 ms"); JSON keeps the absolute timestamps.
+    std::optional<TimeNs> traceStart;
 
     std::vector<const Finding*> fired() const;
     std::vector<const Finding*> withStatus(Status s) const;

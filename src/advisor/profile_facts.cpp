@@ -138,7 +138,7 @@ double firstMetric(const KernelTable& k, const std::vector<int>& cols, std::size
 {
     for (int c : cols) {
         const double v = k.metrics[static_cast<std::size_t>(c)][row];
-        if (v == v)
+        if (!isMissing(v))
             return v;
     }
     return kNaN;
@@ -146,7 +146,7 @@ double firstMetric(const KernelTable& k, const std::vector<int>& cols, std::size
 
 std::string fmtNum(double v, int decimals)
 {
-    if (v != v)
+    if (isMissing(v))
         return "n/a";
     char b[64];
     std::snprintf(b, sizeof b, "%.*f", decimals, v);
@@ -211,48 +211,54 @@ private:
 
 double optNs(const std::optional<TimeNs>& v) { return v ? static_cast<double>(*v) : 0.0; }
 
-} // namespace
+// A step_trace_time.csv row of this rank (not of a cluster-level table).
+bool isRankStepRow(const StepRow& s) { return s.computing && (s.type.empty() || s.type == "rank"); }
 
-ProfileFacts::ProfileFacts(const Profile& profile) : p(profile)
+// What the profile holds: kernels, timeline, step trace, communication, device info, levels.
+void findCapabilities(ProfileFacts& f)
 {
-    rank = p.rank;
-    const auto& k = p.kernels;
-    hasKernels = k.size() > 0;
+    const Profile& p = f.p;
+    f.hasKernels = p.kernels.size() > 0;
     for (const auto& s : p.steps)
-        if (s.computing && (s.type.empty() || s.type == "rank"))
-            hasStt = true;
+        if (isRankStepRow(s))
+            f.hasStepTrace = true;
     for (const auto& op : p.commOps)
         if (!op.totalInfo)
-            hasComm = true;
+            f.hasComm = true;
     for (const auto& d : p.deviceInfo)
-        if (d.aiCoreNum > 0 || d.aicFrequencyMHz == d.aicFrequencyMHz)
-            hasInfo = true;
-    hasMeta = !p.meta.env.empty() || !p.meta.profilerMetadata.is_null();
-    torchNpu = p.layout.find("torch_npu") != std::string::npos;
+        if (d.aiCoreNum > 0 || !isMissing(d.aicFrequencyMHz))
+            f.hasInfo = true;
+    f.hasMeta = !p.meta.env.empty() || !p.meta.profilerMetadata.is_null();
+    f.torchNpu = p.layout.find("torch_npu") != std::string::npos;
 
     // Timeline-wide flags.
     for (const auto& t : p.tracks) {
         if (t.sliceEnd <= t.sliceBegin)
             continue;
         if (t.kind == TrackKind::Stream)
-            hasTimeline = true;
+            f.hasTimeline = true;
         if (t.kind == TrackKind::Python)
-            hasPython = true;
+            f.hasPython = true;
         if (t.kind == TrackKind::Cann) {
-            for (std::uint32_t i = t.sliceBegin; i < t.sliceEnd && !hasCann; ++i)
+            for (std::uint32_t i = t.sliceBegin; i < t.sliceEnd && !f.hasCann; ++i)
                 if (p.str(p.slices.name[i]).rfind("AscendCL@", 0) == 0)
-                    hasCann = true;
+                    f.hasCann = true;
         }
     }
-    if (hasPython)
-        torchNpu = true;
-    level0 = p.meta.profilerLevel == "Level0" || (torchNpu && !hasCann);
+    if (f.hasPython)
+        f.torchNpu = true;
+    f.level0 = p.meta.profilerLevel == "Level0" || (f.torchNpu && !f.hasCann);
+}
 
-    // Device tasks.
-    if (hasKernels) {
-        tasksFromKernels = true;
+// Device tasks, sorted by start: the kernel table's rows when there are any, else the timeline's
+// stream slices.
+std::vector<Task> deviceTasks(const Profile& p, bool fromKernels)
+{
+    std::vector<Task> tasks;
+    Classifier classify(p);
+    if (fromKernels) {
+        const auto& k = p.kernels;
         tasks.reserve(k.size());
-        Classifier classify(p);
         for (std::size_t i = 0; i < k.size(); ++i) {
             Task t;
             t.start = k.start[i];
@@ -268,7 +274,6 @@ ProfileFacts::ProfileFacts(const Profile& profile) : p(profile)
             tasks.push_back(t);
         }
     } else {
-        Classifier classify(p);
         for (const auto& tr : p.tracks) {
             if (tr.kind != TrackKind::Stream)
                 continue;
@@ -292,47 +297,47 @@ ProfileFacts::ProfileFacts(const Profile& profile) : p(profile)
     auto byStart = [](const Task& a, const Task& b) { return a.start < b.start; };
     if (!std::is_sorted(tasks.begin(), tasks.end(), byStart))
         std::stable_sort(tasks.begin(), tasks.end(), byStart);
+    return tasks;
+}
 
-    std::vector<Interval> cv;
-    for (const auto& t : tasks)
-        if (t.cls == TaskClass::Cube || t.cls == TaskClass::Vector)
-            cv.emplace_back(t.start, t.end());
-    computeUnion = unionOf(std::move(cv));
-
-    // Collective ops: timeline comm groups, else kernel comm rows, else communication.json.
+// Collective ops: timeline comm groups, else kernel comm rows, else communication.json; sorted
+// by start, with their source named.
+void findCommOps(ProfileFacts& f)
+{
+    const Profile& p = f.p;
     for (const auto& tr : p.tracks) {
         if (tr.kind != TrackKind::CommGroup)
             continue;
         for (std::uint32_t i = tr.sliceBegin; i < tr.sliceEnd; ++i)
             if (p.slices.depth[i] == 0)
-                commOpsTl.push_back({p.slices.start[i], p.slices.dur[i], std::string(p.str(p.slices.name[i])), i, tr.device});
+                f.commOpsTl.push_back({p.slices.start[i], p.slices.dur[i], std::string(p.str(p.slices.name[i])), i, tr.device});
     }
-    commSource = "timeline communication groups";
-    if (commOpsTl.empty()) {
-        for (const auto& t : tasks)
+    f.commSource = "timeline communication groups";
+    if (f.commOpsTl.empty()) {
+        for (const auto& t : f.tasks)
             if (t.cls == TaskClass::Comm)
-                commOpsTl.push_back({t.start, t.dur, str(t.name), t.slice, t.device});
-        commSource = tasksFromKernels ? kernelFile() + " communication rows" : "timeline communication tasks";
+                f.commOpsTl.push_back({t.start, t.dur, f.str(t.name), t.slice, t.device});
+        f.commSource = f.tasksFromKernels ? f.kernelFile() + " communication rows" : "timeline communication tasks";
     }
-    if (commOpsTl.empty()) {
+    if (f.commOpsTl.empty()) {
         for (const auto& op : p.commOps)
-            if (!op.totalInfo && op.start && op.elapseMs == op.elapseMs)
-                commOpsTl.push_back({*op.start, roundNs(op.elapseMs * 1e6), op.opName,
-                                     kNone, -1});
-        commSource = "communication.json";
+            if (!op.totalInfo && op.start && !isMissing(op.elapseMs))
+                f.commOpsTl.push_back({*op.start, roundNs(op.elapseMs * 1e6), op.opName, kNone, -1});
+        f.commSource = "communication.json";
     }
-    if (commOpsTl.empty())
-        commSource.clear();
-    std::sort(commOpsTl.begin(), commOpsTl.end(),
-              [](const CommInterval& a, const CommInterval& b) { return a.start < b.start; });
-    {
-        std::vector<Interval> v;
-        for (const auto& c : commOpsTl)
-            v.emplace_back(c.start, c.start + c.dur);
-        commUnion = unionOf(std::move(v));
-    }
+    if (f.commOpsTl.empty())
+        f.commSource.clear();
+    std::sort(f.commOpsTl.begin(), f.commOpsTl.end(),
+              [](const ProfileFacts::CommInterval& a, const ProfileFacts::CommInterval& b) { return a.start < b.start; });
+    std::vector<Interval> v;
+    for (const auto& c : f.commOpsTl)
+        v.emplace_back(c.start, c.start + c.dur);
+    f.commUnion = unionOf(std::move(v));
+}
 
-    // Steps: step_trace_time.csv, else ProfilerStep#N spans, else end to end.
+// The ProfilerStep#N spans of the timeline, by start.
+std::vector<StepSpan> profilerStepSpans(const Profile& p)
+{
     std::vector<StepSpan> ranges;
     U64Map isStep; // slice name id -> 1 when it starts with "ProfilerStep#" (names repeat: test each once)
     auto stepName = [&](NameId n) { return isStep.memo(n.v, [&] { return p.str(n).rfind("ProfilerStep#", 0) == 0; }) != 0; };
@@ -347,86 +352,112 @@ ProfileFacts::ProfileFacts(const Profile& profile) : p(profile)
                 ranges.push_back(s);
             }
     std::sort(ranges.begin(), ranges.end(), [](const StepSpan& a, const StepSpan& b) { return a.start < b.start; });
+    return ranges;
+}
+
+// The step_trace_time.csv rows of one device (the most frequent, when a folder holds several),
+// given the time ranges of `ranges` when there are as many.
+std::vector<StepSpan> stepTraceSteps(const Profile& p, const std::vector<StepSpan>& ranges)
+{
+    std::map<int, int> perDev;
+    for (const auto& s : p.steps)
+        if (isRankStepRow(s))
+            ++perDev[s.device];
+    int dev = perDev.begin()->first;
+    for (const auto& [d, n] : perDev)
+        if (n > perDev[dev])
+            dev = d;
+    std::vector<StepSpan> steps;
+    for (const auto& r : p.steps) {
+        if (!r.computing || r.device != dev || !(r.type.empty() || r.type == "rank"))
+            continue;
+        StepSpan s;
+        s.name = r.step;
+        s.computing = optNs(r.computing);
+        s.commNotOverlapped = optNs(r.commNotOverlapped);
+        s.free = optNs(r.free);
+        s.total = s.computing + s.commNotOverlapped + s.free;
+        steps.push_back(s);
+    }
+    if (ranges.size() == steps.size())
+        for (std::size_t i = 0; i < steps.size(); ++i) {
+            steps[i].hasRange = true;
+            steps[i].start = ranges[i].start;
+            steps[i].end = ranges[i].end;
+        }
+    return steps;
+}
+
+// Steps: step_trace_time.csv, else ProfilerStep#N spans, else end to end; a span's split comes
+// from the compute and communication unions.
+void findSteps(ProfileFacts& f)
+{
+    std::vector<StepSpan> ranges = profilerStepSpans(f.p);
     const Intervals busy = unionOf([&] {
-        std::vector<Interval> v(computeUnion.begin(), computeUnion.end());
-        v.insert(v.end(), commUnion.begin(), commUnion.end());
+        std::vector<Interval> v(f.computeUnion.begin(), f.computeUnion.end());
+        v.insert(v.end(), f.commUnion.begin(), f.commUnion.end());
         return v;
     }());
-    const Intervals commNo = subtract(commUnion, computeUnion);
+    const Intervals commNo = subtract(f.commUnion, f.computeUnion);
     auto splitRange = [&](StepSpan& s) {
-        s.computing = static_cast<double>(lengthOf(clip(computeUnion, s.start, s.end)));
-        s.commNO = static_cast<double>(lengthOf(clip(commNo, s.start, s.end)));
+        s.computing = static_cast<double>(lengthOf(clip(f.computeUnion, s.start, s.end)));
+        s.commNotOverlapped = static_cast<double>(lengthOf(clip(commNo, s.start, s.end)));
         s.total = static_cast<double>(s.end - s.start);
         s.free = std::max(0.0, s.total - static_cast<double>(lengthOf(clip(busy, s.start, s.end))));
     };
-    if (hasStt) {
-        // One device's rows (the most frequent) when a folder holds several devices.
-        std::map<int, int> perDev;
-        for (const auto& s : p.steps)
-            if (s.computing && (s.type.empty() || s.type == "rank"))
-                ++perDev[s.device];
-        int dev = perDev.begin()->first;
-        for (const auto& [d, n] : perDev)
-            if (n > perDev[dev])
-                dev = d;
-        for (const auto& r : p.steps) {
-            if (!r.computing || r.device != dev || !(r.type.empty() || r.type == "rank"))
-                continue;
-            StepSpan s;
-            s.name = r.step;
-            s.computing = optNs(r.computing);
-            s.commNO = optNs(r.commNotOverlapped);
-            s.free = optNs(r.free);
-            s.total = s.computing + s.commNO + s.free;
-            steps.push_back(s);
-        }
-        if (ranges.size() == steps.size())
-            for (std::size_t i = 0; i < steps.size(); ++i) {
-                steps[i].hasRange = true;
-                steps[i].start = ranges[i].start;
-                steps[i].end = ranges[i].end;
-            }
-        stepSource = "step_trace_time.csv";
+    if (f.hasStepTrace) {
+        f.steps = stepTraceSteps(f.p, ranges);
+        f.stepSource = "step_trace_time.csv";
     } else if (!ranges.empty()) {
         for (auto& s : ranges)
             splitRange(s);
-        steps = ranges;
-        stepSource = "timeline (ProfilerStep#)";
-    } else if (!tasks.empty()) {
+        f.steps = ranges;
+        f.stepSource = "timeline (ProfilerStep#)";
+    } else if (!f.tasks.empty()) {
         StepSpan s;
         s.name = "E2E";
         s.hasRange = true;
-        s.start = tasks.front().start;
+        s.start = f.tasks.front().start;
         s.end = s.start;
-        for (const auto& t : tasks)
+        for (const auto& t : f.tasks)
             s.end = std::max(s.end, t.end());
-        for (const auto& c : commOpsTl)
+        for (const auto& c : f.commOpsTl)
             s.end = std::max(s.end, c.start + c.dur);
         splitRange(s);
-        steps.push_back(s);
-        stepSource = "timeline (E2E, first to last device task)";
+        f.steps.push_back(s);
+        f.stepSource = "timeline (E2E, first to last device task)";
     }
-    nSteps = std::max<int>(1, static_cast<int>(steps.size()));
+}
+
+// The mean step: its time T and its split into Computing, Communication (not overlapped), Free.
+void averageSteps(ProfileFacts& f)
+{
+    const auto& steps = f.steps;
+    f.nSteps = std::max<int>(1, static_cast<int>(steps.size()));
     double sum = 0, c = 0, n = 0, fr = 0;
     for (const auto& s : steps) {
         sum += s.total;
         c += s.computing;
-        n += s.commNO;
+        n += s.commNotOverlapped;
         fr += s.free;
     }
-    T = steps.empty() ? 0 : sum / static_cast<double>(steps.size());
-    computing = steps.empty() ? 0 : c / static_cast<double>(steps.size());
-    commNO = steps.empty() ? 0 : n / static_cast<double>(steps.size());
-    free = steps.empty() ? 0 : fr / static_cast<double>(steps.size());
+    f.T = steps.empty() ? 0 : sum / static_cast<double>(steps.size());
+    f.computing = steps.empty() ? 0 : c / static_cast<double>(steps.size());
+    f.commNotOverlapped = steps.empty() ? 0 : n / static_cast<double>(steps.size());
+    f.free = steps.empty() ? 0 : fr / static_cast<double>(steps.size());
+}
 
-    // Computing split by kind (Σdur per kind, scaled to the Computing time). The tests on op
-    // types, task types and names are made once per interned string.
+// Computing split by kind (Σdur per kind, scaled to the Computing time). The tests on op types,
+// task types and names are made once per interned string.
+std::vector<SplitPart> computingSplit(const ProfileFacts& f)
+{
+    const Profile& p = f.p;
     static constexpr const char* kKinds[] = {"FA", "Conv", "MatMul", "Vector", "SDMA", "other"};
     enum { kFA, kConv, kMatMul, kVector, kSDMA, kOtherKind, kNoKind };
     double parts[6] = {0, 0, 0, 0, 0, 0};
     double partSum = 0;
     U64Map typeKind, sdmaTaskType, sdmaName;
-    for (const auto& t : tasks) {
+    for (const auto& t : f.tasks) {
         if (t.cls == TaskClass::Comm)
             continue;
         int kind = static_cast<int>(typeKind.memo(t.type.v, [&] {
@@ -454,21 +485,49 @@ ProfileFacts::ProfileFacts(const Profile& profile) : p(profile)
         parts[kind] += static_cast<double>(t.dur);
         partSum += static_cast<double>(t.dur);
     }
+    std::vector<SplitPart> out;
     for (int i = 0; i < 6; ++i)
-        computingParts.push_back({kKinds[i], partSum > 0 ? parts[i] / partSum * computing : 0});
+        out.push_back({kKinds[i], partSum > 0 ? parts[i] / partSum * f.computing : 0});
+    return out;
+}
+
+// Communication (not overlapped) split into wait and transmit by communication.json's times;
+// none when it has neither.
+std::vector<SplitPart> communicationSplit(const ProfileFacts& f)
+{
     double wait = 0, transit = 0;
-    for (const auto& op : p.commOps) {
+    for (const auto& op : f.p.commOps) {
         if (op.totalInfo)
             continue;
-        if (op.waitMs == op.waitMs)
+        if (!isMissing(op.waitMs))
             wait += op.waitMs;
-        if (op.transitMs == op.transitMs)
+        if (!isMissing(op.transitMs))
             transit += op.transitMs;
     }
-    if (wait + transit > 0) {
-        commParts.push_back({"wait", wait / (wait + transit) * commNO});
-        commParts.push_back({"transmit", transit / (wait + transit) * commNO});
-    }
+    if (!(wait + transit > 0))
+        return {};
+    return {{"wait", wait / (wait + transit) * f.commNotOverlapped},
+            {"transmit", transit / (wait + transit) * f.commNotOverlapped}};
+}
+
+} // namespace
+
+ProfileFacts::ProfileFacts(const Profile& profile) : p(profile)
+{
+    rank = p.rank;
+    findCapabilities(*this);
+    tasksFromKernels = hasKernels;
+    tasks = deviceTasks(p, hasKernels);
+    std::vector<Interval> cv;
+    for (const auto& t : tasks)
+        if (t.cls == TaskClass::Cube || t.cls == TaskClass::Vector)
+            cv.emplace_back(t.start, t.end());
+    computeUnion = unionOf(std::move(cv));
+    findCommOps(*this);
+    findSteps(*this);
+    averageSteps(*this);
+    computingParts = computingSplit(*this);
+    commParts = communicationSplit(*this);
 }
 
 std::string ProfileFacts::shapesOf(const Task& t) const

@@ -8,7 +8,7 @@ std::string metricsText(const Evidence& e)
 {
     std::string s;
     for (const auto& m : e.metrics) {
-        if (m.value != m.value)
+        if (isMissing(m.value))
             continue;
         if (!s.empty())
             s += " · ";
@@ -126,6 +126,11 @@ const Finding* findingById(const AdvisorReport& r, const std::string& id)
         if (f.id == id)
             return &f;
     return nullptr;
+}
+
+std::string incompleteInputHeadline(const AdvisorReport& r)
+{
+    return npuscope::incompleteInputHeadline(r.inputProblems.size());
 }
 
 } // namespace npuscope::advisor

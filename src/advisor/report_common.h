@@ -16,6 +16,8 @@ std::string countsText(const Summary& s);             // "3 high, 1 medium, 0 lo
 std::string noFindingsReason(const Summary& s);
 std::string rankLabel(int rank);                      // "rank 0" or "profile"
 const char* categoryTitle(Category c);                // "Computation"
+// "Incomplete input: 2 files were read in part or not at all; ..." (empty when input is complete)
+std::string incompleteInputHeadline(const AdvisorReport& r);
 // The fired findings of one category, in report order.
 std::vector<const Finding*> firedIn(const AdvisorReport& r, Category c);
 const Finding* findingById(const AdvisorReport& r, const std::string& id);

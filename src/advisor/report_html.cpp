@@ -2,6 +2,8 @@
 // link npuscope:// so the app can jump to them. writeHtmlBody() is shared with the PDF writer.
 #include "advisor/report_common.h"
 
+#include "model/store/safe_text.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -11,21 +13,7 @@ namespace npuscope::advisor {
 
 namespace {
 
-std::string esc(const std::string& s)
-{
-    std::string o;
-    o.reserve(s.size());
-    for (char c : s) {
-        switch (c) {
-        case '&': o += "&amp;"; break;
-        case '<': o += "&lt;"; break;
-        case '>': o += "&gt;"; break;
-        case '"': o += "&quot;"; break;
-        default: o += c;
-        }
-    }
-    return o;
-}
+std::string esc(const std::string& s) { return text::htmlEscape(s); }
 
 std::string sevBadge(FindingSeverity s)
 {
@@ -36,15 +24,21 @@ std::string sevBadge(FindingSeverity s)
            "style=\"background-color:" + severityColour(s) + "\">&nbsp;" + label + "&nbsp;</font></span>";
 }
 
-std::string evidenceTable(const Finding& f, std::size_t maxRows, bool links)
+// `caption`, when given, is the table's first header row: a PDF page break then never leaves it
+// alone at the bottom of a page (the header rows go with the first data row, and repeat on the
+// next page when the table is cut).
+std::string evidenceTable(const Finding& f, std::size_t maxRows, bool links, std::optional<TimeNs> origin,
+                          const std::string& caption = {})
 {
-    std::string s = "<table class=\"ev\" border=\"1\" cellspacing=\"0\" cellpadding=\"3\" width=\"100%\">"
-                    "<tr><th>Where</th><th>Metrics</th><th>Threshold</th></tr>";
+    std::string s = "<table class=\"ev\" border=\"1\" cellspacing=\"0\" cellpadding=\"3\" width=\"100%\"><thead>";
+    if (!caption.empty())
+        s += "<tr><th colspan=\"3\" align=\"left\">" + caption + "</th></tr>";
+    s += "<tr><th>Where</th><th>Metrics</th><th>Threshold</th></tr></thead>";
     for (std::size_t i = 0; i < f.evidence.size() && i < maxRows; ++i) {
         const auto& e = f.evidence[i];
         const std::string url = e.at.url();
-        const std::string where = links && !url.empty() ? "<a href=\"" + esc(url) + "\">" + esc(e.at.text()) + "</a>"
-                                                        : esc(e.at.text());
+        const std::string where = links && !url.empty() ? "<a href=\"" + esc(url) + "\">" + esc(e.at.text(origin)) + "</a>"
+                                                        : esc(e.at.text(origin));
         s += "<tr><td>" + where + "</td><td>" + esc(metricsText(e)) + "</td><td>" + esc(e.threshold) + "</td></tr>";
     }
     s += "</table>";
@@ -64,6 +58,14 @@ std::string writeHtmlBody(const AdvisorReport& r, const HtmlOptions& o)
         s += "<h1>npuscope advisor report: " + esc(id.name) + "</h1>";
         s += "<p class=\"id\">" + esc(id.path) + "<br>" + esc(identityLine(id)) + "<br>npuscope " + esc(id.npuscopeVersion)
              + "</p>";
+    }
+    if (!r.inputProblems.empty()) {
+        s += "<table class=\"incomplete\" border=\"1\" cellspacing=\"0\" cellpadding=\"6\" width=\"100%\">"
+             "<tr><td bgcolor=\"#fff3cd\"><b>"
+             + esc(incompleteInputHeadline(r)) + "</b><ul>";
+        for (const auto& p : r.inputProblems)
+            s += "<li>" + esc(describe(p)) + "</li>";
+        s += "</ul></td></tr></table>";
     }
     s += "<h2>Summary</h2><p>" + esc(stepsText(sm)) + "</p>";
     s += "<table class=\"sum\" border=\"1\" cellspacing=\"0\" cellpadding=\"3\"><tr><th>Rank</th><th>Step</th>"
@@ -108,10 +110,11 @@ std::string writeHtmlBody(const AdvisorReport& r, const HtmlOptions& o)
             s += "</ol><p><b>Gain:</b> " + esc(f->gain.text()) + "</p>";
             if (!f->evidence.empty()) {
                 if (o.forPdf)
-                    s += "<p><b>Evidence</b> (" + std::to_string(f->evidence.size()) + " rows)</p>" + evidenceTable(*f, rows, false);
+                    s += evidenceTable(*f, rows, false, r.traceStart,
+                                       "Evidence (" + std::to_string(f->evidence.size()) + " rows)");
                 else
                     s += "<details><summary>Evidence (" + std::to_string(f->evidence.size()) + " rows)</summary>"
-                         + evidenceTable(*f, rows, true) + "</details>";
+                         + evidenceTable(*f, rows, true, r.traceStart) + "</details>";
             }
             for (const auto& in : f->inputs)
                 s += "<p class=\"in\">Input: " + esc(in) + "</p>";

@@ -2,6 +2,8 @@
 // status, every finding with all its evidence.
 #include "advisor/report_common.h"
 
+#include "model/store/safe_text.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -12,7 +14,7 @@ namespace {
 
 using oj = nlohmann::ordered_json;
 
-oj num(double v) { return v == v ? oj(v) : oj(nullptr); }
+oj num(double v) { return !isMissing(v) ? oj(v) : oj(nullptr); }
 
 oj locatorJson(const Locator& l)
 {
@@ -184,8 +186,10 @@ std::string writeJson(const AdvisorReport& r)
         fs.push_back(findingJson(f));
     j["findings"] = fs;
     j["inputs"] = r.inputs;
+    j["input_problems"] = toJson(r.inputProblems);
     j["cancelled"] = r.cancelled;
-    return j.dump(2) + "\n";
+    j["repaired_strings"] = text::invalidStrings(j);
+    return text::dumpJson(j, 2) + "\n";
 }
 
 } // namespace npuscope::advisor

@@ -1,6 +1,8 @@
 // GitHub-flavoured Markdown report for tickets: no images.
 #include "advisor/report_common.h"
 
+#include "model/store/safe_text.h"
+
 #include <algorithm>
 #include <cctype>
 
@@ -8,19 +10,7 @@ namespace npuscope::advisor {
 
 namespace {
 
-std::string cell(std::string s)
-{
-    std::string out;
-    for (char c : s) {
-        if (c == '|')
-            out += "\\|";
-        else if (c == '\n')
-            out += ' ';
-        else
-            out += c;
-    }
-    return out;
-}
+std::string cell(const std::string& s) { return text::markdownCell(s); }
 
 } // namespace
 
@@ -33,6 +23,12 @@ std::string writeMarkdown(const AdvisorReport& r)
     s += "- Path: `" + id.path + "`\n";
     s += "- " + identityLine(id) + "\n";
     s += "- npuscope " + id.npuscopeVersion + "\n\n";
+    if (!r.inputProblems.empty()) {
+        s += "> **" + incompleteInputHeadline(r) + "**\n>\n";
+        for (const auto& p : r.inputProblems)
+            s += "> - " + cell(describe(p)) + "\n";
+        s += "\n";
+    }
     s += "## Summary\n\n" + stepsText(sm) + "\n\n";
     s += "| Rank | Step | Computing | Comm (not overlapped) | Free |\n|-|-|-|-|-|\n";
     for (const auto& rs : sm.ranks) {
@@ -70,7 +66,7 @@ std::string writeMarkdown(const AdvisorReport& r)
                 s += "| Where | Metrics | Threshold |\n|-|-|-|\n";
                 for (std::size_t i = 0; i < f->evidence.size() && i < rows; ++i) {
                     const auto& e = f->evidence[i];
-                    s += "| " + cell(e.at.text()) + " | " + cell(metricsText(e)) + " | " + cell(e.threshold) + " |\n";
+                    s += "| " + cell(e.at.text(r.traceStart)) + " | " + cell(metricsText(e)) + " | " + cell(e.threshold) + " |\n";
                 }
                 if (f->evidence.size() > rows)
                     s += "\n+" + std::to_string(f->evidence.size() - rows) + " more\n";
@@ -109,7 +105,7 @@ std::string writeMarkdown(const AdvisorReport& r)
     }
     for (const auto& w : r.warnings)
         s += "\n> warning: " + w + "\n";
-    return s;
+    return text::plainText(s);
 }
 
 } // namespace npuscope::advisor

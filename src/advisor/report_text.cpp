@@ -1,6 +1,8 @@
 // Plain-text report (the CLI default).
 #include "advisor/report_common.h"
 
+#include "model/store/safe_text.h"
+
 #include <algorithm>
 #include <cctype>
 
@@ -15,6 +17,12 @@ std::string writeText(const AdvisorReport& r)
     s += "  path: " + id.path + "\n";
     s += "  " + identityLine(id) + "\n";
     s += "  npuscope " + id.npuscopeVersion + "\n\n";
+    if (!r.inputProblems.empty()) {
+        s += "!! " + incompleteInputHeadline(r) + "\n";
+        for (const auto& p : r.inputProblems)
+            s += "!!   " + describe(p) + "\n";
+        s += "\n";
+    }
     s += "Summary\n";
     s += "  " + stepsText(sm) + "\n";
     for (const auto& rs : sm.ranks)
@@ -48,7 +56,7 @@ std::string writeText(const AdvisorReport& r)
                 for (std::size_t i = 0; i < f->evidence.size() && i < rows; ++i) {
                     const auto& e = f->evidence[i];
                     const std::string m = metricsText(e);
-                    s += "    - " + e.at.text() + (m.empty() ? "" : " | " + m) + (e.threshold.empty() ? "" : " | " + e.threshold) + "\n";
+                    s += "    - " + e.at.text(r.traceStart) + (m.empty() ? "" : " | " + m) + (e.threshold.empty() ? "" : " | " + e.threshold) + "\n";
                 }
                 if (f->evidence.size() > rows)
                     s += "    +" + std::to_string(f->evidence.size() - rows) + " more\n";
@@ -84,7 +92,7 @@ std::string writeText(const AdvisorReport& r)
         s += "  input: " + in + "\n";
     if (r.cancelled)
         s += "  the analysis was cancelled: the report is incomplete\n";
-    return s;
+    return text::plainText(s);
 }
 
 } // namespace npuscope::advisor

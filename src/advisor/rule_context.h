@@ -40,7 +40,7 @@ struct StepSpan {
     std::string name;
     bool hasRange = false;
     TimeNs start = 0, end = 0;
-    double computing = 0, commNO = 0, free = 0, total = 0;
+    double computing = 0, commNotOverlapped = 0, free = 0, total = 0;
 };
 
 class ProfileFacts {
@@ -55,7 +55,7 @@ public:
     std::string stepSource;
     double T = 0;                   // mean step time, ns
     int nSteps = 1;
-    double computing = 0, commNO = 0, free = 0; // per step
+    double computing = 0, commNotOverlapped = 0, free = 0; // per step
     std::vector<SplitPart> computingParts, commParts;
     Intervals computeUnion;         // Cube/Vector device tasks
     struct CommInterval { TimeNs start, dur; std::string name; std::uint32_t slice; int device; };
@@ -64,7 +64,7 @@ public:
     Intervals commUnion;
 
     // Capabilities.
-    bool hasKernels = false, hasTimeline = false, hasStt = false, hasComm = false, hasInfo = false,
+    bool hasKernels = false, hasTimeline = false, hasStepTrace = false, hasComm = false, hasInfo = false,
          hasMeta = false, hasCann = false, hasPython = false, level0 = false, torchNpu = false;
 
     double perStep(double totalNs) const { return nSteps > 0 ? totalNs / nSteps : totalNs; }
@@ -117,7 +117,15 @@ void addComputationRules(std::vector<RuleDef>& out);
 void addCommunicationRules(std::vector<RuleDef>& out);
 void addSchedulingRules(std::vector<RuleDef>& out);
 void addMemoryRules(std::vector<RuleDef>& out);
+void memoryPeakRule(const RuleCtx& c, RuleOut& out); // MEM-PEAK (rules_memory_peak.cpp)
 void addClusterRules(std::vector<RuleDef>& out);
+void addAffinityRules(std::vector<RuleDef>& out); // CMP-AFFINITY (rules_affinity.cpp)
+
+// The report's order: fired findings by category, severity, gain (largest first), cost; the
+// others by status (not checked, passed, disabled, error).
+void orderFindings(std::vector<Finding>& fired, std::vector<Finding>& others);
+// Adds their counts by severity and status, and the three largest gains, to `sm`.
+void countFindings(const std::vector<Finding>& fired, const std::vector<Finding>& others, Summary& sm);
 
 // Helpers shared by the rules.
 std::string lower(std::string s);
@@ -133,7 +141,7 @@ struct Weighted {
     std::size_t n = 0;
     void add(double w, double v)
     {
-        if (v == v) {
+        if (!isMissing(v)) {
             sumW += w;
             sumWV += w * v;
             ++n;

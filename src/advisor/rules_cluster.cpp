@@ -100,7 +100,7 @@ ClusterInputs clusterInputs(const RuleCtx& c)
         }
     std::set<int> loaded;
     for (const auto& r : c.all)
-        if (r.rank >= 0 && r.hasStt)
+        if (r.rank >= 0 && r.hasStepTrace)
             loaded.insert(r.rank);
     if (!comp.empty() && loaded.size() >= 2) {
         std::set<int> inCluster;
@@ -119,7 +119,7 @@ ClusterInputs clusterInputs(const RuleCtx& c)
         }
         for (const auto& r : c.all) {
             const auto it = comp.find(r.rank);
-            if (!r.hasStt || it == comp.end() || !(r.computing > 0))
+            if (!r.hasStepTrace || it == comp.end() || !(r.computing > 0))
                 continue;
             const double cm = it->second.first / it->second.second;
             if (std::abs(cm - r.computing) > 0.01 * r.computing) {
@@ -188,7 +188,7 @@ void slowRank(const RuleCtx& c, RuleOut& out)
                     ++unnamed;
                     continue;
                 }
-                ranks.push_back({f.rank, f.computing, f.commNO, f.free});
+                ranks.push_back({f.rank, f.computing, f.commNotOverlapped, f.free});
             }
     }
     if (const int need = std::max(2, c.th.minRanks()); static_cast<int>(ranks.size()) < need)
@@ -205,7 +205,7 @@ void slowRank(const RuleCtx& c, RuleOut& out)
     // others (it waited least because the others waited for it).
     std::map<std::pair<std::string, std::string>, std::vector<std::pair<int, double>>> perOp;
     for (const OpRef& r : allCommOps(c, ci))
-        if (r.op->elapseMs == r.op->elapseMs && r.rank >= 0)
+        if (!isMissing(r.op->elapseMs) && r.rank >= 0)
             perOp[{r.op->step, r.op->fullName}].emplace_back(r.rank, r.op->elapseMs);
     std::map<int, int> lastCount;
     std::size_t tested = 0;
@@ -333,6 +333,10 @@ void slowLink(const RuleCtx& c, RuleOut& out)
             for (const auto& f : c.all)
                 if (f.rank == r)
                     steps = f.nSteps;
+            if (c.all.empty()) // a cluster summary: one step row per step of each rank
+                steps = std::max<int>(1, static_cast<int>(std::count_if(
+                    c.session.cluster.stepTrace.begin(), c.session.cluster.stepTrace.end(),
+                    [rank = r](const StepRow& s) { return s.type == "rank" && s.index == std::to_string(rank); })));
             // The cost is the time the slow link loses against the median bandwidth, not the
             // whole transit time (which a link at the median speed would spend too).
             const double lost = (a.second - a.first / med) * 1e6 / steps;
@@ -372,10 +376,10 @@ void retrans(const RuleCtx& c, RuleOut& out)
     for (const OpRef& r : ops) {
         const CommOp* o = r.op;
         auto& p = per.try_emplace({o->step, o->fullName}, kNaN, 0.0).first->second;
-        if (o->elapseMs == o->elapseMs)
-            p.first = p.first == p.first ? std::min(p.first, o->elapseMs) : o->elapseMs;
+        if (!isMissing(o->elapseMs))
+            p.first = !isMissing(p.first) ? std::min(p.first, o->elapseMs) : o->elapseMs;
         for (const auto& b : o->bandwidth)
-            if (r.transport(b) == "RDMA" && b.timeMs == b.timeMs)
+            if (r.transport(b) == "RDMA" && !isMissing(b.timeMs))
                 p.second = std::max(p.second, b.timeMs);
     }
     const double el = c.param("elapse_ms"), tr = c.param("transit_ms");

@@ -19,7 +19,7 @@ void exposed(const RuleCtx& c, RuleOut& out)
 {
     const ProfileFacts& f = *c.f;
     const double share = c.param("exposed_share"), opExposed = c.param("op_exposed"), hide = c.param("hide");
-    if (f.commOpsTl.empty() && !f.hasStt)
+    if (f.commOpsTl.empty() && !f.hasStepTrace)
         return out.notChecked("needs trace_view.json/msprof_*.json with communication ops, or step_trace_time.csv");
     double exposedPerStep = 0;
     std::vector<Evidence> ev;
@@ -52,7 +52,7 @@ void exposed(const RuleCtx& c, RuleOut& out)
         }
     } else {
         out.inputs.push_back("step_trace_time.csv: Communication(Not Overlapped)");
-        exposedPerStep = f.commNO;
+        exposedPerStep = f.commNotOverlapped;
     }
     const double s = f.T > 0 ? exposedPerStep / f.T : 0;
     if (s < share)
@@ -101,7 +101,7 @@ void wait(const RuleCtx& c, RuleOut& out)
         if (op.totalInfo)
             continue;
         ++n;
-        if (!(op.waitRatio >= ratio) || op.waitMs != op.waitMs)
+        if (!(op.waitRatio >= ratio) || isMissing(op.waitMs))
             continue;
         ++flagged;
         waitMs += op.waitMs;
@@ -112,13 +112,13 @@ void wait(const RuleCtx& c, RuleOut& out)
             if (&other == &f)
                 continue;
             for (const auto& o : other.p.commOps)
-                if (!o.totalInfo && o.step == op.step && o.fullName == op.fullName && o.waitMs == o.waitMs) {
+                if (!o.totalInfo && o.step == op.step && o.fullName == op.fullName && !isMissing(o.waitMs)) {
                     minWait = std::min(minWait, o.waitMs);
                     seen = true;
                 }
         }
         for (const auto& o : c.session.cluster.comm)
-            if (o.step == op.step && o.fullName == op.fullName && o.waitMs == o.waitMs) {
+            if (o.step == op.step && o.fullName == op.fullName && !isMissing(o.waitMs)) {
                 minWait = std::min(minWait, o.waitMs);
                 seen = true;
             }
@@ -128,7 +128,7 @@ void wait(const RuleCtx& c, RuleOut& out)
         e.at.rank = f.rank;
         if (op.start)
             e.at.ts = *op.start;
-        if (op.elapseMs == op.elapseMs)
+        if (!isMissing(op.elapseMs))
             e.at.dur = roundNs(op.elapseMs * 1e6);
         e.at.op = op.opName;
         e.at.row = "communication.json " + op.step + " " + op.fullName;
@@ -188,7 +188,7 @@ void packet(const RuleCtx& c, RuleOut& out)
                             sLarge += mb * sz.count;
                         }
                     }
-                } else if (b.sizeMB == b.sizeMB && b.sizeMB > 0) {
+                } else if (!isMissing(b.sizeMB) && b.sizeMB > 0) {
                     nAll += 1;
                     if (b.sizeMB < limitMB) {
                         nSmall += 1;
@@ -254,13 +254,13 @@ void contention(const RuleCtx& c, RuleOut& out)
     std::size_t n = 0;
     std::vector<Evidence> ev;
     for (const auto& op : f.p.commOps) {
-        if (op.totalInfo || !op.start || op.elapseMs != op.elapseMs)
+        if (op.totalInfo || !op.start || isMissing(op.elapseMs))
             continue;
         for (const auto& b : op.bandwidth) {
             if (f.p.str(b.transport) != "SDMA" || !(b.sizeMB > 0) || !(b.timeMs > 0))
                 continue;
             ++n;
-            const double bw = b.bandwidthGBps == b.bandwidthGBps ? b.bandwidthGBps : b.sizeMB / b.timeMs;
+            const double bw = !isMissing(b.bandwidthGBps) ? b.bandwidthGBps : b.sizeMB / b.timeMs;
             const TimeNs s = *op.start, e = s + roundNs(op.elapseMs * 1e6);
             if (bw >= ratio * base || overlapWith(mmU, s, e) <= 0)
                 continue;
@@ -345,7 +345,7 @@ void align(const RuleCtx& c, RuleOut& out)
     for (const auto& b : bad) {
         const double t = static_cast<double>(p.slices.dur[b.slice]);
         total += t;
-        if (bw == bw)
+        if (!isMissing(bw))
             lost += std::max(0.0, t - b.bytes / bw);
         Evidence e;
         e.at.rank = f.rank;
@@ -362,7 +362,7 @@ void align(const RuleCtx& c, RuleOut& out)
     fd.description = std::to_string(bad.size()) + " off-chip SDMA tasks move sizes that are not multiples of 512 bytes, "
                      "which lowers the transfer efficiency.";
     fd.suggestions.push_back("Pad communication buffers to a multiple of 512 bytes.");
-    if (bw == bw)
+    if (!isMissing(bw))
         setGain(fd, f.perStep(lost), "Σ(t − size/aligned bw " + fmtNum(bw, 1) + " GB/s) = " + fmtMs(f.perStep(lost)));
     else
         noGain(fd, "no aligned SDMA transfer to take the bandwidth from");

@@ -89,15 +89,15 @@ void cubeMembound(const RuleCtx& c, RuleOut& out)
         g.g.sumDur += static_cast<double>(t.dur);
         g.device = t.device;
         double m = firstMetric(k, mac, t.kernel);
-        if (m != m && util >= 0)
+        if (isMissing(m) && util >= 0)
             m = k.metric(util, t.kernel) / 100.0;
         const double d = static_cast<double>(t.dur);
         g.mac.add(d, m);
         g.mte2.add(d, firstMetric(k, mte2, t.kernel));
         const double r = firstMetric(k, rd, t.kernel), w = firstMetric(k, wr, t.kernel);
-        if (r == r || w == w)
-            g.bw.add(d, (r == r ? r : 0) + (w == w ? w : 0));
-        if (m == m)
+        if (!isMissing(r) || !isMissing(w))
+            g.bw.add(d, (!isMissing(r) ? r : 0) + (!isMissing(w) ? w : 0));
+        if (!isMissing(m))
             ++withRatio;
     }
     out.inputs.push_back(f.kernelFile() + ": aic_mac_ratio/cube_utilization, aic_mte2_ratio, main-memory bandwidth ("
@@ -111,13 +111,13 @@ void cubeMembound(const RuleCtx& c, RuleOut& out)
         const double m = g.mac.mean(), r2 = g.mte2.mean();
         const double peak = hbmPeak(f, c.th, g.device);
         const double bwShare = g.bw.mean() / peak;
-        if (m != m)
+        if (isMissing(m))
             continue;
         ++checked;
-        if (worstMac != worstMac || m < worstMac)
+        if (isMissing(worstMac) || m < worstMac)
             worstMac = m;
-        const bool mteHit = r2 == r2 && r2 >= mte2Min;
-        const bool bwHit = bwShare == bwShare && bwShare >= bwMin;
+        const bool mteHit = !isMissing(r2) && r2 >= mte2Min;
+        const bool bwHit = !isMissing(bwShare) && bwShare >= bwMin;
         if (!(m < macMax && (mteHit || bwHit)))
             continue;
         const double share = mteHit ? r2 : bwShare;
@@ -150,7 +150,7 @@ void cubeMembound(const RuleCtx& c, RuleOut& out)
         for (const Task* t : g.g.tasks)
             top.offer(t->dur, [&] {
                 double mm = firstMetric(k, mac, t->kernel);
-                if (mm != mm && util >= 0)
+                if (isMissing(mm) && util >= 0)
                     mm = k.metric(util, t->kernel) / 100.0;
                 return taskEvidence(f, *t,
                                     {{"mac ratio", mm, ""},
@@ -164,7 +164,7 @@ void cubeMembound(const RuleCtx& c, RuleOut& out)
     }
     if (out.fired.empty())
         out.pass(std::to_string(checked) + " cube op groups ≥ " + fmtPct(c.th.minShare()) + " of step checked"
-                 + (worstMac == worstMac ? ", lowest mac " + fmtRatio(worstMac) : std::string())
+                 + (!isMissing(worstMac) ? ", lowest mac " + fmtRatio(worstMac) : std::string())
                  + "; none with mac < " + fmtRatio(macMax) + " and mte2 ≥ " + fmtRatio(mte2Min) + " (or bw share ≥ "
                  + fmtRatio(bwMin) + ")");
 }
@@ -198,10 +198,10 @@ void vecMem(const RuleCtx& c, RuleOut& out)
         const double d = static_cast<double>(t.dur);
         const double v = firstMetric(k, vec, t.kernel);
         const double a = firstMetric(k, mte2, t.kernel), b = firstMetric(k, mte3, t.kernel);
-        const double m = a != a ? b : (b != b ? a : std::max(a, b));
+        const double m = isMissing(a) ? b : (isMissing(b) ? a : std::max(a, b));
         g.vec.add(d, v);
         g.mte.add(d, m);
-        if (v == v)
+        if (!isMissing(v))
             ++have;
     }
     out.inputs.push_back(f.kernelFile() + ": aiv_vec_ratio, aiv_mte2_ratio, aiv_mte3_ratio (" + coverage(have, total, "ratios")
@@ -214,7 +214,7 @@ void vecMem(const RuleCtx& c, RuleOut& out)
         if (cost < minTime)
             continue;
         const double v = g.vec.mean(), m = g.mte.mean();
-        if (v != v || m != m)
+        if (isMissing(v) || isMissing(m))
             continue;
         ++checked;
         if (!(m >= mteMin && v < vecMax))

@@ -38,7 +38,7 @@ void freq(const RuleCtx& c, RuleOut& out)
                 s = x;
         const DeviceInfo* info = f.p.info(t.device);
         const double fmax = info && info->aicFrequencyMHz > 0 ? info->aicFrequencyMHz : kNaN;
-        if (fmax != fmax)
+        if (isMissing(fmax))
             continue;
         // The value holding at the start, and every sample inside the task.
         auto it = std::upper_bound(s->ts.begin(), s->ts.end(), t.start);
@@ -47,8 +47,8 @@ void freq(const RuleCtx& c, RuleOut& out)
         if (i > 0)
             fi = s->value[i - 1];
         for (; i < s->ts.size() && s->ts[i] < t.end(); ++i)
-            fi = fi == fi ? std::min(fi, s->value[i]) : s->value[i];
-        if (fi != fi)
+            fi = !isMissing(fi) ? std::min(fi, s->value[i]) : s->value[i];
+        if (isMissing(fi))
             continue;
         ++n;
         fi = std::min(fi, fmax);
@@ -59,7 +59,7 @@ void freq(const RuleCtx& c, RuleOut& out)
         g.g.sumDur += static_cast<double>(t.dur);
         g.sumRel += (fmax - fi) / fmax;
         g.lost += static_cast<double>(t.dur) * (1 - fi / fmax);
-        g.fmin = g.fmin == g.fmin ? std::min(g.fmin, fi) : fi;
+        g.fmin = !isMissing(g.fmin) ? std::min(g.fmin, fi) : fi;
         g.fmax = fmax;
     }
     out.inputs.push_back("timeline AI Core Freq counter; info.json aic_frequency (" + std::to_string(n) + " tasks covered)");
@@ -88,9 +88,6 @@ void freq(const RuleCtx& c, RuleOut& out)
 void dynshape(const RuleCtx& c, RuleOut& out)
 {
     const ProfileFacts& f = *c.f;
-    if (!f.torchNpu)
-        return out.notChecked("needs a torch_npu profile (*_ascend_pt): OP State and aclopCompileAndExecute are "
-                              "written by the PyTorch profiler");
     const KernelTable& k = f.p.kernels;
     std::size_t dyn = 0, withState = 0;
     for (std::size_t i = 0; i < k.size() && i < k.opState.size(); ++i) {
@@ -113,8 +110,8 @@ void dynshape(const RuleCtx& c, RuleOut& out)
             }
     }
     if (withState == 0 && !f.hasCann)
-        return out.notChecked("needs kernel_details.csv with the OP State column (torch_npu ≥ 2.1) or profiler "
-                              "Level1 (aclopCompileAndExecute events)");
+        return out.notChecked("needs the OP State column (kernel_details.csv of torch_npu ≥ 2.1, or op_summary of msprof) "
+                              "or profiler Level1 (aclopCompileAndExecute events)");
     const double share = withState ? static_cast<double>(dyn) / static_cast<double>(withState) : 0;
     const double perStep = static_cast<double>(compiles.size()) / f.nSteps;
     out.inputs.push_back(f.kernelFile() + ": OP State (" + std::to_string(withState) + " ops); timeline "
@@ -131,8 +128,19 @@ void dynshape(const RuleCtx& c, RuleOut& out)
                             : "Every op runs as a dynamic-shape op (" + std::to_string(dyn) + "/" + std::to_string(withState) + ")";
     fd.description = "The run compiles operators online (" + fmtNum(perStep, 1) + " compiles per step) and "
                      + fmtPct(share) + " of the ops are dynamic-shape; online compilation and dynamic kernels cost host and device time.";
-    fd.suggestions.push_back("torch_npu.npu.set_compile_mode(jit_compile=False) to use the precompiled binary kernels.");
-    fd.suggestions.push_back("torch_npu.npu.config.allow_internal_format = False.");
+    // The remedy depends on what drives the device: PyTorch, MindSpore or a bare ACL / graph app.
+    if (f.torchNpu) {
+        fd.suggestions.push_back("torch_npu.npu.set_compile_mode(jit_compile=False) to use the precompiled binary kernels.");
+        fd.suggestions.push_back("torch_npu.npu.config.allow_internal_format = False.");
+    } else if (containsCI(f.p.layout, "mindspore")) {
+        fd.suggestions.push_back("MindSpore: keep the inputs' shapes fixed across steps (pad to a few bucket sizes) and run in "
+                                 "graph mode, so each kernel compiles once.");
+    } else {
+        fd.suggestions.push_back("An ACL or graph application: give the model static input shapes when it is built (ATC "
+                                 "--input_shape with fixed dimensions, or --dynamic_dims gears), so its operators compile "
+                                 "once instead of at run time.");
+        fd.suggestions.push_back("From PyTorch (torch_npu): torch_npu.npu.set_compile_mode(jit_compile=False).");
+    }
     if (compileNs > 0)
         setGain(fd, f.perStep(compileNs), "Σ compile time = " + fmtMs(f.perStep(compileNs)));
     else

@@ -30,7 +30,7 @@ struct MteTime {
         if (t.kernel == kNone)
             return 0.0;
         const double a = firstMetric(k, mte2, t.kernel), b = firstMetric(k, mte3, t.kernel), x = firstMetric(k, fix, t.kernel);
-        const double r = (a == a ? a : 0) + std::max(b == b ? b : 0.0, x == x ? x : 0.0);
+        const double r = (!isMissing(a) ? a : 0) + std::max(!isMissing(b) ? b : 0.0, !isMissing(x) ? x : 0.0);
         return static_cast<double>(t.dur) * std::min(1.0, r);
     }
 };
@@ -154,43 +154,66 @@ void fuse(const RuleCtx& c, RuleOut& out)
 }
 
 // ---- CMP-FUSE (b): repeated windows of consecutive compute tasks ---------------------------
-// Windows of min_len..max_len consecutive compute tasks (AI Core / vector) of one stream; a
-// communication, AI CPU or other task breaks them. A window is keyed by its tasks' types,
-// shapes and dtypes; occurrences on a stream do not overlap. A key fires when it occurs more
-// than min_count times and its wall time exceeds wall_share of the step or its tasks are
-// mostly data movement (Σmte/Σdur > mte_ratio). Longer and costlier windows are reported
-// first; their tasks are then taken, so the sub-windows of a reported window do not repeat it.
-void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::vector<char>& matched, RuleOut& out)
+namespace window_search {
+
+constexpr std::uint32_t kEmpty = ~0u;
+
+// Runs of consecutive compute tasks, laid end to end in flat arrays (a run's positions are
+// contiguous); each task is reduced to a signature id (type, input shapes and dtypes, compared
+// as interned strings).
+struct Run {
+    std::uint32_t begin = 0, size = 0;
+    std::uint32_t tmpl = 0; // the first run with the same signatures
+};
+struct Runs {
+    std::vector<Run> runs;
+    std::vector<std::uint32_t> sig;      // per position
+    std::vector<const Task*> taskAt;     // per position
+    // Runs repeat (every layer, every step): the windows of a run are searched once per distinct
+    // run (a template) and repeated for its copies.
+    std::vector<std::uint32_t> tmplRuns; // template -> its first run
+    std::vector<std::uint32_t> copies;   // template -> runs with its signatures
+};
+
+// A hash of n signatures, extended one at a time.
+std::uint64_t extend(std::uint64_t h, std::uint32_t x)
 {
-    const ProfileFacts& f = *c.f;
-    StreamTasks perStream; // every task class: communication and AI CPU tasks break the windows
+    h = (h ^ (x + 1ULL)) * 0x100000001b3ULL;
+    return h ^ (h >> 29);
+}
+
+// Hash-keyed lookup that compares the keys themselves: `head` maps a hash to the first entry,
+// `next` chains entries whose keys hash the same. Returns the entry equal to `same`, or `fresh`
+// after linking it in.
+template <typename Same>
+std::uint32_t lookup(U64Map& head, std::vector<std::uint32_t>& next, std::uint64_t h, std::uint32_t fresh, Same&& same)
+{
+    bool inserted = false;
+    std::uint32_t* idx = &head.tryEmplace(h, fresh, &inserted);
+    if (inserted)
+        return fresh;
+    while (*idx != kEmpty && !same(*idx))
+        idx = &next[*idx];
+    if (*idx == kEmpty)
+        *idx = fresh;
+    return *idx;
+}
+
+// The runs of every stream (every task class: communication and AI CPU tasks break them).
+Runs computeRuns(const ProfileFacts& f)
+{
+    StreamTasks perStream;
     for (const auto& t : f.tasks)
         perStream[(static_cast<std::int64_t>(t.device) << 32) ^ t.stream].push_back(&t);
-    const std::size_t minLen = static_cast<std::size_t>(std::max(2.0, c.param("min_len")));
-    const std::size_t maxLen = static_cast<std::size_t>(std::max<double>(static_cast<double>(minLen), c.param("max_len")));
-    const double minCount = c.param("min_count"), wallShare = c.param("wall_share"), mteRatio = c.param("mte_ratio"),
-                 hostRatio = c.param("host_ratio");
-    constexpr std::size_t kMaxWindowFindings = 10;
-
-    // Runs of consecutive compute tasks, laid end to end in flat arrays (a run's positions are
-    // contiguous); each task is reduced to a signature id (type, input shapes and dtypes,
-    // compared as interned strings).
-    constexpr std::uint32_t kEmpty = ~0u;
     auto idOf = [&](NameId n) { return f.str(n).empty() ? kEmpty : n.v; };
     U64Map shapeIds, sigIds;
-    struct Run {
-        std::uint32_t begin = 0, size = 0;
-        std::uint32_t tmpl = 0; // the first run with the same signatures
-    };
-    std::vector<Run> runs;
-    std::vector<std::uint32_t> sig;
-    std::vector<const Task*> taskAt;
+    Runs r;
     for (const auto& [key, v] : perStream) {
-        runs.push_back({static_cast<std::uint32_t>(sig.size()), 0, 0});
+        r.runs.push_back({static_cast<std::uint32_t>(r.sig.size()), 0, 0});
         for (const Task* t : v) {
             if (t->cls != TaskClass::Cube && t->cls != TaskClass::Vector) {
-                if (runs.back().size)
-                    runs.push_back({static_cast<std::uint32_t>(sig.size()), 0, 0});
+                if (r.runs.back().size)
+                    r.runs.push_back({static_cast<std::uint32_t>(r.sig.size()), 0, 0});
                 continue;
             }
             std::uint64_t shapes = (static_cast<std::uint64_t>(kEmpty) << 32) | kEmpty;
@@ -198,122 +221,141 @@ void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::vector<char>
                 shapes = (static_cast<std::uint64_t>(idOf(f.p.kernels.inputShapes[t->kernel])) << 32)
                          | idOf(f.p.kernels.inputDtypes[t->kernel]);
             const std::uint32_t shape = shapeIds.tryEmplace(shapes, static_cast<std::uint32_t>(shapeIds.size()));
-            const std::uint64_t key = (static_cast<std::uint64_t>(t->type.v) << 32) | shape;
-            sig.push_back(sigIds.tryEmplace(key, static_cast<std::uint32_t>(sigIds.size())));
-            taskAt.push_back(t);
-            ++runs.back().size;
+            const std::uint64_t sigKey = (static_cast<std::uint64_t>(t->type.v) << 32) | shape;
+            r.sig.push_back(sigIds.tryEmplace(sigKey, static_cast<std::uint32_t>(sigIds.size())));
+            r.taskAt.push_back(t);
+            ++r.runs.back().size;
         }
     }
-    // A hash of n signatures, extended one at a time.
-    auto extend = [](std::uint64_t h, std::uint32_t x) {
-        h = (h ^ (x + 1ULL)) * 0x100000001b3ULL;
-        return h ^ (h >> 29);
-    };
     constexpr std::uint64_t kSeed = 0x9e3779b97f4a7c15ULL;
-    // Hash-keyed lookup that compares the keys themselves: `head` maps a hash to the first entry,
-    // `next` chains entries whose keys hash the same. Returns the entry equal to `same`, or
-    // `fresh` after linking it in.
-    auto lookup = [](U64Map& head, std::vector<std::uint32_t>& next, std::uint64_t h, std::uint32_t fresh, auto&& same) {
-        bool inserted = false;
-        std::uint32_t* idx = &head.tryEmplace(h, fresh, &inserted);
-        if (inserted)
-            return fresh;
-        while (*idx != kEmpty && !same(*idx))
-            idx = &next[*idx];
-        if (*idx == kEmpty)
-            *idx = fresh;
-        return *idx;
-    };
-
-    // Runs repeat (every layer, every step): the windows of a run are searched once per distinct
-    // run and repeated for its copies.
-    std::vector<std::uint32_t> copies, tmplRuns, tmplNext;
-    {
-        U64Map byHash(runs.size());
-        for (std::uint32_t r = 0; r < runs.size(); ++r) {
-            Run& run = runs[r];
-            std::uint64_t h = kSeed ^ run.size;
-            for (std::uint32_t j = 0; j < run.size; ++j)
-                h = extend(h, sig[run.begin + j]);
-            const auto fresh = static_cast<std::uint32_t>(tmplRuns.size());
-            run.tmpl = lookup(byHash, tmplNext, h, fresh, [&](std::uint32_t t) {
-                const Run& o = runs[tmplRuns[t]];
-                return o.size == run.size && std::equal(&sig[o.begin], &sig[o.begin] + o.size, &sig[run.begin]);
-            });
-            if (run.tmpl == fresh) {
-                tmplRuns.push_back(r);
-                tmplNext.push_back(kEmpty);
-                copies.push_back(0);
-            }
-            ++copies[run.tmpl];
+    std::vector<std::uint32_t> tmplNext;
+    U64Map byHash(r.runs.size());
+    for (std::uint32_t i = 0; i < r.runs.size(); ++i) {
+        Run& run = r.runs[i];
+        std::uint64_t h = kSeed ^ run.size;
+        for (std::uint32_t j = 0; j < run.size; ++j)
+            h = extend(h, r.sig[run.begin + j]);
+        const auto fresh = static_cast<std::uint32_t>(r.tmplRuns.size());
+        run.tmpl = lookup(byHash, tmplNext, h, fresh, [&](std::uint32_t t) {
+            const Run& o = r.runs[r.tmplRuns[t]];
+            // Pointers from data(): an empty run may begin at sig.size() (or sig may be empty),
+            // where sig[i] would bind a reference past the end.
+            return o.size == run.size
+                   && std::equal(r.sig.data() + o.begin, r.sig.data() + o.begin + o.size, r.sig.data() + run.begin);
+        });
+        if (run.tmpl == fresh) {
+            r.tmplRuns.push_back(i);
+            tmplNext.push_back(kEmpty);
+            r.copies.push_back(0);
         }
+        ++r.copies[run.tmpl];
     }
-    struct Stats {
-        std::size_t count = 0;
-        double wall = 0, dur = 0, mte = 0, gaps = 0; // totals over the profile
-        double gain(std::size_t n) const { return gaps + (static_cast<double>(n) - 1) / static_cast<double>(n) * mte; }
-    };
-    // Per position: taken (by a fired pattern or a reported window), start, end and dur, and
-    // running sums over each run of dur, inner gaps, data-movement time (rounded to whole ns,
-    // so every sum is exact and an occurrence costs O(1)) and taken tasks.
-    const std::size_t positions = sig.size();
-    std::vector<char> taken(positions, 0);
-    std::vector<TimeNs> startAt(positions), endAt(positions);
-    std::vector<TimeNs> durSum(positions + 1, 0), gapSum(positions + 1, 0), mteSum(positions + 1, 0);
-    std::vector<std::uint32_t> takenSum(positions + 1, 0);
-    for (const Run& run : runs)
-        for (std::uint32_t j = 0; j < run.size; ++j) {
-            const std::uint32_t p = run.begin + j;
-            const Task* t = taskAt[p];
-            taken[p] = matched[static_cast<std::size_t>(t - f.tasks.data())];
-            startAt[p] = t->start;
-            endAt[p] = t->end();
-            durSum[p + 1] = durSum[p] + t->dur;
-            gapSum[p + 1] = gapSum[p] + (j ? std::max<TimeNs>(0, startAt[p] - endAt[p - 1]) : 0);
-            mteSum[p + 1] = mteSum[p] + roundNs(mteNs(*t));
-        }
-    auto retake = [&] {
-        for (std::size_t p = 0; p < positions; ++p)
-            takenSum[p + 1] = takenSum[p] + (taken[p] ? 1 : 0);
-    };
-    retake();
-    // Totals over occurrences (first position p, len tasks), each read off the running sums.
-    struct Sums {
-        TimeNs wall = 0, dur = 0, gaps = 0, mte = 0;
-    };
-    auto wallOf = [&](std::uint32_t p, std::uint32_t len) { return endAt[p + len - 1] - startAt[p]; };
-    auto durOf = [&](std::uint32_t p, std::uint32_t len) { return durSum[p + len] - durSum[p]; };
-    auto gapsOf = [&](std::uint32_t p, std::uint32_t len) { return gapSum[p + len] - gapSum[p + 1]; };
-    auto addOccurrence = [&](Sums& s, std::uint32_t p, std::uint32_t len) {
+    return r;
+}
+
+// Totals over occurrences (first position p, len tasks).
+struct Sums {
+    TimeNs wall = 0, dur = 0, gaps = 0, mte = 0;
+};
+struct Stats {
+    std::size_t count = 0;
+    double wall = 0, dur = 0, mte = 0, gaps = 0; // totals over the profile
+    double gain(std::size_t n) const { return gaps + (static_cast<double>(n) - 1) / static_cast<double>(n) * mte; }
+};
+Stats statsOf(const Sums& s, std::size_t count)
+{
+    Stats st;
+    st.count = count;
+    st.wall = static_cast<double>(s.wall);
+    st.dur = static_cast<double>(s.dur);
+    st.gaps = static_cast<double>(s.gaps);
+    st.mte = static_cast<double>(s.mte);
+    return st;
+}
+
+// Per position: taken (by a fired pattern or a reported window), start, end and dur, and
+// running sums over each run of dur, inner gaps, data-movement time (rounded to whole ns, so
+// every sum is exact and an occurrence costs O(1)) and taken tasks.
+class Positions {
+public:
+    Positions(const Runs& r, const ProfileFacts& f, const MteTime& mteNs, const std::vector<char>& matched)
+    {
+        const std::size_t n = r.sig.size();
+        m_taken.assign(n, 0);
+        m_startAt.resize(n);
+        m_endAt.resize(n);
+        m_durSum.assign(n + 1, 0);
+        m_gapSum.assign(n + 1, 0);
+        m_mteSum.assign(n + 1, 0);
+        m_takenSum.assign(n + 1, 0);
+        for (const Run& run : r.runs)
+            for (std::uint32_t j = 0; j < run.size; ++j) {
+                const std::uint32_t p = run.begin + j;
+                const Task* t = r.taskAt[p];
+                m_taken[p] = matched[static_cast<std::size_t>(t - f.tasks.data())];
+                m_startAt[p] = t->start;
+                m_endAt[p] = t->end();
+                m_durSum[p + 1] = m_durSum[p] + t->dur;
+                m_gapSum[p + 1] = m_gapSum[p] + (j ? std::max<TimeNs>(0, m_startAt[p] - m_endAt[p - 1]) : 0);
+                m_mteSum[p + 1] = m_mteSum[p] + roundNs(mteNs(*t));
+            }
+        retake();
+    }
+
+    TimeNs startAt(std::uint32_t p) const { return m_startAt[p]; }
+    TimeNs wallOf(std::uint32_t p, std::uint32_t len) const { return m_endAt[p + len - 1] - m_startAt[p]; }
+    TimeNs durOf(std::uint32_t p, std::uint32_t len) const { return m_durSum[p + len] - m_durSum[p]; }
+    TimeNs gapsOf(std::uint32_t p, std::uint32_t len) const { return m_gapSum[p + len] - m_gapSum[p + 1]; }
+    void addOccurrence(Sums& s, std::uint32_t p, std::uint32_t len) const
+    {
         s.wall += wallOf(p, len);
         s.dur += durOf(p, len);
         s.gaps += gapsOf(p, len);
-        s.mte += mteSum[p + len] - mteSum[p];
-    };
-    auto statsOf = [](const Sums& s, std::size_t count) {
-        Stats st;
-        st.count = count;
-        st.wall = static_cast<double>(s.wall);
-        st.dur = static_cast<double>(s.dur);
-        st.gaps = static_cast<double>(s.gaps);
-        st.mte = static_cast<double>(s.mte);
-        return st;
-    };
-    // Windows get exact ids as a trie: the window of length len at i is the window of length
-    // len-1 at i extended by one signature, so (parent id, signature) names it. One lookup per
-    // window and no key compared. Pass 1 counts every window (overlaps included, an upper
-    // bound); pass 2 collects non-overlapping occurrences of the windows that can reach
-    // min_count only, so rare windows cost no memory.
+        s.mte += m_mteSum[p + len] - m_mteSum[p];
+    }
+    // Whether none of the occurrence's tasks is taken (as of the last retake()).
+    bool untaken(std::uint32_t p, std::uint32_t len) const { return m_takenSum[p + len] == m_takenSum[p]; }
+    void take(std::uint32_t p, std::uint32_t len) { std::fill(&m_taken[p], &m_taken[p] + len, 1); }
+    // Brings the running sum of taken tasks up to date.
+    void retake()
+    {
+        for (std::size_t p = 0; p < m_taken.size(); ++p)
+            m_takenSum[p + 1] = m_takenSum[p] + (m_taken[p] ? 1 : 0);
+    }
+
+private:
+    std::vector<char> m_taken;
+    std::vector<TimeNs> m_startAt, m_endAt;
+    std::vector<TimeNs> m_durSum, m_gapSum, m_mteSum;
+    std::vector<std::uint32_t> m_takenSum;
+};
+
+struct Window {
+    std::uint32_t len = 0;
+    std::vector<std::uint32_t> occ; // first positions; non-overlapping within a run
+    std::uint32_t lastTmpl = kEmpty, lastEnd = 0;
+    Sums all; // over every occurrence
+};
+
+// The windows of minLen..maxLen signatures that occur more than minCount times, with their
+// non-overlapping occurrences in every copy of each run; `distinct` counts every window.
+// Windows get exact ids as a trie: the window of length len at i is the window of length len-1
+// at i extended by one signature, so (parent id, signature) names it. One lookup per window and
+// no key compared. Pass 1 counts every window (overlaps included, an upper bound); pass 2
+// collects non-overlapping occurrences of the windows that can reach min_count only, so rare
+// windows cost no memory.
+std::vector<Window> repeatedWindows(const Runs& r, const Positions& pos, std::size_t minLen, std::size_t maxLen,
+                                    double minCount, std::size_t& distinct)
+{
     U64Map trie(1024);
     std::vector<std::uint32_t> count;
-    std::size_t distinct = 0;
     auto forEachWindow = [&](bool grow, auto&& fn) {
-        for (std::uint32_t t = 0; t < tmplRuns.size(); ++t) {
-            const Run& run = runs[tmplRuns[t]];
+        for (std::uint32_t t = 0; t < r.tmplRuns.size(); ++t) {
+            const Run& run = r.runs[r.tmplRuns[t]];
             for (std::uint32_t i = 0; i < run.size; ++i) {
                 std::uint32_t node = kEmpty;
                 for (std::uint32_t len = 1; len <= maxLen && i + len <= run.size; ++len) {
-                    const std::uint64_t key = (static_cast<std::uint64_t>(node) << 32) | sig[run.begin + i + len - 1];
+                    const std::uint64_t key = (static_cast<std::uint64_t>(node) << 32) | r.sig[run.begin + i + len - 1];
                     if (grow) {
                         bool fresh = false;
                         node = trie.tryEmplace(key, static_cast<std::uint32_t>(count.size()), &fresh);
@@ -331,18 +373,12 @@ void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::vector<char>
         }
     };
     forEachWindow(true, [&](std::uint32_t t, std::uint32_t, std::uint32_t, std::uint32_t node) {
-        count[node] = static_cast<std::uint32_t>(std::min<std::uint64_t>(kEmpty - 1, std::uint64_t(count[node]) + copies[t]));
+        count[node] = static_cast<std::uint32_t>(std::min<std::uint64_t>(kEmpty - 1, std::uint64_t(count[node]) + r.copies[t]));
     });
 
-    struct Window {
-        std::uint32_t len = 0;
-        std::vector<std::uint32_t> occ; // first positions; non-overlapping within a run
-        std::uint32_t lastTmpl = kEmpty, lastEnd = 0;
-        Sums all; // over every occurrence
-    };
     std::vector<Window> windows;
     std::vector<std::uint32_t> windowOf(count.size(), kEmpty); // trie node -> window
-    std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> tmplOcc(tmplRuns.size()); // (window, start)
+    std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> tmplOcc(r.tmplRuns.size()); // (window, start)
     forEachWindow(false, [&](std::uint32_t t, std::uint32_t i, std::uint32_t len, std::uint32_t node) {
         if (static_cast<double>(count[node]) <= minCount)
             return;
@@ -362,33 +398,115 @@ void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::vector<char>
     count = {};
     windowOf = {};
     // Occurrences in every copy of each run, summed as they are listed (in position order).
-    for (const Run& run : runs)
+    for (const Run& run : r.runs)
         for (const auto& [wi, i] : tmplOcc[run.tmpl]) {
             Window& w = windows[wi];
             w.occ.push_back(run.begin + i);
-            addOccurrence(w.all, run.begin + i, w.len);
+            pos.addOccurrence(w.all, run.begin + i, w.len);
         }
-    tmplOcc.clear();
+    return windows;
+}
 
-    // Whether none of the occurrence's tasks is taken.
-    auto untaken = [&](const Window& w, std::uint32_t p) { return takenSum[p + w.len] == takenSum[p]; };
-    // The window's occurrences none of whose tasks is taken.
-    auto untakenStats = [&](const Window& w) {
-        Sums sums;
-        std::size_t count = 0;
-        for (const std::uint32_t p : w.occ)
-            if (untaken(w, p)) {
-                ++count;
-                addOccurrence(sums, p, w.len);
-            }
-        return statsOf(sums, count);
-    };
+// The window's occurrences none of whose tasks is taken.
+Stats untakenStats(const Window& w, const Positions& pos)
+{
+    Sums sums;
+    std::size_t count = 0;
+    for (const std::uint32_t p : w.occ)
+        if (pos.untaken(p, w.len)) {
+            ++count;
+            pos.addOccurrence(sums, p, w.len);
+        }
+    return statsOf(sums, count);
+}
+
+struct Params {
+    std::size_t minLen = 2, maxLen = 2;
+    double minCount = 0, wallShare = 0, mteRatio = 0, hostRatio = 0;
+};
+
+// A finding for window `w`, whose untaken occurrences `st` are; `id` names it.
+void fireWindow(const ProfileFacts& f, const Runs& r, const Positions& pos, const Window& w, const Stats& st,
+                const Params& limits, const std::string& id, const std::string& chain, RuleOut& out)
+{
+    const double wall = f.perStep(st.wall), mteShare = st.dur > 0 ? st.mte / st.dur : 0,
+                 busy = st.wall > 0 ? st.dur / st.wall : 1;
+    const bool hostBound = busy < limits.hostRatio;
+    const bool wallHit = wall > limits.wallShare * f.T, mteHit = mteShare > limits.mteRatio;
+    Finding& fd = out.fire(id);
+    fd.costNs = roundNs(wall);
+    fd.title = "Fusible window " + chain + " (" + std::to_string(w.len) + " ops): " + std::to_string(st.count) + " times, "
+               + fmtMs(wall) + "/step" + (hostBound ? ", host-bound" : (mteHit ? ", mte " + fmtRatio(mteShare) : ""));
+    fd.description = "The same " + std::to_string(w.len) + " compute tasks (" + chain + ", same shapes) run back to back "
+                     + std::to_string(st.count) + " times on one stream (more than "
+                     + fmtNum(limits.minCount, 0) + "), taking " + fmtMs(wall) + " of wall time per step ("
+                     + fmtPct(f.T > 0 ? wall / f.T : 0) + (wallHit ? " > " : " ≤ ") + fmtPct(limits.wallShare)
+                     + "); data movement is " + fmtPct(mteShare) + " of their AI Core time ("
+                     + (mteHit ? "> " : "≤ ") + fmtPct(limits.mteRatio) + ").";
+    if (hostBound) {
+        fd.description += " The tasks fill only " + fmtPct(busy) + " of the window (< " + fmtPct(limits.hostRatio)
+                          + "): the device waits for the host to launch them.";
+        fd.suggestions.push_back("Host-bound: cut launch overhead first: graph mode (torchair / torch.compile), "
+                                 "fewer and larger ops, fewer host-side checks between the launches.");
+        fd.suggestions.push_back("Then fuse " + chain + " into one kernel (a fused torch_npu op or a custom op).");
+    } else {
+        fd.suggestions.push_back("Fuse " + chain + " into one kernel (a fused torch_npu op, graph mode fusion or a "
+                                 "custom op): one pass over the data instead of " + std::to_string(w.len) + ".");
+    }
+    setGain(fd, f.perStep(st.gain(w.len)),
+            "Σ inner gaps " + fmtMs(f.perStep(st.gaps)) + " + (n−1)/n · Σmte " + fmtMs(f.perStep(st.mte))
+                + " (n = " + std::to_string(w.len) + ") = " + fmtMs(f.perStep(st.gain(w.len))));
+    TopEvidence top;
+    for (const std::uint32_t p : w.occ) {
+        if (!pos.untaken(p, w.len))
+            continue;
+        const TimeNs wallNs = pos.wallOf(p, w.len);
+        top.offer(wallNs, [&] {
+            const auto sum = static_cast<double>(pos.durOf(p, w.len)), gaps = static_cast<double>(pos.gapsOf(p, w.len));
+            Evidence e;
+            e.at = f.locate(*r.taskAt[p]);
+            e.at.dur = wallNs;
+            e.at.op = chain;
+            e.metrics = {{"tasks", sum / 1e3, "µs"}, {"gaps", gaps / 1e3, "µs"}, {"wall", static_cast<double>(wallNs) / 1e3, "µs"}};
+            e.threshold = "count " + std::to_string(st.count) + " > " + fmtNum(limits.minCount, 0);
+            return e;
+        });
+    }
+    top.moveInto(fd.evidence);
+}
+
+} // namespace window_search
+
+// Windows of min_len..max_len consecutive compute tasks (AI Core / vector) of one stream; a
+// communication, AI CPU or other task breaks them. A window is keyed by its tasks' types,
+// shapes and dtypes; occurrences on a stream do not overlap. A key fires when it occurs more
+// than min_count times and its wall time exceeds wall_share of the step or its tasks are
+// mostly data movement (Σmte/Σdur > mte_ratio). Longer and costlier windows are reported
+// first; their tasks are then taken, so the sub-windows of a reported window do not repeat it.
+void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::vector<char>& matched, RuleOut& out)
+{
+    using namespace window_search;
+    const ProfileFacts& f = *c.f;
+    Params limits;
+    limits.minLen = static_cast<std::size_t>(std::max(2.0, c.param("min_len")));
+    limits.maxLen = static_cast<std::size_t>(std::max<double>(static_cast<double>(limits.minLen), c.param("max_len")));
+    limits.minCount = c.param("min_count");
+    limits.wallShare = c.param("wall_share");
+    limits.mteRatio = c.param("mte_ratio");
+    limits.hostRatio = c.param("host_ratio");
+    constexpr std::size_t kMaxWindowFindings = 10;
+
+    const Runs r = computeRuns(f);
+    Positions pos(r, f, mteNs, matched);
+    std::size_t distinct = 0;
+    const std::vector<Window> found = repeatedWindows(r, pos, limits.minLen, limits.maxLen, limits.minCount, distinct);
+
     auto qualifies = [&](const Stats& st) {
-        return static_cast<double>(st.count) > minCount
-               && (f.perStep(st.wall) > wallShare * f.T || (st.dur > 0 && st.mte / st.dur > mteRatio));
+        return static_cast<double>(st.count) > limits.minCount
+               && (f.perStep(st.wall) > limits.wallShare * f.T || (st.dur > 0 && st.mte / st.dur > limits.mteRatio));
     };
     std::vector<std::pair<double, const Window*>> cand;
-    for (const Window& w : windows) {
+    for (const Window& w : found) {
         const Stats st = statsOf(w.all, w.occ.size());
         if (qualifies(st))
             cand.emplace_back(st.gain(w.len), &w);
@@ -400,14 +518,15 @@ void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::vector<char>
         if (a.second->len != b.second->len)
             return a.second->len > b.second->len;
         const std::uint32_t pa = a.second->occ.front(), pb = b.second->occ.front();
-        if (startAt[pa] != startAt[pb])
-            return startAt[pa] < startAt[pb];
+        if (pos.startAt(pa) != pos.startAt(pb))
+            return pos.startAt(pa) < pos.startAt(pb);
         return pa < pb;
     });
     std::size_t reported = 0, more = 0;
     std::set<std::string> ids;
-    for (const auto& [g0, w] : cand) {
-        const Stats st = untakenStats(*w);
+    for (const auto& candidate : cand) {
+        const Window& w = *candidate.second;
+        const Stats st = untakenStats(w, pos);
         if (!qualifies(st))
             continue;
         if (reported == kMaxWindowFindings) {
@@ -416,70 +535,26 @@ void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::vector<char>
         }
         ++reported;
         std::vector<std::string> types;
-        const std::uint32_t first = *std::find_if(w->occ.begin(), w->occ.end(), [&](std::uint32_t p) { return untaken(*w, p); });
-        for (std::size_t j = 0; j < w->len; ++j)
-            types.push_back(f.str(taskAt[first + j]->type));
+        const std::uint32_t first = *std::find_if(w.occ.begin(), w.occ.end(), [&](std::uint32_t p) { return pos.untaken(p, w.len); });
+        for (std::size_t j = 0; j < w.len; ++j)
+            types.push_back(f.str(r.taskAt[first + j]->type));
         std::string id = "window:" + joinList(types, "-");
         for (int n = 2; ids.count(id); ++n)
             id = "window:" + joinList(types, "-") + " #" + std::to_string(n);
         ids.insert(id);
-        const double wall = f.perStep(st.wall), mteShare = st.dur > 0 ? st.mte / st.dur : 0,
-                     busy = st.wall > 0 ? st.dur / st.wall : 1;
-        const bool hostBound = busy < hostRatio;
-        const bool wallHit = wall > wallShare * f.T, mteHit = mteShare > mteRatio;
-        Finding& fd = out.fire(id);
-        fd.costNs = roundNs(wall);
-        const std::string chain = joinList(types, "→");
-        fd.title = "Fusible window " + chain + " (" + std::to_string(w->len) + " ops): " + std::to_string(st.count) + " times, "
-                   + fmtMs(wall) + "/step" + (hostBound ? ", host-bound" : (mteHit ? ", mte " + fmtRatio(mteShare) : ""));
-        fd.description = "The same " + std::to_string(w->len) + " compute tasks (" + chain + ", same shapes) run back to back "
-                         + std::to_string(st.count) + " times on one stream (more than "
-                         + fmtNum(minCount, 0) + "), taking " + fmtMs(wall) + " of wall time per step ("
-                         + fmtPct(f.T > 0 ? wall / f.T : 0) + (wallHit ? " > " : " ≤ ") + fmtPct(wallShare)
-                         + "); data movement is " + fmtPct(mteShare) + " of their AI Core time ("
-                         + (mteHit ? "> " : "≤ ") + fmtPct(mteRatio) + ").";
-        if (hostBound) {
-            fd.description += " The tasks fill only " + fmtPct(busy) + " of the window (< " + fmtPct(hostRatio)
-                              + "): the device waits for the host to launch them.";
-            fd.suggestions.push_back("Host-bound: cut launch overhead first: graph mode (torchair / torch.compile), "
-                                     "fewer and larger ops, fewer host-side checks between the launches.");
-            fd.suggestions.push_back("Then fuse " + chain + " into one kernel (a fused torch_npu op or a custom op).");
-        } else {
-            fd.suggestions.push_back("Fuse " + chain + " into one kernel (a fused torch_npu op, graph mode fusion or a "
-                                     "custom op): one pass over the data instead of " + std::to_string(w->len) + ".");
-        }
-        setGain(fd, f.perStep(st.gain(w->len)),
-                "Σ inner gaps " + fmtMs(f.perStep(st.gaps)) + " + (n−1)/n · Σmte " + fmtMs(f.perStep(st.mte))
-                    + " (n = " + std::to_string(w->len) + ") = " + fmtMs(f.perStep(st.gain(w->len))));
-        TopEvidence top;
-        for (const std::uint32_t p : w->occ) {
-            if (!untaken(*w, p))
-                continue;
-            const TimeNs wallNs = wallOf(p, w->len);
-            top.offer(wallNs, [&] {
-                const auto sum = static_cast<double>(durOf(p, w->len)), gaps = static_cast<double>(gapsOf(p, w->len));
-                Evidence e;
-                e.at = f.locate(*taskAt[p]);
-                e.at.dur = wallNs;
-                e.at.op = chain;
-                e.metrics = {{"tasks", sum / 1e3, "µs"}, {"gaps", gaps / 1e3, "µs"}, {"wall", static_cast<double>(wallNs) / 1e3, "µs"}};
-                e.threshold = "count " + std::to_string(st.count) + " > " + fmtNum(minCount, 0);
-                return e;
-            });
-        }
-        top.moveInto(fd.evidence);
+        fireWindow(f, r, pos, w, st, limits, id, joinList(types, "→"), out);
         // The reported occurrences' tasks are taken (untaken() reads the running sums, which
         // change only at retake(), so every occurrence is judged as it was before this window).
-        for (const std::uint32_t p : w->occ)
-            if (untaken(*w, p))
-                std::fill(&taken[p], &taken[p] + w->len, 1);
-        retake();
+        for (const std::uint32_t p : w.occ)
+            if (pos.untaken(p, w.len))
+                pos.take(p, w.len);
+        pos.retake();
     }
-    out.check = std::to_string(distinct) + " task windows of " + std::to_string(minLen) + ".." + std::to_string(maxLen)
-                + " ops searched, none repeated > " + fmtNum(minCount, 0) + " times with wall > " + fmtPct(wallShare)
-                + " of step or mte > " + fmtPct(mteRatio);
+    out.check = std::to_string(distinct) + " task windows of " + std::to_string(limits.minLen) + ".." + std::to_string(limits.maxLen)
+                + " ops searched, none repeated > " + fmtNum(limits.minCount, 0) + " times with wall > " + fmtPct(limits.wallShare)
+                + " of step or mte > " + fmtPct(limits.mteRatio);
     if (reported)
-        out.inputs.push_back("windows of " + std::to_string(minLen) + ".." + std::to_string(maxLen) + " compute tasks: "
+        out.inputs.push_back("windows of " + std::to_string(limits.minLen) + ".." + std::to_string(limits.maxLen) + " compute tasks: "
                              + std::to_string(distinct) + " distinct, " + std::to_string(reported) + " reported"
                              + (more ? ", " + std::to_string(more) + " more qualify (not listed)" : std::string()));
 }
@@ -682,10 +757,10 @@ void noBound(const RuleCtx& c, RuleOut& out)
         double mx = kNaN;
         for (int ci : cols) {
             const double v = k.metrics[static_cast<std::size_t>(ci)][t.kernel];
-            if (v == v)
-                mx = mx == mx ? std::max(mx, v) : v;
+            if (!isMissing(v))
+                mx = !isMissing(mx) ? std::max(mx, v) : v;
         }
-        if (mx != mx)
+        if (isMissing(mx))
             continue; // per op: a ratio-less row is not evidence of anything
         ++have;
         if (mx > bound || static_cast<double>(t.dur) <= minDur)

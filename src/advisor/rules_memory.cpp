@@ -1,5 +1,7 @@
-// Memory rules: L2 cache hit rate, memory allocation API time.
+// Memory rules: L2 cache hit rate, memory allocation API time and allocator growth (MEM-PEAK:
+// rules_memory_peak.cpp).
 #include "advisor/rule_helpers.h"
+#include "model/analysis/memory.h"
 
 #include <algorithm>
 #include <cmath>
@@ -36,12 +38,12 @@ void l2(const RuleCtx& c, RuleOut& out)
             double h = 0, m = 0;
             bool any = false;
             for (int ci : hitCols)
-                if (double v = k.metrics[static_cast<std::size_t>(ci)][r]; v == v) {
+                if (double v = k.metrics[static_cast<std::size_t>(ci)][r]; !isMissing(v)) {
                     h += v;
                     any = true;
                 }
             for (int ci : missCols)
-                if (double v = k.metrics[static_cast<std::size_t>(ci)][r]; v == v) {
+                if (double v = k.metrics[static_cast<std::size_t>(ci)][r]; !isMissing(v)) {
                     m += v;
                     any = true;
                 }
@@ -62,7 +64,7 @@ void l2(const RuleCtx& c, RuleOut& out)
             if (it == rows.end())
                 continue;
             std::size_t& u = used[key];
-            if (u < it->second.size() && l.hitRate == l.hitRate)
+            if (u < it->second.size() && !isMissing(l.hitRate))
                 hitOf[it->second[u]] = l.hitRate;
             ++u;
         }
@@ -77,7 +79,7 @@ void l2(const RuleCtx& c, RuleOut& out)
             continue;
         ++total;
         const double h = hitOf[t.kernel];
-        if (h != h)
+        if (isMissing(h))
             continue;
         ++have;
         const double d = static_cast<double>(t.dur);
@@ -122,8 +124,60 @@ void alloc(const RuleCtx& c, RuleOut& out)
 {
     const ProfileFacts& f = *c.f;
     const Profile& p = f.p;
-    if (!f.hasCann)
-        return out.notChecked(f.needsLevel1() + " (aclMallocMemInner / aclrtFree events)");
+    const memory::Summary mem = memory::summarize(p);
+    const memory::ComponentCurve* fw = mem.frameworkCurve();
+    if (!f.hasCann && !(fw && !fw->reserved.empty()))
+        return out.notChecked(f.needsLevel1() + " (aclMallocMemInner / aclrtFree events), or memory_record.csv "
+                                                "(profile_memory=True)");
+    // The caching allocator's reserved memory grows each time it has to ask the runtime for a new
+    // segment: memory_record shows how often that happened.
+    std::string growCheck;
+    if (fw && !fw->reserved.empty()) {
+        const auto& r = fw->reserved;
+        std::vector<std::size_t> grows;
+        double grown = 0;
+        for (std::size_t i = 1; i < r.ts.size(); ++i)
+            if (r.value[i] > r.value[i - 1]) {
+                grows.push_back(i);
+                grown += r.value[i] - r.value[i - 1];
+            }
+        const double perStep = f.perStep(static_cast<double>(grows.size()));
+        const double maxGrows = c.param("max_reserve_grows");
+        out.inputs.push_back("memory_record " + fw->component + " Total Reserved (" + std::to_string(r.ts.size())
+                             + " samples)");
+        growCheck = fw->component + " reserved grew " + std::to_string(grows.size()) + " times ("
+                    + fmtNum(grown / 1048576.0, 1) + " MB), " + fmtNum(perStep, 1) + "/step (threshold "
+                    + fmtNum(maxGrows, 0) + "/step)";
+        if (perStep >= maxGrows) {
+            Finding& fd = out.fire("reserve-growth");
+            fd.title = "The caching allocator reserves new device memory " + fmtNum(perStep, 1) + " times per step";
+            fd.description = "The " + fw->component + " reserved total grows " + std::to_string(grows.size())
+                             + " times in the capture (" + fmtNum(grown / 1048576.0, 1) + " MB): each growth is a "
+                             "runtime allocation (aclrtMalloc) the cached blocks could not serve, usually because "
+                             "free blocks are fragmented.";
+            fd.suggestions.push_back("PYTORCH_NPU_ALLOC_CONF=expandable_segments:True.");
+            fd.suggestions.push_back("Remove torch.npu.empty_cache() from the loop.");
+            fd.suggestions.push_back("Keep tensor shapes stable between steps (pad to buckets) so blocks are reused.");
+            noGain(fd, "the growth events carry no duration in memory_record");
+            for (auto i : grows) {
+                Evidence e;
+                e.at.rank = f.rank;
+                e.at.device = fw->device;
+                e.at.ts = r.ts[i];
+                e.at.op = fw->component + " reserved";
+                e.metrics.push_back({"growth", (r.value[i] - r.value[i - 1]) / 1048576.0, "MB"});
+                e.metrics.push_back({"reserved", r.value[i] / 1048576.0, "MB"});
+                e.cost = static_cast<TimeNs>(r.value[i] - r.value[i - 1]);
+                fd.evidence.push_back(std::move(e));
+            }
+            sortEvidence(fd.evidence, kMaxEvidence);
+        }
+    }
+    if (!f.hasCann) {
+        if (out.fired.empty())
+            out.pass(growCheck + "; allocation API time not checked: " + f.needsLevel1());
+        return;
+    }
     std::map<std::string, std::vector<std::uint32_t>> perApi;
     for (const auto& tr : p.tracks)
         if (tr.kind == TrackKind::Cann)
@@ -165,7 +219,8 @@ void alloc(const RuleCtx& c, RuleOut& out)
         sortEvidence(fd.evidence, kMaxEvidence);
     }
     if (out.fired.empty())
-        out.pass(check.empty() ? "no allocation API calls" : check + " (threshold " + fmtUs(maxNs) + "/step)");
+        out.pass((check.empty() ? "no allocation API calls" : check + " (threshold " + fmtUs(maxNs) + "/step)")
+                 + (growCheck.empty() ? "" : "; " + growCheck));
 }
 
 } // namespace
@@ -174,6 +229,7 @@ void addMemoryRules(std::vector<RuleDef>& out)
 {
     out.push_back({"MEM-L2", Category::Memory, false, "Low L2 cache hit rate", l2});
     out.push_back({"MEM-ALLOC", Category::Memory, false, "Time in device memory allocation APIs", alloc});
+    out.push_back({"MEM-PEAK", Category::Memory, false, "What holds device memory at its peak", memoryPeakRule});
 }
 
 } // namespace npuscope::advisor

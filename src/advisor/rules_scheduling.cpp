@@ -15,19 +15,14 @@ namespace npuscope::advisor {
 namespace {
 
 // ---- SCH-IDLE ------------------------------------------------------------------------------
-void idle(const RuleCtx& c, RuleOut& out)
+// Free per step: step_trace_time, else the Overlap Analysis "Free" thread, else computed; with
+// where it came from.
+double freePerStep(const ProfileFacts& f, std::string& source)
 {
-    const ProfileFacts& f = *c.f;
     const Profile& p = f.p;
-    if (f.steps.empty() || f.T <= 0)
-        return out.notChecked("needs step_trace_time.csv or a timeline with device tasks");
-    const double freeShare = c.param("free_share"), depShare = c.param("dep_share");
-    const double gapNs = c.param("gap_us") * 1e3, slackNs = c.param("dep_slack_us") * 1e3;
-
-    // Free per step: step_trace_time, else the Overlap Analysis "Free" thread, else computed.
     double freeNs = f.free;
-    std::string freeSource = f.hasStt ? "step_trace_time.csv Free" : "device idle between tasks (computed)";
-    if (!f.hasStt) {
+    source = f.hasStepTrace ? "step_trace_time.csv Free" : "device idle between tasks (computed)";
+    if (!f.hasStepTrace) {
         double sum = 0;
         bool any = false;
         for (const auto& tr : p.tracks)
@@ -38,43 +33,59 @@ void idle(const RuleCtx& c, RuleOut& out)
                 }
         if (any) {
             freeNs = f.perStep(sum);
-            freeSource = "timeline Overlap Analysis Free";
+            source = "timeline Overlap Analysis Free";
         }
     }
-    out.inputs.push_back(freeSource);
+    return freeNs;
+}
 
-    // Tasks by end time, to name what a dependency gap waited for (built when an evidence row
-    // needs it).
-    std::vector<const Task*> byEnd;
-    auto waitedFor = [&](const Task& b) -> std::string {
-        if (byEnd.empty()) {
-            for (const auto& t : f.tasks)
+// What a dependency gap waited for: the other-stream task that ended just before the task after
+// the gap started, within the slack. Tasks by end time are sorted when an evidence row first
+// needs them.
+class WaitedFor {
+public:
+    WaitedFor(const ProfileFacts& f, double slackNs) : m_f(f), m_slackNs(slackNs) {}
+
+    std::string operator()(const Task& b)
+    {
+        if (m_byEnd.empty()) {
+            for (const auto& t : m_f.tasks)
                 if (t.cls != TaskClass::Other)
-                    byEnd.push_back(&t);
-            std::sort(byEnd.begin(), byEnd.end(), [](const Task* x, const Task* y) { return x->end() < y->end(); });
+                    m_byEnd.push_back(&t);
+            std::sort(m_byEnd.begin(), m_byEnd.end(), [](const Task* x, const Task* y) { return x->end() < y->end(); });
         }
-        // The other-stream task that ended just before b started.
-        auto e = std::upper_bound(byEnd.begin(), byEnd.end(), b.start, [](TimeNs ts, const Task* t) { return ts < t->end(); });
-        while (e != byEnd.begin()) {
+        auto e = std::upper_bound(m_byEnd.begin(), m_byEnd.end(), b.start, [](TimeNs ts, const Task* t) { return ts < t->end(); });
+        while (e != m_byEnd.begin()) {
             --e;
-            if (static_cast<double>(b.start - (*e)->end()) > slackNs)
+            if (static_cast<double>(b.start - (*e)->end()) > m_slackNs)
                 break;
             if ((*e)->stream != b.stream || (*e)->device != b.device)
-                return f.str((*e)->name) + " on stream " + std::to_string((*e)->stream);
+                return m_f.str((*e)->name) + " on stream " + std::to_string((*e)->stream);
         }
         return {};
-    };
+    }
 
+private:
+    const ProfileFacts& m_f;
+    const double m_slackNs;
+    std::vector<const Task*> m_byEnd;
+};
+
+// A gap of at least gap_us on one stream.
+struct Gap {
+    const Task* b; // the task after the gap
+    TimeNs start;
+    double len;
+};
+
+// The stream gaps of at least `gapNs`, stream by stream (computing tasks only); `streams` is
+// the number of streams looked at.
+std::vector<Gap> streamGaps(const ProfileFacts& f, double gapNs, std::size_t& streams)
+{
     std::map<std::pair<int, std::int64_t>, std::vector<const Task*>> perStream;
     for (const auto& t : f.tasks)
         if (t.cls == TaskClass::Cube || t.cls == TaskClass::Vector || t.cls == TaskClass::AiCpu)
             perStream[{t.device, t.stream}].push_back(&t);
-    // The stream gaps of at least gap_us, stream by stream.
-    struct Gap {
-        const Task* b; // the task after the gap
-        TimeNs start;
-        double len;
-    };
     std::vector<Gap> gaps;
     for (const auto& [key, v] : perStream) {
         TimeNs prevEnd = v.empty() ? 0 : v.front()->end();
@@ -87,19 +98,36 @@ void idle(const RuleCtx& c, RuleOut& out)
                 gaps.push_back({&b, gapStart, gap});
         }
     }
-    // Launch time of each gap's task from its Node@launch → task flow: every launch flow is
-    // counted, only the gaps' tasks are looked up.
-    constexpr TimeNs kNoLaunch = std::numeric_limits<TimeNs>::min();
-    U64Map launchIdx(gaps.size()); // slice row -> index in launchTs
-    std::vector<TimeNs> launchTs;
+    streams = perStream.size();
+    return gaps;
+}
+
+// Launch time of each gap's task from its Node@launch → task flow: every launch flow is
+// counted, only the gaps' tasks are looked up.
+struct LaunchTimes {
+    static constexpr TimeNs kNoLaunch = std::numeric_limits<TimeNs>::min();
+    U64Map index;             // slice row -> index in ts
+    std::vector<TimeNs> ts;
+    std::size_t flows = 0;    // launch flows to a stream task
+
+    // The launch time of `b`, or kNoLaunch.
+    TimeNs of(const Task& b) const
+    {
+        const std::uint32_t* k = b.slice != kNone ? index.find(b.slice) : nullptr;
+        return k ? ts[*k] : kNoLaunch;
+    }
+};
+
+LaunchTimes launchTimes(const Profile& p, const std::vector<Gap>& gaps)
+{
+    LaunchTimes l{U64Map(gaps.size()), {}, 0};
     for (const Gap& g : gaps) {
         bool fresh = false;
         if (g.b->slice != kNone)
-            launchIdx.tryEmplace(g.b->slice, static_cast<std::uint32_t>(launchTs.size()), &fresh);
+            l.index.tryEmplace(g.b->slice, static_cast<std::uint32_t>(l.ts.size()), &fresh);
         if (fresh)
-            launchTs.push_back(kNoLaunch);
+            l.ts.push_back(LaunchTimes::kNoLaunch);
     }
-    std::size_t flows = 0;
     NameId lastCat;
     bool lastLaunch = false, lastH2D = false;
     for (std::size_t i = 0; i < p.flows.size(); ++i) {
@@ -117,56 +145,78 @@ void idle(const RuleCtx& c, RuleOut& out)
         const auto tk = p.slices.track[d];
         if (!tk.valid() || p.tracks[tk.v].kind != TrackKind::Stream)
             continue;
-        ++flows;
-        if (const std::uint32_t* k = launchIdx.find(d); k && (launchTs[*k] == kNoLaunch || lastH2D))
-            launchTs[*k] = p.flows.srcTs[i];
+        ++l.flows;
+        if (const std::uint32_t* k = l.index.find(d); k && (l.ts[*k] == LaunchTimes::kNoLaunch || lastH2D))
+            l.ts[*k] = p.flows.srcTs[i];
     }
-    // Device-level idle time: per device, the holes in the union of every task on any stream.
-    // A stream gap saves time only where the whole device was idle; gaps of several streams over
-    // the same idle stretch count once.
-    std::map<int, std::vector<Interval>> busy;
-    for (const auto& t : f.tasks)
-        busy[t.device].emplace_back(t.start, t.end());
-    std::map<int, Intervals> deviceIdle;
-    double idleTotal = 0;
-    for (auto& [dev, v] : busy) {
-        const Intervals u = unionOf(std::move(v));
-        if (u.empty())
-            continue;
-        deviceIdle[dev] = subtract({{u.front().first, u.back().second}}, u);
-        idleTotal += static_cast<double>(lengthOf(deviceIdle[dev]));
-    }
-    std::map<int, std::vector<Interval>> hostIdle, depIdle;
-    auto idlePart = [&](std::map<int, std::vector<Interval>>& into, int dev, TimeNs b, TimeNs e) {
-        const auto it = deviceIdle.find(dev);
-        if (it == deviceIdle.end())
+    return l;
+}
+
+// Device-level idle time: per device, the holes in the union of every task on any stream.
+// A stream gap saves time only where the whole device was idle; gaps of several streams over
+// the same idle stretch count once.
+struct DeviceIdle {
+    std::map<int, Intervals> holes;
+    double total = 0;
+
+    // The idle parts of [b, e) on `dev`, added to `into`.
+    void addPart(std::map<int, std::vector<Interval>>& into, int dev, TimeNs b, TimeNs e) const
+    {
+        const auto it = holes.find(dev);
+        if (it == holes.end())
             return;
         const Intervals& u = it->second;
         auto k = std::upper_bound(u.begin(), u.end(), b, [](TimeNs ts, const Interval& iv) { return ts < iv.second; });
         for (; k != u.end() && k->first < e; ++k)
             into[dev].emplace_back(std::max(k->first, b), std::min(k->second, e));
-    };
+    }
+};
+
+DeviceIdle deviceIdleOf(const ProfileFacts& f)
+{
+    std::map<int, std::vector<Interval>> busy;
+    for (const auto& t : f.tasks)
+        busy[t.device].emplace_back(t.start, t.end());
+    DeviceIdle idle;
+    for (auto& [dev, v] : busy) {
+        const Intervals u = unionOf(std::move(v));
+        if (u.empty())
+            continue;
+        idle.holes[dev] = subtract({{u.front().first, u.back().second}}, u);
+        idle.total += static_cast<double>(lengthOf(idle.holes[dev]));
+    }
+    return idle;
+}
+
+// The gaps by cause: launched after the gap began (host), launched before it (dependency), or
+// without a launch flow (unknown); with the device-idle part of each class.
+struct GapClasses {
     double host = 0, dep = 0, unknown = 0;
-    TopEvidence ev;
-    const std::size_t nGaps = gaps.size();
-    for (const Gap& g : gaps) {
-        const Task& b = *g.b;
-        const double gap = g.len;
-        const TimeNs gapStart = g.start;
+    std::map<int, std::vector<Interval>> hostIdle, depIdle;
+};
+
+GapClasses classifyGaps(const ProfileFacts& f, const std::vector<Gap>& gaps, const LaunchTimes& launches,
+                        const DeviceIdle& idle, double gapNs, WaitedFor& waitedFor, TopEvidence& ev)
+{
+    GapClasses g;
+    for (const Gap& gp : gaps) {
+        const Task& b = *gp.b;
+        const double gap = gp.len;
+        const TimeNs gapStart = gp.start;
         const char* cls = "unknown";
-        const std::uint32_t* k = b.slice != kNone ? launchIdx.find(b.slice) : nullptr;
-        if (k && launchTs[*k] != kNoLaunch) {
-            if (launchTs[*k] >= gapStart) {
+        const TimeNs launch = launches.of(b);
+        if (launch != LaunchTimes::kNoLaunch) {
+            if (launch >= gapStart) {
                 cls = "host";
-                host += gap;
-                idlePart(hostIdle, b.device, gapStart, b.start);
+                g.host += gap;
+                idle.addPart(g.hostIdle, b.device, gapStart, b.start);
             } else {
                 cls = "dependency";
-                dep += gap;
-                idlePart(depIdle, b.device, gapStart, b.start);
+                g.dep += gap;
+                idle.addPart(g.depIdle, b.device, gapStart, b.start);
             }
         } else {
-            unknown += gap;
+            g.unknown += gap;
         }
         ev.offer(static_cast<TimeNs>(gap), [&] {
             const std::string waited = cls[0] == 'd' ? waitedFor(b) : std::string();
@@ -181,44 +231,24 @@ void idle(const RuleCtx& c, RuleOut& out)
             return x;
         });
     }
-    out.inputs.push_back("device task gaps on " + std::to_string(perStream.size()) + " streams; " + std::to_string(flows)
-                         + " launch flows" + (flows ? "" : " (none: gaps cannot be classed; profiler Level1 has them)"));
-    const double fs = freeNs / f.T, ds = f.perStep(dep) / f.T;
-    const bool freeHit = fs > freeShare, depHit = ds >= depShare;
-    if (!freeHit && !depHit)
-        return out.pass("free " + fmtPct(fs) + " of step (threshold " + fmtPct(freeShare) + "), dependency gaps "
-                        + fmtPct(ds) + " (threshold " + fmtPct(depShare) + ")");
-    Finding& fd = out.fire("idle");
-    fd.costNs = roundNs(freeHit ? freeNs : f.perStep(dep));
-    fd.title = freeHit ? "Device idle " + fmtPct(fs) + " of each step (" + fmtMs(freeNs) + "/step free)"
-                       : "Dependency gaps " + fmtPct(ds) + " of each step (" + fmtMs(f.perStep(dep)) + "/step)";
-    fd.description = "The device had nothing to run for " + fmtMs(freeNs) + " per step (" + fmtPct(fs) + ", threshold "
-                     + fmtPct(freeShare) + "). Of the " + std::to_string(nGaps) + " stream gaps ≥ "
-                     + fmtNum(gapNs / 1e3, 0) + " µs, " + fmtMs(f.perStep(host)) + "/step are host-bound (launched late), "
-                     + fmtMs(f.perStep(dep)) + "/step wait on a dependency, " + fmtMs(f.perStep(unknown))
-                     + "/step have no launch flow.";
-    if (host >= dep) {
-        fd.suggestions.push_back("Host-bound: launch fewer, larger ops (fuse, bigger batch) or use graph mode "
-                                 "(torchair / torch.compile) to cut per-op launch cost.");
-        fd.suggestions.push_back("Dependencies: drop false dependencies, fill the gaps with independent work, use more streams.");
-    } else {
-        fd.suggestions.push_back("Dependencies: drop false dependencies (extra synchronisation, events), fill the gaps "
-                                 "with independent work, use more streams.");
-        fd.suggestions.push_back("Host-bound gaps: fewer, larger ops, or graph mode.");
-    }
-    // Gain: the classed gaps' device-idle part, each idle stretch once, capped by the free time.
+    return g;
+}
+
+// Gain: the classed gaps' device-idle part, each idle stretch once, capped by the free time.
+void setIdleGain(Finding& fd, const ProfileFacts& f, GapClasses& g, const DeviceIdle& idle, double freeNs)
+{
     double hostI = 0, depI = 0, bothI = 0;
-    for (const auto& [dev, iv] : deviceIdle) {
-        const Intervals h = unionOf(hostIdle[dev]), d = unionOf(depIdle[dev]);
+    for (const auto& [dev, iv] : idle.holes) {
+        const Intervals h = unionOf(g.hostIdle[dev]), d = unionOf(g.depIdle[dev]);
         std::vector<Interval> all(h.begin(), h.end());
         all.insert(all.end(), d.begin(), d.end());
         hostI += static_cast<double>(lengthOf(h));
         depI += static_cast<double>(lengthOf(d));
         bothI += static_cast<double>(lengthOf(unionOf(std::move(all))));
     }
-    const double classed = f.perStep(host + dep);
+    const double classed = f.perStep(g.host + g.dep);
     // One device: step_trace_time's Free when it is the smaller; several: their summed idle time.
-    const double freeCap = deviceIdle.size() == 1 && freeNs > 0 ? std::min(freeNs, f.perStep(idleTotal)) : f.perStep(idleTotal);
+    const double freeCap = idle.holes.size() == 1 && freeNs > 0 ? std::min(freeNs, f.perStep(idle.total)) : f.perStep(idle.total);
     const double gain = std::min(f.perStep(bothI), freeCap);
     if (classed > 0 && gain > 0)
         setGain(fd, gain,
@@ -230,8 +260,11 @@ void idle(const RuleCtx& c, RuleOut& out)
         noGain(fd, "every classed gap (" + fmtMs(classed) + "/step) overlaps work on another stream: the device was never idle in them");
     else
         noGain(fd, "no gap could be classed: needs the Node@launch → task flows (profiler Level1)");
-    ev.moveInto(fd.evidence);
-    // Worst step when steps have ranges.
+}
+
+// The worst step by free share, and how many steps are over the free threshold.
+void setIdleSteps(Finding& fd, const ProfileFacts& f, double freeShare)
+{
     double worst = -1;
     for (const auto& s : f.steps)
         if (s.total > 0 && s.free / s.total > worst) {
@@ -242,6 +275,55 @@ void idle(const RuleCtx& c, RuleOut& out)
     for (const auto& s : f.steps)
         over += s.total > 0 && s.free / s.total > freeShare;
     fd.scope.steps = std::to_string(over) + " of " + std::to_string(f.steps.size()) + " steps over the free threshold";
+}
+
+void idle(const RuleCtx& c, RuleOut& out)
+{
+    const ProfileFacts& f = *c.f;
+    if (f.steps.empty() || f.T <= 0)
+        return out.notChecked("needs step_trace_time.csv or a timeline with device tasks");
+    const double freeShare = c.param("free_share"), depShare = c.param("dep_share");
+    const double gapNs = c.param("gap_us") * 1e3, slackNs = c.param("dep_slack_us") * 1e3;
+
+    std::string freeSource;
+    const double freeNs = freePerStep(f, freeSource);
+    out.inputs.push_back(freeSource);
+    std::size_t streams = 0;
+    const std::vector<Gap> gaps = streamGaps(f, gapNs, streams);
+    const LaunchTimes launches = launchTimes(f.p, gaps);
+    const DeviceIdle deviceIdle = deviceIdleOf(f);
+    WaitedFor waitedFor(f, slackNs);
+    TopEvidence ev;
+    GapClasses g = classifyGaps(f, gaps, launches, deviceIdle, gapNs, waitedFor, ev);
+    const std::size_t flows = launches.flows;
+    out.inputs.push_back("device task gaps on " + std::to_string(streams) + " streams; " + std::to_string(flows)
+                         + " launch flows" + (flows ? "" : " (none: gaps cannot be classed; profiler Level1 has them)"));
+    const double fs = freeNs / f.T, ds = f.perStep(g.dep) / f.T;
+    const bool freeHit = fs > freeShare, depHit = ds >= depShare;
+    if (!freeHit && !depHit)
+        return out.pass("free " + fmtPct(fs) + " of step (threshold " + fmtPct(freeShare) + "), dependency gaps "
+                        + fmtPct(ds) + " (threshold " + fmtPct(depShare) + ")");
+    Finding& fd = out.fire("idle");
+    fd.costNs = roundNs(freeHit ? freeNs : f.perStep(g.dep));
+    fd.title = freeHit ? "Device idle " + fmtPct(fs) + " of each step (" + fmtMs(freeNs) + "/step free)"
+                       : "Dependency gaps " + fmtPct(ds) + " of each step (" + fmtMs(f.perStep(g.dep)) + "/step)";
+    fd.description = "The device had nothing to run for " + fmtMs(freeNs) + " per step (" + fmtPct(fs) + ", threshold "
+                     + fmtPct(freeShare) + "). Of the " + std::to_string(gaps.size()) + " stream gaps ≥ "
+                     + fmtNum(gapNs / 1e3, 0) + " µs, " + fmtMs(f.perStep(g.host)) + "/step are host-bound (launched late), "
+                     + fmtMs(f.perStep(g.dep)) + "/step wait on a dependency, " + fmtMs(f.perStep(g.unknown))
+                     + "/step have no launch flow.";
+    if (g.host >= g.dep) {
+        fd.suggestions.push_back("Host-bound: launch fewer, larger ops (fuse, bigger batch) or use graph mode "
+                                 "(torchair / torch.compile) to cut per-op launch cost.");
+        fd.suggestions.push_back("Dependencies: drop false dependencies, fill the gaps with independent work, use more streams.");
+    } else {
+        fd.suggestions.push_back("Dependencies: drop false dependencies (extra synchronisation, events), fill the gaps "
+                                 "with independent work, use more streams.");
+        fd.suggestions.push_back("Host-bound gaps: fewer, larger ops, or graph mode.");
+    }
+    setIdleGain(fd, f, g, deviceIdle, freeNs);
+    ev.moveInto(fd.evidence);
+    setIdleSteps(fd, f, freeShare);
 }
 
 // ---- SCH-SYNC ------------------------------------------------------------------------------

@@ -1,6 +1,8 @@
 #include "views/advisor_panel.h"
 #include "views/app_settings.h"
 
+#include "advisor/cluster_summary_advice.h"
+
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -81,7 +83,7 @@ AdvisorPanel::AdvisorPanel(SelectionController* sel, QWidget* parent)
     m_evidence->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_evidence->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_evidence->verticalHeader()->hide();
-    m_evidence->setToolTip(tr("Double-click a row to show it on the timeline or in the operator ranking"));
+    m_evidence->setToolTip(tr("Click a row to show it on the timeline or in the operator ranking"));
 
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(m_tree);
@@ -106,7 +108,9 @@ AdvisorPanel::AdvisorPanel(SelectionController* sel, QWidget* parent)
         const int i = item->data(0, kFindingRole).toInt();
         showFinding(i >= 0 && i < int(m_report->findings.size()) ? &m_report->findings[i] : nullptr);
     });
-    connect(m_evidence, &QTableWidget::cellDoubleClicked, this, [this](int row, int) { activateEvidence(row); });
+    // One click reveals a row (as a link would); Enter on the keyboard does too.
+    connect(m_evidence, &QTableWidget::cellClicked, this, [this](int row, int) { activateEvidence(row); });
+    connect(m_evidence, &QTableWidget::activated, this, [this](const QModelIndex& i) { activateEvidence(i.row()); });
     connect(m_thresholdsButton, &QPushButton::clicked, this, [this] {
         const QString f = QFileDialog::getOpenFileName(this, tr("Advisor thresholds override"), m_overrideFile,
                                                        tr("JSON (*.json);;All files (*)"));
@@ -158,7 +162,7 @@ void AdvisorPanel::rerun()
         advisor::ThresholdsOptions o;
         o.overrideFile = overrideFile;
         const advisor::Thresholds t = advisor::Thresholds::load(o);
-        return std::make_shared<advisor::AdvisorReport>(advisor::runAdvisor(*session, t, cancel.get()));
+        return std::make_shared<advisor::AdvisorReport>(advisor::adviseSession(*session, t, cancel.get()));
     }));
 }
 

@@ -2,7 +2,7 @@
 // The Advisor dock: runs every rule on a worker thread when a session arrives, lists findings
 // grouped by category (severity in text and colour, sorted by severity then gain), then the
 // "Not checked" and "Passed" sections; the selected finding shows its description,
-// suggestions, gain formula, inputs and evidence. Double-clicking an evidence row jumps to the
+// suggestions, gain formula, inputs and evidence. Clicking an evidence row jumps to the
 // event on the timeline (zoomed ±10 %, range selected) or filters the ranking to the operator.
 #include "advisor/advisor.h"
 #include "views/selection_controller.h"

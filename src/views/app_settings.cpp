@@ -11,6 +11,9 @@ const QString kRecent = QStringLiteral("recent/paths");
 const QString kRecentLimit = QStringLiteral("recent/limit");
 const QString kGeometry = QStringLiteral("window/geometry");
 const QString kState = QStringLiteral("window/state");
+const QString kSplit = QStringLiteral("window/timelineSplit");
+const QString kSplitVersion = QStringLiteral("window/timelineSplitVersion");
+const QString kHiddenPlots = QStringLiteral("window/hiddenPlots");
 const QString kTheme = QStringLiteral("appearance/theme");
 const QString kAdvisorOverride = QStringLiteral("advisor/thresholdsOverride");
 const QString kPrefer = QStringLiteral("loading/prefer");
@@ -97,11 +100,31 @@ void AppSettings::setRecentLimit(int n)
 QByteArray AppSettings::windowGeometry() { return QSettings().value(kGeometry).toByteArray(); }
 QByteArray AppSettings::windowState() { return QSettings().value(kState).toByteArray(); }
 
-void AppSettings::setWindow(const QByteArray& geometry, const QByteArray& state)
+QByteArray AppSettings::timelineSplit()
+{
+    QSettings s;
+    if (s.value(kSplitVersion).toInt() != kWindowStateVersion)
+        return {}; // a split of another layout
+    return s.value(kSplit).toByteArray();
+}
+
+void AppSettings::setWindow(const QByteArray& geometry, const QByteArray& state, const QByteArray& timelineSplit)
 {
     QSettings s;
     s.setValue(kGeometry, geometry);
     s.setValue(kState, state);
+    s.setValue(kSplit, timelineSplit);
+    s.setValue(kSplitVersion, kWindowStateVersion);
+}
+
+QStringList AppSettings::hiddenPlots() { return QSettings().value(kHiddenPlots).toStringList(); }
+
+void AppSettings::setHiddenPlots(const QStringList& kinds)
+{
+    if (kinds.isEmpty())
+        QSettings().remove(kHiddenPlots);
+    else
+        QSettings().setValue(kHiddenPlots, kinds);
 }
 
 Theme AppSettings::theme() { return themeFromName(QSettings().value(kTheme).toString()); }

@@ -1,6 +1,7 @@
 #pragma once
-// The one typed wrapper around QSettings (STYLE.md practice 9): recent paths, window state and
-// the Preferences (theme, advisor thresholds override, text/SQLite preference, recent count).
+// The one typed wrapper around QSettings (STYLE.md practice 9): recent paths, window state, the
+// hidden plots and the Preferences (theme, advisor thresholds override, text/SQLite preference,
+// recent count).
 #include "model/formats/loader.h"
 
 #include <QByteArray>
@@ -16,7 +17,8 @@ public:
     static constexpr int kDefaultRecent = 10;
     static constexpr int kMaxRecent = 30;
     // Bump when docks are added or renamed, so an old saved layout is not restored onto them.
-    static constexpr int kWindowStateVersion = 1;
+    // 2: the timeline and its plots take most of the height by default.
+    static constexpr int kWindowStateVersion = 2;
 
     static QStringList recentPaths();
     static void addRecent(const QStringList& paths); // one entry per open, paths joined by '\n'
@@ -27,7 +29,13 @@ public:
 
     static QByteArray windowGeometry();
     static QByteArray windowState();
-    static void setWindow(const QByteArray& geometry, const QByteArray& state);
+    // The split between the timeline and its utilisation plots (QSplitter::saveState), empty
+    // when none was saved with this kWindowStateVersion.
+    static QByteArray timelineSplit();
+    static void setWindow(const QByteArray& geometry, const QByteArray& state, const QByteArray& timelineSplit = {});
+    // The utilisation plots hidden (View → Curves): their kinds, "util", "bw", "l2", "freq", "mem".
+    static QStringList hiddenPlots();
+    static void setHiddenPlots(const QStringList& kinds);
 
     static Theme theme();
     static void setTheme(Theme t);

@@ -3,6 +3,7 @@
 #include "advisor/thresholds.h"
 #include "views/format.h"
 #include "views/main_window.h"
+#include "views/overview_lanes.h"
 #include "views/palette.h"
 #include "views/plot_palette.h"
 #include "views/selection_controller.h"
@@ -121,8 +122,11 @@ ClusterView* ClusterView::updateTab(MainWindow* w, const SessionPtr& s)
     if (!view) {
         view = new ClusterView(w->selection());
         w->addCentralTab(view, tr("Cluster"));
+        connect(view, &ClusterView::rankFolderRequested, w, [w](const QString& path) { w->openPaths({path}); });
     }
     view->setSession(s);
+    if (s->ranks.empty()) // a cluster summary, or cluster files alone: the tab is all there is
+        tabs->setCurrentWidget(view);
     return view;
 }
 
@@ -140,7 +144,23 @@ void ClusterView::buildUi()
     top->addWidget(m_findings);
 
     auto* split = new QSplitter(Qt::Horizontal);
-    top->addWidget(split, 1);
+    // Below the charts, a summary's overview lanes (every rank's streams at once).
+    auto* outer = new QSplitter(Qt::Vertical);
+    outer->setChildrenCollapsible(false);
+    outer->addWidget(split);
+    m_overviewBox = new QWidget;
+    auto* ob = new QVBoxLayout(m_overviewBox);
+    ob->setContentsMargins(0, 4, 0, 0);
+    ob->addWidget(new QLabel(tr("<b>Overview</b>: every rank's device streams and collective lanes, shaded by how "
+                                "busy they are (double-click a lane to open its rank)")));
+    m_overview = new OverviewLanes;
+    ob->addWidget(m_overview, 1);
+    outer->addWidget(m_overviewBox);
+    outer->setStretchFactor(0, 3);
+    outer->setStretchFactor(1, 2);
+    m_overviewBox->hide();
+    connect(m_overview, &OverviewLanes::rankActivated, this, &ClusterView::openRankFolder);
+    top->addWidget(outer, 1);
 
     // Left: step breakdown chart and table.
     auto* left = new QSplitter(Qt::Vertical);
@@ -253,6 +273,17 @@ void ClusterView::buildUi()
     };
     rowRank(m_breakdown);
     rowRank(m_rankOverlap);
+    // A cluster summary has the ranks' numbers but not their data: a double click opens it.
+    m_rankNote = new QLabel;
+    m_rankNote->setObjectName(QStringLiteral("clusterRankNote"));
+    m_rankNote->setWordWrap(true);
+    m_rankNote->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_rankNote->hide();
+    top->insertWidget(1, m_rankNote);
+    connect(m_breakdown, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
+        if (QTableWidgetItem* it = m_breakdown->item(row, 0))
+            openRankFolder(it->data(Qt::UserRole).toInt());
+    });
 }
 
 void ClusterView::setSession(SessionPtr s)
@@ -279,6 +310,8 @@ void ClusterView::setSession(SessionPtr s)
     fillBreakdown();
     fillMatrix();
     fillOverlap();
+    m_overview->setLanes(m_session ? m_session->cluster.overview : std::vector<StreamOverview>{});
+    m_overviewBox->setVisible(m_overview->laneCount() > 0);
 }
 
 QString ClusterView::findingsText() const { return m_findings->text().remove(QRegularExpression(QStringLiteral("<[^>]*>"))); }

@@ -21,6 +21,7 @@ class QTableWidget;
 namespace npuscope {
 
 class MainWindow;
+class OverviewLanes;
 class SelectionController;
 
 class ClusterView : public QWidget {
@@ -46,6 +47,7 @@ public:
     QTableWidget* collectiveOverlapTable() const { return m_collOverlap; }
     QComboBox* metricCombo() const { return m_metric; }
     QComboBox* collectiveCombo() const { return m_collective; }
+    OverviewLanes* overviewLanes() const { return m_overview; }
     QLabel* findingsLabel() const { return m_findings; }
     QString findingsText() const;
     // The hover text of matrix cell (src, dst) of the shown collective, "" when there is none.
@@ -53,8 +55,14 @@ public:
     // The heatmap's cell (src, dst) value as drawn (NaN when empty).
     double shownValue(int src, int dst) const;
 
+    // A cluster summary's rank (a rank id): opens its full folder when this machine reaches it
+    // (rankFolderRequested), else says where it lives (rankNote()). cluster_view_summary.cpp.
+    void openRankFolder(int rank);
+    QString rankNote() const;
+
 signals:
     void rankActivated(int rankIndex);
+    void rankFolderRequested(const QString& path);
 
 private:
     void buildUi();
@@ -72,6 +80,7 @@ private:
     ClusterAnalysis m_a;
     QLabel* m_findings = nullptr;
     QLabel* m_sources = nullptr;
+    QLabel* m_rankNote = nullptr; // where a summary's rank lives, when it cannot be opened
     QCustomPlot* m_bars = nullptr;
     QTableWidget* m_breakdown = nullptr;
     QCustomPlot* m_matrix = nullptr;
@@ -82,6 +91,8 @@ private:
     QTableWidget* m_rankOverlap = nullptr;
     QTableWidget* m_collOverlap = nullptr;
     std::vector<int> m_barRanks; // rank id per bar position
+    QWidget* m_overviewBox = nullptr;
+    OverviewLanes* m_overview = nullptr;
 };
 
 } // namespace npuscope

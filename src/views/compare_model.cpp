@@ -38,13 +38,6 @@ QString headlineValue(const HeadlineRow& h, double v, bool signedValue = false)
 
 QString ratioText(double r) { return std::isnan(r) ? kMissing : QString::number(r, 'f', 3) + QStringLiteral("×"); }
 
-QString signedDuration(TimeNs ns)
-{
-    if (ns == 0)
-        return QStringLiteral("0");
-    return (ns > 0 ? QStringLiteral("+") : QStringLiteral("−")) + fmt::duration(static_cast<double>(ns < 0 ? -ns : ns));
-}
-
 Change changeOf(const std::string& verdict)
 {
     return verdict == "improved" ? Change::Improved : verdict == "regressed" ? Change::Regressed : Change::Same;
@@ -245,7 +238,7 @@ QVariant OperatorDiffModel::data(const QModelIndex& index, int role) const
         case OptimizedCount: return d.inCurrent ? fmt::count(d.currentCount) : kMissing;
         case BaselineTotal: return d.inBaseline ? fmt::duration(static_cast<double>(d.baselineTotal)) : kMissing;
         case OptimizedTotal: return d.inCurrent ? fmt::duration(static_cast<double>(d.currentTotal)) : kMissing;
-        case Delta: return signedDuration(d.delta);
+        case Delta: return fmt::signedDuration(d.delta);
         case Ratio: return p == Presence::Both ? ratioText(d.ratio) : kMissing; // the In column says which side
         case BaselineAvg: return fmt::duration(d.baselineAvgNs);
         case OptimizedAvg: return fmt::duration(d.currentAvgNs);
@@ -352,6 +345,173 @@ bool OperatorDiffProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourc
     case Show::OneSideOnly: if (p == P::Both) return false; break;
     }
     return QSortFilterProxyModel::filterAcceptsRow(sourceRow, sourceParent);
+}
+
+// ---- operator mapping ----------------------------------------------------------------------
+
+OperatorMappingModel::OperatorMappingModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void OperatorMappingModel::setMapping(OpMapping mapping)
+{
+    beginResetModel();
+    m_map = std::move(mapping);
+    endResetModel();
+}
+
+int OperatorMappingModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_map.rows.size());
+}
+
+int OperatorMappingModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+QVariant OperatorMappingModel::data(const QModelIndex& index, int role) const
+{
+    if (!index.isValid() || index.row() >= rowCount())
+        return {};
+    const OpMappingRow& r = rowAt(index.row());
+    const double perStep = m_map.steps > 0 ? static_cast<double>(r.occurrences) / m_map.steps : kNaN;
+    const double ratio = r.beforeNs > 0 ? r.afterNs / r.beforeNs : kNaN;
+    const Change change = changeOf(r.verdict);
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case Kind: return QString::fromLatin1(mappingKindName(r.kind));
+        case Baseline: return r.baseline.empty() ? kMissing : qstr(r.baseline);
+        case Optimized: return r.optimized.empty() ? kMissing : qstr(r.optimized);
+        case Shapes: return qstr(r.shapes);
+        case PerStep: return std::isnan(perStep) ? kMissing : QString::number(perStep, 'g', 4);
+        case Before: return r.kind == MappingKind::Added ? kMissing : fmt::duration(r.beforeNs);
+        case After: return r.kind == MappingKind::Removed ? kMissing : fmt::duration(r.afterNs);
+        case Delta: return fmt::signedDuration(static_cast<TimeNs>(std::llround(r.afterNs - r.beforeNs)));
+        case Ratio: return ratioText(ratio);
+        case Interval:
+            return r.ci.valid() ? QStringLiteral("%1–%2").arg(r.ci.low, 0, 'f', 3).arg(r.ci.high, 0, 'f', 3) : kMissing;
+        case Verdict: return qstr(r.verdict);
+        }
+        return {};
+    case SortRole:
+        switch (index.column()) {
+        case PerStep: return perStep;
+        case Before: return r.beforeNs;
+        case After: return r.afterNs;
+        case Delta: return std::fabs(r.afterNs - r.beforeNs);
+        case Ratio: return std::isnan(ratio) ? -1.0 : ratio;
+        case Interval: return r.ci.valid() ? r.ci.low : -1.0;
+        case Kind: return static_cast<int>(r.kind);
+        default: return data(index, Qt::DisplayRole);
+        }
+    case Qt::TextAlignmentRole:
+        return index.column() >= PerStep && index.column() <= Interval ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
+                                                                         : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
+    case Qt::ForegroundRole:
+        if ((index.column() == Verdict || index.column() == Delta) && changeColour(change).isValid())
+            return changeColour(change);
+        return {};
+    case Qt::ToolTipRole:
+        if (index.column() == Baseline || index.column() == Optimized)
+            return QString(qstr(r.baseline) + QStringLiteral(" ⇒ ") + qstr(r.optimized));
+        return {};
+    case ChangeRole: return static_cast<int>(change);
+    case KindRole: return static_cast<int>(r.kind);
+    }
+    return {};
+}
+
+QVariant OperatorMappingModel::headerData(int section, Qt::Orientation o, int role) const
+{
+    if (o != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case Kind: return tr("Mapping");
+    case Baseline: return tr("Baseline ops");
+    case Optimized: return tr("Optimized ops");
+    case Shapes: return tr("Input shapes");
+    case PerStep: return tr("Per step");
+    case Before: return tr("Baseline /step");
+    case After: return tr("Optimized /step");
+    case Delta: return tr("Δ /step");
+    case Ratio: return tr("Ratio");
+    case Interval: return tr("95 % CI");
+    case Verdict: return tr("Verdict");
+    }
+    return {};
+}
+
+// ---- advisor diff --------------------------------------------------------------------------
+
+AdvisorDiffModel::AdvisorDiffModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void AdvisorDiffModel::setRows(std::vector<AdvisorDiffRow> rows)
+{
+    beginResetModel();
+    m_rows = std::move(rows);
+    endResetModel();
+}
+
+int AdvisorDiffModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
+}
+
+int AdvisorDiffModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+QVariant AdvisorDiffModel::data(const QModelIndex& index, int role) const
+{
+    if (!index.isValid() || index.row() >= rowCount())
+        return {};
+    const AdvisorDiffRow& r = rowAt(index.row());
+    const bool before = r.change != FindingChange::New, after = r.change != FindingChange::Fixed;
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case State: return QString::fromLatin1(findingChangeName(r.change));
+        case Id: return qstr(r.id);
+        case Title: return qstr(r.title);
+        case SeverityBefore: return before ? qstr(r.severityBefore) : kMissing;
+        case SeverityAfter: return after ? qstr(r.severityAfter) : kMissing;
+        case CostBefore: return before ? fmt::duration(static_cast<double>(r.costBefore)) : kMissing;
+        case CostAfter: return after ? fmt::duration(static_cast<double>(r.costAfter)) : kMissing;
+        }
+        return {};
+    case SortRole:
+        switch (index.column()) {
+        case State: return static_cast<int>(r.change);
+        case CostBefore: return before ? static_cast<double>(r.costBefore) : -1.0;
+        case CostAfter: return after ? static_cast<double>(r.costAfter) : -1.0;
+        default: return data(index, Qt::DisplayRole);
+        }
+    case Qt::TextAlignmentRole:
+        return index.column() >= CostBefore ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
+                                            : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
+    case Qt::ForegroundRole:
+        if (index.column() == State) {
+            const QColor c = changeColour(r.change == FindingChange::Fixed ? Change::Improved
+                                          : r.change == FindingChange::New ? Change::Regressed
+                                                                           : Change::Same);
+            if (c.isValid())
+                return c;
+        }
+        return {};
+    case ChangeRole: return static_cast<int>(r.change);
+    }
+    return {};
+}
+
+QVariant AdvisorDiffModel::headerData(int section, Qt::Orientation o, int role) const
+{
+    if (o != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case State: return tr("Change");
+    case Id: return tr("Finding");
+    case Title: return tr("Title");
+    case SeverityBefore: return tr("Severity before");
+    case SeverityAfter: return tr("Severity after");
+    case CostBefore: return tr("Cost before /step");
+    case CostAfter: return tr("Cost after /step");
+    }
+    return {};
 }
 
 } // namespace npuscope

@@ -88,4 +88,49 @@ private:
     Show m_show = Show::All;
 };
 
+// The operator mapping (CompareResult::mapping): one row per unchanged or changed operator (type
+// and shapes), replacement (baseline window ⇒ optimized window), removed or added operator type,
+// times per aligned step.
+class OperatorMappingModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Columns { Kind, Baseline, Optimized, Shapes, PerStep, Before, After, Delta, Ratio, Interval, Verdict, ColumnCount };
+    enum Roles {
+        SortRole = Qt::UserRole + 1, // raw number or text
+        ChangeRole,                  // int(Change) of the row's verdict
+        KindRole,                    // int(MappingKind)
+    };
+    explicit OperatorMappingModel(QObject* parent = nullptr);
+    void setMapping(OpMapping mapping);
+    const OpMappingRow& rowAt(int row) const { return m_map.rows.at(static_cast<std::size_t>(row)); }
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
+
+private:
+    OpMapping m_map;
+};
+
+// The advisor findings of both runs matched by id: fixed, remaining, new.
+class AdvisorDiffModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Columns { State, Id, Title, SeverityBefore, SeverityAfter, CostBefore, CostAfter, ColumnCount };
+    enum Roles {
+        SortRole = Qt::UserRole + 1, // raw number or text
+        ChangeRole,                  // int(FindingChange)
+    };
+    explicit AdvisorDiffModel(QObject* parent = nullptr);
+    void setRows(std::vector<AdvisorDiffRow> rows);
+    const AdvisorDiffRow& rowAt(int row) const { return m_rows.at(static_cast<std::size_t>(row)); }
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
+
+private:
+    std::vector<AdvisorDiffRow> m_rows;
+};
+
 } // namespace npuscope

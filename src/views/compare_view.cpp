@@ -1,8 +1,14 @@
 #include "views/compare_view.h"
 
+#include "advisor/advisor_diff.h"
+#include "advisor/cluster_summary_advice.h"
+#include "model/cluster_summary/cluster_summary.h"
 #include "model/analysis/atomic_file.h"
 #include "model/analysis/compare_report.h"
+#include "views/compare_export.h"
 #include "views/compare_model.h"
+#include "views/compare_timelines.h"
+#include "views/export_notice.h"
 #include "views/format.h"
 
 #include <QComboBox>
@@ -17,7 +23,10 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QSplitter>
+#include <QSortFilterProxyModel>
 #include <QTableView>
+#include <QTabWidget>
 #include <QTextDocument>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
@@ -54,7 +63,11 @@ CompareView::CompareView(QWidget* parent)
       m_groupBy(new QComboBox), m_tokens(new QSpinBox), m_sameWithin(new QDoubleSpinBox), m_show(new QComboBox),
       m_filter(new QLineEdit),
       m_opCount(new QLabel), m_headline(new CompareHeadlineModel(this)), m_ops(new OperatorDiffModel(this)),
-      m_proxy(new OperatorDiffProxy(this)), m_headlineTable(makeTable(this)), m_opTable(makeTable(this))
+      m_proxy(new OperatorDiffProxy(this)), m_headlineTable(makeTable(this)), m_opTable(makeTable(this)),
+      m_mapping(new OperatorMappingModel(this)), m_advisor(new AdvisorDiffModel(this)),
+      m_mappingProxy(new QSortFilterProxyModel(this)), m_advisorProxy(new QSortFilterProxyModel(this)),
+      m_mappingTable(makeTable(this)), m_advisorTable(makeTable(this)), m_details(new QTabWidget(this)),
+      m_timelines(new CompareTimelines)
 {
     setObjectName(QStringLiteral("compareView"));
     m_header->setObjectName(QStringLiteral("compareHeader"));
@@ -64,7 +77,7 @@ CompareView::CompareView(QWidget* parent)
     m_swap->setObjectName(QStringLiteral("compareSwap"));
     m_swap->setToolTip(tr("Exchange baseline and optimized"));
     m_export->setObjectName(QStringLiteral("compareExport"));
-    m_export->setToolTip(tr("Write the comparison as CSV, Markdown or JSON (as `npuscope compare` does)"));
+    m_export->setToolTip(tr("Write the comparison as CSV, Markdown, JSON, HTML or PDF (as `npuscope compare` does)"));
     m_tokens->setRange(0, 1 << 20);
     m_tokens->setSpecialValueText(tr("off"));
     m_tokens->setToolTip(tr("Tokens per step: adds a per-token latency row (step time / tokens)"));
@@ -107,6 +120,21 @@ CompareView::CompareView(QWidget* parent)
     m_opTable->horizontalHeader()->setStretchLastSection(true);
     m_opTable->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
 
+    m_mappingProxy->setSourceModel(m_mapping);
+    m_mappingProxy->setSortRole(OperatorMappingModel::SortRole);
+    m_mappingTable->setObjectName(QStringLiteral("compareMapping"));
+    m_mappingTable->setModel(m_mappingProxy);
+    m_mappingTable->setSortingEnabled(true);
+    m_mappingTable->sortByColumn(-1, Qt::AscendingOrder); // the engine's order: replaced first, by |Δ|
+    m_mappingTable->horizontalHeader()->setStretchLastSection(true);
+    m_advisorProxy->setSourceModel(m_advisor);
+    m_advisorProxy->setSortRole(AdvisorDiffModel::SortRole);
+    m_advisorTable->setObjectName(QStringLiteral("compareAdvisor"));
+    m_advisorTable->setModel(m_advisorProxy);
+    m_advisorTable->setSortingEnabled(true);
+    m_advisorTable->sortByColumn(-1, Qt::AscendingOrder); // fixed, remaining, new; by cost
+    m_advisorTable->horizontalHeader()->setStretchLastSection(true);
+
     auto* top = new QHBoxLayout;
     top->addWidget(m_header, 1);
     top->addWidget(new QLabel(tr("Tokens/step")));
@@ -126,11 +154,35 @@ CompareView::CompareView(QWidget* parent)
     opBar->addWidget(m_filter, 1);
     opBar->addWidget(m_opCount);
 
+    auto* opPage = new QWidget;
+    auto* opLay = new QVBoxLayout(opPage);
+    opLay->setContentsMargins(0, 4, 0, 0);
+    opLay->addLayout(opBar);
+    opLay->addWidget(m_opTable, 1);
+    m_details->setObjectName(QStringLiteral("compareDetails"));
+    m_details->addTab(opPage, tr("Operators"));
+    m_details->addTab(m_mappingTable, tr("Operator mapping"));
+    m_details->addTab(m_advisorTable, tr("Advisor findings"));
+    m_details->addTab(m_timelines, tr("Timelines"));
+
     auto* lay = new QVBoxLayout(this);
     lay->addLayout(top);
-    lay->addWidget(m_headlineTable);
-    lay->addLayout(opBar);
-    lay->addWidget(m_opTable, 1);
+    // The headline over the details; the splitter gives the side-by-side timelines room.
+    auto* split = new QSplitter(Qt::Vertical);
+    split->setObjectName(QStringLiteral("compareSplit"));
+    split->setChildrenCollapsible(false);
+    split->addWidget(m_headlineTable);
+    split->addWidget(m_details);
+    split->setStretchFactor(1, 1);
+    lay->addWidget(split, 1);
+    // The timelines need the height: their page shrinks the headline to its minimum, the other
+    // pages give it back.
+    connect(m_details, &QTabWidget::currentChanged, this, [this, split](int) {
+        const int total = split->sizes().value(0) + split->sizes().value(1);
+        const int head = m_details->currentWidget() == m_timelines ? m_headlineTable->minimumHeight()
+                                                                     : m_headlineTable->maximumHeight();
+        split->setSizes({head, std::max(0, total - head)});
+    });
 
     connect(m_swap, &QPushButton::clicked, this, &CompareView::swap);
     connect(m_export, &QPushButton::clicked, this, &CompareView::exportWithDialog);
@@ -231,8 +283,14 @@ void CompareView::recompute()
         showResult(watcher->result());
         emit resultReady();
     });
-    watcher->setFuture(QtConcurrent::run(
-        [b = in.baseline, o = in.optimized, options = in.options] { return compareSessions(*b, *o, options); }));
+    watcher->setFuture(QtConcurrent::run([b = in.baseline, o = in.optimized, options = in.options] {
+        std::string error; // a summary read again: the result names the side that failed
+        CompareResult r = cluster_summary::compareRuns(*b, *o, options, &error);
+        const advisor::Thresholds th = advisor::Thresholds::load();
+        r.advisor = advisor::diffFindings(advisor::adviseSession(*b, th), advisor::adviseSession(*o, th));
+        r.advisorCompared = true;
+        return r;
+    }));
 }
 
 void CompareView::cancel()
@@ -261,6 +319,19 @@ void CompareView::showResult(CompareResult result)
     m_result = std::move(result);
     m_headline->setRows(m_result.headline, m_result.sameWithin);
     m_ops->setRows(m_result.ops, m_result.sameWithin);
+    m_mapping->setMapping(m_result.mapping);
+    m_advisor->setRows(m_result.advisor);
+    m_timelines->setRuns(m_shown.baseline, m_shown.optimized, m_result);
+    int fixed = 0, remaining = 0, added = 0;
+    for (const AdvisorDiffRow& a : m_result.advisor)
+        (a.change == FindingChange::Fixed ? fixed : a.change == FindingChange::New ? added : remaining) += 1;
+    m_details->setTabText(1, tr("Operator mapping (%1 replaced)").arg(m_result.mapping.count(MappingKind::Replaced)));
+    m_details->setTabText(2, tr("Advisor findings (%1 fixed, %2 remaining, %3 new)").arg(fixed).arg(remaining).arg(added));
+    for (QTableView* t : {m_mappingTable, m_advisorTable}) {
+        t->resizeColumnsToContents();
+        for (int c = 0; c < t->model()->columnCount(); ++c)
+            t->setColumnWidth(c, std::min(t->columnWidth(c) + 12, 420));
+    }
 
     // The headline shows all its rows without scrolling.
     m_headlineTable->resizeColumnsToContents();
@@ -268,7 +339,11 @@ void CompareView::showResult(CompareResult result)
         m_headlineTable->setColumnWidth(c, m_headlineTable->columnWidth(c) + 16);
     const int h = m_headlineTable->horizontalHeader()->sizeHint().height() + m_headlineTable->verticalHeader()->length()
                   + 2 * m_headlineTable->frameWidth();
-    m_headlineTable->setFixedHeight(h);
+    // At most all rows without scrolling; the splitter may shrink it to three rows.
+    m_headlineTable->setMaximumHeight(h);
+    m_headlineTable->setMinimumHeight(std::min(h, m_headlineTable->horizontalHeader()->sizeHint().height()
+                                                      + 3 * m_headlineTable->verticalHeader()->defaultSectionSize()
+                                                      + 2 * m_headlineTable->frameWidth()));
     m_opTable->resizeColumnsToContents();
     m_opTable->setColumnWidth(OperatorDiffModel::Name, std::min(m_opTable->columnWidth(OperatorDiffModel::Name), 360));
     for (int c = 1; c < OperatorDiffModel::ColumnCount; ++c)
@@ -287,15 +362,21 @@ void CompareView::updateHeader()
         html += QStringLiteral("<br>") + tr("Comparing %1 with %2…").arg(path(m_in.baselinePath), path(m_in.optimizedPath));
     } else if (!std::isnan(r.speedup) && !r.headline.empty()) {
         const HeadlineRow& step = r.headline.front();
-        const Change c = r.speedup > 1 ? Change::Improved : r.speedup < 1 ? Change::Regressed : Change::Same;
+        // The step-time row's own verdict: a "same" change is no speed-up either way.
+        const bool same = headlineVerdict(step, r.sameWithin) == "same";
+        const Change c = same ? Change::Same : r.speedup > 1 ? Change::Improved : Change::Regressed;
         const QColor colour = changeColour(c);
         const QString value = QString::number(r.speedup, 'f', 2) + QStringLiteral("×");
-        html += QStringLiteral("<br>") + (r.speedup >= 1 ? tr("Speedup") : tr("Slowdown")) + QStringLiteral(" ")
+        html += QStringLiteral("<br>") + (same ? tr("Same speed") : r.speedup > 1 ? tr("Speedup") : tr("Slowdown"))
+                + QStringLiteral(" ")
                 + (colour.isValid() ? QStringLiteral("<b style=\"color:%1\">%2</b>").arg(colour.name(), value)
                                     : QStringLiteral("<b>%1</b>").arg(value))
                 + tr(" &nbsp;(step time %1 → %2%3)")
                       .arg(fmt::duration(step.baseline * 1e6), fmt::duration(step.current * 1e6),
-                           r.speedup > 1 ? tr(", faster") : r.speedup < 1 ? tr(", slower") : QString());
+                           same ? QString() : r.speedup > 1 ? tr(", faster") : tr(", slower"));
+        const std::string verdict = r.verdictText();
+        if (!verdict.empty())
+            html += QStringLiteral("<br>") + tr("Optimized is %1").arg(QString::fromStdString(verdict).toHtmlEscaped());
     } else if (m_shown.baseline && m_shown.optimized) {
         html += QStringLiteral("<br>") + tr("No step time on one side: no speedup");
     }
@@ -316,9 +397,17 @@ QString CompareView::headerText() const
 
 bool CompareView::exportTo(const QString& path, const QString& format, QString* error) const
 {
-    const std::string text = formatCompareReport(m_result, m_shown.baselinePath.toStdString(), m_shown.optimizedPath.toStdString(),
-                                                 format.toStdString());
+    const std::string base = m_shown.baselinePath.toStdString(), opt = m_shown.optimizedPath.toStdString();
     std::string err;
+    if (format == QLatin1String("pdf")) {
+        if (writeComparePdf(m_result, base, opt, path.toStdString(), &err))
+            return true;
+        if (error)
+            *error = QString::fromStdString(err);
+        return false;
+    }
+    const std::string text = format == QLatin1String("html") ? compareHtml(m_result, base, opt)
+                                                             : formatCompareReport(m_result, base, opt, format.toStdString());
     if (writeFileAtomically(path.toStdString(), text, &err))
         return true;
     if (error)
@@ -329,10 +418,10 @@ bool CompareView::exportTo(const QString& path, const QString& format, QString* 
 void CompareView::exportWithDialog()
 {
     const QString csv = tr("CSV (*.csv)"), md = tr("Markdown (*.md)"), json = tr("JSON (*.json)"),
-                  txt = tr("Text table (*.txt)");
+                  txt = tr("Text table (*.txt)"), html = tr("HTML (*.html)"), pdf = tr("PDF (*.pdf)");
     QString filter = csv;
     QString path = QFileDialog::getSaveFileName(this, tr("Export comparison"), QStringLiteral("compare.csv"),
-                                                QStringList{csv, md, json, txt}.join(QStringLiteral(";;")), &filter);
+                                                QStringList{csv, md, json, txt, html, pdf}.join(QStringLiteral(";;")), &filter);
     if (path.isEmpty())
         return;
     const QString suffix = QFileInfo(path).suffix().toLower();
@@ -340,13 +429,18 @@ void CompareView::exportWithDialog()
                      : suffix == QLatin1String("json") ? QStringLiteral("json")
                      : suffix == QLatin1String("txt") ? QStringLiteral("table")
                      : suffix == QLatin1String("csv") ? QStringLiteral("csv")
+                     : suffix == QLatin1String("html") || suffix == QLatin1String("htm") ? QStringLiteral("html")
+                     : suffix == QLatin1String("pdf") ? QStringLiteral("pdf")
                                                       : QString();
     if (format.isEmpty()) // no known suffix: the chosen filter decides
         format = filter == md ? QStringLiteral("markdown") : filter == json ? QStringLiteral("json")
-                 : filter == txt ? QStringLiteral("table") : QStringLiteral("csv");
+                 : filter == txt ? QStringLiteral("table") : filter == html ? QStringLiteral("html")
+                 : filter == pdf ? QStringLiteral("pdf") : QStringLiteral("csv");
     QString error;
     if (!exportTo(path, format, &error))
         QMessageBox::warning(this, tr("Export failed"), error);
+    else
+        showExportNotice(this, path);
 }
 
 void CompareView::onOperatorActivated(const QModelIndex& proxyIndex)

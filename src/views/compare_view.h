@@ -20,13 +20,18 @@ class QLineEdit;
 class QModelIndex;
 class QPushButton;
 class QSpinBox;
+class QSortFilterProxyModel;
 class QTableView;
+class QTabWidget;
 
 namespace npuscope {
 
 class CompareHeadlineModel;
 class OperatorDiffModel;
 class OperatorDiffProxy;
+class OperatorMappingModel;
+class AdvisorDiffModel;
+class CompareTimelines;
 
 class CompareView : public QWidget {
     Q_OBJECT
@@ -53,8 +58,14 @@ public:
     OperatorDiffProxy* operatorProxy() const { return m_proxy; }
     QTableView* headlineTable() const { return m_headlineTable; }
     QTableView* operatorTable() const { return m_opTable; }
+    OperatorMappingModel* mappingModel() const { return m_mapping; }
+    AdvisorDiffModel* advisorModel() const { return m_advisor; }
+    QTableView* mappingTable() const { return m_mappingTable; }
+    QTableView* advisorTable() const { return m_advisorTable; }
+    QTabWidget* detailTabs() const { return m_details; }
+    CompareTimelines* timelines() const { return m_timelines; }
 
-    // Writes the report in `format` (csv | markdown | json | table) to `path` atomically; on
+    // Writes the report in `format` (csv | markdown | json | table | html | pdf) to `path` atomically; on
     // failure returns false and sets *error to a sentence naming the file and why.
     bool exportTo(const QString& path, const QString& format, QString* error) const;
 
@@ -110,6 +121,14 @@ private:
     OperatorDiffProxy* m_proxy;
     QTableView* m_headlineTable;
     QTableView* m_opTable;
+    OperatorMappingModel* m_mapping;
+    AdvisorDiffModel* m_advisor;
+    QSortFilterProxyModel* m_mappingProxy;
+    QSortFilterProxyModel* m_advisorProxy;
+    QTableView* m_mappingTable;
+    QTableView* m_advisorTable;
+    QTabWidget* m_details;
+    CompareTimelines* m_timelines;
 };
 
 } // namespace npuscope

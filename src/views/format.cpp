@@ -52,4 +52,11 @@ QString count(std::uint64_t n)
     return digits;
 }
 
+QString signedDuration(std::int64_t ns)
+{
+    if (ns == 0)
+        return QStringLiteral("0");
+    return (ns > 0 ? QStringLiteral("+") : QStringLiteral("−")) + duration(static_cast<double>(ns < 0 ? -ns : ns));
+}
+
 } // namespace npuscope::fmt

@@ -18,5 +18,7 @@ QString bandwidth(double gbps);
 QString number(double v);
 // Integer with thousands separators ("4,212,880").
 QString count(std::uint64_t n);
+// A change in nanoseconds with its sign: "+1.20 ms", "−34.0 ms", "0".
+QString signedDuration(std::int64_t ns);
 
 } // namespace npuscope::fmt

@@ -4,6 +4,7 @@
 #include "model/formats/loader.h"
 #include "views/app_settings.h"
 
+#include <QDateTime>
 #include <QMetaObject>
 #include <QPointer>
 #include <chrono>
@@ -45,7 +46,28 @@ void LoadController::cancel()
     emit cancelled(paths);
 }
 
-void LoadController::load(const QStringList& paths)
+namespace {
+
+QStringList runLines(const std::vector<layout::RunInfo>& runs)
+{
+    QStringList out;
+    for (const auto& r : runs) {
+        const double mb = static_cast<double>(r.bytes) / (1024.0 * 1024.0);
+        QString line = QString::fromStdString(r.layout) + QStringLiteral(", ")
+                       + (r.ranks == 1 ? QStringLiteral("1 rank") : QStringLiteral("%1 ranks").arg(r.ranks))
+                       + QStringLiteral(", %1 MB").arg(mb, 0, 'f', mb >= 10 ? 0 : 2);
+        if (r.modified > 0)
+            line += QStringLiteral(", ")
+                    + QDateTime::fromSecsSinceEpoch(r.modified).toString(QStringLiteral("yyyy-MM-dd hh:mm"));
+        line += QStringLiteral("  ") + QString::fromStdString(r.root);
+        out << line;
+    }
+    return out;
+}
+
+} // namespace
+
+void LoadController::load(const QStringList& paths, std::size_t run)
 {
     if (m_job)
         m_job->cancel = true; // a newer load wins over an older one
@@ -67,13 +89,14 @@ void LoadController::load(const QStringList& paths)
     // cores): a load stuck in a read that never returns is abandoned on cancel and can never keep
     // the next load, the advisor or an export from starting.
     ++*m_running;
-    std::thread([self, job, files, paths, prefer, useCache, running = m_running, beforeRead = m_beforeRead] {
+    std::thread([self, job, files, paths, prefer, run, useCache, running = m_running, beforeRead = m_beforeRead] {
         struct Done {
             std::shared_ptr<std::atomic<int>> running;
             ~Done() { --*running; }
         } done{running};
         LoadOptions o;
         o.prefer = prefer;
+        o.run = run;
         o.cancel = &job->cancel;
         o.beforeRead = beforeRead;
         o.progress = [self, job](const LoadProgress& lp) {
@@ -110,6 +133,8 @@ void LoadController::load(const QStringList& paths)
                 emit self->cancelled(paths);
             else if (result.session)
                 emit self->finished(result.session, paths, ms);
+            else if (!result.runs.empty())
+                emit self->runsFound(runLines(result.runs), paths);
             else
                 emit self->failed(QString::fromStdString(result.error.empty() ? std::string("nothing could be loaded") : result.error), paths);
         }, Qt::QueuedConnection);

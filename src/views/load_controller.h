@@ -39,7 +39,8 @@ public:
     void setBeforeRead(std::function<void(const std::string&)> hook) { m_beforeRead = std::move(hook); }
 
 public slots:
-    void load(const QStringList& paths);
+    // `run`: which of several unrelated runs below a folder to open (LoadOptions::run).
+    void load(const QStringList& paths, std::size_t run = 0);
     void cancel();
 
 signals:
@@ -47,6 +48,9 @@ signals:
     void progress(const QString& stage, double fraction); // fraction 0..1
     void finished(npuscope::SessionPtr session, const QStringList& paths, qint64 elapsedMs);
     void failed(const QString& error, const QStringList& paths);
+    // The folder holds several unrelated runs and none was chosen: one line each
+    // (layout, ranks, size, date, folder); load(paths, i + 1) opens line i.
+    void runsFound(const QStringList& runs, const QStringList& paths);
     void cancelled(const QStringList& paths);
 
 private:

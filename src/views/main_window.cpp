@@ -8,9 +8,12 @@
 #include "views/advisor_panel.h"
 #include "views/app_settings.h"
 #include "views/cluster_view.h"
+#include "views/memory_view.h"
 #include "views/load_controller.h"
 #include "views/operator_detail_view.h"
 #include "views/operator_ranking_view.h"
+#include "views/export_notice.h"
+#include "views/selection_panel.h"
 #include "views/selection_controller.h"
 #include "views/summary_strip.h"
 #include "views/time_format.h"
@@ -65,21 +68,35 @@ MainWindow::MainWindow(QWidget* parent)
     buildStatusBar();
     connectActions();
     rebuildRecentMenu();
+    m_plots->setHiddenPlots(AppSettings::hiddenPlots());
+    connect(m_plots, &UtilizationPlots::hiddenPlotsChanged, this,
+            [](const QStringList& kinds) { AppSettings::setHiddenPlots(kinds); });
     m_defaultState = saveState(AppSettings::kWindowStateVersion);
     restoreGeometry(AppSettings::windowGeometry());
-    if (!restoreState(AppSettings::windowState(), AppSettings::kWindowStateVersion)) {
-        // No saved layout: size the docks once the window has its geometry (resizeDocks before
-        // the first show is ignored), leaving the timeline and plots most of the height.
-        QTimer::singleShot(0, this, [this] {
+    const bool restored = restoreState(AppSettings::windowState(), AppSettings::kWindowStateVersion);
+    // Size the docks and the split once the window has its geometry (resizeDocks before the
+    // first show is ignored): the timeline and its plots keep most of the height, the lanes
+    // about two thirds of it.
+    QTimer::singleShot(0, this, [this, restored] {
+        if (!restored) {
             resizeDocks({dock(QStringLiteral("advisorDock"))}, {width() / 4}, Qt::Horizontal);
             resizeDocks({dock(QStringLiteral("operatorsDock"))}, {height() / 4}, Qt::Vertical);
             m_defaultState = saveState(AppSettings::kWindowStateVersion);
-        });
-    }
+        }
+        const int summary = m_summary->sizeHint().height();
+        const int rest = std::max(0, m_splitter->height() - summary - 2 * m_splitter->handleWidth());
+        const int plots = std::min(rest / 2, std::max(rest / 3, m_plots->minimumHeight()));
+        m_defaultSplit = {summary, rest - plots, plots};
+        if (const QByteArray split = restored ? AppSettings::timelineSplit() : QByteArray(); !split.isEmpty())
+            m_splitter->restoreState(split);
+        else
+            m_splitter->setSizes(m_defaultSplit);
+    });
     connect(m_loader, &LoadController::started, this, &MainWindow::onLoadStarted);
     connect(m_loader, &LoadController::progress, this, &MainWindow::onLoadProgress);
     connect(m_loader, &LoadController::finished, this, &MainWindow::onLoaded);
     connect(m_loader, &LoadController::failed, this, &MainWindow::onLoadFailed);
+    connect(m_loader, &LoadController::runsFound, this, &MainWindow::chooseRun);
     connect(m_loader, &LoadController::cancelled, this, [this] {
         onLoadEnded();
         statusBar()->showMessage(tr("Loading cancelled; the previous session stays open."), 5000);
@@ -100,8 +117,13 @@ void MainWindow::buildCentral()
     m_splitter = new QSplitter(Qt::Vertical);
     m_splitter->setObjectName(QStringLiteral("timelineSplitter"));
     m_summary = new SummaryStrip(m_sel);
+    // A cluster's strip (min / median / max of every number) is longer than the timeline is
+    // wide: it is cut at the right (its tooltip says it all) rather than widen the window past
+    // the screen.
+    m_summary->setSizePolicy(QSizePolicy::Ignored, m_summary->sizePolicy().verticalPolicy());
     m_timeline = new TimelineView(m_sel);
     m_plots = new UtilizationPlots(m_sel);
+    m_plots->alignTo(m_timeline); // one time axis: the plots' x is the timeline's
     m_splitter->addWidget(m_summary);
     m_splitter->addWidget(m_timeline);
     m_splitter->addWidget(m_plots);
@@ -129,6 +151,24 @@ void MainWindow::buildDocks()
     detailScroll->setWidgetResizable(true);
     detailScroll->setFrameShape(QFrame::NoFrame);
     setDockContent(QStringLiteral("operatorDetailDock"), detailScroll);
+    // The clicked slice, under the Advisor on the right.
+    m_selectionPanel = new SelectionPanel(m_sel);
+    connect(ranking, &OperatorRankingView::groupByChanged, m_selectionPanel, &SelectionPanel::setGroupBy);
+    connect(m_selectionPanel, &SelectionPanel::revealInRankingRequested, this, [this] {
+        dock(QStringLiteral("operatorsDock"))->show();
+        dock(QStringLiteral("operatorsDock"))->raise();
+    });
+    connect(m_selectionPanel, &SelectionPanel::showInstancesRequested, this, [this] {
+        dock(QStringLiteral("operatorDetailDock"))->show();
+        dock(QStringLiteral("operatorDetailDock"))->raise();
+    });
+    setDockContent(QStringLiteral("selectionDock"), m_selectionPanel);
+    splitDockWidget(dock(QStringLiteral("advisorDock")), dock(QStringLiteral("selectionDock")), Qt::Vertical);
+    // Advisor and Selection share the right column evenly (once the window has its height).
+    QTimer::singleShot(0, this, [this] {
+        if (dock(QStringLiteral("selectionDock"))->height() < height() / 4)
+            resizeDocks({dock(QStringLiteral("advisorDock")), dock(QStringLiteral("selectionDock"))}, {height() / 3, height() / 3}, Qt::Vertical);
+    });
 
     m_problems = new QTreeWidget;
     m_problems->setHeaderLabels({tr("Severity"), tr("File"), tr("Line / offset"), tr("Reason"), tr("Count")});
@@ -157,6 +197,13 @@ void MainWindow::buildDocks()
 
     for (QDockWidget* d : findChildren<QDockWidget*>())
         m_ui->menuView->addAction(d->toggleViewAction());
+    m_ui->menuView->addSeparator();
+    // The utilisation plots, one by one (also on their right-click menu).
+    QMenu* curves = m_ui->menuView->addMenu(tr("&Curves"));
+    curves->setObjectName(QStringLiteral("menuCurves"));
+    curves->addActions(m_plots->plotActions());
+    curves->addSeparator();
+    curves->addAction(m_plots->showAllPlotsAction());
     m_ui->menuView->addSeparator();
     m_ui->menuView->addAction(m_ui->actionResetLayout);
 }
@@ -206,10 +253,21 @@ void MainWindow::buildToolbar()
             m_timeline->nextMatch();
     });
     auto* matches = new QLabel;
+    matches->setObjectName(QStringLiteral("searchMatches"));
     tb->addWidget(matches);
-    connect(m_timeline, &TimelineView::searchResultsChanged, matches, [this, matches](int n) {
-        matches->setText(m_search->text().isEmpty() ? QString() : tr(" %n match(es)", "", n));
-    });
+    // "N matches" until Enter steps to one, then "k of N".
+    auto showMatches = [this, matches] {
+        const int n = static_cast<int>(m_timeline->matchCount());
+        const int k = m_timeline->currentMatch();
+        if (m_search->text().isEmpty())
+            matches->clear();
+        else if (k < 0 || n == 0)
+            matches->setText(n == 1 ? tr(" 1 match") : tr(" %1 matches").arg(n));
+        else
+            matches->setText(tr(" %1 of %2").arg(k + 1).arg(n));
+    };
+    connect(m_timeline, &TimelineView::searchResultsChanged, matches, showMatches);
+    connect(m_timeline, &TimelineView::currentMatchChanged, matches, showMatches);
 }
 
 void MainWindow::buildStatusBar()
@@ -221,6 +279,9 @@ void MainWindow::buildStatusBar()
         dock(QStringLiteral("problemsDock"))->raise();
     });
     statusBar()->addPermanentWidget(m_statusLabel, 1);
+    // The permanent summary takes the bar's width; it steps aside while a message shows, so
+    // that "Loading…", "Could not load…" and "Wrote…" are seen.
+    connect(statusBar(), &QStatusBar::messageChanged, m_statusLabel, [this](const QString& m) { m_statusLabel->setVisible(m.isEmpty()); });
     m_progress = new QProgressBar;
     m_progress->setRange(0, 1000);
     m_progress->setMaximumWidth(260);
@@ -257,6 +318,8 @@ void MainWindow::connectActions()
     connect(m_ui->actionQuit, &QAction::triggered, this, &QWidget::close);
     connect(m_ui->actionResetLayout, &QAction::triggered, this, [this] {
         restoreState(m_defaultState, AppSettings::kWindowStateVersion);
+        m_splitter->setSizes(m_defaultSplit);
+        m_plots->setHiddenPlots({});
         for (QDockWidget* d : findChildren<QDockWidget*>())
             d->show();
     });
@@ -360,16 +423,31 @@ void MainWindow::onLoaded(SessionPtr session, const QStringList& paths, qint64 e
     parts << tr("loaded in %1 s").arg(QString::number(static_cast<double>(elapsedMs) / 1000.0, 'f', 1));
     m_statusLabel->setText(parts.join(QStringLiteral(" · ")));
     ClusterView::updateTab(this, session); // the Cluster tab: added, refreshed or removed
+    MemoryView::updateTab(this, session);  // the Memory tab likewise
     emit sessionLoaded(session);
 }
 
 void MainWindow::onLoadFailed(const QString& error, const QStringList& paths)
 {
     onLoadEnded();
-    statusBar()->showMessage(tr("Could not load %1: %2").arg(paths.join(QStringLiteral(", ")), error), 10000);
-    fillProblems(error);
-    dock(QStringLiteral("problemsDock"))->show();
-    dock(QStringLiteral("problemsDock"))->raise();
+    const QString what = paths.join(QStringLiteral(", "));
+    m_lastLoadError = tr("Could not load %1: %2").arg(what, error);
+    statusBar()->showMessage(m_lastLoadError, 15000);
+    if (session()) {
+        // The previous profile stays open with its own problems; the failure is said here.
+        fillProblems();
+        m_lastLoadError += tr("\n\nThe profile that was open (%1) stays open.").arg(m_paths.join(QStringLiteral(", ")));
+    } else {
+        fillProblems(error);
+        dock(QStringLiteral("problemsDock"))->show();
+        dock(QStringLiteral("problemsDock"))->raise();
+    }
+    auto* box = new QMessageBox(QMessageBox::Warning, tr("Could not load"), m_lastLoadError, QMessageBox::Close, this);
+    box->setObjectName(QStringLiteral("loadErrorNotice"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    box->setWindowModality(Qt::NonModal);
+    box->show();
     emit loadFailed(error);
 }
 
@@ -463,18 +541,27 @@ void MainWindow::exportChromeTrace()
         return;
     const QString path = QFileDialog::getSaveFileName(this, tr("Export Chrome trace"), QStringLiteral("trace.json"),
                                                       tr("Chrome trace (*.json)"));
-    if (path.isEmpty())
+    if (!path.isEmpty())
+        exportChromeTraceTo(path);
+}
+
+void MainWindow::exportChromeTraceTo(const QString& path)
+{
+    const SessionPtr s = session();
+    if (!s)
         return;
     std::string error;
-    if (npuscope::exportChromeTrace(*s, path.toStdString(), &error))
+    if (npuscope::exportChromeTrace(*s, path.toStdString(), &error)) {
         statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
-    else
-        QMessageBox::warning(this, tr("Export failed"), qstr(error));
+        showExportNotice(this, path);
+    } else {
+        showExportError(this, path, qstr(error));
+    }
 }
 
 void MainWindow::closeEvent(QCloseEvent* e)
 {
-    AppSettings::setWindow(saveGeometry(), saveState(AppSettings::kWindowStateVersion));
+    AppSettings::setWindow(saveGeometry(), saveState(AppSettings::kWindowStateVersion), m_splitter->saveState());
     m_loader->cancel();
     QMainWindow::closeEvent(e);
 }

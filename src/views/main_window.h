@@ -29,6 +29,7 @@ namespace npuscope {
 class AdvisorPanel;
 class CompareView;
 class LoadController;
+class SelectionPanel;
 class SelectionController;
 class SummaryStrip;
 class TimelineView;
@@ -49,6 +50,9 @@ public:
     SessionPtr session() const;
     QString statusText() const; // the permanent status summary ("… events · … files · …")
     int problemCount() const;   // rows in the Problems dock
+    SelectionPanel* selectionPanel() const { return m_selectionPanel; }
+    // The message of the last failed load ("Could not load PATH: reason…"), "" when none.
+    QString lastLoadError() const { return m_lastLoadError; }
 
     // Put a view into a dock: "advisorDock", "operatorsDock", "operatorDetailDock",
     // "problemsDock", "filesDock". Replaces the placeholder (which is deleted).
@@ -69,6 +73,10 @@ public slots:
     void compareWith(const QString& path);
     void showShortcuts();
     void showPreferences(); // main_window_preferences.cpp
+    // File → Export… once a path is chosen: write, then the export notice or an error naming
+    // the path. The advisor report is written when the advisor (run on a worker) is done.
+    void exportChromeTraceTo(const QString& path);
+    void exportAdvisorReportTo(const QString& path);
 
 signals:
     void sessionLoaded(npuscope::SessionPtr session);
@@ -92,6 +100,9 @@ private:
     void onLoadProgress(const QString& stage, double fraction);
     void onLoaded(SessionPtr session, const QStringList& paths, qint64 elapsedMs);
     void onLoadFailed(const QString& error, const QStringList& paths);
+    // Several unrelated runs below the opened folder: a dialog offers them one by one
+    // (main_window_dialogs.cpp); the chosen one is loaded.
+    void chooseRun(const QStringList& runs, const QStringList& paths);
     void onLoadEnded();
     void fillProblems(const QString& loadError = {});
     void fillFiles();
@@ -118,6 +129,8 @@ private:
     TimelineView* m_timeline = nullptr;
     UtilizationPlots* m_plots = nullptr;
     AdvisorPanel* m_advisor = nullptr;
+    SelectionPanel* m_selectionPanel = nullptr;
+    QString m_lastLoadError;
     QTreeWidget* m_problems = nullptr;
     QTreeWidget* m_files = nullptr;
     QComboBox* m_rankCombo = nullptr;
@@ -127,6 +140,7 @@ private:
     QPushButton* m_cancel = nullptr;
     QStringList m_paths;
     QByteArray m_defaultState;
+    QList<int> m_defaultSplit; // summary strip, timeline, plots
 };
 
 } // namespace npuscope

@@ -6,6 +6,7 @@
 
 #include "ui_main_window.h"
 
+#include "model/cluster_summary/cluster_summary.h"
 #include "views/compare_view.h"
 #include "views/load_controller.h"
 #include "views/operator_ranking_view.h"
@@ -53,6 +54,12 @@ void MainWindow::setupCompare()
     connect(m_compareLoader, &LoadController::finished, this,
             [this](SessionPtr s, const QStringList& paths, qint64) { onCompareLoaded(std::move(s), paths); });
     connect(m_compareLoader, &LoadController::failed, this, &MainWindow::onCompareFailed);
+    connect(m_compareLoader, &LoadController::runsFound, this, [this](const QStringList& runs, const QStringList& paths) {
+        onCompareFailed(tr("%1 unrelated runs found below it; compare with the folder of one run:\n%2")
+                            .arg(runs.size())
+                            .arg(runs.join(QLatin1Char('\n'))),
+                        paths);
+    });
     connect(m_compareLoader, &LoadController::cancelled, this, [this] {
         if (!m_loader->busy())
             onLoadEnded();
@@ -84,7 +91,7 @@ void MainWindow::onCompareLoaded(SessionPtr session, const QStringList& paths)
 {
     if (!m_loader->busy())
         onLoadEnded();
-    if (!session || session->ranks.empty()) {
+    if (!session || (session->ranks.empty() && !cluster_summary::isSummarySession(*session))) {
         onCompareFailed(tr("no profile found there"), paths);
         return;
     }

@@ -1,10 +1,13 @@
-// MainWindow: the keyboard help, About and the advisor report export (kept apart from the
-// window wiring in main_window.cpp).
+// MainWindow: the keyboard help, About, the run chooser and the advisor report export (kept
+// apart from the window wiring in main_window.cpp).
 #include "views/main_window.h"
+
+#include "views/export_notice.h"
 #include "views/advisor_panel.h"
 #include "views/report_pdf.h"
 
 #include "advisor/advisor.h"
+#include "advisor/cluster_summary_advice.h"
 #include "views/load_controller.h"
 #include "views/selection_controller.h"
 
@@ -15,6 +18,8 @@
 #include <QSaveFile>
 #include <QFutureWatcher>
 #include <QHeaderView>
+#include <QLabel>
+#include <QListWidget>
 #include <QMessageBox>
 #include <QProgressDialog>
 #include <QStatusBar>
@@ -23,6 +28,36 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace npuscope {
+
+void MainWindow::chooseRun(const QStringList& runs, const QStringList& paths)
+{
+    onLoadEnded();
+    statusBar()->showMessage(tr("%1 unrelated runs found in %2: choose one").arg(runs.size()).arg(paths.join(", ")),
+                             10000);
+    auto* dlg = new QDialog(this);
+    dlg->setObjectName(QStringLiteral("runChooser"));
+    dlg->setWindowTitle(tr("Choose a run"));
+    dlg->setAttribute(Qt::WA_DeleteOnClose);
+    auto* layout = new QVBoxLayout(dlg);
+    layout->addWidget(new QLabel(tr("%1 holds several unrelated runs. Open which one?").arg(paths.join(", ")), dlg));
+    auto* list = new QListWidget(dlg);
+    list->setObjectName(QStringLiteral("runList"));
+    list->addItems(runs);
+    list->setCurrentRow(0);
+    list->setMinimumWidth(640);
+    layout->addWidget(list);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Open | QDialogButtonBox::Cancel, dlg);
+    layout->addWidget(buttons);
+    connect(buttons, &QDialogButtonBox::accepted, dlg, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, dlg, &QDialog::reject);
+    connect(list, &QListWidget::itemActivated, dlg, &QDialog::accept);
+    connect(dlg, &QDialog::accepted, this, [this, list, paths] {
+        const int row = list->currentRow();
+        if (row >= 0)
+            m_loader->load(paths, static_cast<std::size_t>(row) + 1);
+    });
+    dlg->open();
+}
 
 void MainWindow::showShortcuts()
 {
@@ -39,9 +74,11 @@ void MainWindow::showShortcuts()
         {"Select range", "drag from a slice or the ruler, Shift+drag", ""},
         {"Clear selection", "", "Esc"},
         {"Collapse / expand a group", "click its header", ""},
+        {"Hide a utilisation plot (View → Curves shows it again)", "right-click the plot", ""},
         {"Find operator", "", "Ctrl+F"},
         {"Step through matches", "", "Enter / Shift+Enter"},
-        {"Jump from finding, ranking row or instance to the timeline", "double-click", "Enter"},
+        {"Jump from an Advisor evidence row to the timeline", "click", "Enter"},
+        {"Jump from a ranking row or instance to the timeline", "double-click", "Enter"},
         {"Open folder", "drop a folder on the window", "Ctrl+O"},
         {"Open file", "drop a file on the window", "Ctrl+Shift+O"},
         {"Reload", "", "F5"},
@@ -91,7 +128,14 @@ void MainWindow::exportAdvisorReport()
     const QString path = QFileDialog::getSaveFileName(
         this, tr("Export advisor report"), QStringLiteral("advisor-report.pdf"),
         tr("PDF (*.pdf);;HTML (*.html);;Markdown (*.md);;JSON (*.json);;Text (*.txt)"));
-    if (path.isEmpty())
+    if (!path.isEmpty())
+        exportAdvisorReportTo(path);
+}
+
+void MainWindow::exportAdvisorReportTo(const QString& path)
+{
+    const SessionPtr s = session();
+    if (!s)
         return;
     const QString overrideFile = m_advisor ? m_advisor->overrideFile() : QString();
     // The Advisor dock's report is reused when it was computed for this session with the same
@@ -117,7 +161,7 @@ void MainWindow::exportAdvisorReport()
         if (path.endsWith(QStringLiteral(".pdf"), Qt::CaseInsensitive)) {
             std::string error;
             if (!writeReportPdf(*r.first, path.toStdString(), &error)) {
-                QMessageBox::warning(this, tr("Export failed"), tr("Could not write %1: %2").arg(path, QString::fromStdString(error)));
+                showExportError(this, path, QString::fromStdString(error));
                 return;
             }
         } else {
@@ -126,16 +170,17 @@ void MainWindow::exportAdvisorReport()
             if (!f.open(QIODevice::WriteOnly)
                 || f.write(r.second.data(), static_cast<qint64>(r.second.size())) != static_cast<qint64>(r.second.size())
                 || !f.commit()) {
-                QMessageBox::warning(this, tr("Export failed"), tr("Could not write %1: %2").arg(path, f.errorString()));
+                showExportError(this, path, f.errorString());
                 return;
             }
         }
         statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
+        showExportNotice(this, path);
     });
     watcher->setFuture(QtConcurrent::run([s, path, cancel, o, current]() -> Result {
         std::shared_ptr<const advisor::AdvisorReport> r = current;
         if (!r)
-            r = std::make_shared<advisor::AdvisorReport>(advisor::runAdvisor(*s, advisor::Thresholds::load(o), cancel.get()));
+            r = std::make_shared<advisor::AdvisorReport>(advisor::adviseSession(*s, advisor::Thresholds::load(o), cancel.get()));
         std::string text;
         if (path.endsWith(QStringLiteral(".md")))
             text = advisor::writeMarkdown(*r);

@@ -252,6 +252,7 @@ void OperatorDetailView::showOperator(const QString& key)
     if (m_statsProfile != m_profile || m_statsGroupBy != m_groupBy) {
         OpStatsOptions o;
         o.groupBy = m_groupBy;
+        o.rankGenericSlices = true;
         m_stats = computeOpStats(p, o);
         m_statsProfile = m_profile;
         m_statsGroupBy = m_groupBy;
@@ -287,10 +288,14 @@ void OperatorDetailView::showOperator(const QString& key)
     const OpStatsResult& stats = inMain ? m_stats : fallback;
     const bool slices = stats.fromTimeline;
 
-    m_ui->titleLabel->setText(tr("%1 · %2 · %3 instances · whole profile of %4")
-                                  .arg(key, shownBy == GroupBy::Type ? tr("OP Type") : tr("Op Name"),
-                                       fmt::count(group->count),
-                                       QString::fromStdString(p.name.empty() ? std::string("rank") : p.name)));
+    QString title = tr("%1 · %2 · %3 instances · whole profile of %4")
+                        .arg(key, shownBy == GroupBy::Type ? tr("OP Type") : tr("Op Name"), fmt::count(group->count),
+                             QString::fromStdString(p.name.empty() ? std::string("rank") : p.name));
+    // "All ranks" chosen: the instances and histogram are one rank's; say which.
+    if (m_sel && m_sel->currentRank() < 0 && m_sel->session() && m_sel->session()->ranks.size() > 1)
+        title += tr(" (All ranks chosen: this detail shows rank %1 only; pick a rank in the toolbar)")
+                     .arg(p.rank >= 0 ? QString::number(p.rank) : QString::fromStdString(p.name));
+    m_ui->titleLabel->setText(title);
     fillIdentity(p, *group, slices);
 
     const QString src = slices ? tr("device tasks of the timeline") : tr("kernel rows");

@@ -23,7 +23,7 @@ bool isTimeColumn(int c)
 {
     using M = OperatorRankingModel;
     return c == M::Total || c == M::Avg || c == M::Min || c == M::Max || c == M::P50 || c == M::P90
-        || c == M::P99;
+        || c == M::P99 || c == M::Self;
 }
 
 bool isTextColumn(int c)
@@ -56,7 +56,18 @@ const char* OperatorRankingModel::presetName(RankingPreset p)
 void OperatorRankingModel::setProfile(ProfilePtr profile, int rankIndex)
 {
     m_profile = std::move(profile);
+    m_profiles.clear();
+    if (m_profile)
+        m_profiles.push_back(m_profile);
     m_rankIndex = rankIndex;
+    recompute();
+}
+
+void OperatorRankingModel::setProfiles(std::vector<ProfilePtr> profiles)
+{
+    m_profiles = std::move(profiles);
+    m_profile = m_profiles.empty() ? nullptr : m_profiles.front();
+    m_rankIndex = m_profiles.size() > 1 ? -1 : 0;
     recompute();
 }
 
@@ -96,7 +107,26 @@ void OperatorRankingModel::recompute()
         if (m_preset == RankingPreset::CommunicationDuration) {
             // computeCommStats has no time range: the communication ranking always covers the
             // whole profile (the view's header says so).
-            m_comm = computeCommStats(*m_profile);
+            if (aggregated()) {
+                // One row per collective over every rank: counts, totals and volumes add up.
+                for (const auto& p : m_profiles) {
+                    for (CommStats& c : computeCommStats(*p)) {
+                        auto it = std::find_if(m_comm.begin(), m_comm.end(), [&](const CommStats& x) { return x.key == c.key; });
+                        if (it == m_comm.end()) {
+                            c.rank = -1;
+                            m_comm.push_back(std::move(c));
+                            continue;
+                        }
+                        it->count += c.count;
+                        it->total += c.total;
+                        it->volumeGB += c.volumeGB;
+                        it->waitMs += c.waitMs;
+                        it->transitMs += c.transitMs;
+                    }
+                }
+            } else {
+                m_comm = computeCommStats(*m_profile);
+            }
             std::stable_sort(m_comm.begin(), m_comm.end(),
                              [](const CommStats& a, const CommStats& b) { return a.total > b.total; });
             for (const auto& c : m_comm)
@@ -108,7 +138,8 @@ void OperatorRankingModel::recompute()
                 o.rangeBegin = m_range->begin;
                 o.rangeEnd = m_range->end;
             }
-            m_stats = computeOpStats(*m_profile, o);
+            o.rankGenericSlices = true;
+            m_stats = aggregated() ? computeOpStatsAllRanks(m_profiles, o) : computeOpStats(*m_profile, o);
             if (m_preset == RankingPreset::MemoryBandwidth) {
                 // Highest read+write main-memory bandwidth first; groups without the metric last.
                 std::stable_sort(m_stats.groups.begin(), m_stats.groups.end(),
@@ -195,8 +226,14 @@ TimeNs OperatorRankingModel::totalDuration() const
 
 bool OperatorRankingModel::columnApplies(int column) const
 {
-    if (m_preset != RankingPreset::CommunicationDuration)
+    if (m_preset != RankingPreset::CommunicationDuration) {
+        if (column == Self)
+            return m_stats.genericSlices;
+        // A generic trace has no hardware metrics.
+        if (m_stats.genericSlices && (column == AicUtil || column == L2Hit || column == ReadBw || column == WriteBw || column == Bound))
+            return false;
         return column >= 0 && column < ColumnCount;
+    }
     // computeCommStats gives count and total per collective, nothing per instance.
     return column == Name || column == Count || column == Total || column == Share || column == Avg;
 }
@@ -233,6 +270,7 @@ QVariant OperatorRankingModel::rawValue(int row, int column) const
     case WriteBw: return g->writeGBps;
     case Bound: return QString::fromLatin1(boundTypeName(g->bound));
     case Core: return QString::fromStdString(g->taskType);
+    case Self: return double(g->self);
     default: return {};
     }
 }
@@ -283,9 +321,12 @@ QString OperatorRankingModel::toolTip(int row, int column) const
     const auto* g = groupAt(row);
     if (!g)
         return {};
-    const QString rowsText = m_stats.fromTimeline
+    const QString ranksText = aggregated() ? QStringLiteral(" over all %1 ranks").arg(m_profiles.size()) : QString();
+    const QString rowsText = m_stats.genericSlices
+        ? QStringLiteral("%1 slices of the timeline named %2 (no device tasks)%3").arg(g->count).arg(key, ranksText)
+        : m_stats.fromTimeline
         ? QStringLiteral("%1 device tasks on Stream tracks of the timeline (no kernel table)").arg(g->count)
-        : QStringLiteral("%1 rows of %2").arg(g->count).arg(kernelSource());
+        : QStringLiteral("%1 rows of %2%3").arg(g->count).arg(kernelSource(), ranksText);
     const QString durCol = m_stats.fromTimeline ? QStringLiteral("slice dur")
         : kernelSource().startsWith(QLatin1String("op_summary")) ? QStringLiteral("'Task Duration(us)'")
                                                                  : QStringLiteral("'Duration(us)'");
@@ -319,6 +360,8 @@ QString OperatorRankingModel::toolTip(int row, int column) const
         return QStringLiteral("Compute / memory / latency bound, derived from pipe ratios and bandwidth");
     case Core:
         return QStringLiteral("Dominant 'Accelerator Core' / 'Task Type' of the group's rows");
+    case Self:
+        return QStringLiteral("Σ self time (duration minus the time of nested slices) of %1%2").arg(rowsText, clip);
     default: return {};
     }
 }
@@ -375,8 +418,10 @@ QVariant OperatorRankingModel::headerData(int section, Qt::Orientation o, int ro
         return QAbstractTableModel::headerData(section, o, role);
     static const char* const names[ColumnCount] = {
         "Name", "Count", "Total", "Share", "Avg", "Min", "Max", "P50", "P90", "P99",
-        "AIC util", "L2 hit", "Read BW", "Write BW", "Bound", "Core"};
+        "AIC util", "L2 hit", "Read BW", "Write BW", "Bound", "Core", "Self"};
     if (role == Qt::DisplayRole) {
+        if (section == Name && m_stats.genericSlices && m_preset != RankingPreset::CommunicationDuration)
+            return QStringLiteral("Slice name");
         if (section == Name)
             return m_preset == RankingPreset::CommunicationDuration ? QStringLiteral("Collective")
                 : m_groupBy == GroupBy::Type                         ? QStringLiteral("OP Type")
@@ -390,6 +435,7 @@ QVariant OperatorRankingModel::headerData(int section, Qt::Orientation o, int ro
         case L2Hit: return QStringLiteral("L2 cache hit rate");
         case ReadBw: return QStringLiteral("Main memory read bandwidth");
         case WriteBw: return QStringLiteral("Main memory write bandwidth");
+        case Self: return QStringLiteral("Self time: duration minus nested children");
         default: return {};
         }
     }

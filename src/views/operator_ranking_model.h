@@ -18,8 +18,9 @@ enum class RankingPreset { Duration, MemoryBandwidth, CommunicationDuration };
 class OperatorRankingModel : public QAbstractTableModel {
     Q_OBJECT
 public:
+    // Self: Σ self time, shown for generic traces (slices ranked by name, OpStatsResult::genericSlices).
     enum Columns { Name, Count, Total, Share, Avg, Min, Max, P50, P90, P99, AicUtil, L2Hit, ReadBw,
-                   WriteBw, Bound, Core, ColumnCount };
+                   WriteBw, Bound, Core, Self, ColumnCount };
     enum Roles {
         SortRole = Qt::UserRole + 1, // raw number (double/qulonglong) or text for Name/Bound/Core
         RawValueRole,                // raw value: ns for times, 0..1 for shares, GB/s; NaN = missing
@@ -31,6 +32,12 @@ public:
 
     // rankIndex is the index into Session::ranks (only used for labels and task references).
     void setProfile(ProfilePtr profile, int rankIndex = 0);
+    // "All ranks": every profile of the session aggregated as one population
+    // (computeOpStatsAllRanks); a group's rowProfile indexes `profiles` (= Session::ranks).
+    void setProfiles(std::vector<ProfilePtr> profiles);
+    bool aggregated() const { return m_profiles.size() > 1; }
+    int profileCount() const { return int(m_profiles.size()); }
+    const std::vector<ProfilePtr>& profiles() const { return m_profiles; }
     void setGroupBy(GroupBy g);
     void setPreset(RankingPreset p);
     void setRange(std::optional<TimeRange> r);
@@ -74,6 +81,7 @@ private:
     QString kernelSource() const;
 
     ProfilePtr m_profile;
+    std::vector<ProfilePtr> m_profiles; // more than one: aggregated
     int m_rankIndex = 0;
     GroupBy m_groupBy = GroupBy::Type;
     RankingPreset m_preset = RankingPreset::Duration;

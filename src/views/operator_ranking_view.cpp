@@ -1,5 +1,7 @@
 #include "views/operator_ranking_view.h"
 
+#include "views/export_notice.h"
+
 #include "ui_operator_ranking_view.h"
 #include "views/format.h"
 #include "views/operator_reveal.h"
@@ -151,7 +153,10 @@ void OperatorRankingView::reloadProfile()
     QSignalBlocker block(m_model);
     m_model->setRange(m_sel ? m_sel->selectedRange() : std::nullopt);
     block.unblock();
-    m_model->setProfile(std::move(profile), rank);
+    if (m_sel && m_sel->session() && m_sel->session()->ranks.size() > 1 && m_sel->currentRank() < 0)
+        m_model->setProfiles(m_sel->session()->ranks); // "All ranks": every rank as one population
+    else
+        m_model->setProfile(std::move(profile), rank);
 }
 
 void OperatorRankingView::onRangeChanged()
@@ -214,7 +219,7 @@ void OperatorRankingView::onRecomputed()
     const bool comm = m_model->preset() == RankingPreset::CommunicationDuration;
     QString text;
     if (!range) {
-        text = comm ? tr("All collectives") : tr("All operators");
+        text = comm ? tr("All collectives") : m_model->stats().genericSlices ? tr("All slices by name") : tr("All operators");
     } else {
         const TimeNs origin = m_sel ? m_sel->fullRange().begin : 0;
         const QString span = tr("Range %1 – %2")
@@ -223,7 +228,15 @@ void OperatorRankingView::onRecomputed()
         text = comm ? span + tr(": communication of the whole profile (no per-range data)")
                     : span + tr(": %1 operators").arg(m_model->instanceCount());
     }
+    if (m_model->aggregated())
+        text += tr(" · all %1 ranks").arg(m_model->profileCount());
+    else if (m_sel && m_sel->session() && m_sel->session()->ranks.size() > 1)
+        text += tr(" · %1").arg(QString::fromStdString(m_model->profile() && m_model->profile()->rank >= 0
+                                                           ? "rank " + std::to_string(m_model->profile()->rank)
+                                                           : m_model->profile() ? m_model->profile()->name : std::string()));
     m_ui->headerLabel->setText(text);
+    for (int c = 0; c < OperatorRankingModel::ColumnCount; ++c) // Self shows for generic traces only
+        m_ui->tableView->setColumnHidden(c, !m_model->columnApplies(c));
     m_ui->headerLabel->setToolTip(tr("%1 instances in %2 groups, Σ %3")
                                       .arg(fmt::count(m_model->instanceCount()))
                                       .arg(m_model->rowCount())
@@ -272,10 +285,27 @@ void OperatorRankingView::revealRow(const QModelIndex& proxyIndex)
     const auto* g = m_model->groupAt(src.row());
     if (!g)
         return; // collectives carry no instance rows
+    const bool slices = m_model->rowsAreSlices();
+    if (!g->rowProfile.empty()) { // aggregated over ranks: the longest instance of any rank
+        std::size_t best = g->rows.size();
+        TimeNs bestDur = -1;
+        for (std::size_t i = 0; i < g->rows.size(); ++i) {
+            const Profile& p = *m_model->profiles()[g->rowProfile[i]];
+            const TimeNs d = slices ? p.slices.dur[g->rows[i]] : p.kernels.dur[g->rows[i]];
+            if (d > bestDur) {
+                bestDur = d;
+                best = i;
+            }
+        }
+        if (best < g->rows.size())
+            revealOperatorInstance(m_sel, *m_model->profiles()[g->rowProfile[best]], int(g->rowProfile[best]),
+                                   g->rows[best], slices);
+        return;
+    }
     const auto& p = *m_model->profile();
-    const std::uint32_t row = longestInstance(p, g->rows, m_model->rowsAreSlices());
+    const std::uint32_t row = longestInstance(p, g->rows, slices);
     if (row != kNone)
-        revealOperatorInstance(m_sel, p, m_model->rankIndex(), row, m_model->rowsAreSlices());
+        revealOperatorInstance(m_sel, p, m_model->rankIndex(), row, slices);
 }
 
 QString OperatorRankingView::selectionAsCsv() const
@@ -346,11 +376,19 @@ void OperatorRankingView::exportWithDialog()
     const QString path = QFileDialog::getSaveFileName(this, tr("Export operators"),
                                                       QStringLiteral("operators.csv"),
                                                       tr("CSV files (*.csv)"));
-    if (path.isEmpty())
-        return;
+    if (!path.isEmpty())
+        exportCsvWithNotice(path);
+}
+
+bool OperatorRankingView::exportCsvWithNotice(const QString& path)
+{
     QString error;
-    if (!exportCsv(path, &error))
-        QMessageBox::warning(this, tr("Export operators"), tr("Could not write %1: %2").arg(path, error));
+    if (!exportCsv(path, &error)) {
+        showExportError(this, path, error);
+        return false;
+    }
+    showExportNotice(this, path);
+    return true;
 }
 
 } // namespace npuscope

@@ -36,6 +36,8 @@ public:
     // CSV of every row in view order with raw values (ns, fractions, GB/s). Written to a
     // temporary file and renamed over `path`, so a failed export never leaves half a file.
     bool exportCsv(const QString& path, QString* error = nullptr) const;
+    // Export… once a path is chosen: exportCsv, then the export notice, or an error naming the path.
+    bool exportCsvWithNotice(const QString& path);
 
 public slots:
     void setGroupBy(npuscope::GroupBy g);

@@ -1,10 +1,8 @@
 #include "views/report_pdf.h"
 
-#include <QFile>
-#include <QSaveFile>
-#include <QFontDatabase>
+#include "views/pdf_document.h"
+
 #include <QPainter>
-#include <QPdfWriter>
 #include <QTextDocument>
 #include <QUrl>
 
@@ -147,48 +145,15 @@ bool writeReportPdf(const AdvisorReport& r, const std::string& path, std::string
     html += body + QStringLiteral("</body></html>");
 
     QTextDocument doc;
-    QFont font = doc.defaultFont();
-    font.setPointSize(9);
-    // A CJK-capable family when installed, so operator names and paths in Chinese render.
-    for (const QString& fam : {QStringLiteral("Noto Sans CJK SC"), QStringLiteral("WenQuanYi Micro Hei"),
-                               QStringLiteral("Source Han Sans SC")})
-        if (QFontDatabase::families().contains(fam)) {
-            font.setFamilies({QStringLiteral("DejaVu Sans"), fam});
-            break;
-        }
-    doc.setDefaultFont(font);
+    doc.setDefaultFont(reportFont(9));
     doc.setDefaultStyleSheet(QStringLiteral("h2{color:#333;} th{background-color:#eeeeee;} td,th{font-size:8pt;}"));
     doc.addResource(QTextDocument::ImageResource, QUrl(QStringLiteral("npuscope-chart:split")), renderSplitChart(r));
     doc.addResource(QTextDocument::ImageResource, QUrl(QStringLiteral("npuscope-chart:gains")), renderGainChart(r));
     doc.setHtml(html);
-
-    // Into a temporary file beside `path`, renamed over it only when complete: a failed or
-    // interrupted export never leaves a partial PDF nor replaces a good one.
-    QSaveFile out(q(path));
-    if (!out.open(QIODevice::WriteOnly)) {
-        if (error)
-            *error = path + ": " + out.errorString().toStdString();
-        return false;
-    }
-    QPdfWriter writer(&out);
-    writer.setPageSize(QPageSize(QPageSize::A4));
-    writer.setPageMargins(QMarginsF(15, 15, 15, 15), QPageLayout::Millimeter);
-    writer.setTitle(QStringLiteral("npuscope advisor report: ") + q(id.name));
-    writer.setCreator(QStringLiteral("npuscope ") + q(id.npuscopeVersion));
-    // print() paginates and numbers the pages because the document has no page size of its own.
-    doc.print(&writer);
-    if (out.size() == 0) {
-        out.cancelWriting();
-        if (error)
-            *error = path + ": the PDF writer produced no output";
-        return false;
-    }
-    if (!out.commit()) {
-        if (error)
-            *error = path + ": " + out.errorString().toStdString();
-        return false;
-    }
-    return true;
+    return writeDocumentPdf(doc, path,
+                            {QStringLiteral("npuscope advisor report: ") + q(id.name),
+                             QStringLiteral("npuscope ") + q(id.npuscopeVersion), 15},
+                            error);
 }
 
 } // namespace npuscope

@@ -34,6 +34,8 @@ void SelectionController::setSession(SessionPtr session)
         }
     }
     m_visible = m_full;
+    m_bounds.reset();
+    m_origin.reset();
     m_range.reset();
     m_task = {};
     m_operator.clear();
@@ -46,6 +48,21 @@ void SelectionController::setSession(SessionPtr session)
     emit selectedOperatorChanged(m_operator);
 }
 
+void SelectionController::setViewBounds(std::optional<TimeRange> bounds)
+{
+    m_bounds = bounds && !bounds->empty() ? bounds : std::nullopt;
+    m_undo.clear();
+    applyVisible(viewBounds(), false);
+    emit visibleRangeChanged(m_visible); // the scroll bar's extent changed even if the window did not
+}
+
+void SelectionController::setTimeOrigin(std::optional<TimeNs> origin, const QString& name)
+{
+    m_origin = origin;
+    m_originName = name;
+    emit visibleRangeChanged(m_visible); // the ruler's labels changed
+}
+
 void SelectionController::setCurrentRank(int rankIndex)
 {
     if (rankIndex == m_rank)
@@ -56,20 +73,21 @@ void SelectionController::setCurrentRank(int rankIndex)
 
 TimeRange SelectionController::clamped(TimeRange r) const
 {
-    if (m_full.empty())
+    const TimeRange full = viewBounds();
+    if (full.empty())
         return r;
     if (r.end < r.begin)
         std::swap(r.begin, r.end);
-    const TimeNs fullWidth = m_full.end - m_full.begin;
+    const TimeNs fullWidth = full.end - full.begin;
     TimeNs width = std::max<TimeNs>(r.end - r.begin, std::min(kMinVisibleNs, fullWidth));
     if (width >= fullWidth)
-        return m_full;
+        return full;
     // Keep the width and slide the window back inside the trace, so panning at an edge
     // stops instead of shrinking the window.
     TimeNs b = r.begin;
     if (r.end - r.begin < width) // grew to the minimum width: grow around the centre
         b = r.begin + (r.end - r.begin) / 2 - width / 2;
-    b = std::clamp(b, m_full.begin, m_full.end - width);
+    b = std::clamp(b, full.begin, full.end - width);
     return {b, b + width};
 }
 
@@ -105,7 +123,7 @@ void SelectionController::panBy(double fractionOfWindow)
     applyVisible({m_visible.begin + delta, m_visible.end + delta}, false);
 }
 
-void SelectionController::fitAll() { applyVisible(m_full, true); }
+void SelectionController::fitAll() { applyVisible(viewBounds(), true); }
 
 bool SelectionController::undoZoom()
 {
@@ -165,6 +183,18 @@ void SelectionController::revealTask(TaskRef t)
     if (m_rank >= 0 && m_rank != t.rankIndex)
         setCurrentRank(t.rankIndex);
     applyVisible({s - margin, s + d + margin}, true);
+}
+
+void SelectionController::zoomToOffsets(TimeNs begin, TimeNs end)
+{
+    applyVisible({m_full.begin + begin, m_full.begin + end}, true);
+}
+
+void SelectionController::selectOffsets(TimeNs begin, TimeNs end)
+{
+    setSelectedRange(TimeRange{m_full.begin + begin, m_full.begin + end});
+    const TimeNs margin = roundNs(static_cast<double>(end - begin) * 0.1);
+    zoomToOffsets(begin - margin, end + margin);
 }
 
 } // namespace npuscope

@@ -33,6 +33,14 @@ public:
     const SessionPtr& session() const { return m_session; }
     int currentRank() const { return m_rank; } // index into Session::ranks, -1 = all
     TimeRange fullRange() const { return m_full; }
+    // The window zooming and panning keep inside: the full range, or what setViewBounds set
+    // (two runs compared side by side share one relative extent, so each may show time beyond
+    // its own trace and both windows stay the same width at the same offset).
+    TimeRange viewBounds() const { return m_bounds ? *m_bounds : m_full; }
+    // The time the ruler and tooltips count from: the trace start, or what setTimeOrigin set
+    // (the aligned step's start in a side-by-side comparison).
+    TimeNs timeOrigin() const { return m_origin ? *m_origin : m_full.begin; }
+    QString timeOriginName() const { return m_origin ? m_originName : tr("trace start"); }
     TimeRange visibleRange() const { return m_visible; }
     std::optional<TimeRange> selectedRange() const { return m_range; }
     TaskRef selectedTask() const { return m_task; }
@@ -40,6 +48,9 @@ public:
 
 public slots:
     void setCurrentRank(int rankIndex);
+    // Both are reset by setSession; setViewBounds shows the whole bounds (fitAll).
+    void setViewBounds(std::optional<TimeRange> bounds);
+    void setTimeOrigin(std::optional<TimeNs> origin, const QString& name = {});
     void setVisibleRange(TimeRange r);       // clamped; pushes the previous one on the undo stack
     void zoomBy(double factor, TimeNs anchor);// factor < 1 zooms in around anchor
     void panBy(double fractionOfWindow);
@@ -52,6 +63,10 @@ public slots:
     void setSelectedOperator(const QString& key);
     // Show a task: select it and zoom to it with 10 % margin on each side.
     void revealTask(TaskRef t);
+    // The command line's --zoom and --select, in offsets from the trace start: show [begin,
+    // end); select [begin, end) and show it with 10 % of its width on each side.
+    void zoomToOffsets(TimeNs begin, TimeNs end);
+    void selectOffsets(TimeNs begin, TimeNs end);
 
 signals:
     void sessionChanged();
@@ -73,6 +88,9 @@ private:
     SessionPtr m_session;
     int m_rank = -1;
     TimeRange m_full, m_visible;
+    std::optional<TimeRange> m_bounds;
+    std::optional<TimeNs> m_origin;
+    QString m_originName;
     std::optional<TimeRange> m_range;
     TaskRef m_task;
     QString m_operator;

@@ -36,6 +36,10 @@ void SummaryStrip::refresh()
         setToolTip({});
         return;
     }
+    if (m_sel->currentRank() < 0 && s->ranks.size() > 1) {
+        refreshAllRanks();
+        return;
+    }
     const int rank = std::max(0, m_sel->currentRank());
     if (rank >= static_cast<int>(s->ranks.size()))
         return;
@@ -63,6 +67,48 @@ void SummaryStrip::refresh()
                         QString::fromStdString(sum.utilizationSource.empty() ? std::string("no PMU metrics") : sum.utilizationSource).toHtmlEscaped(),
                         QString::number(sum.hbmPeakGBps, 'f', 0), QString::fromStdString(sum.hbmPeakSource).toHtmlEscaped(),
                         std::isnan(sum.hbmBwGBps) ? QStringLiteral("–") : QString::number(sum.hbmBwGBps, 'f', 1)));
+}
+
+void SummaryStrip::refreshAllRanks()
+{
+    // "All ranks": each number as min / median / max over the ranks (model/analysis rankSpread).
+    const SessionPtr& s = m_sel->session();
+    std::vector<ProfileSummary> sums;
+    sums.reserve(s->ranks.size());
+    for (const auto& p : s->ranks)
+        sums.push_back(computeSummary(*p));
+    auto spread = [&](auto member) {
+        std::vector<double> v;
+        for (const ProfileSummary& sum : sums)
+            v.push_back(member(sum));
+        return rankSpread(std::move(v));
+    };
+    auto durations = [](const RankSpread& r) {
+        if (r.count == 0)
+            return QStringLiteral("–");
+        return QStringLiteral("%1 / %2 / %3").arg(formatDuration(roundNs(r.min)), formatDuration(roundNs(r.median)),
+                                                  formatDuration(roundNs(r.max)));
+    };
+    auto percents = [](const RankSpread& r) {
+        if (r.count == 0)
+            return QStringLiteral("–");
+        return QStringLiteral("%1 / %2 / %3").arg(percent(r.min), percent(r.median), percent(r.max));
+    };
+    const RankSpread step = spread([](const ProfileSummary& x) { return x.stepTime > 0 ? double(x.stepTime) : kNaN; });
+    QStringList parts;
+    parts << tr("All %1 ranks (min / median / max): step %2").arg(s->ranks.size()).arg(durations(step));
+    parts << tr("compute %1").arg(percents(spread([](const ProfileSummary& x) { return x.computeShare; })));
+    parts << tr("comm exposed %1").arg(percents(spread([](const ProfileSummary& x) { return x.commExposedShare; })));
+    parts << tr("free %1").arg(percents(spread([](const ProfileSummary& x) { return x.freeShare; })));
+    parts << tr("AI Core util %1").arg(percents(spread([](const ProfileSummary& x) { return x.aicUtil; })));
+    parts << tr("L2 hit %1").arg(percents(spread([](const ProfileSummary& x) { return x.l2Hit; })));
+    parts << tr("HBM of peak %1").arg(percents(spread([](const ProfileSummary& x) { return x.hbmBwUtil; })));
+    m_plain = parts.join(QStringLiteral(" · "));
+    setText(QStringLiteral("<b>") + parts.first().toHtmlEscaped() + QStringLiteral("</b> · ")
+            + parts.mid(1).join(QStringLiteral(" · ")).toHtmlEscaped());
+    setToolTip(tr("Each number is the minimum / median / maximum over the %1 ranks' own summaries "
+                  "(the median of an even count is the mean of the two middle ranks). Choose a rank in "
+                  "the toolbar for its details.").arg(s->ranks.size()));
 }
 
 } // namespace npuscope

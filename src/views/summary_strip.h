@@ -16,6 +16,7 @@ public:
 
 private:
     void refresh();
+    void refreshAllRanks();
 
     SelectionController* m_sel;
     QString m_plain;

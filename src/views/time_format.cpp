@@ -1,5 +1,7 @@
 #include "views/time_format.h"
 
+#include "model/analysis/time_axis.h"
+
 #include <QLocale>
 
 #include <cmath>
@@ -38,28 +40,11 @@ QString formatDurationMs(double ms)
 
 QString formatCount(std::uint64_t n) { return QLocale(QLocale::English).toString(static_cast<qulonglong>(n)); }
 
-TimeNs niceStep(double minNs)
-{
-    if (!(minNs > 1))
-        return 1;
-    const double p = std::pow(10.0, std::floor(std::log10(minNs)));
-    for (double m : {1.0, 2.0, 5.0, 10.0})
-        if (m * p >= minNs)
-            return roundNs(m * p);
-    return roundNs(10 * p);
-}
+TimeNs niceStep(double minNs) { return niceTimeStep(minNs); }
 
-QString formatOffset(TimeNs offset, TimeNs step)
+QString formatOffset(TimeNs offset, TimeNs step, TimeNs span)
 {
-    struct Unit { double scale; const char* name; };
-    const Unit u = step >= 1'000'000'000 ? Unit{1e9, "s"} : step >= 1'000'000 ? Unit{1e6, "ms"}
-                 : step >= 1'000 ? Unit{1e3, "µs"} : Unit{1, "ns"};
-    // Enough decimals that consecutive ticks differ.
-    int decimals = 0;
-    for (double s = static_cast<double>(step) / u.scale; s < 1 && decimals < 6; s *= 10)
-        ++decimals;
-    return QString::number(static_cast<double>(offset) / u.scale, 'f', decimals) + QLatin1Char(' ')
-         + QString::fromUtf8(u.name);
+    return QString::fromStdString(formatTimeOffset(offset, step, span));
 }
 
 } // namespace npuscope

@@ -12,7 +12,8 @@ QString formatDurationMs(double ms); // same, from milliseconds
 QString formatCount(std::uint64_t n); // "4,212,880"
 // A "nice" ruler step (1, 2 or 5 × 10^k ns) of at least minNs.
 TimeNs niceStep(double minNs);
-// Ruler label for an offset from the trace start, with the precision the step needs.
-QString formatOffset(TimeNs offset, TimeNs step);
+// Axis label for an offset from the trace start: the unit of `span` (the largest offset the
+// axis shows) for every tick, with the precision the step needs (model/analysis/time_axis.h).
+QString formatOffset(TimeNs offset, TimeNs step, TimeNs span);
 
 } // namespace npuscope

@@ -1,5 +1,6 @@
 #include "views/timeline_view.h"
 
+#include "model/analysis/time_axis.h"
 #include "views/palette.h"
 #include "views/time_format.h"
 
@@ -410,14 +411,37 @@ void TimelineView::paintEvent(QPaintEvent*)
     if (m_dirty)
         buildDrawList();
     QPainter p(viewport());
+    const QRect cr = contentRect();
+    p.fillRect(viewport()->rect(), palette().base());
+    const auto [firstRow, lastRow] = visibleRows();
+    drawLaneBands(p, firstRow, lastRow);
+
+    p.save();
+    p.setClipRect(cr);
+    drawSliceFills(p);
+    drawSliceNames(p, cr, clock);
+    if (m_labelsDeferred)
+        QTimer::singleShot(0, viewport(), qOverload<>(&QWidget::update));
+    drawSelection(p, cr);
+    p.restore();
+
+    drawLaneLabels(p, firstRow, lastRow);
+    drawRuler(p);
+    drawLegend(p);
+    if (m_layout.lanes.empty()) {
+        p.setPen(palette().placeholderText().color());
+        p.drawText(cr, Qt::AlignCenter,
+                   m_layout.session() ? tr("This session has no timeline events.")
+                                      : tr("Open a profiling folder (Ctrl+O) or drop it here."));
+    }
+}
+
+// Header bands and lane separators.
+void TimelineView::drawLaneBands(QPainter& p, std::size_t firstRow, std::size_t lastRow) const
+{
     const QPalette& pal = palette();
     const QRect vr = viewport()->rect();
-    const QRect cr = contentRect();
-    p.fillRect(vr, pal.base());
     const int scrollY = verticalScrollBar()->value();
-    const auto [firstRow, lastRow] = visibleRows();
-
-    // Header bands and lane separators.
     for (std::size_t ri = firstRow; ri < lastRow; ++ri) {
         const Row& row = m_rows[ri];
         const int top = kRulerHeight + row.y - scrollY;
@@ -426,9 +450,11 @@ void TimelineView::paintEvent(QPaintEvent*)
         else
             p.fillRect(QRect(0, top + row.height - 1, vr.width(), 1), pal.window());
     }
+}
 
-    p.save();
-    p.setClipRect(cr);
+// The draw list's rectangles, then the search hits outlined over them.
+void TimelineView::drawSliceFills(QPainter& p) const
+{
     p.setPen(Qt::NoPen);
     // One drawRects per brush (colour, merged, hatched): thousands of rectangles in a few calls.
     // Items never overlap (each depth has its own row), so the order between brushes is free.
@@ -462,7 +488,12 @@ void TimelineView::paintEvent(QPaintEvent*)
         if (it.hit)
             p.drawRect(it.rect.adjusted(-1, -1, 1, 1));
     p.setPen(Qt::NoPen);
-    // Names inside slices wide enough to hold some text.
+}
+
+// Names inside slices wide enough to hold some text; sets m_labelsDeferred when some wait for
+// the next frame.
+void TimelineView::drawSliceNames(QPainter& p, const QRect& cr, const QElapsedTimer& clock) const
+{
     p.setPen(Qt::black);
     QFont small = font();
     small.setPointSizeF(std::max(6.0, small.pointSizeF() - 1.5));
@@ -535,10 +566,12 @@ void TimelineView::paintEvent(QPaintEvent*)
         }
         p.drawStaticText(at, *cut);
     }
-    if (m_labelsDeferred)
-        QTimer::singleShot(0, viewport(), qOverload<>(&QWidget::update));
+}
 
-    // Selected range, selected task, flows.
+// Selected range, selected task, flows.
+void TimelineView::drawSelection(QPainter& p, const QRect& cr) const
+{
+    const QPalette& pal = palette();
     if (auto r = m_sel->selectedRange()) {
         const double a = xOf(r->begin), b = xOf(r->end);
         QColor band = pal.highlight().color();
@@ -558,9 +591,15 @@ void TimelineView::paintEvent(QPaintEvent*)
         }
         drawFlows(p);
     }
-    p.restore();
+}
 
-    // Label column.
+// The label column: group headers (with their fold marks) and lane names.
+void TimelineView::drawLaneLabels(QPainter& p, std::size_t firstRow, std::size_t lastRow) const
+{
+    const QPalette& pal = palette();
+    const QRect vr = viewport()->rect();
+    const QRect cr = contentRect();
+    const int scrollY = verticalScrollBar()->value();
     p.fillRect(QRect(0, kRulerHeight, kLabelWidth, vr.height() - kRulerHeight), pal.window());
     p.setClipRect(QRect(0, kRulerHeight, kLabelWidth, cr.height()));
     p.setFont(font());
@@ -586,15 +625,6 @@ void TimelineView::paintEvent(QPaintEvent*)
     p.setClipping(false);
     p.setPen(pal.mid().color());
     p.drawLine(kLabelWidth - 1, kRulerHeight, kLabelWidth - 1, vr.height());
-
-    drawRuler(p);
-    drawLegend(p);
-    if (m_layout.lanes.empty()) {
-        p.setPen(pal.placeholderText().color());
-        p.drawText(cr, Qt::AlignCenter,
-                   m_layout.session() ? tr("This session has no timeline events.")
-                                      : tr("Open a profiling folder (Ctrl+O) or drop it here."));
-    }
 }
 
 void TimelineView::drawRuler(QPainter& p) const
@@ -608,20 +638,45 @@ void TimelineView::drawRuler(QPainter& p) const
     if (v.empty())
         return;
     const QRect cr = contentRect();
-    const TimeNs origin = m_sel->fullRange().begin;
-    const double nsPerPx = static_cast<double>(v.end - v.begin) / cr.width();
-    const TimeNs step = niceStep(nsPerPx * 90);
-    TimeNs t = origin + ((v.begin - origin) / step) * step;
+    const TimeNs origin = m_sel->timeOrigin();
+    // The same ticks as the utilisation plots' time axis (model/analysis/time_axis.h).
+    const TimeTicks ticks = timeTicks(v.begin - origin, v.end - origin, cr.width());
     p.setPen(pal.windowText().color());
-    for (; t <= v.end; t += step) {
+    for (TimeNs t = origin + ticks.first; t <= v.end; t += ticks.step) {
         const double x = xOf(t);
         if (x < cr.left())
             continue;
         p.drawLine(QPointF(x, kRulerHeight - 7), QPointF(x, kRulerHeight - 1));
-        p.drawText(QRectF(x + 3, 0, 120, kRulerHeight - 4), Qt::AlignLeft | Qt::AlignVCenter, formatOffset(t - origin, step));
+        p.drawText(QRectF(x + 3, 0, 120, kRulerHeight - 4), Qt::AlignLeft | Qt::AlignVCenter,
+                   formatOffset(t - origin, ticks.step, ticks.span));
     }
     p.drawText(QRect(4, 0, kLabelWidth - 8, kRulerHeight), Qt::AlignVCenter | Qt::AlignLeft,
                tr("window %1").arg(formatDuration(v.end - v.begin)));
+    // A selected range shows its duration on the ruler, over the ticks, between its edges.
+    if (const auto r = m_sel->selectedRange()) {
+        const QString text = rangeLabel();
+        const double a = std::max<double>(xOf(r->begin), cr.left());
+        const double b = std::min<double>(xOf(r->end), cr.right());
+        if (b >= cr.left() && a <= cr.right()) {
+            const int w = fontMetrics().horizontalAdvance(text) + 10;
+            const double mid = std::clamp((a + b) / 2, cr.left() + w / 2.0, cr.right() - w / 2.0);
+            const QRectF box(mid - w / 2.0, 2, w, kRulerHeight - 5);
+            p.setPen(Qt::NoPen);
+            p.setBrush(pal.highlight());
+            p.drawRoundedRect(box, 3, 3);
+            p.setPen(pal.highlightedText().color());
+            p.drawText(box, Qt::AlignCenter, text);
+            p.setPen(pal.highlight().color());
+            p.drawLine(QPointF(a, box.center().y()), QPointF(box.left(), box.center().y()));
+            p.drawLine(QPointF(box.right(), box.center().y()), QPointF(b, box.center().y()));
+        }
+    }
+}
+
+QString TimelineView::rangeLabel() const
+{
+    const auto r = m_sel->selectedRange();
+    return r ? QStringLiteral("↔ %1").arg(formatDuration(r->end - r->begin)) : QString();
 }
 
 void TimelineView::drawLegend(QPainter& p) const

@@ -17,8 +17,11 @@
 #include <QStringList>
 
 #include <chrono>
+#include <optional>
 
 #include <vector>
+
+class QElapsedTimer;
 
 namespace npuscope {
 
@@ -28,7 +31,8 @@ public:
     explicit TimelineView(SelectionController* sel, QWidget* parent = nullptr);
 
     // Zoom step of W/S, + / − and one Ctrl+wheel notch: the window shrinks to 80 % (or grows
-    // to 125 %) around the centre (keys) or the cursor (wheel).
+    // to 125 %) around the mouse cursor (around the centre when the cursor is outside the
+    // slice area).
     static constexpr double kZoomInFactor = 0.8;
     static constexpr double kZoomOutFactor = 1.25;
     // Pan step of A/D, ←/→ and one Shift+wheel notch, as a fraction of the window.
@@ -61,6 +65,8 @@ public:
     double xOf(TimeNs t) const;
     TimeNs timeAt(double x) const;
     QRect contentRect() const; // the slice area of the viewport (right of labels, below ruler)
+    // What the ruler shows for the selected range ("↔ 4.00 ms"), empty without one.
+    QString rangeLabel() const;
 
     // Time a frame may take before names drawn for the first time wait for the next frame
     // (default 8 ms), and whether the last frame left some for the next.
@@ -69,6 +75,7 @@ public:
 
     QString searchText() const { return m_search; }
     std::size_t matchCount() const { return m_matches.size(); }
+    int currentMatch() const { return m_matchIndex; } // the match Enter went to, -1 before
 
 public slots:
     void setSearchText(const QString& text);
@@ -77,6 +84,7 @@ public slots:
 
 signals:
     void searchResultsChanged(int count);
+    void currentMatchChanged(int index, int count);
 
 protected:
     void paintEvent(QPaintEvent* e) override;
@@ -123,6 +131,12 @@ private:
     QRectF sliceRect(int rank, std::uint32_t slice) const; // viewport rect, empty when hidden
     bool laneVisible(int lane) const;
     bool sliceMatches(int rank, std::uint32_t row) const;
+    // The passes of a frame, in the order paintEvent runs them.
+    void drawLaneBands(QPainter& p, std::size_t firstRow, std::size_t lastRow) const;
+    void drawSliceFills(QPainter& p) const;
+    void drawSliceNames(QPainter& p, const QRect& cr, const QElapsedTimer& clock) const;
+    void drawSelection(QPainter& p, const QRect& cr) const;
+    void drawLaneLabels(QPainter& p, std::size_t firstRow, std::size_t lastRow) const;
     void drawRuler(QPainter& p) const;
     void drawLegend(QPainter& p) const;
     void drawFlows(QPainter& p) const;
@@ -168,6 +182,7 @@ private:
     bool m_pressOnSlice = false;
     bool m_pressInRuler = false;
     bool m_syncingScrollBar = false;
+    std::optional<QPoint> m_hoverPos; // the mouse over the viewport, none once it left
 };
 
 } // namespace npuscope

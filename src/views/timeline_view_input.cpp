@@ -33,16 +33,18 @@ void TimelineView::keyPressEvent(QKeyEvent* e)
 {
     const TimeRange v = m_sel->visibleRange();
     const TimeNs centre = v.begin + (v.end - v.begin) / 2;
+    // W/S zoom about the time under the mouse, about the centre when the mouse is elsewhere.
+    const TimeNs anchor = m_hoverPos && contentRect().contains(*m_hoverPos) ? timeAt(m_hoverPos->x()) : centre;
     const bool ctrl = e->modifiers() & Qt::ControlModifier;
     switch (e->key()) {
     case Qt::Key_W:
     case Qt::Key_Plus:
     case Qt::Key_Equal:
-        m_sel->zoomBy(kZoomInFactor, centre);
+        m_sel->zoomBy(kZoomInFactor, anchor);
         break;
     case Qt::Key_S:
     case Qt::Key_Minus:
-        m_sel->zoomBy(kZoomOutFactor, centre);
+        m_sel->zoomBy(kZoomOutFactor, anchor);
         break;
     case Qt::Key_A:
     case Qt::Key_Left:
@@ -103,6 +105,7 @@ void TimelineView::mousePressEvent(QMouseEvent* e)
 void TimelineView::mouseMoveEvent(QMouseEvent* e)
 {
     const QPoint pos = e->position().toPoint();
+    m_hoverPos = pos;
     if (m_drag == Drag::Pending && (pos - m_pressPos).manhattanLength() >= kDragThreshold) {
         // A drag from the ruler, from a slice or with Shift selects a range; elsewhere it pans.
         const bool select = m_pressInRuler || m_pressOnSlice || (e->modifiers() & Qt::ShiftModifier);
@@ -174,6 +177,8 @@ void TimelineView::wheelEvent(QWheelEvent* e)
 
 bool TimelineView::viewportEvent(QEvent* e)
 {
+    if (e->type() == QEvent::Leave)
+        m_hoverPos.reset();
     if (e->type() == QEvent::ToolTip) {
         auto* he = static_cast<QHelpEvent*>(e);
         if (const DrawItem* it = itemAt(he->pos()))
@@ -215,7 +220,7 @@ void TimelineView::updateScrollBars()
     vb->setSingleStep(kRowHeight);
     vb->setRange(0, std::max(0, m_contentHeight - page));
 
-    const TimeRange full = m_sel->fullRange();
+    const TimeRange full = m_sel->viewBounds();
     const TimeRange v = m_sel->visibleRange();
     m_syncingScrollBar = true;
     QScrollBar* hb = horizontalScrollBar();
@@ -223,11 +228,12 @@ void TimelineView::updateScrollBars()
         hb->setRange(0, 0);
     } else {
         const double fw = static_cast<double>(full.end - full.begin);
-        const int pageSteps = std::max(1, static_cast<int>(std::lround(kScrollSteps * (v.end - v.begin) / fw)));
+        // In double: a range of epoch nanoseconds times the steps overflows 64 bits.
+        const int pageSteps = std::max(1, static_cast<int>(std::lround(kScrollSteps * static_cast<double>(v.end - v.begin) / fw)));
         hb->setRange(0, kScrollSteps - pageSteps);
         hb->setPageStep(pageSteps);
         hb->setSingleStep(std::max(1, pageSteps / 10));
-        hb->setValue(static_cast<int>(std::lround(kScrollSteps * (v.begin - full.begin) / fw)));
+        hb->setValue(static_cast<int>(std::lround(kScrollSteps * static_cast<double>(v.begin - full.begin) / fw)));
     }
     m_syncingScrollBar = false;
 }
@@ -236,7 +242,7 @@ void TimelineView::onHorizontalScroll(int value)
 {
     if (m_syncingScrollBar)
         return;
-    const TimeRange full = m_sel->fullRange();
+    const TimeRange full = m_sel->viewBounds();
     const TimeRange v = m_sel->visibleRange();
     const TimeNs b = full.begin + roundNs(static_cast<double>(full.end - full.begin) * value / kScrollSteps);
     m_sel->panBy(static_cast<double>(b - v.begin) / static_cast<double>(std::max<TimeNs>(1, v.end - v.begin)));
@@ -246,7 +252,7 @@ QString TimelineView::tooltipFor(const DrawItem& it) const
 {
     const Lane& lane = m_layout.lanes[static_cast<std::size_t>(it.lane)];
     const Profile& p = *m_layout.session()->ranks[static_cast<std::size_t>(lane.rank)];
-    const TimeNs origin = m_sel->fullRange().begin;
+    const TimeNs origin = m_sel->timeOrigin();
     if (it.merged) {
         return tr("<b>%1 slices</b> folded into this mark (narrower than a pixel)<br>from %2 · zoom in to see them")
             .arg(formatCount(it.count), formatDuration(p.slices.start[it.slice] - origin));
@@ -260,7 +266,7 @@ QString TimelineView::tooltipFor(const DrawItem& it) const
     const std::uint32_t k = p.slices.kernel[r];
     const bool joined = k != kNone && k < p.kernels.size();
     line(tr("Type"), joined ? qstr(p.str(p.kernels.type[k])) : qstr(p.str(p.slices.category[r])));
-    line(tr("Start"), tr("%1 after trace start").arg(formatDuration(p.slices.start[r] - origin)));
+    line(tr("Start"), tr("%1 after %2").arg(formatDuration(p.slices.start[r] - origin), m_sel->timeOriginName()));
     line(tr("Duration"), formatDuration(p.slices.dur[r]));
     line(tr("Track"), QStringLiteral("%1 · %2").arg(m_layout.groups[static_cast<std::size_t>(lane.group)].title, lane.name));
     if (p.slices.taskId[r] != kNone)
@@ -343,6 +349,7 @@ void TimelineView::nextMatch()
         return;
     m_matchIndex = (m_matchIndex + 1) % static_cast<int>(m_matches.size());
     m_sel->revealTask(m_matches[static_cast<std::size_t>(m_matchIndex)]);
+    emit currentMatchChanged(m_matchIndex, static_cast<int>(m_matches.size()));
 }
 
 void TimelineView::previousMatch()
@@ -352,6 +359,7 @@ void TimelineView::previousMatch()
     const int n = static_cast<int>(m_matches.size());
     m_matchIndex = (m_matchIndex - 1 + n) % n;
     m_sel->revealTask(m_matches[static_cast<std::size_t>(m_matchIndex)]);
+    emit currentMatchChanged(m_matchIndex, n);
 }
 
 } // namespace npuscope

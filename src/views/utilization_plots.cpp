@@ -1,9 +1,14 @@
 #include "views/utilization_plots.h"
 
+#include "model/analysis/time_axis.h"
 #include "model/analysis/utilization.h"
 #include "views/palette.h"
 #include "views/plot_palette.h"
+#include "views/time_format.h"
+#include "views/timeline_view.h"
 
+#include <QContextMenuEvent>
+#include <QMenu>
 #include <QMouseEvent>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -68,6 +73,95 @@ private:
     QString m_text;
 };
 
+// A curve's legend entry in the gutter: its colour and its name (or its "legendText" property,
+// the rank in "Every rank"), cut with "…" to the room the gutter leaves (the readout names it
+// in full).
+class ElidedLegendItem : public QCPPlottableLegendItem {
+public:
+    ElidedLegendItem(QCPLegend* legend, QCPAbstractPlottable* plottable) : QCPPlottableLegendItem(legend, plottable) {}
+
+protected:
+    void draw(QCPPainter* painter) override
+    {
+        const QSize icon = mParentLegend->iconSize();
+        const int pad = mParentLegend->iconTextPadding();
+        const QRect iconRect(mRect.left(), mRect.top() + (mRect.height() - icon.height()) / 2, icon.width(), icon.height());
+        // The curve's own icon: its fill, and its pen across the middle.
+        painter->setBrush(mPlottable->brush());
+        painter->setPen(Qt::NoPen);
+        if (mPlottable->brush().style() != Qt::NoBrush)
+            painter->drawRect(iconRect);
+        painter->setPen(mPlottable->pen());
+        painter->drawLine(QPointF(iconRect.left(), iconRect.center().y() + 0.5),
+                          QPointF(iconRect.right() + 1, iconRect.center().y() + 0.5));
+        painter->setFont(mFont);
+        painter->setPen(QPen(mTextColor));
+        const QRect textRect = mRect.adjusted(icon.width() + pad, 0, 0, 0);
+        painter->drawText(textRect, Qt::AlignLeft | Qt::AlignVCenter,
+                          QFontMetrics(mFont).elidedText(text(), Qt::ElideRight, textRect.width()));
+    }
+    QSize minimumOuterSizeHint() const override
+    {
+        const QFontMetrics fm(mFont);
+        return QSize(mParentLegend->iconSize().width() + mParentLegend->iconTextPadding() + fm.horizontalAdvance(text()),
+                     std::max(fm.height(), mParentLegend->iconSize().height()))
+             + QSize(mMargins.left() + mMargins.right(), mMargins.top() + mMargins.bottom());
+    }
+
+private:
+    QString text() const
+    {
+        const QVariant legendText = mPlottable->property("legendText");
+        return legendText.isValid() ? legendText.toString() : mPlottable->name();
+    }
+};
+
+// The timeline ruler's ticks on a plot's time axis (x in ms since the trace start): the same
+// step for the same pixels per ns, the same text.
+class TimeAxisTicker : public QCPAxisTicker {
+public:
+    explicit TimeAxisTicker(QCPAxisRect* rect) : m_rect(rect) {}
+
+protected:
+    double getTickStep(const QCPRange& range) override
+    {
+        m_ticks = timeTicks(roundNs(range.lower * 1e6), roundNs(range.upper * 1e6), m_rect->width());
+        return static_cast<double>(m_ticks.step) / 1e6;
+    }
+    int getSubTickCount(double) override { return 0; }
+    QString getTickLabel(double tick, const QLocale&, QChar, int) override
+    {
+        return formatOffset(roundNs(tick * 1e6), m_ticks.step, m_ticks.span);
+    }
+
+private:
+    QCPAxisRect* m_rect;
+    TimeTicks m_ticks;
+};
+
+// A value axis's tick text kept short enough for the gutter: 0, 5k, 10k MB rather than
+// 0, 5000, 10000, so the axis's label ("MB") is not pushed under the legend.
+class CompactTicker : public QCPAxisTicker {
+protected:
+    QVector<QString> createLabelVector(const QVector<double>& ticks, const QLocale& locale, QChar formatChar,
+                                       int precision) override
+    {
+        double largest = 0;
+        for (double t : ticks)
+            largest = std::max(largest, std::fabs(t));
+        if (largest < 1e4)
+            return QCPAxisTicker::createLabelVector(ticks, locale, formatChar, precision);
+        const auto [scale, suffix] = largest >= 1e7 ? std::pair{1e6, QLatin1Char('M')} : std::pair{1e3, QLatin1Char('k')};
+        QVector<QString> labels;
+        for (double t : ticks)
+            labels << (t == 0 ? QStringLiteral("0") : QString::number(t / scale, 'g', 3) + suffix);
+        return labels;
+    }
+};
+
+// Room the value axis takes right of the legend: its rotated label and tick labels.
+constexpr int kValueAxisRoom = 58;
+
 // The value a step curve holds at x (the last sample at or before it), or none before the first.
 std::optional<double> valueAt(const QCPGraph* g, double x)
 {
@@ -78,6 +172,9 @@ std::optional<double> valueAt(const QCPGraph* g, double x)
     --it;
     return it->value;
 }
+
+// The kind a plot's key belongs to, as hidden and shown: every memory unit is one kind.
+QString plotKind(const QString& key) { return key.startsWith(QStringLiteral("mem:")) ? QStringLiteral("mem") : key; }
 
 int plotOrder(const QString& key)
 {
@@ -93,18 +190,76 @@ UtilizationPlots::UtilizationPlots(SelectionController* sel, QWidget* parent)
 {
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(0, 0, 0, 0);
+    lay->setSpacing(0);
+    buildCurvesBar();
+    lay->addWidget(m_curvesBar);
     lay->addWidget(m_plot);
+    buildPlotActions();
     setMinimumHeight(120);
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_plot->setAutoAddPlottableToLegend(false); // each curve goes to its own plot's legend
     m_plot->installEventFilter(this);
     m_plot->setMouseTracking(true); // the hover readout
+    connect(m_plot, &QCustomPlot::beforeReplot, this, &UtilizationPlots::placeAxes);
     followPalette(m_plot);
-    connect(m_sel, &SelectionController::sessionChanged, this, &UtilizationPlots::rebuild);
-    connect(m_sel, &SelectionController::currentRankChanged, this, &UtilizationPlots::rebuild);
+    connect(m_sel, &SelectionController::sessionChanged, this, &UtilizationPlots::onSessionChanged);
+    connect(m_sel, &SelectionController::currentRankChanged, this, &UtilizationPlots::onCurrentRankChanged);
     connect(m_sel, &SelectionController::visibleRangeChanged, this, &UtilizationPlots::onVisibleRangeChanged);
     connect(m_sel, &SelectionController::selectedRangeChanged, this, &UtilizationPlots::onSelectedRangeChanged);
     rebuild();
+}
+
+void UtilizationPlots::alignTo(TimelineView* timeline)
+{
+    if (m_timeline)
+        m_timeline->viewport()->removeEventFilter(this);
+    m_timeline = timeline;
+    if (m_timeline) {
+        m_timeline->viewport()->installEventFilter(this); // its resizes (a scroll bar came or went)
+        connect(m_timeline, &QObject::destroyed, this, [this] { m_timeline = nullptr; });
+    }
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+double UtilizationPlots::xOf(int plotIndex, TimeNs t) const
+{
+    if (plotIndex < 0 || plotIndex >= plotCount())
+        return std::nan("");
+    return m_plot->x() + m_rects[static_cast<std::size_t>(plotIndex)]->axis(QCPAxis::atBottom)->coordToPixel(toMs(t));
+}
+
+void UtilizationPlots::placeAxes()
+{
+    int left = kGutter, right = 0;
+    if (m_timeline) {
+        const QRect cr = m_timeline->contentRect();
+        left = m_timeline->viewport()->mapToGlobal(cr.topLeft()).x() - m_plot->mapToGlobal(QPoint(0, 0)).x();
+        left = std::max(0, left);
+        right = std::max(0, m_plot->width() - left - cr.width());
+    }
+    const int width = std::max(1, m_plot->width() - left - right);
+    // Top and bottom: half a value label each (the top and bottom ticks' labels stick out that
+    // far), and the time labels under the last plot. Automatic margins would leave a plot a few
+    // dozen pixels high with no room for its curves.
+    for (QCPAxisRect* rect : m_rects) {
+        const int half = QFontMetrics(rect->axis(QCPAxis::atLeft)->tickLabelFont()).height() / 2 + 1;
+        QCPAxis* time = rect->axis(QCPAxis::atBottom);
+        const int bottom = rect == m_rects.back()
+            ? QFontMetrics(time->tickLabelFont()).height() + time->tickLabelPadding() + time->padding()
+            : half;
+        rect->setMargins(QMargins(left, half, right, bottom));
+    }
+    // Legends sit in the gutter, left of the value axis, never over the curves.
+    const int legendWidth = std::max(40, left - kValueAxisRoom - 4);
+    for (QCPLegend* legend : m_legends) {
+        legend->setMaximumSize(legendWidth, legend->minimumOuterSizeHint().height());
+        legend->setVisible(left >= kValueAxisRoom + 44);
+        auto* inset = qobject_cast<QCPLayoutInset*>(legend->layout());
+        const int index = inset ? static_cast<int>(inset->elements(false).indexOf(legend)) : -1;
+        if (index >= 0)
+            inset->setInsetRect(index, QRectF(static_cast<double>(4 - left) / width, 0,
+                                          static_cast<double>(legendWidth) / width, 1));
+    }
 }
 
 int UtilizationPlots::plotCount() const { return static_cast<int>(m_rects.size()); }
@@ -122,61 +277,108 @@ void UtilizationPlots::rebuild()
     // (QCustomPlot says "Axis index out of bounds: 0").
     m_rects.clear();
     m_bands.clear();
+    m_legends.clear();
     m_names.clear();
     m_plot->plotLayout()->clear(); // deletes the axis rects
 
     const SessionPtr& s = m_sel->session();
-    std::vector<Series> series;
-    if (s && !s->ranks.empty()) {
-        const int rank = std::max(0, m_sel->currentRank());
-        if (rank < static_cast<int>(s->ranks.size()))
-            series = utilizationSeries(*s->ranks[static_cast<std::size_t>(rank)], 0);
+    const std::size_t ranks = s ? s->ranks.size() : 0;
+    if (m_series.size() != ranks) // a session set before this widget heard of it
+        m_series.assign(ranks, std::nullopt);
+    // The curves to draw, each with the rank it stands for in "Every rank" (-1 otherwise).
+    struct Curve {
+        const Series* series;
+        int rank;
+    };
+    const bool everyRank = ranks > 1 && m_curvesRank == kEveryRank;
+    std::map<std::pair<int, QString>, std::vector<Curve>> byPlot;
+    QSet<QString> present; // kinds this profile has curves for, hidden or not
+    if (everyRank) {
+        // Each plot's main series once per rank: its kind's first that draws a line (two
+        // samples or more; a memory plot may start with a pool sampled once), else its first.
+        for (std::size_t r = 0; r < ranks; ++r) {
+            std::map<QString, const Series*> main;
+            for (const Series& ser : seriesOf(r)) {
+                const QString key = plotKey(ser);
+                const Series*& chosen = main[key];
+                if (!ser.t.empty() && (!chosen || (chosen->t.size() < 2 && ser.t.size() >= 2)))
+                    chosen = &ser;
+            }
+            for (const auto& [key, ser] : main) {
+                if (!ser)
+                    continue;
+                present.insert(plotKind(key));
+                if (!m_hidden.contains(plotKind(key)))
+                    byPlot[{plotOrder(key), key}].push_back({ser, static_cast<int>(r)});
+            }
+        }
+    } else if (ranks > 0) {
+        const std::size_t rank = ranks > 1 && m_curvesRank >= 0 && static_cast<std::size_t>(m_curvesRank) < ranks
+            ? static_cast<std::size_t>(m_curvesRank) : 0;
+        for (const Series& ser : seriesOf(rank)) {
+            const QString key = plotKey(ser);
+            if (ser.t.empty())
+                continue;
+            present.insert(plotKind(key));
+            if (!m_hidden.contains(plotKind(key)))
+                byPlot[{plotOrder(key), key}].push_back({&ser, -1});
+        }
     }
-    std::map<std::pair<int, QString>, std::vector<const Series*>> byPlot;
-    for (const Series& ser : series)
-        if (!ser.t.empty())
-            byPlot[{plotOrder(plotKey(ser)), plotKey(ser)}].push_back(&ser);
+    updateRankNote();
+    updatePlotActions(present);
 
-    auto* group = new QCPMarginGroup(m_plot);
     int row = 0;
     for (const auto& [key, list] : byPlot) {
         auto* rect = new QCPAxisRect(m_plot);
         m_plot->plotLayout()->addElement(row++, 0, rect);
-        rect->setMarginGroup(QCP::msLeft | QCP::msRight, group);
+        // Margins are the timeline's gutter and right edge, and room for the labels (placeAxes).
+        rect->setAutoMargins(QCP::msNone);
+        rect->setMargins(QMargins(kGutter, 0, 0, 0));
+        QFont small = font();
+        small.setPointSizeF(std::max(6.0, small.pointSizeF() - 1));
+        rect->axis(QCPAxis::atLeft)->setTickLabelFont(small);
+        rect->axis(QCPAxis::atLeft)->setLabelFont(small);
+        rect->axis(QCPAxis::atBottom)->setTicker(QSharedPointer<QCPAxisTicker>(new TimeAxisTicker(rect)));
         rect->setRangeDrag(Qt::Horizontal);
         rect->setRangeZoom(Qt::Horizontal);
-        rect->axis(QCPAxis::atLeft)->setLabel(plotTitle(key.second, qstr(list.front()->unit)));
+        const QString unit = qstr(list.front().series->unit);
+        rect->axis(QCPAxis::atLeft)->setLabel(plotTitle(key.second, unit));
         const bool percent = key.second == QStringLiteral("util") || key.second == QStringLiteral("l2");
-        rect->setProperty("unit", percent ? QStringLiteral("%") : qstr(list.front()->unit));
+        rect->setProperty("unit", percent ? QStringLiteral("%") : unit);
+        rect->setProperty("kind", plotKind(key.second));
+        rect->axis(QCPAxis::atLeft)->setTicker(QSharedPointer<QCPAxisTicker>(new CompactTicker));
         rect->axis(QCPAxis::atLeft)->ticker()->setTickCount(2);
         rect->axis(QCPAxis::atBottom)->setTickLabels(false);
-        rect->setMinimumSize(0, 60);
+        rect->setMinimumSize(0, 28);
         auto* legend = new QCPLegend;
-        rect->insetLayout()->addElement(legend, Qt::AlignTop | Qt::AlignRight);
+        rect->insetLayout()->addElement(legend, QRectF(0, 0, 0.1, 1)); // moved to the gutter by placeAxes
+        m_legends.push_back(legend);
         legend->setLayer(QStringLiteral("legend"));
         QFont lf = font();
         lf.setPointSizeF(std::max(6.0, lf.pointSizeF() - 2));
         legend->setFont(lf);
         legend->setRowSpacing(0);
-        // One line, so the legend fits a short plot.
-        legend->setFillOrder(QCPLegend::foColumnsFirst);
+        // One curve a line in the gutter, tight, so three fit a short plot.
+        legend->setFillOrder(QCPLegend::foRowsFirst);
         legend->setWrap(0);
+        legend->setMargins(QMargins(2, 1, 2, 1));
+        legend->setIconSize(10, 8);
         int colorIdx = 0;
         // The legend names the curves with the highest peaks, as many as kLegendEntries; the
         // rest are counted in a last entry, and the hover readout names them all. More entries
-        // would run past a plot a few dozen pixels high and hide its curves.
+        // would run past a plot a few dozen pixels high.
         constexpr std::size_t kLegendEntries = 3;
         std::vector<std::pair<double, const Series*>> byPeak;
-        for (const Series* ser : list) {
+        for (const Curve& curve : list) {
             double peak = 0;
-            for (double v : ser->v)
+            for (double v : curve.series->v)
                 peak = std::max(peak, v); // NaN never wins
-            byPeak.emplace_back(peak, ser);
+            byPeak.emplace_back(peak, curve.series);
         }
         std::stable_sort(byPeak.begin(), byPeak.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
         const std::size_t named = list.size() <= kLegendEntries ? list.size() : kLegendEntries - 1;
         byPeak.resize(named);
-        for (const Series* ser : list) {
+        for (const auto& [ser, rank] : list) {
             auto* g = m_plot->addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
             const bool sampled = ser->source.rfind("sampled", 0) == 0;
             // Sampled counters hold their value until the next sample; derived buckets too.
@@ -188,16 +390,27 @@ void UtilizationPlots::rebuild()
                 y[static_cast<qsizetype>(i)] = ser->v[i] * (percent && ser->unit != "%" ? 100.0 : 1.0);
             }
             g->setData(x, y, true);
-            QColor c = paletteColor((colorIdx++ * 5) % kPaletteSize);
-            g->setPen(QPen(c, 1.2));
-            if (percent) {
-                c.setAlpha(60);
-                g->setBrush(c);
+            QString name = qstr(ser->name) + (sampled ? tr(" (sampled)") : tr(" (derived)"));
+            if (rank >= 0) {
+                // One colour per rank, the same in every plot; past the palette, dashed.
+                QPen pen(paletteColor((rank * 5) % kPaletteSize), 1.2);
+                if (rank >= kPaletteSize)
+                    pen.setStyle(Qt::DashLine);
+                g->setPen(pen); // no fill: the curves of several ranks overlap
+                const QString who = rankLabel(*s->ranks[static_cast<std::size_t>(rank)], false);
+                name += QStringLiteral(" · ") + who;
+                g->setProperty("legendText", who); // the plot's title says what; the legend says whose
+            } else {
+                QColor c = paletteColor((colorIdx++ * 5) % kPaletteSize);
+                g->setPen(QPen(c, 1.2));
+                if (percent) {
+                    c.setAlpha(60);
+                    g->setBrush(c);
+                }
             }
-            const QString name = qstr(ser->name) + (sampled ? tr(" (sampled)") : tr(" (derived)"));
             g->setName(name);
             if (std::any_of(byPeak.begin(), byPeak.end(), [ser](const auto& e) { return e.second == ser; }))
-                g->addToLegend(legend);
+                legend->addItem(new ElidedLegendItem(legend, g));
             m_names << name;
             if (percent)
                 rect->axis(QCPAxis::atLeft)->setRange(0, 100);
@@ -234,15 +447,16 @@ void UtilizationPlots::rebuild()
     }
     if (!m_rects.empty()) {
         m_rects.back()->axis(QCPAxis::atBottom)->setTickLabels(true);
-        m_rects.back()->axis(QCPAxis::atBottom)->setLabel(tr("ms since trace start"));
     } else {
-        auto* title = new QCPTextElement(m_plot, s ? tr("No utilisation counters or kernel metrics in this profile")
-                                                   : tr("Utilisation curves appear here after a profile is opened"));
-        m_plot->plotLayout()->addElement(0, 0, title);
+        const QString text = !s ? tr("Utilisation curves appear here after a profile is opened")
+            : present.isEmpty() ? tr("No utilisation counters or kernel metrics in this profile")
+                                : tr("Every plot is hidden: right-click here, or View → Curves, to show them");
+        m_plot->plotLayout()->addElement(0, 0, new QCPTextElement(m_plot, text));
     }
     applyPlotPalette(m_plot); // the axis rects, legends and title are new
     // Room for every plot's axis and legend (squeezed, their labels run into each other).
-    setMinimumHeight(std::max(120, 52 * static_cast<int>(m_rects.size()) + 36));
+    const int bar = m_curvesBar->isVisibleTo(this) ? m_curvesBar->sizeHint().height() : 0;
+    setMinimumHeight(std::max(80, 40 * static_cast<int>(m_rects.size()) + 30) + bar);
     setVisible(true);
     onVisibleRangeChanged(m_sel->visibleRange());
     onSelectedRangeChanged(m_sel->selectedRange());
@@ -285,6 +499,16 @@ void UtilizationPlots::onPlotRangeChanged()
 
 bool UtilizationPlots::eventFilter(QObject* watched, QEvent* e)
 {
+    if (m_timeline && watched == m_timeline->viewport()) {
+        if (e->type() == QEvent::Resize || e->type() == QEvent::Move)
+            m_plot->replot(QCustomPlot::rpQueuedReplot);
+        return QWidget::eventFilter(watched, e);
+    }
+    if (watched == m_plot && e->type() == QEvent::ContextMenu) {
+        auto* ce = static_cast<QContextMenuEvent*>(e);
+        contextMenuAt(ce->pos())->popup(ce->globalPos());
+        return true;
+    }
     if (watched != m_plot || m_rects.empty())
         return QWidget::eventFilter(watched, e);
     const QEvent::Type t = e->type();
@@ -339,7 +563,11 @@ QString UtilizationPlots::readoutAt(QPointF pos) const
             return {};
         std::stable_sort(values.begin(), values.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
         const QString unit = rect->property("unit").toString();
-        QStringList lines{tr("%1 ms").arg(ms, 0, 'f', 3)};
+        // The time to a pixel's precision, in the unit the axis uses.
+        const QCPRange range = rect->axis(QCPAxis::atBottom)->range();
+        const TimeNs pxStep = niceStep(range.size() * 1e6 / std::max(1, rect->width()));
+        const TimeNs span = roundNs(std::max(std::fabs(range.lower), std::fabs(range.upper)) * 1e6);
+        QStringList lines{formatOffset(roundNs(ms * 1e6), pxStep, span)};
         for (std::size_t i = 0; i < std::min(values.size(), kLines); ++i)
             lines << QStringLiteral("%1: %2 %3").arg(values[i].second).arg(values[i].first, 0, 'g', 4).arg(unit);
         if (values.size() > kLines)

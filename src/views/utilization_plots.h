@@ -1,25 +1,50 @@
 #pragma once
 // Utilisation curves under the timeline (AI Core utilisation, memory bandwidth, L2 hit rate,
-// AI Core frequency, memory use), one stacked axis rect each, sharing the timeline's time axis
-// (x in ms since the trace start) through the SelectionController. A selected range shows as
-// a band in every plot; Shift+drag in a plot selects a range, plain drag/wheel pans/zooms.
+// AI Core frequency, memory use), one stacked axis rect each, on the timeline's time axis: the
+// range comes from the SelectionController, and once aligned to a TimelineView every plot's
+// axis rect spans exactly the timeline's slice area (same left gutter, same right edge), so a
+// time sits at the same x in both. Names and value scales live in the gutter; the time ticks
+// and their text are the ruler's (model/analysis/time_axis.h). A selected range shows as a
+// band in every plot; Shift+drag in a plot selects a range, plain drag/wheel pans/zooms.
+//
+// On a cluster a "Curves of:" selector above the plots picks one rank's curves or every rank's
+// (each plot's main series, its first with two samples or more, once per rank, one colour a
+// rank); it follows the toolbar's rank and keeps its own choice while the toolbar says All
+// ranks. Each kind of plot can be hidden (right-click menu, or the plotActions() that
+// View → Curves shows); the others share its height.
+// The selector, the note and the hiding live in utilization_plots_choice.cpp.
+#include "model/analysis/utilization.h"
 #include "views/selection_controller.h"
 
+#include <QSet>
 #include <QWidget>
 
 #include <optional>
+#include <vector>
 
+class QAction;
+class QComboBox;
+class QLabel;
+class QMenu;
 class QCustomPlot;
 class QCPAxisRect;
 class QCPItemRect;
 class QMouseEvent;
+class QCPLegend;
 
 namespace npuscope {
+
+class TimelineView;
 
 class UtilizationPlots : public QWidget {
     Q_OBJECT
 public:
     explicit UtilizationPlots(SelectionController* sel, QWidget* parent = nullptr);
+    // Puts every plot's time axis under the timeline's slice area, following its resizes.
+    void alignTo(TimelineView* timeline);
+    // The x in this widget's coordinates where time t sits (NaN without plots), per plot.
+    double xOf(int plotIndex, TimeNs t) const;
+    static constexpr int kGutter = 200; // the left gutter when not aligned to a timeline
 
     std::optional<TimeRange> highlightedRange() const { return m_highlight; }
     int plotCount() const;          // axis rects shown
@@ -28,23 +53,72 @@ public:
     // What hovering at pos (plot coordinates) shows: the time and every curve's value there,
     // one line each; empty outside the plots.
     QString readoutAt(QPointF pos) const;
+    // On a cluster, which rank's curves are shown ("Curves of rank 0 only; …", "One curve per
+    // rank …"); empty for a single rank.
+    QString rankNote() const { return m_rankNote; }
+
+    // The "Curves of:" choice: an index into Session::ranks, or kEveryRank.
+    static constexpr int kEveryRank = -1;
+    int curvesRank() const { return m_curvesRank; }
+    void setCurvesRank(int rankIndex); // as choosing it in the selector
+    QComboBox* curvesSelector() const { return m_curvesOf; }
+
+    // Kinds of plot, in their order: "util", "bw", "l2", "freq", "mem"; and their names
+    // ("AI Core utilisation", …) as menus show them.
+    static QStringList plotKinds();
+    static QString plotKindName(const QString& kind);
+    QString plotKindAt(int plotIndex) const; // the kind of a shown plot, "" out of range
+    QStringList hiddenPlots() const;         // kinds, in plotKinds() order
+    void setHiddenPlots(const QStringList& kinds);
+    void setPlotHidden(const QString& kind, bool hidden);
+    // One checkable action per kind (checked = shown), and "Show all plots": shared by the
+    // right-click menu and View → Curves.
+    QList<QAction*> plotActions() const { return m_plotActions; }
+    QAction* showAllPlotsAction() const { return m_showAll; }
+    // The right-click menu at pos (plot coordinates): "Hide <plot>", "Show all plots", the kinds.
+    QMenu* contextMenuAt(QPointF pos);
+
+signals:
+    void hiddenPlotsChanged(const QStringList& kinds);
 
 private:
     void rebuild();
+    void onSessionChanged();
+    void onCurrentRankChanged(int rank);
+    void buildCurvesBar();
+    void buildPlotActions();
+    void fillCurvesSelector();
+    // "Rank 3" (or "rank 3"), or the profile's name when it has no rank.
+    static QString rankLabel(const Profile& p, bool capital);
+    void updateRankNote();
+    void updatePlotActions(const QSet<QString>& present);
+    const std::vector<Series>& seriesOf(std::size_t rankIndex); // computed once per session
     void onVisibleRangeChanged(TimeRange r);
     void onSelectedRangeChanged(std::optional<TimeRange> r);
     void onPlotRangeChanged();
     bool eventFilter(QObject* watched, QEvent* e) override;
     void showReadout(QPointF pos, QPoint global);
+    void placeAxes(); // margins and legends from the timeline's geometry, before each replot
     double toMs(TimeNs t) const;
     TimeNs fromMs(double ms) const;
 
     SelectionController* m_sel;
+    QComboBox* m_curvesOf = nullptr;
+    QLabel* m_curvesNote = nullptr;
+    QWidget* m_curvesBar = nullptr; // "Curves of:", the selector and the note; clusters only
     QCustomPlot* m_plot;
     std::vector<QCPAxisRect*> m_rects;
     std::vector<QCPItemRect*> m_bands;
+    std::vector<QCPLegend*> m_legends;
+    TimelineView* m_timeline = nullptr;
     std::optional<TimeRange> m_highlight;
     QStringList m_names;
+    QString m_rankNote;
+    int m_curvesRank = kEveryRank;
+    QSet<QString> m_hidden;
+    QList<QAction*> m_plotActions;
+    QAction* m_showAll = nullptr;
+    std::vector<std::optional<std::vector<Series>>> m_series; // per rank, this session's
     bool m_syncing = false;
     bool m_selecting = false;
     double m_selectStartMs = 0;

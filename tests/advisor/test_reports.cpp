@@ -1,5 +1,6 @@
 // Report writers: JSON structure and values, Markdown and text contents, self-contained HTML.
 #include "advisor_fixture.h"
+#include "model/formats/loader.h"
 
 #include <QtTest>
 
@@ -40,7 +41,7 @@ private slots:
         const json j = json::parse(writeJson(r));
         QCOMPARE(j["schema_version"].get<int>(), 1);
         QCOMPARE(j["identity"]["name"].get<std::string>(), std::string("fixture"));
-        QCOMPARE(j["rules"].size(), std::size_t(24)); // every rule of ADVISOR.md §3
+        QCOMPARE(j["rules"].size(), std::size_t(26)); // every rule of ADVISOR.md §3
         // Every rule reaches at least one status.
         for (auto it = j["rules"].begin(); it != j["rules"].end(); ++it)
             QVERIFY2(!it.value()["statuses"].empty(), it.key().c_str());
@@ -82,6 +83,43 @@ private slots:
         QVERIFY(md.find("![") == std::string::npos);     // no images
     }
 
+    // Text, Markdown, HTML and PDF say "at 12.345 ms" from the trace start, as the GUI does;
+    // JSON keeps the absolute timestamp.
+    void evidenceTimesRelativeToTraceStart()
+    {
+        const Session s = busySession();
+        const auto r = runAdvisor(s, fixture::defaults());
+        TimeNs start = std::numeric_limits<TimeNs>::max();
+        for (const auto& p : s.ranks)
+            start = std::min(start, p->begin);
+        QVERIFY(r.traceStart);
+        QCOMPARE(*r.traceStart, start);
+        const Evidence* timed = nullptr;
+        for (const Finding* f : r.fired())
+            for (const Evidence& e : f->evidence)
+                if (e.at.ts && !timed && static_cast<std::size_t>(&e - f->evidence.data()) < 5)
+                    timed = &e;
+        QVERIFY(timed);
+        char rel[64], abs[64];
+        std::snprintf(rel, sizeof rel, "at %.3f ms", static_cast<double>(*timed->at.ts - start) / 1e6);
+        std::snprintf(abs, sizeof abs, "ts %.3f ms", static_cast<double>(*timed->at.ts) / 1e6);
+        for (const std::string& out : {writeMarkdown(r), writeHtml(r), writeText(r)}) {
+            QVERIFY2(out.find(rel) != std::string::npos, rel);
+            QVERIFY2(out.find(abs) == std::string::npos, abs);
+        }
+        const std::string j = writeJson(r);
+        QVERIFY2(j.find(abs) != std::string::npos, abs);
+        QCOMPARE(json::parse(j)["findings"].is_array() || json::parse(j).contains("findings"), true);
+        // The PDF body keeps "Evidence (n rows)" in the table's header rows, never as a
+        // paragraph that a page break could leave alone at the bottom of a page.
+        HtmlOptions o;
+        o.forPdf = true;
+        const std::string pdf = writeHtmlBody(r, o);
+        QVERIFY(pdf.find("<p><b>Evidence</b>") == std::string::npos);
+        QVERIFY(pdf.find("<thead><tr><th colspan=\"3\" align=\"left\">Evidence (") != std::string::npos);
+        QVERIFY(pdf.find(rel) != std::string::npos);
+    }
+
     void htmlSelfContained()
     {
         const auto r = runAdvisor(busySession(), fixture::defaults());
@@ -121,6 +159,22 @@ private slots:
         QVERIFY(writeText(r).find("no findings: " + reason) != std::string::npos);
         QVERIFY(writeMarkdown(r).find("**No findings**: " + reason + ".") != std::string::npos);
         QVERIFY(writeHtml(r).find("every checked rule passed") == std::string::npos);
+    }
+
+    // Real sample folders through the advisor (under ASan + UBSan in CI): the db level-0 rank 1
+    // sample once made the fusion rule index an empty signature list.
+    void realSampleFolders()
+    {
+        const std::string root = NPUSCOPE_SAMPLES;
+        for (const char* rel : {"/msinsight/test/data/pytorch/db/level0/rank1_ascend_pt",
+                                "/msinsight/test/data/pytorch/db/level0/rank0_ascend_pt",
+                                "/msinsight/test/data/pytorch/text/level0/rank0_ascend_pt",
+                                "/msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"}) {
+            const LoadResult lr = loadSession(root + rel);
+            QVERIFY2(lr.session, (std::string(rel) + ": " + lr.error).c_str());
+            const AdvisorReport r = runAdvisor(*lr.session, fixture::defaults());
+            QVERIFY(!r.findings.empty());
+        }
     }
 };
 

@@ -3,6 +3,8 @@
 // quiet on the clean variant.
 #include "advisor_fixture.h"
 
+#include "model/formats/loader.h"
+
 #include <QtTest>
 
 #include <set>
@@ -419,6 +421,35 @@ private slots:
         const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
         for (const auto& x : r.findings)
             QVERIFY2(x.id.find("CMP-FUSE/window:") != 0, x.id.c_str());
+    }
+
+    // CMP-DYNSHAPE reads OP State wherever it is: msprof's op_summary of a bare ACL app (one
+    // dynamic op in the real PROF_* sample) fires it with the ACL remedy, not the PyTorch one;
+    // a kernel table without the column, and without CANN events, is not checked.
+    void dynshapeOnMsprofOpSummary()
+    {
+        const std::string prof = std::string(NPUSCOPE_SAMPLES)
+                                 + "/ascend-msprof-skill/tests/fixtures/tilelang_design_feedback/candidate_comparability/"
+                                   "workload_mismatch_candidate/reports/app/PROF_000001_20260606121448940_RGBHHJGBAJGRQEOB";
+        const LoadResult lr = loadSession(prof);
+        QVERIFY2(lr.session && lr.session->ranks.size() == 1, lr.error.c_str());
+        QCOMPARE(lr.session->ranks[0]->layout.rfind("msprof", 0), std::size_t(0));
+        const AdvisorReport rep = runAdvisor(*lr.session, fixture::defaults());
+        const Finding* f = fixture::find(rep, "CMP-DYNSHAPE");
+        QVERIFY(f);
+        QCOMPARE(f->status, Status::Fired);
+        QCOMPARE(f->title, std::string("Every op runs as a dynamic-shape op (1/1)"));
+        QVERIFY(!f->suggestions.empty());
+        QVERIFY2(f->suggestions[0].find("ATC") != std::string::npos, f->suggestions[0].c_str());
+
+        Builder b;
+        b.step(1, 0, 0);
+        b.kernel("MatMul", "MatMul", "AI_CORE", 0, 100);
+        const Session s = fixture::session({b.p});
+        const AdvisorReport plain = runAdvisor(s, fixture::defaults());
+        const Finding* none = fixture::find(plain, "CMP-DYNSHAPE");
+        QVERIFY(none);
+        QCOMPARE(none->status, Status::NotChecked);
     }
 };
 

@@ -87,7 +87,7 @@ private slots:
         QCOMPARE(r.code, 0);
         const QStringList l = lines(r.out);
         QCOMPARE(l.value(0), QStringLiteral("rank,operator_name,duration_ms,aic_utilization,l2_cache_hit_rate,count,"
-                                            "avg_us,max_us,share,min_us,p50_us,p90_us,p99_us,task_type,bound,device"));
+                                            "avg_us,max_us,share,min_us,p50_us,p90_us,p99_us,task_type,bound,self_ms,device"));
         QCOMPARE(l.size(), 1 + 6);
         // python3: csv.DictReader(kernel_details.csv), rows without Accelerator Core HCCL/COMMUNICATION
         // or a Type starting with hcom, grouped by Type, Σ Duration(us) as exact ns:
@@ -118,7 +118,10 @@ private slots:
         // ApplyAdamW 28 rows Σ 12939380 ns second.
         const Run r = run({"analyze", "--import", kAdvisorKernels, "--format", "json", "--top", "0"});
         QCOMPARE(r.code, 0);
-        const auto doc = nlohmann::json::parse(r.out.toStdString());
+        const auto whole = nlohmann::json::parse(r.out.toStdString());
+        QCOMPARE(whole["metric"].get<std::string>(), std::string("duration"));
+        QVERIFY(whole["input_problems"].empty());
+        const auto& doc = whole["rows"];
         QCOMPARE(doc.size(), std::size_t(39));
         QCOMPARE(doc[0]["operator_name"].get<std::string>(), std::string("MatMul"));
         QCOMPARE(doc[0]["count"].get<int>(), 9);
@@ -129,7 +132,9 @@ private slots:
         std::vector<std::string> keys;
         for (auto it = doc[0].begin(); it != doc[0].end(); ++it)
             keys.push_back(it.key());
-        QCOMPARE(keys.size(), std::size_t(15));
+        QCOMPARE(keys.size(), std::size_t(16));
+        QVERIFY(doc[0].contains("self_ms")); // = duration_ms for device tasks
+        QCOMPARE(doc[0]["self_ms"].get<double>(), doc[0]["duration_ms"].get<double>());
         // Ascending puts the smallest first.
         const Run asc = run({"analyze", "--import", kAdvisorKernels, "--format", "csv", "--top", "1", "--sort", "ascending"});
         QCOMPARE(asc.code, 0);
@@ -180,7 +185,7 @@ private slots:
         const QString json = dir.filePath("top.json");
         r = run({"analyze", "--import", kLevel1 + "/rank0_ascend_pt", "--export", json, "--peak-hbm-gbps", "1600"});
         QCOMPARE(r.code, 0);
-        QCOMPARE(nlohmann::json::parse(fileBytes(json)).size(), std::size_t(10));
+        QCOMPARE(nlohmann::json::parse(fileBytes(json))["rows"].size(), std::size_t(10));
         r = run({"analyze", "--import", kLevel1 + "/rank0_ascend_pt", "--top", "2"});
         QCOMPARE(r.code, 0);
         QVERIFY(r.out.startsWith(QStringLiteral("rank  operator_name")));
@@ -239,6 +244,33 @@ private slots:
         QVERIFY(std::fabs(doc["headline"][0]["ratio"].get<double>() - 1.0 / expected) < 0.001);
         QVERIFY(!doc["operators"].empty());
         QCOMPARE(doc["same_within_pct"].get<double>(), 1.0);
+        // The verdict with its interval over the 3 steps of each run.
+        QCOMPARE(doc["baseline_steps"].get<int>(), 3);
+        QCOMPARE(doc["optimized_steps"].get<int>(), 3);
+        const double ratio = doc["step_ratio"].get<double>();
+        QVERIFY(std::fabs(ratio - 1.0 / expected) < 0.001);
+        QVERIFY(doc["step_ratio_ci95"][0].get<double>() <= ratio && ratio <= doc["step_ratio_ci95"][1].get<double>());
+        const std::string verdict = doc["verdict"].get<std::string>();
+        QVERIFY2(verdict.rfind("faster by " + QString::number(speedup, 'f', 2).toStdString() + "×", 0) == 0, verdict.c_str());
+        QVERIFY2(verdict.find("3 vs 3 steps") != std::string::npos, verdict.c_str());
+        // The mapping: the attention chain became FlashAttentionScore, once per layer (32) per step.
+        bool flash = false;
+        for (const auto& m : doc["mapping"])
+            if (m["mapping"] == "replaced" && m["baseline_ops"] == "BatchMatMul→SoftmaxV2→BatchMatMul"
+                && m["optimized_ops"] == "FlashAttentionScore") {
+                flash = true;
+                QCOMPARE(m["per_step"].get<double>(), 32.0);
+                QVERIFY(m["optimized_ms_per_step"].get<double>() < m["baseline_ms_per_step"].get<double>());
+                QCOMPARE(m["verdict"].get<std::string>(), std::string("improved"));
+            }
+        QVERIFY(flash);
+        QCOMPARE(doc["mapping_steps"].get<int>(), 3);
+        // The advisor diff: findings the fusions fixed.
+        QVERIFY(doc["advisor_compared"].get<bool>());
+        int fixedFindings = 0;
+        for (const auto& a : doc["advisor"])
+            fixedFindings += a["change"] == "fixed";
+        QVERIFY(fixedFindings > 0);
         for (const auto& op : doc["operators"]) { // each operator's verdict, from its totals
             const double b = op["baseline_ms"].is_null() ? 0.0 : op["baseline_ms"].get<double>();
             const double c = op["optimized_ms"].is_null() ? 0.0 : op["optimized_ms"].get<double>();
@@ -274,7 +306,31 @@ private slots:
             r = run({"compare", base, opt, "--format", f});
             QCOMPARE(r.code, 0);
             QVERIFY(r.out.contains("Step time"));
+            QVERIFY(r.out.contains("FlashAttentionScore") && r.out.contains("BatchMatMul→SoftmaxV2→BatchMatMul"));
+            QVERIFY(r.out.contains("fixed"));
         }
+        // HTML and PDF, to a file with -o: the verdict, the chart, the mapping and the findings.
+        const QString html = dir.filePath("compare.html"), pdf = dir.filePath("compare.pdf");
+        r = run({"compare", base, opt, "--format", "html", "-o", html});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QFile hf(html);
+        QVERIFY(hf.open(QIODevice::ReadOnly));
+        const QString page = QString::fromUtf8(hf.readAll());
+        QVERIFY(page.contains("faster by") && page.contains("data:image/png;base64,"));
+        QVERIFY(page.contains("FlashAttentionScore") && page.contains("Advisor findings"));
+        r = run({"compare", base, opt, "--format", "pdf", "-o", pdf});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QFile pf(pdf);
+        QVERIFY(pf.open(QIODevice::ReadOnly));
+        QVERIFY(pf.read(5) == "%PDF-");
+        QVERIFY(pf.size() > 20000); // text and the chart image
+        r = run({"compare", base, opt, "--format", "pdf"});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("--format pdf needs -o FILE"), qPrintable(r.err));
+        // --no-advisor leaves the diff out.
+        r = run({"compare", base, opt, "--format", "json", "--no-advisor"});
+        QCOMPARE(r.code, 0);
+        QVERIFY(!nlohmann::json::parse(r.out.toStdString())["advisor_compared"].get<bool>());
     }
 };
 

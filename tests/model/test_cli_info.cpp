@@ -59,11 +59,12 @@ private slots:
             }
         }
         QVERIFY(traceSeen);
-        bool detailsIgnored = false;
-        for (const auto& f : rank["ignored"])
+        bool detailsRead = false;
+        for (const auto& f : rank["files"])
             if (f["path"] == "ASCEND_PROFILER_OUTPUT/operator_details.csv")
-                detailsIgnored = f["note"] == "operator_details.csv: not used yet";
-        QVERIFY(detailsIgnored);
+                detailsRead = f["status"] == "loaded" && f["records"] == 859;
+        QVERIFY(detailsRead);
+        QCOMPARE(rank["op_detail_rows"].get<int>(), 859); // python3 csv over the file
 
         // Per op type from kernel_details.csv, by total Duration(us) (python3 csv, sum per Type):
         // 34 types; the largest is hcom_allReduce_ with 4 rows, 105991.876 µs; then ForeachAddList.
@@ -91,8 +92,94 @@ private slots:
         QVERIFY(out.contains("device tasks: 535 (AI_CORE 172"));
         QVERIFY(out.contains("kernel rows: 191"));
         QVERIFY(out.contains("comm ops: 5"));
-        QVERIFY(out.contains("ASCEND_PROFILER_OUTPUT/operator_details.csv: operator_details.csv: not used yet"));
+        QVERIFY(out.contains("operator details rows: 859"));
         QVERIFY(out.contains("105991.876 us"));
+    }
+
+    void runsBelowAFolder()
+    {
+        // The skill repository's root: one run eight folders down, opened as it is.
+        const QString skill = QStringLiteral(NPUSCOPE_SAMPLES) + "/ascend-msprof-skill";
+        CliRun r = runInfo({skill, "--format", "json"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        auto j = nlohmann::json::parse(r.out.toStdString());
+        QCOMPARE(j["ranks"].size(), std::size_t(1));
+        QCOMPARE(j["ranks"][0]["name"].get<std::string>(), std::string("PROF_000001_20260606121448940_RGBHHJGBAJGRQEOB"));
+        QCOMPARE(j["layout"].get<std::string>(), std::string("msprof"));
+
+        // text/ holds three unrelated two-rank runs: listed, each with layout, ranks, size, date.
+        const QString text = QStringLiteral(NPUSCOPE_SAMPLES) + "/msinsight/test/data/pytorch/text";
+        r = runInfo({text, "--format", "json"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        j = nlohmann::json::parse(r.out.toStdString());
+        QCOMPARE(j["runs"].size(), std::size_t(3));
+        for (int i = 0; i < 3; ++i) {
+            const auto& run = j["runs"][i];
+            QCOMPARE(run["run"].get<int>(), i + 1);
+            QCOMPARE(run["root"].get<std::string>(), QString(text + "/level" + QString::number(i)).toStdString());
+            QCOMPARE(run["ranks"].get<int>(), 2);
+            QCOMPARE(run["layout"].get<std::string>(), std::string("cluster (2 ranks, torch_npu)"));
+            QVERIFY(run["bytes"].get<std::uint64_t>() > 0);
+            QVERIFY(run["modified"].get<std::int64_t>() > 0);
+        }
+        r = runInfo({text});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.contains("3 unrelated runs found below it"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("  2. cluster (2 ranks, torch_npu), 2 ranks, "), qPrintable(r.out));
+        // --run N opens one of them, as a cluster of its ranks.
+        r = runInfo({text, "--run", "2", "--format", "json"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        j = nlohmann::json::parse(r.out.toStdString());
+        QCOMPARE(j["layout"].get<std::string>(), std::string("cluster (2 ranks, torch_npu)"));
+        QCOMPARE(j["ranks"].size(), std::size_t(2));
+        QCOMPARE(j["ranks"][0]["device_tasks"].get<int>(), 535); // level1 rank 0, as in json()
+        r = runInfo({text, "--run", "4"});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("there is no run 4"), qPrintable(r.err));
+        r = runInfo({text, "--run", "0"});
+        QCOMPARE(r.code, 2);
+
+        // analyze and advise need --run N when several runs are found: they fail with the list.
+        r = runCli({"analyze", "--import", text, "--format", "json"});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("3 unrelated runs found below it") && r.err.contains("  3. cluster (2 ranks"),
+                 qPrintable(r.err));
+        QVERIFY(r.err.contains("--run N"));
+        r = runCli({"advise", text, "--format", "json"});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("3 unrelated runs found below it"), qPrintable(r.err));
+        r = runCli({"analyze", "--import", text, "--run", "2", "--format", "json", "--top", "0"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        r = runCli({"advise", text, "--run", "1", "--format", "json"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+    }
+
+    void generatedBaselineChecksBlockDim()
+    {
+        // torch_npu writes info.json.N only in PROF_*/device_N/: CMP-BLOCKDIM and CMP-FREQ run.
+        QTemporaryDir tmp;
+        CliRun r = runCli({"synth", tmp.path(), "--scenario", "llama2-baseline", "--steps", "2", "--seed", "3"}, 300000);
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        r = runCli({"advise", tmp.path(), "--format", "json"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const auto j = nlohmann::json::parse(r.out.toStdString());
+        int seen = 0;
+        for (const auto& f : j["findings"]) {
+            const std::string rule = f["rule"].get<std::string>();
+            if (rule == "CMP-BLOCKDIM" || rule == "CMP-FREQ") {
+                ++seen;
+                QVERIFY2(f["status"].get<std::string>() != "not_checked", (rule + ": " + f.dump()).c_str());
+            }
+        }
+        QVERIFY(seen >= 2);
+        r = runInfo({tmp.path(), "--format", "json"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const auto info = nlohmann::json::parse(r.out.toStdString());
+        bool infoRead = false;
+        for (const auto& f : info["ranks"][0]["files"])
+            if (f["path"].get<std::string>().ends_with("/device_0/info.json.0"))
+                infoRead = f["status"] == "loaded" && f["records"] == 1;
+        QVERIFY2(infoRead, info["ranks"][0]["files"].dump().c_str());
     }
 
     void emptyFolder()

@@ -250,7 +250,8 @@ private slots:
         const CommOp& op = p.commOps[0];
         QCOMPARE(QString::fromStdString(op.opName), QStringLiteral("hcom_allReduce__210_0_1"));
         QCOMPARE(qint64(*op.start), qint64(1736410576431645200LL));
-        QVERIFY(qAbs(op.waitRatio - 3.56889128125 / (3.56889128125 + 0.22856459375)) < 1e-12);
+        // wait / (wait + transit) = 0.93976..., rounded to 4 decimals as communication.json writes it
+        QCOMPARE(op.waitRatio, 0.9398);
         QCOMPARE(p.commLinks.size(), std::size_t(48));
         bool hccs = false;
         for (const auto& b : op.bandwidth)

@@ -12,7 +12,8 @@ using namespace npuscope;
 
 namespace {
 
-void addKernel(Profile& p, int device, std::int64_t stream, std::int64_t task, TimeNs start, const char* name)
+void addKernel(Profile& p, int device, std::int64_t stream, std::int64_t task, TimeNs start, const char* name,
+               std::int64_t contextId = -1)
 {
     KernelTable& K = p.kernels;
     K.device.push_back(device);
@@ -20,7 +21,7 @@ void addKernel(Profile& p, int device, std::int64_t stream, std::int64_t task, T
     K.modelId.push_back(-1);
     K.streamId.push_back(stream);
     K.taskId.push_back(task);
-    K.contextId.push_back(-1);
+    K.contextId.push_back(contextId);
     K.start.push_back(start);
     K.dur.push_back(100);
     K.wait.push_back(0);
@@ -137,6 +138,71 @@ private slots:
         QCOMPARE(p.slices.start[p.kernels.slice[0]], TimeNs(300000));
         QCOMPARE(p.slices.start[p.kernels.slice[1]], TimeNs(100000));
         QCOMPARE(p.slices.start[p.kernels.slice[2]], TimeNs(200000));
+    }
+
+    void mixSubtasksJoinOnContextId()
+    {
+        // A MIX task's subtasks share its task id; each joins the row whose Context ID is its
+        // Subtask Id, even where the start alone would pick another row.
+        Profile p;
+        const TrackId s = streamTrack(p, 1, 2, 0);
+        const NameId mix = p.strings.intern("MIX_AIC");
+        const NameId n = p.strings.intern("mix_op");
+        // Same start: subtask 1 is added first, its row second.
+        p.slices.setSubtask(p.slices.add(1000, 10, n, mix, s, 9), 1);
+        p.slices.setSubtask(p.slices.add(1000, 10, n, mix, s, 9), 0);
+        // Subtask 1 starts where row ctx 0 does (exact), subtask 0 nearer to row ctx 1.
+        p.slices.setSubtask(p.slices.add(5000, 10, n, mix, s, 10), 1);
+        p.slices.setSubtask(p.slices.add(5600, 10, n, mix, s, 10), 0);
+        addKernel(p, 0, 2, 9, 1000, "t9 ctx0", 0);
+        addKernel(p, 0, 2, 9, 1000, "t9 ctx1", 1);
+        addKernel(p, 0, 2, 10, 5000, "t10 ctx0", 0);
+        addKernel(p, 0, 2, 10, 5400, "t10 ctx1", 1);
+        p.finalize();
+        readers::joinKernels(p);
+        QCOMPARE(p.join.unmatchedTasks, std::uint64_t(0));
+        QCOMPARE(p.join.unmatchedKernels, std::uint64_t(0));
+        QCOMPARE(p.join.matchedExact, std::uint64_t(2));
+        QCOMPARE(p.join.matchedNearest, std::uint64_t(2));
+        for (std::uint32_t r = 0; r < p.kernels.size(); ++r) {
+            const std::uint32_t slice = p.kernels.slice[r];
+            QVERIFY(slice != kNone);
+            QCOMPARE(std::int64_t(p.slices.subtask(slice)), p.kernels.contextId[r]);
+        }
+        QCOMPARE(p.slices.start[p.kernels.slice[2]], TimeNs(5600));
+        QCOMPARE(p.slices.start[p.kernels.slice[3]], TimeNs(5000));
+        // Not a MIX task: no subtask.
+        QCOMPARE(p.slices.subtask(kNone - 1), kNone);
+    }
+
+    void mixSubtasksInRealSample()
+    {
+        // level1/rank0: 13 MIX_AIV tasks in trace_view.json, each Subtask Id 0, and 13 MIX_AIV rows
+        // in kernel_details.csv, each Context ID 0 (counted with python3 over both files).
+        const std::string dir = std::string(NPUSCOPE_SAMPLES)
+                                + "/msinsight/test/data/pytorch/text/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/";
+        Profile p;
+        ReadContext ctx;
+        ctx.file = dir + "trace_view.json";
+        const std::string timeline = fileBytes(ctx.file);
+        readers::readTimelineJson(timeline, p, ctx);
+        ctx.file = dir + "kernel_details.csv";
+        const std::string csv = fileBytes(ctx.file);
+        readers::readKernelCsv(csv, p, ctx);
+        p.finalize();
+        readers::joinKernels(p);
+        QCOMPARE(p.slices.subtaskRow.size(), std::size_t(13));
+        for (std::size_t i = 0; i < p.slices.subtaskRow.size(); ++i) {
+            const std::uint32_t slice = p.slices.subtaskRow[i];
+            QCOMPARE(p.slices.subtaskId[i], 0u);
+            QCOMPARE(p.str(p.slices.category[slice]), std::string_view("MIX_AIV"));
+            const std::uint32_t row = p.slices.kernel[slice];
+            QVERIFY(row != kNone);
+            QCOMPARE(p.str(p.kernels.taskType[row]), std::string_view("MIX_AIV"));
+            QCOMPARE(p.kernels.contextId[row], std::int64_t(0));
+            QCOMPARE(std::int64_t(p.slices.taskId[slice]), p.kernels.taskId[row]);
+        }
+        QCOMPARE(p.join.unmatchedKernels, std::uint64_t(0));
     }
 
     void skTimelineWithOpSummary()

@@ -1,9 +1,11 @@
 // Layout detection on the real sample trees and on small folders built here.
 #include "model/formats/layout.h"
+#include "model/formats/layout_search.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -81,12 +83,20 @@ private slots:
         const Classification graph = classifyFileName("step_trace_20260606121516.csv");
         QCOMPARE(graph.kind, FileKind::Unknown);
         QVERIFY(graph.note.find("graph-mode") != std::string::npos);
-        QCOMPARE(classifyFileName("operator_details.csv").note, std::string("operator_details.csv: not used yet"));
+        QCOMPARE(classifyFileName("operator_details.csv").kind, FileKind::OperatorDetails);
         QCOMPARE(classifyFileName("ascend_pytorch_profiler_0.db").kind, FileKind::ProfilerDb);
         QCOMPARE(classifyFileName("analysis.db").kind, FileKind::AnalysisDb);
         QCOMPARE(classifyFileName("communication_analyzer.db").kind, FileKind::AnalysisDb);
         QCOMPARE(classifyFileName("msprof_20260606121514.db").kind, FileKind::ProfilerDb);
         QCOMPARE(classifyFileName("README.md").note, std::string("not a profiler file"));
+        // A raw PROF_* folder's records of the capture: named for what they are, not "not a profiler file".
+        for (const char* record : {"start_info.0", "end_info", "host_start.log", "dev_start.log.1", "sample.json"}) {
+            const Classification c = classifyFileName(record);
+            QCOMPARE(c.kind, FileKind::Unknown);
+            QCOMPARE(c.kindName, std::string("collection_record"));
+            QVERIFY2(c.note.find("start/end record") != std::string::npos, record);
+        }
+        QCOMPARE(classifyFileName("start_info.x").note, std::string("not a profiler file"));
         // SQLite's write-ahead log, shared memory and journal: read by SQLite with their database.
         for (const char* side : {"-wal", "-shm", "-journal"}) {
             const Classification c = classifyFileName(std::string("ascend_pytorch_profiler_0.db") + side);
@@ -100,9 +110,9 @@ private slots:
     {
         QTest::addColumn<QString>("level");
         QTest::addColumn<int>("filesRead"); // per rank, counted with `ls` over the sample folders
-        QTest::newRow("level0") << "level0" << 8;  // no communication*, op/api_statistic at level 0
-        QTest::newRow("level1") << "level1" << 12;
-        QTest::newRow("level2") << "level2" << 12;
+        QTest::newRow("level0") << "level0" << 10; // no communication*, op/api_statistic at level 0
+        QTest::newRow("level1") << "level1" << 14;
+        QTest::newRow("level2") << "level2" << 14;
     }
     void pytorchClusters()
     {
@@ -125,8 +135,8 @@ private slots:
             QCOMPARE(r.files.front().kind, FileKind::ProfilerInfo);
             const PlannedFile* details = find(r, "operator_details.csv");
             QVERIFY(details);
-            QCOMPARE(details->status, FileStatus::Ignored);
-            QCOMPARE(details->note, std::string("operator_details.csv: not used yet"));
+            QCOMPARE(details->kind, FileKind::OperatorDetails);
+            QVERIFY(details->toRead());
         }
         QCOMPARE(ranks, (std::set<int>{0, 1}));
         QVERIFY(plan.files.empty());
@@ -165,11 +175,11 @@ private slots:
         QCOMPARE(plan.layout, std::string("torch_npu"));
         QCOMPARE(plan.ranks.size(), std::size_t(1));
         QCOMPARE(plan.ranks[0].rank, 0);
-        // ls test_rank_0 -R: 9 files, operator_memory/operator_details not read yet.
+        // ls test_rank_0 -R: 9 files, every one read.
         QCOMPARE(readNames(plan.ranks[0]),
                  (std::set<std::string>{"profiler_info_0.json", "kernel_details.csv", "communication.json",
                                         "communication_matrix.json", "step_trace_time.csv", "memory_record.csv",
-                                        "npu_module_mem.csv"}));
+                                        "npu_module_mem.csv", "operator_memory.csv", "operator_details.csv"}));
         QCOMPARE(plan.ranks[0].files.size(), std::size_t(9));
     }
 
@@ -340,6 +350,179 @@ private slots:
         QVERIFY(plan.error.empty());
         QCOMPARE(plan.ranks.size(), std::size_t(1));
         QCOMPARE(plan.ranks[0].name, std::string("a"));
+    }
+
+    void torchDeviceInfoInProf()
+    {
+        // torch_npu keeps the device facts only in its raw PROF_* folder: read them from there.
+        QTemporaryDir tmp;
+        const fs::path rank = fs::path(tmp.path().toStdString()) / "host_1_20260101_ascend_pt";
+        writeFile(rank / "profiler_info_0.json", "{}");
+        writeFile(rank / "ASCEND_PROFILER_OUTPUT" / "trace_view.json", "[]");
+        writeFile(rank / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", "x\n");
+        const fs::path prof = rank / "PROF_000001_20260101_ABCDEFGHIJKLMNOP";
+        writeFile(prof / "device_3" / "info.json.3", "{}");
+        writeFile(prof / "host" / "info.json", "{}");
+        writeFile(prof / "mindstudio_profiler_output" / "op_summary_20260101120000.csv", "x\n");
+        const Plan plan = detect(rank.string());
+        QVERIFY2(plan.error.empty(), plan.error.c_str());
+        QCOMPARE(plan.ranks.size(), std::size_t(1));
+        const RankPlan& r = plan.ranks[0];
+        QCOMPARE(readNames(r), (std::set<std::string>{"profiler_info_0.json", "trace_view.json", "kernel_details.csv",
+                                                      "info.json.3"}));
+        const PlannedFile* info = find(r, "info.json.3");
+        QCOMPARE(info->kind, FileKind::DeviceInfo);
+        QCOMPARE(info->device, 3);
+        // Read before the timeline, so the core counts are known when tables arrive.
+        QVERIFY(info < find(r, "trace_view.json"));
+        QCOMPARE(find(r, "info.json")->status, FileStatus::Ignored);
+        QCOMPARE(find(r, "op_summary_20260101120000.csv")->note,
+                 std::string("raw msprof output: ASCEND_PROFILER_OUTPUT used instead"));
+    }
+
+    void deepRunFound()
+    {
+        // The skill repository's root holds one msprof run eight folders down.
+        const std::string root = kSamples + "/ascend-msprof-skill";
+        const Plan plan = detect(root);
+        QVERIFY2(plan.error.empty(), plan.error.c_str());
+        QCOMPARE(plan.ranks.size(), std::size_t(1));
+        QCOMPARE(plan.ranks[0].name, std::string("PROF_000001_20260606121448940_RGBHHJGBAJGRQEOB"));
+        QCOMPARE(readNames(plan.ranks[0]),
+                 (std::set<std::string>{"msprof_20260606121514.json", "op_summary_20260606121516.csv"}));
+        const std::vector<RunInfo> runs = listRuns(plan);
+        QCOMPARE(runs.size(), std::size_t(1));
+        QCOMPARE(runs[0].root, kSkApp);
+        QCOMPARE(runs[0].layout, std::string("msprof"));
+        QCOMPARE(runs[0].ranks, 1);
+        QCOMPARE(runs[0].bytes, std::uint64_t(983 + 25216)); // the two files' sizes (SOURCES.md)
+        QVERIFY(runs[0].modified > 0);
+    }
+
+    void unrelatedRuns()
+    {
+        QTemporaryDir tmp;
+        const fs::path root(tmp.path().toStdString());
+        writeFile(root / "exp_a" / "trial" / "x_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", "x\n");
+        writeFile(root / "exp_b" / "PROF_000001_1_AAAA" / "mindstudio_profiler_output" / "op_summary_20260101120000.csv",
+                  "yy\n");
+        const Plan plan = detect(root.string());
+        QVERIFY2(plan.error.empty(), plan.error.c_str());
+        QCOMPARE(plan.ranks.size(), std::size_t(2));
+        const std::vector<RunInfo> runs = listRuns(plan);
+        QCOMPARE(runs.size(), std::size_t(2));
+        QCOMPARE(runs[0].root, (root / "exp_a" / "trial").string());
+        QCOMPARE(runs[0].layout, std::string("torch_npu"));
+        QCOMPARE(runs[0].bytes, std::uint64_t(2));
+        QCOMPARE(runs[1].root, (root / "exp_b").string());
+        QCOMPARE(runs[1].layout, std::string("msprof"));
+        QCOMPARE(runs[1].bytes, std::uint64_t(3));
+        const Plan second = selectRun(plan, 1);
+        QCOMPARE(second.ranks.size(), std::size_t(1));
+        QCOMPARE(second.ranks[0].name, std::string("PROF_000001_1_AAAA"));
+        QCOMPARE(second.layout, std::string("msprof"));
+        QCOMPARE(second.root, runs[1].root);
+    }
+
+    void levelsAreSeparateRuns()
+    {
+        // text/ holds three two-rank jobs: each opens as a cluster of its own.
+        const Plan plan = detect(kPytorch);
+        QVERIFY2(plan.error.empty(), plan.error.c_str());
+        QCOMPARE(plan.ranks.size(), std::size_t(6));
+        const std::vector<RunInfo> runs = listRuns(plan);
+        QCOMPARE(runs.size(), std::size_t(3));
+        for (std::size_t i = 0; i < 3; ++i) {
+            QCOMPARE(runs[i].root, kPytorch + "/level" + std::to_string(i));
+            QCOMPARE(runs[i].ranks, 2);
+            QCOMPARE(runs[i].layout, std::string("cluster (2 ranks, torch_npu)"));
+            const Plan one = selectRun(plan, i);
+            const Plan direct = detect(runs[i].root);
+            QCOMPARE(one.ranks.size(), direct.ranks.size());
+            QCOMPARE(one.bytesToRead(), direct.bytesToRead());
+            QCOMPARE(runs[i].bytes, direct.bytesToRead());
+        }
+    }
+
+    void rankWrappersAreOneJob()
+    {
+        // Each rank in a rank_N folder of its own, side by side: one job, one cluster.
+        QTemporaryDir tmp;
+        const fs::path root(tmp.path().toStdString());
+        for (int r = 0; r < 2; ++r)
+            writeFile(root / "job" / ("rank_" + std::to_string(r)) / ("PROF_00000" + std::to_string(r + 1) + "_1_AAAA")
+                          / "mindstudio_profiler_output" / "op_summary_20260101120000.csv",
+                      "x\n");
+        const Plan plan = detect(root.string());
+        const std::vector<RunInfo> runs = listRuns(plan);
+        QCOMPARE(runs.size(), std::size_t(1));
+        QCOMPARE(runs[0].root, (root / "job").string());
+        QCOMPARE(runs[0].ranks, 2);
+        QCOMPARE(runs[0].layout, std::string("cluster (2 ranks, msprof)"));
+    }
+
+    void searchDepthAndFolderLimits()
+    {
+        QTemporaryDir tmp;
+        const fs::path root(tmp.path().toStdString());
+        // A run whose root is 8 folders down is found; one 9 down is not.
+        fs::path eight = root, nine = root / "n";
+        for (int i = 0; i < 7; ++i) {
+            eight /= "d" + std::to_string(i);
+            nine /= "d" + std::to_string(i);
+        }
+        writeFile(eight / "PROF_000001_1_AAAA" / "mindstudio_profiler_output" / "op_summary_20260101120000.csv", "x\n");
+        writeFile(nine / "PROF_000002_1_BBBB" / "mindstudio_profiler_output" / "op_summary_20260101120000.csv", "x\n");
+        const Plan plan = detect(root.string());
+        QCOMPARE(plan.ranks.size(), std::size_t(1));
+        QCOMPARE(plan.ranks[0].name, std::string("PROF_000001_1_AAAA"));
+        bool tooDeep = false;
+        for (const auto& d : plan.diagnostics)
+            tooDeep = tooDeep || d.reason.find("deeper than 8 levels") != std::string::npos;
+        QVERIFY(tooDeep);
+
+        // A limit on folders searched (20,000 by default; 100 here, to keep the test quick): a
+        // run past them is not looked for, and that is said. One folder fewer and it is found.
+        QCOMPARE(kMaxFolders, 20000);
+        QTemporaryDir wide;
+        const fs::path w(wide.path().toStdString());
+        for (int i = 0; i < 98; ++i)
+            fs::create_directory(w / ("f" + std::to_string(100 + i)));
+        writeFile(w / "zz" / "PROF_000001_1_AAAA" / "mindstudio_profiler_output" / "op_summary_20260101120000.csv",
+                  "x\n");
+        // Folders entered: the root, 98 f*, zz, PROF_*, mindstudio_profiler_output = 102.
+        const Plan capped = detectWithin(w.string(), nullptr, 100);
+        QVERIFY(capped.ranks.empty());
+        bool stopped = false;
+        for (const auto& d : capped.diagnostics)
+            stopped = stopped || d.reason.find("search stopped after 100 folders") != std::string::npos;
+        QVERIFY(stopped);
+        QVERIFY(capped.error.find("no profiling data found") != std::string::npos);
+        QCOMPARE(detectWithin(w.string(), nullptr, 102).ranks.size(), std::size_t(1));
+
+        // A cancelled search stops and says so.
+        std::atomic<bool> cancel{true};
+        const Plan cancelled = detect(root.string(), &cancel);
+        QVERIFY(cancelled.cancelled);
+        QVERIFY(cancelled.ranks.empty());
+        QCOMPARE(cancelled.error, root.string() + ": search cancelled");
+    }
+
+    void symlinkLoopBelowRuns()
+    {
+        QTemporaryDir tmp;
+        const fs::path root(tmp.path().toStdString());
+        fs::create_directories(root / "a" / "b");
+        fs::create_directory_symlink(root / "a", root / "a" / "b" / "up");
+        writeFile(root / "a" / "b" / "PROF_000001_1_AAAA" / "mindstudio_profiler_output" / "op_summary_20260101120000.csv",
+                  "x\n");
+        const Plan plan = detect(root.string());
+        QCOMPARE(plan.ranks.size(), std::size_t(1));
+        QCOMPARE(listRuns(plan).size(), std::size_t(1));
+        bool loop = false;
+        for (const auto& d : plan.diagnostics)
+            loop = loop || d.reason.find("symlink loop") != std::string::npos;
+        QVERIFY(loop);
     }
 
     void missingPath()

@@ -95,7 +95,7 @@ private slots:
             QCOMPARE(trace->status, FileStatus::Loaded);
             QCOMPARE(trace->bytes, std::uint64_t(fs::file_size(trace->path)));
             QCOMPARE(trace->kind, std::string("timeline"));
-            QCOMPARE(record(p, "operator_details.csv")->status, FileStatus::Ignored);
+            QCOMPARE(record(p, "operator_details.csv")->status, FileStatus::Loaded);
             QVERIFY(p.finalized());
             QVERIFY(p.begin > 0 && p.end > p.begin);
         }
@@ -450,7 +450,7 @@ private slots:
             QVERIFY(disabled());
         }
         // A load of the real samples is small: it runs with 4 KiB pages.
-        const LoadResult r = loadSession(kPytorch);
+        const LoadResult r = loadSession(kPytorch + "/level1");
         QVERIFY(r.session);
         QVERIFY(!heapHugePagesOn());
         QVERIFY(disabled());

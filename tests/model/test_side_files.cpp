@@ -270,10 +270,27 @@ private slots:
         QCOMPARE(m.counters[0].ts[0], TimeNs(1724670453385978290LL));
         QCOMPARE(m.str(m.counters[0].key), std::string_view("Total Reserved(MB)"));
 
-        // operator_memory holds allocation intervals: recognised and ignored.
+        // operator_memory holds allocation intervals: one OpAllocation per row (older columns,
+        // without Active* and Stream Ptr). First row: cann::Graph_70,192,1695115378723902.5,
+        // 1695115378723939.2,36.73,0.25,242.0,0.0625,242.0,NPU:0.
         rec = load(readers::readMemoryCsv, kAP + "operator_memory.csv", m);
-        QCOMPARE(rec.status, FileStatus::Ignored);
+        QCOMPARE(rec.status, FileStatus::Loaded);
         QCOMPARE(rec.kind, std::string("operator_memory"));
+        QCOMPARE(rec.records, std::uint64_t(28)); // wc -l: 29 lines with the header
+        QCOMPARE(m.opMemory.size(), std::size_t(28));
+        const OpAllocation& a = m.opMemory[0];
+        QCOMPARE(m.str(a.name), std::string_view("cann::Graph_70"));
+        QCOMPARE(a.bytes, 192.0 * 1024);
+        QCOMPARE(a.allocAt, TimeNs(1695115378723902500LL));
+        QCOMPARE(*a.releaseAt, TimeNs(1695115378723939200LL));
+        QCOMPARE(*a.duration, TimeNs(36730));
+        QVERIFY(!a.activeReleaseAt);
+        QCOMPARE(a.allocTotalAllocated, 0.25 * 1048576);
+        QCOMPARE(a.allocTotalReserved, 242.0 * 1048576);
+        QCOMPARE(a.releaseTotalAllocated, 0.0625 * 1048576);
+        QVERIFY(std::isnan(a.allocTotalActive));
+        QCOMPARE(a.streamPtr, std::int64_t(-1));
+        QCOMPARE(a.device, 0);
     }
 
     void torchFolders_data()
@@ -330,7 +347,11 @@ private slots:
         QCOMPARE(samples(p), std::uint64_t(memSamples + moduleRows));
         QCOMPARE(p.counters.size(), std::size_t(9 + 77));
         rec = load(readers::readMemoryCsv, out + "operator_memory.csv", p);
-        QCOMPARE(rec.status, FileStatus::Ignored);
+        QCOMPARE(rec.status, FileStatus::Loaded);
+        QCOMPARE(rec.records, std::uint64_t(184)); // wc -l - 1 in every folder
+        QCOMPARE(p.opMemory.size(), std::size_t(184));
+        QVERIFY(p.opMemory[0].streamPtr > 0); // the newer columns
+        QVERIFY(!p.opMemory[0].released());  // aten::empty_strided, held past the capture
 
         rec = load(readers::readL2CacheCsv, out + "l2_cache.csv", p);
         QCOMPARE(rec.status, FileStatus::Loaded);

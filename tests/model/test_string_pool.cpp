@@ -114,6 +114,31 @@ private slots:
         QCOMPARE(moved.intern(same[1]).v, 1u); // a new pool: new ids
         QCOMPARE(copy.size(), std::size_t(4));
     }
+
+    // A string past kMaxTextBytes is kept as its first kMaxTextBytes bytes, never inside a UTF-8
+    // character, and counted; strings up to the limit pass whole.
+    void overlongStringsAreCutAndCounted()
+    {
+        StringPool pool;
+        const std::size_t max = StringPool::kMaxTextBytes;
+        const std::string whole(max, 'w');
+        QCOMPARE(pool.view(pool.intern(whole)).size(), max);
+        QCOMPARE(pool.cutStrings(), std::size_t(0));
+        // "é" (0xC3 0xA9) straddles the limit: the cut falls before it.
+        std::string straddling(max - 1, 'a');
+        straddling += "\xC3\xA9";
+        straddling += std::string(1000, 'b');
+        const NameId id = pool.intern(straddling);
+        QCOMPARE(pool.view(id).size(), max - 1);
+        QCOMPARE(pool.view(id), std::string_view(straddling).substr(0, max - 1));
+        QCOMPARE(pool.cutStrings(), std::size_t(1));
+        // Two long strings that differ only past the limit become one name, each cut counted.
+        const NameId again = pool.intern(std::string(max - 1, 'a') + "\xC3\xA9" + std::string(max, 'c'));
+        QCOMPARE(again, id);
+        QCOMPARE(pool.cutStrings(), std::size_t(2));
+        const StringPool copy(pool);
+        QCOMPARE(copy.cutStrings(), std::size_t(2));
+    }
 };
 
 QTEST_APPLESS_MAIN(TestStringPool)

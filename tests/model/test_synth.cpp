@@ -1,6 +1,8 @@
 // The synthetic profile generator: layouts, well-formed files, determinism, and the modelled
 // truths re-measured here from the written CSV/JSON (independently of the generator's own sums).
+#include "csv_records.h"
 #include "file_bytes.h"
+#include "model/formats/loader.h"
 #include "model/synth/synth.h"
 
 #include <QDir>
@@ -22,49 +24,6 @@
 using namespace npuscope::synth;
 
 namespace {
-
-// Quote-aware CSV: records may hold quoted commas and newlines; "" is an escaped quote.
-std::vector<std::vector<std::string>> parseCsv(const std::string& text)
-{
-    std::vector<std::vector<std::string>> rows;
-    std::vector<std::string> row;
-    std::string cell;
-    bool quoted = false;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (quoted) {
-            if (c == '"') {
-                if (i + 1 < text.size() && text[i + 1] == '"') {
-                    cell += '"';
-                    ++i;
-                } else {
-                    quoted = false;
-                }
-            } else {
-                cell += c;
-            }
-        } else if (c == '"') {
-            quoted = true;
-        } else if (c == ',') {
-            row.push_back(cell);
-            cell.clear();
-        } else if (c == '\n' || c == '\r') {
-            if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n')
-                ++i;
-            row.push_back(cell);
-            cell.clear();
-            rows.push_back(row);
-            row.clear();
-        } else {
-            cell += c;
-        }
-    }
-    if (!cell.empty() || !row.empty()) {
-        row.push_back(cell);
-        rows.push_back(row);
-    }
-    return rows;
-}
 
 struct Table {
     std::vector<std::string> header;
@@ -549,6 +508,53 @@ private slots:
         QVERIFY(p.waitForFinished(60000));
         QCOMPARE(p.exitCode(), 0);
         QVERIFY(!findOne(tmp.path(), "op_summary_*.csv").isEmpty());
+        for (const QStringList& bad : {QStringList{"--level", "3"}, QStringList{"--level"},
+                                       QStringList{"--layout", "msprof", "--with-stack"}}) {
+            p.start(bin, QStringList{"synth", tmp.path() + "/bad", "--quiet"} + bad);
+            QVERIFY(p.waitForFinished(20000));
+            QCOMPARE(p.exitCode(), 2);
+        }
+    }
+
+    void levelsLoad_data()
+    {
+        QTest::addColumn<int>("level");
+        QTest::addColumn<bool>("withStack");
+        QTest::newRow("level 0") << 0 << false;
+        QTest::newRow("level 1, with_stack") << 1 << true;
+        QTest::newRow("level 2") << 2 << false;
+    }
+
+    // Every level's folder loads whole: each file read (or ignored by name, never failed or cut
+    // short), every device task there, the level's kind of host slices.
+    void levelsLoad()
+    {
+        QFETCH(int, level);
+        QFETCH(bool, withStack);
+        QTemporaryDir tmp;
+        SynthOptions o;
+        o.steps = 2;
+        o.level = level;
+        o.withStack = withStack;
+        const SynthResult r = gen(tmp.path(), o);
+        QVERIFY(r.ok);
+        const npuscope::LoadResult l = npuscope::loadSession(r.rankDirs.at(0), {});
+        QVERIFY2(l.session, l.error.c_str());
+        const npuscope::Profile& p = *l.session->ranks.at(0);
+        for (const auto& f : p.files)
+            QVERIFY2(f.status == npuscope::FileStatus::Loaded || f.status == npuscope::FileStatus::Ignored,
+                     (f.path + ": " + f.note).c_str());
+        std::map<npuscope::TrackKind, std::size_t> kinds;
+        std::set<std::string> categories;
+        for (std::size_t i = 0; i < p.slices.size(); ++i) {
+            ++kinds[p.tracks[p.slices.track[i].v].kind];
+            categories.insert(std::string(p.str(p.slices.category[i])));
+        }
+        QCOMPARE(std::uint64_t(kinds[npuscope::TrackKind::Stream]), r.deviceTasks);
+        QCOMPARE(kinds[npuscope::TrackKind::Cann] > 0, level > 0); // no CANN API slices at level 0
+        QVERIFY(categories.count("enqueue") && categories.count("dequeue"));
+        QCOMPARE(categories.count("python_function") > 0, withStack);
+        QCOMPARE(p.steps.size(), std::size_t(2));
     }
 };
 

@@ -87,6 +87,36 @@ private slots:
         QVERIFY(sel.visibleRange().end >= sel.selectedRange()->end);
     }
 
+    // One click on an evidence row reveals it (no double-click needed).
+    void singleClickRevealsEvidence()
+    {
+        SelectionController sel;
+        AdvisorPanel panel(&sel);
+        panel.resize(900, 700);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        QSignalSpy ready(&panel, &AdvisorPanel::reportReady);
+        sel.setSession(m_session);
+        QVERIFY(ready.wait(60000));
+        const advisor::Finding* withTime = nullptr;
+        int row = -1;
+        for (const auto& f : panel.report()->findings)
+            for (std::size_t i = 0; i < f.evidence.size() && !withTime; ++i)
+                if (f.status == advisor::Status::Fired && f.evidence[i].at.ts && i > 0) {
+                    withTime = &f;
+                    row = static_cast<int>(i);
+                }
+        QVERIFY(withTime);
+        QVERIFY(panel.selectFinding(QString::fromStdString(withTime->id)));
+        auto* evidence = panel.findChild<QTableWidget*>(QStringLiteral("advisorEvidence"));
+        QVERIFY(evidence && evidence->isVisible());
+        QVERIFY(!sel.selectedRange());
+        evidence->scrollToItem(evidence->item(row, 0));
+        QTest::mouseClick(evidence->viewport(), Qt::LeftButton, {}, evidence->visualItemRect(evidence->item(row, 0)).center());
+        QVERIFY(sel.selectedRange().has_value());
+        QCOMPARE(sel.selectedRange()->begin, *withTime->evidence[static_cast<std::size_t>(row)].at.ts);
+    }
+
     // File → Export reuses the dock's report only for the same session object and thresholds.
     void reportReusedOnlyWhenCurrent()
     {

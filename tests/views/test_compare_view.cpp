@@ -2,15 +2,21 @@
 // llama2-optimized (2 steps each), loaded through the window's loaders. Every number the Compare
 // tab shows is checked against one computed here from the generated files themselves:
 // step_trace_time.csv for the step time and speedup, kernel_details.csv for the operators.
+#include "advisor/advisor_diff.h"
 #include "model/analysis/compare_report.h"
 #include "model/synth/synth.h"
+#include "views/compare_export.h"
 #include "views/compare_model.h"
 #include "views/compare_view.h"
+#include "views/compare_timelines.h"
 #include "views/load_controller.h"
 #include "views/main_window.h"
+#include "views/selection_controller.h"
+#include "views/timeline_view.h"
 
 #include <QAbstractItemModelTester>
 #include <QAction>
+#include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QDirIterator>
 #include <QFile>
@@ -20,12 +26,15 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QHeaderView>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QThreadPool>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -146,6 +155,16 @@ QString synthesize(const QString& dir, const char* scenario)
     return r.ok ? dir : QString();
 }
 
+// What the tab computes: the engine's comparison and the advisor diff of both sessions.
+CompareResult engine(const Session& b, const Session& o, const CompareOptions& opts = {})
+{
+    CompareResult r = compareSessions(b, o, opts);
+    const advisor::Thresholds th = advisor::Thresholds::load();
+    r.advisor = advisor::diffFindings(advisor::runAdvisor(b, th), advisor::runAdvisor(o, th));
+    r.advisorCompared = true;
+    return r;
+}
+
 int headlineRow(CompareView* v, const char* metric)
 {
     return v->headlineModel()->rowForMetric(QString::fromLatin1(metric));
@@ -170,6 +189,15 @@ class TestCompareView : public QObject {
         QSignalSpy loaded(&w, &MainWindow::sessionLoaded);
         w.openPaths({m_base});
         QVERIFY(loaded.wait(60000));
+    }
+
+    // The window on the baseline, compared with the optimized run; null when either failed.
+    CompareView* compared(MainWindow& w)
+    {
+        openBaseline(w);
+        QSignalSpy ready(&w, &MainWindow::compareReady);
+        w.compareWith(m_opt);
+        return ready.wait(60000) ? w.compareView() : nullptr;
     }
 
 private slots:
@@ -392,6 +420,226 @@ private slots:
         QCOMPARE(v->baselinePath(), m_base);
     }
 
+    // The mapping and advisor tabs: the fused chains as replacements, the findings as fixed,
+    // remaining or new, equal to the engine's; the tab exports HTML and PDF with them.
+    void mappingAndAdvisorTabs()
+    {
+        MainWindow w;
+        CompareView* v = compared(w);
+        QVERIFY(v);
+        QAbstractItemModelTester t1(v->mappingModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t2(v->advisorModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const CompareResult want = engine(*v->baselineSession(), *v->optimizedSession());
+
+        // Click the mapping tab: the table lists the engine's rows, replacements first.
+        QTabWidget* tabs = v->detailTabs();
+        QTabBar* bar = tabs->tabBar();
+        QTest::mouseClick(bar, Qt::LeftButton, {}, bar->tabRect(1).center());
+        QCOMPARE(tabs->currentIndex(), 1);
+        QVERIFY(v->mappingTable()->isVisible());
+        OperatorMappingModel* map = v->mappingModel();
+        QCOMPARE(map->rowCount(), static_cast<int>(want.mapping.rows.size()));
+        int flash = -1;
+        for (int r = 0; r < map->rowCount(); ++r)
+            if (map->index(r, OperatorMappingModel::Optimized).data().toString() == QStringLiteral("FlashAttentionScore"))
+                flash = r;
+        QVERIFY(flash >= 0);
+        QCOMPARE(map->index(flash, OperatorMappingModel::Kind).data().toString(), QStringLiteral("replaced"));
+        QCOMPARE(map->index(flash, OperatorMappingModel::Baseline).data().toString(),
+                 QStringLiteral("BatchMatMul→SoftmaxV2→BatchMatMul"));
+        QCOMPARE(map->index(flash, OperatorMappingModel::PerStep).data().toString(), QStringLiteral("32"));
+        QCOMPARE(map->index(flash, OperatorMappingModel::Verdict).data(OperatorMappingModel::ChangeRole).toInt(),
+                 static_cast<int>(Change::Improved));
+        QVERIFY(tabs->tabText(1).contains(QStringLiteral("3 replaced")));
+        // Sorting by |Δ| through the header puts the largest change first.
+        QHeaderView* header = v->mappingTable()->horizontalHeader();
+        QTest::mouseClick(header->viewport(), Qt::LeftButton, {},
+                          QPoint(header->sectionViewportPosition(OperatorMappingModel::Delta) + 5, 5));
+        QAbstractItemModel* shown = v->mappingTable()->model();
+        double prev = -1;
+        for (int r = 0; r < shown->rowCount(); ++r) {
+            const double d = shown->index(r, OperatorMappingModel::Delta).data(OperatorMappingModel::SortRole).toDouble();
+            if (prev >= 0)
+                QVERIFY(header->sortIndicatorOrder() == Qt::AscendingOrder ? d >= prev : d <= prev);
+            prev = d;
+        }
+
+        // The advisor tab: the engine's diff, row for row.
+        QTest::mouseClick(bar, Qt::LeftButton, {}, bar->tabRect(2).center());
+        QCOMPARE(tabs->currentIndex(), 2);
+        AdvisorDiffModel* adv = v->advisorModel();
+        QCOMPARE(adv->rowCount(), static_cast<int>(want.advisor.size()));
+        int fixed = 0;
+        for (int r = 0; r < adv->rowCount(); ++r) {
+            QCOMPARE(adv->rowAt(r).id, want.advisor[static_cast<std::size_t>(r)].id);
+            QCOMPARE(adv->rowAt(r).costBefore, want.advisor[static_cast<std::size_t>(r)].costBefore);
+            fixed += adv->index(r, AdvisorDiffModel::State).data().toString() == QStringLiteral("fixed");
+        }
+        QVERIFY(fixed > 0);
+        QVERIFY(tabs->tabText(2).contains(QStringLiteral("%1 fixed").arg(fixed)));
+        // The header says the verdict with its interval.
+        QVERIFY2(v->headerText().contains(QStringLiteral("Optimized is faster by")), qPrintable(v->headerText()));
+        QVERIFY2(v->headerText().contains(QStringLiteral("2 vs 2 steps")), qPrintable(v->headerText()));
+
+        // Exports: HTML with the chart and the mapping, PDF.
+        QString error;
+        const QString html = m_tmp.filePath(QStringLiteral("tab.html")), pdf = m_tmp.filePath(QStringLiteral("tab.pdf"));
+        QVERIFY2(v->exportTo(html, QStringLiteral("html"), &error), qPrintable(error));
+        QFile hf(html);
+        QVERIFY(hf.open(QIODevice::ReadOnly));
+        const QString page = QString::fromUtf8(hf.readAll());
+        QVERIFY(page.contains(QStringLiteral("data:image/png;base64,")));
+        QVERIFY(page.contains(QStringLiteral("BatchMatMul→SoftmaxV2→BatchMatMul")));
+        QVERIFY(page.contains(QString::fromStdString(want.advisor.front().id)));
+        QVERIFY2(v->exportTo(pdf, QStringLiteral("pdf"), &error), qPrintable(error));
+        QFile pf(pdf);
+        QVERIFY(pf.open(QIODevice::ReadOnly));
+        QCOMPARE(pf.read(5), QByteArray("%PDF-"));
+        QVERIFY(!v->exportTo(m_tmp.filePath(QStringLiteral("no-such-dir/c.pdf")), QStringLiteral("pdf"), &error));
+        QVERIFY2(error.contains(QStringLiteral("no-such-dir")), qPrintable(error));
+        // The chart: one pair of bars per step, 2 steps.
+        const QImage chart = renderCompareChart(v->result());
+        QVERIFY(!chart.isNull() && chart.width() == 900);
+    }
+
+    // The Timelines page: the baseline over the optimized run, aligned on the median step of each,
+    // with zoom, pan and range selection mirrored, and the diff lane's numbers from the files.
+    void sideBySideTimelines()
+    {
+        MainWindow w;
+        CompareView* v = compared(w);
+        QVERIFY(v);
+        CompareTimelines* tl = v->timelines();
+        QVERIFY(tl);
+        for (int i = 0; i < v->detailTabs()->count(); ++i)
+            if (v->detailTabs()->tabText(i) == QStringLiteral("Timelines"))
+                v->detailTabs()->setCurrentIndex(i);
+        QCOMPARE(v->detailTabs()->currentWidget(), static_cast<QWidget*>(tl));
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QApplication::processEvents();
+
+        // Steps: ProfilerStep#N of each run, their lengths as step_trace_time.csv gives the step
+        // (Computing + Communication(Not Overlapped) + Free), the anchors their median.
+        const CompareResult& r = v->result();
+        for (const auto& [dir, spans] : {std::pair{m_base, &r.baselineSpans}, std::pair{m_opt, &r.currentSpans}}) {
+            const Csv csv = readCsv(findFile(dir, QStringLiteral("step_trace_time.csv")));
+            QCOMPARE(spans->size(), static_cast<std::size_t>(csv.rows.size()));
+            for (std::size_t i = 0; i < spans->size(); ++i) {
+                const StepSpan& s = (*spans)[i];
+                const QStringList& row = csv.rows[static_cast<qsizetype>(i)];
+                QCOMPARE(QString::fromStdString(s.name), QStringLiteral("ProfilerStep#") + csv.at(row, QStringLiteral("Step")));
+                const double us = csv.at(row, QStringLiteral("Computing")).toDouble()
+                                  + csv.at(row, QStringLiteral("Communication(Not Overlapped)")).toDouble()
+                                  + csv.at(row, QStringLiteral("Free")).toDouble();
+                QVERIFY2(std::fabs(static_cast<double>(s.duration()) / 1e3 - us) < 0.01 * us,
+                         qPrintable(QStringLiteral("%1: %2 µs vs %3 µs").arg(QString::fromStdString(s.name)).arg(s.duration() / 1e3).arg(us)));
+                QCOMPARE(s.computing + s.commNotOverlapped + s.free, s.duration());
+                const double computingUs = csv.at(row, QStringLiteral("Computing")).toDouble();
+                QVERIFY(std::fabs(static_cast<double>(s.computing) / 1e3 - computingUs) < 0.01 * computingUs);
+            }
+        }
+        // Operator types: summed over the steps, each type's device time is kernel_details.csv's.
+        for (const auto& [dir, spans] : {std::pair{m_base, &r.baselineSpans}, std::pair{m_opt, &r.currentSpans}}) {
+            std::map<QString, std::int64_t> perType;
+            for (const StepSpan& s : *spans)
+                for (const auto& [type, t] : s.opTypes)
+                    perType[QString::fromStdString(type)] += t;
+            const auto files = opTotals(dir);
+            QCOMPARE(perType.size(), files.size());
+            for (const auto& [type, total] : files)
+                QVERIFY2(std::llabs(perType[type] - total.totalNs) <= 1, qPrintable(type));
+        }
+        auto median = [](const std::vector<StepSpan>& s) {
+            std::vector<std::pair<TimeNs, int>> d;
+            for (std::size_t i = 0; i < s.size(); ++i)
+                d.push_back({s[i].duration(), static_cast<int>(i)});
+            std::sort(d.begin(), d.end());
+            return d[(d.size() - 1) / 2].second;
+        };
+        QCOMPARE(tl->baselineAnchor(), median(r.baselineSpans));
+        QCOMPARE(tl->optimizedAnchor(), median(r.currentSpans));
+        const StepSpan& a = r.baselineSpans[static_cast<std::size_t>(tl->baselineAnchor())];
+        const StepSpan& b = r.currentSpans[static_cast<std::size_t>(tl->optimizedAnchor())];
+        QCOMPARE(tl->shift(), b.begin - a.begin);
+        QVERIFY(tl->pairSummary().contains(QStringLiteral("MatMulV2")));
+
+        // Both open on the aligned steps, the same relative window, the ruler counting from them.
+        SelectionController* sa = tl->baselineSelection();
+        SelectionController* sb = tl->optimizedSelection();
+        auto sameWindow = [&] {
+            const TimeRange ra = sa->visibleRange(), rb = sb->visibleRange();
+            return ra.begin + tl->shift() == rb.begin && ra.end + tl->shift() == rb.end;
+        };
+        QVERIFY(sa->visibleRange().begin < a.begin && sa->visibleRange().end >= a.begin + std::max(a.duration(), b.duration()));
+        QVERIFY(sameWindow());
+        QCOMPARE(sa->timeOrigin(), a.begin);
+        QCOMPARE(sb->timeOrigin(), b.begin);
+
+        // W in the baseline zooms both; D in the optimized pans both; Backspace undoes.
+        const TimeNs before = sa->visibleRange().end - sa->visibleRange().begin;
+        tl->baselineTimeline()->setFocus();
+        QTest::keyClick(tl->baselineTimeline(), Qt::Key_W);
+        QVERIFY(sa->visibleRange().end - sa->visibleRange().begin < before);
+        QVERIFY(sameWindow());
+        const TimeNs beginA = sa->visibleRange().begin;
+        QTest::keyClick(tl->optimizedTimeline(), Qt::Key_D);
+        QVERIFY(sa->visibleRange().begin > beginA);
+        QVERIFY(sameWindow());
+
+        // A range dragged on the baseline's ruler selects the same relative range below.
+        TimelineView* va = tl->baselineTimeline();
+        const QRect cr = va->contentRect();
+        const QPoint p0(cr.left() + cr.width() / 4, TimelineView::kRulerHeight / 2);
+        const QPoint p1(cr.left() + cr.width() / 2, TimelineView::kRulerHeight / 2);
+        QTest::mousePress(va->viewport(), Qt::LeftButton, {}, p0);
+        QTest::mouseMove(va->viewport(), p1);
+        QTest::mouseRelease(va->viewport(), Qt::LeftButton, {}, p1);
+        QVERIFY(sa->selectedRange().has_value());
+        QVERIFY(sb->selectedRange().has_value());
+        QCOMPARE(sb->selectedRange()->begin, sa->selectedRange()->begin + tl->shift());
+        QCOMPARE(sb->selectedRange()->end, sa->selectedRange()->end + tl->shift());
+        // Esc in the optimized clears both.
+        QTest::keyClick(tl->optimizedTimeline(), Qt::Key_Escape);
+        QVERIFY(!sa->selectedRange() && !sb->selectedRange());
+
+        // Another optimized step: the anchors, the shift and the pairs follow, and the window is
+        // on the new steps.
+        QComboBox* stepB = tl->optimizedStepBox();
+        QCOMPARE(stepB->count(), static_cast<int>(r.currentSpans.size()));
+        const int other = (tl->optimizedAnchor() + 1) % stepB->count();
+        stepB->setCurrentIndex(other);
+        emit stepB->activated(other);
+        QCOMPARE(tl->optimizedAnchor(), other);
+        const StepSpan& b2 = r.currentSpans[static_cast<std::size_t>(other)];
+        QCOMPARE(tl->shift(), b2.begin - a.begin);
+        QVERIFY(sameWindow());
+        QCOMPARE(sb->timeOrigin(), b2.begin);
+        for (const StepPair& p : tl->pairs())
+            QCOMPARE(p.optimized - p.baseline, other - tl->baselineAnchor());
+        for (const StepPair& p : tl->pairs()) {
+            const StepSpan& x = r.baselineSpans[static_cast<std::size_t>(p.baseline)];
+            const StepSpan& y = r.currentSpans[static_cast<std::size_t>(p.optimized)];
+            QCOMPARE(p.stepDelta, y.duration() - x.duration());
+            QCOMPARE(p.computingDelta + p.commDelta + p.freeDelta, p.stepDelta);
+        }
+
+        // A click on a step in the diff lane selects it in the baseline and its pair below.
+        QWidget* lane = tl->diffLane();
+        QApplication::processEvents();
+        const TimeNs mid = a.begin + a.duration() / 2;
+        const QPoint inLane = lane->mapFromGlobal(va->viewport()->mapToGlobal(QPoint(static_cast<int>(va->xOf(mid)), 0)));
+        QTest::mouseClick(lane, Qt::LeftButton, {}, QPoint(inLane.x(), 10));
+        QVERIFY(sa->selectedRange().has_value());
+        QCOMPARE(sa->selectedRange()->begin, a.begin);
+        QCOMPARE(sa->selectedRange()->end, a.end);
+        QCOMPARE(sb->selectedRange()->begin, a.begin + tl->shift());
+
+        // The engine's report carries the pairs (JSON "step_pairs").
+        const std::string json = formatCompareReport(r, "b", "o", "json");
+        QVERIFY(json.find("\"step_pairs\"") != std::string::npos);
+        QVERIFY(json.find("\"" + a.name + "\"") != std::string::npos);
+    }
+
     // The comparison runs on a worker thread: when the second profile has loaded, the window
     // returns to its event loop at once and the result follows; it equals the engine's.
     void comparisonRunsOffTheGuiThread()
@@ -418,7 +666,7 @@ private slots:
 
         // Identical to the engine run here, on this thread, for both groupings.
         auto report = [](const CompareResult& r) { return formatCompareReport(r, "b", "o", "json"); };
-        QCOMPARE(report(v->result()), report(compareSessions(*v->baselineSession(), *v->optimizedSession())));
+        QCOMPARE(report(v->result()), report(engine(*v->baselineSession(), *v->optimizedSession())));
         QVERIFY(!v->result().ops.empty());
         QSignalSpy computed(v, &CompareView::resultReady);
         v->setGroupBy(GroupBy::Name);
@@ -426,7 +674,7 @@ private slots:
         QVERIFY(computed.wait(60000));
         CompareOptions byName;
         byName.groupBy = GroupBy::Name;
-        QCOMPARE(report(v->result()), report(compareSessions(*v->baselineSession(), *v->optimizedSession(), byName)));
+        QCOMPARE(report(v->result()), report(engine(*v->baselineSession(), *v->optimizedSession(), byName)));
         QCOMPARE(v->operatorModel()->rowCount(), static_cast<int>(v->result().ops.size()));
     }
 

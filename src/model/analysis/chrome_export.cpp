@@ -1,6 +1,8 @@
 #include "model/analysis/chrome_export.h"
 
 #include "model/analysis/atomic_file.h"
+#include "model/store/safe_text.h"
+#include "model/store/input_problems.h"
 #include "model/analysis/units.h"
 
 #include <charconv>
@@ -15,8 +17,15 @@ namespace npuscope {
 
 namespace {
 
-void appendEscaped(std::string& out, std::string_view s)
+void appendEscaped(std::string& out, std::string_view raw)
 {
+    // Names are byte-exact in the model; JSON needs UTF-8 (invalid bytes become U+FFFD).
+    std::string repaired;
+    std::string_view s = raw;
+    if (!text::isValidUtf8(raw)) {
+        repaired = text::validUtf8(raw);
+        s = repaired;
+    }
     out.push_back('"');
     for (const char ch : s) {
         const auto c = static_cast<unsigned char>(ch);
@@ -297,7 +306,10 @@ bool writeChromeTrace(const Session& s, std::FILE* f)
         rm.rank = s.ranks[i]->rank >= 0 ? s.ranks[i]->rank : static_cast<int>(i);
         writeProfile(w, *s.ranks[i], rm);
     }
-    w.raw("\n],\"displayTimeUnit\":\"ns\"}\n");
+    // Viewers skip keys they do not know; the problems travel with the trace.
+    w.raw("\n],\"displayTimeUnit\":\"ns\",\"input_problems\":");
+    w.raw(text::dumpJson(toJson(inputProblems(s))));
+    w.raw("}\n");
     return w.flush(true);
 }
 

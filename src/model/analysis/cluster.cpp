@@ -227,10 +227,10 @@ void buildMatrices(const Session& s, ClusterAnalysis& a, double bwRatio)
             LinkAcc& c = groups[g][{l.src, l.dst}];
             c.cell.src = l.src;
             c.cell.dst = l.dst;
-            const double mb = l.sizeMB == l.sizeMB ? l.sizeMB : 0;
+            const double mb = !isMissing(l.sizeMB) ? l.sizeMB : 0;
             c.cell.sizeMB += mb;
-            c.cell.timeMs += l.timeMs == l.timeMs ? l.timeMs : 0;
-            ++c.cell.links;
+            c.cell.timeMs += !isMissing(l.timeMs) ? l.timeMs : 0;
+            c.cell.links += static_cast<int>(l.count);
             c.bytesByTransport[transport] += mb;
         }
         ranks.insert(l.src);

@@ -2,6 +2,9 @@
 
 #include "model/analysis/text_table.h"
 #include "model/analysis/units.h"
+#include "model/store/safe_text.h"
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -15,6 +18,8 @@ std::string headlineVerdict(const HeadlineRow& h, double sameWithin)
         return {};
     if (std::abs(h.current - h.baseline) <= sameWithin * std::max(std::abs(h.baseline), std::abs(h.current)))
         return "same";
+    if (h.ci.valid() && h.ci.low <= 1.0 && h.ci.high >= 1.0)
+        return "same"; // within the step-to-step spread
     return h.improved() ? "improved" : "regressed";
 }
 
@@ -29,6 +34,118 @@ std::string opVerdict(const OpDiffRow& d, double sameWithin)
 std::string presenceText(const OpDiffRow& d)
 {
     return d.inBaseline && d.inCurrent ? "both" : (d.inBaseline ? "baseline only" : "optimized only");
+}
+
+
+std::string mappingNote(const OpMapping& m)
+{
+    char buf[300];
+    std::snprintf(buf, sizeof buf,
+                  "%d aligned steps (%d baseline, %d optimized), %d of %d stream pairs mapped, from the %s; "
+                  "%zu replaced, %zu changed, %zu unchanged, %zu removed, %zu added; times per step",
+                  m.steps, m.baselineSteps, m.optimizedSteps, m.mappedStreamPairs, m.streamPairs,
+                  m.source.empty() ? "kernel table" : m.source.c_str(), m.count(MappingKind::Replaced),
+                  m.count(MappingKind::Changed), m.count(MappingKind::Unchanged), m.count(MappingKind::Removed),
+                  m.count(MappingKind::Added));
+    return buf;
+}
+
+text::Table mappingTable(const CompareResult& r, std::size_t top)
+{
+    using text::fixed;
+    text::Table t;
+    t.addColumn("mapping", false);
+    t.addColumn("baseline_ops", false);
+    t.addColumn("optimized_ops", false);
+    t.addColumn("input_shapes", false);
+    t.addColumn("per_step", true);
+    t.addColumn("baseline_ms_per_step", true);
+    t.addColumn("optimized_ms_per_step", true);
+    t.addColumn("delta_ms", true);
+    t.addColumn("ratio", true);
+    t.addColumn("ratio_ci_low", true);
+    t.addColumn("ratio_ci_high", true);
+    t.addColumn("verdict", false);
+    const OpMapping& m = r.mapping;
+    std::size_t plain = 0;
+    for (const OpMappingRow& row : m.rows) {
+        // `top` limits the plain rows (changed, unchanged, removed, added); replacements all show.
+        if (top > 0 && row.kind != MappingKind::Replaced && plain++ >= top)
+            continue;
+        const double perStep = m.steps > 0 ? static_cast<double>(row.occurrences) / m.steps : kNaN;
+        const double ratio = row.beforeNs > 0 ? row.afterNs / row.beforeNs : kNaN;
+        t.rows.push_back({mappingKindName(row.kind), row.baseline, row.optimized, row.shapes, fixed(perStep, 2),
+                          fixed(row.beforeNs / 1e6, 6), fixed(row.afterNs / 1e6, 6),
+                          fixed((row.afterNs - row.beforeNs) / 1e6, 6), fixed(ratio, 4), fixed(row.ci.low, 4),
+                          fixed(row.ci.high, 4), row.verdict});
+    }
+    return t;
+}
+
+text::Table advisorTable(const CompareResult& r)
+{
+    text::Table t;
+    t.addColumn("finding", false);
+    t.addColumn("change", false);
+    t.addColumn("title", false);
+    t.addColumn("category", false);
+    t.addColumn("severity_before", false);
+    t.addColumn("severity_after", false);
+    t.addColumn("cost_before_ms", true);
+    t.addColumn("cost_after_ms", true);
+    for (const AdvisorDiffRow& a : r.advisor) {
+        const bool before = a.change != FindingChange::New, after = a.change != FindingChange::Fixed;
+        t.rows.push_back({a.id, findingChangeName(a.change), a.title, a.category, a.severityBefore, a.severityAfter,
+                          before ? nsToMillisText(a.costBefore) : "", after ? nsToMillisText(a.costAfter) : ""});
+    }
+    return t;
+}
+
+text::Table stepPairsTable(const CompareResult& r)
+{
+    using text::fixed;
+    text::Table t;
+    t.addColumn("baseline_step", false);
+    t.addColumn("optimized_step", false);
+    t.addColumn("aligned", false);
+    t.addColumn("baseline_ms", true);
+    t.addColumn("optimized_ms", true);
+    t.addColumn("delta_ms", true);
+    t.addColumn("computing_delta_ms", true);
+    t.addColumn("not_overlapped_delta_ms", true);
+    t.addColumn("free_delta_ms", true);
+    t.addColumn("most_moved", false);
+    for (const StepPair& p : r.stepPairs) {
+        const StepSpan& a = r.baselineSpans[static_cast<std::size_t>(p.baseline)];
+        const StepSpan& b = r.currentSpans[static_cast<std::size_t>(p.optimized)];
+        std::string moved;
+        for (std::size_t i = 0, n = 0; i < p.ops.size() && n < 3; ++i) {
+            if (p.ops[i].delta() == 0)
+                break;
+            moved += (n++ ? "; " : "") + p.ops[i].type + " " + (p.ops[i].delta() > 0 ? "+" : "")
+                     + nsToMillisText(p.ops[i].delta());
+        }
+        t.rows.push_back({a.name, b.name, p.baseline == r.baselineAnchor ? "yes" : "", nsToMillisText(a.duration()),
+                          nsToMillisText(b.duration()), nsToMillisText(p.stepDelta), nsToMillisText(p.computingDelta),
+                          nsToMillisText(p.commDelta), nsToMillisText(p.freeDelta), moved});
+    }
+    return t;
+}
+
+std::string stepAlignmentNote(const CompareResult& r)
+{
+    if (r.baselineAnchor < 0 || r.currentAnchor < 0) {
+        const std::string side = r.baselineSpans.empty() && r.currentSpans.empty() ? "either run"
+                                 : r.baselineSpans.empty()                         ? "the baseline"
+                                                                                   : "the optimized run";
+        return "no steps to align: " + side
+               + " has no step spans (no device tasks, or a cluster summary whose steps come from "
+                 "step_trace_time, which keeps no times)";
+    }
+    return "baseline " + r.baselineSpans[static_cast<std::size_t>(r.baselineAnchor)].name + " aligned with optimized "
+           + r.currentSpans[static_cast<std::size_t>(r.currentAnchor)].name + " (the median step of each); "
+           + std::to_string(r.stepPairs.size()) + " step pair" + (r.stepPairs.size() == 1 ? "" : "s")
+           + ", times from the device tasks of the first rank";
 }
 
 std::string formatCompareReport(const CompareResult& r, const std::string& baselinePath,
@@ -73,23 +190,85 @@ std::string formatCompareReport(const CompareResult& r, const std::string& basel
                             presenceText(d), opVerdict(d, r.sameWithin)});
     }
 
+    const text::Table map = mappingTable(r, top);
+    const text::Table adv = advisorTable(r);
+    const text::Table steps = stepPairsTable(r);
+    const std::string stepNote = stepAlignmentNote(r);
     const std::string speedup = std::isnan(r.speedup) ? "" : fixed(r.speedup, 3);
     char bandText[32];
     std::snprintf(bandText, sizeof bandText, "%g", r.sameWithin * 100.0); // 1, 2.5
     const std::string band = bandText;
-    if (format == "json")
+    // Files read in part or not at all, on either side: first in every format.
+    std::vector<std::string> problems;
+    nlohmann::ordered_json problemsJson = nlohmann::ordered_json::array();
+    for (const auto* side : {&r.baselineProblems, &r.currentProblems}) {
+        const char* name = side == &r.baselineProblems ? "baseline" : "optimized";
+        for (auto j : toJson(*side)) {
+            j["side"] = name;
+            problemsJson.push_back(std::move(j));
+        }
+        for (const auto& p : *side)
+            problems.push_back(std::string(name) + ": " + describe(p));
+    }
+    const std::string incomplete = incompleteInputHeadline(problems.size());
+    const std::string verdict = r.verdictText();
+    const std::string mapNote = mappingNote(r.mapping);
+    if (format == "json") {
+        const RatioInterval& ci = r.stepRatio;
+        auto num = [](double v, int d) { return std::isnan(v) ? std::string("null") : fixed(v, d); };
         return "{\"baseline\": " + text::jsonString(baselinePath) + ", \"optimized\": " + text::jsonString(optimizedPath)
                + ", \"speedup\": " + (speedup.empty() ? "null" : speedup) + ", \"same_within_pct\": " + band
-               + ",\n\"headline\": " + head.toJson() + ",\"operators\": " + ops.toJson() + "}\n";
-    if (format == "markdown")
-        return "## Headline\n\nBaseline `" + baselinePath + "`, optimized `" + optimizedPath + "`"
+               + ",\n\"input_problems\": " + text::dumpJson(problemsJson)
+               + ",\n\"verdict\": " + text::jsonString(verdict) + ", \"step_ratio\": " + num(ci.ratio, 6)
+               + ", \"step_ratio_ci95\": [" + num(ci.low, 6) + ", " + num(ci.high, 6) + "], \"baseline_steps\": "
+               + std::to_string(ci.baselineSteps) + ", \"optimized_steps\": " + std::to_string(ci.optimizedSteps)
+               + ",\n\"headline\": " + head.toJson() + ",\"operators\": " + ops.toJson()
+               + ",\n\"step_alignment\": " + text::jsonString(stepNote) + ", \"step_pairs\": " + steps.toJson()
+               + ",\n\"mapping_steps\": " + std::to_string(r.mapping.steps) + ", \"mapping\": " + map.toJson()
+               + ",\n\"advisor_compared\": " + (r.advisorCompared ? "true" : "false") + ", \"advisor\": " + adv.toJson()
+               + "}\n";
+    }
+    if (format == "markdown") {
+        std::string box;
+        if (!incomplete.empty()) {
+            box = "> **" + incomplete + "**\n>\n";
+            for (const auto& p : problems)
+                box += "> - " + text::markdownCell(p) + "\n";
+            box += "\n";
+        }
+        return box + "## Headline\n\nBaseline `" + text::markdownCell(baselinePath) + "`, optimized `"
+               + text::markdownCell(optimizedPath) + "`"
                + (speedup.empty() ? "" : ", speedup " + speedup + "×") + "; a change under " + band
-               + " % is the same.\n\n" + head.toMarkdown() + "\n## Operators\n\n" + ops.toMarkdown();
-    if (format == "csv")
-        return head.toCsv() + "\n" + ops.toCsv();
-    return "Baseline:  " + baselinePath + "\nOptimized: " + optimizedPath + "\n"
-           + (speedup.empty() ? "" : "Speedup:   " + speedup + "x\n") + "Same:      a change under " + band + " %\n\n"
-           + head.toText() + "\n" + ops.toText();
+               + " % is the same.\n\n" + (verdict.empty() ? "" : "Optimized is " + verdict + ".\n\n") + head.toMarkdown()
+               + "\n## Steps side by side\n\n" + text::markdownCell(stepNote) + "\n\n" + steps.toMarkdown()
+               + "\n## Operators\n\n" + ops.toMarkdown() + "\n## Operator mapping\n\n" + mapNote + "\n\n"
+               + map.toMarkdown() + (r.advisorCompared ? "\n## Advisor findings\n\n" + adv.toMarkdown() : "");
+    }
+    if (format == "csv") {
+        // Spreadsheets read one table a line; the problems go first as a table of their own.
+        std::string box;
+        if (!problems.empty()) {
+            text::Table t;
+            t.addColumn("incomplete_input", false);
+            for (const auto& p : problems)
+                t.rows.push_back({p});
+            box = t.toCsv() + "\n";
+        }
+        return box + head.toCsv() + "\n" + steps.toCsv() + "\n" + ops.toCsv() + "\n" + map.toCsv() + (r.advisorCompared ? "\n" + adv.toCsv() : "");
+    }
+    std::string box;
+    if (!incomplete.empty()) {
+        box = "!! " + incomplete + "\n";
+        for (const auto& p : problems)
+            box += "!!   " + p + "\n";
+        box += "\n";
+    }
+    return text::plainText(box) + "Baseline:  " + text::forTerminal(baselinePath) + "\nOptimized: "
+           + text::forTerminal(optimizedPath) + "\n"
+           + (speedup.empty() ? "" : "Speedup:   " + speedup + "x\n") + (verdict.empty() ? "" : "Verdict:   " + verdict + "\n")
+           + "Same:      a change under " + band + " %\n\n" + head.toText() + "\nSteps side by side: "
+           + text::plainText(stepNote) + "\n" + steps.toText() + "\n" + ops.toText() + "\nOperator mapping: "
+           + text::plainText(mapNote) + "\n" + map.toText() + (r.advisorCompared ? "\nAdvisor findings\n" + adv.toText() : "");
 }
 
 } // namespace npuscope

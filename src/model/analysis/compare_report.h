@@ -3,6 +3,7 @@
 // Headline (metric, unit, baseline, optimized, delta, ratio, better, verdict) then the operator
 // diff, in one of the formats table | csv | json | markdown.
 #include "model/analysis/compare.h"
+#include "model/analysis/text_table.h"
 
 #include <cstddef>
 #include <string>
@@ -16,6 +17,21 @@ std::string headlineVerdict(const HeadlineRow& h, double sameWithin = kSameWithi
 std::string opVerdict(const OpDiffRow& d, double sameWithin = kSameWithin);
 // "both", "baseline only" or "optimized only".
 std::string presenceText(const OpDiffRow& d);
+
+// One line on the operator mapping: aligned steps, mapped stream pairs, rows of each kind.
+std::string mappingNote(const OpMapping& m);
+// The operator mapping (kind, baseline ops, optimized ops, shapes, per step, ms per step before and
+// after, delta, ratio and its 95 % interval, verdict); `top` limits the rows that are not
+// replacements (0 = all).
+text::Table mappingTable(const CompareResult& r, std::size_t top = 0);
+// The steps side by side (step_diff.h): one row per aligned pair, the anchor pair marked, with
+// both step times, the change of the step and of its computing / not overlapped / free split,
+// and the three operator types whose time moved most.
+text::Table stepPairsTable(const CompareResult& r);
+// "baseline ProfilerStep#5 aligned with optimized ProfilerStep#3 (the median step of each); 3 pairs"
+std::string stepAlignmentNote(const CompareResult& r);
+// The advisor diff: finding id, fixed / remaining / new, title, category, severities, costs.
+text::Table advisorTable(const CompareResult& r);
 
 // `top` limits the operator rows (0 = all). Verdicts use r.sameWithin. Unknown formats render as
 // the aligned table.

@@ -1,5 +1,7 @@
 #include "model/analysis/op_stats.h"
 
+#include "model/analysis/slice_detail.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -50,6 +52,13 @@ struct WeightedMean {
         weight += w;
         plain += v;
         ++n;
+    }
+    void merge(const WeightedMean& o)
+    {
+        sum += o.sum;
+        weight += o.weight;
+        plain += o.plain;
+        n += o.n;
     }
     double value() const
     {
@@ -128,6 +137,26 @@ struct GroupAcc {
     WeightedMean util, l2Rate, read, write, mac, vec, mte2, mte3, scalar;
     double hits = 0, misses = 0;
     bool haveCounters = false;
+    double self = 0; // Σ self time (generic slices), ns
+    bool haveSelf = false;
+
+    void merge(GroupAcc&& o, std::uint32_t profileIndex)
+    {
+        s.rows.insert(s.rows.end(), o.s.rows.begin(), o.s.rows.end());
+        s.rowProfile.insert(s.rowProfile.end(), o.s.rows.size(), profileIndex);
+        durs.insert(durs.end(), o.durs.begin(), o.durs.end());
+        for (const auto& [type, total] : o.taskTypes)
+            taskTypes[type] += total;
+        using Pair = std::pair<WeightedMean*, const WeightedMean*>;
+        for (auto [a, b] : std::initializer_list<Pair>{{&util, &o.util}, {&l2Rate, &o.l2Rate}, {&read, &o.read}, {&write, &o.write},
+                            {&mac, &o.mac}, {&vec, &o.vec}, {&mte2, &o.mte2}, {&mte3, &o.mte3}, {&scalar, &o.scalar}})
+            a->merge(*b);
+        hits += o.hits;
+        misses += o.misses;
+        haveCounters = haveCounters || o.haveCounters;
+        self += o.self;
+        haveSelf = haveSelf || o.haveSelf;
+    }
 };
 
 // Nearest-rank percentile of ascending-sorted values: the ceil(p/100·n)-th smallest.
@@ -186,6 +215,7 @@ struct Collected {
     std::vector<GroupAcc> groups;
     TimeNs deviceTotal = 0;
     bool fromTimeline = false;
+    bool genericSlices = false;
     std::set<std::string> utilSources;
 };
 
@@ -262,6 +292,32 @@ Collected collect(const Profile& p, const OpStatsOptions& o, bool single)
 
     // No kernel table: device tasks of the timeline, without hardware metrics.
     c.fromTimeline = true;
+    const bool anyDeviceTask = std::any_of(p.tracks.begin(), p.tracks.end(), [](const Track& t) {
+        return t.kind == TrackKind::Stream && t.sliceEnd > t.sliceBegin;
+    });
+    if (!anyDeviceTask && o.rankGenericSlices) {
+        // A generic trace: every slice ranked by name, with its self time.
+        c.genericSlices = true;
+        for (const Track& t : p.tracks) {
+            if (t.kind == TrackKind::Overlap)
+                continue;
+            for (std::uint32_t r = t.sliceBegin; r < t.sliceEnd; ++r) {
+                TimeNs d = 0;
+                if (!clip(o, p.slices.start[r], p.slices.dur[r], d))
+                    continue;
+                GroupAcc& g = groupFor(std::string(p.str(p.slices.name[r])));
+                g.s.rows.push_back(r);
+                g.durs.push_back(d);
+                g.taskTypes[std::string(p.str(p.slices.category[r]))] += d;
+                const TimeNs full = p.slices.dur[r];
+                const double self = static_cast<double>(sliceSelfTime(p, r));
+                g.self += full > 0 ? self * static_cast<double>(d) / static_cast<double>(full) : 0;
+                g.haveSelf = true;
+                c.deviceTotal += d;
+            }
+        }
+        return c;
+    }
     for (const Track& t : p.tracks) {
         if (t.kind != TrackKind::Stream)
             continue;
@@ -295,6 +351,7 @@ OpGroupStats finish(GroupAcc& g, TimeNs deviceTotal, double peakHbmGBps)
         s.max = g.durs.back();
         s.avgNs = static_cast<double>(s.total) / static_cast<double>(s.count);
     }
+    s.self = g.haveSelf ? static_cast<TimeNs>(std::llround(g.self)) : s.total;
     s.p50 = nearestRank(g.durs, 50);
     s.p90 = nearestRank(g.durs, 90);
     s.p99 = nearestRank(g.durs, 99);
@@ -388,6 +445,7 @@ OpStatsResult computeOpStats(const Profile& p, const OpStatsOptions& o)
     OpStatsResult out;
     out.deviceTotal = c.deviceTotal;
     out.fromTimeline = c.fromTimeline;
+    out.genericSlices = c.genericSlices;
     for (const auto& src : c.utilSources)
         out.utilizationSource += (out.utilizationSource.empty() ? "" : ", ") + src;
     out.groups.reserve(c.groups.size());
@@ -463,6 +521,53 @@ std::vector<CommStats> computeCommStats(const Profile& p)
         }
     }
     std::sort(out.begin(), out.end(), [](const CommStats& a, const CommStats& b) {
+        return a.total != b.total ? a.total > b.total : a.key < b.key;
+    });
+    return out;
+}
+
+} // namespace npuscope
+
+namespace npuscope {
+
+OpStatsResult computeOpStatsAllRanks(const std::vector<ProfilePtr>& profiles, const OpStatsOptions& o)
+{
+    OpStatsResult out;
+    out.profiles = static_cast<int>(profiles.size());
+    std::vector<GroupAcc> merged;
+    std::unordered_map<std::string, std::size_t> index;
+    std::set<std::string> sources;
+    TimeNs deviceTotal = 0;
+    bool first = true;
+    for (std::size_t i = 0; i < profiles.size(); ++i) {
+        if (!profiles[i])
+            continue;
+        Collected c = collect(*profiles[i], o, false);
+        // A rank without a kernel table cannot be mixed with rows of one: the result follows
+        // the first profile's kind of rows and counts the others' tasks the same way.
+        if (first) {
+            out.fromTimeline = c.fromTimeline;
+            out.genericSlices = c.genericSlices;
+            first = false;
+        }
+        deviceTotal += c.deviceTotal;
+        sources.insert(c.utilSources.begin(), c.utilSources.end());
+        for (GroupAcc& g : c.groups) {
+            auto [it, inserted] = index.try_emplace(g.s.key, merged.size());
+            if (inserted) {
+                merged.emplace_back();
+                merged.back().s.key = g.s.key;
+                merged.back().s.rank = -1;
+            }
+            merged[it->second].merge(std::move(g), static_cast<std::uint32_t>(i));
+        }
+    }
+    out.deviceTotal = deviceTotal;
+    for (const auto& src : sources)
+        out.utilizationSource += (out.utilizationSource.empty() ? "" : ", ") + src;
+    for (auto& g : merged)
+        out.groups.push_back(finish(g, deviceTotal, o.peakHbmGBps));
+    std::sort(out.groups.begin(), out.groups.end(), [](const OpGroupStats& a, const OpGroupStats& b) {
         return a.total != b.total ? a.total > b.total : a.key < b.key;
     });
     return out;

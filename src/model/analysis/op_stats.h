@@ -23,6 +23,7 @@ struct OpGroupStats {
     TimeNs total = 0, min = 0, max = 0;
     double avgNs = 0;
     TimeNs p50 = 0, p90 = 0, p99 = 0;
+    TimeNs self = 0;            // Σ self time: total minus nested children (generic slices); = total for device tasks
     double share = 0;           // total / Σ total of all device tasks (0..1)
     // Duration-weighted means; NaN when no row of the group has the metric.
     double aicUtilization = kNaN;  // 0..1: cube_utilization(%)/100, else aic_mac_ratio (labelled)
@@ -32,7 +33,10 @@ struct OpGroupStats {
     double macRatio = kNaN, vecRatio = kNaN, mte2Ratio = kNaN, mte3Ratio = kNaN, scalarRatio = kNaN;
     BoundType bound = BoundType::Unknown;
     std::vector<std::uint32_t> rows; // kernel rows (or slice rows when fromTimeline) of the group
-    int rank = -1;                   // the profile's rank (for multi-rank output)
+    // computeOpStatsAllRanks: for each of `rows`, the index of its profile in the list given;
+    // empty for a single profile.
+    std::vector<std::uint32_t> rowProfile;
+    int rank = -1;                   // the profile's rank (for multi-rank output); -1 when merged
 };
 
 struct OpStatsOptions {
@@ -40,16 +44,27 @@ struct OpStatsOptions {
     std::optional<TimeNs> rangeBegin, rangeEnd; // only tasks overlapping [begin, end)
     bool includeCommunication = false;          // include HCCL/COMMUNICATION rows
     double peakHbmGBps = 1200;                  // for the bandwidth share of the bound type
+    // A profile with no device task at all (a generic Chrome trace) ranks every slice by name
+    // (OpStatsResult::genericSlices). Off for the advisor, whose rules are about device tasks.
+    bool rankGenericSlices = false;
 };
 
 struct OpStatsResult {
     std::vector<OpGroupStats> groups; // sorted by total, descending
     TimeNs deviceTotal = 0;           // Σ dur of all counted rows
     bool fromTimeline = false;        // true when built from timeline tasks (no kernel table)
+    // true when the profile has no device task at all (a generic Chrome trace): every slice of
+    // the timeline is ranked by name, with its self time (rows are slice rows, fromTimeline set).
+    bool genericSlices = false;
+    int profiles = 1;                 // how many profiles were aggregated
     std::string utilizationSource;    // "cube_utilization(%)", "aic_mac_ratio", or ""
 };
 
 OpStatsResult computeOpStats(const Profile& p, const OpStatsOptions& o = {});
+// The same over several profiles (the ranks of a cluster) as one population: counts and totals
+// add up, percentiles are over every instance of every profile, metrics are duration-weighted
+// over all rows. Each group's rowProfile says which profile a row belongs to.
+OpStatsResult computeOpStatsAllRanks(const std::vector<ProfilePtr>& profiles, const OpStatsOptions& o = {});
 // All counted rows as one group (key "all"): profile-wide weighted utilisation, L2, bandwidth.
 OpGroupStats computeOverallStats(const Profile& p, const OpStatsOptions& o = {});
 // The numeric suffix of a communication op name removed: "hcom_allReduce__184_0_1" -> "hcom_allReduce".

@@ -1,6 +1,8 @@
 #include "model/analysis/summary.h"
 
 #include "model/analysis/op_stats.h"
+#include <algorithm>
+#include <cmath>
 
 namespace npuscope {
 
@@ -77,6 +79,21 @@ ProfileSummary computeSummary(const Profile& p, double peakHbmGBps)
     else
         s.utilizationSource = computeOpStats(p, opt).utilizationSource;
     return s;
+}
+
+RankSpread rankSpread(std::vector<double> values)
+{
+    values.erase(std::remove_if(values.begin(), values.end(), [](double v) { return std::isnan(v); }), values.end());
+    RankSpread r;
+    r.count = static_cast<int>(values.size());
+    if (values.empty())
+        return r;
+    std::sort(values.begin(), values.end());
+    const std::size_t n = values.size();
+    r.min = values.front();
+    r.max = values.back();
+    r.median = n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
+    return r;
 }
 
 } // namespace npuscope

@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 namespace npuscope {
 
@@ -40,5 +41,13 @@ struct ProfileSummary {
 };
 
 ProfileSummary computeSummary(const Profile& p, double peakHbmGBps = kNaN);
+
+// The spread of one number over the ranks of a cluster. NaN values are left out; all NaN when
+// none is left. The median of an even count is the mean of the two middle values.
+struct RankSpread {
+    double min = kNaN, median = kNaN, max = kNaN;
+    int count = 0; // values that were not NaN
+};
+RankSpread rankSpread(std::vector<double> values);
 
 } // namespace npuscope

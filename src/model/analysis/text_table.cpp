@@ -1,5 +1,7 @@
 #include "model/analysis/text_table.h"
 
+#include "model/store/safe_text.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -18,19 +20,6 @@ std::size_t width(const std::string& s)
     return n;
 }
 
-std::string csvCell(const std::string& s)
-{
-    if (s.find_first_of(",\"\n\r") == std::string::npos)
-        return s;
-    std::string out = "\"";
-    for (const char c : s) {
-        if (c == '"')
-            out += '"';
-        out += c;
-    }
-    return out + "\"";
-}
-
 } // namespace
 
 std::string fixed(double v, int digits)
@@ -42,8 +31,9 @@ std::string fixed(double v, int digits)
     return buf;
 }
 
-std::string jsonString(const std::string& s)
+std::string jsonString(const std::string& raw)
 {
+    const std::string s = validUtf8(raw);
     std::string out = "\"";
     for (const char ch : s) {
         const auto c = static_cast<unsigned char>(ch);
@@ -69,10 +59,18 @@ std::string jsonString(const std::string& s)
 
 std::string Table::toText() const
 {
+    // A terminal shows this: control characters escaped, invalid UTF-8 as U+FFFD.
+    std::vector<std::vector<std::string>> shown;
+    shown.reserve(rows.size());
+    for (const auto& r : rows) {
+        shown.emplace_back();
+        for (const auto& cell : r)
+            shown.back().push_back(forTerminal(cell));
+    }
     std::vector<std::size_t> w(header.size(), 0);
     for (std::size_t c = 0; c < header.size(); ++c)
         w[c] = width(header[c]);
-    for (const auto& r : rows)
+    for (const auto& r : shown)
         for (std::size_t c = 0; c < r.size() && c < w.size(); ++c)
             w[c] = std::max(w[c], width(r[c]));
     auto line = [&](const std::vector<std::string>& cells, bool isHeader) {
@@ -90,7 +88,7 @@ std::string Table::toText() const
         return out + "\n";
     };
     std::string out = line(header, true);
-    for (const auto& r : rows)
+    for (const auto& r : shown)
         out += line(r, false);
     return out;
 }
@@ -130,15 +128,7 @@ std::string Table::toJson() const
 
 std::string Table::toMarkdown() const
 {
-    auto esc = [](const std::string& s) {
-        std::string o;
-        for (const char c : s) {
-            if (c == '|')
-                o += '\\';
-            o += c == '\n' ? ' ' : c;
-        }
-        return o;
-    };
+    auto esc = [](const std::string& s) { return markdownCell(s); };
     std::string out = "|";
     for (const auto& h : header)
         out += " " + esc(h) + " |";

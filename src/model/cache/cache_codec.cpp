@@ -10,10 +10,10 @@ namespace npuscope::cache {
 // field is added to the writer and the reader below and kFormatVersion (session_cache.h) raised.
 // (Sizes of the x86-64 GNU build the checks were written on.)
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-static_assert(sizeof(Profile) == 2096, "Profile changed: update cache_codec.cpp");
-static_assert(sizeof(Session) == 384, "Session changed: update cache_codec.cpp");
-static_assert(sizeof(ClusterData) == 216, "ClusterData changed: update cache_codec.cpp");
-static_assert(sizeof(SliceTable) == 216, "SliceTable changed: update cache_codec.cpp");
+static_assert(sizeof(Profile) == 2200, "Profile changed: update cache_codec.cpp");
+static_assert(sizeof(Session) == 416, "Session changed: update cache_codec.cpp");
+static_assert(sizeof(ClusterData) == 248, "ClusterData changed: update cache_codec.cpp");
+static_assert(sizeof(SliceTable) == 264, "SliceTable changed: update cache_codec.cpp");
 static_assert(sizeof(ArgTable) == 128, "ArgTable changed: update cache_codec.cpp");
 static_assert(sizeof(FlowTable) == 240, "FlowTable changed: update cache_codec.cpp");
 static_assert(sizeof(KernelTable) == 624, "KernelTable changed: update cache_codec.cpp");
@@ -22,7 +22,10 @@ static_assert(sizeof(CounterSeries) == 80, "CounterSeries changed: update cache_
 static_assert(sizeof(CommOp) == 264, "CommOp changed: update cache_codec.cpp");
 static_assert(sizeof(CommBandwidth) == 64, "CommBandwidth changed: update cache_codec.cpp");
 static_assert(sizeof(SizeBucket) == 48, "SizeBucket changed: update cache_codec.cpp");
-static_assert(sizeof(CommLink) == 56, "CommLink changed: update cache_codec.cpp");
+static_assert(sizeof(CommLink) == 64, "CommLink changed: update cache_codec.cpp");
+static_assert(sizeof(OpAllocation) == 136, "OpAllocation changed: update cache_codec.cpp");
+static_assert(sizeof(OpDetailRow) == 112, "OpDetailRow changed: update cache_codec.cpp");
+static_assert(sizeof(StreamOverview) == 152, "StreamOverview changed: update cache_codec.cpp");
 static_assert(sizeof(StepRow) == 248, "StepRow changed: update cache_codec.cpp");
 static_assert(sizeof(StatRow) == 104, "StatRow changed: update cache_codec.cpp");
 static_assert(sizeof(L2Row) == 48, "L2Row changed: update cache_codec.cpp");
@@ -107,6 +110,13 @@ const char* ByteReader::take(std::size_t n)
         throw CorruptData("ends early");
     const char* p = m_p;
     m_p += n;
+    if (m_consumed) {
+        const auto done = static_cast<std::size_t>(p - m_begin); // the bytes before this take
+        if (done >= m_reported + kReportBytes) {
+            m_reported = done;
+            m_consumed(done);
+        }
+    }
     return p;
 }
 
@@ -367,6 +377,8 @@ void profile(BlockWriter& o, const Profile& p)
     column(o, s.kernel);
     column(o, s.args);
     column(o, s.depth);
+    column(o, s.subtaskRow);
+    column(o, s.subtaskId);
     column(o, p.args.rows);
     column(o, p.args.args);
     column(o, p.args.keys);
@@ -397,6 +409,8 @@ void profile(BlockWriter& o, const Profile& p)
     steps(o, p.steps);
     statRows(o, p.stats);
     l2Rows(o, p.l2);
+    column(o, p.opMemory);
+    column(o, p.opDetails);
     putU64(o, p.deviceInfo.size());
     for (const auto& d : p.deviceInfo) {
         pod(o, d.device);
@@ -700,6 +714,10 @@ std::shared_ptr<Profile> profile(ByteReader& in)
     column(in, s.kernel);
     column(in, s.args);
     column(in, s.depth);
+    column(in, s.subtaskRow);
+    column(in, s.subtaskId);
+    if (s.subtaskRow.size() != s.subtaskId.size())
+        throw CorruptData("subtask columns of different lengths");
     column(in, p->args.rows);
     column(in, p->args.args);
     column(in, p->args.keys);
@@ -730,6 +748,8 @@ std::shared_ptr<Profile> profile(ByteReader& in)
     steps(in, p->steps);
     statRows(in, p->stats);
     l2Rows(in, p->l2);
+    column(in, p->opMemory);
+    column(in, p->opDetails);
     p->deviceInfo.resize(count(in, 36));
     for (auto& d : p->deviceInfo) {
         d.device = rd<int>(in);
@@ -784,6 +804,17 @@ void writeSession(BlockWriter& o, const Session& s)
     commOps(o, s.cluster.comm);
     column(o, s.cluster.links);
     groups(o, s.cluster.groups);
+    putU64(o, s.cluster.overview.size());
+    for (const StreamOverview& v : s.cluster.overview) {
+        pod(o, v.rank);
+        putString(o, v.process);
+        putString(o, v.thread);
+        putString(o, v.kind);
+        pod(o, v.tasks);
+        pod(o, v.begin);
+        pod(o, v.end);
+        column(o, v.busyPermille);
+    }
     pool(o, s.cluster.strings);
     files(o, s.files);
     diagnostics(o, s.diagnostics);
@@ -802,6 +833,17 @@ std::shared_ptr<Session> readSession(ByteReader& in)
     commOps(in, s->cluster.comm);
     column(in, s->cluster.links);
     groups(in, s->cluster.groups);
+    s->cluster.overview.resize(count(in, 4 + 3 * 8 + 3 * 8 + 8));
+    for (StreamOverview& v : s->cluster.overview) {
+        v.rank = rd<int>(in);
+        v.process = getString(in);
+        v.thread = getString(in);
+        v.kind = getString(in);
+        v.tasks = rd<std::uint64_t>(in);
+        v.begin = rd<TimeNs>(in);
+        v.end = rd<TimeNs>(in);
+        column(in, v.busyPermille);
+    }
     pool(in, s->cluster.strings);
     files(in, s->files);
     diagnostics(in, s->diagnostics);

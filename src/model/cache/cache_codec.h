@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -52,14 +53,24 @@ private:
 // Reads fields back from bytes, checking every length against what is left.
 class ByteReader {
 public:
-    ByteReader(const char* data, std::size_t n) : m_p(data), m_end(data + n) {}
+    // `consumed`, when given, is told how many bytes have been read every kReportBytes, so that
+    // a caller reading from a mapping can give the pages behind back (MappedFile::dropPagesBefore)
+    // while the tables they are copied into grow.
+    ByteReader(const char* data, std::size_t n, std::function<void(std::size_t)> consumed = {})
+        : m_begin(data), m_p(data), m_end(data + n), m_consumed(std::move(consumed))
+    {
+    }
     void get(void* out, std::size_t n);
     const char* take(std::size_t n); // the next n bytes, in place
     std::size_t left() const { return static_cast<std::size_t>(m_end - m_p); }
 
 private:
+    static constexpr std::size_t kReportBytes = std::size_t{32} << 20;
+    const char* m_begin;
     const char* m_p;
     const char* m_end;
+    std::function<void(std::size_t)> m_consumed;
+    std::size_t m_reported = 0;
 };
 
 void writeSession(BlockWriter& out, const Session& s);

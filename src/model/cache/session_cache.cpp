@@ -2,6 +2,7 @@
 
 #include "model/analysis/atomic_file.h"
 #include "model/cache/cache_codec.h"
+#include "model/cluster_summary/cluster_summary.h"
 #include "model/io/mapped_file.h"
 #include "model/io/memory_budget.h"
 #include "model/io/parallel.h"
@@ -64,6 +65,7 @@ std::string identityOf(const std::vector<std::string>& paths, const LoadOptions&
         id += "path " + p + '\t' + (ec ? p : abs.string()) + '\n';
     }
     id += "prefer " + std::to_string(static_cast<int>(options.prefer)) + '\n';
+    id += "run " + std::to_string(options.run) + '\n';
     return id;
 }
 
@@ -381,7 +383,11 @@ LoadResult loadSessionsCached(const std::vector<std::string>& paths, const LoadO
     rep = SessionCacheReport{};
     auto plainLoad = [&] { return paths.size() == 1 ? loadSession(paths.front(), options) : loadSessions(paths, options); };
     const std::string entry = sessionCacheEntryPath(paths, options, settings);
-    if (entry.empty() || paths.empty() || options.beforeRead)
+    // A cluster summary is already a small file that reads in one pass: it is not cached.
+    const bool summary = std::any_of(paths.begin(), paths.end(), [](const std::string& p) {
+        return cluster_summary::isSummaryFile(p);
+    });
+    if (entry.empty() || paths.empty() || options.beforeRead || summary)
         return plainLoad();
     rep.entry = entry;
     const std::string identity = identityOf(paths, options);
@@ -400,7 +406,12 @@ LoadResult loadSessionsCached(const std::vector<std::string>& paths, const LoadO
             why = checkFrame(mapped->bytes(), payload);
             if (why.empty()) {
                 try {
-                    cache::ByteReader in(payload.data(), payload.size());
+                    const std::uint64_t payloadAt = static_cast<std::uint64_t>(payload.data() - mapped->bytes().data());
+                    // The pages already copied into the tables leave the resident set as the
+                    // tables grow: the peak is about one copy of the entry, not two.
+                    cache::ByteReader in(payload.data(), payload.size(), [&](std::size_t consumed) {
+                        mapped->dropPagesBefore(payloadAt + consumed);
+                    });
                     if (cache::getString(in) != identity)
                         why = "made for another input";
                     else if (const auto then = readKey(in); then != *key)

@@ -28,7 +28,7 @@
 
 namespace npuscope {
 
-inline constexpr std::uint32_t kSessionCacheVersion = 1;
+inline constexpr std::uint32_t kSessionCacheVersion = 2;
 
 struct SessionCacheSettings {
     std::string dir;            // empty: defaultSessionCacheDir()

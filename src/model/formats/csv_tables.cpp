@@ -256,7 +256,7 @@ FileRecord readClusterStepTraceCsv(std::string_view bytes, ClusterData& sink, st
 }
 
 // npu_mem, memory_record and npu_module_mem: one counter series per (component or event, value
-// column). operator_memory (allocation intervals, not a time series) is recognised and ignored.
+// column). operator_memory (allocation intervals, not a time series) goes to readOperatorMemoryCsv.
 FileRecord readMemoryCsv(std::string_view bytes, Profile& sink, const ReadContext& ctx)
 {
     FileRecord rec;
@@ -274,12 +274,8 @@ FileRecord readMemoryCsv(std::string_view bytes, Profile& sink, const ReadContex
             if (int c = t.column(n); c >= 0)
                 values.push_back(c);
     };
-    if (t.column("Allocation Time(us)") >= 0) {
-        rec.kind = "operator_memory";
-        rec.status = FileStatus::Ignored;
-        rec.note = "operator_memory holds allocation intervals, not a memory time series";
-        return rec;
-    }
+    if (t.column("Allocation Time(us)") >= 0)
+        return readOperatorMemoryCsv(bytes, sink, ctx); // allocation intervals, not a time series
     if (t.column("event") >= 0) {
         rec.kind = "npu_mem";
         pidBase = kNpuMemPid;

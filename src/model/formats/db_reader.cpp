@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <numeric>
 #include <unordered_map>
@@ -52,6 +53,7 @@ public:
         loadFlows();
         loadOverlap();
         loadCounters();
+        loadOpMemory();
         fillWaitTimes();
     }
 
@@ -340,9 +342,12 @@ private:
             const bool hasCompute = !st.isNull(20);
             const NameId name = hasCompute ? str(st.int64(10)) : hwType;
             const NameId coreType = hasCompute ? str(st.int64(12)) : hwType;
+            // Level 0 writes COMPUTE_TASK_INFO.taskType N/A: the slice keeps the hardware type,
+            // as the text timeline's "Task Type" does.
+            const NameId category = hasCompute && m_p.str(coreType) != "N/A" ? coreType : hwType;
             const TrackId t = track(kDevicePid + device, stream, TrackKind::Stream, "Ascend Hardware",
                                     "Stream " + std::to_string(stream), device, stream);
-            const auto row = m_p.slices.add(start, dur, name, coreType, t,
+            const auto row = m_p.slices.add(start, dur, name, category, t,
                                             taskId >= 0 && taskId < kNone ? static_cast<std::uint32_t>(taskId) : kNone);
             ++m_rec.records;
             ++m_p.join.deviceTasks;
@@ -399,6 +404,8 @@ private:
             return {"aiv_time(us)", 1e-3};
         if (dbName.size() > 5 && dbName.compare(dbName.size() - 5, 5, "_time") == 0)
             return {dbName + "(us)", 1e-3}; // *_time are ns in the db, µs in the CSV
+        if (dbName.size() > 3 && dbName.compare(dbName.size() - 3, 3, "_bw") == 0)
+            return {dbName + "(GB/s)", 1.0}; // msprof's memory metric names: main_mem_read_bw, ...
         return {dbName, 1.0};
     }
 
@@ -868,6 +875,47 @@ private:
         }
     }
 
+    // OP_MEMORY: operator_memory.csv's rows; bytes and ns, NULL release = still held at the end.
+    void loadOpMemory()
+    {
+        if (!need("OP_MEMORY"))
+            return;
+        auto st = select("OP_MEMORY",
+                         {"name", "size", "allocationTime", "releaseTime", "activeReleaseTime", "duration",
+                          "allocationTotalAllocated", "allocationTotalReserved", "allocationTotalActive",
+                          "releaseTotalAllocated", "releaseTotalReserved", "releaseTotalActive", "streamPtr",
+                          "deviceId"});
+        auto time = [&st](int col) -> std::optional<TimeNs> {
+            const auto v = st.int64(col);
+            return v && timeInRange(*v) ? v : std::nullopt;
+        };
+        while (st.step()) {
+            const auto at = time(2);
+            if (!at) {
+                skipRow("OP_MEMORY row without a readable allocationTime skipped");
+                continue;
+            }
+            OpAllocation a;
+            a.name = str(st.int64(0));
+            a.bytes = st.real(1).value_or(kNaN);
+            a.allocAt = *at;
+            a.releaseAt = time(3);
+            a.activeReleaseAt = time(4);
+            a.duration = time(5);
+            a.allocTotalAllocated = st.real(6).value_or(kNaN);
+            a.allocTotalReserved = st.real(7).value_or(kNaN);
+            a.allocTotalActive = st.real(8).value_or(kNaN);
+            a.releaseTotalAllocated = st.real(9).value_or(kNaN);
+            a.releaseTotalReserved = st.real(10).value_or(kNaN);
+            a.releaseTotalActive = st.real(11).value_or(kNaN);
+            a.streamPtr = st.int64(12).value_or(-1);
+            a.device = deviceAt(st, 13, m_device);
+            m_p.opMemory.push_back(a);
+            ++m_rec.records;
+        }
+        finish(st, "OP_MEMORY");
+    }
+
     // Wait Time = start − end of the previous row in start order (per device), floor 0.
     void fillWaitTimes()
     {
@@ -975,8 +1023,12 @@ void readAnalysis(const db::Database& d, Profile& p, const ReadContext& ctx, Fil
             op.idleMs = num(st, 7);
             op.step = std::string(st.text(8));
             op.kind = std::string(st.text(9));
-            op.waitRatio = op.waitMs + op.transitMs > 0 ? op.waitMs / (op.waitMs + op.transitMs) : 0;
-            op.syncRatio = op.syncMs + op.transitMs > 0 ? op.syncMs / (op.syncMs + op.transitMs) : 0;
+            // Not stored: computed, and rounded to 4 decimals as communication.json writes them.
+            auto ratio = [](double part, double transit) {
+                return part + transit > 0 ? std::round(part / (part + transit) * 1e4) / 1e4 : 0.0;
+            };
+            op.waitRatio = ratio(op.waitMs, op.transitMs);
+            op.syncRatio = ratio(op.syncMs, op.transitMs);
             opIndex[op.step + "|" + op.fullName] = p.commOps.size();
             p.commOps.push_back(std::move(op));
             ++rec.records;
@@ -1060,6 +1112,44 @@ FileRecord openFailed(const std::string& path, const std::string& err, Profile& 
 }
 
 } // namespace
+
+void deriveCubeUtilization(Profile& p)
+{
+    KernelTable& k = p.kernels;
+    const int cycles = k.metricIndex(std::string("aic_total_cycles"));
+    if (cycles < 0 || k.metricIndex(std::string("cube_utilization(%)")) >= 0)
+        return;
+    auto usable = [](const DeviceInfo& d) { return d.aiCoreNum > 0 && d.aicFrequencyMHz > 0; };
+    const DeviceInfo* any = nullptr;
+    for (const DeviceInfo& d : p.deviceInfo)
+        if (usable(d) && !any)
+            any = &d;
+    if (!any)
+        return;
+    auto infoOf = [&](int device) {
+        for (const DeviceInfo& d : p.deviceInfo)
+            if (d.device == device && usable(d))
+                return &d;
+        return any;
+    };
+    MetricColumn col;
+    col.reserve(k.size());
+    const MetricColumn& c = k.metrics[static_cast<std::size_t>(cycles)];
+    for (std::size_t r = 0; r < k.size(); ++r) {
+        const double n = c[r];
+        const double durUs = static_cast<double>(k.dur[r]) / 1000.0;
+        if (std::isnan(n) || durUs <= 0) {
+            col.push_back(std::isnan(n) ? kNaN : 0.0);
+            continue;
+        }
+        const DeviceInfo* d = infoOf(k.device[r]);
+        const double util = n / (d->aicFrequencyMHz * d->aiCoreNum * durUs) * 100.0;
+        col.push_back(std::round(util * 1000.0) / 1000.0);
+    }
+    col.compact();
+    k.metricNames.emplace_back("cube_utilization(%)");
+    k.metrics.push_back(std::move(col));
+}
 
 FileRecord readProfilerDb(const std::string& path, Profile& sink, const ReadContext& ctx)
 {

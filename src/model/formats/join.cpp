@@ -5,6 +5,8 @@
 //    id and device (either side -1 = unknown, compatible with any), first on the exact start,
 //    then, for what is left, on the nearest start within 1 µs (2023 CSVs keep 0–1 fraction
 //    digits). Task ids repeat, so nothing joins without a time. Each row joins at most once.
+//    A MIX task (MIX_AIC, MIX_AIV) also needs its Subtask Id = the row's Context ID when both
+//    are known: its subtasks share the task id, and may share the start.
 //  - Kernel rows whose task id is N/A (communication rows) join slices on CommGroup tracks with
 //    the same name whose start is within 1 µs.
 //  - JoinStats: kernelRows = matchedExact + matchedNearest + unmatchedKernels (comm joins
@@ -27,9 +29,8 @@ constexpr TimeNs kNearestNs = 1000;
 // Kernel rows with a stream and a task id, grouped by (stream, task id) and sorted by start in
 // a group (ties in row order). Each row's group is found in an open-addressing table, and the
 // rows are placed group by group in row order: kernel rows come mostly in start order, so a
-// group rarely needs sorting. A hash map of a vector per group took 6.8 ms for the 100 MB
-// benchmark profile's join (61 K rows in 58 K groups; 3.5 ms now) and 89 ms for the 1 GB one's
-// on fresh memory (32 ms now; 32 ms both once the memory was warm).
+// group rarely needs sorting. Groups are small (about one row each), so a hash map of a vector
+// per group would spend its time allocating, on fresh memory most of all.
 class KernelIndex {
 public:
     explicit KernelIndex(const KernelTable& K)
@@ -201,6 +202,7 @@ bool joinKernels(Profile& p, const std::atomic<bool>* cancel)
                 continue;
             const Track& t = p.tracks[S.track[s].v];
             const auto rows = byKey.find(t.streamId, static_cast<std::int64_t>(S.taskId[s]));
+            const std::uint32_t subtask = S.subtask(s); // kNone unless a MIX task
             const TimeNs ts = S.start[s];
             // First row starting at or after ts - window (rows are sorted by start).
             const TimeNs lo = pass == 0 ? ts : ts - kNearestNs;
@@ -213,6 +215,10 @@ bool joinKernels(Profile& p, const std::atomic<bool>* cancel)
                 if (pass == 0 ? diff != 0 : diff > kNearestNs)
                     break;
                 if (K.slice[*j] != kNone || !devicesCompatible(K.device[*j], t.device))
+                    continue;
+                // A MIX task's subtasks share its task id (and may share its start): the
+                // Subtask Id picks the row of that Context ID.
+                if (subtask != kNone && K.contextId[*j] >= 0 && K.contextId[*j] != subtask)
                     continue;
                 const TimeNs ad = diff < 0 ? -diff : diff;
                 if (best == kNone || ad < bestDiff) {

@@ -2,6 +2,7 @@
 #include "model/formats/csv.h"
 #include "model/formats/number_text.h"
 #include "model/formats/readers.h"
+#include "model/store/safe_text.h"
 
 #include <algorithm>
 #include <functional>
@@ -57,52 +58,9 @@ std::vector<bool> numericColumns(std::string_view bytes, const std::vector<std::
     return out;
 }
 
-// Replaces each invalid UTF-8 sequence by U+FFFD; false (and `text` untouched) when valid.
-bool repairUtf8(std::string_view text, std::string& out)
+// Where each typed field of the kernel table is in this file's header (-1: absent).
+KernelColumns findKernelColumns(const CsvTable& t)
 {
-    std::size_t i = 0;
-    const std::size_t n = text.size();
-    auto cont = [&](std::size_t k) { return k < n && (static_cast<unsigned char>(text[k]) & 0xC0) == 0x80; };
-    bool bad = false;
-    out.clear();
-    while (i < n) {
-        const auto c = static_cast<unsigned char>(text[i]);
-        std::size_t len = 0;
-        if (c < 0x80)
-            len = 1;
-        else if (c >= 0xC2 && c <= 0xDF && cont(i + 1))
-            len = 2;
-        else if (c >= 0xE0 && c <= 0xEF && cont(i + 1) && cont(i + 2)) {
-            const auto c1 = static_cast<unsigned char>(text[i + 1]);
-            len = (c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 > 0x9F) ? 0 : 3; // overlong, surrogate
-        } else if (c >= 0xF0 && c <= 0xF4 && cont(i + 1) && cont(i + 2) && cont(i + 3)) {
-            const auto c1 = static_cast<unsigned char>(text[i + 1]);
-            len = (c == 0xF0 && c1 < 0x90) || (c == 0xF4 && c1 > 0x8F) ? 0 : 4;
-        }
-        if (len == 0) {
-            bad = true;
-            out += "\xEF\xBF\xBD";
-            ++i;
-        } else {
-            out.append(text.substr(i, len));
-            i += len;
-        }
-    }
-    return bad;
-}
-
-} // namespace
-
-FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContext& ctx)
-{
-    FileRecord rec;
-    rec.kind = ctx.file.find("kernel_details") != std::string::npos ? "kernel_details" : "op_summary";
-    CsvTable t(bytes, ctx, rec, [&](Severity s, std::int64_t line, std::int64_t off, std::string reason) {
-        sink.report(s, ctx.file, line, off, std::move(reason));
-    });
-    if (!t.open())
-        return rec;
-
     KernelColumns c{};
     c.device = t.column({"Device_id", "Device Id", "Device ID"});
     c.step = t.column({"Step Id", "Step ID"});
@@ -125,25 +83,28 @@ FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContex
     c.outShapes = t.column("Output Shapes");
     c.outTypes = t.column("Output Data Types");
     c.outFormats = t.column("Output Formats");
-    if (!t.require(c.name, "Op Name|Name") || !t.require(c.start, "Task Start Time(us)|Start Time(us)") ||
-        !t.require(c.dur, "Task Duration(us)|Duration(us)"))
-        return rec;
+    return c;
+}
 
-    const auto& header = t.header();
+// The file's other columns, each with the table's metric or extra column it fills:
+// (file column, table column).
+struct OtherColumns {
+    std::vector<std::pair<int, std::size_t>> metrics, extras;
+};
+
+// Maps this file's other columns onto the table's metric/extra columns by name, so slices of
+// one table (read one call per slice) line up even when a later slice lacks a column. A column
+// new to the table is added, filled for the `before` rows already in it.
+OtherColumns mapOtherColumns(KernelTable& K, const std::vector<std::string>& header, const KernelColumns& c,
+                             const std::vector<bool>& numeric, std::size_t before)
+{
     std::vector<bool> isKnown(header.size(), false);
     for (int k : {c.device, c.step, c.model, c.stream, c.task, c.context, c.name, c.type, c.taskType, c.opState,
                   c.start, c.dur, c.wait, c.block, c.mixBlock, c.inShapes, c.inTypes, c.inFormats, c.outShapes,
                   c.outTypes, c.outFormats})
         if (k >= 0)
             isKnown[static_cast<std::size_t>(k)] = true;
-
-    KernelTable& K = sink.kernels;
-    const std::size_t before = K.size();
-    // Map this file's other columns onto the table's metric/extra columns by name, so slices of
-    // one table (read one call per slice) line up even when a later slice lacks a column.
-    std::size_t rowsGuess = 0;
-    const std::vector<bool> numeric = numericColumns(bytes, header, rowsGuess);
-    std::vector<std::pair<int, std::size_t>> metricCols, extraCols; // (file column, table column)
+    OtherColumns out;
     for (std::size_t k = 0; k < header.size(); ++k) {
         if (isKnown[k] || header[k].empty())
             continue;
@@ -151,11 +112,11 @@ FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContex
             int m = K.metricIndex(header[k]);
             if (m < 0) {
                 K.metricNames.push_back(header[k]);
-                K.metrics.emplace_back(); // coded as appended (appendBlock below)
+                K.metrics.emplace_back(); // coded as appended (MetricBlock below)
                 K.metrics.back().resize(before, kNaN);
                 m = static_cast<int>(K.metrics.size() - 1);
             }
-            metricCols.emplace_back(static_cast<int>(k), static_cast<std::size_t>(m));
+            out.metrics.emplace_back(static_cast<int>(k), static_cast<std::size_t>(m));
         } else {
             auto it = std::find(K.extraNames.begin(), K.extraNames.end(), header[k]);
             std::size_t e = static_cast<std::size_t>(it - K.extraNames.begin());
@@ -163,15 +124,16 @@ FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContex
                 K.extraNames.push_back(header[k]);
                 K.extra.emplace_back(before, NameId(0));
             }
-            extraCols.emplace_back(static_cast<int>(k), e);
+            out.extras.emplace_back(static_cast<int>(k), e);
         }
     }
+    return out;
+}
 
-    // Room for the rows the file will hold (a little over the sample's guess): the columns are
-    // filled without being copied as they grow. Capacity never written costs no memory.
-    // A row holds at least one byte per column, whatever the sample said.
-    rowsGuess = std::min(rowsGuess + rowsGuess / 16 + 16, bytes.size() / std::max<std::size_t>(1, header.size()) + 1);
-    const std::size_t rows = before + rowsGuess;
+// Room for `rows` rows in every column: the columns are filled without being copied as they
+// grow. Capacity never written costs no memory.
+void reserveRows(KernelTable& K, std::size_t rows)
+{
     auto room = [&](auto&... cols) { (cols.reserve(rows), ...); };
     room(K.device, K.step, K.modelId, K.streamId, K.taskId, K.contextId, K.start, K.dur, K.wait, K.name, K.type,
          K.taskType, K.opState, K.inputShapes, K.inputDtypes, K.inputFormats, K.outputShapes, K.outputDtypes,
@@ -180,70 +142,223 @@ FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContex
         m.reserve(rows);
     for (auto& e : K.extra)
         e.reserve(rows);
+}
 
-    const int fileDevice = ctx.device;
-    UnreadableCells unreadable(t);
-    // Text cells: invalid UTF-8 (a mis-encoded export) is kept with U+FFFD and named once.
-    std::string repaired;
-    std::uint64_t badUtf8 = 0;
-    std::int64_t badUtf8Line = -1, badUtf8Offset = -1;
-    auto intern = [&](std::string_view cell) {
-        for (const char ch : cell) {
-            if (static_cast<unsigned char>(ch) < 0x80)
-                continue;
-            if (!repairUtf8(cell, repaired))
-                break;
-            if (badUtf8++ == 0) {
-                badUtf8Line = t.line();
-                badUtf8Offset = static_cast<std::int64_t>(t.byteOffset());
-            }
-            return sink.strings.intern(repaired);
-        }
-        return sink.strings.intern(cell);
-    };
+// Text cells interned into the string pool. Invalid UTF-8 (a mis-encoded export) is kept
+// byte-exact, since a name is an identity, and named once; the writers show it with U+FFFD
+// (store/safe_text.h).
+class TextCells {
+public:
+    TextCells(const CsvTable& t, StringPool& strings) : m_t(t), m_strings(strings), m_last(t.header().size()) {}
+
     // Neighbouring rows often repeat a column's text (type, core, formats, shapes): each text
     // column remembers the id of its last clean cell, whose text in the pool is compared with
     // the next cell before the pool is searched for it.
-    std::vector<NameId> last(header.size());
-    auto text = [&](int col) {
+    NameId operator()(int col)
+    {
         if (col < 0)
             return NameId(0);
-        const std::string_view cell = t.cell(col);
-        NameId& l = last[static_cast<std::size_t>(col)];
-        if (l.valid() && sink.strings.view(l) == cell)
+        const std::string_view cell = m_t.cell(col);
+        NameId& l = m_last[static_cast<std::size_t>(col)];
+        if (l.valid() && m_strings.view(l) == cell)
             return l;
-        const std::uint64_t repairedBefore = badUtf8;
+        const std::uint64_t invalidBefore = m_badUtf8;
         const NameId id = intern(cell);
-        l = badUtf8 == repairedBefore ? id : NameId(); // a repaired cell is counted every time
+        l = m_badUtf8 == invalidBefore ? id : NameId(); // an invalid cell is counted every time
         return id;
-    };
-    // Rows out of start-time order and exact repeats of an earlier row (same device, stream,
-    // task, start, duration and name) are kept, and named by line: the first of each.
-    // Each row's key hash, checked after the loop: sorting these is far cheaper than a hash map
-    // of every row, and duplicates are rare.
+    }
+
+    void report(std::vector<Diagnostic>& diagnostics, const std::string& file) const
+    {
+        if (m_badUtf8 > 0)
+            diagnostics.push_back(Diagnostic{Severity::Warning, file, m_badUtf8Line, m_badUtf8Offset,
+                                             "invalid UTF-8 in text cells, kept as read and shown with U+FFFD (first at this line)",
+                                             m_badUtf8});
+    }
+
+private:
+    NameId intern(std::string_view cell)
+    {
+        if (!text::isValidUtf8(cell) && m_badUtf8++ == 0) {
+            m_badUtf8Line = m_t.line();
+            m_badUtf8Offset = static_cast<std::int64_t>(m_t.byteOffset());
+        }
+        return m_strings.intern(cell);
+    }
+
+    const CsvTable& m_t;
+    StringPool& m_strings;
+    std::vector<NameId> m_last;
+    std::uint64_t m_badUtf8 = 0;
+    std::int64_t m_badUtf8Line = -1, m_badUtf8Offset = -1;
+};
+
+// Metric values gather in blocks of rows, appended to their columns a column at a time: each
+// column's dictionary stays in cache while its share of the block is coded. With tens of
+// thousands of distinct values in a column, larger blocks halve the coding time; the block
+// costs 8 bytes a row and a metric column (2.7 MB for 41 columns), no more rows than the file
+// is expected to hold.
+class MetricBlock {
+public:
+    MetricBlock(KernelTable& K, const std::vector<std::pair<int, std::size_t>>& cols, std::size_t rowsGuess)
+        : m_k(K), m_cols(cols), m_rowsPerBlock(std::min<std::size_t>(8192, rowsGuess)), // rowsGuess >= 1
+          m_block(cols.size() * m_rowsPerBlock)
+    {
+    }
+
+    // The current row's metric cells; an unreadable one is NaN, noted in `unreadable`.
+    void addRow(const CsvTable& t, UnreadableCells& unreadable)
+    {
+        for (std::size_t i = 0; i < m_cols.size(); ++i) {
+            const auto cellText = t.cell(m_cols[i].first);
+            double v;
+            if (!parseDouble(cellText, v)) {
+                v = kNaN;
+                unreadable.note(cellText);
+            }
+            m_block[i * m_rowsPerBlock + m_rows] = v;
+        }
+        if (++m_rows == m_rowsPerBlock)
+            flush();
+    }
+
+    void flush()
+    {
+        for (std::size_t i = 0; i < m_cols.size(); ++i)
+            m_k.metrics[m_cols[i].second].appendBlock(m_block.data() + i * m_rowsPerBlock, m_rows);
+        m_rows = 0;
+    }
+
+    // Flushes and frees the block.
+    void finish()
+    {
+        flush();
+        m_block = std::vector<double>();
+    }
+
+private:
+    KernelTable& m_k;
+    const std::vector<std::pair<int, std::size_t>>& m_cols;
+    const std::size_t m_rowsPerBlock;
+    std::vector<double> m_block;
+    std::size_t m_rows = 0;
+};
+
+// Rows out of start-time order and exact repeats of an earlier row (same device, stream, task,
+// start, duration and name) are kept, and named by line: the first of each. Each row's key hash
+// is checked after the rows are read: sorting these is far cheaper than a hash map of every
+// row, and duplicates are rare.
+class RowChecks {
+public:
+    explicit RowChecks(std::size_t rowsGuess) { m_keys.reserve(rowsGuess); }
+
+    void add(const KernelTable& K, std::size_t row, std::int64_t line, std::int64_t offset)
+    {
+        const TimeNs start = K.start[row];
+        if (start < m_lastStart && m_unordered++ == 0) {
+            m_unorderedLine = line;
+            m_unorderedOffset = offset;
+        }
+        m_lastStart = std::max(m_lastStart, start);
+        std::uint64_t h = std::hash<std::int64_t>{}(start);
+        for (std::int64_t v : {std::int64_t(K.device[row]), K.streamId[row], K.taskId[row], K.dur[row],
+                               std::int64_t(K.name[row].v)})
+            h = (h ^ std::hash<std::int64_t>{}(v)) * 0x9E3779B97F4A7C15ull;
+        m_keys.push_back(RowKey{h, row, line, offset});
+    }
+
+    // A row repeats the first row with its hash when every key field is equal; the first such
+    // row in file order is named, with the line it repeats.
+    void findDuplicates(const KernelTable& K)
+    {
+        std::sort(m_keys.begin(), m_keys.end(),
+                  [](const RowKey& a, const RowKey& b) { return a.hash < b.hash || (a.hash == b.hash && a.row < b.row); });
+        std::size_t firstDuplicate = std::numeric_limits<std::size_t>::max();
+        for (std::size_t i = 0; i < m_keys.size();) {
+            std::size_t j = i + 1;
+            const std::size_t o = m_keys[i].row;
+            for (; j < m_keys.size() && m_keys[j].hash == m_keys[i].hash; ++j) {
+                const std::size_t r = m_keys[j].row;
+                if (K.start[o] == K.start[r] && K.dur[o] == K.dur[r] && K.device[o] == K.device[r]
+                    && K.streamId[o] == K.streamId[r] && K.taskId[o] == K.taskId[r] && K.name[o] == K.name[r]) {
+                    ++m_duplicates;
+                    if (r < firstDuplicate) {
+                        firstDuplicate = r;
+                        m_duplicateLine = m_keys[j].line;
+                        m_duplicateOffset = m_keys[j].offset;
+                        m_duplicateOf = m_keys[i].line;
+                    }
+                }
+            }
+            i = j;
+        }
+    }
+
+    void clear() { m_keys.clear(); }
+
+    void reportDuplicates(std::vector<Diagnostic>& diagnostics, const std::string& file) const
+    {
+        if (m_duplicates > 0)
+            diagnostics.push_back(Diagnostic{Severity::Warning, file, m_duplicateLine, m_duplicateOffset,
+                                             "row is a duplicate of line " + std::to_string(m_duplicateOf)
+                                                 + " (same device, stream, task, start, duration and name); "
+                                                 + std::to_string(m_duplicates) + " such rows kept",
+                                             m_duplicates});
+    }
+    void reportUnordered(std::vector<Diagnostic>& diagnostics, const std::string& file) const
+    {
+        if (m_unordered > 0)
+            diagnostics.push_back(Diagnostic{Severity::Info, file, m_unorderedLine, m_unorderedOffset,
+                                             "rows not in start-time order (first at this line); kept", m_unordered});
+    }
+
+private:
     struct RowKey {
         std::uint64_t hash;
         std::size_t row;
         std::int64_t line, offset;
     };
-    std::vector<RowKey> keys;
-    keys.reserve(rowsGuess);
-    std::uint64_t duplicates = 0, unordered = 0;
-    std::int64_t duplicateLine = -1, duplicateOf = -1, duplicateOffset = -1, unorderedLine = -1, unorderedOffset = -1;
-    TimeNs lastStart = std::numeric_limits<TimeNs>::min();
-    // Metric values gather in blocks of rows, appended to their columns a column at a time: each
-    // column's dictionary stays in cache while its share of the block is coded. At the 1 GB
-    // benchmark profile (30-50 k distinct values in a column) coding took 10 % of the load's
-    // samples with blocks of 2048 rows and 5 % with 16384; the block costs 8 bytes a row and a
-    // metric column (2.7 MB for 41 columns), no more rows than the file is expected to hold.
-    const std::size_t rowsPerBlock = std::min<std::size_t>(8192, rowsGuess); // rowsGuess >= 1
-    std::vector<double> block(metricCols.size() * rowsPerBlock);
-    std::size_t blockRows = 0;
-    const auto flushBlock = [&] {
-        for (std::size_t i = 0; i < metricCols.size(); ++i)
-            K.metrics[metricCols[i].second].appendBlock(block.data() + i * rowsPerBlock, blockRows);
-        blockRows = 0;
-    };
+    std::vector<RowKey> m_keys;
+    std::uint64_t m_duplicates = 0, m_unordered = 0;
+    std::int64_t m_duplicateLine = -1, m_duplicateOf = -1, m_duplicateOffset = -1, m_unorderedLine = -1,
+                 m_unorderedOffset = -1;
+    TimeNs m_lastStart = std::numeric_limits<TimeNs>::min();
+};
+
+} // namespace
+
+FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContext& ctx)
+{
+    FileRecord rec;
+    rec.kind = ctx.file.find("kernel_details") != std::string::npos ? "kernel_details" : "op_summary";
+    CsvTable t(bytes, ctx, rec, [&](Severity s, std::int64_t line, std::int64_t off, std::string reason) {
+        sink.report(s, ctx.file, line, off, std::move(reason));
+    });
+    if (!t.open())
+        return rec;
+
+    const KernelColumns c = findKernelColumns(t);
+    if (!t.require(c.name, "Op Name|Name") || !t.require(c.start, "Task Start Time(us)|Start Time(us)") ||
+        !t.require(c.dur, "Task Duration(us)|Duration(us)"))
+        return rec;
+
+    const auto& header = t.header();
+    KernelTable& K = sink.kernels;
+    const std::size_t before = K.size();
+    std::size_t rowsGuess = 0;
+    const std::vector<bool> numeric = numericColumns(bytes, header, rowsGuess);
+    const OtherColumns other = mapOtherColumns(K, header, c, numeric, before);
+
+    // Room for the rows the file will hold (a little over the sample's guess). A row holds at
+    // least one byte per column, whatever the sample said.
+    rowsGuess = std::min(rowsGuess + rowsGuess / 16 + 16, bytes.size() / std::max<std::size_t>(1, header.size()) + 1);
+    reserveRows(K, before + rowsGuess);
+
+    const int fileDevice = ctx.device;
+    UnreadableCells unreadable(t);
+    TextCells text(t, sink.strings);
+    RowChecks checks(rowsGuess);
+    MetricBlock metrics(K, other.metrics, rowsGuess);
     while (t.nextRow()) {
         const auto start = parseMicrosToNs(t.cell(c.start));
         if (!start) {
@@ -284,73 +399,19 @@ FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContex
         K.blockDim.push_back(unreadable.integer(c.block).value_or(-1));
         K.mixBlockDim.push_back(unreadable.integer(c.mixBlock).value_or(-1));
         K.slice.push_back(kNone);
-        for (std::size_t i = 0; i < metricCols.size(); ++i) {
-            const auto cellText = t.cell(metricCols[i].first);
-            double v;
-            if (!parseDouble(cellText, v)) {
-                v = kNaN;
-                unreadable.note(cellText);
-            }
-            block[i * rowsPerBlock + blockRows] = v;
-        }
-        if (++blockRows == rowsPerBlock)
-            flushBlock();
-        for (const auto& [col, e] : extraCols)
+        metrics.addRow(t, unreadable);
+        for (const auto& [col, e] : other.extras)
             K.extra[e].push_back(text(col));
-        const std::size_t row = K.size() - 1;
-        if (*start < lastStart && unordered++ == 0) {
-            unorderedLine = t.line();
-            unorderedOffset = static_cast<std::int64_t>(t.byteOffset());
-        }
-        lastStart = std::max(lastStart, *start);
-        std::uint64_t h = std::hash<std::int64_t>{}(*start);
-        for (std::int64_t v : {std::int64_t(K.device[row]), K.streamId[row], K.taskId[row], *dur,
-                               std::int64_t(K.name[row].v)})
-            h = (h ^ std::hash<std::int64_t>{}(v)) * 0x9E3779B97F4A7C15ull;
-        keys.push_back(RowKey{h, row, t.line(), static_cast<std::int64_t>(t.byteOffset())});
+        checks.add(K, K.size() - 1, t.line(), static_cast<std::int64_t>(t.byteOffset()));
         ++rec.records;
     }
-    flushBlock();
-    block = std::vector<double>();
-    // A row repeats the first row with its hash when every key field is equal; the first such
-    // row in file order is named, with the line it repeats.
+    metrics.finish();
     if (ctx.cancelled())
-        keys.clear(); // the load is being thrown away
-    std::sort(keys.begin(), keys.end(),
-              [](const RowKey& a, const RowKey& b) { return a.hash < b.hash || (a.hash == b.hash && a.row < b.row); });
-    std::size_t firstDuplicate = std::numeric_limits<std::size_t>::max();
-    for (std::size_t i = 0; i < keys.size();) {
-        std::size_t j = i + 1;
-        const std::size_t o = keys[i].row;
-        for (; j < keys.size() && keys[j].hash == keys[i].hash; ++j) {
-            const std::size_t r = keys[j].row;
-            if (K.start[o] == K.start[r] && K.dur[o] == K.dur[r] && K.device[o] == K.device[r]
-                && K.streamId[o] == K.streamId[r] && K.taskId[o] == K.taskId[r] && K.name[o] == K.name[r]) {
-                ++duplicates;
-                if (r < firstDuplicate) {
-                    firstDuplicate = r;
-                    duplicateLine = keys[j].line;
-                    duplicateOffset = keys[j].offset;
-                    duplicateOf = keys[i].line;
-                }
-            }
-        }
-        i = j;
-    }
-    if (badUtf8 > 0)
-        sink.diagnostics.push_back(Diagnostic{Severity::Warning, ctx.file, badUtf8Line, badUtf8Offset,
-                                              "invalid UTF-8 in text cells, kept with U+FFFD (first at this line)",
-                                              badUtf8});
-    if (duplicates > 0)
-        sink.diagnostics.push_back(Diagnostic{Severity::Warning, ctx.file, duplicateLine, duplicateOffset,
-                                              "row is a duplicate of line " + std::to_string(duplicateOf)
-                                                  + " (same device, stream, task, start, duration and name); "
-                                                  + std::to_string(duplicates) + " such rows kept",
-                                              duplicates});
-    if (unordered > 0)
-        sink.diagnostics.push_back(Diagnostic{Severity::Info, ctx.file, unorderedLine, unorderedOffset,
-                                              "rows not in start-time order (first at this line); kept",
-                                              unordered});
+        checks.clear(); // the load is being thrown away
+    checks.findDuplicates(K);
+    text.report(sink.diagnostics, ctx.file);
+    checks.reportDuplicates(sink.diagnostics, ctx.file);
+    checks.reportUnordered(sink.diagnostics, ctx.file);
     // Columns this file lacks (another slice had them) stay aligned: NaN / empty.
     for (auto& m : K.metrics)
         m.resize(K.size(), kNaN);

@@ -1,4 +1,5 @@
 #include "model/formats/layout.h"
+#include "model/formats/layout_search.h"
 
 #include <sys/stat.h>
 
@@ -17,6 +18,7 @@ namespace {
 
 constexpr const char* kSqliteNote = "SQLite export of a kind npuscope does not read";
 constexpr const char* kNotProfiler = "not a profiler file";
+constexpr const char* kRawTorchNote = "raw msprof output: ASCEND_PROFILER_OUTPUT used instead";
 
 bool startsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 bool endsWith(std::string_view s, std::string_view p)
@@ -48,7 +50,7 @@ int toInt(std::string_view s, int fallback)
 bool knownUnusedModule(std::string_view m)
 {
     static const std::set<std::string, std::less<>> kModules = {
-        "operator_details", "operator_memory", "hbm", "llc_read_write", "llc", "hccs", "pcie", "nic", "roce",
+        "hbm", "llc_read_write", "llc", "hccs", "pcie", "nic", "roce",
         "ai_core_utilization", "ai_vector_core_utilization", "ai_cpu", "aicpu", "fusion_op", "dp", "ddr",
         "dvpp", "msprof_tx", "static_op_mem", "cpu_usage", "sys_cpu_usage", "process_cpu_usage", "sys_mem",
         "process_mem", "host_cpu_usage", "host_mem_usage", "host_disk_usage", "host_network_usage",
@@ -157,7 +159,10 @@ bool isDeviceFolder(std::string_view name, int* device)
 
 class Walker {
 public:
-    explicit Walker(Plan& plan) : m_plan(plan) {}
+    explicit Walker(Plan& plan, const std::atomic<bool>* cancel = nullptr, int maxFolders = kMaxFolders)
+        : m_plan(plan), m_cancel(cancel), m_maxFolders(maxFolders)
+    {
+    }
 
     void scanTop(const std::string& path);
 
@@ -174,12 +179,25 @@ private:
     void warnListing(const fs::path& dir, const std::string& error);
 
     Plan& m_plan;
+    const std::atomic<bool>* m_cancel = nullptr;
+    int m_maxFolders = kMaxFolders;
     std::set<std::pair<std::uint64_t, std::uint64_t>> m_visited;
     int m_tooDeep = 0;
+    int m_folders = 0;
+    bool m_capped = false;
 };
 
 bool Walker::enter(const fs::path& dir)
 {
+    if (m_cancel && m_cancel->load(std::memory_order_relaxed)) {
+        m_plan.cancelled = true;
+        return false;
+    }
+    if (m_folders >= m_maxFolders) {
+        m_capped = true;
+        return false;
+    }
+    ++m_folders;
     struct stat st {};
     if (::stat(dir.c_str(), &st) != 0)
         return true; // listing will report the reason
@@ -224,7 +242,10 @@ void Walker::addFile(RankPlan* r, const Entry& e, int device, const std::string&
             f.status = FileStatus::Ignored;
             f.note = ignoreNote;
         }
-    } else if (!ignoreNote.empty()) {
+    } else if (!ignoreNote.empty()
+               && !(ignoreNote == kRawTorchNote && c.kind == FileKind::DeviceInfo && !fn.middle.empty())) {
+        // torch_npu writes the device facts (info.json.N) only in its raw PROF_* folder: they
+        // are read from there although the rest of that folder is replaced by the export.
         f.status = FileStatus::Ignored;
         f.note = ignoreNote;
     }
@@ -358,7 +379,7 @@ void Walker::collectTorch(const fs::path& root, const Listing& listing, int dept
             ++m_tooDeep;
         else if (startsWith(d.name, "PROF_")) {
             if (outputHasData) {
-                collectTree(r, d.path, depth + 1, -1, "raw msprof output: ASCEND_PROFILER_OUTPUT used instead");
+                collectTree(r, d.path, depth + 1, -1, kRawTorchNote);
             } else if (enter(d.path)) {
                 const Listing sub = listDir(d.path);
                 if (!sub.error.empty())
@@ -398,8 +419,9 @@ void Walker::scan(const fs::path& dir, int depth)
         return;
     }
     const std::string name = displayName(dir);
+    // Inside a run the depth counts from the run's root.
     if (isTorchRoot(name, listing)) {
-        collectTorch(dir, listing, depth);
+        collectTorch(dir, listing, 0);
         return;
     }
     if (startsWith(name, "PROF_")) {
@@ -407,7 +429,7 @@ void Walker::scan(const fs::path& dir, int depth)
         r.name = name;
         r.root = dir.string();
         r.layout = "msprof";
-        collectMsprof(r, listing, depth);
+        collectMsprof(r, listing, 0);
         m_plan.ranks.push_back(std::move(r));
         return;
     }
@@ -440,7 +462,7 @@ void Walker::scan(const fs::path& dir, int depth)
     for (const auto& d : listing.dirs) {
         if (isRawFolder(d.name))
             summarise(m_plan.files, d.path, "raw profiler data, not read");
-        else if (depth + 1 > kMaxDepth)
+        else if (depth + 1 > kMaxSearchDepth)
             ++m_tooDeep;
         else
             scan(d.path, depth + 1);
@@ -560,12 +582,28 @@ void Walker::scanTop(const std::string& path)
     }
     if (m_tooDeep > 0)
         m_plan.diagnostics.push_back({Severity::Info, path, -1, -1,
-                                      "folders deeper than " + std::to_string(kMaxDepth) + " levels not searched",
+                                      "folders deeper than " + std::to_string(kMaxSearchDepth)
+                                          + " levels below it, or " + std::to_string(kMaxDepth)
+                                          + " below a run's root, not searched",
                                       static_cast<std::uint64_t>(m_tooDeep)});
+    if (m_capped)
+        m_plan.diagnostics.push_back({Severity::Warning, path, -1, -1,
+                                      "search stopped after " + std::to_string(m_maxFolders)
+                                          + " folders: runs further down were not looked for",
+                                      1});
+    if (m_plan.cancelled)
+        m_plan.error = path + ": search cancelled";
 }
+
+std::string sessionLayout(const std::vector<RankPlan>& ranks);
 
 void finishPlan(Plan& plan)
 {
+    if (plan.cancelled) {
+        plan.ranks.clear();
+        plan.files.clear();
+        return;
+    }
     for (auto& r : plan.ranks)
         resolveRank(r);
     // Several copies of a cluster file: newest timestamp wins, as for rank files.
@@ -604,20 +642,111 @@ void finishPlan(Plan& plan)
         }
     }
     plan.ranks = std::move(kept);
-    if (plan.ranks.size() == 1) {
-        plan.layout = plan.ranks.front().layout;
-    } else if (plan.ranks.empty()) {
-        plan.layout = "cluster files";
-    } else {
-        std::string common = plan.ranks.front().layout;
-        for (const auto& r : plan.ranks)
-            if (r.layout != common)
-                common = "mixed";
-        plan.layout = "cluster (" + std::to_string(plan.ranks.size()) + " ranks, " + common + ")";
-    }
+    plan.layout = sessionLayout(plan.ranks);
+}
+
+// The folder a rank's job is kept in: the folder holding the rank folder, or the one above
+// when each rank sits in a wrapper of its own (rank_0/, node1/, 3/).
+std::string jobFolder(const std::string& planRoot, const RankPlan& r)
+{
+    const fs::path root = fs::path(r.root).lexically_normal();
+    fs::path top = fs::path(planRoot).lexically_normal();
+    if (top.filename().empty() && top.has_parent_path())
+        top = top.parent_path();
+    if (root == top || r.root == planRoot || !root.has_parent_path())
+        return r.root;
+    fs::path parent = root.parent_path();
+    const std::string name = lower(parent.filename().string());
+    std::size_t digits = 0;
+    while (digits < name.size() && std::isdigit(static_cast<unsigned char>(name[name.size() - 1 - digits])))
+        ++digits;
+    const std::string head = name.substr(0, name.size() - digits);
+    const bool wrapper = digits > 0
+                         && (head.empty() || head == "rank" || head == "rank_" || head == "rank-" || head == "node"
+                             || head == "node_" || head == "node-" || head == "worker" || head == "worker_");
+    if (wrapper && parent != top && parent.has_parent_path())
+        parent = parent.parent_path();
+    return parent.string();
+}
+
+bool under(const std::string& path, const std::string& folder)
+{
+    if (path == folder)
+        return true;
+    if (path.size() <= folder.size() || path.compare(0, folder.size(), folder) != 0)
+        return false;
+    return path[folder.size()] == '/' || (!folder.empty() && folder.back() == '/');
+}
+
+std::string sessionLayout(const std::vector<RankPlan>& ranks)
+{
+    if (ranks.size() == 1)
+        return ranks.front().layout;
+    if (ranks.empty())
+        return "cluster files";
+    std::string common = ranks.front().layout;
+    for (const auto& r : ranks)
+        if (r.layout != common)
+            common = "mixed";
+    return "cluster (" + std::to_string(ranks.size()) + " ranks, " + common + ")";
 }
 
 } // namespace
+
+std::vector<RunInfo> listRuns(const Plan& plan)
+{
+    std::vector<RunInfo> runs;
+    std::map<std::string, std::size_t> byFolder;
+    for (std::size_t i = 0; i < plan.ranks.size(); ++i) {
+        const RankPlan& r = plan.ranks[i];
+        const std::string key = jobFolder(plan.root, r);
+        auto [it, added] = byFolder.emplace(key, runs.size());
+        if (added) {
+            RunInfo run;
+            run.root = key;
+            runs.push_back(std::move(run));
+        }
+        RunInfo& run = runs[it->second];
+        run.rankIndexes.push_back(i);
+        ++run.ranks;
+        run.bytes += r.bytesToRead();
+        struct stat st {};
+        if (::stat(r.root.c_str(), &st) == 0)
+            run.modified = std::max<std::int64_t>(run.modified, static_cast<std::int64_t>(st.st_mtime));
+    }
+    for (auto& run : runs) {
+        std::vector<RankPlan> ranks;
+        for (std::size_t i : run.rankIndexes)
+            ranks.push_back(RankPlan{plan.ranks[i].name, plan.ranks[i].root, plan.ranks[i].layout, -1, {}, {}});
+        run.layout = sessionLayout(ranks);
+        for (const auto& f : plan.files)
+            if (f.toRead() && under(f.path, run.root))
+                run.bytes += f.bytes;
+    }
+    std::sort(runs.begin(), runs.end(), [](const RunInfo& a, const RunInfo& b) { return a.root < b.root; });
+    return runs;
+}
+
+Plan selectRun(const Plan& plan, std::size_t index)
+{
+    const std::vector<RunInfo> runs = listRuns(plan);
+    if (index >= runs.size())
+        return plan;
+    const RunInfo& run = runs[index];
+    Plan out;
+    out.root = run.root;
+    out.sqliteFiles = plan.sqliteFiles;
+    for (std::size_t i : run.rankIndexes)
+        out.ranks.push_back(plan.ranks[i]);
+    for (const auto& f : plan.files)
+        if (under(f.path, run.root))
+            out.files.push_back(f);
+    for (const auto& d : plan.diagnostics)
+        if (under(d.file, run.root) || !under(d.file, plan.root) || d.file == plan.root)
+            out.diagnostics.push_back(d);
+    out.layout = sessionLayout(out.ranks);
+    return out;
+}
 
 FileName parseFileName(std::string_view name)
 {
@@ -740,10 +869,12 @@ Classification classifyFileName(std::string_view name)
             return is(FileKind::TaskTime, m);
         if (m == "step_trace_time")
             return is(FileKind::StepTrace, m);
-        if (m == "npu_mem" || m == "memory_record" || m == "npu_module_mem")
+        if (m == "npu_mem" || m == "memory_record" || m == "npu_module_mem" || m == "operator_memory")
             return is(FileKind::Memory, m);
         if (m == "l2_cache")
             return is(FileKind::L2Cache, m);
+        if (m == "operator_details")
+            return is(FileKind::OperatorDetails, m);
         if (m == "cluster_step_trace_time")
             return is(FileKind::ClusterStepTrace, m);
     }
@@ -751,6 +882,17 @@ Classification classifyFileName(std::string_view name)
         return {FileKind::Unknown, m, "graph-mode step trace: not read by this build"};
     if ((fn.ext == "csv" || fn.ext == "json") && knownUnusedModule(m))
         return {FileKind::Unknown, m, std::string(name) + ": not used yet"};
+    // The capture's own records in a raw PROF_* folder (start_info.0, end_info, host_start.log,
+    // dev_start.log.0, sample.json): when and how it was collected, which the exports restate.
+    std::string_view base = n;
+    if (const auto dot = base.rfind('.');
+        dot != std::string_view::npos && dot + 1 < base.size()
+        && base.find_first_not_of("0123456789", dot + 1) == std::string_view::npos)
+        base = base.substr(0, dot);
+    for (const std::string_view record : {"start_info", "end_info", "host_start.log", "dev_start.log", "sample.json"})
+        if (base == record)
+            return {FileKind::Unknown, "collection_record",
+                    "the capture's start/end record (raw PROF_* folder): its times are in the exported files"};
     return {FileKind::Unknown, "", kNotProfiler};
 }
 
@@ -781,11 +923,16 @@ std::string noDataMessage(const std::string& path)
           "kernel_details.csv, op_summary_*.csv)";
 }
 
-Plan detect(const std::string& path)
+Plan detect(const std::string& path, const std::atomic<bool>* cancel)
+{
+    return detectWithin(path, cancel, kMaxFolders);
+}
+
+Plan detectWithin(const std::string& path, const std::atomic<bool>* cancel, int maxFolders)
 {
     Plan plan;
     plan.root = path;
-    Walker w(plan);
+    Walker w(plan, cancel, maxFolders);
     w.scanTop(path);
     finishPlan(plan);
     return plan;

@@ -5,11 +5,14 @@
 // maps it). Every file met is accounted for: planned for a reader, or Ignored with the reason,
 // so the user can see what happened to each one.
 //
-// The walk goes at most kMaxDepth folders deep, visits each real folder once (symlink loops
-// and repeated folders are skipped by device/inode), and lists a folder once, so a folder of
-// thousands of unrelated files costs one readdir and one stat per file.
+// A folder with no profile at its top is searched below for runs, at most kMaxSearchDepth
+// folders deep and kMaxFolders folders in all; inside a run the walk goes at most kMaxDepth
+// folders below the run's root. Each real folder is visited once (symlink loops and repeated
+// folders are skipped by device/inode) and listed once, so a folder of thousands of unrelated
+// files costs one readdir and one stat per file.
 #include "model/store/diagnostics.h"
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -18,6 +21,8 @@
 namespace npuscope::layout {
 
 inline constexpr int kMaxDepth = 5;
+inline constexpr int kMaxSearchDepth = 8;
+inline constexpr int kMaxFolders = 20000;
 
 // Which reader a file goes to.
 enum class FileKind : std::uint8_t {
@@ -41,6 +46,7 @@ enum class FileKind : std::uint8_t {
     ClusterCommunicationMatrix,
     ProfilerDb,  // msprof_*.db, ascend_pytorch_profiler[_N].db (SQLite export)
     AnalysisDb,  // torch_npu analysis.db, msprof analyze/communication_analyzer.db (SQLite export)
+    OperatorDetails, // torch_npu operator_details.csv (no table in the SQLite export: read with either)
 };
 
 // Text kinds a SQLite export replaces when the loader reads the db instead (and vice versa).
@@ -101,11 +107,29 @@ struct Plan {
     std::vector<Diagnostic> diagnostics; // unreadable folders, skipped symlink loops, ...
     std::string error;                   // set when nothing recognisable was found
     int sqliteFiles = 0;                 // *.db exports seen
+    bool cancelled = false;              // the search was stopped by the cancel flag
     std::uint64_t bytesToRead() const;
 };
 
-// Detect the layout of one path (a folder of any known shape or a single file).
-Plan detect(const std::string& path);
+// One run found below a folder: a rank folder (PROF_*, *_ascend_pt, a folder of exported
+// files, a single trace) or the ranks of one job (rank folders side by side in one folder, or
+// each in its own rank_N/node_N folder there), which open together as a cluster.
+struct RunInfo {
+    std::string root;                // the rank's folder, or the job folder holding its ranks
+    std::string layout;              // the rank's layout, or "cluster (N ranks, X)"
+    int ranks = 0;
+    std::uint64_t bytes = 0;         // bytes of the files that would be read
+    std::int64_t modified = 0;       // newest modification time of its rank folders (Unix seconds)
+    std::vector<std::size_t> rankIndexes; // into Plan::ranks
+};
+// The unrelated runs of a plan, in path order. One entry for a single rank or a cluster.
+std::vector<RunInfo> listRuns(const Plan& plan);
+// The plan reduced to one of listRuns(plan): its ranks, and the cluster files below its root.
+Plan selectRun(const Plan& plan, std::size_t index);
+
+// Detect the layout of one path (a folder of any known shape or a single file). A folder with
+// no profile at its top is searched below it; `cancel`, when set, stops the search.
+Plan detect(const std::string& path, const std::atomic<bool>* cancel = nullptr);
 // Several paths (rank folders given one by one) into one plan; each keeps its own rank(s).
 Plan detect(const std::vector<std::string>& paths);
 

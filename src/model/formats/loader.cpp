@@ -2,6 +2,7 @@
 // rank, and gathers the ranks into a Session. Ranks are independent Profiles, so they load on
 // a small pool of threads; files inside a rank are read in plan order (identity first).
 #include "model/formats/loader.h"
+#include "model/cluster_summary/cluster_summary.h"
 
 #include "model/formats/layout.h"
 #include "model/formats/readers.h"
@@ -114,6 +115,23 @@ private:
     bool m_emitted = false;
 };
 
+// Estimated heap a reader of `kind` (FileRecord::kind) builds from `fileBytes` of input: the
+// tables it fills plus its working buffers (FORMATS.md readers, measured on the samples).
+// Timeline: columnar slices and args take about as much as the JSON text, plus one 32 MiB chunk
+// buffer. JSON side files are parsed into a DOM (about 8x the text). CSV tables and SQLite
+// exports: about the size of the text or the pages.
+std::uint64_t estimatedHeapBytes(std::string_view kind, std::uint64_t fileBytes)
+{
+    constexpr std::uint64_t kChunkBuffer = 40ull << 20;
+    if (kind == "timeline")
+        return fileBytes + std::min<std::uint64_t>(fileBytes, kChunkBuffer);
+    if (kind == "simplified_tasks" || kind == "communication" || kind == "communication_matrix"
+        || kind == "cluster_communication" || kind == "cluster_communication_matrix" || kind == "info_json"
+        || kind == "profiler_info" || kind == "profiler_metadata")
+        return fileBytes * 8;
+    return fileBytes;
+}
+
 struct Env {
     const LoadOptions& options;
     ProgressSink& progress;
@@ -174,6 +192,7 @@ FileRecord readOne(layout::FileKind kind, std::string_view bytes, Profile& p, co
     case FileKind::StepTrace: return readers::readStepTraceCsv(bytes, p, ctx);
     case FileKind::Memory: return readers::readMemoryCsv(bytes, p, ctx);
     case FileKind::L2Cache: return readers::readL2CacheCsv(bytes, p, ctx);
+    case FileKind::OperatorDetails: return readers::readOperatorDetailsCsv(bytes, p, ctx);
     case FileKind::Communication: return readers::readCommunicationJson(bytes, p, ctx);
     case FileKind::CommunicationMatrix: return readers::readCommunicationMatrixJson(bytes, p, ctx);
     case FileKind::DeviceInfo: return readers::readInfoJson(bytes, p, ctx);
@@ -188,8 +207,8 @@ FileRecord readOne(layout::FileKind kind, std::string_view bytes, Profile& p, co
 }
 
 // How far ahead of a reader's progress the pages of its file are mapped, in files of at least
-// kLargeLoadBytes: the 1 GB benchmark profile's load takes 0.08 s less (system time
-// 0.7-0.8 -> 0.6 s); in small files the pages mapped ahead would raise the peak RSS.
+// kLargeLoadBytes: their pages are then mapped in large runs instead of one fault at a time,
+// which saves system time; in small files the pages mapped ahead would raise the peak RSS.
 constexpr std::uint64_t kMapAhead = 16ull << 20;
 
 // Maps `f` and runs `read(bytes, ctx)`; failures to open become a Failed record plus an Error
@@ -284,6 +303,7 @@ bool isSideFile(layout::FileKind k)
     case FileKind::CommStatistic:
     case FileKind::StepTrace:
     case FileKind::L2Cache:
+    case FileKind::OperatorDetails:
     case FileKind::Communication:
     case FileKind::CommunicationMatrix:
     case FileKind::DeviceInfo:
@@ -306,29 +326,40 @@ std::shared_ptr<Profile> discard(std::shared_ptr<Profile> p, Profile side = {})
     return nullptr;
 }
 
-std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
+// Which export a rank folder is read from: text when both exist (unless --prefer db), the
+// SQLite export when it is alone.
+struct ExportChoice {
+    bool hasText = false;
+    bool useDb = false;
+};
+
+ExportChoice chooseExport(const layout::RankPlan& plan, Prefer prefer)
 {
-    auto p = std::make_shared<Profile>();
-    p->name = plan.name.empty() && plan.rank >= 0 ? "rank " + std::to_string(plan.rank) : plan.name;
-    p->root = plan.root;
-    p->layout = plan.layout;
-    p->rank = plan.rank;
-    p->diagnostics = plan.diagnostics;
-    const int plannedRank = plan.rank;
-    const std::string label = rankLabel(*p);
-    // Text or SQLite export: text when both exist (unless --prefer db), the db when it is alone.
-    bool hasText = false, hasDb = false;
+    ExportChoice e;
+    bool hasDb = false;
     for (const auto& f : plan.files) {
         if (!f.toRead())
             continue;
-        hasText = hasText || f.kind == layout::FileKind::Timeline || f.kind == layout::FileKind::Kernels;
+        e.hasText = e.hasText || f.kind == layout::FileKind::Timeline || f.kind == layout::FileKind::Kernels;
         hasDb = hasDb || f.kind == layout::FileKind::ProfilerDb;
     }
-    const bool useDb = hasDb && (env.options.prefer == Prefer::Db || (env.options.prefer == Prefer::Auto && !hasText));
+    e.useDb = hasDb && (prefer == Prefer::Db || (prefer == Prefer::Auto && !e.hasText));
+    return e;
+}
 
-    // Records in plan order; files to read on this thread and on the side thread.
-    std::vector<std::optional<FileRecord>> records(plan.files.size());
+// A rank's reads: records in plan order (those of files not read filled in already), the files
+// to read on this thread and on the side thread.
+struct RankReads {
+    std::vector<std::optional<FileRecord>> records;
     std::vector<std::size_t> mainFiles, sideFiles;
+    bool parallel = false;  // side files on a thread of their own, while the timeline is read
+    bool largeLoad = false; // at least kLargeLoadBytes to read
+};
+
+RankReads planReads(const layout::RankPlan& plan, bool useDb, const Env& env)
+{
+    RankReads r;
+    r.records.resize(plan.files.size());
     bool hasTimeline = false;
     for (std::size_t i = 0; i < plan.files.size(); ++i) {
         const auto& f = plan.files[i];
@@ -338,131 +369,134 @@ std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
             skipped.status = FileStatus::Ignored;
             skipped.note = useDb ? "SQLite export read instead (--prefer text reads this file)"
                                  : "text export read instead (--prefer db reads the SQLite export)";
-            records[i] = plannedRecord(skipped);
+            r.records[i] = plannedRecord(skipped);
             env.progress.add(f.bytes);
         } else if (!f.toRead()) {
-            records[i] = plannedRecord(f);
+            r.records[i] = plannedRecord(f);
         } else {
-            (isSideFile(f.kind) ? sideFiles : mainFiles).push_back(i);
+            (isSideFile(f.kind) ? r.sideFiles : r.mainFiles).push_back(i);
             hasTimeline = hasTimeline || f.kind == layout::FileKind::Timeline;
         }
     }
-    const bool parallel = hasTimeline && !sideFiles.empty() && std::thread::hardware_concurrency() > 1;
-    if (!parallel) {
-        mainFiles.insert(mainFiles.end(), sideFiles.begin(), sideFiles.end());
-        std::sort(mainFiles.begin(), mainFiles.end());
-        sideFiles.clear();
+    r.parallel = hasTimeline && !r.sideFiles.empty() && std::thread::hardware_concurrency() > 1;
+    if (!r.parallel) {
+        r.mainFiles.insert(r.mainFiles.end(), r.sideFiles.begin(), r.sideFiles.end());
+        std::sort(r.mainFiles.begin(), r.mainFiles.end());
+        r.sideFiles.clear();
     }
     // In small loads (under kLargeLoadBytes), the communication files are read first: their
     // parse holds about 5x their size (simdjson's index and the tree) for a moment, and that
     // moment comes before the kernel table and the timeline have grown instead of at the end,
-    // on top of them. The 100 MB benchmark profile's peak: 126-134 -> 114-120 MB (`info`).
-    // Larger loads read them last: the 1 GB profile's finalize() took 0.2 instead of 0.1 s
-    // after the timeline with them first (its peak is well under the JSON's size either way).
-    const bool largeLoad = plan.bytesToRead() >= kLargeLoadBytes;
-    if (!largeLoad)
-        std::stable_partition(sideFiles.begin(), sideFiles.end(), [&](std::size_t i) {
+    // on top of them, which lowers the peak. Larger loads read them last: read first, they
+    // slow down the timeline's finalize() (and the peak of a large load is well under the
+    // JSON's size either way).
+    r.largeLoad = plan.bytesToRead() >= kLargeLoadBytes;
+    if (!r.largeLoad)
+        std::stable_partition(r.sideFiles.begin(), r.sideFiles.end(), [&](std::size_t i) {
             return plan.files[i].kind == layout::FileKind::Communication
                    || plan.files[i].kind == layout::FileKind::CommunicationMatrix;
         });
+    return r;
+}
 
-    auto readInto = [&](Profile& sink, std::size_t i) {
-        const auto& f = plan.files[i];
-        env.progress.stage("Reading " + baseName(f.path) + label);
-        FileRecord rec = mapAndRead(
-            f, env,
-            [&](std::string_view bytes, const ReadContext& ctx) {
-                if (f.kind == layout::FileKind::Timeline
-                    && readers::looksLikeSimplifiedTasks(bytes.substr(0, std::min<std::size_t>(bytes.size(), 4096)))) {
-                    sink.layout = "simplified JSON";
-                    FileRecord r = readers::readSimplifiedTasksJson(bytes, sink, ctx);
-                    r.kind = "simplified_tasks";
-                    return r;
-                }
-                if (f.kind == layout::FileKind::ProfilerDb)
-                    return readers::readProfilerDb(f.path, sink, ctx);
-                if (f.kind == layout::FileKind::AnalysisDb)
-                    return readers::readAnalysisDb(f.path, sink, ctx);
-                return readOne(f.kind, bytes, sink, ctx);
-            },
-            [&](Severity s, const std::string& why) { sink.report(s, f.path, -1, -1, why); });
-        // A profiler_info without a usable rank_id (single-device runs write -1) keeps the
-        // rank named by the file, profiler_info_<N>.json.
-        if (f.kind == layout::FileKind::ProfilerInfo && sink.rank < 0)
-            sink.rank = plannedRank;
-        records[i] = std::move(rec);
-    };
-
-    Profile side;
-    side.rank = plan.rank;
-    bool indexed = false;
-    std::size_t diagnosticsBeforeIndex = 0, diagnosticsOfIndex = 0;
-    {
-        std::jthread worker;
-        if (parallel)
-            worker = std::jthread([&] {
-                for (std::size_t n = 0; n < sideFiles.size(); ++n) {
-                    if (env.cancelled())
-                        break;
-                    readInto(side, sideFiles[n]);
-                    // The kernel table is complete after its last slice: compacted (lookup indexes
-                    // freed) before the other side files are read.
-                    const auto kindOf = [&](std::size_t k) { return plan.files[sideFiles[k]].kind; };
-                    if (!env.cancelled() && kindOf(n) == layout::FileKind::Kernels
-                        && (n + 1 == sideFiles.size() || kindOf(n + 1) != layout::FileKind::Kernels))
-                        side.kernels.compactMetrics();
-                }
-                // In a large load, what the side files freed (the communication files' trees,
-                // read last, and the kernel rows' keys) would stay resident to the end of the
-                // load: the timeline's remaining work reuses little of it (1 GB benchmark
-                // profile: peak 835-841 -> 755-811 MB). A small load read the communication
-                // files first, and the rest of the load reuses what they freed: given back, it
-                // would be faulted in again (100 MB profile: 0.25 -> 0.22 s, for 4 MB more).
-                // A cancelled load's memory is released by discard() once freed.
-                if (!env.cancelled() && largeLoad)
-                    releaseFreeHeap();
-            });
-        for (std::size_t i : mainFiles) {
-            if (env.cancelled())
-                break;
-            readInto(*p, i);
-        }
-        // The timeline is indexed while the side thread may still be reading: finalize() sorts
-        // and binds slices, flows and counters, which the side files do not touch, and its serial
-        // parts then share the CPU with them instead of running after them with a core idle.
-        if (parallel && !env.cancelled()) {
-            env.progress.stage("Indexing" + label);
-            diagnosticsBeforeIndex = p->diagnostics.size();
-            p->finalize(env.options.cancel);
-            diagnosticsOfIndex = p->diagnostics.size() - diagnosticsBeforeIndex;
-            indexed = true;
-        }
-    } // joins the worker
-    if (env.cancelled())
-        return discard(std::move(p), std::move(side));
-    if (parallel) {
-        const int sideRank = side.rank;
-        p->absorbSideTables(std::move(side));
-        p->rank = sideRank;
+// Reads one planned file of a rank into `sink`; its record, with strings cut to the pool's
+// limit named.
+FileRecord readRankFile(const layout::PlannedFile& f, Profile& sink, const Env& env, const std::string& label,
+                        int plannedRank)
+{
+    env.progress.stage("Reading " + baseName(f.path) + label);
+    const std::size_t cutBefore = sink.strings.cutStrings();
+    FileRecord rec = mapAndRead(
+        f, env,
+        [&](std::string_view bytes, const ReadContext& ctx) {
+            if (f.kind == layout::FileKind::Timeline
+                && readers::looksLikeSimplifiedTasks(bytes.substr(0, std::min<std::size_t>(bytes.size(), 4096)))) {
+                sink.layout = "simplified JSON";
+                FileRecord r = readers::readSimplifiedTasksJson(bytes, sink, ctx);
+                r.kind = "simplified_tasks";
+                return r;
+            }
+            if (f.kind == layout::FileKind::ProfilerDb)
+                return readers::readProfilerDb(f.path, sink, ctx);
+            if (f.kind == layout::FileKind::AnalysisDb)
+                return readers::readAnalysisDb(f.path, sink, ctx);
+            return readOne(f.kind, bytes, sink, ctx);
+        },
+        [&](Severity s, const std::string& why) { sink.report(s, f.path, -1, -1, why); });
+    if (const std::size_t cut = sink.strings.cutStrings() - cutBefore; cut > 0) {
+        const std::string why = std::to_string(cut) + (cut == 1 ? " string" : " strings") + " longer than "
+                                + std::to_string(StringPool::kMaxTextBytes >> 20) + " MiB cut to "
+                                + std::to_string(StringPool::kMaxTextBytes >> 20) + " MiB";
+        sink.report(Severity::Warning, f.path, -1, -1, why);
+        if (rec.status == FileStatus::Loaded)
+            rec.status = FileStatus::Partial;
+        rec.note += (rec.note.empty() ? "" : "; ") + why;
     }
+    // A profiler_info without a usable rank_id (single-device runs write -1) keeps the
+    // rank named by the file, profiler_info_<N>.json.
+    if (f.kind == layout::FileKind::ProfilerInfo && sink.rank < 0)
+        sink.rank = plannedRank;
+    return rec;
+}
+
+// The side thread's work: the side files into `side`, in order.
+void readSideFiles(const layout::RankPlan& plan, RankReads& reads, Profile& side, const Env& env,
+                   const std::string& label)
+{
+    const auto& sideFiles = reads.sideFiles;
+    for (std::size_t n = 0; n < sideFiles.size(); ++n) {
+        if (env.cancelled())
+            break;
+        reads.records[sideFiles[n]] = readRankFile(plan.files[sideFiles[n]], side, env, label, plan.rank);
+        // The kernel table is complete after its last slice: compacted (lookup indexes
+        // freed) before the other side files are read.
+        const auto kindOf = [&](std::size_t k) { return plan.files[sideFiles[k]].kind; };
+        if (!env.cancelled() && kindOf(n) == layout::FileKind::Kernels
+            && (n + 1 == sideFiles.size() || kindOf(n + 1) != layout::FileKind::Kernels))
+            side.kernels.compactMetrics();
+    }
+    // In a large load, what the side files freed (the communication files' trees,
+    // read last, and the kernel rows' keys) would stay resident to the end of the
+    // load: the timeline's remaining work reuses little of it, so giving it back lowers
+    // the peak. A small load read the communication files first, and the rest of the load
+    // reuses what they freed: given back, it would be faulted in again, which costs more
+    // time than the few MB it would save.
+    // A cancelled load's memory is released by discard() once freed.
+    if (!env.cancelled() && reads.largeLoad)
+        releaseFreeHeap();
+}
+
+// finalize() run while the side thread was still reading: the range of diagnostics it added.
+struct EarlyIndex {
+    bool done = false;
+    std::size_t diagnosticsBefore = 0, diagnostics = 0;
+};
+
+// The rank once every file is read: records in plan order, finalized (unless done early),
+// joined, its devices known. Null when the load was cancelled.
+std::shared_ptr<Profile> completeRank(std::shared_ptr<Profile> p, RankReads& reads, const ExportChoice& exp,
+                                      const EarlyIndex& early, const Env& env, const std::string& label)
+{
     // Kernel rows read on this thread (SQLite export, simplified JSON) or merged from both;
     // columns the side thread compacted and moved in whole are left as they are.
     p->kernels.compactMetrics();
+    if (exp.useDb)
+        readers::deriveCubeUtilization(*p);
     // The export read, whatever profiler_info's config listed (it may say ["text", "db"]).
-    if (useDb)
+    if (exp.useDb)
         p->meta.exportType = "db";
-    else if (hasText)
+    else if (exp.hasText)
         p->meta.exportType = "text";
-    for (auto& r : records)
+    for (auto& r : reads.records)
         if (r)
             p->files.push_back(std::move(*r));
-    if (indexed) {
+    if (early.done) {
         // finalize()'s reports follow the side files' ones, as when it runs after them.
-        const auto at = p->diagnostics.begin() + static_cast<std::ptrdiff_t>(diagnosticsBeforeIndex);
-        std::rotate(at, at + static_cast<std::ptrdiff_t>(diagnosticsOfIndex), p->diagnostics.end());
+        const auto at = p->diagnostics.begin() + static_cast<std::ptrdiff_t>(early.diagnosticsBefore);
+        std::rotate(at, at + static_cast<std::ptrdiff_t>(early.diagnostics), p->diagnostics.end());
     }
     // Without slices, the span comes from the kernel rows, which only now are in.
-    if (!indexed || p->slices.size() == 0) {
+    if (!early.done || p->slices.size() == 0) {
         env.progress.stage("Indexing" + label);
         p->finalize(env.options.cancel);
     }
@@ -474,9 +508,59 @@ std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
             return discard(std::move(p));
     }
     collectDevices(*p);
+    // kernel_details has no Device_id column (torch_npu): its rows ran on the rank's device, the
+    // one the SQLite export names on every row; filled when the profile has exactly one.
+    if (p->devices.size() == 1
+        && std::none_of(p->kernels.device.begin(), p->kernels.device.end(), [](int d) { return d >= 0; }))
+        std::fill(p->kernels.device.begin(), p->kernels.device.end(), p->devices.front());
     if (p->name.empty())
         p->name = p->rank >= 0 ? "rank " + std::to_string(p->rank) : baseName(p->root);
     return p;
+}
+
+std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
+{
+    auto p = std::make_shared<Profile>();
+    p->name = plan.name.empty() && plan.rank >= 0 ? "rank " + std::to_string(plan.rank) : plan.name;
+    p->root = plan.root;
+    p->layout = plan.layout;
+    p->rank = plan.rank;
+    p->diagnostics = plan.diagnostics;
+    const std::string label = rankLabel(*p);
+    const ExportChoice exp = chooseExport(plan, env.options.prefer);
+    RankReads reads = planReads(plan, exp.useDb, env);
+
+    Profile side;
+    side.rank = plan.rank;
+    EarlyIndex early;
+    {
+        std::jthread worker;
+        if (reads.parallel)
+            worker = std::jthread([&] { readSideFiles(plan, reads, side, env, label); });
+        for (std::size_t i : reads.mainFiles) {
+            if (env.cancelled())
+                break;
+            reads.records[i] = readRankFile(plan.files[i], *p, env, label, plan.rank);
+        }
+        // The timeline is indexed while the side thread may still be reading: finalize() sorts
+        // and binds slices, flows and counters, which the side files do not touch, and its serial
+        // parts then share the CPU with them instead of running after them with a core idle.
+        if (reads.parallel && !env.cancelled()) {
+            env.progress.stage("Indexing" + label);
+            early.diagnosticsBefore = p->diagnostics.size();
+            p->finalize(env.options.cancel);
+            early.diagnostics = p->diagnostics.size() - early.diagnosticsBefore;
+            early.done = true;
+        }
+    } // joins the worker
+    if (env.cancelled())
+        return discard(std::move(p), std::move(side));
+    if (reads.parallel) {
+        const int sideRank = side.rank;
+        p->absorbSideTables(std::move(side));
+        p->rank = sideRank;
+    }
+    return completeRank(std::move(p), reads, exp, early, env, label);
 }
 
 void readClusterFiles(const layout::Plan& plan, Session& s, const Env& env)
@@ -527,13 +611,19 @@ bool anythingLoaded(const Session& s)
 // The first failure, for an error message when nothing at all could be read.
 std::string firstFailure(const Session& s)
 {
+    // The message names the file: a reader's note may not.
+    auto named = [](const FileRecord& f) {
+        if (f.note.empty())
+            return f.path + ": failed";
+        return f.note.find(f.path) == std::string::npos ? f.path + ": " + f.note : f.note;
+    };
     for (const auto& r : s.ranks)
         for (const auto& f : r->files)
             if (f.status == FileStatus::Failed)
-                return f.note.empty() ? f.path + ": failed" : f.note;
+                return named(f);
     for (const auto& f : s.files)
         if (f.status == FileStatus::Failed)
-            return f.note;
+            return named(f);
     return {};
 }
 
@@ -616,14 +706,43 @@ LoadResult loadPlan(const layout::Plan& plan, const LoadOptions& options, Progre
 LoadResult loadSession(const std::string& path, const LoadOptions& options)
 {
     ProgressSink progress(options.progress);
+    if (cluster_summary::isSummaryFile(path)) { // one file standing for a whole cluster
+        nlohmann::json doc;
+        std::string error;
+        if (!cluster_summary::readSummary(path, doc, &error))
+            return LoadResult{nullptr, false, error, {}};
+        progress.stage("Done");
+        return LoadResult{cluster_summary::sessionFromSummary(doc, path), false, {}, {}};
+    }
     progress.stage("Scanning");
-    return loadPlan(layout::detect(path), options, progress);
+    layout::Plan plan = layout::detect(path, options.cancel);
+    if (plan.cancelled)
+        return LoadResult{nullptr, true, "cancelled", {}};
+    std::vector<layout::RunInfo> runs = layout::listRuns(plan);
+    if (runs.size() > 1) {
+        if (options.run == 0 || options.run > runs.size()) {
+            LoadResult r;
+            r.error = path + ": " + std::to_string(runs.size()) + " unrelated runs found below it; "
+                      + (options.run == 0 ? "choose one" : "there is no run " + std::to_string(options.run));
+            r.runs = std::move(runs);
+            return r;
+        }
+        plan = layout::selectRun(plan, options.run - 1);
+    } else if (options.run > 1) {
+        return LoadResult{nullptr, false, path + ": there is no run " + std::to_string(options.run) + " (one run found)", {}};
+    }
+    LoadResult result = loadPlan(plan, options, progress);
+    if (runs.size() > 1)
+        result.runs = std::move(runs);
+    return result;
 }
 
 LoadResult loadSessions(const std::vector<std::string>& paths, const LoadOptions& options)
 {
     if (paths.empty())
-        return LoadResult{nullptr, false, "no path given"};
+        return LoadResult{nullptr, false, "no path given", {}};
+    if (paths.size() == 1)
+        return loadSession(paths.front(), options); // runs below a folder are chosen there
     ProgressSink progress(options.progress);
     progress.stage("Scanning");
     return loadPlan(layout::detect(paths), options, progress);

@@ -1,6 +1,7 @@
 #pragma once
 // Entry point: turn a path (folder of any real layout, or a single file) into a Session.
 // Synchronous; the GUI calls it on a worker thread. Rank folders load in parallel.
+#include "model/formats/layout.h"
 #include "model/store/session.h"
 
 #include <atomic>
@@ -28,19 +29,25 @@ struct LoadOptions {
     Prefer prefer = Prefer::Auto;                       // text vs SQLite when both exist
     unsigned threads = 0;                               // 0 = hardware concurrency
     // Heap the whole load may use, in bytes; 0 = NPUSCOPE_MEMORY_BUDGET or /proc/meminfo's
-    // MemAvailable. A file whose estimated need (memory_budget.h) does not fit in what is left
+    // MemAvailable. A file whose estimated need (loader.cpp) does not fit in what is left
     // is not read: it fails with an Error naming it, the need and the budget.
     std::uint64_t memoryBudget = 0;
     // Called with each planned file's path just before it is opened, on the thread that reads
     // it: files are read in parallel, so the hook must be thread-safe (it lets tests change or
     // remove files between layout detection and reading).
     std::function<void(const std::string& path)> beforeRead;
+    // When a folder holds several unrelated runs (layout::listRuns): which one to open,
+    // 1-based. 0 opens none of them: the load fails and LoadResult::runs lists them.
+    std::size_t run = 0;
 };
 
 struct LoadResult {
     SessionPtr session;   // null when nothing could be loaded
     bool cancelled = false;
     std::string error;    // set when session is null: names the path and why
+    // The unrelated runs found below the path when there are several (the session, if any,
+    // holds the one LoadOptions::run chose); empty when the path holds one run.
+    std::vector<layout::RunInfo> runs;
 };
 
 LoadResult loadSession(const std::string& path, const LoadOptions& options = {});

@@ -34,7 +34,7 @@ const char* readPlainEventAt(const char* begin, const char* limit, TraceEvent& e
 // passed by reference would have to live in memory, and copying views back right after they
 // were stored one by one stalls.)
 // Plain digits, nearly every id, are read inline; the rest by readTraceIdText (a call and the
-// general number parsing cost 97 instructions an id, 4 % of the 100 MB benchmark load's).
+// general number parsing cost about a hundred instructions an id).
 void readTraceIdText(bool isString, std::string_view text, std::int64_t& num, std::string_view& idText);
 inline void readTraceId(bool isString, std::string_view text, std::int64_t& num, std::string_view& idText)
 {

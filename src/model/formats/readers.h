@@ -13,7 +13,7 @@
 
 namespace npuscope::readers {
 
-// ---- timeline (timeline_reader.cpp, chrome_trace.cpp) ----
+// ---- timeline (timeline_reader.cpp, simplified_tasks_reader.cpp) ----
 // msprof_*.json / trace_view.json / any Chrome Trace Event JSON (bare array or
 // {"traceEvents":[…]}), streamed in chunks. Classifies Ascend tracks (TrackKind) by process and
 // thread names. Does not call Profile::finalize().
@@ -32,6 +32,9 @@ FileRecord readCommStatisticCsv(std::string_view bytes, Profile& sink, const Rea
 FileRecord readTaskTimeCsv(std::string_view bytes, Profile& sink, const ReadContext& ctx);        // -> slices (fallback)
 FileRecord readStepTraceCsv(std::string_view bytes, Profile& sink, const ReadContext& ctx);       // -> steps
 FileRecord readMemoryCsv(std::string_view bytes, Profile& sink, const ReadContext& ctx);          // npu_mem, memory_record, npu_module_mem -> counters
+// operator_memory.csv -> opMemory (operator_memory_csv.cpp). readMemoryCsv hands it over too.
+FileRecord readOperatorMemoryCsv(std::string_view bytes, Profile& sink, const ReadContext& ctx);
+FileRecord readOperatorDetailsCsv(std::string_view bytes, Profile& sink, const ReadContext& ctx); // -> opDetails
 FileRecord readL2CacheCsv(std::string_view bytes, Profile& sink, const ReadContext& ctx);         // -> l2
 FileRecord readClusterStepTraceCsv(std::string_view bytes, ClusterData& sink, std::vector<Diagnostic>& diags,
                                    const ReadContext& ctx);
@@ -58,6 +61,12 @@ void setCommJsonParser(CommJsonParser parser);
 FileRecord readProfilerDb(const std::string& path, Profile& sink, const ReadContext& ctx);
 // torch_npu analysis.db: StepTraceTime -> steps, CommAnalyzer* -> commOps / commLinks.
 FileRecord readAnalysisDb(const std::string& path, Profile& sink, const ReadContext& ctx);
+// The SQLite export stores no cube_utilization(%) (the text export computes it when it writes
+// kernel_details): derived here, once the kernel rows and info.json are in, from
+// aic_total_cycles / (aic_frequency × ai_core_num × duration) × 100 (FORMATS.md §5), rounded to
+// 3 decimals as kernel_details writes it. Nothing is added when the column exists, when there are
+// no aic_total_cycles, or when no info.json gives the core count and frequency.
+void deriveCubeUtilization(Profile& p);
 
 // ---- join (join.cpp) ----
 // Join timeline device tasks (Stream tracks) with kernel rows on (device, stream, task id,

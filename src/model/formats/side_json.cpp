@@ -1046,6 +1046,11 @@ FileRecord readInfoJson(std::string_view bytes, Profile& sink, const ReadContext
         info.aiCoreNum = count(num(d, "ai_core_num", bad));
         info.aivNum = count(num(d, "aiv_num", bad));
         info.aicFrequencyMHz = num(d, "aic_frequency", bad);
+        // Not written by msprof: the HBM peak of a generated profile (npuscope synth), which the
+        // SQLite export of the same profile would otherwise replace by its chip's default.
+        if (d.contains("hbm_peak_gbps"))
+            if (const double peak = num(d, "hbm_peak_gbps", bad); peak > 0)
+                info.hbmPeakGBps = peak;
         for (const char* k : {"chip_name", "chip", "soc_version", "platform_name"}) {
             if (auto c = d.find(k); c != d.end() && c->is_string() && !c->get_ref<const std::string&>().empty()) {
                 info.chip = c->get<std::string>();

@@ -26,13 +26,13 @@ namespace npuscope::readers {
 namespace {
 
 // Small chunks keep each parser's copy and its simdjson index (4 bytes per structural byte) in
-// a few MB: 8 MB chunks held ~60 MB more at the peak and parsed no faster. A parsed chunk holds
+// a few MB: larger chunks raise the peak and parse no faster. A parsed chunk holds
 // about 2x its bytes (a 216-byte TraceEvent and 40 bytes per argument, for ~170 bytes of JSON
 // an event) in each of the two slots.
 // Files under kLargeLoadBytes (memory_budget.h) take 512 KiB chunks and report their progress
-// (which drops the pages read) after every 2 MiB: the 100 MB benchmark profile's peak is ~10 MB
-// lower for it. Larger files take 2 MiB chunks and report every 8 MiB: the 1 GB one loaded
-// 5-10 % slower with either the small chunks or the frequent reports.
+// (which drops the pages read) after every 2 MiB, for a lower peak. Larger files take 2 MiB
+// chunks and report every 8 MiB: there the small chunks and the frequent reports cost more
+// time than the memory they save is worth.
 struct ChunkSizes {
     std::uint64_t chunk, progress;
 };
@@ -64,9 +64,9 @@ std::unique_ptr<EventChunkParser> makeChunkParser(std::string_view bytes, bool p
 // event boundaries) is sequential and so is building (in file order); parsing a scanned chunk
 // can be done by either thread. With two threads (run()), they run the same loop over a ring of
 // slots: each builds the next chunk when it is parsed, else scans the next one into a free slot,
-// else parses a scanned one. So neither waits while there is work: the 1 GB benchmark profile's
-// parsing thread used to be busy for its whole load while the building thread was idle most of
-// the time (0.5-1.0 s of CPU in 2.4-3.3 s).
+// else parses a scanned one. So neither waits while there is work: with parsing on one thread
+// only, that thread is busy for the whole load while the building thread is idle most of the
+// time.
 //
 // With plain events, chunks are cut by a guess (JsonEventScanner::nextGuess) instead of a scan
 // of every byte, and read as plain events from their first byte to their last (parseRange).

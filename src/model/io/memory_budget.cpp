@@ -57,21 +57,6 @@ std::optional<std::uint64_t> memoryBudgetBytes()
     return std::nullopt;
 }
 
-std::uint64_t estimatedHeapBytes(std::string_view kind, std::uint64_t fileBytes)
-{
-    // Timeline: columnar slices and args take about as much as the JSON text, plus one 32 MiB
-    // chunk buffer. JSON side files are parsed into a DOM (about 8x the text). CSV tables and
-    // SQLite exports: about the size of the text or the pages.
-    constexpr std::uint64_t kChunkBuffer = 40ull << 20;
-    if (kind == "timeline")
-        return fileBytes + std::min<std::uint64_t>(fileBytes, kChunkBuffer);
-    if (kind == "simplified_tasks" || kind == "communication" || kind == "communication_matrix"
-        || kind == "cluster_communication" || kind == "cluster_communication_matrix" || kind == "info_json"
-        || kind == "profiler_info" || kind == "profiler_metadata")
-        return fileBytes * 8;
-    return fileBytes;
-}
-
 std::string formatBytes(std::uint64_t bytes)
 {
     char buf[64];

@@ -14,9 +14,6 @@ namespace npuscope {
 std::optional<std::uint64_t> memoryBudgetBytes();
 // "512M", "2G", "1048576" -> bytes; nullopt for junk.
 std::optional<std::uint64_t> parseByteSize(std::string_view text);
-// Estimated heap a reader of `kind` (FileRecord::kind) builds from `fileBytes` of input:
-// the tables it fills plus its working buffers (FORMATS.md readers, measured on the samples).
-std::uint64_t estimatedHeapBytes(std::string_view kind, std::uint64_t fileBytes);
 // "3.2 GiB", "12 MiB", "800 KiB", "12 bytes".
 std::string formatBytes(std::uint64_t bytes);
 
@@ -30,8 +27,8 @@ inline constexpr std::uint64_t kLargeLoadBytes = 256ull << 20;
 // While a load or an advisor run is in progress, the memory it frees stays in the process and
 // is reused by its later allocations: no block gets pages of its own (they would be unmapped when
 // freed) and the heap is not trimmed. A fresh page costs a fault and clearing (about 10 µs each on
-// the development machine); reuse cost the 1 GB benchmark profile's load a third fewer faults and
-// halved the advisor rules' time. When the last scope ends, free heap memory goes back to the
+// the development machine), so reuse saves a large part of a big load's faults and of the
+// advisor rules' time. When the last scope ends, free heap memory goes back to the
 // system (malloc_trim) and the idle limits return: blocks of 32 MiB and more get pages of their
 // own, smaller ones stay in the heap, so the views' per-frame buffers are reused instead of
 // faulted in again every frame. Nested and concurrent scopes share the one setting. Does nothing
@@ -40,10 +37,9 @@ inline constexpr std::uint64_t kLargeLoadBytes = 256ull << 20;
 // Large loads also get transparent huge pages for their heap, once the process manages them (see
 // manageHeapHugePages): one fault maps 2 MiB instead of 4 KiB. A scope whose input is at least
 // kHugePagesInputBytes turns them on until it ends; smaller loads keep 4 KiB pages, whose partly
-// used huge pages would raise their peak by more than they save. The 100 MB benchmark profile
-// (135 MB of input) takes them: on a virtual machine whose first touch of a 4 KiB page cost
-// 11 µs (0.6 µs per 4 KiB in a huge page), its load took 0.26 instead of 0.43 s, for a peak of
-// 121 instead of 104-108 MB.
+// used huge pages would raise their peak by more than they save. Where a first touch of a 4 KiB
+// page is slow (a virtual machine), a huge page maps the same memory for a fraction of the cost:
+// the load gets much faster for a somewhat higher peak.
 class LoadAllocationScope {
 public:
     // `inputBytes`: the bytes the load will read; 0 for a scope that reads nothing (the rules).

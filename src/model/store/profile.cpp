@@ -42,6 +42,20 @@ std::uint32_t SliceTable::add(TimeNs s, TimeNs d, NameId n, NameId cat, TrackId 
     return row;
 }
 
+void SliceTable::setSubtask(std::uint32_t row, std::uint32_t id)
+{
+    subtaskRow.push_back(row);
+    subtaskId.push_back(id);
+}
+
+std::uint32_t SliceTable::subtask(std::uint32_t row) const
+{
+    const auto it = std::lower_bound(subtaskRow.begin(), subtaskRow.end(), row);
+    if (it == subtaskRow.end() || *it != row)
+        return kNone;
+    return subtaskId[static_cast<std::size_t>(it - subtaskRow.begin())];
+}
+
 void SliceTable::reserve(std::size_t n)
 {
     start.reserve(n);
@@ -420,17 +434,17 @@ void reportDuplicateSlices(Profile& p)
     p.diagnostics.push_back(Diagnostic{Severity::Warning, file, -1, -1, std::move(reason), duplicates});
 }
 
-} // namespace
+bool isCancelled(const std::atomic<bool>* cancel) { return cancel && cancel->load(std::memory_order_relaxed); }
 
-bool Profile::finalize(const std::atomic<bool>* cancel)
+// The slices' rows in their finalized order: by track, then start, longer first; ties keep their
+// reading order. Slices arrive mostly in time order per track, so a counting pass by track and
+// a sortedness check per track do most of it; only tracks out of order are sorted (stably, as a
+// whole sort would).
+std::vector<std::uint32_t> sliceOrder(const SliceTable& slices, std::size_t trackCount)
 {
-    const auto cancelled = [cancel] { return cancel && cancel->load(std::memory_order_relaxed); };
     const std::size_t n = slices.size();
-    // Order: by track, then start, longer first; ties keep their reading order. Slices arrive
-    // mostly in time order per track, so a counting pass by track and a sortedness check per
-    // track do most of it; only tracks out of order are sorted (stably, as a whole sort would).
     std::vector<std::uint32_t> order(n);
-    auto inTrackOrder = [this](std::uint32_t a, std::uint32_t b) {
+    auto inTrackOrder = [&slices](std::uint32_t a, std::uint32_t b) {
         if (slices.start[a] != slices.start[b])
             return slices.start[a] < slices.start[b];
         return slices.dur[a] > slices.dur[b];
@@ -438,7 +452,7 @@ bool Profile::finalize(const std::atomic<bool>* cancel)
     std::uint32_t maxTrack = 0;
     for (std::size_t i = 0; i < n; ++i)
         maxTrack = std::max(maxTrack, slices.track[i].v);
-    if (n > 0 && maxTrack < tracks.size() + 1024) {
+    if (n > 0 && maxTrack < trackCount + 1024) {
         std::vector<std::uint32_t> begin(std::size_t(maxTrack) + 2, 0);
         for (std::size_t i = 0; i < n; ++i)
             ++begin[std::size_t(slices.track[i].v) + 1];
@@ -460,50 +474,72 @@ bool Profile::finalize(const std::atomic<bool>* cancel)
             return inTrackOrder(a, b);
         });
     }
-    if (cancelled())
-        return false;
+    return order;
+}
+
+// Puts the slices in `order` (row i becomes order[i]), and every reference to a slice row with
+// them: kernels, flow ends, subtask ids. Nothing to do when the order is the identity.
+void reorderSlices(Profile& p, const std::vector<std::uint32_t>& order, const std::atomic<bool>* cancel)
+{
+    SliceTable& slices = p.slices;
+    const std::size_t n = slices.size();
     bool identity = true;
     for (std::size_t i = 0; i < n && identity; ++i)
         identity = order[i] == i;
-    if (!identity) {
-        std::vector<std::uint32_t> newRow(n);
-        for (std::size_t i = 0; i < n; ++i)
-            newRow[order[i]] = static_cast<std::uint32_t>(i);
-        // Each column is gathered on its own; a big profile uses every core for it.
-        const std::function<void()> jobs[] = {
-            [&] { permute(slices.start, order); },
-            [&] { permute(slices.dur, order); },
-            [&] { permute(slices.name, order); },
-            [&] { permute(slices.category, order); },
-            [&] { permute(slices.track, order); },
-            [&] { permute(slices.taskId, order); },
-            [&] { permute(slices.kernel, order); },
-            [&] { permute(slices.args, order); },
-            [&] { permute(slices.depth, order); },
-            [&] {
-                for (auto& s : kernels.slice)
-                    if (s != kNone)
+    if (identity)
+        return;
+    std::vector<std::uint32_t> newRow(n);
+    for (std::size_t i = 0; i < n; ++i)
+        newRow[order[i]] = static_cast<std::uint32_t>(i);
+    // Each column is gathered on its own; a big profile uses every core for it.
+    const std::function<void()> jobs[] = {
+        [&] { permute(slices.start, order); },
+        [&] { permute(slices.dur, order); },
+        [&] { permute(slices.name, order); },
+        [&] { permute(slices.category, order); },
+        [&] { permute(slices.track, order); },
+        [&] { permute(slices.taskId, order); },
+        [&] { permute(slices.kernel, order); },
+        [&] { permute(slices.args, order); },
+        [&] { permute(slices.depth, order); },
+        [&] {
+            for (auto& s : p.kernels.slice)
+                if (s != kNone)
+                    s = newRow[s];
+            for (auto* col : {&p.flows.srcSlice, &p.flows.dstSlice})
+                for (auto& s : *col)
+                    if (s != kNone && s < n)
                         s = newRow[s];
-                for (auto* col : {&flows.srcSlice, &flows.dstSlice})
-                    for (auto& s : *col)
-                        if (s != kNone && s < n)
-                            s = newRow[s];
-            },
-        };
-        constexpr std::size_t kParallelRows = 1u << 20;
-        parallelFor(std::size(jobs), n >= kParallelRows ? 0u : 1u, [&](std::size_t i) {
-            if (!cancelled())
-                jobs[i]();
-        });
-    }
-    if (cancelled())
-        return false;
+        },
+        [&] {
+            std::vector<std::pair<std::uint32_t, std::uint32_t>> sub;
+            sub.reserve(slices.subtaskRow.size());
+            for (std::size_t i = 0; i < slices.subtaskRow.size(); ++i)
+                if (slices.subtaskRow[i] < n)
+                    sub.emplace_back(newRow[slices.subtaskRow[i]], slices.subtaskId[i]);
+            std::sort(sub.begin(), sub.end());
+            slices.subtaskRow.clear();
+            slices.subtaskId.clear();
+            for (const auto& [row, id] : sub)
+                slices.setSubtask(row, id);
+        },
+    };
+    constexpr std::size_t kParallelRows = 1u << 20;
+    parallelFor(std::size(jobs), n >= kParallelRows ? 0u : 1u, [&](std::size_t i) {
+        if (!isCancelled(cancel))
+            jobs[i]();
+    });
+}
 
-    for (auto& t : tracks) {
+// Track ranges and nesting depths (a stack of open ends per track), on slices in track order.
+void setTrackRanges(Profile& p)
+{
+    SliceTable& slices = p.slices;
+    const std::size_t n = slices.size();
+    for (auto& t : p.tracks) {
         t.sliceBegin = t.sliceEnd = 0;
         t.maxDepth = 0;
     }
-    // Track ranges and nesting depths (a stack of open ends per track).
     std::vector<TimeNs> stack;
     for (std::size_t i = 0; i < n;) {
         const auto tr = slices.track[i].v;
@@ -522,34 +558,31 @@ bool Profile::finalize(const std::atomic<bool>* cancel)
             maxDepth = std::max(maxDepth, d);
             stack.push_back(e);
         }
-        if (tr < tracks.size()) {
-            tracks[tr].sliceBegin = static_cast<std::uint32_t>(i);
-            tracks[tr].sliceEnd = static_cast<std::uint32_t>(j);
-            tracks[tr].maxDepth = maxDepth;
+        if (tr < p.tracks.size()) {
+            p.tracks[tr].sliceBegin = static_cast<std::uint32_t>(i);
+            p.tracks[tr].sliceEnd = static_cast<std::uint32_t>(j);
+            p.tracks[tr].maxDepth = maxDepth;
         }
         i = j;
     }
+}
 
-    if (cancelled())
-        return false;
-    if (!m_finalized)
-        reportDuplicateSlices(*this);
-    if (cancelled())
-        return false;
-
-    // Flow ends: the sources and the destinations are bound on two threads for a big profile
-    // (1.2 M flows at the 1 GB benchmark profile), each with its own hints.
+// Flow ends: the sources and the destinations are bound on two threads for a big profile
+// (1.2 M flows at the 1 GB benchmark profile), each with its own hints.
+void bindFlowEnds(Profile& p, const std::atomic<bool>* cancel)
+{
+    FlowTable& flows = p.flows;
     for (auto* col : {&flows.srcSlice, &flows.dstSlice})
         if (col->size() < flows.size())
             col->resize(flows.size(), kNone);
     auto bindEnds = [&](std::vector<std::uint32_t>& slice, const std::vector<TrackId>& track,
                         const std::vector<TimeNs>& ts, bool orNext) {
-        std::vector<std::uint32_t> hint(tracks.size(), kNone);
+        std::vector<std::uint32_t> hint(p.tracks.size(), kNone);
         for (std::size_t f = 0; f < flows.size(); ++f) {
-            if (f % 65536 == 0 && cancelled())
+            if (f % 65536 == 0 && isCancelled(cancel))
                 return;
             if (slice[f] == kNone)
-                slice[f] = sliceAt(*this, track[f], ts[f], orNext, hint);
+                slice[f] = sliceAt(p, track[f], ts[f], orNext, hint);
         }
     };
     constexpr std::size_t kParallelFlows = 1u << 18;
@@ -559,10 +592,11 @@ bool Profile::finalize(const std::atomic<bool>* cancel)
         else
             bindEnds(flows.dstSlice, flows.dstTrack, flows.dstTs, true);
     });
-    if (cancelled())
-        return false;
+}
 
-    for (auto& c : counters) {
+void sortCounters(Profile& p)
+{
+    for (auto& c : p.counters) {
         if (!std::is_sorted(c.ts.begin(), c.ts.end())) {
             std::vector<std::uint32_t> o(c.ts.size());
             std::iota(o.begin(), o.end(), 0u);
@@ -571,7 +605,12 @@ bool Profile::finalize(const std::atomic<bool>* cancel)
             permute(c.value, o);
         }
     }
+}
 
+// The span of everything with a time: slices, counters, allocations; the kernel rows only when
+// there is none of those.
+void setTimeSpan(Profile& p)
+{
     bool any = false;
     TimeNs b = 0, e = 0;
     auto take = [&](TimeNs s, TimeNs en) {
@@ -584,16 +623,42 @@ bool Profile::finalize(const std::atomic<bool>* cancel)
             e = std::max(e, en);
         }
     };
-    for (std::size_t i = 0; i < n; ++i)
-        take(slices.start[i], slices.end(i));
-    for (const auto& c : counters)
+    for (std::size_t i = 0; i < p.slices.size(); ++i)
+        take(p.slices.start[i], p.slices.end(i));
+    for (const auto& c : p.counters)
         if (!c.ts.empty())
             take(c.ts.front(), c.ts.back());
+    for (const auto& a : p.opMemory)
+        take(a.allocAt, std::max(a.allocAt, a.releaseAt.value_or(a.allocAt)));
     if (!any)
-        for (std::size_t i = 0; i < kernels.size(); ++i)
-            take(kernels.start[i], kernels.start[i] + kernels.dur[i]);
-    begin = b;
-    end = e;
+        for (std::size_t i = 0; i < p.kernels.size(); ++i)
+            take(p.kernels.start[i], p.kernels.start[i] + p.kernels.dur[i]);
+    p.begin = b;
+    p.end = e;
+}
+
+} // namespace
+
+bool Profile::finalize(const std::atomic<bool>* cancel)
+{
+    const std::vector<std::uint32_t> order = sliceOrder(slices, tracks.size());
+    if (isCancelled(cancel))
+        return false;
+    reorderSlices(*this, order, cancel);
+    if (isCancelled(cancel))
+        return false;
+    setTrackRanges(*this);
+    if (isCancelled(cancel))
+        return false;
+    if (!m_finalized)
+        reportDuplicateSlices(*this);
+    if (isCancelled(cancel))
+        return false;
+    bindFlowEnds(*this, cancel);
+    if (isCancelled(cancel))
+        return false;
+    sortCounters(*this);
+    setTimeSpan(*this);
     m_finalized = true;
     return true;
 }

@@ -74,8 +74,16 @@ struct SliceTable {
     std::vector<std::uint32_t> kernel; // row in KernelTable joined to this task, else kNone
     std::vector<std::uint32_t> args;   // row in ArgTable, else kNone
     std::vector<std::uint16_t> depth;  // nesting depth on its track (finalize())
+    // "Subtask Id" of MIX device tasks (MIX_AIC, MIX_AIV), which join their kernel rows on it
+    // (= "Context ID", FORMATS.md §3). Sparse, as few tasks are MIX: the slice rows in ascending
+    // order and their ids; finalize() renumbers the rows.
+    std::vector<std::uint32_t> subtaskRow, subtaskId;
 
     std::size_t size() const { return start.size(); }
+    // Records `row`'s subtask id; rows are given in ascending order (as they are added).
+    void setSubtask(std::uint32_t row, std::uint32_t id);
+    // The subtask id of a MIX task's slice, kNone for any other slice.
+    std::uint32_t subtask(std::uint32_t row) const;
     TimeNs end(std::size_t i) const { return start[i] + dur[i]; }
     // Append one slice; returns its (pre-finalize) row.
     std::uint32_t add(TimeNs s, TimeNs d, NameId n, NameId cat, TrackId t,
@@ -240,6 +248,9 @@ struct CommLink {
     int src = -1, dst = -1;
     NameId transport;  // LOCAL, HCCS, PCIE, SDMA, RDMA, SIO
     double sizeMB = kNaN, timeMs = kNaN, bandwidthGBps = kNaN;
+    // How many links of the files this one stands for: 1 as read; a cluster summary's per-rank
+    // totals (one per collective, src, dst and transport) carry the count they add up.
+    std::uint32_t count = 1;
 };
 
 // step_trace_time.csv row (also cluster_step_trace_time.csv: type/index set).
@@ -269,6 +280,35 @@ struct L2Row {
     std::int64_t streamId = -1, taskId = -1;
     double hitRate = kNaN, victimRate = kNaN; // 0..1 (a value > 1 in the file is % and divided)
     NameId opName;
+};
+
+// operator_details.csv rows (torch_npu ASCEND_PROFILER_OUTPUT): one host operator (PyTorch op,
+// named as its cpu_op slice) with its input shapes, call stack (with_stack) and the host and
+// device time spent under it, as torch_npu sums them. Durations are empty cells -> nullopt.
+struct OpDetailRow {
+    NameId name;        // Name, e.g. "aten::add"
+    NameId inputShapes; // Input Shapes as written ("[[32, 1000], []]"-style or ";\n"-separated), may be empty
+    NameId callStack;   // Call Stack, frames "file(line): func" separated by ";\n", empty without with_stack
+    std::optional<TimeNs> hostSelf, hostTotal;     // Host Self / Total Duration(us)
+    std::optional<TimeNs> deviceSelf, deviceTotal; // Device Self / Total Duration(us)
+    std::optional<TimeNs> deviceSelfAiCore, deviceTotalAiCore; // ... With AICore(us)
+};
+
+// operator_memory.csv / OP_MEMORY rows: one block the framework's caching allocator handed to an
+// operator (torch_npu with profile_memory=True). Sizes and the allocator's totals right after the
+// allocation / the release are in bytes (the CSV's KB and MB are binary), NaN when missing.
+struct OpAllocation {
+    NameId name;                          // the operator that asked for it ("aten::mm", "cann::Conv2D1")
+    double bytes = kNaN;                  // Size(KB) × 1024; may be negative at capture edges
+    TimeNs allocAt = 0;                   // Allocation Time(us)
+    std::optional<TimeNs> releaseAt;      // Release Time(us); none: still held when the capture ended
+    std::optional<TimeNs> activeReleaseAt;// Active Release Time(us) (newer torch_npu)
+    std::optional<TimeNs> duration;       // Duration(us) as written
+    double allocTotalAllocated = kNaN, allocTotalReserved = kNaN, allocTotalActive = kNaN;
+    double releaseTotalAllocated = kNaN, releaseTotalReserved = kNaN, releaseTotalActive = kNaN;
+    std::int64_t streamPtr = -1;
+    int device = -1;
+    bool released() const { return releaseAt.has_value(); }
 };
 
 struct DeviceInfo {
@@ -325,6 +365,8 @@ public:
     std::vector<StepRow> steps;
     std::vector<StatRow> stats;
     std::vector<L2Row> l2;
+    std::vector<OpAllocation> opMemory; // operator_memory rows, in file order
+    std::vector<OpDetailRow> opDetails; // operator_details rows, in file order
     std::vector<DeviceInfo> deviceInfo;
     Metadata meta;
     JoinStats join;

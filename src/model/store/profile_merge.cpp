@@ -102,6 +102,12 @@ void Profile::absorbSideTables(Profile&& other)
         r.coreType = map(r.coreType);
     }
     appendMoved(stats, std::move(other.stats));
+    for (auto& r : other.opDetails) {
+        r.name = map(r.name);
+        r.inputShapes = map(r.inputShapes);
+        r.callStack = map(r.callStack);
+    }
+    appendMoved(opDetails, std::move(other.opDetails));
     for (auto& r : other.l2)
         r.opName = map(r.opName);
     appendMoved(l2, std::move(other.l2));

@@ -8,11 +8,22 @@
 
 namespace npuscope {
 
+// One device stream or collective lane of a rank, down-sampled (a cluster summary's overview):
+// the busy share of each of busyPermille.size() equal parts of [begin, end), in ‰.
+struct StreamOverview {
+    int rank = -1;
+    std::string process, thread, kind; // kind: trackKindName ("Stream", "CommGroup")
+    std::uint64_t tasks = 0;
+    TimeNs begin = 0, end = 0;
+    std::vector<std::uint16_t> busyPermille;
+};
+
 struct ClusterData {
     std::vector<StepRow> stepTrace;  // cluster_step_trace_time.csv
     std::vector<CommOp> comm;        // cluster_communication.json (CommOp::rank set)
     std::vector<CommLink> links;     // cluster_communication_matrix.json
     std::vector<ParallelGroup> groups;
+    std::vector<StreamOverview> overview; // a cluster summary's lanes, by rank then as listed
     StringPool strings;              // NameIds of comm/links (transport names) refer to this pool
     bool present() const { return !stepTrace.empty() || !comm.empty() || !links.empty(); }
 };

@@ -59,6 +59,7 @@ StringPool& StringPool::operator=(const StringPool& other)
         if (copy.m_views.size() * 2 > copy.m_slots.size())
             copy.grow();
     }
+    copy.m_cutStrings = other.m_cutStrings;
     *this = std::move(copy);
     return *this;
 }
@@ -123,6 +124,13 @@ NameId StringPool::intern(std::string_view s)
 {
     if (m_slots.empty()) // a moved-from pool starts over
         *this = StringPool();
+    if (s.size() > kMaxTextBytes) {
+        std::size_t n = kMaxTextBytes;
+        while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) // not inside a character
+            --n;
+        s = s.substr(0, n);
+        ++m_cutStrings;
+    }
     const std::uint32_t tag = tagOf(s);
     Recent& recent = m_recent[tag >> (32 - kRecentBits)];
     if (recent.text && recent.size == s.size() && (s.empty() || std::memcmp(recent.text, s.data(), s.size()) == 0))

@@ -62,8 +62,16 @@ public:
     StringPool(StringPool&&) noexcept = default;
     StringPool& operator=(StringPool&&) noexcept = default;
 
+    // The longest text kept. A longer string (a 2 GB name in a broken trace) is kept as its first
+    // kMaxTextBytes bytes, cut where a UTF-8 character starts, and counted in cutStrings(): the
+    // loader reports it as a partial read of the file. Real names stay far below it, and 1 MiB
+    // names still pass whole.
+    static constexpr std::size_t kMaxTextBytes = std::size_t{16} << 20;
+
     // Id 0 is always the empty string.
     NameId intern(std::string_view s);
+    // How many strings were longer than kMaxTextBytes and cut.
+    std::size_t cutStrings() const { return m_cutStrings; }
     // Returns an invalid id when s was never interned.
     NameId find(std::string_view s) const;
     // Forgets the strings of ids `count` and up (their text stays held until the pool goes), so
@@ -98,6 +106,7 @@ private:
     char* m_cursor = nullptr;
     std::size_t m_left = 0;
     std::size_t m_textBytes = 0;
+    std::size_t m_cutStrings = 0;
     std::vector<std::string_view> m_views;
     std::vector<Slot> m_slots; // size is a power of two, at most half full
     std::vector<Recent> m_recent; // 2^kRecentBits entries

@@ -8,9 +8,7 @@ namespace npuscope::synth {
 
 const char* const kGroupHash = "13337953553061386482";
 
-namespace {
-
-double ms(std::int64_t ns)
+double commMs(std::int64_t ns)
 {
     return static_cast<double>(ns) / 1e6;
 }
@@ -20,21 +18,25 @@ double round4(double v)
     return std::round(v * 1e4) / 1e4;
 }
 
-void zeroBlock(OutFile& f, const char* name, bool withBandwidth)
+namespace {
+
+double ms(std::int64_t ns)
 {
-    f.str("\"").str(name).str("\":{");
-    if (withBandwidth)
-        f.str("\"Transit Size(MB)\":0,\"Transit Time(ms)\":0,\"Bandwidth(GB/s)\":0,\"Large Packet Ratio\":0,"
-              "\"Size Distribution\":{}}");
-    else
-        f.str("\"Transit Time(ms)\":0,\"Transit Size(MB)\":0,\"Size Distribution\":{}}");
+    return commMs(ns);
 }
 
-struct LinkSums {
-    double mb = 0, msTotal = 0;
-    std::int64_t count = 0;
-    double packetMB = 0;
-};
+void zeroBlock(JsonObj& parent, const char* name, bool withBandwidth, const JsonStyle& s)
+{
+    JsonObj b(parent.key(name), s);
+    if (withBandwidth)
+        b.i64("Transit Size(MB)", 0).i64("Transit Time(ms)", 0).i64("Bandwidth(GB/s)", 0).i64("Large Packet Ratio", 0);
+    else
+        b.i64("Transit Time(ms)", 0).i64("Transit Size(MB)", 0);
+    b.key("Size Distribution").str("{}");
+    b.end();
+}
+
+} // namespace
 
 LinkSums hccsOf(const Task& t)
 {
@@ -49,8 +51,6 @@ LinkSums hccsOf(const Task& t)
     }
     return s;
 }
-
-} // namespace
 
 std::string commOpName(const Task& t)
 {
@@ -79,85 +79,92 @@ void CommTotals::add(const Task& t)
     }
 }
 
-void writeCommOp(OutFile& f, const Task& t)
+void writeCommOp(OutFile& f, const Task& t, const JsonStyle& s)
 {
     const std::int64_t idle = t.dur - t.transitNs - t.waitNs;
-    f.str("{\"Communication Time Info\":{\"Start Timestamp(us)\":").us3(t.start);
-    f.str(",\"Elapse Time(ms)\":").shortest(ms(t.dur));
-    f.str(",\"Transit Time(ms)\":").shortest(ms(t.transitNs));
-    f.str(",\"Wait Time(ms)\":").shortest(ms(t.waitNs));
-    f.str(",\"Synchronization Time(ms)\":").shortest(ms(t.syncNs));
-    f.str(",\"Idle Time(ms)\":").shortest(ms(idle));
-    const double wr = t.waitNs + t.transitNs > 0 ? static_cast<double>(t.waitNs) / static_cast<double>(t.waitNs + t.transitNs) : 0;
-    const double sr = t.syncNs + t.transitNs > 0 ? static_cast<double>(t.syncNs) / static_cast<double>(t.syncNs + t.transitNs) : 0;
-    f.str(",\"Wait Time Ratio\":").shortest(round4(wr));
-    f.str(",\"Synchronization Time Ratio\":").shortest(round4(sr));
-    f.str("},\"Communication Bandwidth Info\":{");
-    zeroBlock(f, "RDMA", true);
-    const LinkSums s = hccsOf(t);
-    const double bw = s.msTotal > 0 ? round4(s.mb / s.msTotal) : 0;
+    JsonObj op(f, s);
+    {
+        JsonObj ti(op.key("Communication Time Info"), s);
+        // a Python float of µs, as torch_npu computes it ("1736408883732241.5")
+        ti.num("Start Timestamp(us)", static_cast<double>(t.start) / 1000.0);
+        ti.num("Elapse Time(ms)", ms(t.dur)).num("Transit Time(ms)", ms(t.transitNs)).num("Wait Time(ms)", ms(t.waitNs));
+        ti.num("Synchronization Time(ms)", ms(t.syncNs)).num("Idle Time(ms)", ms(idle));
+        const double wr = t.waitNs + t.transitNs > 0 ? static_cast<double>(t.waitNs) / static_cast<double>(t.waitNs + t.transitNs) : 0;
+        const double sr = t.syncNs + t.transitNs > 0 ? static_cast<double>(t.syncNs) / static_cast<double>(t.syncNs + t.transitNs) : 0;
+        ti.num("Wait Time Ratio", round4(wr)).num("Synchronization Time Ratio", round4(sr));
+        ti.end();
+    }
+    JsonObj bi(op.key("Communication Bandwidth Info"), s);
+    zeroBlock(bi, "RDMA", true, s);
+    const LinkSums sums = hccsOf(t);
+    const double bw = sums.msTotal > 0 ? round4(sums.mb / sums.msTotal) : 0;
     for (const char* name : {"HCCS", "PCIE", "SDMA"}) {
-        f.ch(',');
         if (std::string_view(name) == "PCIE") {
-            zeroBlock(f, name, true);
+            zeroBlock(bi, name, true, s);
             continue;
         }
-        f.str("\"").str(name).str("\":{\"Transit Size(MB)\":").shortest(s.mb);
-        f.str(",\"Transit Time(ms)\":").shortest(s.msTotal);
-        f.str(",\"Bandwidth(GB/s)\":").shortest(bw);
-        f.str(",\"Large Packet Ratio\":");
-        if (std::string_view(name) == "HCCS" && s.count) {
-            f.str("0.0,\"Size Distribution\":{\"").shortest(s.packetMB).str("\":[").i64(s.count).ch(',');
-            f.shortest(s.msTotal).str("]}}");
+        JsonObj b(bi.key(name), s);
+        b.num("Transit Size(MB)", sums.mb).num("Transit Time(ms)", sums.msTotal).num("Bandwidth(GB/s)", bw);
+        if (std::string_view(name) == "HCCS" && sums.count) {
+            b.num("Large Packet Ratio", 0.0);
+            JsonObj d(b.key("Size Distribution"), s);
+            d.key(shortestText(sums.packetMB)).ch('[').i64(sums.count).str(s.item).shortest(sums.msTotal).ch(']');
+            d.end();
         } else {
-            f.str("0,\"Size Distribution\":{}}");
+            b.i64("Large Packet Ratio", 0).key("Size Distribution").str("{}");
         }
+        b.end();
     }
-    f.ch(',');
-    zeroBlock(f, "SIO", true);
-    f.str("}}");
+    zeroBlock(bi, "SIO", true, s);
+    bi.end();
+    op.end();
 }
 
-void writeCommTotal(OutFile& f, const CommTotals& c)
+void writeCommTotal(OutFile& f, const CommTotals& c, const JsonStyle& s)
 {
-    f.str("{\"Communication Time Info\":{\"Elapse Time(ms)\":").shortest(ms(c.elapse));
-    f.str(",\"Transit Time(ms)\":").shortest(ms(c.transit));
-    f.str(",\"Wait Time(ms)\":").shortest(ms(c.wait));
-    f.str(",\"Synchronization Time(ms)\":").shortest(ms(c.sync));
-    f.str(",\"Idle Time(ms)\":").shortest(ms(c.idle));
-    const double wr = c.wait + c.transit > 0 ? static_cast<double>(c.wait) / static_cast<double>(c.wait + c.transit) : 0;
-    const double sr = c.sync + c.transit > 0 ? static_cast<double>(c.sync) / static_cast<double>(c.sync + c.transit) : 0;
-    f.str(",\"Wait Time Ratio\":").shortest(round4(wr));
-    f.str(",\"Synchronization Time Ratio\":").shortest(round4(sr));
-    f.str("},\"Communication Bandwidth Info\":{");
-    zeroBlock(f, "RDMA", false);
-    f.str(",\"HCCS\":{\"Transit Time(ms)\":").shortest(c.hccsMs).str(",\"Transit Size(MB)\":").shortest(c.hccsMB);
-    f.str(",\"Size Distribution\":{");
-    bool first = true;
-    for (const auto& [key, v] : c.sizeDist) {
-        if (!first)
-            f.ch(',');
-        first = false;
-        f.ch('"').str(key).str("\":[").i64(v.first).ch(',').shortest(v.second).ch(']');
+    JsonObj op(f, s);
+    {
+        JsonObj ti(op.key("Communication Time Info"), s);
+        ti.num("Elapse Time(ms)", ms(c.elapse)).num("Transit Time(ms)", ms(c.transit)).num("Wait Time(ms)", ms(c.wait));
+        ti.num("Synchronization Time(ms)", ms(c.sync)).num("Idle Time(ms)", ms(c.idle));
+        const double wr = c.wait + c.transit > 0 ? static_cast<double>(c.wait) / static_cast<double>(c.wait + c.transit) : 0;
+        const double sr = c.sync + c.transit > 0 ? static_cast<double>(c.sync) / static_cast<double>(c.sync + c.transit) : 0;
+        ti.num("Wait Time Ratio", round4(wr)).num("Synchronization Time Ratio", round4(sr));
+        ti.end();
     }
-    f.str("}},");
-    zeroBlock(f, "PCIE", false);
-    f.str(",\"SDMA\":{\"Transit Time(ms)\":").shortest(c.hccsMs).str(",\"Transit Size(MB)\":").shortest(c.hccsMB);
-    f.str(",\"Size Distribution\":{}},");
-    zeroBlock(f, "SIO", false);
-    f.str("}}");
+    JsonObj bi(op.key("Communication Bandwidth Info"), s);
+    zeroBlock(bi, "RDMA", false, s);
+    {
+        JsonObj h(bi.key("HCCS"), s);
+        h.num("Transit Time(ms)", c.hccsMs).num("Transit Size(MB)", c.hccsMB);
+        JsonObj d(h.key("Size Distribution"), s);
+        for (const auto& [key, v] : c.sizeDist)
+            d.key(key).ch('[').i64(v.first).str(s.item).shortest(v.second).ch(']');
+        d.end();
+        h.end();
+    }
+    zeroBlock(bi, "PCIE", false, s);
+    {
+        JsonObj sd(bi.key("SDMA"), s);
+        sd.num("Transit Time(ms)", c.hccsMs).num("Transit Size(MB)", c.hccsMB).key("Size Distribution").str("{}");
+        sd.end();
+    }
+    zeroBlock(bi, "SIO", false, s);
+    bi.end();
+    op.end();
 }
 
-void writeCommLinks(OutFile& f, const Task& t, bool& first)
+void writeCommLinks(OutFile& f, const Task& t, bool& first, const JsonStyle& s)
 {
     for (const auto& l : t.links) {
         if (!first)
-            f.ch(',');
+            f.str(s.item);
         first = false;
         const double lms = ms(l.ns);
-        f.ch('"').i64(l.src).ch('-').i64(l.dst).str("\":{\"Transport Type\":\"").str(l.local ? "LOCAL" : "HCCS");
-        f.str("\",\"Transit Size(MB)\":").shortest(l.mb).str(",\"Transit Time(ms)\":").shortest(lms);
-        f.str(",\"Bandwidth(GB/s)\":").shortest(lms > 0 ? round4(l.mb / lms) : 0).ch('}');
+        f.ch('"').i64(l.src).ch('-').i64(l.dst).ch('"').str(s.colon);
+        JsonObj o(f, s);
+        o.str("Transport Type", l.local ? "LOCAL" : "HCCS").num("Transit Size(MB)", l.mb).num("Transit Time(ms)", lms);
+        o.num("Bandwidth(GB/s)", lms > 0 ? round4(l.mb / lms) : 0).end();
     }
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // communication.json / communication_matrix.json pieces for one collective, in the torch_npu
 // and msprof-analyze key layout (FORMATS.md §4): OP = Communication Time Info + Bandwidth Info.
+#include "model/synth/json_out.h"
 #include "model/synth/synth_model.h"
 
 #include <cstdint>
@@ -19,15 +20,25 @@ struct CommTotals {
     void add(const Task& t);
 };
 
+// A collective's transfers over its non-local links (what the HCCS and SDMA blocks report).
+struct LinkSums {
+    double mb = 0, msTotal = 0;
+    std::int64_t count = 0;
+    double packetMB = 0; // the size of one transfer
+};
+LinkSums hccsOf(const Task& t);
+double commMs(std::int64_t ns);
+double round4(double v);
+
 std::string commOpName(const Task& t);    // hcom_allReduce__482_<k>_1
 std::string commOpKey(const Task& t);     // <name>@<group hash>
 extern const char* const kGroupHash;
 
 // {"Communication Time Info": {...}, "Communication Bandwidth Info": {...}}
-void writeCommOp(OutFile& f, const Task& t);
+void writeCommOp(OutFile& f, const Task& t, const JsonStyle& s);
 // Same, without Start Timestamp, Bandwidth and Large Packet Ratio.
-void writeCommTotal(OutFile& f, const CommTotals& c);
-// "<src>-<dst>": {...}, ... (no surrounding braces); `first` tracks the comma.
-void writeCommLinks(OutFile& f, const Task& t, bool& first);
+void writeCommTotal(OutFile& f, const CommTotals& c, const JsonStyle& s);
+// "<src>-<dst>": {...}, ... (no surrounding braces); `first` tracks the separator.
+void writeCommLinks(OutFile& f, const Task& t, bool& first, const JsonStyle& s);
 
 } // namespace npuscope::synth

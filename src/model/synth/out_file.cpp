@@ -39,9 +39,20 @@ char* trimZeros(char* begin, char* p)
 
 } // namespace
 
+void OutFile::openMemory()
+{
+    close();
+    m_path.clear();
+    m_memory = true;
+    m_failed = false;
+    m_used = 0;
+    m_written = 0;
+}
+
 bool OutFile::open(const std::string& path)
 {
     close();
+    m_memory = false;
     m_path = path;
     m_file = std::fopen(path.c_str(), "wb");
     m_failed = m_file == nullptr;
@@ -52,6 +63,11 @@ bool OutFile::open(const std::string& path)
 
 bool OutFile::close()
 {
+    if (m_memory) {
+        m_memory = false;
+        m_used = 0;
+        return !m_failed;
+    }
     if (!m_file)
         return !m_failed;
     flush();
@@ -61,8 +77,12 @@ bool OutFile::close()
     return !m_failed;
 }
 
-void OutFile::flush()
+void OutFile::flush(std::size_t need)
 {
+    if (m_memory) {
+        m_buf.resize(std::max(m_buf.size() * 2, m_used + need + 64));
+        return;
+    }
     if (m_used) {
         writeRaw(m_buf.data(), m_used);
         m_used = 0;
@@ -136,6 +156,26 @@ OutFile& OutFile::shortest(double v)
     return str(shortestText(v));
 }
 
+bool OutFile::append(const std::string& path)
+{
+    std::FILE* in = std::fopen(path.c_str(), "rb");
+    if (!in)
+        return false;
+    bool ok = true;
+    for (;;) {
+        if (m_used == m_buf.size())
+            flush(1);
+        const std::size_t n = std::fread(m_buf.data() + m_used, 1, m_buf.size() - m_used, in);
+        m_used += n;
+        if (n == 0) {
+            ok = std::ferror(in) == 0;
+            break;
+        }
+    }
+    std::fclose(in);
+    return ok;
+}
+
 std::string us3Text(std::int64_t ns)
 {
     char buf[40];
@@ -147,10 +187,14 @@ std::string shortestText(double v)
     if (!std::isfinite(v))
         v = 0;
     char buf[64];
-    auto r = std::to_chars(buf, buf + sizeof buf, v);
+    // repr() writes the shortest round-trip digits, in fixed notation when the decimal exponent
+    // is in [-4, 16), else in scientific notation ("1e-05", "1.5e+16").
+    const double a = std::fabs(v);
+    const bool fixed = a == 0 || (a >= 1e-4 && a < 1e16);
+    auto r = std::to_chars(buf, buf + sizeof buf, v, fixed ? std::chars_format::fixed : std::chars_format::scientific);
     std::string s(buf, r.ptr);
     // Python writes integral floats as "12.0"; to_chars gives "12".
-    if (s.find_first_of(".eEn") == std::string::npos)
+    if (fixed && s.find('.') == std::string::npos)
         s += ".0";
     return s;
 }

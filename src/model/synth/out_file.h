@@ -18,16 +18,21 @@ public:
     OutFile& operator=(const OutFile&) = delete;
 
     bool open(const std::string& path);
+    // An in-memory buffer that grows instead of flushing (view() and clear() read and reset it).
+    void openMemory();
     bool close(); // flushes; false on a write error
-    bool isOpen() const { return m_file != nullptr; }
+    bool isOpen() const { return m_file != nullptr || m_memory; }
     bool failed() const { return m_failed; }
     std::uint64_t bytes() const { return m_written + m_used; }
     const std::string& path() const { return m_path; }
 
+    std::string_view view() const { return {m_buf.data(), m_used}; }
+    void clear() { m_used = 0; }
+
     OutFile& str(std::string_view s)
     {
         if (m_used + s.size() > m_buf.size())
-            flush();
+            flush(s.size());
         if (s.size() > m_buf.size()) {
             writeRaw(s.data(), s.size());
             return *this;
@@ -52,8 +57,11 @@ public:
     // Fixed with `prec` digits, then trailing zeros trimmed to at least one ("0.0", "6.54").
     OutFile& fixTrim(double v, int prec);
     OutFile& fix(double v, int prec);
-    // Shortest round-trip text (Python repr style: "4e-06", "20.97152").
+    // Shortest round-trip text as Python's repr() writes a float ("4e-06", "20.97152", "12.0",
+    // "100000.0"): what json.dump writes for a float.
     OutFile& shortest(double v);
+    // Appends the whole of another file's bytes (false if it cannot be read).
+    bool append(const std::string& path);
 
 private:
     template <typename T>
@@ -65,7 +73,8 @@ private:
         m_used = static_cast<std::size_t>(r.ptr - m_buf.data());
         return *this;
     }
-    void flush();
+    // Makes room for `need` more bytes: writes the buffer out, or grows it in memory mode.
+    void flush(std::size_t need = 0);
     void writeRaw(const char* p, std::size_t n);
 
     std::FILE* m_file = nullptr;
@@ -74,9 +83,11 @@ private:
     std::size_t m_used = 0;
     std::uint64_t m_written = 0;
     bool m_failed = false;
+    bool m_memory = false;
 };
 
 // The same formatting into a std::string (small files, keys).
+// shortestText is Python's float repr: fixed notation from 1e-4 up to 1e16, else "1e-05" style.
 std::string us3Text(std::int64_t ns);
 std::string shortestText(double v);
 

@@ -1,5 +1,5 @@
-// The rank writer's tables: kernel_details/op_summary rows with the PMU columns, and the
-// op_statistic / api_statistic summaries.
+// The rank writer's tables: kernel_details/op_summary rows with the PMU columns, l2_cache and
+// operator_details rows, and the op_statistic / api_statistic summaries.
 #include "model/synth/rank_writer.h"
 
 #include "model/synth/device_model.h"
@@ -47,6 +47,13 @@ void RankWriter::writeKernelRow(const StepPlan& plan, const Task& t)
     auto& f = m_kernels;
     const bool ms = m_l.msprof;
     const double durUs = static_cast<double>(t.dur) / 1000.0;
+    if (!ms && m_l.level == 0) {
+        // Level 0 knows a kernel's name and times only: no type, core or block dim.
+        f.i64(plan.index).ch(',').str(op.name).str(",N/A,N/A,").us3(t.start).str("\t,").usTrim(t.dur).ch(',');
+        f.usTrim(t.waitBefore).str(",0\r\n");
+        m_totals.computeDur += durUs;
+        return;
+    }
     if (ms)
         f.i64(m_l.device);
     else
@@ -74,67 +81,46 @@ void RankWriter::writeKernelRow(const StepPlan& plan, const Task& t)
     cell(op.outFormats);
     f.str(op.core == Core::MixAic ? "0," : "N/A,");
 
-    const bool cube = op.core == Core::AiCore || op.core == Core::MixAic;
-    const bool vector = op.core == Core::AiVector || op.core == Core::MixAic;
+    const KernelPmu p = kernelPmu(op, t);
     // cube side
-    double aicTime = 0;
-    std::int64_t cycles = 0;
-    if (cube) {
-        aicTime = r3(durUs * t.coreFrac);
-        cycles = std::llround(t.util / 100.0 * kFreqMHz * kAiCores * durUs);
-        f.fixTrim(aicTime, 3).ch(',').i64(cycles).ch(',');
-        for (double ratio : {op.mac, op.scalar, op.mte1, op.mte2, op.fixpipe}) {
-            const double r = r3(std::min(0.999, ratio * t.jit));
-            f.fixTrim(r3(aicTime * r), 3).ch(',').fixTrim(r, 3).ch(',');
-        }
+    if (p.cube) {
+        f.fixTrim(p.aicTime, 3).ch(',').i64(p.aicCycles).ch(',');
+        for (int i = 0; i < 5; ++i)
+            f.fixTrim(p.aicPipe[i], 3).ch(',').fixTrim(p.aicRatio[i], 3).ch(',');
         f.str("0.05,");
     } else {
         f.str("0.0,0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,");
     }
-    if (vector) {
-        const double aivTime = r3(durUs * t.coreFrac * (cube ? 0.95 : 1.0));
-        f.fixTrim(aivTime, 3).ch(',').i64(std::llround(aivTime * kFreqMHz * kAivCores * 0.7)).ch(',');
-        for (double ratio : {op.vec, op.vScalar, op.vMte2, op.vMte3}) {
-            const double r = r3(std::min(0.999, ratio * t.jit));
-            f.fixTrim(r3(aivTime * r), 3).ch(',').fixTrim(r, 3).ch(',');
-        }
+    if (p.vector) {
+        f.fixTrim(p.aivTime, 3).ch(',').i64(p.aivCycles).ch(',');
+        for (int i = 0; i < 4; ++i)
+            f.fixTrim(p.aivPipe[i], 3).ch(',').fixTrim(p.aivRatio[i], 3).ch(',');
         f.str("0.03,");
     } else {
         f.str("0.0,0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,");
     }
-    // main memory: reads are three quarters of the traffic
-    const double rd = r3(t.gbps * 0.75), wr = r3(t.gbps * 0.25);
-    if (cube)
+    const double rd = p.readGBps, wr = p.writeGBps;
+    if (p.cube)
         f.fixTrim(rd, 3).ch(',').fixTrim(wr, 3).str(",0.0,0.0,");
     else
         f.str("0.0,0.0,").fixTrim(rd, 3).ch(',').fixTrim(wr, 3).ch(',');
     m_totals.gbDur += (rd + wr) * durUs;
-    // L2 counters: accesses in 128-byte lines, hits at the modelled rate
-    const double lines = (rd + wr) * durUs * 1e3 / 128.0;
-    const auto split = [&](double share, std::int64_t& hit, std::int64_t& miss) {
-        const auto total = static_cast<std::int64_t>(std::llround(lines * share));
-        hit = std::llround(static_cast<double>(total) * t.l2Hit);
-        miss = total - hit;
-        m_totals.l2Hit += static_cast<std::uint64_t>(hit);
-        m_totals.l2Miss += static_cast<std::uint64_t>(miss);
-    };
-    std::int64_t h[3], m[3];
-    split(0.25, h[0], m[0]); // write
-    split(0.45, h[1], m[1]); // r0
-    split(0.30, h[2], m[2]); // r1
+    for (int i = 0; i < 3; ++i) {
+        m_totals.l2Hit += static_cast<std::uint64_t>(p.hit[i]);
+        m_totals.l2Miss += static_cast<std::uint64_t>(p.miss[i]);
+    }
     auto counters = [&] {
         for (int i = 0; i < 3; ++i)
-            f.i64(h[i]).ch(',').i64(m[i]).ch(',');
+            f.i64(p.hit[i]).ch(',').i64(p.miss[i]).ch(',');
     };
-    if (cube) {
+    if (p.cube) {
         counters();
         f.str("0,0,0,0,0,0,");
     } else {
         f.str("0,0,0,0,0,0,");
         counters();
     }
-    // cube_utilization(%) from the written cycles (FORMATS.md §5)
-    const double util = cube && durUs > 0 ? r3(static_cast<double>(cycles) / (kFreqMHz * kAiCores * durUs) * 100.0) : 0;
+    const double util = p.util;
     if (util == 0)
         f.ch('0');
     else
@@ -156,6 +142,11 @@ void RankWriter::writeCommRow(const StepPlan& plan, const Task& t)
     const OpKind& op = m_sc.ops[static_cast<std::size_t>(t.op)];
     auto& f = m_kernels;
     const bool ms = m_l.msprof;
+    if (!ms && m_l.level == 0) {
+        f.i64(plan.index).ch(',').str(commOpName(t)).str(",N/A,HCCL,").us3(t.start).str("\t,").usTrim(t.dur).ch(',');
+        f.usTrim(t.waitBefore).str(",0\r\n");
+        return;
+    }
     if (ms)
         f.i64(m_l.device);
     else
@@ -172,8 +163,81 @@ void RankWriter::writeCommRow(const StepPlan& plan, const Task& t)
     f.str(ms ? "\n" : "\r\n");
 }
 
+bool RankWriter::openTables(std::string& error)
+{
+    if (m_l.msprof)
+        return true;
+    const std::string l2 = m_l.discardText ? "/dev/null" : m_l.outputDir + "/l2_cache.csv";
+    const std::string details = m_l.discardText ? "/dev/null" : m_l.outputDir + "/operator_details.csv";
+    if (!m_l2.open(l2) || !m_opDetails.open(details)) {
+        error = "cannot write in " + m_l.outputDir;
+        return false;
+    }
+    // l2_cache=True; written with "\n" line ends like the msprof tables torch_npu copies
+    m_l2.str("Stream Id,Task Id,Hit Rate,Victim Rate,Op Name\n");
+    m_opDetails.str("Name,Input Shapes,Call Stack,Host Self Duration(us),Host Total Duration(us),Device Self "
+                    "Duration(us),Device Total Duration(us),Device Self Duration With AICore(us),Device Total "
+                    "Duration With AICore(us)\n");
+    return true;
+}
+
+void RankWriter::writeL2Row(const Task& t)
+{
+    if (!m_l2.isOpen())
+        return;
+    // The A2 class reports no hit rate here ("N/A" in every row of the level samples), only
+    // the victim rate; the hit rates are the L2 counters of kernel_details.
+    const OpKind& op = m_sc.ops[static_cast<std::size_t>(t.op)];
+    m_l2.i64(t.stream).ch(',').u64(t.taskId).str(",N/A,").fixTrim((1.0 - t.l2Hit) * 0.35, 6).ch(',').str(op.name);
+    m_l2.ch('\n');
+}
+
+void RankWriter::writeOperatorDetails(const Task& t)
+{
+    if (!m_opDetails.isOpen())
+        return;
+    // One row per cpu_op in start order, quoted as Python's csv module quotes (cells holding a
+    // comma, quote or line break), frames and dims joined by ";\n".
+    const OpKind& op = m_sc.ops[static_cast<std::size_t>(t.op)];
+    const PythonSide& py = m_py[static_cast<std::size_t>(t.op)];
+    auto& f = m_opDetails;
+    auto cell = [&](const std::string& v) {
+        if (v.find_first_of(",\"\r\n") == std::string::npos) {
+            f.str(v);
+            return;
+        }
+        f.ch('"');
+        for (const char c : v) {
+            if (c == '"')
+                f.ch('"');
+            f.ch(c);
+        }
+        f.ch('"');
+    };
+    std::string dims = py.dims;
+    for (std::size_t at = 0; (at = dims.find("\r\n", at)) != std::string::npos;)
+        dims.erase(at, 1);
+    f.str(op.aten).ch(',');
+    cell(dims);
+    f.ch(',');
+    if (m_l.withStack)
+        cell(joinFrames(py.stack, ";\n"));
+    f.ch(',').usTrim(t.pyDur).ch(',').usTrim(t.pyDur).ch(',');
+    const Dur d = deviceDur(t);
+    const double devUs = static_cast<double>(d.ns * 32 + d.clock32) / 32000.0;
+    const bool aiCore = op.core == Core::AiCore || op.core == Core::MixAic;
+    f.shortest(devUs).ch(',').shortest(devUs).ch(',');
+    if (aiCore)
+        f.shortest(devUs).ch(',').shortest(devUs);
+    else
+        f.str("0,0");
+    f.ch('\n');
+}
+
 bool RankWriter::writeStatistics(std::string& error)
 {
+    if (!m_l.msprof && m_l.level == 0) // op_statistic and api_statistic from level 1 on
+        return true;
     // op_statistic: per OP Type and core, by total time
     const std::string opPath = m_l.msprof ? m_l.outputDir + "/op_statistic_" + m_l.ts14 + ".csv"
                                           : m_l.outputDir + "/op_statistic.csv";

@@ -4,13 +4,31 @@
 #include "model/synth/overlap.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 
 namespace npuscope::synth {
 
-RankWriter::RankWriter(const Scenario& sc, RankLayout layout) : m_sc(sc), m_l(std::move(layout))
+namespace {
+
+// A step_trace_time value as torch_npu computes it: a Python float sum of µs durations
+// ("8873.756000000001", "136581.0").
+double sumUs(const std::vector<Interval>& v)
+{
+    double s = 0;
+    for (const auto& iv : v)
+        s += static_cast<double>(iv.second - iv.first) / 1000.0;
+    return s;
+}
+
+} // namespace
+
+RankWriter::RankWriter(const Scenario& sc, RankLayout layout)
+    : m_sc(sc), m_l(std::move(layout)),
+      m_style(m_l.msprof || m_l.compactJson ? JsonStyle::compact() : JsonStyle::python())
 {
     m_tid = m_l.hostPid;
+    m_deqTid = m_l.msprof ? m_l.hostPid : m_l.dequeueTid();
     m_pyPid = m_l.hostPid;
     m_cannPid = pidOf(7, true);
     m_hwPid = pidOf(13, false);
@@ -18,6 +36,7 @@ RankWriter::RankWriter(const Scenario& sc, RankLayout layout) : m_sc(sc), m_l(st
     m_commPid = pidOf(15, false);
     m_hbmPid = pidOf(17, false);
     m_ovPid = pidOf(m_l.msprof ? 29 : 23, false);
+    m_py = pythonSides(m_sc);
 }
 
 std::int64_t RankWriter::pidOf(int sortIndex, bool host) const
@@ -27,9 +46,15 @@ std::int64_t RankWriter::pidOf(int sortIndex, bool host) const
     return (m_l.hostPid << 10) | (static_cast<std::int64_t>(sortIndex) << 5) | dev;
 }
 
+Dur RankWriter::deviceDur(const Task& t) const
+{
+    return Dur{Dur::Kind::Clock, t.dur, static_cast<int>((t.taskId * 7u + 3u) % 16u)};
+}
+
 bool RankWriter::open(std::string& error)
 {
     const std::string& out = m_l.outputDir;
+    const bool level1 = m_l.msprof || m_l.level >= 1;
     std::string trace, kernels, stepFile, comm, matrix;
     if (m_l.msprof) {
         trace = out + "/msprof_" + m_l.ts14 + ".json";
@@ -40,226 +65,94 @@ bool RankWriter::open(std::string& error)
         trace = out + "/trace_view.json";
         kernels = out + "/kernel_details.csv";
         stepFile = out + "/step_trace_time.csv";
-        comm = out + "/communication.json";
-        matrix = out + "/communication_matrix.json";
+        if (level1) { // communication files from level 1 on
+            comm = out + "/communication.json";
+            matrix = out + "/communication_matrix.json";
+        }
     }
     if (m_l.discardText)
         for (auto* path : {&trace, &kernels, &comm, &matrix, &stepFile})
             if (!path->empty())
                 *path = "/dev/null";
-    for (auto* p : {&m_trace, &m_kernels, &m_comm, &m_matrix}) {
-        const std::string& path = p == &m_trace ? trace : p == &m_kernels ? kernels : p == &m_comm ? comm : matrix;
-        if (!p->open(path)) {
-            error = "cannot write " + path;
+    TraceWriter::Ids ids;
+    ids.pyPid = m_pyPid;
+    ids.mainTid = m_tid;
+    ids.dequeueTid = m_deqTid;
+    ids.cannPid = m_cannPid;
+    ids.hwPid = m_hwPid;
+    ids.freqPid = m_freqPid;
+    ids.commPid = m_commPid;
+    ids.hbmPid = m_hbmPid;
+    ids.ovPid = m_ovPid;
+    m_trace = std::make_unique<TraceWriter>(m_l.msprof, m_l.compactJson, m_l.msprof ? 1 : m_l.level, ids,
+                                            std::vector<int>{Scheduler::kComputeStream, Scheduler::kCommStream}, 1);
+    if (!m_trace->open(trace, error))
+        return false;
+    for (auto [file, path] : {std::pair{&m_kernels, &kernels}, {&m_comm, &comm}, {&m_matrix, &matrix},
+                              {&m_steps, &stepFile}}) {
+        if (!path->empty() && !file->open(*path)) {
+            error = "cannot write " + *path;
             return false;
         }
     }
-    if (!stepFile.empty() && !m_steps.open(stepFile)) {
-        error = "cannot write " + stepFile;
-        return false;
-    }
-    m_trace.ch('[');
-    writeMetadataEvents();
     if (m_l.msprof)
         m_kernels.str("Device_id,Model ID,Task ID,Stream ID,Op Name,OP Type,OP State,Task Type,Task Start Time(us),"
                       "Task Duration(us),Task Wait Time(us),");
+    else if (m_l.level == 0) // no operator or PMU details at level 0
+        m_kernels.str("Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim\r\n");
     else
         m_kernels.str("Step Id,Model ID,Task ID,Stream ID,Name,Type,OP State,Accelerator Core,Start Time(us),"
                       "Duration(us),Wait Time(us),");
-    m_kernels.str("Block Dim,Mix Block Dim,HF32 Eligible,Input Shapes,Input Data Types,Input Formats,Output Shapes,"
-                  "Output Data Types,Output Formats,Context ID,")
-        .str(kernelPmuHeader())
-        .str(m_l.msprof ? "\n" : "\r\n");
+    if (level1)
+        m_kernels.str("Block Dim,Mix Block Dim,HF32 Eligible,Input Shapes,Input Data Types,Input Formats,Output Shapes,"
+                      "Output Data Types,Output Formats,Context ID,")
+            .str(kernelPmuHeader())
+            .str(m_l.msprof ? "\n" : "\r\n");
     if (m_steps.isOpen())
         m_steps.str("Step,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage,Bubble,"
                     "Communication(Not Overlapped and Exclude Receive),Preparing\r\n");
-    m_comm.ch('{');
-    m_matrix.ch('{');
-    return true;
+    if (m_comm.isOpen()) {
+        m_comm.ch('{');
+        m_matrix.ch('{');
+    }
+    return openTables(error);
 }
 
-void RankWriter::beginEvent()
+void RankWriter::cannApi(std::int64_t tid, std::string_view name, const char* mode, const char* level,
+                         std::string_view id, std::string_view item, std::uint64_t conn, std::int64_t ts,
+                         std::int64_t dur)
 {
-    if (!m_firstEvent)
-        m_trace.ch(',');
-    m_firstEvent = false;
-}
-
-void RankWriter::metaEvent(std::int64_t pid, std::int64_t tid, std::string_view name, std::string_view argKey,
-                           std::string_view value, bool quoted)
-{
-    beginEvent();
-    auto args = [&] {
-        m_trace.str("\"args\":{\"").str(argKey).str("\":");
-        if (quoted)
-            m_trace.ch('"').str(value).ch('"');
-        else
-            m_trace.str(value);
-        m_trace.ch('}');
-    };
-    if (m_l.msprof) {
-        m_trace.ch('{');
-        args();
-        m_trace.str(",\"name\":\"").str(name).str("\",\"ph\":\"M\",\"pid\":").i64(pid).str(",\"tid\":").i64(tid).ch('}');
-    } else if (pid == m_pyPid) {
-        m_trace.str("{\"ph\":\"M\",\"name\":\"").str(name).str("\",\"pid\":").i64(pid).str(",\"tid\":").i64(tid).ch(',');
-        args();
-        m_trace.ch('}');
-    } else {
-        m_trace.str("{\"name\":\"").str(name).str("\",\"pid\":").i64(pid).str(",\"tid\":").i64(tid).ch(',');
-        args();
-        m_trace.str(",\"ph\":\"M\"}");
-    }
-}
-
-void RankWriter::writeMetadataEvents()
-{
-    const std::string npu = m_l.msprof ? "NPU " + std::to_string(m_l.device) : "NPU";
-    auto process = [&](std::int64_t pid, const char* name, const std::string& label, int sort) {
-        metaEvent(pid, 0, "process_name", "name", name, true);
-        metaEvent(pid, 0, "process_labels", "labels", label, true);
-        metaEvent(pid, 0, "process_sort_index", "sort_index", std::to_string(sort), false);
-    };
-    auto thread = [&](std::int64_t pid, std::int64_t tid, const std::string& name, std::int64_t sort) {
-        metaEvent(pid, tid, "thread_name", "name", name, true);
-        metaEvent(pid, tid, "thread_sort_index", "sort_index", std::to_string(sort), false);
-    };
-    const std::string threadName = "Thread " + std::to_string(m_tid);
-    if (!m_l.msprof) {
-        process(m_pyPid, "Python", "CPU", 0);
-        thread(m_pyPid, m_tid, threadName, m_tid);
-    }
-    process(m_cannPid, "CANN", "CPU", 7);
-    thread(m_cannPid, m_tid, threadName, m_tid);
-    process(m_hwPid, "Ascend Hardware", npu, 13);
-    thread(m_hwPid, Scheduler::kComputeStream, "Stream " + std::to_string(Scheduler::kComputeStream),
-           Scheduler::kComputeStream);
-    thread(m_hwPid, Scheduler::kCommStream, "Stream " + std::to_string(Scheduler::kCommStream), Scheduler::kCommStream);
-    process(m_freqPid, "AI Core Freq", npu, 14);
-    process(m_commPid, "Communication", npu, 15);
-    thread(m_commPid, 0, "Group 0 Communication", 0);
-    thread(m_commPid, 1, "Plane 0", 1);
-    process(m_hbmPid, "HBM", npu, 17);
-    process(m_ovPid, "Overlap Analysis", npu, m_l.msprof ? 29 : 23);
-    // tid order differs between the two profilers (FORMATS.md §3)
-    const char* const names[4] = {"Computing", "Communication", "Communication(Not Overlapped)", "Free"};
-    const int msprofTid[4] = {2, 0, 1, 3};
-    for (int i = 0; i < 4; ++i) {
-        const int tid = m_l.msprof ? msprofTid[i] : i;
-        thread(m_ovPid, tid, names[i], tid);
-    }
-}
-
-namespace {
-
-// Writes an X event; `args` writes the args object (or nothing when null).
-template <typename Args>
-void writeX(OutFile& f, bool msprof, bool pythonStyle, std::int64_t pid, std::int64_t tid, std::string_view name,
-            std::int64_t ts, std::int64_t dur, std::string_view cat, Args&& args, bool hasArgs)
-{
-    if (msprof) {
-        f.str("{\"args\":");
-        if (hasArgs)
-            args();
-        else
-            f.str("{}");
-        f.str(",\"dur\":").usTrim(dur).str(",\"name\":\"").str(name).str("\",\"ph\":\"X\",\"pid\":").i64(pid);
-        f.str(",\"tid\":").i64(tid).str(",\"ts\":\"").us3(ts).str("\"}");
-        return;
-    }
-    if (pythonStyle) {
-        f.str("{\"ph\":\"X\",\"name\":\"").str(name).str("\",\"pid\":").i64(pid).str(",\"tid\":").i64(tid);
-        f.str(",\"ts\":\"").us3(ts).str("\",\"dur\":").usTrim(dur);
-        if (!cat.empty())
-            f.str(",\"cat\":\"").str(cat).ch('"');
-        if (hasArgs) {
-            f.str(",\"args\":");
-            args();
-        }
-        f.ch('}');
-        return;
-    }
-    f.str("{\"name\":\"").str(name).str("\",\"pid\":").i64(pid).str(",\"tid\":").i64(tid);
-    f.str(",\"ts\":\"").us3(ts).str("\",\"dur\":").usTrim(dur);
-    if (hasArgs) {
-        f.str(",\"args\":");
-        args();
-    }
-    f.str(",\"ph\":\"X\"}");
-}
-
-} // namespace
-
-void RankWriter::flowEvent(bool start, std::string_view cat, std::string_view name, std::string_view id,
-                           bool quotedId, std::int64_t pid, std::int64_t tid, std::int64_t ts)
-{
-    beginEvent();
-    auto& f = m_trace;
-    auto putId = [&] {
-        if (quotedId)
-            f.ch('"').str(id).ch('"');
-        else
-            f.str(id);
-    };
-    if (m_l.msprof) {
-        f.ch('{');
-        if (!start)
-            f.str("\"bp\":\"e\",");
-        f.str("\"cat\":\"").str(cat).str("\",\"id\":");
-        putId();
-        f.str(",\"name\":\"").str(name).str("\",\"ph\":\"").ch(start ? 's' : 'f').str("\",\"pid\":").i64(pid);
-        f.str(",\"tid\":").i64(tid).str(",\"ts\":\"").us3(ts).str("\"}");
-    } else if (quotedId) {
-        f.str("{\"name\":\"").str(name).str("\",\"ph\":\"").ch(start ? 's' : 'f').str("\",");
-        if (start) {
-            f.str("\"cat\":\"").str(cat).str("\",\"id\":");
-            putId();
-            f.str(",\"pid\":").i64(pid).str(",\"tid\":").i64(tid).str(",\"ts\":\"").us3(ts).str("\"}");
+    const bool ms = m_l.msprof;
+    m_trace->deviceX(m_cannPid, tid, name, ts, Dur{Dur::Kind::Scaled, dur, 0}, [&](JsonObj& a) {
+        if (ms) {
+            a.str("Mode", mode).i64("Thread Id", tid).u64("connection_id", conn).str("id", id).str("item_id", item);
+            a.str("level", level);
         } else {
-            f.str("\"id\":");
-            putId();
-            f.str(",\"ts\":\"").us3(ts).str("\",\"cat\":\"").str(cat).str("\",\"pid\":").i64(pid);
-            f.str(",\"tid\":").i64(tid).str(",\"bp\":\"e\"}");
+            a.i64("Thread Id", tid).str("Mode", mode).str("level", level).str("id", id).str("item_id", item);
+            a.u64("connection_id", conn);
         }
-    } else {
-        f.str("{\"ph\":\"").ch(start ? 's' : 'f').str("\",\"bp\":\"e\",\"name\":\"").str(name).str("\",\"id\":");
-        putId();
-        f.str(",\"pid\":").i64(pid).str(",\"tid\":").i64(tid).str(",\"ts\":\"").us3(ts).str("\",\"cat\":\"");
-        f.str(cat).str("\"}");
-    }
+    });
 }
 
-void RankWriter::counterEvent(std::int64_t pid, std::string_view name, std::string_view key, double value,
-                              std::int64_t ts)
+void RankWriter::writePython(const Task& t, std::int64_t layerFrameId)
 {
-    beginEvent();
-    auto& f = m_trace;
-    auto args = [&] {
-        f.str("\"args\":{\"").str(key).str("\":");
-        if (value == std::floor(value) && std::fabs(value) < 1e15)
-            f.i64(static_cast<std::int64_t>(value));
-        else
-            f.fixTrim(value, 3);
-        f.ch('}');
-    };
-    if (m_l.msprof) {
-        f.ch('{');
-        args();
-        f.str(",\"name\":\"").str(name).str("\",\"ph\":\"C\",\"pid\":").i64(pid).str(",\"tid\":0,\"ts\":\"").us3(ts);
-        f.str("\"}");
-    } else {
-        f.str("{\"name\":\"").str(name).str("\",\"ts\":\"").us3(ts).str("\",\"pid\":").i64(pid).str(",\"tid\":0,");
-        args();
-        f.str(",\"ph\":\"C\"}");
-    }
-}
-
-void RankWriter::xEvent(std::int64_t pid, std::int64_t tid, std::string_view name, std::int64_t ts,
-                        std::int64_t dur, std::string_view args, std::string_view cat)
-{
-    beginEvent();
-    writeX(m_trace, m_l.msprof, pid == m_pyPid, pid, tid, name, ts, dur, cat, [&] { m_trace.str(args); },
-           !args.empty());
+    const OpKind& op = m_sc.ops[static_cast<std::size_t>(t.op)];
+    const PythonSide& py = m_py[static_cast<std::size_t>(t.op)];
+    m_trace->cpuOp(op.aten, t.pyStart, t.pyDur, [&](JsonObj& a) {
+        a.i64("Sequence number", -1).i64("Fwd thread id", 0);
+        // record_shapes=True
+        if (!py.dims.empty())
+            a.str("Input Dims", jsonEscape(py.dims)).str("Input type", jsonEscape(py.types));
+        if (m_l.withStack)
+            a.str("Call stack", jsonEscape(joinFrames(py.stack, ";\r\n")));
+    });
+    // the task queue: the op is enqueued on its thread, dequeued and launched on the queue's
+    const std::uint64_t corr = m_correlation++;
+    const std::int64_t lead = t.aclStart - t.pyStart;
+    m_trace->enqueue(t.pyStart + lead / 3, std::max<std::int64_t>(lead / 3, 10), corr);
+    m_trace->dequeue(op.acl, t.aclStart - 400, t.aclDur + 700, corr);
+    if (m_l.withStack)
+        m_trace->pyFunction(py.caller, t.pyStart - 300, t.pyDur + 500, m_pythonId++, layerFrameId);
 }
 
 void RankWriter::writeTask(const StepPlan& plan, const Task& t)
@@ -268,77 +161,58 @@ void RankWriter::writeTask(const StepPlan& plan, const Task& t)
     const OpKind& op = m_sc.ops[static_cast<std::size_t>(t.op)];
     const bool comm = op.core == Core::Comm;
     const std::string devName = comm ? commOpName(t) : op.name;
-    auto& f = m_trace;
     const bool ms = m_l.msprof;
-    if (!ms)
-        xEvent(m_pyPid, m_tid, op.aten, t.pyStart, t.pyDur, "{\"Sequence number\":-1,\"Fwd thread id\":0}", "cpu_op");
-    // host API and its launch
+    const int level = ms ? 1 : m_l.level;
+    // host API and its launch, on the task queue's thread (level 0 keeps no CANN slices)
     const std::uint64_t aclConn = t.conn - 1;
     const char* mode = comm ? "HOST_HCCL" : "ACL_NN";
-    auto hostArgs = [&](const char* m, const char* level, std::string_view id, std::string_view item,
-                        std::uint64_t conn) {
-        if (ms) {
-            f.str("{\"Mode\":\"").str(m).str("\",\"Thread Id\":").i64(m_tid).str(",\"connection_id\":").u64(conn);
-            f.str(",\"id\":\"").str(id).str("\",\"item_id\":\"").str(item).str("\",\"level\":\"").str(level).str("\"}");
-        } else {
-            f.str("{\"Thread Id\":").i64(m_tid).str(",\"Mode\":\"").str(m).str("\",\"level\":\"").str(level);
-            f.str("\",\"id\":\"").str(id).str("\",\"item_id\":\"").str(item).str("\",\"connection_id\":").u64(conn).ch('}');
-        }
-    };
-    const std::string aclName = "AscendCL@" + op.acl;
-    beginEvent();
-    writeX(f, ms, false, m_cannPid, m_tid, aclName, t.aclStart, t.aclDur, {},
-           [&] { hostArgs(mode, "acl", op.acl, comm ? std::string_view(op.acl) : std::string_view("0"), aclConn); },
-           true);
+    if (level >= 1) {
+        cannApi(m_deqTid, "AscendCL@" + op.acl, mode, "acl", op.acl,
+                comm ? std::string_view(op.acl) : std::string_view("0"), aclConn, t.aclStart, t.aclDur);
+        cannApi(m_deqTid, "Node@launch", "launch", "node", "0", devName, t.conn, t.nodeStart, t.nodeDur);
+        if (level >= 2 && !comm) // the runtime call under the launch
+            cannApi(m_deqTid, "Runtime@KernelLaunchWithHandle", "KernelLaunchWithHandle", "runtime", "0", "0",
+                    t.conn | (1ull << 31), t.nodeStart + t.nodeDur / 4, t.nodeDur / 2);
+    }
     addApi("acl", op.acl, t.aclDur);
-    beginEvent();
-    writeX(f, ms, false, m_cannPid, m_tid, "Node@launch", t.nodeStart, t.nodeDur, {},
-           [&] { hostArgs("launch", "node", "0", devName, t.conn); }, true);
     addApi("node", "launch", t.nodeDur);
+    if (level >= 2 && !comm)
+        addApi("runtime", "KernelLaunchWithHandle", t.nodeDur / 2);
     char idBuf[32];
     const auto idEnd = std::to_chars(idBuf, idBuf + sizeof idBuf, t.conn << 32).ptr;
     const std::string_view flowId(idBuf, static_cast<std::size_t>(idEnd - idBuf));
-    const std::string flowName = "HostToDevice" + std::string(flowId);
-    flowEvent(true, "HostToDevice", flowName, flowId, true, m_cannPid, m_tid, t.nodeStart);
+    m_trace->hostToDevice(true, flowId, m_cannPid, m_deqTid, t.nodeStart);
     // the device task
-    beginEvent();
     const bool mix = op.core == Core::MixAic;
-    writeX(f, ms, false, m_hwPid, t.stream, devName, t.start, t.dur, {}, [&] {
+    m_trace->deviceX(m_hwPid, t.stream, devName, t.start, deviceDur(t), [&](JsonObj& a) {
         const char* type = taskType(op.core);
         const std::int64_t subtask = mix ? 0 : kNoId;
         if (ms) {
-            f.str("{\"Batch Id\":0,\"Model Id\":4294967295,\"Physic Stream Id\":").i64(t.stream);
-            f.str(",\"Subtask Id\":").i64(subtask).str(",\"Task Id\":").u64(t.taskId).str(",\"Task Type\":\"").str(type);
-            f.str("\",\"connection_id\":").u64(t.conn).ch('}');
+            a.i64("Batch Id", 0).i64("Model Id", 4294967295).i64("Physic Stream Id", t.stream).i64("Subtask Id", subtask);
+            a.u64("Task Id", t.taskId).str("Task Type", type).u64("connection_id", t.conn);
         } else {
-            f.str("{\"Model Id\":4294967295,\"Task Type\":\"").str(type).str("\",\"Physic Stream Id\":").i64(t.stream);
-            f.str(",\"Task Id\":").u64(t.taskId).str(",\"Batch Id\":0,\"Subtask Id\":").i64(subtask);
-            f.str(",\"connection_id\":").u64(t.conn).ch('}');
+            a.i64("Model Id", 4294967295).str("Task Type", type).i64("Physic Stream Id", t.stream).u64("Task Id", t.taskId);
+            a.i64("Batch Id", 0).i64("Subtask Id", subtask).u64("connection_id", t.conn);
         }
-    }, true);
+    });
     ++m_totals.deviceTasks;
-    flowEvent(false, "HostToDevice", flowName, flowId, true, m_hwPid, t.stream, t.start);
-    if (!ms) {
-        char tsBuf[32];
-        const auto tsEnd = std::to_chars(tsBuf, tsBuf + sizeof tsBuf, t.start).ptr;
-        const std::string_view tsId(tsBuf, static_cast<std::size_t>(tsEnd - tsBuf));
-        flowEvent(true, "async_npu", "torch_to_npu", tsId, false, m_pyPid, m_tid, t.pyStart);
-        flowEvent(false, "async_npu", "torch_to_npu", tsId, false, m_hwPid, t.stream, t.start);
-    }
+    m_trace->hostToDevice(false, flowId, m_hwPid, t.stream, t.start);
+    if (!ms)
+        m_trace->torchToNpu(t.pyStart, m_hwPid, t.stream, t.start);
     if (!comm)
         return;
     // the collective on the Communication lanes: the op, then its wait and transfer on plane 0
-    beginEvent();
-    writeX(f, ms, false, m_commPid, 0, devName, t.start, t.dur, {}, [&] {
+    m_trace->deviceX(m_commPid, 0, devName, t.start, deviceDur(t), [&](JsonObj& a) {
         const std::uint64_t count = m_sc.msgBytes / 2;
-        if (ms) {
-            f.str("{\"alg_type\":\"MESH-RING\",\"connection_id\":").u64(t.conn).str(",\"count\":").u64(count);
-            f.str(",\"data_type\":\"FP16\",\"model id\":4294967295}");
-        } else {
-            f.str("{\"connection_id\":").u64(t.conn).str(",\"model id\":4294967295,\"data_type\":\"FP16\",");
-            f.str("\"alg_type\":\"MESH-RING\",\"count\":").u64(count).ch('}');
-        }
-    }, true);
+        if (ms)
+            a.str("alg_type", "MESH-RING").u64("connection_id", t.conn).u64("count", count).str("data_type", "FP16")
+                .i64("model id", 4294967295);
+        else
+            a.u64("connection_id", t.conn).i64("model id", 4294967295).str("data_type", "FP16").str("alg_type", "MESH-RING")
+                .u64("count", count);
+    });
+    if (level < 1) // level 0 writes the collectives without their tasks
+        return;
     const Link* peer = nullptr;
     for (const auto& l : t.links)
         if (!l.local) {
@@ -348,25 +222,24 @@ void RankWriter::writeTask(const StepPlan& plan, const Task& t)
     auto planeTask = [&](const char* name, std::int64_t ts, std::int64_t dur, int ctx, const char* transport,
                          std::int64_t bytes, const char* dataType, const char* linkType, double bw) {
         const int dst = peer ? peer->dst : 0;
-        beginEvent();
-        writeX(f, ms, false, m_commPid, 1, name, ts, dur, {}, [&] {
+        const double estimated = static_cast<double>(dur) / 1000.0;
+        Dur d{Dur::Kind::Clock, dur, static_cast<int>((t.taskId + static_cast<unsigned>(ctx)) % 16u)};
+        m_trace->deviceX(m_commPid, 1, name, ts, d, [&](JsonObj& a) {
             if (ms) {
-                f.str("{\"bandwidth(GB/s)\":").fixTrim(bw, 4).str(",\"context id\":").i64(ctx);
-                f.str(",\"data type\":\"").str(dataType).str("\",\"dst rank\":").i64(dst);
-                f.str(",\"duration estimated(us)\":").fixTrim(static_cast<double>(dur) / 1000.0, 3);
-                f.str(",\"link type\":\"").str(linkType).str("\",\"model id\":4294967295,\"notify_id\":\"0\"");
-                f.str(",\"size(Byte)\":").i64(bytes).str(",\"src rank\":").i64(m_l.rank).str(",\"stream id\":");
-                f.i64(t.stream).str(",\"task id\":").u64(t.taskId).str(",\"task type\":\"").str(name);
-                f.str("\",\"transport type\":\"").str(transport).str("\"}");
+                a.key("bandwidth(GB/s)").fixTrim(bw, 4);
+                a.i64("context id", ctx).str("data type", dataType).i64("dst rank", dst);
+                a.key("duration estimated(us)").fixTrim(estimated, 3);
+                a.str("link type", linkType).i64("model id", 4294967295).str("notify_id", "0").i64("size(Byte)", bytes);
+                a.i64("src rank", m_l.rank).i64("stream id", t.stream).u64("task id", t.taskId).str("task type", name);
+                a.str("transport type", transport);
             } else {
-                f.str("{\"notify_id\":\"0\",\"duration estimated(us)\":").fixTrim(static_cast<double>(dur) / 1000.0, 3);
-                f.str(",\"stream id\":").i64(t.stream).str(",\"task id\":").u64(t.taskId).str(",\"context id\":").i64(ctx);
-                f.str(",\"task type\":\"").str(name).str("\",\"src rank\":").i64(m_l.rank).str(",\"dst rank\":").i64(dst);
-                f.str(",\"transport type\":\"").str(transport).str("\",\"size(Byte)\":").i64(bytes);
-                f.str(",\"data type\":\"").str(dataType).str("\",\"link type\":\"").str(linkType);
-                f.str("\",\"bandwidth(GB/s)\":").fixTrim(bw, 4).str(",\"model id\":4294967295}");
+                a.str("notify_id", "0").num("duration estimated(us)", estimated).i64("stream id", t.stream);
+                a.u64("task id", t.taskId).i64("context id", ctx).str("task type", name).i64("src rank", m_l.rank);
+                a.i64("dst rank", dst).str("transport type", transport).i64("size(Byte)", bytes);
+                a.str("data type", dataType).str("link type", linkType).num("bandwidth(GB/s)", bw);
+                a.i64("model id", 4294967295);
             }
-        }, true);
+        });
     };
     planeTask("Notify_Wait", t.start, t.transferStart - t.start, 0, "LOCAL", 0, "INVALID_TYPE", "INVALID_TYPE", 0);
     const std::int64_t bytes = peer ? static_cast<std::int64_t>(std::llround(peer->mb * 1e6)) : 0;
@@ -377,59 +250,79 @@ void RankWriter::writeTask(const StepPlan& plan, const Task& t)
 void RankWriter::writeStep(const StepPlan& plan, const RankStep& rs, StepBreakdown& out)
 {
     const bool ms = m_l.msprof;
-    counterEvent(m_freqPid, "AI Core Freq", "MHz", kFreqMHz, plan.start);
-    if (!ms)
-        xEvent(m_pyPid, m_tid, "ProfilerStep#" + std::to_string(plan.index), plan.start, plan.end - plan.start,
-               "{\"Sequence number\":-1,\"Fwd thread id\":0}", "cpu_op");
+    const bool level1 = ms || m_l.level >= 1;
+    m_trace->counter(m_freqPid, "AI Core Freq", "MHz", kFreqMHz, true, plan.start);
 
     std::vector<Interval> compute, comm;
     compute.reserve(rs.tasks.size());
     CommTotals stepComm;
-    bool firstCommOp = true, firstMatrixOp = true;
-    if (!ms) {
+    bool firstCommOp = true;
+    const bool commFiles = m_comm.isOpen();
+    if (!ms && commFiles) {
         if (!m_firstCommStep) {
-            m_comm.ch(',');
-            m_matrix.ch(',');
+            m_comm.str(m_style.item);
+            m_matrix.str(m_style.item);
         }
-        const std::string key = "\"step" + std::to_string(plan.index) + "\":{\"p2p\":{},\"collective\":{";
-        m_comm.str(key);
-        m_matrix.str(key);
+        for (OutFile* f : {&m_comm, &m_matrix}) {
+            f->ch('"').str("step").i64(plan.index).ch('"').str(m_style.colon).ch('{');
+            f->str("\"p2p\"").str(m_style.colon).str("{}").str(m_style.item).str("\"collective\"").str(m_style.colon).ch('{');
+        }
     }
+    // with_stack: python_function slices of the step (generate), each decoder layer and each op's caller
+    const std::int64_t stepFrameId = m_pythonId++;
+    std::int64_t layerFrameId = 0, layerFrom = 0, layerTo = 0;
     // HBM counter per layer: bytes moved over the layer's window
-    int layer = -1;
+    int layer = -1, pyLayer = -1;
     std::int64_t layerStart = 0, layerEnd = 0;
     double layerBytes = 0;
     auto flushLayer = [&] {
         if (layer < 0 || layerEnd <= layerStart)
             return;
         const double mbps = layerBytes / 1e6 / (static_cast<double>(layerEnd - layerStart) / 1e9);
-        counterEvent(m_hbmPid, "HBM 0/Read", "Read(MB/s)", r3(mbps * 0.75), layerStart);
-        counterEvent(m_hbmPid, "HBM 0/Write", "Write(MB/s)", r3(mbps * 0.25), layerStart);
+        m_trace->counter(m_hbmPid, "HBM 0/Read", "Read(MB/s)", r3(mbps * 0.75), false, layerStart);
+        m_trace->counter(m_hbmPid, "HBM 0/Write", "Write(MB/s)", r3(mbps * 0.25), false, layerStart);
+    };
+    auto flushPyLayer = [&] {
+        if (pyLayer >= 0 && m_l.withStack && !ms)
+            m_trace->pyFunction(layerFrame(), layerFrom, layerTo - layerFrom, layerFrameId, stepFrameId);
     };
     for (const Task& t : rs.tasks) {
         const OpKind& op = m_sc.ops[static_cast<std::size_t>(t.op)];
+        if (!ms) {
+            if (t.layer != pyLayer) {
+                flushPyLayer();
+                pyLayer = t.layer;
+                layerFrameId = m_pythonId++;
+                layerFrom = t.pyStart - 800;
+            }
+            layerTo = t.pyStart + t.pyDur + 600;
+            writePython(t, layerFrameId);
+            writeOperatorDetails(t);
+        }
         writeTask(plan, t);
         if (op.core == Core::Comm) {
             writeCommRow(plan, t);
             comm.push_back({t.start, t.start + t.dur});
             stepComm.add(t);
             m_runComm.add(t);
-            if (!firstCommOp || (ms && !m_firstCommStep)) {
-                m_comm.ch(',');
-                m_matrix.ch(',');
+            if (commFiles) {
+                if (!firstCommOp || (ms && !m_firstCommStep)) {
+                    m_comm.str(m_style.item);
+                    m_matrix.str(m_style.item);
+                }
+                firstCommOp = false;
+                m_comm.ch('"').str(commOpKey(t)).ch('"').str(m_style.colon);
+                writeCommOp(m_comm, t, m_style);
+                m_matrix.ch('"').str(commOpKey(t)).ch('"').str(m_style.colon).ch('{');
+                bool firstLink = true;
+                writeCommLinks(m_matrix, t, firstLink, m_style);
+                m_matrix.ch('}');
+                if (ms)
+                    m_firstCommStep = false;
             }
-            firstCommOp = false;
-            m_comm.ch('"').str(commOpKey(t)).str("\":");
-            writeCommOp(m_comm, t);
-            m_matrix.ch('"').str(commOpKey(t)).str("\":{");
-            bool firstLink = true;
-            writeCommLinks(m_matrix, t, firstLink);
-            m_matrix.ch('}');
-            firstMatrixOp = false;
-            if (ms)
-                m_firstCommStep = false;
         } else {
             writeKernelRow(plan, t);
+            writeL2Row(t);
             compute.push_back({t.start, t.start + t.dur});
             if (t.layer != layer) {
                 flushLayer();
@@ -441,30 +334,26 @@ void RankWriter::writeStep(const StepPlan& plan, const RankStep& rs, StepBreakdo
             layerBytes += t.gbps * 1e9 * static_cast<double>(t.dur) / 1e9;
         }
     }
-    (void)firstMatrixOp;
+    flushPyLayer();
     flushLayer();
-    counterEvent(m_hbmPid, "HBM 0/Read", "Read(MB/s)", 0, layerEnd);
-    counterEvent(m_hbmPid, "HBM 0/Write", "Write(MB/s)", 0, layerEnd);
+    m_trace->counter(m_hbmPid, "HBM 0/Read", "Read(MB/s)", 0, false, layerEnd);
+    m_trace->counter(m_hbmPid, "HBM 0/Write", "Write(MB/s)", 0, false, layerEnd);
     // the step ends with the host waiting for the device
     {
         const char* acl = "aclrtSynchronizeStream";
-        beginEvent();
-        writeX(m_trace, ms, false, m_cannPid, m_tid, std::string("AscendCL@") + acl, rs.syncStart, rs.syncDur, {},
-               [&] {
-                   auto& f = m_trace;
-                   if (ms) {
-                       f.str("{\"Mode\":\"ACL_RTS\",\"Thread Id\":").i64(m_tid).str(",\"connection_id\":").u64(rs.syncConn);
-                       f.str(",\"id\":\"").str(acl).str("\",\"item_id\":\"0\",\"level\":\"acl\"}");
-                   } else {
-                       f.str("{\"Thread Id\":").i64(m_tid).str(",\"Mode\":\"ACL_RTS\",\"level\":\"acl\",\"id\":\"").str(acl);
-                       f.str("\",\"item_id\":\"0\",\"connection_id\":").u64(rs.syncConn).ch('}');
-                   }
-               }, true);
+        if (level1)
+            cannApi(m_tid, std::string("AscendCL@") + acl, "ACL_RTS", "acl", acl, "0", rs.syncConn, rs.syncStart,
+                    rs.syncDur);
         addApi("acl", acl, rs.syncDur);
+        if (!ms && m_l.level >= 2 && rs.syncDur > 2000) {
+            cannApi(m_tid, "Runtime@StreamSynchronize", "StreamSynchronize", "runtime", "0", "0",
+                    rs.syncConn | (1ull << 31), rs.syncStart + 1000, rs.syncDur - 2000);
+            addApi("runtime", "StreamSynchronize", rs.syncDur - 2000);
+        }
     }
-    if (!ms) {
-        m_comm.str(firstCommOp ? "\"Total Op Info\":" : ",\"Total Op Info\":");
-        writeCommTotal(m_comm, stepComm);
+    if (!ms && commFiles) {
+        m_comm.str(firstCommOp ? "" : m_style.item).str("\"Total Op Info\"").str(m_style.colon);
+        writeCommTotal(m_comm, stepComm, m_style);
         m_comm.str("}}");
         m_matrix.str("}}");
         m_firstCommStep = false;
@@ -472,15 +361,23 @@ void RankWriter::writeStep(const StepPlan& plan, const RankStep& rs, StepBreakdo
 
     // Overlap Analysis lanes and the step breakdown, from the tasks just written
     const Overlap ov = computeOverlap(compute, comm, plan.start, plan.end);
-    const std::string_view noArgs = ms ? std::string_view("{}") : std::string_view();
     auto lane = [&](const std::vector<Interval>& v, const char* name, int torchTid, int msprofTid) {
         for (const auto& iv : v)
-            xEvent(m_ovPid, ms ? msprofTid : torchTid, name, iv.first, iv.second - iv.first, noArgs);
+            m_trace->overlapX(ms ? msprofTid : torchTid, name, iv.first, iv.second - iv.first);
     };
     lane(ov.computing, "Computing", 0, 2);
     lane(ov.communication, "Communication", 1, 0);
     lane(ov.notOverlapped, "Communication(Not Overlapped)", 2, 1);
     lane(ov.free, "Free", 3, 3);
+    m_trace->endStep();
+    if (!ms) {
+        // the ProfilerStep ends last (cpu_op slices come in completion order), with the step's generate()
+        if (m_l.withStack)
+            m_trace->pyFunction(stepFrame(), plan.start + 2000, rs.syncStart + rs.syncDur + 1000 - (plan.start + 2000),
+                                stepFrameId, 0);
+        m_trace->cpuOp("ProfilerStep#" + std::to_string(plan.index), plan.start, plan.end - plan.start,
+                       [](JsonObj& a) { a.i64("Sequence number", -1).i64("Fwd thread id", 0); });
+    }
     out.computing = total(ov.computing);
     out.comm = total(ov.communication);
     out.commNotOverlapped = total(ov.notOverlapped);
@@ -489,9 +386,11 @@ void RankWriter::writeStep(const StepPlan& plan, const RankStep& rs, StepBreakdo
     out.stage = plan.end - plan.start;
     if (m_steps.isOpen()) {
         auto& f = m_steps;
-        f.i64(plan.index).ch(',').us3(out.computing).ch(',').us3(out.commNotOverlapped).ch(',').us3(out.overlapped);
-        f.ch(',').us3(out.comm).ch(',').us3(out.free).ch(',').us3(out.stage).str(",0,").us3(out.commNotOverlapped);
-        f.str(",0\r\n");
+        const double computing = sumUs(ov.computing), commAll = sumUs(ov.communication);
+        const double notOverlapped = sumUs(ov.notOverlapped);
+        f.i64(plan.index).ch(',').shortest(computing).ch(',').shortest(notOverlapped).ch(',');
+        f.shortest(commAll - notOverlapped).ch(',').shortest(commAll).ch(',').shortest(sumUs(ov.free)).ch(',');
+        f.shortest(static_cast<double>(out.stage) / 1000.0).str(",0,").shortest(notOverlapped).str(",0.0\r\n");
     }
     m_totals.stepNs += out.stage;
     m_totals.commNoNs += out.commNotOverlapped;
@@ -500,20 +399,23 @@ void RankWriter::writeStep(const StepPlan& plan, const RankStep& rs, StepBreakdo
 
 bool RankWriter::finish(std::string& error)
 {
-    m_trace.ch(']');
-    if (m_l.msprof) {
+    if (m_l.msprof && m_comm.isOpen()) {
         if (!m_firstCommStep)
-            m_comm.ch(',');
-        m_comm.str("\"Total Op Info\":");
-        writeCommTotal(m_comm, m_runComm);
+            m_comm.str(m_style.item);
+        m_comm.str("\"Total Op Info\"").str(m_style.colon);
+        writeCommTotal(m_comm, m_runComm, m_style);
     }
-    m_comm.ch('}');
-    m_matrix.ch('}');
-
+    if (m_comm.isOpen()) {
+        m_comm.ch('}');
+        m_matrix.ch('}');
+    }
+    if (!m_trace->finish(error))
+        return false;
+    m_bytesClosed += m_trace->bytes();
     if (!writeStatistics(error))
         return false;
     bool ok = true;
-    for (auto* p : {&m_trace, &m_kernels, &m_steps, &m_comm, &m_matrix}) {
+    for (auto* p : {&m_kernels, &m_steps, &m_comm, &m_matrix, &m_l2, &m_opDetails}) {
         if (!p->isOpen())
             continue;
         const std::string path = p->path();

@@ -1,12 +1,16 @@
 #pragma once
-// Writes one rank's files step by step: the timeline JSON, kernel_details/op_summary, step
-// breakdown and communication files, in the torch_npu or msprof layout.
+// Writes one rank's files step by step: the timeline JSON (trace_writer.h), kernel_details/
+// op_summary, l2_cache, operator_details, step breakdown and communication files, in the
+// torch_npu or msprof layout, with what the profiler level writes.
 #include "model/synth/comm_json.h"
 #include "model/synth/out_file.h"
+#include "model/synth/python_side.h"
 #include "model/synth/synth_model.h"
+#include "model/synth/trace_writer.h"
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -35,6 +39,11 @@ struct RankLayout {
     std::string analyzeDir; // msprof: analyze/
     std::string ts14;       // msprof file stamp
     bool discardText = false; // db-only export: the text files go to /dev/null (sizes still counted)
+    int level = 1;            // torch_npu profiler level 0, 1 or 2
+    bool withStack = false;   // with_stack=True: call stacks and python_function slices
+    bool compactJson = false; // "," and ":" instead of Python's ", " and ": " (not what torch_npu writes)
+    // torch_npu's task queue: Python ops enqueue, a second thread dequeues and calls CANN
+    std::int64_t dequeueTid() const { return hostPid + 3198; }
 };
 
 class RankWriter {
@@ -44,7 +53,7 @@ public:
     void writeStep(const StepPlan& plan, const RankStep& rs, StepBreakdown& out);
     bool finish(std::string& error);
 
-    std::uint64_t timelineBytes() const { return m_trace.bytes(); }
+    std::uint64_t timelineBytes() const { return m_trace ? m_trace->bytes() : 0; }
     std::uint64_t bytesWritten() const { return m_bytesClosed; }
     const RankTotals& totals() const { return m_totals; }
 
@@ -57,28 +66,30 @@ private:
         double sumSq = 0;
     };
 
-    void writeMetadataEvents();
-    void beginEvent();
-    void xEvent(std::int64_t pid, std::int64_t tid, std::string_view name, std::int64_t ts, std::int64_t dur,
-                std::string_view args, std::string_view cat = {});
-    void flowEvent(bool start, std::string_view cat, std::string_view name, std::string_view id, bool quotedId,
-                   std::int64_t pid, std::int64_t tid, std::int64_t ts);
-    void counterEvent(std::int64_t pid, std::string_view name, std::string_view key, double value, std::int64_t ts);
-    void metaEvent(std::int64_t pid, std::int64_t tid, std::string_view name, std::string_view argKey,
-                   std::string_view value, bool quoted);
     void writeTask(const StepPlan& plan, const Task& t);
+    void writePython(const Task& t, std::int64_t layerFrameId);
+    void cannApi(std::int64_t tid, std::string_view name, const char* mode, const char* level, std::string_view id,
+                 std::string_view item, std::uint64_t conn, std::int64_t ts, std::int64_t dur);
     void writeKernelRow(const StepPlan& plan, const Task& t);
     void writeCommRow(const StepPlan& plan, const Task& t);
+    void writeL2Row(const Task& t);
+    void writeOperatorDetails(const Task& t);
+    bool openTables(std::string& error); // l2_cache, operator_details (rank_tables.cpp)
     void addApi(const std::string& level, const std::string& name, std::int64_t dur);
     bool writeStatistics(std::string& error); // op_statistic, api_statistic (rank_tables.cpp)
     static const char* kernelPmuHeader();
     std::int64_t pidOf(int sortIndex, bool host) const;
+    Dur deviceDur(const Task& t) const; // the hardware clock's sub-ns fraction, rounding back to t.dur
 
     const Scenario& m_sc;
     RankLayout m_l;
-    OutFile m_trace, m_kernels, m_steps, m_comm, m_matrix;
-    bool m_firstEvent = true;
+    std::vector<PythonSide> m_py; // per operator of a layer
+    std::unique_ptr<TraceWriter> m_trace;
+    OutFile m_kernels, m_steps, m_comm, m_matrix, m_l2, m_opDetails;
+    JsonStyle m_style;
     bool m_firstCommStep = true;
+    std::uint64_t m_correlation = 8000; // task-queue correlation ids
+    std::int64_t m_pythonId = 1;        // python_function ids
     std::uint64_t m_bytesClosed = 0;
     std::string m_args; // scratch
     std::map<std::pair<std::string, std::string>, OpAgg> m_ops;
@@ -86,7 +97,7 @@ private:
     CommTotals m_runComm; // msprof analyze: one Total Op Info over the run
     RankTotals m_totals;
     std::int64_t m_pyPid = 0, m_cannPid = 0, m_hwPid = 0, m_freqPid = 0, m_commPid = 0, m_hbmPid = 0, m_ovPid = 0;
-    std::int64_t m_tid = 0;
+    std::int64_t m_tid = 0, m_deqTid = 0;
 };
 
 } // namespace npuscope::synth

@@ -2,6 +2,8 @@
 
 #include "model/synth/comm_json.h"
 #include "model/synth/db_writer.h"
+#include "model/synth/json_out.h"
+#include "model/synth/memory_writer.h"
 #include "model/synth/out_file.h"
 #include "model/synth/rank_writer.h"
 #include "model/synth/synth_model.h"
@@ -85,23 +87,35 @@ std::string infoJson(int device, std::int64_t pid, double hbmPeak)
     j["DeviceInfo"] = nlohmann::ordered_json::array({dev});
     j["platform_version"] = "5";
     j["pid"] = std::to_string(pid);
-    return j.dump();
+    return pythonJson(j);
 }
 
-std::string profilerInfo(int rank, std::int64_t startNs, std::int64_t endNs, const std::string& exportType)
+// The raw folder's start and end records (PROF_*/host/start_info, end_info and the device_N
+// copies), with the keys their readers take: the wall clock and the monotonic raw clock.
+std::string startInfo(std::int64_t wallNs, std::int64_t monotonicNs, bool end)
+{
+    nlohmann::ordered_json j;
+    j[end ? "collectionDateEnd" : "collectionDateBegin"] = end ? "2026-06-06 12:15:14.000000" : "2026-06-06 12:14:49.000000";
+    j[end ? "collectionTimeEnd" : "collectionTimeBegin"] = std::to_string(wallNs / 1000);
+    j["clockMonotonicRaw"] = std::to_string(monotonicNs);
+    return pythonJson(j);
+}
+
+std::string profilerInfo(int rank, std::int64_t startNs, std::int64_t endNs, const std::string& exportType,
+                        bool profileMemory, int level, bool withStack)
 {
     nlohmann::ordered_json j;
     auto& common = j["config"]["common_config"];
     common["activities"] = {"ProfilerActivity.CPU", "ProfilerActivity.NPU"};
     common["schedule"] = {{"wait", 0}, {"active", 1}, {"warmup", 1}, {"repeat", 1}, {"skip_first", 10}};
     common["record_shapes"] = true;
-    common["profile_memory"] = false;
-    common["with_stack"] = false;
+    common["profile_memory"] = profileMemory;
+    common["with_stack"] = withStack;
     common["with_flops"] = false;
     common["with_modules"] = false;
     auto& exp = j["config"]["experimental_config"];
-    exp["_profiler_level"] = "Level1";
-    exp["_aic_metrics"] = "ACL_AICORE_PIPE_UTILIZATION";
+    exp["_profiler_level"] = "Level" + std::to_string(level);
+    exp["_aic_metrics"] = level == 0 ? "ACL_AICORE_NONE" : "ACL_AICORE_PIPE_UTILIZATION";
     exp["_l2_cache"] = true;
     exp["_msprof_tx"] = false;
     exp["_data_simplification"] = true;
@@ -116,7 +130,7 @@ std::string profilerInfo(int rank, std::int64_t startNs, std::int64_t endNs, con
                        {"start_monotonic", 172163581670080LL}};
     j["end_info"] = {{"collectionTimeEnd", endNs}, {"MonotonicTimeEnd", 172163581670080LL + (endNs - startNs)}};
     j["rank_id"] = rank;
-    return j.dump(4);
+    return pythonJson(j, 4);
 }
 
 std::string groupTuple(int n)
@@ -148,21 +162,25 @@ std::string profilerMetadata(const Scenario& sc, int rank, int ranks, int group)
         members.push_back(i);
     g["global_ranks"] = members;
     j["parallel_group_info"]["10.0.0.1%enp189s0f1_60000_0_1780748089123456"] = g;
-    return j.dump(4);
+    return pythonJson(j, 4);
 }
 
 // Cluster files (several ranks): written step by step alongside the ranks.
 class ClusterWriter {
 public:
-    bool open(const std::string& dir, int ranks, std::string& error)
+    // commFiles: the cluster communication files, made from the ranks' (level 1 and up)
+    bool open(const std::string& dir, int ranks, bool commFiles, std::string& error)
     {
         m_ranks = ranks;
         m_tuple = groupTuple(ranks);
-        if (!m_stt.open(dir + "/cluster_step_trace_time.csv") || !m_comm.open(dir + "/cluster_communication.json")
-            || !m_matrix.open(dir + "/cluster_communication_matrix.json")) {
+        if (!m_stt.open(dir + "/cluster_step_trace_time.csv")
+            || (commFiles
+                && (!m_comm.open(dir + "/cluster_communication.json")
+                    || !m_matrix.open(dir + "/cluster_communication_matrix.json")))) {
             error = "cannot write in " + dir;
             return false;
         }
+        m_commFiles = commFiles;
         m_stt.str("Step,Type,Index,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage,"
                   "Bubble,Communication(Not Overlapped and Exclude Receive)\n");
         m_comm.str("{\"").str(m_tuple).str("\":{");
@@ -189,6 +207,8 @@ public:
             mx.stage = std::max(mx.stage, b.stage);
         }
         row("stage", "\"" + m_tuple + "\"", mx);
+        if (!m_commFiles)
+            return;
 
         // the collectives sit at the same positions in every rank's task list
         const auto& tasks0 = plan.ranks[0].tasks;
@@ -219,8 +239,8 @@ public:
                 if (r)
                     m_comm.ch(',');
                 m_comm.ch('"').i64(r).str("\":");
-                writeCommOp(m_comm, t);
-                writeCommLinks(m_matrix, t, firstLink);
+                writeCommOp(m_comm, t, kCompact);
+                writeCommLinks(m_matrix, t, firstLink, kCompact);
                 totals[static_cast<std::size_t>(r)].add(t);
             }
             m_comm.ch('}');
@@ -231,7 +251,7 @@ public:
             if (r)
                 m_comm.ch(',');
             m_comm.ch('"').i64(r).str("\":");
-            writeCommTotal(m_comm, totals[static_cast<std::size_t>(r)]);
+            writeCommTotal(m_comm, totals[static_cast<std::size_t>(r)], kCompact);
         }
         m_comm.str("}}");
         m_matrix.ch('}');
@@ -239,10 +259,14 @@ public:
 
     bool finish(std::uint64_t& bytes, std::string& error)
     {
-        m_comm.str("}}");
-        m_matrix.str("}}");
+        if (m_commFiles) {
+            m_comm.str("}}");
+            m_matrix.str("}}");
+        }
         bool ok = true;
         for (auto* f : {&m_stt, &m_comm, &m_matrix}) {
+            if (!f->isOpen())
+                continue;
             const std::string path = f->path();
             bytes += f->bytes();
             if (!f->close()) {
@@ -258,6 +282,8 @@ private:
     int m_ranks = 0;
     std::string m_tuple;
     bool m_first = true;
+    bool m_commFiles = true;
+    const JsonStyle kCompact = JsonStyle::compact(); // msprof-analyze's cluster files, as before
 };
 
 bool makeDirs(const std::string& path, std::string& error)
@@ -271,35 +297,40 @@ bool makeDirs(const std::string& path, std::string& error)
     return true;
 }
 
-} // namespace
-
-SynthResult synthesize(const std::string& outDir, const SynthOptions& o)
+// The options a scenario and a layout are checked against before anything is written; an
+// error message, empty when they hold. `ranks` is the number of ranks to write.
+std::string checkScenario(const SynthOptions& o, int ranks)
 {
-    SynthResult res;
     const auto names = scenarioNames();
-    if (std::find(names.begin(), names.end(), o.scenario) == names.end()) {
-        res.error = "unknown scenario '" + o.scenario + "'";
-        return res;
-    }
-    if (o.layout != "torch_npu" && o.layout != "msprof") {
-        res.error = "unknown layout '" + o.layout + "'";
-        return res;
-    }
-    const bool cluster = o.scenario == "cluster-slowrank";
-    const int ranks = cluster && o.ranks < 2 ? 4 : o.ranks;
-    if (ranks < 1 || ranks > 512) {
-        res.error = "ranks must be 1..512";
-        return res;
-    }
-    if (o.steps < 1 || o.targetMB < 0) {
-        res.error = "steps must be >= 1 and target size >= 0";
-        return res;
-    }
+    if (std::find(names.begin(), names.end(), o.scenario) == names.end())
+        return "unknown scenario '" + o.scenario + "'";
+    if (o.layout != "torch_npu" && o.layout != "msprof")
+        return "unknown layout '" + o.layout + "'";
+    if (ranks < 1 || ranks > 512)
+        return "ranks must be 1..512";
+    if (o.steps < 1 || o.targetMB < 0)
+        return "steps must be >= 1 and target size >= 0";
+    if (o.slowRank >= ranks || o.slowLinkSrc >= ranks || o.slowLinkDst >= ranks)
+        return "slow rank / link outside 0.." + std::to_string(ranks - 1);
+    return {};
+}
+
+// The output's format and level, checked once the output folder exists.
+std::string checkOutput(const SynthOptions& o)
+{
+    if (o.format != "text" && o.format != "db" && o.format != "both")
+        return "format must be text, db or both";
+    if (o.layout == "msprof" && o.format != "text")
+        return "the db format is written in the torch_npu layout only";
+    if (o.level < 0 || o.level > 2)
+        return "level must be 0, 1 or 2";
+    return {};
+}
+
+// The scenario with its slow rank and link: the cluster scenario's defaults, else as asked.
+Scenario scenarioFor(const SynthOptions& o, int ranks, bool cluster)
+{
     Scenario sc = makeScenario(o.scenario);
-    if (o.slowRank >= ranks || o.slowLinkSrc >= ranks || o.slowLinkDst >= ranks) {
-        res.error = "slow rank / link outside 0.." + std::to_string(ranks - 1);
-        return res;
-    }
     if (cluster) {
         sc.slowRank = o.slowRank >= 0 ? o.slowRank : ranks - 1;
         sc.slowSrc = o.slowLinkSrc >= 0 ? o.slowLinkSrc : 1 % ranks;
@@ -309,75 +340,87 @@ SynthResult synthesize(const std::string& outDir, const SynthOptions& o)
         sc.slowSrc = o.slowLinkSrc;
         sc.slowDst = o.slowLinkDst;
     }
-    if (!makeDirs(outDir, res.error))
-        return res;
+    return sc;
+}
 
-    const bool msprof = o.layout == "msprof";
-    if (o.format != "text" && o.format != "db" && o.format != "both") {
-        res.error = "format must be text, db or both";
-        return res;
-    }
-    if (msprof && o.format != "text") {
-        res.error = "the db format is written in the torch_npu layout only";
-        return res;
-    }
-    const bool dbOut = o.format != "text";
-    const bool textOut = o.format != "db";
-    std::vector<std::unique_ptr<DbRankWriter>> dbWriters;
-    std::mt19937_64 nameRng(o.seed ^ 0x5DEECE66Dull);
-    std::vector<std::unique_ptr<RankWriter>> writers;
-    Scheduler sched(sc, ranks, o.seed, kBaseNs);
-    for (int r = 0; r < ranks; ++r) {
-        RankLayout l;
-        l.msprof = msprof;
-        l.rank = r;
-        l.device = r % 8;
-        l.hostPid = kBasePid + 101 * r;
-        l.ts14 = kFileStamp;
-        l.discardText = !textOut;
-        const std::string prof = "PROF_" + std::string(5 - std::to_string(r + 1).size() + 1, '0')
-                                 + std::to_string(r + 1) + "_" + kFolderStamp + "_" + randLetters(nameRng, 16);
-        std::string devDir;
-        if (msprof) {
-            l.dir = outDir + "/" + prof;
-            l.outputDir = l.dir + "/mindstudio_profiler_output";
-            l.analyzeDir = l.dir + "/analyze";
-            devDir = l.dir + "/device_" + std::to_string(l.device);
-            if (!makeDirs(l.outputDir, res.error) || !makeDirs(l.analyzeDir, res.error)
-                || !makeDirs(l.dir + "/host", res.error))
-                return res;
-        } else {
-            l.dir = outDir + "/" + kHost + "_" + std::to_string(l.hostPid) + "_" + kFolderStamp + "_ascend_pt";
-            l.outputDir = l.dir + "/ASCEND_PROFILER_OUTPUT";
-            // torch_npu keeps the raw msprof folder (with the device info) inside the rank folder
-            devDir = l.dir + "/" + prof + "/device_" + std::to_string(l.device);
-            if (!makeDirs(l.outputDir, res.error) || !makeDirs(l.dir + "/" + prof + "/host", res.error))
-                return res;
-        }
-        if (!makeDirs(devDir, res.error))
-            return res;
-        const std::string dev = std::to_string(l.device);
-        if (!writeText(devDir + "/info.json." + dev, infoJson(l.device, l.hostPid, sc.hbmPeak), res.bytesWritten,
-                       res.error))
-            return res;
-        res.rankDirs.push_back(l.dir);
-        writers.push_back(std::make_unique<RankWriter>(sched.scenario(), l));
-        if (!writers.back()->open(res.error))
-            return res;
-        if (dbOut) {
-            dbWriters.push_back(std::make_unique<DbRankWriter>(sched.scenario(), l));
-            if (!dbWriters.back()->open(res.error))
-                return res;
-        }
-    }
-    ClusterWriter clusterOut;
-    const bool clusterFiles = ranks > 1;
-    if (clusterFiles) {
-        const std::string dir = outDir + "/cluster_analysis_output";
-        if (!makeDirs(dir, res.error) || !clusterOut.open(dir, ranks, res.error))
-            return res;
-    }
+// What the run writes, and every rank's writers.
+struct Outputs {
+    bool msprof = false;
+    bool textOut = true, dbOut = false;
+    bool memoryOut = false;
+    std::vector<std::unique_ptr<RankWriter>> text;
+    std::vector<std::unique_ptr<DbRankWriter>> db;
+    std::vector<std::unique_ptr<MemoryWriter>> memory;
+    std::vector<std::string> rawDirs; // torch_npu: each rank's PROF_* folder
+};
 
+// Rank r's folders and its device's info.json, and its writers opened; false with res.error set
+// on failure.
+bool openRank(int r, const std::string& outDir, const SynthOptions& o, const Scenario& sc, const Scheduler& sched,
+              Outputs& out, std::mt19937_64& nameRng, SynthResult& res)
+{
+    RankLayout l;
+    l.msprof = out.msprof;
+    l.rank = r;
+    l.device = r % 8;
+    l.hostPid = kBasePid + 101 * r;
+    l.ts14 = kFileStamp;
+    l.discardText = !out.textOut;
+    l.level = o.level;
+    l.withStack = o.withStack;
+    l.compactJson = o.compactJson;
+    const std::string prof = "PROF_" + std::string(5 - std::to_string(r + 1).size() + 1, '0') + std::to_string(r + 1)
+                             + "_" + kFolderStamp + "_" + randLetters(nameRng, 16);
+    std::string devDir;
+    if (out.msprof) {
+        l.dir = outDir + "/" + prof;
+        l.outputDir = l.dir + "/mindstudio_profiler_output";
+        l.analyzeDir = l.dir + "/analyze";
+        devDir = l.dir + "/device_" + std::to_string(l.device);
+        if (!makeDirs(l.outputDir, res.error) || !makeDirs(l.analyzeDir, res.error)
+            || !makeDirs(l.dir + "/host", res.error))
+            return false;
+    } else {
+        l.dir = outDir + "/" + kHost + "_" + std::to_string(l.hostPid) + "_" + kFolderStamp + "_ascend_pt";
+        l.outputDir = l.dir + "/ASCEND_PROFILER_OUTPUT";
+        // torch_npu keeps the raw msprof folder inside the rank folder; with data simplification
+        // (the default) it deletes FRAMEWORK/ and the raw folder's exports, and keeps the
+        // device and host facts: info.json, start_info, end_info
+        devDir = l.dir + "/" + prof + "/device_" + std::to_string(l.device);
+        out.rawDirs.push_back(l.dir + "/" + prof);
+        if (!makeDirs(l.outputDir, res.error) || !makeDirs(l.dir + "/" + prof + "/host", res.error))
+            return false;
+    }
+    if (!makeDirs(devDir, res.error))
+        return false;
+    const std::string dev = std::to_string(l.device);
+    if (!writeText(devDir + "/info.json." + dev, infoJson(l.device, l.hostPid, sc.hbmPeak),
+                   res.bytesWritten, res.error))
+        return false;
+    res.rankDirs.push_back(l.dir);
+    out.text.push_back(std::make_unique<RankWriter>(sched.scenario(), l));
+    if (!out.text.back()->open(res.error))
+        return false;
+    if (out.dbOut) {
+        out.db.push_back(std::make_unique<DbRankWriter>(sched.scenario(), l));
+        if (!out.db.back()->open(res.error))
+            return false;
+    }
+    if (out.memoryOut) {
+        out.memory.push_back(std::make_unique<MemoryWriter>(sched.scenario(), l));
+        if (out.dbOut)
+            out.memory.back()->keepForDb();
+        if (!out.memory.back()->open(res.error))
+            return false;
+    }
+    return true;
+}
+
+// Writes steps until the target size (or step count) is reached; [first start, last end) of
+// what was written.
+std::pair<std::int64_t, std::int64_t> writeSteps(Scheduler& sched, int ranks, const SynthOptions& o, Outputs& out,
+                                                 ClusterWriter* cluster)
+{
     const double targetBytes = o.targetMB * 1024.0 * 1024.0;
     std::int64_t firstStart = 0, lastEnd = 0;
     std::vector<StepBreakdown> bd(static_cast<std::size_t>(ranks));
@@ -386,47 +429,77 @@ SynthResult synthesize(const std::string& outDir, const SynthOptions& o)
         if (step == 0)
             firstStart = plan.start;
         lastEnd = plan.end;
-        for (int r = 0; r < ranks; ++r) {
-            writers[static_cast<std::size_t>(r)]->writeStep(plan, plan.ranks[static_cast<std::size_t>(r)],
-                                                              bd[static_cast<std::size_t>(r)]);
-            if (dbOut)
-                dbWriters[static_cast<std::size_t>(r)]->writeStep(plan, plan.ranks[static_cast<std::size_t>(r)]);
+        for (std::size_t r = 0; r < static_cast<std::size_t>(ranks); ++r) {
+            out.text[r]->writeStep(plan, plan.ranks[r], bd[r]);
+            if (out.dbOut)
+                out.db[r]->writeStep(plan, plan.ranks[r]);
+            if (out.memoryOut)
+                out.memory[r]->writeStep(plan, plan.ranks[r]);
         }
-        if (clusterFiles)
-            clusterOut.step(plan, bd);
-        const double done = targetBytes > 0 ? static_cast<double>(writers[0]->timelineBytes()) / targetBytes
+        if (cluster)
+            cluster->step(plan, bd);
+        const double done = targetBytes > 0 ? static_cast<double>(out.text[0]->timelineBytes()) / targetBytes
                                             : static_cast<double>(step + 1) / o.steps;
         if (o.progress)
             o.progress(std::min(1.0, done));
         if (done >= 1.0)
             break;
     }
+    return {firstStart, lastEnd};
+}
 
-    for (int r = 0; r < ranks; ++r) {
-        auto& w = *writers[static_cast<std::size_t>(r)];
-        if (!w.finish(res.error))
-            return res;
-        if (textOut)
-            res.bytesWritten += w.bytesWritten();
-        if (dbOut) {
-            if (!dbWriters[static_cast<std::size_t>(r)]->finish(res.error))
-                return res;
-            res.bytesWritten += dbWriters[static_cast<std::size_t>(r)]->bytesWritten();
-        }
-        res.deviceTasks += w.totals().deviceTasks;
-        if (!msprof) {
-            const std::string& dir = res.rankDirs[static_cast<std::size_t>(r)];
-            if (!writeText(dir + "/profiler_info_" + std::to_string(r) + ".json",
-                           profilerInfo(r, firstStart, lastEnd, o.format), res.bytesWritten, res.error)
-                || !writeText(dir + "/profiler_metadata.json", profilerMetadata(sc, r, ranks, sched.groupSize()),
-                              res.bytesWritten, res.error))
-                return res;
-        }
+// The files torch_npu writes around a capture: the raw folder's host and device facts and the
+// rank folder's profiler_info / profiler_metadata.
+bool writeCaptureFacts(int r, int ranks, std::int64_t firstStart, std::int64_t lastEnd, const SynthOptions& o,
+                       const Scenario& sc, const Scheduler& sched, const Outputs& out, SynthResult& res)
+{
+    const std::string& dir = res.rankDirs[static_cast<std::size_t>(r)];
+    const std::string& raw = out.rawDirs[static_cast<std::size_t>(r)];
+    const std::int64_t mono0 = 172163581670080LL, mono1 = mono0 + (lastEnd - firstStart);
+    const std::string dev = std::to_string(r % 8), devDir = raw + "/device_" + dev;
+    const std::string hostStart = "[Host]\nclock_monotonic_raw=" + std::to_string(mono0)
+                                  + "\ncntvct=17238197612056\ncntvct_diff=0\n";
+    if (!writeText(raw + "/host/info.json", infoJson(r % 8, kBasePid + 101 * r, sc.hbmPeak), res.bytesWritten, res.error)
+        || !writeText(raw + "/host/start_info", startInfo(firstStart, mono0, false), res.bytesWritten, res.error)
+        || !writeText(raw + "/host/end_info", startInfo(lastEnd, mono1, true), res.bytesWritten, res.error)
+        || !writeText(raw + "/host/host_start.log", hostStart, res.bytesWritten, res.error)
+        || !writeText(devDir + "/start_info." + dev, startInfo(firstStart, mono0, false), res.bytesWritten, res.error)
+        || !writeText(devDir + "/end_info." + dev, startInfo(lastEnd, mono1, true), res.bytesWritten, res.error))
+        return false;
+    return writeText(dir + "/profiler_info_" + std::to_string(r) + ".json",
+                     profilerInfo(r, firstStart, lastEnd, o.format, out.memoryOut, o.level, o.withStack),
+                     res.bytesWritten, res.error)
+           && writeText(dir + "/profiler_metadata.json", profilerMetadata(sc, r, ranks, sched.groupSize()),
+                        res.bytesWritten, res.error);
+}
+
+// Closes rank r's writers and adds what they wrote to `res`.
+bool finishRank(int r, Outputs& out, SynthResult& res)
+{
+    const auto i = static_cast<std::size_t>(r);
+    auto& w = *out.text[i];
+    if (!w.finish(res.error))
+        return false;
+    if (out.textOut)
+        res.bytesWritten += w.bytesWritten();
+    if (out.dbOut) {
+        if (!out.db[i]->finish(res.error))
+            return false;
+        res.bytesWritten += out.db[i]->bytesWritten();
     }
-    if (clusterFiles && !clusterOut.finish(res.bytesWritten, res.error))
-        return res;
+    if (out.memoryOut) {
+        auto& m = *out.memory[i];
+        if (!m.finish(res.error) || (out.dbOut && !m.writeDb(out.db[i]->path(), res.error)))
+            return false;
+        res.bytesWritten += m.bytesWritten();
+    }
+    res.deviceTasks += w.totals().deviceTasks;
+    return true;
+}
 
-    const RankTotals& t = writers[0]->totals();
+// The modelled truths, measured over what rank 0's writer wrote.
+void measureTruths(const RankTotals& t, const Scenario& sc, SynthResult& res)
+{
     res.steps = t.steps;
     res.stepMs = t.steps ? static_cast<double>(t.stepNs) / t.steps / 1e6 : 0;
     res.aicUtil = t.computeDur > 0 ? t.utilDur / t.computeDur : 0;
@@ -434,6 +507,57 @@ SynthResult synthesize(const std::string& outDir, const SynthOptions& o)
     res.hbmPeakGBps = sc.hbmPeak;
     res.hbmUtil = t.computeDur > 0 ? t.gbDur / t.computeDur / sc.hbmPeak : 0;
     res.exposedCommShare = t.stepNs ? static_cast<double>(t.commNoNs) / static_cast<double>(t.stepNs) : 0;
+}
+
+} // namespace
+
+SynthResult synthesize(const std::string& outDir, const SynthOptions& o)
+{
+    SynthResult res;
+    const bool cluster = o.scenario == "cluster-slowrank";
+    const int ranks = cluster && o.ranks < 2 ? 4 : o.ranks;
+    res.error = checkScenario(o, ranks);
+    if (!res.error.empty())
+        return res;
+    const Scenario sc = scenarioFor(o, ranks, cluster);
+    if (!makeDirs(outDir, res.error))
+        return res;
+    res.error = checkOutput(o);
+    if (!res.error.empty())
+        return res;
+
+    Outputs out;
+    out.msprof = o.layout == "msprof";
+    out.dbOut = o.format != "text";
+    out.textOut = o.format != "db";
+    // Memory files (profile_memory=True) in torch_npu profiles of their natural size, and always
+    // in the scenario whose leak they show.
+    out.memoryOut = !out.msprof
+                    && (o.memoryFiles >= 0 ? o.memoryFiles == 1 : o.targetMB == 0 || MemoryWriter::leaks(o.scenario));
+    std::mt19937_64 nameRng(o.seed ^ 0x5DEECE66Dull);
+    Scheduler sched(sc, ranks, o.seed, kBaseNs);
+    for (int r = 0; r < ranks; ++r)
+        if (!openRank(r, outDir, o, sc, sched, out, nameRng, res))
+            return res;
+    ClusterWriter clusterOut;
+    const bool clusterFiles = ranks > 1;
+    if (clusterFiles) {
+        const std::string dir = outDir + "/cluster_analysis_output";
+        if (!makeDirs(dir, res.error) || !clusterOut.open(dir, ranks, out.msprof || o.level >= 1, res.error))
+            return res;
+    }
+
+    const auto [firstStart, lastEnd] = writeSteps(sched, ranks, o, out, clusterFiles ? &clusterOut : nullptr);
+    for (int r = 0; r < ranks; ++r) {
+        if (!finishRank(r, out, res))
+            return res;
+        if (!out.msprof && !writeCaptureFacts(r, ranks, firstStart, lastEnd, o, sc, sched, out, res))
+            return res;
+    }
+    if (clusterFiles && !clusterOut.finish(res.bytesWritten, res.error))
+        return res;
+
+    measureTruths(out.text[0]->totals(), sc, res);
     res.ok = true;
     return res;
 }

@@ -19,6 +19,15 @@ struct SynthOptions {
     double targetMB = 0; // 0 = natural size; else repeat steps until the timeline JSON reaches about this size
     int slowRank = -1;   // cluster-slowrank: -1 = last rank
     int slowLinkSrc = -1, slowLinkDst = -1; // cluster-slowrank: -1 = link 1->2 (mod ranks)
+    // torch_npu's experimental_config.profiler_level: 0 (device tasks, no CANN API, operator or
+    // PMU details, no statistics or communication files), 1 (the default here: CANN API, PMU,
+    // communication) or 2 (adds the runtime API)
+    int level = 1;
+    bool withStack = false;   // with_stack=True: "Call stack" args, python_function slices
+    bool compactJson = false; // JSON with "," and ":" (not how torch_npu writes it; for comparisons)
+    // The memory files of profile_memory=True: -1 in torch_npu profiles of natural size (no
+    // targetMB) and in llama2-leak, 0 never, 1 always.
+    int memoryFiles = -1;
     std::function<void(double)> progress;    // 0..1, throttled by the caller's taste
 };
 

@@ -1,0 +1,353 @@
+#!/usr/bin/env bash
+# The structure rules of docs/ARCHITECTURE.md and STYLE.md that a script can check, over src/ and
+# app/ (bash and python3 only; well under a second). Exits 1 naming file:line for each breach:
+#
+#  1. A function over 150 lines (from its opening brace's line to its closing brace's, lambdas
+#     and local classes inside it included) that scripts/long-functions.allow does not list.
+#     The list holds the functions not yet split (`path:name`, one a line); a listed function
+#     that is no longer over 150 lines fails too, so the list only shrinks. The count of
+#     functions over 100 lines is printed as information.
+#  2. A file of src/model/ or src/advisor/ that includes a Qt header (<Q...>, <Qt...>) or uses
+#     Q_OBJECT: the analysis core builds and is tested without Qt.
+#  3. A file of src/model/io/ that names a file format: io/ maps files, budgets memory and runs
+#     threads for any reader; what a format's file is called and how it is read belong to
+#     src/model/formats/. FORMAT_NAMES below is the list, matched as written (case-sensitive)
+#     anywhere in the file, comments included.
+#
+# The scanner is a brace matcher over the text with comments, strings, character literals and
+# preprocessor lines blanked: a `{` at namespace or class scope after `)` (and the qualifiers a
+# function may carry: const, noexcept, override, final, a trailing return type, a constructor's
+# initializer list) opens a function. Usage: scripts/check-structure.sh [SOURCE_DIR];
+# CHECK_STRUCTURE_LIST=1 prints every function found with its length.
+set -euo pipefail
+root="${1:-$(cd "$(dirname "$0")/.." && pwd)}"
+exec /usr/bin/python3 - "$root" <<'PY'
+import os
+import re
+import sys
+
+ROOT = sys.argv[1]
+MAX_LINES = 150
+INFO_LINES = 100
+LIST = os.environ.get("CHECK_STRUCTURE_LIST") == "1"  # print every function with its length
+ALLOW_FILE = os.path.join(ROOT, "scripts", "long-functions.allow")
+
+# File names, extensions and folder patterns of the profiler exports (docs FORMATS.md).
+FORMAT_NAMES = [
+    ".json", ".csv", ".db", ".log",
+    "kernel_details", "trace_view", "op_summary", "op_statistic", "api_statistic",
+    "task_time", "step_trace", "communication_matrix", "operator_details", "operator_memory",
+    "memory_record", "npu_mem", "npu_module_mem", "l2_cache", "simplified_tasks",
+    "profiler_info", "profiler_metadata", "info_json", "msprof", "ascend_pytorch_profiler",
+    "analysis.db", "ASCEND_PROFILER_OUTPUT", "PROF_", "_ascend_pt", "device_",
+]
+
+QUALIFIERS = {"const", "noexcept", "override", "final", "mutable", "volatile", "&", "&&", "try"}
+NOT_NAMES = {"noexcept", "decltype", "alignas", "alignof", "sizeof", "requires", "__attribute__",
+             "static_assert", "throw"}
+
+
+def blank(text):
+    """The text with comments, string and char literals and preprocessor lines replaced by
+    spaces (newlines kept, so offsets and line numbers stay)."""
+    out = list(text)
+    n = len(text)
+    i = 0
+    line_start = True
+
+    def wipe(a, b):
+        for k in range(a, b):
+            if out[k] != "\n":
+                out[k] = " "
+
+    while i < n:
+        c = text[i]
+        if c == "\n":
+            line_start = True
+            i += 1
+            continue
+        if line_start and c == "#":
+            j = i
+            while j < n:  # to the end of the line, following backslash continuations
+                if text[j] == "\n" and text[j - 1] != "\\":
+                    break
+                j += 1
+            wipe(i, j)
+            i = j
+            continue
+        if not c.isspace():
+            line_start = False
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            wipe(i, j)
+            i = j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            wipe(i, j)
+            i = j
+        elif c == "R" and text.startswith('R"', i) and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")
+                                                         or text[i - 1] in "uUL8"):
+            k = text.find("(", i + 2)
+            delim = text[i + 2:k]
+            j = text.find(")" + delim + '"', k)
+            j = n if j < 0 else j + len(delim) + 2
+            wipe(i, j)
+            i = j
+        elif c == '"' or (c == "'" and not (i > 0 and text[i - 1].isalnum() and i + 1 < n and text[i + 1].isalnum())):
+            # a ' between two digits or letters is a digit separator (1'000), not a char literal
+            j = i + 1
+            while j < n and text[j] != c and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            j = min(j + 1, n)
+            wipe(i, j)
+            i = j
+        else:
+            i += 1
+    return "".join(out)
+
+
+def strip_suffix(head):
+    """The declarator with the function qualifiers after its parameter list removed; ends in ')'
+    when `head` declares a function."""
+    h = head.rstrip()
+    arrow = find_top_level(h, "->")
+    if arrow >= 0:
+        h = h[:arrow].rstrip()
+    while True:
+        m = re.search(r"(?:\b(const|noexcept|override|final|mutable|volatile|try)|(&&|&))\s*$", h)
+        if m:
+            h = h[:m.start()].rstrip()
+            continue
+        if h.endswith(")"):
+            open_at = matching_open(h, len(h) - 1)
+            before = h[:open_at].rstrip()
+            if re.search(r"\b(noexcept|requires)$", before):
+                h = before[: -len(re.search(r"\w+$", before).group(0))].rstrip()
+                continue
+        return h
+
+
+def find_top_level(h, token):
+    depth = 0
+    for k, ch in enumerate(h):
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif depth == 0 and h.startswith(token, k):
+            return k
+    return -1
+
+
+def matching_open(h, close_at):
+    depth = 0
+    for k in range(close_at, -1, -1):
+        if h[k] == ")":
+            depth += 1
+        elif h[k] == "(":
+            depth -= 1
+            if depth == 0:
+                return k
+    return 0
+
+
+def init_list_colon(h):
+    """Offset of a constructor's initializer-list ':' (a lone ':' after the parameter list at
+    paren depth 0), or -1."""
+    depth = 0
+    seen_params = False
+    for k, ch in enumerate(h):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                seen_params = True
+        elif ch == ":" and depth == 0 and seen_params:
+            if h[k - 1:k] != ":" and h[k + 1:k + 2] != ":":
+                return k
+    return -1
+
+
+def function_name(head):
+    h = head
+    colon = init_list_colon(h)
+    if colon >= 0:
+        h = h[:colon]
+    h = strip_suffix(h)
+    while h.endswith(")"):
+        open_at = matching_open(h, len(h) - 1)
+        before = h[:open_at].rstrip()
+        m = re.search(r"(operator\s*(\(\s*\)|[^\w\s(]+|\w[\w\s:<>*&]*)|~?[A-Za-z_]\w*(\s*<[^<>]*>)?(\s*::\s*~?[A-Za-z_]\w*(\s*<[^<>]*>)?)*)\s*$", before)
+        if m and m.group(0).split("::")[-1].strip() not in NOT_NAMES:
+            name = re.sub(r"\s+", "", m.group(1))
+            name = re.sub(r"^(?:[A-Za-z_]\w*::)*(operator)", lambda x: x.group(0), name)
+            return name
+        if before.endswith("]"):  # a lambda: the variable it initializes
+            m = re.search(r"([A-Za-z_]\w*)\s*=\s*\[[^\]]*\]\s*$", before)
+            if m:
+                return m.group(1)
+        h = before
+    return None
+
+
+def is_function_head(head):
+    h = head
+    colon = init_list_colon(h)
+    if colon >= 0:
+        return True
+    h = strip_suffix(h)
+    return h.endswith(")") and function_name(head) is not None
+
+
+ACCESS = re.compile(r"^\s*(?:(?:public|private|protected)(?:\s+(?:Q_SLOTS|slots))?|signals|Q_SIGNALS|Q_SLOTS)\s*:(?!:)")
+
+
+def scan(path, text):
+    """(name, first line, last line) of each function defined at namespace or class scope."""
+    t = blank(text)
+    functions = []
+    # scope stack entries: (kind, name, open_offset); kind: ns, class, func, other
+    stack = []
+    head_start = 0
+    head_parens = 0
+    hdr_braces = []  # offsets of '{' opened inside a declarator (lambda in an initializer list)
+    line_of = []
+    line = 1
+    for ch in t:
+        line_of.append(line)
+        if ch == "\n":
+            line += 1
+    in_code = lambda: any(k in ("func", "other") for k, _, _ in stack)
+    i = 0
+    n = len(t)
+    while i < n:
+        c = t[i]
+        if in_code():
+            if c == "{":
+                stack.append(("inner", None, i))
+            elif c == "}":
+                kind, name, start = stack.pop()
+                if kind == "func":
+                    functions.append((name, line_of[start], line_of[i]))
+                if not in_code():
+                    head_start = i + 1
+                    head_parens = 0
+            i += 1
+            continue
+        if hdr_braces:
+            if c == "{":
+                hdr_braces.append(i)
+            elif c == "}":
+                hdr_braces.pop()
+            i += 1
+            continue
+        if c == "(":
+            head_parens += 1
+        elif c == ")":
+            head_parens -= 1
+        elif c == ";" and head_parens == 0:
+            head_start = i + 1
+        elif c == "{":
+            head = t[head_start:i]
+            head = ACCESS.sub("", head.lstrip())
+            while ACCESS.match(head):
+                head = ACCESS.sub("", head)
+            stripped = head.strip()
+            if head_parens > 0 or (init_list_colon(stripped) >= 0 and re.search(r"[\w>]$", stripped)
+                                   and not re.search(r"\b(const|noexcept|override|final|mutable)$", stripped)):
+                hdr_braces.append(i)  # a braced initializer or a lambda inside the declarator
+            elif re.search(r"(^|\s)(namespace|extern)\b", stripped) and not stripped.endswith(")"):
+                stack.append(("ns", None, i))
+                head_start = i + 1
+            elif is_function_head(stripped):
+                name = function_name(stripped)
+                classes = [nm for k, nm, _ in stack if k == "class" and nm]
+                if classes and "::" not in (name or ""):
+                    name = "::".join(classes + [name])
+                stack.append(("func", name, i))
+            elif re.search(r"\b(class|struct|union|enum)\b", stripped) and "=" not in stripped:
+                m = re.search(r"\b(?:class|struct|union)\s+(?:\w+\s+)*?([A-Za-z_]\w*)\s*(?:final\s*)?(?::[^:]|$)", stripped)
+                stack.append(("class", m.group(1) if m else None, i))
+                head_start = i + 1
+            else:
+                stack.append(("other", None, i))
+        elif c == "}":
+            if stack:
+                stack.pop()
+            head_start = i + 1
+            head_parens = 0
+        i += 1
+    return functions
+
+
+def main():
+    sources = []
+    for top in ("src", "app"):
+        for dirpath, dirnames, filenames in os.walk(os.path.join(ROOT, top)):
+            dirnames.sort()
+            for f in sorted(filenames):
+                if f.endswith((".cpp", ".h", ".inl", ".h.in")):
+                    sources.append(os.path.join(dirpath, f))
+    problems = []
+    over = {}  # "path:name" -> (line, lines)
+    over_info = 0
+    for full in sources:
+        rel = os.path.relpath(full, ROOT)
+        with open(full, encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
+        for name, first, last in scan(rel, text):
+            lines = last - first + 1
+            if lines > INFO_LINES:
+                over_info += 1
+            if LIST:
+                print(f"{lines:5d} {rel}:{first}: {name}")
+            if lines > MAX_LINES:
+                key = f"{rel}:{name}"
+                if key not in over or over[key][1] < lines:
+                    over[key] = (first, lines)
+        if rel.startswith(("src/model/", "src/advisor/")):
+            blanked = blank(text).split("\n")
+            for k, line in enumerate(text.split("\n"), 1):
+                if re.match(r"\s*#\s*include\s*<Q", line):
+                    problems.append(f"{rel}:{k}: includes a Qt header ({line.strip()}); "
+                                    "src/model and src/advisor build without Qt")
+                if re.search(r"\bQ_OBJECT\b", blanked[k - 1]):
+                    problems.append(f"{rel}:{k}: uses Q_OBJECT; src/model and src/advisor build without Qt")
+        if rel.startswith("src/model/io/"):
+            for k, line in enumerate(text.split("\n"), 1):
+                for word in FORMAT_NAMES:
+                    if word in line:
+                        problems.append(f"{rel}:{k}: names the file format '{word}'; "
+                                        "format knowledge belongs to src/model/formats/")
+    allowed = []
+    if os.path.exists(ALLOW_FILE):
+        with open(ALLOW_FILE, encoding="utf-8") as fh:
+            for k, line in enumerate(fh, 1):
+                entry = line.split("#", 1)[0].strip()
+                if entry:
+                    allowed.append((k, entry))
+    allowed_set = {e for _, e in allowed}
+    for key, (first, lines) in sorted(over.items()):
+        if key not in allowed_set:
+            path, name = key.split(":", 1)
+            problems.append(f"{path}:{first}: function {name} is {lines} lines (over {MAX_LINES}); "
+                            "split it by meaning")
+    for k, entry in allowed:
+        if entry not in over:
+            problems.append(f"scripts/long-functions.allow:{k}: {entry} is no longer over {MAX_LINES} lines "
+                            "(or was renamed); remove it from the list")
+    print(f"check-structure: {len(sources)} files, {over_info} functions over {INFO_LINES} lines, "
+          f"{len(over)} over {MAX_LINES} ({len(allowed_set)} allowed)")
+    for p in problems:
+        print(p, file=sys.stderr)
+    if problems:
+        print(f"check-structure: {len(problems)} problem(s)", file=sys.stderr)
+        return 1
+    return 0
+
+
+sys.exit(main())
+PY

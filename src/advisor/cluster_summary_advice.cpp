@@ -1,0 +1,399 @@
+#include "advisor/cluster_summary_advice.h"
+
+#include "advisor/rule_context.h"
+
+#include "model/analysis/cluster.h"
+#include "model/cluster_summary/cluster_summary.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <tuple>
+
+namespace npuscope::advisor {
+
+using nlohmann::json;
+
+namespace {
+
+// Evidence rows a stored cluster finding keeps (the report shows 10 in a PDF, 5 in Markdown).
+constexpr std::size_t kStoredEvidence = 20;
+
+// The effective thresholds a summary was made with, as a short fingerprint (FNV-1a, 64 bits).
+std::string thresholdsHash(const std::string& effective)
+{
+    std::uint64_t h = 14695981039346656037ull;
+    for (const unsigned char ch : effective)
+        h = (h ^ ch) * 1099511628211ull;
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+    return hex;
+}
+
+json num(double v)
+{
+    return std::isfinite(v) ? json(v) : json(nullptr);
+}
+
+FindingSeverity severityOf(const std::string& s)
+{
+    return s == "high" ? FindingSeverity::High : s == "medium" ? FindingSeverity::Medium : s == "low" ? FindingSeverity::Low
+                                                                                                      : FindingSeverity::None;
+}
+
+Status statusOf(const std::string& s)
+{
+    for (Status st : {Status::Fired, Status::Passed, Status::NotChecked, Status::Disabled, Status::Error})
+        if (s == statusName(st))
+            return st;
+    return Status::Error;
+}
+
+Category categoryOf(const std::string& s)
+{
+    for (Category c : {Category::Computation, Category::Communication, Category::Scheduling, Category::Memory, Category::Cluster})
+        if (s == categoryName(c))
+            return c;
+    return Category::Computation;
+}
+
+} // namespace
+
+json findingJson(const Finding& f, bool detail)
+{
+    json j = {{"id", f.id},
+              {"rule", f.rule},
+              {"category", categoryName(f.category)},
+              {"status", statusName(f.status)},
+              {"severity", severityName(f.severity)},
+              {"title", f.title},
+              {"cost_ns", f.costNs},
+              {"gain", f.gain.text()}};
+    if (f.gain.estimated)
+        j["gain_ns"] = num(f.gain.nsPerStep);
+    if (!f.needs.empty())
+        j["needs"] = f.needs;
+    if (!f.check.empty())
+        j["check"] = f.check;
+    if (!detail) // a rank's finding is its rank's; its share is of the rank's step (advisor_split T)
+        return j;
+    j["cost_share"] = num(f.costShare);
+    j["ranks"] = f.scope.ranks;
+    j["description"] = f.description;
+    j["suggestions"] = f.suggestions;
+    j["inputs"] = f.inputs;
+    j[f.gain.estimated ? "gain_formula" : "gain_reason"] = f.gain.estimated ? f.gain.formula : f.gain.reason;
+    if (!f.error.empty())
+        j["error"] = f.error;
+    j["scope"] = {{"cluster", f.scope.cluster}, {"device", f.scope.device}, {"steps", f.scope.steps},
+                  {"worst_step", f.scope.worstStep}};
+    json evidence = json::array();
+    for (std::size_t i = 0; i < f.evidence.size() && i < kStoredEvidence; ++i) {
+        const Evidence& e = f.evidence[i];
+        json at = {{"rank", e.at.rank}, {"device", e.at.device}, {"stream", e.at.stream}};
+        if (e.at.ts)
+            at["ts_ns"] = *e.at.ts;
+        if (e.at.dur)
+            at["dur_ns"] = *e.at.dur;
+        for (const auto& [key, text] : {std::pair{"op", &e.at.op}, {"shapes", &e.at.shapes}, {"row", &e.at.row}, {"link", &e.at.link}})
+            if (!text->empty())
+                at[key] = *text;
+        json metrics = json::array();
+        for (const Metric& m : e.metrics)
+            metrics.push_back({m.name, num(m.value), m.unit});
+        evidence.push_back({{"at", std::move(at)}, {"metrics", std::move(metrics)}, {"threshold", e.threshold}, {"cost_ns", e.cost}});
+    }
+    j["evidence"] = std::move(evidence);
+    if (f.evidence.size() > kStoredEvidence)
+        j["evidence_rows"] = f.evidence.size();
+    return j;
+}
+
+Finding findingFromJson(const json& j, double T)
+{
+    auto str = [&j](const char* key) {
+        const auto it = j.find(key);
+        return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    auto strings = [&j](const char* key) {
+        std::vector<std::string> out;
+        for (const json& v : j.value(key, json::array()))
+            if (v.is_string())
+                out.push_back(v.get<std::string>());
+        return out;
+    };
+    auto number = [](const json& o, const char* key, double fallback) {
+        const auto it = o.find(key);
+        return it != o.end() && it->is_number() ? it->get<double>() : fallback;
+    };
+    Finding f;
+    f.id = str("id");
+    f.rule = str("rule");
+    f.category = categoryOf(str("category"));
+    f.status = statusOf(str("status"));
+    f.severity = severityOf(str("severity"));
+    f.title = str("title");
+    f.costNs = static_cast<TimeNs>(std::llround(number(j, "cost_ns", 0)));
+    f.costShare = number(j, "cost_share", 0);
+    for (const json& r : j.value("ranks", json::array()))
+        if (r.is_number_integer())
+            f.scope.ranks.push_back(r.get<int>());
+    f.needs = str("needs");
+    f.check = str("check");
+    f.error = str("error");
+    f.description = str("description");
+    f.suggestions = strings("suggestions");
+    f.inputs = strings("inputs");
+    if (const double g = number(j, "gain_ns", kNaN); g == g) {
+        f.gain.estimated = true;
+        f.gain.nsPerStep = g;
+        f.gain.shareOfT = T > 0 ? g / T : 0;
+        f.gain.formula = str("gain_formula");
+    } else {
+        f.gain.reason = str("gain_reason");
+    }
+    if (const auto sc = j.find("scope"); sc != j.end() && sc->is_object()) {
+        f.scope.cluster = sc->value("cluster", false);
+        f.scope.device = static_cast<int>(number(*sc, "device", -1));
+        f.scope.steps = sc->value("steps", std::string());
+        f.scope.worstStep = sc->value("worst_step", std::string());
+    }
+    for (const json& e : j.value("evidence", json::array())) {
+        if (!e.is_object())
+            continue;
+        Evidence ev;
+        const json at = e.value("at", json::object());
+        ev.at.rank = static_cast<int>(number(at, "rank", -1));
+        ev.at.device = static_cast<int>(number(at, "device", -1));
+        ev.at.stream = static_cast<std::int64_t>(number(at, "stream", -1));
+        if (const auto ts = at.find("ts_ns"); ts != at.end() && ts->is_number_integer())
+            ev.at.ts = ts->get<TimeNs>();
+        if (const auto dur = at.find("dur_ns"); dur != at.end() && dur->is_number_integer())
+            ev.at.dur = dur->get<TimeNs>();
+        ev.at.op = at.value("op", std::string());
+        ev.at.shapes = at.value("shapes", std::string());
+        ev.at.row = at.value("row", std::string());
+        ev.at.link = at.value("link", std::string());
+        for (const json& m : e.value("metrics", json::array()))
+            if (m.is_array() && m.size() == 3 && m[0].is_string() && m[2].is_string())
+                ev.metrics.push_back({m[0].get<std::string>(), m[1].is_number() ? m[1].get<double>() : kNaN, m[2].get<std::string>()});
+        ev.threshold = e.value("threshold", std::string());
+        ev.cost = static_cast<TimeNs>(std::llround(number(e, "cost_ns", 0)));
+        f.evidence.push_back(std::move(ev));
+    }
+    return f;
+}
+
+json rankAdvice(const Session& rank, const Thresholds& th)
+{
+    const AdvisorReport rep = runAdvisor(rank, th);
+    json split = json::object();
+    if (!rep.summary.ranks.empty()) {
+        const RankSplit& rs = rep.summary.ranks.front();
+        split = {{"T_ns", num(rs.T)},
+                 {"computing_ns", num(rs.computing)},
+                 {"comm_not_overlapped_ns", num(rs.commNotOverlapped)},
+                 {"free_ns", num(rs.free)},
+                 {"steps", rs.steps},
+                 {"source", rs.source},
+                 {"step_min_ns", num(rs.stepMin)},
+                 {"step_median_ns", num(rs.stepMedian)},
+                 {"step_max_ns", num(rs.stepMax)}};
+    }
+    json findings = json::array();
+    for (const Finding* f : rep.fired())
+        if (f->category != Category::Cluster)
+            findings.push_back(findingJson(*f, false));
+    return {{"advisor_split", std::move(split)}, {"findings", std::move(findings)}};
+}
+
+json clusterSection(const Session& s, const Thresholds& th)
+{
+    ClusterOptions o;
+    o.gapRatio = th.param("CLU-SLOWRANK", "gap_ratio");
+    o.bwRatio = th.param("CLU-SLOWLINK", "bw_ratio");
+    const ClusterAnalysis ca = analyzeCluster(s, o);
+    json out;
+    json breakdown = json::array();
+    for (const auto& r : ca.ranks)
+        breakdown.push_back({{"rank", r.rank},
+                             {"steps", r.steps},
+                             {"computing_ns", num(r.computing)},
+                             {"comm_not_overlapped_ns", num(r.commNotOverlapped)},
+                             {"free_ns", num(r.free)},
+                             {"step_ns", num(r.stepTime())}});
+    out["breakdown"] = std::move(breakdown);
+
+    json dims = json::array();
+    for (const auto& d : ca.slowRank.dimensions)
+        dims.push_back({{"name", d.name},
+                        {"min_ns", num(d.min)},
+                        {"max_ns", num(d.max)},
+                        {"median_ns", num(d.median)},
+                        {"spread", num(d.spread)},
+                        {"fired", d.fired},
+                        {"slow_rank", d.slowRank},
+                        {"excess_ns", num(d.excess)}});
+    out["slow_rank"] = {{"checked", ca.slowRank.checked},
+                        {"gap_ratio", ca.slowRank.gapRatio},
+                        {"mean_step_ns", num(ca.slowRank.meanStep)},
+                        {"dimensions", std::move(dims)}};
+
+    json links = json::array();
+    for (const auto& r : ca.slowLink.rows)
+        links.push_back({{"rank", r.rank},
+                         {"transport", r.transport},
+                         {"size_mb", num(r.sizeMB)},
+                         {"time_ms", num(r.timeMs)},
+                         {"bandwidth_gbps", num(r.bandwidthGBps())},
+                         {"median_gbps", num(r.median)},
+                         {"slow", r.slow}});
+    out["slow_link"] = {{"checked", ca.slowLink.checked}, {"bw_ratio", ca.slowLink.bwRatio}, {"rows", std::move(links)}};
+
+    json matrices = json::array();
+    for (const auto& m : ca.matrices) {
+        json cells = json::array();
+        for (const auto& c : m.cells)
+            cells.push_back({{"src", c.src},
+                             {"dst", c.dst},
+                             {"transport", c.transport},
+                             {"size_mb", num(c.sizeMB)},
+                             {"time_ms", num(c.timeMs)},
+                             {"links", c.links},
+                             {"slow", c.slow}});
+        matrices.push_back({{"collective", m.collective}, {"cells", std::move(cells)}});
+    }
+    out["matrix"] = {{"ranks", ca.matrixRanks}, {"source", ca.matrixSource}, {"matrices", std::move(matrices)}};
+
+    // COM-WAIT with every rank's wait: per rank, the wait in ops at or above the wait ratio and
+    // the part of it above the least any rank waited in the same op (the wait for a late peer).
+    const double waitRatio = th.param("COM-WAIT", "wait_ratio");
+    std::map<std::pair<std::string, std::string>, double> minWait;
+    for (const auto& op : s.cluster.comm)
+        if (!op.totalInfo && op.waitMs == op.waitMs) {
+            auto [it, fresh] = minWait.try_emplace({op.step, op.fullName}, op.waitMs);
+            if (!fresh)
+                it->second = std::min(it->second, op.waitMs);
+        }
+    struct W {
+        int ops = 0, flagged = 0;
+        double waitMs = 0, slackMs = 0;
+    };
+    std::map<int, W> perRank;
+    for (const auto& op : s.cluster.comm) {
+        if (op.totalInfo || op.rank < 0)
+            continue;
+        W& w = perRank[op.rank];
+        ++w.ops;
+        if (!(op.waitRatio >= waitRatio) || op.waitMs != op.waitMs)
+            continue;
+        ++w.flagged;
+        w.waitMs += op.waitMs;
+        w.slackMs += op.waitMs - minWait[{op.step, op.fullName}];
+    }
+    json waits = json::array();
+    for (const auto& [rank, w] : perRank)
+        waits.push_back({{"rank", rank},
+                         {"ops", w.ops},
+                         {"flagged_ops", w.flagged},
+                         {"wait_ms", num(w.waitMs)},
+                         {"wait_over_min_ms", num(w.slackMs)}});
+    out["com_wait"] = {{"wait_ratio", waitRatio}, {"ranks", std::move(waits)}};
+
+    const AdvisorReport rep = runAdvisor(s, th);
+    json findings = json::array();
+    for (const Finding& f : rep.findings)
+        if (f.category == Category::Cluster)
+            findings.push_back(findingJson(f, true));
+    out["T_ns"] = num(rep.T);
+    out["thresholds_digest"] = thresholdsHash(rep.thresholdsDigest);
+    out["findings"] = std::move(findings);
+    return out;
+}
+
+namespace {
+
+// The ranks' fired findings a summary stores, merged by id and title (the ranks listed together).
+std::vector<Finding> rankFindings(const json& summary, double T)
+{
+    std::vector<Finding> out;
+    for (const json& r : summary.value("ranks", json::array()))
+        for (const json& fj : r.value("findings", json::array())) {
+            const int rank = r.value("rank", -1);
+            Finding f = findingFromJson(fj, T);
+            f.status = Status::Fired;
+            const double rankT = r.value("advisor_split", json::object()).value("T_ns", 0.0);
+            f.costShare = rankT > 0 ? static_cast<double>(f.costNs) / rankT : 0;
+            f.scope.ranks.clear();
+            auto same = std::find_if(out.begin(), out.end(), [&](const Finding& o) { return o.id == f.id && o.title == f.title; });
+            if (same != out.end()) {
+                if (rank >= 0)
+                    same->scope.ranks.push_back(rank);
+                continue;
+            }
+            if (!f.gain.estimated)
+                f.gain.reason = "see the rank's own report";
+            else if (f.gain.formula.empty())
+                f.gain.formula = "from the rank's summary";
+            f.description = "From the cluster summary; open the rank's folder for the evidence.";
+            if (rank >= 0)
+                f.scope.ranks.push_back(rank);
+            out.push_back(std::move(f));
+        }
+    return out;
+}
+
+// The report's order and counts (as runAdvisor gives them) over its findings as they now are.
+void orderAndCount(AdvisorReport& rep)
+{
+    std::vector<Finding> fired, others;
+    for (Finding& f : rep.findings)
+        (f.status == Status::Fired ? fired : others).push_back(std::move(f));
+    orderFindings(fired, others);
+    Summary& sm = rep.summary;
+    sm.high = sm.medium = sm.low = sm.fired = sm.passed = sm.notChecked = sm.disabled = sm.errors = 0;
+    sm.topGains.clear();
+    countFindings(fired, others, sm);
+    rep.findings = std::move(fired);
+    rep.findings.insert(rep.findings.end(), std::make_move_iterator(others.begin()), std::make_move_iterator(others.end()));
+}
+
+} // namespace
+
+AdvisorReport adviseSummary(const Session& summarySession, const json& summary, const Thresholds& th,
+                            const std::atomic<bool>* cancel)
+{
+    AdvisorReport rep = runAdvisor(summarySession, th, cancel);
+    const json cluster = summary.value("cluster", json::object());
+    rep.findings.erase(std::remove_if(rep.findings.begin(), rep.findings.end(),
+                                      [](const Finding& f) { return f.category == Category::Cluster; }),
+                       rep.findings.end());
+    for (const json& fj : cluster.value("findings", json::array()))
+        if (fj.is_object())
+            rep.findings.push_back(findingFromJson(fj, rep.T));
+    for (Finding& f : rankFindings(summary, rep.T))
+        rep.findings.push_back(std::move(f));
+    orderAndCount(rep);
+    const std::string digest = cluster.value("thresholds_digest", std::string());
+    if (!digest.empty() && digest != thresholdsHash(rep.thresholdsDigest))
+        rep.warnings.push_back("The cluster findings are as the summary was made, with other thresholds than these: "
+                               "run cluster-summary again with these thresholds to apply them.");
+    return rep;
+}
+
+AdvisorReport adviseSession(const Session& session, const Thresholds& th, const std::atomic<bool>* cancel)
+{
+    if (session.source != "summary")
+        return runAdvisor(session, th, cancel);
+    json summary;
+    std::string error;
+    if (!cluster_summary::readSummary(session.root, summary, &error)) {
+        AdvisorReport rep = runAdvisor(session, th, cancel);
+        rep.warnings.push_back("The cluster findings could not be read again from the summary: " + error);
+        return rep;
+    }
+    return adviseSummary(session, summary, th, cancel);
+}
+
+} // namespace npuscope::advisor

@@ -1,0 +1,147 @@
+// MEM-PEAK and MEM-ALLOC's allocator growth on real and generated memory data: the holders at
+// the peak named from operator_memory, fragmentation and capacity findings against numbers
+// computed here, and the generator's planted leak named.
+#include "advisor/advisor.h"
+#include "advisor/thresholds.h"
+#include "model/analysis/memory.h"
+#include "model/formats/loader.h"
+#include "model/synth/synth.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+
+using namespace npuscope;
+using namespace npuscope::advisor;
+
+namespace {
+
+const std::string kRank0 = std::string(NPUSCOPE_SAMPLES) + "/msinsight/test/data/pytorch/text/level1/rank0_ascend_pt";
+constexpr double kMiB = 1024.0 * 1024.0;
+
+SessionPtr loadOrNull(const std::string& path)
+{
+    const LoadResult r = loadSession(path);
+    return r.session;
+}
+
+const Finding* find(const AdvisorReport& r, const std::string& id)
+{
+    for (const auto& f : r.findings)
+        if (f.id == id)
+            return &f;
+    return nullptr;
+}
+
+Thresholds with(const nlohmann::json& params)
+{
+    Thresholds t = Thresholds::defaults();
+    t.merge({{"rules", {{"MEM-PEAK", {{"params", params}}}}}}, "test");
+    return t;
+}
+
+} // namespace
+
+class TestRulesMemoryPeak : public QObject {
+    Q_OBJECT
+private slots:
+    void realPassesAndNamesHolders()
+    {
+        const SessionPtr s = loadOrNull(kRank0);
+        QVERIFY(s);
+        const Profile& p = *s->ranks[0];
+        const memory::Summary m = memory::summarize(p);
+        const double res = m.frameworkCurve()->reserved.at(m.peakAllocated.at);
+        // Here: 1452 MB reserved, the rest allocated at the peak: under 20 % is not fragmentation.
+        const double gapShare = (res - m.peakAllocated.bytes) / res;
+        QVERIFY(gapShare > 0.1 && gapShare < 0.2);
+        const AdvisorReport r = runAdvisor(*s, Thresholds::defaults());
+        const Finding* f = find(r, "MEM-PEAK");
+        QVERIFY(f);
+        QCOMPARE(f->status, Status::Passed);
+        const auto alive = memory::allocationsAliveAt(p, m.peakAllocated.at);
+        QVERIFY(!alive.empty());
+        QVERIFY2(f->check.find("top holders: " + std::string(p.str(p.opMemory[alive[0]].name))) != std::string::npos,
+                 f->check.c_str());
+        QVERIFY(f->check.find("capacity unknown") != std::string::npos);
+        const Finding* a = find(r, "MEM-ALLOC");
+        QVERIFY(a);
+        QVERIFY2(a->check.find("PTA+GE reserved grew") != std::string::npos, a->check.c_str());
+
+        // A lower fragmentation threshold: the finding names the holders, largest first.
+        const AdvisorReport r2 = runAdvisor(*s, with({{"frag_share", 0.1}}));
+        const Finding* frag = find(r2, "MEM-PEAK/fragmentation");
+        QVERIFY(frag);
+        QCOMPARE(frag->evidence.size(), std::min<std::size_t>(alive.size(), 100));
+        QCOMPARE(frag->evidence[0].at.op, std::string(p.str(p.opMemory[alive[0]].name)));
+        QCOMPARE(*frag->evidence[0].at.ts, p.opMemory[alive[0]].allocAt);
+        QVERIFY(frag->suggestions[0].find("expandable_segments:True") != std::string::npos);
+        QVERIFY(frag->severity == FindingSeverity::Medium);
+
+        // A stated capacity the peak comes within 90 % of.
+        const auto capMb = static_cast<std::int64_t>(std::llround(m.peakAllocated.bytes / kMiB / 0.95));
+        const AdvisorReport r3 = runAdvisor(*s, with({{"capacity_mb", capMb}}));
+        const Finding* cap = find(r3, "MEM-PEAK/capacity");
+        QVERIFY2(cap, find(r3, "MEM-PEAK") ? find(r3, "MEM-PEAK")->check.c_str() : "no MEM-PEAK");
+        QVERIFY2(cap->title.find("95.0 %") != std::string::npos, cap->title.c_str());
+        QCOMPARE(cap->severity, FindingSeverity::High);
+        // Activations, long-lived tensors, then fragmentation (which did not fire here).
+        QVERIFY(cap->suggestions.size() == 3);
+        QVERIFY(cap->suggestions[2].find("expandable_segments") != std::string::npos);
+    }
+
+    void leakNamed()
+    {
+        QTemporaryDir dir;
+        synth::SynthOptions o;
+        o.scenario = "llama2-leak";
+        o.steps = 4;
+        const synth::SynthResult g = synth::synthesize(dir.path().toStdString(), o);
+        QVERIFY2(g.ok, g.error.c_str());
+        const SessionPtr s = loadOrNull(dir.path().toStdString());
+        QVERIFY(s);
+        const AdvisorReport r = runAdvisor(*s, Thresholds::defaults());
+        const Finding* f = find(r, "MEM-PEAK/leak");
+        QVERIFY(f);
+        QCOMPARE(f->severity, FindingSeverity::High);
+        QVERIFY2(f->title.find("aten::clone") != std::string::npos, f->title.c_str());
+        QVERIFY2(f->title.find("4 in 4 steps") != std::string::npos, f->title.c_str());
+        // 4 blocks of 48 MiB + 512 B; the floor rises in each step by one of them: 3 steps' worth.
+        QVERIFY2(f->description.find("192 MB in 4 allocations") != std::string::npos, f->description.c_str());
+        QVERIFY2(f->description.find("144 MB in all (48.0 MB per step)") != std::string::npos, f->description.c_str());
+        QCOMPARE(f->evidence.size(), std::size_t(4));
+        for (const auto& e : f->evidence) {
+            QCOMPARE(e.at.op, std::string("aten::clone"));
+            QCOMPARE(e.metrics[0].value, 48.0 + 512.0 / kMiB);
+        }
+        QVERIFY(f->suggestions[0].find("aten::clone") != std::string::npos);
+
+        // The same workload without the leak: nothing fires.
+        QTemporaryDir base;
+        o.scenario = "llama2-baseline";
+        QVERIFY(synth::synthesize(base.path().toStdString(), o).ok);
+        const SessionPtr b = loadOrNull(base.path().toStdString());
+        QVERIFY(b);
+        const AdvisorReport rb = runAdvisor(*b, Thresholds::defaults());
+        QVERIFY(!find(rb, "MEM-PEAK/leak"));
+        QCOMPARE(find(rb, "MEM-PEAK")->status, Status::Passed);
+    }
+
+    void notCheckedWithoutMemory()
+    {
+        const SessionPtr s =
+            loadOrNull(std::string(NPUSCOPE_SAMPLES) + "/msprof-analyze/test/ut/advisor/timeline_advice/trace_view.json");
+        QVERIFY(s);
+        const AdvisorReport r = runAdvisor(*s, Thresholds::defaults());
+        const Finding* f = find(r, "MEM-PEAK");
+        QVERIFY(f);
+        QCOMPARE(f->status, Status::NotChecked);
+        QVERIFY(f->needs.find("profile_memory=True") != std::string::npos);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRulesMemoryPeak)
+#include "test_rules_memory_peak.moc"

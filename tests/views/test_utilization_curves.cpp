@@ -1,0 +1,374 @@
+// The utilisation plots of the real window on a generated 4-rank cluster: "Curves of:" draws one
+// curve per rank (equal to the model's utilizationSeries of each rank) or one rank's curves, and
+// follows the toolbar; each plot can be hidden from its right-click menu or View → Curves, the
+// others keep the timeline's time axis (±1 px), a new window starts with it hidden, and Reset
+// Layout shows every plot again.
+#include "model/analysis/utilization.h"
+#include "model/synth/synth.h"
+#include "views/main_window.h"
+#include "views/selection_controller.h"
+#include "views/timeline_view.h"
+#include "views/utilization_plots.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QComboBox>
+#include <QContextMenuEvent>
+#include <QMenu>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <qcustomplot.h>
+
+#include <cmath>
+#include <set>
+
+using namespace npuscope;
+
+namespace {
+
+bool load(MainWindow& w, const QString& path)
+{
+    QSignalSpy loaded(&w, &MainWindow::sessionLoaded);
+    w.openPaths({ path });
+    return loaded.wait(120000);
+}
+
+void settle(MainWindow& w)
+{
+    QApplication::processEvents();
+    w.plots()->plot()->replot();
+}
+
+// The toolbar's rank combo (the one offering "All ranks").
+QComboBox* toolbarRanks(MainWindow& w)
+{
+    for (auto* c : w.findChildren<QComboBox*>())
+        if (c->findText(QStringLiteral("All ranks")) >= 0)
+            return c;
+    return nullptr;
+}
+
+// A rank's AI Core utilisation series as the model computes it.
+const Series* aicSeries(const std::vector<Series>& all)
+{
+    for (const Series& s : all)
+        if (s.name.starts_with("AI Core utilization") && !s.t.empty())
+            return &s;
+    return nullptr;
+}
+
+// The graph's samples are the series' (a few of them compared): x in ms since the trace start,
+// y in % of the plot.
+void compareCurve(const QCPGraph* g, const Series& s, TimeNs origin)
+{
+    const auto data = g->data();
+    QCOMPARE(data->size(), static_cast<int>(s.t.size()));
+    const double scale = s.unit == "%" ? 1.0 : 100.0;
+    for (const std::size_t i : { std::size_t(0), s.t.size() / 3, s.t.size() / 2, s.t.size() - 1 }) {
+        const auto it = data->at(static_cast<int>(i));
+        QCOMPARE(it->key, static_cast<double>(s.t[i] - origin) / 1e6);
+        QCOMPARE(it->value, s.v[i] * scale);
+    }
+}
+
+// Window x of time t on the timeline and on plot i.
+double timelineX(MainWindow& w, TimeNs t)
+{
+    return w.timeline()->viewport()->mapTo(&w, QPointF(w.timeline()->xOf(t), 0)).x();
+}
+double plotX(MainWindow& w, int i, TimeNs t)
+{
+    return w.plots()->mapTo(&w, QPointF(w.plots()->xOf(i, t), 0)).x();
+}
+
+void checkAligned(MainWindow& w)
+{
+    settle(w);
+    const TimeRange v = w.selection()->visibleRange();
+    for (double f : { 0.0, 0.25, 0.5, 0.9, 1.0 }) {
+        const TimeNs t = v.begin + static_cast<TimeNs>(static_cast<double>(v.end - v.begin) * f);
+        for (int i = 0; i < w.plots()->plotCount(); ++i)
+            QVERIFY2(std::fabs(timelineX(w, t) - plotX(w, i, t)) <= 1.0,
+                qPrintable(QStringLiteral("plot %1 at %2: timeline %3, plot %4")
+                               .arg(i)
+                               .arg(f)
+                               .arg(timelineX(w, t))
+                               .arg(plotX(w, i, t))));
+    }
+}
+
+int plotIndexOf(UtilizationPlots* plots, const QString& kind)
+{
+    for (int i = 0; i < plots->plotCount(); ++i)
+        if (plots->plotKindAt(i) == kind)
+            return i;
+    return -1;
+}
+
+} // namespace
+
+class TestUtilizationCurves : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_dir;
+
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true); // QSettings of the test, not the user's
+        QCoreApplication::setOrganizationName(QStringLiteral("npuscope-test"));
+        QCoreApplication::setApplicationName(QStringLiteral("test_utilization_curves"));
+        QSettings().clear();
+        QVERIFY(m_dir.isValid());
+        synth::SynthOptions o;
+        o.scenario = "cluster-slowrank";
+        o.ranks = 4;
+        o.steps = 1;
+        const synth::SynthResult r = synth::synthesize(m_dir.path().toStdString(), o);
+        QVERIFY2(r.ok, r.error.c_str());
+        QCOMPARE(r.rankDirs.size(), std::size_t(4));
+    }
+
+    void init() { QSettings().clear(); }
+
+    void everyRankDrawsOneCurvePerRank()
+    {
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(load(w, m_dir.path()));
+        const SessionPtr s = w.session();
+        QCOMPARE(s->ranks.size(), std::size_t(4));
+        UtilizationPlots* plots = w.plots();
+        QComboBox* curvesOf = plots->curvesSelector();
+        QVERIFY(curvesOf->isVisible());
+        QCOMPARE(curvesOf->count(), 5);
+        QCOMPARE(curvesOf->itemText(0), QStringLiteral("Every rank"));
+        for (int r = 0; r < 4; ++r)
+            QCOMPARE(
+                curvesOf->itemText(r + 1), QStringLiteral("Rank %1").arg(s->ranks[static_cast<std::size_t>(r)]->rank));
+        // All ranks in the toolbar: every rank's curves by default.
+        QCOMPARE(w.selection()->currentRank(), -1);
+        QCOMPARE(curvesOf->currentText(), QStringLiteral("Every rank"));
+        QCOMPARE(plots->curvesRank(), UtilizationPlots::kEveryRank);
+        QCOMPARE(plots->rankNote(), QStringLiteral("One curve per rank in each plot (4 ranks)"));
+
+        QCOMPARE(plots->plotKindAt(0), QStringLiteral("util"));
+        QCPAxisRect* rect = plots->plot()->axisRect(0);
+        QCOMPARE(rect->graphs().size(), 4);
+        const TimeNs origin = w.selection()->fullRange().begin;
+        std::set<QRgb> colours;
+        for (int r = 0; r < 4; ++r) {
+            const std::vector<Series> model = utilizationSeries(*s->ranks[static_cast<std::size_t>(r)], 0);
+            const Series* aic = aicSeries(model);
+            QVERIFY(aic);
+            const QCPGraph* g = rect->graphs()[r];
+            QCOMPARE(g->name(), QString::fromStdString(aic->name) + QStringLiteral(" (derived) · rank %1").arg(r));
+            compareCurve(g, *aic, origin);
+            if (QTest::currentTestFailed())
+                return;
+            colours.insert(g->pen().color().rgb());
+        }
+        QCOMPARE(colours.size(), std::size_t(4)); // one colour per rank
+        // Every other plot: at most one curve per rank, each named after its rank.
+        for (int i = 1; i < plots->plotCount(); ++i) {
+            std::set<QString> ranks;
+            for (const QCPGraph* g : plots->plot()->axisRect(i)->graphs())
+                ranks.insert(g->name().section(QStringLiteral(" · "), -1));
+            QCOMPARE(static_cast<int>(ranks.size()), plots->plot()->axisRect(i)->graphs().size());
+            QVERIFY(ranks.size() <= 4);
+        }
+        // The legend names the two highest, then "+2 more (hover)"; the readout names all four.
+        settle(w);
+        QCPLegend* legend = qobject_cast<QCPLegend*>(rect->insetLayout()->elementAt(0));
+        QVERIFY(legend);
+        QCOMPARE(legend->itemCount(), 3);
+        const QPointF mid(rect->left() + rect->width() / 2.0, rect->top() + rect->height() / 2.0);
+        const QStringList lines = plots->readoutAt(mid).split(QLatin1Char('\n'));
+        QCOMPARE(lines.size(), 5);
+        for (int r = 0; r < 4; ++r)
+            QCOMPARE(lines.filter(QStringLiteral(" · rank %1: ").arg(r)).size(), 1);
+        checkAligned(w);
+        w.grab().save(QDir::temp().filePath(QStringLiteral("npuscope-every-rank.png")));
+    }
+
+    void chosenRankAndTheToolbar()
+    {
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(load(w, m_dir.path()));
+        const SessionPtr s = w.session();
+        UtilizationPlots* plots = w.plots();
+        QComboBox* curvesOf = plots->curvesSelector();
+        const TimeNs origin = w.selection()->fullRange().begin;
+        // "Rank 2" with the keyboard: the last entry, then one up.
+        curvesOf->setFocus();
+        QTest::keyClick(curvesOf, Qt::Key_End);
+        QTest::keyClick(curvesOf, Qt::Key_Up);
+        QCOMPARE(curvesOf->currentText(), QStringLiteral("Rank 2"));
+        QCOMPARE(plots->curvesRank(), 2);
+        QCOMPARE(w.selection()->currentRank(), -1); // the toolbar keeps All ranks
+        const std::vector<Series> rank2 = utilizationSeries(*s->ranks[2], 0);
+        QCPAxisRect* rect = plots->plot()->axisRect(0);
+        QCOMPARE(plots->plotKindAt(0), QStringLiteral("util"));
+        QCOMPARE(rect->graphs().size(), 1);
+        compareCurve(rect->graphs()[0], *aicSeries(rank2), origin);
+        QCOMPARE(
+            rect->graphs()[0]->name(), QString::fromStdString(aicSeries(rank2)->name) + QStringLiteral(" (derived)"));
+        QCOMPARE(plots->rankNote(), QStringLiteral("Curves of rank 2 only; the rest of the window shows all ranks"));
+        // Every curve of rank 2 is drawn, once.
+        int curves = 0;
+        for (int i = 0; i < plots->plotCount(); ++i)
+            curves += plots->plot()->axisRect(i)->graphs().size();
+        int nonEmpty = 0;
+        for (const Series& ser : rank2)
+            nonEmpty += !ser.t.empty();
+        QCOMPARE(curves, nonEmpty);
+
+        // The toolbar picks rank 1: the selector follows.
+        QComboBox* toolbar = toolbarRanks(w);
+        QVERIFY(toolbar);
+        toolbar->setFocus();
+        QTest::keyClick(toolbar, Qt::Key_Home);
+        QTest::keyClick(toolbar, Qt::Key_Down);
+        QTest::keyClick(toolbar, Qt::Key_Down);
+        QCOMPARE(w.selection()->currentRank(), 1);
+        QCOMPARE(curvesOf->currentText(), QStringLiteral("Rank 1"));
+        QCOMPARE(plots->curvesRank(), 1);
+        QCOMPARE(plots->rankNote(), QStringLiteral("Curves of rank 1"));
+        compareCurve(plots->plot()->axisRect(0)->graphs()[0], *aicSeries(utilizationSeries(*s->ranks[1], 0)), origin);
+        // Back to All ranks: the selector keeps rank 1, and says the rest shows all ranks.
+        QTest::keyClick(toolbar, Qt::Key_Home);
+        QCOMPARE(w.selection()->currentRank(), -1);
+        QCOMPARE(curvesOf->currentText(), QStringLiteral("Rank 1"));
+        QCOMPARE(plots->rankNote(), QStringLiteral("Curves of rank 1 only; the rest of the window shows all ranks"));
+        // Every rank while the toolbar shows rank 3.
+        w.selection()->setCurrentRank(3);
+        curvesOf->setFocus();
+        QTest::keyClick(curvesOf, Qt::Key_Home);
+        QCOMPARE(plots->curvesRank(), UtilizationPlots::kEveryRank);
+        QCOMPARE(plots->plot()->axisRect(0)->graphs().size(), 4);
+        QCOMPARE(plots->rankNote(),
+            QStringLiteral("One curve per rank in each plot (4 ranks); the rest of the window shows rank 3"));
+        checkAligned(w);
+    }
+
+    void hiddenPlotGivesWayAndIsRemembered()
+    {
+        int before = 0;
+        {
+            MainWindow w;
+            w.resize(1600, 1000);
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            QVERIFY(load(w, m_dir.path()));
+            UtilizationPlots* plots = w.plots();
+            settle(w);
+            before = plots->plotCount();
+            QVERIFY2(before >= 4, qPrintable(plots->seriesNames().join(QLatin1Char(','))));
+            const int l2 = plotIndexOf(plots, QStringLiteral("l2"));
+            QVERIFY(l2 >= 0);
+            const int heightBefore = plots->plot()->axisRect(0)->height();
+
+            // Right-click the L2 plot: "Hide L2 hit rate".
+            QCustomPlot* plot = plots->plot();
+            const QPoint at = plot->axisRect(l2)->rect().center();
+            QContextMenuEvent click(QContextMenuEvent::Mouse, at, plot->mapToGlobal(at));
+            QApplication::sendEvent(plot, &click);
+            QMenu* menu = nullptr;
+            QTRY_VERIFY((menu = plots->findChild<QMenu*>(QStringLiteral("plotsContextMenu"))) && menu->isVisible());
+            QAction* hide = nullptr;
+            for (QAction* a : menu->actions())
+                if (a->text() == QStringLiteral("Hide L2 hit rate"))
+                    hide = a;
+            QVERIFY(hide);
+            QVERIFY(menu->actions().contains(plots->showAllPlotsAction()));
+            QSignalSpy changed(plots, &UtilizationPlots::hiddenPlotsChanged);
+            hide->trigger();
+            menu->close();
+            QCOMPARE(changed.size(), 1);
+            QCOMPARE(plots->plotCount(), before - 1);
+            QCOMPARE(plotIndexOf(plots, QStringLiteral("l2")), -1);
+            QCOMPARE(plots->hiddenPlots(), QStringList { QStringLiteral("l2") });
+            QVERIFY(plots->showAllPlotsAction()->isEnabled());
+            // View → Curves shows it unchecked.
+            auto* curves = w.findChild<QMenu*>(QStringLiteral("menuCurves"));
+            QVERIFY(curves);
+            QAction* l2Action = nullptr;
+            for (QAction* a : curves->actions())
+                if (a->text() == QStringLiteral("L2 hit rate"))
+                    l2Action = a;
+            QVERIFY(l2Action && l2Action->isCheckable() && !l2Action->isChecked());
+            // The others take its height and keep the timeline's time axis.
+            settle(w);
+            QVERIFY2(plots->plot()->axisRect(0)->height() > heightBefore,
+                qPrintable(QStringLiteral("%1 then %2").arg(heightBefore).arg(plots->plot()->axisRect(0)->height())));
+            checkAligned(w);
+            const TimeRange full = w.selection()->fullRange();
+            w.selection()->setVisibleRange(
+                { full.begin + (full.end - full.begin) / 3, full.begin + (full.end - full.begin) / 2 });
+            checkAligned(w);
+
+            // View → Curves hides the frequency plot too, and shows it again.
+            QAction* freq = nullptr;
+            for (QAction* a : curves->actions())
+                if (a->text() == QStringLiteral("AI Core frequency"))
+                    freq = a;
+            QVERIFY(freq && freq->isEnabled() && freq->isChecked());
+            freq->trigger();
+            QCOMPARE(plots->plotCount(), before - 2);
+            QCOMPARE(plots->hiddenPlots(), (QStringList { QStringLiteral("l2"), QStringLiteral("freq") }));
+            freq->trigger();
+            QCOMPARE(plots->plotCount(), before - 1);
+            w.close();
+        }
+        // A new window with the same settings starts with L2 hidden.
+        MainWindow again;
+        again.resize(1600, 1000);
+        again.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&again));
+        QCOMPARE(again.plots()->hiddenPlots(), QStringList { QStringLiteral("l2") });
+        QVERIFY(load(again, m_dir.path()));
+        QCOMPARE(again.plots()->plotCount(), before - 1);
+        QCOMPARE(plotIndexOf(again.plots(), QStringLiteral("l2")), -1);
+        checkAligned(again);
+        again.grab().save(QDir::temp().filePath(QStringLiteral("npuscope-plot-hidden.png")));
+        // "Show all plots" brings it back, and the settings forget it.
+        again.plots()->showAllPlotsAction()->trigger();
+        QCOMPARE(again.plots()->plotCount(), before);
+        QVERIFY(QSettings().value(QStringLiteral("window/hiddenPlots")).toStringList().isEmpty());
+        // View → Reset Layout shows every plot too.
+        again.plots()->setPlotHidden(QStringLiteral("bw"), true);
+        QCOMPARE(again.plots()->plotCount(), before - 1);
+        auto* reset = again.findChild<QAction*>(QStringLiteral("actionResetLayout"));
+        QVERIFY(reset);
+        reset->trigger();
+        QCOMPARE(again.plots()->plotCount(), before);
+        QVERIFY(again.plots()->hiddenPlots().isEmpty());
+    }
+
+    // Every plot hidden: a note says how to bring them back.
+    void everyPlotHidden()
+    {
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(load(w, m_dir.path()));
+        w.plots()->setHiddenPlots(UtilizationPlots::plotKinds());
+        QCOMPARE(w.plots()->plotCount(), 0);
+        auto* note = qobject_cast<QCPTextElement*>(w.plots()->plot()->plotLayout()->elementAt(0));
+        QVERIFY(note);
+        QVERIFY2(note->text().contains(QStringLiteral("View → Curves")), qPrintable(note->text()));
+        QVERIFY(std::isnan(w.plots()->xOf(0, w.selection()->fullRange().begin)));
+        w.plots()->setHiddenPlots({});
+        QVERIFY(w.plots()->plotCount() >= 4);
+    }
+};
+
+QTEST_MAIN(TestUtilizationCurves)
+#include "test_utilization_curves.moc"
