@@ -407,16 +407,77 @@ void TimelineBuilder::addFlow(const FlowEnd& src, const FlowEnd& dst, bool bindN
     f.dstSlice.push_back(dst.slice);
 }
 
+std::size_t TimelineBuilder::FlowStartMap::slotOf(const FlowKey& key) const
+{
+    if (m_size == 0)
+        return kAbsent;
+    for (std::size_t i = home(key);; i = (i + 1) & (m_slots.size() - 1)) {
+        const Slot& s = m_slots[i];
+        if (!s.used)
+            return kAbsent;
+        if (s.start.cat == key.cat && s.start.id == key.id)
+            return i;
+    }
+}
+
+TimelineBuilder::FlowEnd* TimelineBuilder::FlowStartMap::find(const FlowKey& key)
+{
+    const std::size_t i = slotOf(key);
+    return i == kAbsent ? nullptr : &m_slots[i].start;
+}
+
+void TimelineBuilder::FlowStartMap::insert(const FlowEnd& start)
+{
+    if (2 * (m_size + 1) > m_slots.size())
+        grow();
+    std::size_t i = home(FlowKey{start.cat, start.id});
+    while (m_slots[i].used)
+        i = (i + 1) & (m_slots.size() - 1);
+    m_slots[i] = Slot{start, true};
+    ++m_size;
+}
+
+void TimelineBuilder::FlowStartMap::erase(const FlowKey& key)
+{
+    std::size_t hole = slotOf(key);
+    if (hole == kAbsent)
+        return;
+    const std::size_t mask = m_slots.size() - 1;
+    m_slots[hole].used = false;
+    --m_size;
+    // Backward shift: a later slot of the same run moves into the hole when its home is not
+    // between the hole and itself (cyclically), so that every lookup still finds it.
+    for (std::size_t i = (hole + 1) & mask; m_slots[i].used; i = (i + 1) & mask) {
+        const std::size_t h = home(FlowKey{m_slots[i].start.cat, m_slots[i].start.id});
+        const bool stays = hole <= i ? (hole < h && h <= i) : (hole < h || h <= i);
+        if (stays)
+            continue;
+        m_slots[hole] = m_slots[i];
+        m_slots[i].used = false;
+        hole = i;
+    }
+}
+
+void TimelineBuilder::FlowStartMap::grow()
+{
+    std::vector<Slot> old = std::move(m_slots);
+    m_slots.assign(std::max<std::size_t>(64, old.size() * 2), Slot{});
+    m_size = 0;
+    for (const Slot& s : old)
+        if (s.used)
+            insert(s.start);
+}
+
 TimelineBuilder::FlowEnd* TimelineBuilder::openStart(const FlowKey& key)
 {
     if (m_heldStart.valid) {
         if (m_heldStart.key == key)
             return &m_heldStart.start;
-        m_flowStarts.emplace(m_heldStart.key, m_heldStart.start); // its key had no other open start
+        if (!m_flowStarts.find(m_heldStart.key)) // its key had no other open start
+            m_flowStarts.insert(m_heldStart.start);
         m_heldStart.valid = false;
     }
-    const auto it = m_flowStarts.find(key);
-    return it == m_flowStarts.end() ? nullptr : &it->second;
+    return m_flowStarts.find(key);
 }
 
 void TimelineBuilder::closeStart(const FlowKey& key, FlowEnd* start)

@@ -192,7 +192,40 @@ private:
     std::unordered_map<std::uint32_t, std::vector<OpenSlice>> m_open; // B/E stacks per track
     // v1 flows by (cat, id): the open s/t of each, and each f seen before its s (msprof writes
     // the device f first).
-    std::unordered_map<FlowKey, FlowEnd, FlowKeyHash> m_flowStarts; // the oldest open start per key
+    // The oldest open start per key, keyed by its own category and id. Open addressing with
+    // linear probing: torch_npu writes every Enqueue s of a run before the first Dequeue f, so
+    // this holds one start per launched operator at once; a node per start would be a heap
+    // allocation and a cache miss per lookup.
+    class FlowStartMap {
+    public:
+        FlowEnd* find(const FlowKey& key);
+        void insert(const FlowEnd& start); // its key is not in the map
+        void erase(const FlowKey& key);
+        std::size_t size() const { return m_size; }
+
+    private:
+        struct Slot {
+            FlowEnd start;
+            bool used = false;
+        };
+        static constexpr std::size_t kAbsent = ~std::size_t{0};
+        // Every bit of the key reaches the low bits that pick the slot (torch_npu's
+        // torch_to_npu ids are a number shifted left by 32: their low bits are all zero).
+        static std::uint64_t mix(const FlowKey& key)
+        {
+            std::uint64_t h = key.id.value ^ (static_cast<std::uint64_t>(key.cat.v) << 1 | (key.id.number ? 1u : 0u)) *
+                                                 0xD6E8FEB86659FD93ull;
+            h = (h ^ (h >> 32)) * 0xD6E8FEB86659FD93ull;
+            h = (h ^ (h >> 32)) * 0xD6E8FEB86659FD93ull;
+            return h ^ (h >> 32);
+        }
+        std::size_t home(const FlowKey& key) const { return mix(key) & (m_slots.size() - 1); }
+        std::size_t slotOf(const FlowKey& key) const; // kAbsent when not in the map
+        void grow();
+        std::vector<Slot> m_slots; // a power of two, at most half used
+        std::size_t m_size = 0;
+    };
+    FlowStartMap m_flowStarts;
     // The open start of the last key, kept out of m_flowStarts while only that key is seen: the
     // f of nearly every flow comes right after its s among the flow events, so most flows never
     // enter the map (a node allocated, hashed, found and freed per flow).
