@@ -13,6 +13,10 @@
 #     threads for any reader; what a format's file is called and how it is read belong to
 #     src/model/formats/. FORMAT_NAMES below is the list, matched as written (case-sensitive)
 #     anywhere in the file, comments included.
+#  4. A file of src/ or app/ outside src/model/formats/ that names a file kind in code
+#     (`FileKind::...`): what a kind is and how it is read is its row in the table of
+#     src/model/formats/file_kinds.cpp, which the loader, the memory budget check and the views
+#     take it from (by the row, or by FileRecord::kind through layout::kindRowNamed).
 #
 # The scanner is a brace matcher over the text with comments, strings, character literals and
 # preprocessor lines blanked: a `{` at namespace or class scope after `)` (and the qualifiers a
@@ -316,6 +320,12 @@ def main():
                                     "src/model and src/advisor build without Qt")
                 if re.search(r"\bQ_OBJECT\b", blanked[k - 1]):
                     problems.append(f"{rel}:{k}: uses Q_OBJECT; src/model and src/advisor build without Qt")
+        if not rel.startswith("src/model/formats/"):
+            for k, line in enumerate(blank(text).split("\n"), 1):
+                m = re.search(r"\bFileKind\s*::\s*(\w+)", line)
+                if m:
+                    problems.append(f"{rel}:{k}: names the file kind FileKind::{m.group(1)}; what a kind is and "
+                                    "how it is read is its row in src/model/formats/file_kinds.cpp")
         if rel.startswith("src/model/io/"):
             for k, line in enumerate(text.split("\n"), 1):
                 for word in FORMAT_NAMES:

@@ -481,6 +481,11 @@ void MainWindow::fillProblems(const QString& loadError)
     };
     if (!loadError.isEmpty())
         add(tr("error"), m_loader->currentPaths().join(QStringLiteral(", ")), {}, loadError, 1);
+    // SQLite's own files beside a database are read with it: not a problem (layout::FileKindRow).
+    auto ignoredIsProblem = [](const FileRecord& f) {
+        const layout::FileKindRow* row = layout::kindRowNamed(f.kind);
+        return !row || row->ignoredIsProblem;
+    };
     auto addAll = [&](const std::vector<Diagnostic>& ds, const std::vector<FileRecord>& fs) {
         for (const Diagnostic& d : ds) {
             QString where = d.line >= 0 ? tr("line %1").arg(d.line) : QString();
@@ -489,7 +494,7 @@ void MainWindow::fillProblems(const QString& loadError)
             add(QString::fromUtf8(severityName(d.severity)), qstr(d.file), where, qstr(d.reason), d.count);
         }
         for (const FileRecord& f : fs)
-            if ((f.status == FileStatus::Ignored && f.kind != layout::kSqliteSidecarKind) || f.status == FileStatus::Failed)
+            if ((f.status == FileStatus::Ignored && ignoredIsProblem(f)) || f.status == FileStatus::Failed)
                 add(QString::fromUtf8(fileStatusName(f.status)), qstr(f.path), {},
                     f.note.empty() ? tr("file %1").arg(QString::fromUtf8(fileStatusName(f.status))) : qstr(f.note), 1);
     };
@@ -522,6 +527,8 @@ void MainWindow::fillFiles()
             it->setData(4, Qt::DisplayRole, static_cast<qulonglong>(f.skipped));
             it->setData(5, Qt::DisplayRole, static_cast<qulonglong>(f.bytes));
             it->setToolTip(0, qstr(f.path));
+            if (const layout::FileKindRow* row = layout::kindRowNamed(f.kind))
+                it->setToolTip(1, QString::fromUtf8(row->label.data(), qsizetype(row->label.size())));
         }
     };
     if (s) {

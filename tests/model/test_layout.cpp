@@ -106,6 +106,46 @@ private slots:
         }
     }
 
+    // The table of file kinds: each row's own names are classified as that row, the rows read
+    // by content are found from their planned kind, and the heap estimates are the rows'.
+    void fileKindTable()
+    {
+        std::set<std::string_view> names;
+        for (const FileKindRow& row : fileKinds()) {
+            QVERIFY(names.insert(row.name).second);
+            QVERIFY(kindRowNamed(row.name) == &row);
+            if (row.modules.empty() || row.modules == "*")
+                continue;
+            std::string_view modules = row.modules;
+            while (!modules.empty()) {
+                const std::string module(modules.substr(0, modules.find('|')));
+                modules.remove_prefix(std::min(modules.size(), module.size() + 1));
+                const std::string ext(row.exts.substr(0, row.exts.find('|')));
+                const std::string name = module == "info.json" ? "info.json.0" : module + "_20260606121516." + ext;
+                const Classification c = classifyFileName(name);
+                QVERIFY2(c.row == &row, name.c_str());
+                QCOMPARE(c.kind, row.kind);
+                QCOMPARE(c.kindName, std::string(row.name));
+            }
+        }
+        QCOMPARE(kindRowNamed("sqlite_sidecar")->ignoredIsProblem, false);
+        QCOMPARE(kindRowNamed("sqlite")->ignoredIsProblem, true);
+        QVERIFY(!kindRowNamed("no such kind"));
+        QCOMPARE(kindRow(FileKind::Unknown).into, ReadsInto::None);
+        QCOMPARE(kindRow(FileKind::Kernels).into, ReadsInto::SideTables);
+        QCOMPARE(kindRow(FileKind::Memory).into, ReadsInto::Timeline);
+        QCOMPARE(kindRow(FileKind::OperatorDetails).exportKind, Export::Either);
+        QCOMPARE(kindRow(FileKind::StepTrace).exportKind, Export::Text);
+        QCOMPARE(kindRowForContent(FileKind::Timeline, " {\"tasks\": []}").kind, FileKind::SimplifiedTasks);
+        QCOMPARE(kindRowForContent(FileKind::Timeline, "{\"traceEvents\": []}").kind, FileKind::Timeline);
+        QCOMPARE(kindRowForContent(FileKind::Kernels, "{\"tasks\": []}").kind, FileKind::Kernels);
+        constexpr std::uint64_t MiB = 1ull << 20;
+        QCOMPARE(kindRow(FileKind::Timeline).heapBytes(10 * MiB), 20 * MiB);
+        QCOMPARE(kindRow(FileKind::Timeline).heapBytes(100 * MiB), 140 * MiB);
+        QCOMPARE(kindRow(FileKind::Communication).heapBytes(MiB), 8 * MiB);
+        QCOMPARE(kindRow(FileKind::Kernels).heapBytes(MiB), MiB);
+    }
+
     void pytorchClusters_data()
     {
         QTest::addColumn<QString>("level");

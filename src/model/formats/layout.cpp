@@ -16,7 +16,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kSqliteNote = "SQLite export of a kind npuscope does not read";
 constexpr const char* kNotProfiler = "not a profiler file";
 constexpr const char* kRawTorchNote = "raw msprof output: ASCEND_PROFILER_OUTPUT used instead";
 
@@ -123,24 +122,15 @@ std::string displayName(const fs::path& dir)
 
 bool isClusterKind(FileKind k)
 {
-    return k == FileKind::ClusterStepTrace || k == FileKind::ClusterCommunication
-        || k == FileKind::ClusterCommunicationMatrix;
+    return kindRow(k).into == ReadsInto::Cluster;
 }
 
-// Read order inside a rank: identity and device facts first (the rank id and core counts are
-// known before tables arrive), then the timeline, then tables that the join uses.
+// Read order inside a rank (FileKindRow::order): identity and device facts first (the rank id
+// and core counts are known before tables arrive), then the timeline, then tables that the join
+// uses.
 int kindOrder(FileKind k)
 {
-    switch (k) {
-    case FileKind::ProfilerInfo: return 0;
-    case FileKind::ProfilerMetadata: return 1;
-    case FileKind::DeviceInfo: return 2;
-    case FileKind::Timeline: return 3;
-    case FileKind::TaskTime: return 4;
-    case FileKind::Kernels: return 5;
-    case FileKind::L2Cache: return 6;
-    default: return 7;
-    }
+    return kindRow(k).order;
 }
 
 // Folders holding raw, unexported profiler data: one record for the folder, not one per file.
@@ -231,12 +221,13 @@ void Walker::addFile(RankPlan* r, const Entry& e, int device, const std::string&
     if (c.kind == FileKind::DeviceInfo && fn.module == "info.json" && !fn.middle.empty())
         f.device = toInt(fn.middle, device);
     f.group = c.kindName + '|' + fn.module + '|' + fn.middle + '|' + std::to_string(f.device);
+    const bool sqliteExport = c.row && c.row->exportKind == Export::Sqlite;
     if (c.kind == FileKind::Unknown) {
         f.status = FileStatus::Ignored;
         f.note = c.note;
-        if (c.kindName == "sqlite")
+        if (sqliteExport)
             ++m_plan.sqliteFiles;
-    } else if (c.kind == FileKind::ProfilerDb || c.kind == FileKind::AnalysisDb) {
+    } else if (sqliteExport) {
         ++m_plan.sqliteFiles;
         if (!ignoreNote.empty()) {
             f.status = FileStatus::Ignored;
@@ -552,7 +543,7 @@ void Walker::scanTop(const std::string& path)
         if (c.kind == FileKind::Unknown && fn.ext == "json") {
             // Any JSON opened alone is taken as a trace; the loader sniffs the simplified format.
             c.kind = FileKind::Timeline;
-            c.kindName = "timeline";
+            c.kindName = kindRow(FileKind::Timeline).name;
         }
         if (c.kind == FileKind::Unknown) {
             m_plan.error = path + ": " + c.note + " (expected a timeline JSON or an op_summary/kernel_details CSV)";
@@ -800,84 +791,13 @@ FileName parseFileName(std::string_view name)
     return out;
 }
 
-bool replacedBySqlite(FileKind k)
-{
-    switch (k) {
-    case FileKind::Timeline:
-    case FileKind::Kernels:
-    case FileKind::OpStatistic:
-    case FileKind::ApiStatistic:
-    case FileKind::CommStatistic:
-    case FileKind::TaskTime:
-    case FileKind::StepTrace:
-    case FileKind::Memory:
-    case FileKind::L2Cache:
-    case FileKind::Communication:
-    case FileKind::CommunicationMatrix:
-        return true;
-    default:
-        return false;
-    }
-}
-
 Classification classifyFileName(std::string_view name)
 {
     const std::string n = lower(name);
     const FileName fn = parseFileName(n);
     const std::string& m = fn.module;
-    auto is = [&](FileKind k, std::string kindName) { return Classification{k, std::move(kindName), {}}; };
-    for (const std::string_view side : {"-wal", "-shm", "-journal"})
-        if (n.ends_with(std::string(".db") + std::string(side))) // SQLite opens these itself with their database
-            return {FileKind::Unknown, kSqliteSidecarKind,
-                    "SQLite's own file of " + std::string(name.substr(0, name.size() - side.size())) + ", read with it"};
-    if (fn.ext == "db") {
-        if (m == "ascend_pytorch_profiler" || m == "msprof")
-            return is(FileKind::ProfilerDb, "profiler_db");
-        if (m == "analysis")
-            return is(FileKind::AnalysisDb, "analysis_db");
-        if (m == "communication_analyzer") // msprof --analyze: the same CommAnalyzer* tables
-            return is(FileKind::AnalysisDb, "communication_analyzer_db");
-        return {FileKind::Unknown, "sqlite", kSqliteNote};
-    }
-    if (m == "info.json")
-        return is(FileKind::DeviceInfo, "info_json");
-    if (fn.ext == "json") {
-        if (m == "msprof" || m == "trace_view")
-            return is(FileKind::Timeline, "timeline");
-        if (m == "communication")
-            return is(FileKind::Communication, "communication");
-        if (m == "communication_matrix")
-            return is(FileKind::CommunicationMatrix, "communication_matrix");
-        if (m == "profiler_info")
-            return is(FileKind::ProfilerInfo, "profiler_info");
-        if (m == "profiler_metadata")
-            return is(FileKind::ProfilerMetadata, "profiler_metadata");
-        if (m == "cluster_communication")
-            return is(FileKind::ClusterCommunication, "cluster_communication");
-        if (m == "cluster_communication_matrix")
-            return is(FileKind::ClusterCommunicationMatrix, "cluster_communication_matrix");
-    } else if (fn.ext == "csv") {
-        if (m == "op_summary" || m == "kernel_details")
-            return is(FileKind::Kernels, m);
-        if (m == "op_statistic")
-            return is(FileKind::OpStatistic, m);
-        if (m == "api_statistic")
-            return is(FileKind::ApiStatistic, m);
-        if (m == "communication_statistic" || m == "hccl_statistic")
-            return is(FileKind::CommStatistic, m);
-        if (m == "task_time")
-            return is(FileKind::TaskTime, m);
-        if (m == "step_trace_time")
-            return is(FileKind::StepTrace, m);
-        if (m == "npu_mem" || m == "memory_record" || m == "npu_module_mem" || m == "operator_memory")
-            return is(FileKind::Memory, m);
-        if (m == "l2_cache")
-            return is(FileKind::L2Cache, m);
-        if (m == "operator_details")
-            return is(FileKind::OperatorDetails, m);
-        if (m == "cluster_step_trace_time")
-            return is(FileKind::ClusterStepTrace, m);
-    }
+    if (const FileKindRow* row = matchFileName(n, m, fn.ext))
+        return {row->kind, std::string(row->name), row->whyNotRead ? row->whyNotRead(name) : std::string(), row};
     if (m == "step_trace" && (fn.ext == "csv" || fn.ext == "json"))
         return {FileKind::Unknown, m, "graph-mode step trace: not read by this build"};
     if ((fn.ext == "csv" || fn.ext == "json") && knownUnusedModule(m))

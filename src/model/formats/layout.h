@@ -10,6 +10,7 @@
 // folders below the run's root. Each real folder is visited once (symlink loops and repeated
 // folders are skipped by device/inode) and listed once, so a folder of thousands of unrelated
 // files costs one readdir and one stat per file.
+#include "model/formats/file_kinds.h"
 #include "model/store/diagnostics.h"
 
 #include <atomic>
@@ -23,34 +24,6 @@ namespace npuscope::layout {
 inline constexpr int kMaxDepth = 5;
 inline constexpr int kMaxSearchDepth = 8;
 inline constexpr int kMaxFolders = 20000;
-
-// Which reader a file goes to.
-enum class FileKind : std::uint8_t {
-    Unknown, // not read (the PlannedFile says why)
-    Timeline,
-    Kernels,
-    OpStatistic,
-    ApiStatistic,
-    CommStatistic,
-    TaskTime,
-    StepTrace,
-    Memory,
-    L2Cache,
-    Communication,
-    CommunicationMatrix,
-    DeviceInfo,
-    ProfilerInfo,
-    ProfilerMetadata,
-    ClusterStepTrace,
-    ClusterCommunication,
-    ClusterCommunicationMatrix,
-    ProfilerDb,  // msprof_*.db, ascend_pytorch_profiler[_N].db (SQLite export)
-    AnalysisDb,  // torch_npu analysis.db, msprof analyze/communication_analyzer.db (SQLite export)
-    OperatorDetails, // torch_npu operator_details.csv (no table in the SQLite export: read with either)
-};
-
-// Text kinds a SQLite export replaces when the loader reads the db instead (and vice versa).
-bool replacedBySqlite(FileKind k);
 
 // A file name split into its parts: `<module>[_slice_<k>][_<dev>_<model>_<iter>][_<ts>].<ext>`.
 struct FileName {
@@ -66,12 +39,11 @@ struct Classification {
     FileKind kind = FileKind::Unknown;
     std::string kindName; // FileRecord::kind ("timeline", "op_summary", "kernel_details", ...)
     std::string note;     // for Unknown: why it is not read
+    const FileKindRow* row = nullptr; // the kind's row (file_kinds.h), null for a name no row matches
 };
-// What a file is, from its name alone (FORMATS.md §1 table).
+// What a file is, from its name alone (FORMATS.md §1 table): the first row of file_kinds.h's
+// table that matches, else why the name is not read.
 Classification classifyFileName(std::string_view name);
-// The kind name of SQLite's own files beside a database (-wal, -shm, -journal): read by SQLite
-// with their database, so not a problem of the profile.
-inline constexpr const char* kSqliteSidecarKind = "sqlite_sidecar";
 
 struct PlannedFile {
     std::string path;     // full path as built from what the user gave

@@ -115,23 +115,6 @@ private:
     bool m_emitted = false;
 };
 
-// Estimated heap a reader of `kind` (FileRecord::kind) builds from `fileBytes` of input: the
-// tables it fills plus its working buffers (FORMATS.md readers, measured on the samples).
-// Timeline: columnar slices and args take about as much as the JSON text, plus one 32 MiB chunk
-// buffer. JSON side files are parsed into a DOM (about 8x the text). CSV tables and SQLite
-// exports: about the size of the text or the pages.
-std::uint64_t estimatedHeapBytes(std::string_view kind, std::uint64_t fileBytes)
-{
-    constexpr std::uint64_t kChunkBuffer = 40ull << 20;
-    if (kind == "timeline")
-        return fileBytes + std::min<std::uint64_t>(fileBytes, kChunkBuffer);
-    if (kind == "simplified_tasks" || kind == "communication" || kind == "communication_matrix"
-        || kind == "cluster_communication" || kind == "cluster_communication_matrix" || kind == "info_json"
-        || kind == "profiler_info" || kind == "profiler_metadata")
-        return fileBytes * 8;
-    return fileBytes;
-}
-
 struct Env {
     const LoadOptions& options;
     ProgressSink& progress;
@@ -139,16 +122,14 @@ struct Env {
     std::atomic<std::uint64_t>& memoryReserved;
     bool cancelled() const { return options.cancel && options.cancel->load(std::memory_order_relaxed); }
 
-    // Reserves the heap reading `bytes` of `f` will take; false with *why when it does not fit.
-    bool reserveMemory(const layout::PlannedFile& f, std::string_view bytes, std::string* why) const
+    // Reserves the heap reading `bytes` of `f` as `kind` will take (FileKindRow::heapBytes);
+    // false with *why when it does not fit.
+    bool reserveMemory(const layout::PlannedFile& f, const layout::FileKindRow& kind, std::string_view bytes,
+                       std::string* why) const
     {
         if (memoryBudget == 0)
             return true;
-        std::string kind = f.kindName;
-        if (f.kind == layout::FileKind::Timeline
-            && readers::looksLikeSimplifiedTasks(bytes.substr(0, std::min<std::size_t>(bytes.size(), 4096))))
-            kind = "simplified_tasks";
-        const std::uint64_t need = estimatedHeapBytes(kind, bytes.size());
+        const std::uint64_t need = kind.heapBytes(bytes.size());
         const std::uint64_t before = memoryReserved.fetch_add(need);
         if (before + need <= memoryBudget)
             return true;
@@ -179,27 +160,14 @@ FileRecord plannedRecord(const layout::PlannedFile& f)
     return r;
 }
 
-FileRecord readOne(layout::FileKind kind, std::string_view bytes, Profile& p, const ReadContext& ctx)
+// Reads `bytes` of a rank's file with `kind`'s reader (the SQLite exports' from `path`).
+FileRecord readRankKind(const layout::FileKindRow& kind, const std::string& path, std::string_view bytes, Profile& p,
+                        const ReadContext& ctx)
 {
-    using layout::FileKind;
-    switch (kind) {
-    case FileKind::Timeline: return readers::readTimelineJson(bytes, p, ctx);
-    case FileKind::Kernels: return readers::readKernelCsv(bytes, p, ctx);
-    case FileKind::OpStatistic: return readers::readOpStatisticCsv(bytes, p, ctx);
-    case FileKind::ApiStatistic: return readers::readApiStatisticCsv(bytes, p, ctx);
-    case FileKind::CommStatistic: return readers::readCommStatisticCsv(bytes, p, ctx);
-    case FileKind::TaskTime: return readers::readTaskTimeCsv(bytes, p, ctx);
-    case FileKind::StepTrace: return readers::readStepTraceCsv(bytes, p, ctx);
-    case FileKind::Memory: return readers::readMemoryCsv(bytes, p, ctx);
-    case FileKind::L2Cache: return readers::readL2CacheCsv(bytes, p, ctx);
-    case FileKind::OperatorDetails: return readers::readOperatorDetailsCsv(bytes, p, ctx);
-    case FileKind::Communication: return readers::readCommunicationJson(bytes, p, ctx);
-    case FileKind::CommunicationMatrix: return readers::readCommunicationMatrixJson(bytes, p, ctx);
-    case FileKind::DeviceInfo: return readers::readInfoJson(bytes, p, ctx);
-    case FileKind::ProfilerInfo: return readers::readProfilerInfoJson(bytes, p, ctx);
-    case FileKind::ProfilerMetadata: return readers::readProfilerMetadataJson(bytes, p, ctx);
-    default: break;
-    }
+    if (kind.readBytes)
+        return kind.readBytes(bytes, p, ctx);
+    if (kind.readPath)
+        return kind.readPath(path, p, ctx);
     FileRecord r;
     r.status = FileStatus::Ignored;
     r.note = "no reader for this file";
@@ -211,8 +179,10 @@ FileRecord readOne(layout::FileKind kind, std::string_view bytes, Profile& p, co
 // which saves system time; in small files the pages mapped ahead would raise the peak RSS.
 constexpr std::uint64_t kMapAhead = 16ull << 20;
 
-// Maps `f` and runs `read(bytes, ctx)`; failures to open become a Failed record plus an Error
-// diagnostic naming the file and the reason. Returns the record with path, kind and bytes set.
+// Maps `f` and runs `read(kind, bytes, ctx)`, `kind` the row `f` is read with
+// (layout::kindRowForContent); failures to open become a Failed record plus an Error diagnostic
+// naming the file and the reason. Returns the record with path, kind and bytes set: the kind is
+// the planned one unless the content chose another.
 template <typename ReadFn, typename ReportFn>
 FileRecord mapAndRead(const layout::PlannedFile& f, const Env& env, ReadFn&& read, ReportFn&& report)
 {
@@ -221,11 +191,13 @@ FileRecord mapAndRead(const layout::PlannedFile& f, const Env& env, ReadFn&& rea
     if (env.options.beforeRead)
         env.options.beforeRead(f.path);
     std::optional<MappedFile> mf = MappedFile::open(f.path, &error);
+    const layout::FileKindRow& kind = mf ? layout::kindRowForContent(f.kind, mf->bytes()) : layout::kindRow(f.kind);
+    bool readAs = false; // read, and named as, a kind its content chose
     if (!mf) {
         rec.status = FileStatus::Failed;
         rec.note = error.empty() ? "cannot open" : error;
         report(Severity::Error, rec.note);
-    } else if (!env.reserveMemory(f, mf->bytes(), &error)) {
+    } else if (!env.reserveMemory(f, kind, mf->bytes(), &error)) {
         rec.status = FileStatus::Failed;
         rec.note = error;
         report(Severity::Error, rec.note);
@@ -247,7 +219,8 @@ FileRecord mapAndRead(const layout::PlannedFile& f, const Env& env, ReadFn&& rea
             }
         };
         try {
-            rec = read(mf->bytes(), ctx);
+            rec = read(kind, mf->bytes(), ctx);
+            readAs = kind.kind != f.kind;
         } catch (const std::exception& e) {
             // Readers do not throw on bad input; this is out-of-memory or a bug: keep going.
             rec.status = FileStatus::Failed;
@@ -265,8 +238,7 @@ FileRecord mapAndRead(const layout::PlannedFile& f, const Env& env, ReadFn&& rea
         }
     }
     rec.path = f.path;
-    if (rec.kind != "simplified_tasks") // the only kind decided by content, not by name
-        rec.kind = f.kindName;
+    rec.kind = readAs ? std::string(kind.name) : f.kindName;
     rec.bytes = mf ? mf->size() : f.bytes;
     return rec;
 }
@@ -289,28 +261,6 @@ void collectDevices(Profile& p)
 std::string rankLabel(const Profile& p)
 {
     return p.rank >= 0 ? " (rank " + std::to_string(p.rank) + ")" : " (" + p.name + ")";
-}
-
-// Side files: read into a Profile of their own on a second thread while the timeline is read,
-// then joined (Profile::absorbSideTables). They touch no tracks, slices, flows or counters.
-bool isSideFile(layout::FileKind k)
-{
-    using layout::FileKind;
-    switch (k) {
-    case FileKind::Kernels:
-    case FileKind::OpStatistic:
-    case FileKind::ApiStatistic:
-    case FileKind::CommStatistic:
-    case FileKind::StepTrace:
-    case FileKind::L2Cache:
-    case FileKind::OperatorDetails:
-    case FileKind::Communication:
-    case FileKind::CommunicationMatrix:
-    case FileKind::DeviceInfo:
-    case FileKind::ProfilerInfo:
-    case FileKind::ProfilerMetadata: return true;
-    default: return false;
-    }
 }
 
 // A cancelled rank's memory (a gigabyte for a large trace) is given back on a thread of its own:
@@ -363,8 +313,9 @@ RankReads planReads(const layout::RankPlan& plan, bool useDb, const Env& env)
     bool hasTimeline = false;
     for (std::size_t i = 0; i < plan.files.size(); ++i) {
         const auto& f = plan.files[i];
-        const bool isDb = f.kind == layout::FileKind::ProfilerDb || f.kind == layout::FileKind::AnalysisDb;
-        if (f.toRead() && ((useDb && layout::replacedBySqlite(f.kind)) || (!useDb && isDb))) {
+        const layout::Export exported = layout::kindRow(f.kind).exportKind;
+        if (f.toRead()
+            && ((useDb && exported == layout::Export::Text) || (!useDb && exported == layout::Export::Sqlite))) {
             layout::PlannedFile skipped = f;
             skipped.status = FileStatus::Ignored;
             skipped.note = useDb ? "SQLite export read instead (--prefer text reads this file)"
@@ -374,7 +325,8 @@ RankReads planReads(const layout::RankPlan& plan, bool useDb, const Env& env)
         } else if (!f.toRead()) {
             r.records[i] = plannedRecord(f);
         } else {
-            (isSideFile(f.kind) ? r.sideFiles : r.mainFiles).push_back(i);
+            const bool side = layout::kindRow(f.kind).into == layout::ReadsInto::SideTables;
+            (side ? r.sideFiles : r.mainFiles).push_back(i);
             hasTimeline = hasTimeline || f.kind == layout::FileKind::Timeline;
         }
     }
@@ -408,19 +360,8 @@ FileRecord readRankFile(const layout::PlannedFile& f, Profile& sink, const Env& 
     const std::size_t cutBefore = sink.strings.cutStrings();
     FileRecord rec = mapAndRead(
         f, env,
-        [&](std::string_view bytes, const ReadContext& ctx) {
-            if (f.kind == layout::FileKind::Timeline
-                && readers::looksLikeSimplifiedTasks(bytes.substr(0, std::min<std::size_t>(bytes.size(), 4096)))) {
-                sink.layout = "simplified JSON";
-                FileRecord r = readers::readSimplifiedTasksJson(bytes, sink, ctx);
-                r.kind = "simplified_tasks";
-                return r;
-            }
-            if (f.kind == layout::FileKind::ProfilerDb)
-                return readers::readProfilerDb(f.path, sink, ctx);
-            if (f.kind == layout::FileKind::AnalysisDb)
-                return readers::readAnalysisDb(f.path, sink, ctx);
-            return readOne(f.kind, bytes, sink, ctx);
+        [&](const layout::FileKindRow& kind, std::string_view bytes, const ReadContext& ctx) {
+            return readRankKind(kind, f.path, bytes, sink, ctx);
         },
         [&](Severity s, const std::string& why) { sink.report(s, f.path, -1, -1, why); });
     if (const std::size_t cut = sink.strings.cutStrings() - cutBefore; cut > 0) {
@@ -575,22 +516,13 @@ void readClusterFiles(const layout::Plan& plan, Session& s, const Env& env)
         env.progress.stage("Reading " + baseName(f.path) + " (cluster)");
         FileRecord rec = mapAndRead(
             f, env,
-            [&](std::string_view bytes, const ReadContext& ctx) {
-                using layout::FileKind;
-                switch (f.kind) {
-                case FileKind::ClusterStepTrace:
-                    return readers::readClusterStepTraceCsv(bytes, s.cluster, s.diagnostics, ctx);
-                case FileKind::ClusterCommunication:
-                    return readers::readClusterCommunicationJson(bytes, s.cluster, s.diagnostics, ctx);
-                case FileKind::ClusterCommunicationMatrix:
-                    return readers::readClusterCommunicationMatrixJson(bytes, s.cluster, s.diagnostics, ctx);
-                default: {
-                    FileRecord r;
-                    r.status = FileStatus::Ignored;
-                    r.note = "not a cluster file";
-                    return r;
-                }
-                }
+            [&](const layout::FileKindRow& kind, std::string_view bytes, const ReadContext& ctx) {
+                if (kind.readCluster)
+                    return kind.readCluster(bytes, s.cluster, s.diagnostics, ctx);
+                FileRecord r;
+                r.status = FileStatus::Ignored;
+                r.note = "not a cluster file";
+                return r;
             },
             [&](Severity sev, const std::string& why) { s.diagnostics.push_back({sev, f.path, -1, -1, why, 1}); });
         s.files.push_back(std::move(rec));

@@ -29,7 +29,7 @@ struct LoadOptions {
     Prefer prefer = Prefer::Auto;                       // text vs SQLite when both exist
     unsigned threads = 0;                               // 0 = hardware concurrency
     // Heap the whole load may use, in bytes; 0 = NPUSCOPE_MEMORY_BUDGET or /proc/meminfo's
-    // MemAvailable. A file whose estimated need (loader.cpp) does not fit in what is left
+    // MemAvailable. A file whose estimated need (FileKindRow::heapBytes) does not fit in what is left
     // is not read: it fails with an Error naming it, the need and the budget.
     std::uint64_t memoryBudget = 0;
     // Called with each planned file's path just before it is opened, on the thread that reads

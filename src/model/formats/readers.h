@@ -2,7 +2,8 @@
 // One reader per file kind: a function of (input bytes, sink, context). Readers never throw on
 // bad input: they keep every complete record, report what they skipped with file, line or byte
 // offset and reason (Profile::report + the FileRecord they return), and stop early on cancel.
-// Tests call them directly, without threads. The loader (loader.cpp) maps files and calls them.
+// Tests call them directly, without threads. The loader (loader.cpp) maps files and calls them,
+// each through its row of the table of file kinds (file_kinds.cpp).
 #include "model/formats/read_context.h"
 #include "model/store/profile.h"
 #include "model/store/session.h"

@@ -96,6 +96,7 @@ FileRecord readSimplifiedTasksJson(std::string_view bytes, Profile& sink, const 
         return failed("empty file");
     if (!looksLikeSimplifiedTasks(bytes))
         return failed("not a simplified task JSON: expected {\"tasks\": [...]}");
+    sink.layout = "simplified JSON"; // also when the rest of it cannot be read
 
     simdjson::padded_string padded(bytes.data(), bytes.size());
     od::parser parser;
@@ -106,7 +107,6 @@ FileRecord readSimplifiedTasksJson(std::string_view bytes, Profile& sink, const 
     if (auto e = doc["tasks"].get_array().get(tasks))
         return failed(std::string("\"tasks\" is not an array: ") + simdjson::error_message(e));
 
-    sink.layout = "simplified JSON";
     if (std::find(sink.devices.begin(), sink.devices.end(), 0) == sink.devices.end())
         sink.devices.push_back(0);
     const TrackId track = sink.trackFor(0, 0);

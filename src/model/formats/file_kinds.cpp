@@ -1,0 +1,402 @@
+#include "model/formats/file_kinds.h"
+
+#include "model/formats/readers.h"
+
+#include <algorithm>
+#include <array>
+
+namespace npuscope::layout {
+
+namespace {
+
+std::string sqliteOwnFile(std::string_view fileName)
+{
+    // "x.db-wal" -> "x.db": the side suffix is the last '-' on.
+    return "SQLite's own file of " + std::string(fileName.substr(0, fileName.rfind('-'))) + ", read with it";
+}
+
+std::string sqliteNotRead(std::string_view)
+{
+    return "SQLite export of a kind npuscope does not read";
+}
+
+// Heap estimates (measured on the samples): a timeline's columnar slices and args take about as
+// much as its JSON text, plus one chunk buffer; JSON side files are parsed into a DOM (about 8x
+// the text); CSV tables and SQLite exports, about the size of the text or the pages.
+constexpr std::uint64_t kTimelineChunkBuffer = 40ull << 20;
+constexpr std::uint64_t kJsonDom = 8;
+
+using enum FileKind;
+
+// In detection order: SQLite's own files before the databases, the databases before any name
+// with another extension (info.json.N has none of its own).
+constexpr std::array kRows = {
+    FileKindRow { .kind = Unknown,
+        .name = "sqlite_sidecar",
+        .label = "SQLite journal (read with its database)",
+        .nameEnds = ".db-wal|.db-shm|.db-journal",
+        .whyNotRead = sqliteOwnFile,
+        .ignoredIsProblem = false },
+    FileKindRow { .kind = ProfilerDb,
+        .name = "profiler_db",
+        .label = "SQLite export",
+        .modules = "ascend_pytorch_profiler|msprof",
+        .exts = "db",
+        .into = ReadsInto::Timeline,
+        .exportKind = Export::Sqlite,
+        .readPath = readers::readProfilerDb },
+    FileKindRow { .kind = AnalysisDb,
+        .name = "analysis_db",
+        .label = "SQLite analysis export",
+        .modules = "analysis",
+        .exts = "db",
+        .into = ReadsInto::Timeline,
+        .exportKind = Export::Sqlite,
+        .readPath = readers::readAnalysisDb },
+    // msprof --analyze: the same CommAnalyzer* tables.
+    FileKindRow { .kind = AnalysisDb,
+        .name = "communication_analyzer_db",
+        .label = "SQLite communication analysis",
+        .modules = "communication_analyzer",
+        .exts = "db",
+        .into = ReadsInto::Timeline,
+        .exportKind = Export::Sqlite,
+        .readPath = readers::readAnalysisDb },
+    FileKindRow { .kind = Unknown,
+        .name = "sqlite",
+        .label = "SQLite database (not read)",
+        .modules = "*",
+        .exts = "db",
+        .exportKind = Export::Sqlite,
+        .whyNotRead = sqliteNotRead },
+    FileKindRow { .kind = DeviceInfo,
+        .name = "info_json",
+        .label = "Device facts",
+        .modules = "info.json",
+        .into = ReadsInto::SideTables,
+        .order = 2,
+        .heapFactor = kJsonDom,
+        .readBytes = readers::readInfoJson },
+    FileKindRow { .kind = FileKind::Timeline,
+        .name = "timeline",
+        .label = "Timeline",
+        .modules = "msprof|trace_view",
+        .exts = "json",
+        .into = ReadsInto::Timeline,
+        .exportKind = Export::Text,
+        .order = 3,
+        .heapBuffer = kTimelineChunkBuffer,
+        .readBytes = readers::readTimelineJson },
+    FileKindRow { .kind = SimplifiedTasks,
+        .name = "simplified_tasks",
+        .label = "Simplified task list",
+        .into = ReadsInto::Timeline,
+        .exportKind = Export::Text,
+        .order = 3,
+        .heapFactor = kJsonDom,
+        .readBytes = readers::readSimplifiedTasksJson,
+        .contentOf = FileKind::Timeline,
+        .looksLike = readers::looksLikeSimplifiedTasks },
+    FileKindRow { .kind = Communication,
+        .name = "communication",
+        .label = "Communication operators",
+        .modules = "communication",
+        .exts = "json",
+        .into = ReadsInto::SideTables,
+        .exportKind = Export::Text,
+        .heapFactor = kJsonDom,
+        .readBytes = readers::readCommunicationJson },
+    FileKindRow { .kind = CommunicationMatrix,
+        .name = "communication_matrix",
+        .label = "Communication matrix",
+        .modules = "communication_matrix",
+        .exts = "json",
+        .into = ReadsInto::SideTables,
+        .exportKind = Export::Text,
+        .heapFactor = kJsonDom,
+        .readBytes = readers::readCommunicationMatrixJson },
+    FileKindRow { .kind = ProfilerInfo,
+        .name = "profiler_info",
+        .label = "Profiler settings and rank",
+        .modules = "profiler_info",
+        .exts = "json",
+        .into = ReadsInto::SideTables,
+        .order = 0,
+        .heapFactor = kJsonDom,
+        .readBytes = readers::readProfilerInfoJson },
+    FileKindRow { .kind = ProfilerMetadata,
+        .name = "profiler_metadata",
+        .label = "Profiler metadata",
+        .modules = "profiler_metadata",
+        .exts = "json",
+        .into = ReadsInto::SideTables,
+        .order = 1,
+        .heapFactor = kJsonDom,
+        .readBytes = readers::readProfilerMetadataJson },
+    FileKindRow { .kind = ClusterCommunication,
+        .name = "cluster_communication",
+        .label = "Cluster communication operators",
+        .modules = "cluster_communication",
+        .exts = "json",
+        .into = ReadsInto::Cluster,
+        .heapFactor = kJsonDom,
+        .readCluster = readers::readClusterCommunicationJson },
+    FileKindRow { .kind = ClusterCommunicationMatrix,
+        .name = "cluster_communication_matrix",
+        .label = "Cluster communication matrix",
+        .modules = "cluster_communication_matrix",
+        .exts = "json",
+        .into = ReadsInto::Cluster,
+        .heapFactor = kJsonDom,
+        .readCluster = readers::readClusterCommunicationMatrixJson },
+    FileKindRow { .kind = Kernels,
+        .name = "op_summary",
+        .label = "Kernel table (msprof)",
+        .modules = "op_summary",
+        .exts = "csv",
+        .into = ReadsInto::SideTables,
+        .exportKind = Export::Text,
+        .order = 5,
+        .readBytes = readers::readKernelCsv },
+    FileKindRow { .kind = Kernels,
+        .name = "kernel_details",
+        .label = "Kernel table (torch_npu)",
+        .modules = "kernel_details",
+        .exts = "csv",
+        .into = ReadsInto::SideTables,
+        .exportKind = Export::Text,
+        .order = 5,
+        .readBytes = readers::readKernelCsv },
+    FileKindRow { .kind = OpStatistic,
+        .name = "op_statistic",
+        .label = "Operator statistics",
+        .modules = "op_statistic",
+        .exts = "csv",
+        .into = ReadsInto::SideTables,
+        .exportKind = Export::Text,
+        .readBytes = readers::readOpStatisticCsv },
+    FileKindRow { .kind = ApiStatistic,
+        .name = "api_statistic",
+        .label = "API statistics",
+        .modules = "api_statistic",
+        .exts = "csv",
+        .into = ReadsInto::SideTables,
+        .exportKind = Export::Text,
+        .readBytes = readers::readApiStatisticCsv },
+    FileKindRow { .kind = CommStatistic,
+        .name = "communication_statistic",
+        .label = "Communication statistics",
+        .modules = "communication_statistic",
+        .exts = "csv",
+        .into = ReadsInto::SideTables,
+        .exportKind = Export::Text,
+        .readBytes = readers::readCommStatisticCsv },
+    FileKindRow { .kind = CommStatistic,
+        .name = "hccl_statistic",
+        .label = "Communication statistics (HCCL)",
+        .modules = "hccl_statistic",
+        .exts = "csv",
+        .into = ReadsInto::SideTables,
+        .exportKind = Export::Text,
+        .readBytes = readers::readCommStatisticCsv },
+    FileKindRow { .kind = TaskTime,
+        .name = "task_time",
+        .label = "Task times",
+        .modules = "task_time",
+        .exts = "csv",
+        .into = ReadsInto::Timeline,
+        .exportKind = Export::Text,
+        .order = 4,
+        .readBytes = readers::readTaskTimeCsv },
+    FileKindRow { .kind = StepTrace,
+        .name = "step_trace_time",
+        .label = "Step times",
+        .modules = "step_trace_time",
+        .exts = "csv",
+        .into = ReadsInto::SideTables,
+        .exportKind = Export::Text,
+        .readBytes = readers::readStepTraceCsv },
+    FileKindRow { .kind = Memory,
+        .name = "npu_mem",
+        .label = "Device memory",
+        .modules = "npu_mem",
+        .exts = "csv",
+        .into = ReadsInto::Timeline,
+        .exportKind = Export::Text,
+        .readBytes = readers::readMemoryCsv },
+    FileKindRow { .kind = Memory,
+        .name = "memory_record",
+        .label = "Memory records",
+        .modules = "memory_record",
+        .exts = "csv",
+        .into = ReadsInto::Timeline,
+        .exportKind = Export::Text,
+        .readBytes = readers::readMemoryCsv },
+    FileKindRow { .kind = Memory,
+        .name = "npu_module_mem",
+        .label = "Device memory by module",
+        .modules = "npu_module_mem",
+        .exts = "csv",
+        .into = ReadsInto::Timeline,
+        .exportKind = Export::Text,
+        .readBytes = readers::readMemoryCsv },
+    FileKindRow { .kind = Memory,
+        .name = "operator_memory",
+        .label = "Operator memory",
+        .modules = "operator_memory",
+        .exts = "csv",
+        .into = ReadsInto::Timeline,
+        .exportKind = Export::Text,
+        .readBytes = readers::readMemoryCsv },
+    FileKindRow { .kind = L2Cache,
+        .name = "l2_cache",
+        .label = "L2 cache",
+        .modules = "l2_cache",
+        .exts = "csv",
+        .into = ReadsInto::SideTables,
+        .exportKind = Export::Text,
+        .order = 6,
+        .readBytes = readers::readL2CacheCsv },
+    FileKindRow { .kind = OperatorDetails,
+        .name = "operator_details",
+        .label = "Operator details",
+        .modules = "operator_details",
+        .exts = "csv",
+        .into = ReadsInto::SideTables,
+        .readBytes = readers::readOperatorDetailsCsv },
+    FileKindRow { .kind = ClusterStepTrace,
+        .name = "cluster_step_trace_time",
+        .label = "Cluster step times",
+        .modules = "cluster_step_trace_time",
+        .exts = "csv",
+        .into = ReadsInto::Cluster,
+        .readCluster = readers::readClusterStepTraceCsv },
+};
+
+// A read kind's row when there is none (Unknown): reads nothing.
+constexpr FileKindRow kNoRow {};
+
+constexpr bool listHas(std::string_view list, std::string_view word)
+{
+    if (list == "*")
+        return true;
+    while (!list.empty()) {
+        const auto bar = list.find('|');
+        if (list.substr(0, bar) == word)
+            return true;
+        if (bar == std::string_view::npos)
+            break;
+        list.remove_prefix(bar + 1);
+    }
+    return false;
+}
+
+constexpr bool endsWithOneOf(std::string_view name, std::string_view list)
+{
+    while (!list.empty()) {
+        const auto bar = list.find('|');
+        const std::string_view end = list.substr(0, bar);
+        if (!end.empty() && name.ends_with(end))
+            return true;
+        if (bar == std::string_view::npos)
+            break;
+        list.remove_prefix(bar + 1);
+    }
+    return false;
+}
+
+// What the rows of one kind must agree on: all but name, label and detection.
+constexpr bool sameKindFacts(const FileKindRow& a, const FileKindRow& b)
+{
+    return a.into == b.into && a.exportKind == b.exportKind && a.order == b.order && a.heapFactor == b.heapFactor
+        && a.heapBuffer == b.heapBuffer && a.readBytes == b.readBytes && a.readPath == b.readPath
+        && a.readCluster == b.readCluster && a.contentOf == b.contentOf && a.looksLike == b.looksLike;
+}
+
+// A read kind has one reader, of the shape its destination takes; a kind not read has none and
+// says why.
+constexpr bool readerFits(const FileKindRow& r)
+{
+    const int count = (r.readBytes != nullptr) + (r.readPath != nullptr) + (r.readCluster != nullptr);
+    if (r.kind == Unknown)
+        return count == 0 && r.into == ReadsInto::None && r.whyNotRead != nullptr;
+    if (r.into == ReadsInto::Cluster)
+        return count == 1 && r.readCluster != nullptr;
+    return count == 1 && r.readCluster == nullptr && r.into != ReadsInto::None && r.whyNotRead == nullptr;
+}
+
+constexpr bool tableIsConsistent()
+{
+    for (std::size_t i = 0; i < kRows.size(); ++i) {
+        if (kRows[i].name.empty() || kRows[i].label.empty() || !readerFits(kRows[i]))
+            return false;
+        if ((kRows[i].contentOf != Unknown) != (kRows[i].looksLike != nullptr))
+            return false;
+        for (std::size_t j = 0; j < i; ++j) {
+            if (kRows[j].name == kRows[i].name)
+                return false;
+            if (kRows[j].kind == kRows[i].kind && kRows[i].kind != Unknown && !sameKindFacts(kRows[j], kRows[i]))
+                return false;
+        }
+    }
+    return true;
+}
+
+constexpr bool everyKindHasARow()
+{
+    for (int k = static_cast<int>(FileKind::Unknown) + 1; k <= static_cast<int>(FileKind::SimplifiedTasks); ++k)
+        if (std::none_of(
+                kRows.begin(), kRows.end(), [k](const FileKindRow& r) { return static_cast<int>(r.kind) == k; }))
+            return false;
+    return true;
+}
+
+static_assert(tableIsConsistent(), "file kind rows: unique names, one fitting reader, rows of a kind agreeing");
+static_assert(everyKindHasARow(), "file kinds: every FileKind but Unknown has a row");
+
+} // namespace
+
+std::span<const FileKindRow> fileKinds()
+{
+    return kRows;
+}
+
+const FileKindRow& kindRow(FileKind kind)
+{
+    if (kind == Unknown)
+        return kNoRow;
+    for (const auto& r : kRows)
+        if (r.kind == kind)
+            return r;
+    return kNoRow;
+}
+
+const FileKindRow* kindRowNamed(std::string_view name)
+{
+    for (const auto& r : kRows)
+        if (r.name == name)
+            return &r;
+    return nullptr;
+}
+
+const FileKindRow* matchFileName(std::string_view lowerName, std::string_view module, std::string_view ext)
+{
+    for (const auto& r : kRows) {
+        if (endsWithOneOf(lowerName, r.nameEnds))
+            return &r;
+        if (!r.modules.empty() && listHas(r.modules, module) && (r.exts.empty() || listHas(r.exts, ext)))
+            return &r;
+    }
+    return nullptr;
+}
+
+const FileKindRow& kindRowForContent(FileKind planned, std::string_view bytes)
+{
+    const std::string_view head = bytes.substr(0, std::min(bytes.size(), kContentHeadBytes));
+    for (const auto& r : kRows)
+        if (r.contentOf == planned && planned != Unknown && r.looksLike(head))
+            return r;
+    return kindRow(planned);
+}
+
+} // namespace npuscope::layout
