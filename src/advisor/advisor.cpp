@@ -615,16 +615,7 @@ void completeFired(Finding& fd, const RuleDef& def, const RuleOut& out, const Pr
             fd.gain.reason = "the formula gives no saving on this data";
         }
     }
-    const double hi = th.severityHigh(), med = th.severityMedium();
-    const std::string cfg = th.severity(def.id);
-    if (cfg != "auto")
-        fd.severity = severityFromName(cfg);
-    else if (fd.ruleSeverity)
-        fd.severity = *fd.ruleSeverity;
-    else
-        fd.severity = fd.costShare >= hi    ? FindingSeverity::High
-                      : fd.costShare >= med ? FindingSeverity::Medium
-                                            : FindingSeverity::Low;
+    resolveSeverity(fd, th);
     sortEvidence(fd.evidence);
 }
 
@@ -678,6 +669,7 @@ void collectRule(const RuleDef& def, std::vector<Job>::iterator begin, std::vect
         runs.push_back(std::move(r));
     }
     std::vector<Finding> groups;
+    const std::size_t firstOfRule = fired.size();
     for (auto& run : runs) {
         if (run.out.status == Status::Fired && !run.out.fired.empty()) {
             const double T = run.f ? run.f->T : reportT;
@@ -691,9 +683,24 @@ void collectRule(const RuleDef& def, std::vector<Job>::iterator begin, std::vect
     }
     for (auto& g : groups)
         others.push_back(std::move(g));
+    mergeVariants(fired, firstOfRule, th);
 }
 
 } // namespace
+
+void resolveSeverity(Finding& fd, const Thresholds& th)
+{
+    const double hi = th.severityHigh(), med = th.severityMedium();
+    const std::string cfg = th.severity(fd.rule);
+    if (cfg != "auto")
+        fd.severity = severityFromName(cfg);
+    else if (fd.ruleSeverity)
+        fd.severity = *fd.ruleSeverity;
+    else
+        fd.severity = fd.costShare >= hi    ? FindingSeverity::High
+                      : fd.costShare >= med ? FindingSeverity::Medium
+                                            : FindingSeverity::Low;
+}
 
 // Fired findings by category, severity, gain (largest first), cost; the others by status.
 void orderFindings(std::vector<Finding>& fired, std::vector<Finding>& others)

@@ -97,6 +97,11 @@ struct Finding {
     // Set by a rule that decides its own severity (SCH-ENV rows); the data file still wins
     // when it names a fixed severity.
     std::optional<FindingSeverity> ruleSeverity;
+    // Findings of one rule with the same family (an op type, or an op-type sequence) are its
+    // shape variants: the engine merges them into one finding titled "<familyTitle>: n shape
+    // variants, …" with one evidence row per variant. Empty: the finding stands alone.
+    std::string family;
+    std::string familyTitle;
 };
 
 } // namespace npuscope::advisor

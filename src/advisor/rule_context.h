@@ -121,6 +121,14 @@ void memoryPeakRule(const RuleCtx& c, RuleOut& out); // MEM-PEAK (rules_memory_p
 void addClusterRules(std::vector<RuleDef>& out);
 void addAffinityRules(std::vector<RuleDef>& out); // CMP-AFFINITY (rules_affinity.cpp)
 
+// A fired finding's severity: fixed by the thresholds file, else by the rule, else by its cost
+// share (ADVISOR.md §1).
+void resolveSeverity(Finding& fd, const Thresholds& th);
+// Merges the fired findings from `first` on that share a rule and a family (the shape variants
+// of one op type or op-type sequence) into one finding each, and then those of one rule that
+// still share a title; the merged finding keeps the place of its costliest variant.
+void mergeVariants(std::vector<Finding>& fired, std::size_t first, const Thresholds& th);
+
 // The report's order: fired findings by category, severity, gain (largest first), cost; the
 // others by status (not checked, passed, disabled, error).
 void orderFindings(std::vector<Finding>& fired, std::vector<Finding>& others);

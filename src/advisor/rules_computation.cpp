@@ -124,6 +124,8 @@ void cubeMembound(const RuleCtx& c, RuleOut& out)
         const double rr = g.fp32 ? rDtype : rFuse;
         const double cost = f.perStep(g.g.sumDur);
         Finding& fd = out.fire(key);
+        fd.family = g.g.type;
+        fd.familyTitle = g.g.type + " memory-bound";
         fd.costNs = roundNs(cost);
         fd.title = g.g.type + " memory-bound: " + (mteHit ? "mte2 " + fmtRatio(r2) : "bw " + fmtRatio(bwShare) + " of peak")
                    + ", mac " + fmtRatio(m) + ", " + fmtMs(cost) + "/step";

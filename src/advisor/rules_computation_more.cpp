@@ -434,6 +434,8 @@ void fireWindow(const ProfileFacts& f, const Runs& r, const Positions& pos, cons
     const bool hostBound = busy < limits.hostRatio;
     const bool wallHit = wall > limits.wallShare * f.T, mteHit = mteShare > limits.mteRatio;
     Finding& fd = out.fire(id);
+    fd.family = id.substr(0, id.find(" #")); // "window:A-B-C": its shape variants are "#2", "#3", …
+    fd.familyTitle = "Fusible window " + chain + " (" + std::to_string(w.len) + " ops)";
     fd.costNs = roundNs(wall);
     fd.title = "Fusible window " + chain + " (" + std::to_string(w.len) + " ops): " + std::to_string(st.count) + " times, "
                + fmtMs(wall) + "/step" + (hostBound ? ", host-bound" : (mteHit ? ", mte " + fmtRatio(mteShare) : ""));
