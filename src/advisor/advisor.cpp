@@ -616,6 +616,8 @@ void completeFired(Finding& fd, const RuleDef& def, const RuleOut& out, const Pr
         }
     }
     resolveSeverity(fd, th);
+    if (fd.minor)
+        fd.severity = FindingSeverity::Low;
     sortEvidence(fd.evidence);
 }
 
@@ -707,6 +709,8 @@ void orderFindings(std::vector<Finding>& fired, std::vector<Finding>& others)
 {
     auto catOrder = [](Category c) { return static_cast<int>(c); };
     std::stable_sort(fired.begin(), fired.end(), [&](const Finding& a, const Finding& b) {
+        if (a.minor != b.minor)
+            return b.minor; // the minor group after all the others
         if (catOrder(a.category) != catOrder(b.category))
             return catOrder(a.category) < catOrder(b.category);
         if (a.severity != b.severity)
@@ -735,7 +739,9 @@ void countFindings(const std::vector<Finding>& fired, const std::vector<Finding>
 {
     for (const auto& f : fired) {
         ++sm.fired;
-        if (f.severity == FindingSeverity::High)
+        if (f.minor)
+            ++sm.minor;
+        else if (f.severity == FindingSeverity::High)
             ++sm.high;
         else if (f.severity == FindingSeverity::Medium)
             ++sm.medium;
@@ -754,7 +760,7 @@ void countFindings(const std::vector<Finding>& fired, const std::vector<Finding>
     }
     std::vector<const Finding*> byGain;
     for (const auto& f : fired)
-        if (f.gain.estimated)
+        if (f.gain.estimated && !f.minor)
             byGain.push_back(&f);
     std::stable_sort(byGain.begin(), byGain.end(),
                      [](const Finding* a, const Finding* b) { return a->gain.nsPerStep > b->gain.nsPerStep; });
@@ -772,6 +778,7 @@ AdvisorReport runAdvisor(const Session& session, const Thresholds& th, const std
     rep.thresholdsDigest = th.effective().dump();
     rep.evidenceRowsPdf = th.evidenceRowsPdf();
     rep.evidenceRowsMd = th.evidenceRowsMd();
+    rep.minShare = th.minShare();
     for (const auto& p : session.ranks) // the SelectionController's full range begins here too
         if (p && p->end > p->begin)
             rep.traceStart = rep.traceStart ? std::min(*rep.traceStart, p->begin) : p->begin;

@@ -48,7 +48,8 @@ struct Summary {
     int steps = 0;
     double stepMin = 0, stepMedian = 0, stepMax = 0;
     std::vector<RankSplit> ranks;
-    int high = 0, medium = 0, low = 0;
+    int high = 0, medium = 0, low = 0; // fired findings outside the minor group
+    int minor = 0;                     // fired below min_share (counted in `fired` too)
     int fired = 0, passed = 0, notChecked = 0, disabled = 0, errors = 0;
     std::vector<std::string> topGains; // ids of the (up to) 3 fired findings with the largest gain
 };
@@ -66,6 +67,7 @@ struct AdvisorReport {
     std::string thresholdsSource;
     std::string thresholdsDigest; // the effective thresholds (compact JSON) the report was computed with
     int evidenceRowsPdf = 10, evidenceRowsMd = 5;
+    double minShare = 0.01; // below it a fired finding is minor
     bool cancelled = false;
     // The trace start (earliest begin of any rank with a time span), as the GUI measures from:
     // the text, Markdown, HTML and PDF reports write evidence times relative to it ("at

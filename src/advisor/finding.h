@@ -102,6 +102,9 @@ struct Finding {
     // variants, …" with one evidence row per variant. Empty: the finding stands alone.
     std::string family;
     std::string familyTitle;
+    // The rule's condition holds but the cost is below min_share of the step: the finding is
+    // demoted, not dropped (low severity, in the reports' collapsed "minor" group).
+    bool minor = false;
 };
 
 } // namespace npuscope::advisor

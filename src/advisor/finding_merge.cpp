@@ -72,7 +72,10 @@ Finding mergeGroup(std::vector<Finding>& variants, const std::string& key, const
     }
     m.evidence = std::move(rows);
     m.evidence.insert(m.evidence.end(), std::make_move_iterator(detail.begin()), std::make_move_iterator(detail.end()));
+    m.minor = std::all_of(variants.begin(), variants.end(), [](const Finding& v) { return v.minor; });
     resolveSeverity(m, th);
+    if (m.minor)
+        m.severity = FindingSeverity::Low;
     return m;
 }
 

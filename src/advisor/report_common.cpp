@@ -81,6 +81,7 @@ std::string countsText(const Summary& s)
 {
     return std::to_string(s.high) + " high, " + std::to_string(s.medium) + " medium, " + std::to_string(s.low) + " low · "
            + std::to_string(s.notChecked) + " not checked · " + std::to_string(s.passed) + " passed"
+           + (s.minor ? " · " + std::to_string(s.minor) + " minor" : std::string())
            + (s.disabled ? " · " + std::to_string(s.disabled) + " disabled" : std::string())
            + (s.errors ? " · " + std::to_string(s.errors) + " errors" : std::string());
 }
@@ -103,7 +104,16 @@ std::vector<const Finding*> firedIn(const AdvisorReport& r, Category c)
 {
     std::vector<const Finding*> out;
     for (const auto& f : r.findings)
-        if (f.status == Status::Fired && f.category == c)
+        if (f.status == Status::Fired && !f.minor && f.category == c)
+            out.push_back(&f);
+    return out;
+}
+
+std::vector<const Finding*> minorFindings(const AdvisorReport& r)
+{
+    std::vector<const Finding*> out;
+    for (const auto& f : r.findings)
+        if (f.status == Status::Fired && f.minor)
             out.push_back(&f);
     return out;
 }

@@ -18,8 +18,10 @@ std::string rankLabel(int rank);                      // "rank 0" or "profile"
 const char* categoryTitle(Category c);                // "Computation"
 // "Incomplete input: 2 files were read in part or not at all; ..." (empty when input is complete)
 std::string incompleteInputHeadline(const AdvisorReport& r);
-// The fired findings of one category, in report order.
+// The fired findings of one category outside the minor group, in report order.
 std::vector<const Finding*> firedIn(const AdvisorReport& r, Category c);
+// The minor group: findings whose condition holds below min_share of the step, in report order.
+std::vector<const Finding*> minorFindings(const AdvisorReport& r);
 const Finding* findingById(const AdvisorReport& r, const std::string& id);
 inline constexpr Category kCategories[] = {Category::Computation, Category::Communication, Category::Scheduling,
                                            Category::Memory, Category::Cluster};

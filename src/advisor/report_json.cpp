@@ -52,6 +52,8 @@ oj findingJson(const Finding& f)
     j["status"] = statusName(f.status);
     if (f.status == Status::Fired) {
         j["severity"] = severityName(f.severity);
+        if (f.minor)
+            j["minor"] = true;
         j["cost_ns_per_step"] = f.costNs;
         j["cost_share"] = f.costShare;
         j["title"] = f.title;
@@ -166,6 +168,8 @@ std::string writeJson(const AdvisorReport& r)
     s["counts"] = oj{{"high", sm.high},     {"medium", sm.medium},         {"low", sm.low},
                      {"fired", sm.fired},   {"passed", sm.passed},         {"not_checked", sm.notChecked},
                      {"disabled", sm.disabled}, {"error", sm.errors}};
+    if (sm.minor)
+        s["counts"]["minor"] = sm.minor;
     s["top_gains"] = sm.topGains;
     j["summary"] = s;
     // Every rule once, with the statuses it reached (per scope).

@@ -113,6 +113,9 @@ std::string joinList(const std::vector<std::string>& v, const char* sep = ", ");
 std::vector<std::string> stringList(const nlohmann::json& j);
 // "Σdur 18.20 ms"
 std::string perStepMs(const ProfileFacts& f, double totalNs);
+// " It costs 0.3 % of the step, below min_share 1.0 %: a minor finding." when cost (ns per
+// step) is below min_share·T, else empty.
+std::string minorNote(const ProfileFacts& f, double cost, const Thresholds& th);
 void setGain(Finding& fd, double nsPerStep, std::string formula);
 void noGain(Finding& fd, std::string reason);
 // The last arrivers of one collective, from every rank's time in it (a late rank waits least,

@@ -604,13 +604,15 @@ void aicpu(const RuleCtx& c, RuleOut& out)
                          + listFrom + (cann.empty() ? " (CANN version unknown: newest list)" : " (CANN " + cann + ")"));
     for (auto& [type, g] : groups) {
         const double cost = f.perStep(g.sumDur);
-        if (cost < c.th.minShare() * f.T)
-            continue;
         std::set<std::string> reasons;
-        std::string badType;
+        std::string badType, castFrom, castTo;
         for (const Task* t : g.tasks) {
             if (t->kernel == kNone)
                 continue;
+            if (castFrom.empty()) {
+                castFrom = f.p.str(f.p.kernels.inputDtypes[t->kernel]);
+                castTo = f.p.str(f.p.kernels.outputDtypes[t->kernel]);
+            }
             for (const auto& d : dtypeTokens(f.p.str(f.p.kernels.inputDtypes[t->kernel]))) {
                 if (std::find(doubles.begin(), doubles.end(), d) != doubles.end())
                     reasons.insert("double");
@@ -627,11 +629,16 @@ void aicpu(const RuleCtx& c, RuleOut& out)
             reasons.insert("argmin");
         Finding& fd = out.fire(type);
         fd.costNs = roundNs(cost);
+        fd.minor = cost < c.th.minShare() * f.T;
         fd.title = type + " runs on AI CPU: " + std::to_string(g.tasks.size()) + " tasks ≥ " + fmtNum(minDur / 1e3, 0)
                    + " µs, " + fmtMs(cost) + "/step";
         fd.description = "The AI CPU executes " + type + " (" + std::to_string(g.tasks.size()) + " tasks of at least "
                          + fmtNum(minDur / 1e3, 0) + " µs each, " + fmtMs(cost)
-                         + " per step); AI CPU ops are slow and serialise the stream.";
+                         + " per step); AI CPU ops are slow and serialise the stream." + minorNote(f, cost, c.th);
+        if (lower(type) == "cast" && !castFrom.empty() && !castTo.empty())
+            fd.suggestions.push_back("A Cast on the AI CPU means a dtype pair the AI Core Cast does not take (here "
+                                     + castFrom + " → " + castTo + "): keep the tensor in a dtype the AI Core supports "
+                                     "(e.g. int32/int64, float16/float32) or drop the conversion.");
         if (reasons.count("double"))
             fd.suggestions.push_back("It takes float64 (DOUBLE) inputs, which AI Core does not support: use float32/float16.");
         if (reasons.count("dtype"))
@@ -650,8 +657,7 @@ void aicpu(const RuleCtx& c, RuleOut& out)
             "dur ≥ " + fmtNum(minDur / 1e3, 0) + " µs");
     }
     if (out.fired.empty())
-        out.pass(std::to_string(n) + " AI CPU tasks; no op type with tasks ≥ " + fmtNum(minDur / 1e3, 0) + " µs costing ≥ "
-                 + fmtPct(c.th.minShare()) + " of step");
+        out.pass(std::to_string(n) + " AI CPU tasks; none ≥ " + fmtNum(minDur / 1e3, 0) + " µs");
 }
 
 // ---- CMP-BLOCKDIM --------------------------------------------------------------------------
@@ -704,15 +710,14 @@ void blockDim(const RuleCtx& c, RuleOut& out)
     out.inputs.push_back(f.kernelFile() + ": Block Dim (" + coverage(have, total, "block dims") + "); info.json ai_core_num/aiv_num");
     for (auto& [type, g] : groups) {
         const double cost = f.perStep(g.g.sumDur);
-        if (cost < c.th.minShare() * f.T)
-            continue;
         Finding& fd = out.fire(type);
         fd.costNs = roundNs(cost);
+        fd.minor = cost < c.th.minShare() * f.T;
         fd.title = type + " block dim " + std::to_string(g.b) + " not a multiple of " + std::to_string(g.cores) + " cores, "
                    + fmtMs(cost) + "/step";
         fd.description = std::to_string(g.g.tasks.size()) + " " + type + " tasks launch a block count that leaves cores idle "
                          "in the last wave (e.g. " + std::to_string(g.b) + " blocks on " + std::to_string(g.cores)
-                         + " cores).";
+                         + " cores)." + minorNote(f, cost, c.th);
         fd.suggestions.push_back("Tune the op with AOE (put the top-10 such ops in the tune file).");
         fd.suggestions.push_back("Choose tiling so the block count is a multiple of the core count.");
         const double gain = f.perStep(g.lost);
@@ -723,8 +728,8 @@ void blockDim(const RuleCtx& c, RuleOut& out)
             "b mod " + std::to_string(g.cores) + " ≠ 0");
     }
     if (out.fired.empty())
-        out.pass(std::to_string(have) + " ops with block dims; no op type ≥ " + fmtPct(c.th.minShare())
-                 + " of step with a partial last wave");
+        out.pass(std::to_string(have) + " ops with block dims; none ≥ " + fmtNum(minDur / 1e3, 0)
+                 + " µs with a partial last wave");
 }
 
 // ---- CMP-NOBOUND ---------------------------------------------------------------------------

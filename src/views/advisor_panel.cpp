@@ -202,6 +202,7 @@ void AdvisorPanel::fillTree()
     if (!m_report)
         return;
     std::map<advisor::Category, QTreeWidgetItem*> groups;
+    QTreeWidgetItem* minor = nullptr; // below min_share: collapsed
     QTreeWidgetItem* notChecked = nullptr;
     QTreeWidgetItem* passed = nullptr;
     QTreeWidgetItem* other = nullptr;
@@ -210,7 +211,11 @@ void AdvisorPanel::fillTree()
     for (int i = 0; i < int(m_report->findings.size()); ++i) {
         const advisor::Finding& f = m_report->findings[i];
         QTreeWidgetItem* parent = nullptr;
-        if (f.status == advisor::Status::Fired) {
+        if (f.status == advisor::Status::Fired && f.minor) {
+            if (!minor)
+                minor = new QTreeWidgetItem({tr("Minor (below min_share)")});
+            parent = minor;
+        } else if (f.status == advisor::Status::Fired) {
             auto& g = groups[f.category];
             if (!g) {
                 g = new QTreeWidgetItem(m_tree, {categoryTitle(f.category)});
@@ -254,7 +259,7 @@ void AdvisorPanel::fillTree()
                 first = item;
         }
     }
-    for (auto* section : {notChecked, passed, other}) {
+    for (auto* section : {minor, notChecked, passed, other}) {
         if (!section)
             continue;
         section->setText(0, section->text(0) + QStringLiteral(" (%1)").arg(section->childCount()));

@@ -1,6 +1,6 @@
 // The report as a whole: shape variants merged into one finding per op type or op-type
-// sequence (no two findings with one title), on hand-built profiles, a generated one and the
-// real samples.
+// sequence (no two findings with one title) and rules demoted below min_share instead of
+// passing, on hand-built profiles, a generated one and the real samples.
 #include "advisor_fixture.h"
 
 #include "model/formats/loader.h"
@@ -145,6 +145,60 @@ private slots:
             QVERIFY2(!r.findings.empty(), path.c_str());
             QVERIFY2(checkMerged(r, path) >= 0, path.c_str());
         }
+    }
+
+    // The mstt fixture: 7 AI CPU Cast tasks (INT32 → UINT64) of 74–198 µs each cost below
+    // min_share of its step: CMP-AICPU fires as a minor, low finding naming the dtype pair.
+    void aicpuCastBelowMinShareIsMinor()
+    {
+        const AdvisorReport r = adviseOn(kSamples + "/msprof-analyze/test/ut/advisor/advisor_backend/compute_advice");
+        const Finding* f = fixture::find(r, "CMP-AICPU/Cast");
+        QVERIFY(f);
+        QCOMPARE(f->status, Status::Fired);
+        QVERIFY(f->minor);
+        QCOMPARE(f->severity, FindingSeverity::Low);
+        QVERIFY2(f->title.rfind("Cast runs on AI CPU: 7 tasks", 0) == 0, f->title.c_str());
+        QVERIFY2(f->costShare < 0.01, f->title.c_str());
+        bool hint = false;
+        for (const auto& s : f->suggestions)
+            hint = hint || s.find("INT32 → UINT64") != std::string::npos;
+        QVERIFY(hint);
+        QCOMPARE(f->evidence.size(), std::size_t(7));
+        QCOMPARE(f->evidence.front().at.dur.value_or(0), fixture::us(197.54));
+        QVERIFY(r.summary.minor >= 1);
+        QVERIFY(writeText(r).find("== Minor (below min_share 1.0 % of the step) ==") != std::string::npos);
+        QVERIFY(writeMarkdown(r).find("## Minor (below min_share") != std::string::npos);
+        QVERIFY(writeHtml(r).find("<details class=\"minor\">") != std::string::npos);
+        QVERIFY(writeJson(r).find("\"minor\": true") != std::string::npos);
+        for (const Finding& x : r.findings)
+            QVERIFY(!(x.rule == "CMP-AICPU" && x.status == Status::Passed));
+    }
+
+    // A partial last wave costing 0.2 % of the step, and one dynamic op out of two: minor.
+    void blockDimAndDynamicShapesBelowMinShareAreMinor()
+    {
+        Builder b;
+        b.step(90, 0, 10); // T = 100 ms
+        b.info(24, 48);
+        b.kernel("Add", "Add", "AI_CORE", 0, 200, 2, "", "", 20);
+        const auto mm = b.kernel("MatMul", "MatMul", "AI_CORE", 300, 100);
+        b.p->kernels.opState[mm] = b.p->strings.intern("dynamic");
+        const auto add = b.kernel("Mul", "Mul", "AI_CORE", 500, 100);
+        b.p->kernels.opState[add] = b.p->strings.intern("static");
+        const AdvisorReport r = runAdvisor(fixture::session({b.p}), fixture::defaults());
+        const Finding* bd = fixture::find(r, "CMP-BLOCKDIM/Add");
+        QVERIFY(bd);
+        QVERIFY(bd->minor);
+        QCOMPARE(bd->severity, FindingSeverity::Low);
+        QVERIFY(std::abs(bd->gain.nsPerStep - 200e3 / 6) < 1e2);
+        const Finding* dyn = fixture::find(r, "CMP-DYNSHAPE/some-dynamic");
+        QVERIFY(dyn);
+        QVERIFY(dyn->minor);
+        QVERIFY2(dyn->title.find("1/2 dynamic") != std::string::npos, dyn->title.c_str());
+        // All static: the condition does not hold, the rule passes.
+        b.p->kernels.opState[mm] = b.p->strings.intern("static");
+        QCOMPARE(fixture::find(runAdvisor(fixture::session({b.p}), fixture::defaults()), "CMP-DYNSHAPE")->status,
+                 Status::Passed);
     }
 
 };
