@@ -241,6 +241,8 @@ void mergeFired(std::vector<Finding>& out, Finding f)
                 g.scope.ranks.push_back(r);
         std::sort(g.scope.ranks.begin(), g.scope.ranks.end());
         auto ev = std::move(f.evidence);
+        auto claims = std::move(g.claims);
+        claims.insert(claims.end(), f.claims.begin(), f.claims.end());
         if (f.costNs > g.costNs) {
             // The worst rank speaks for the merged finding.
             auto ranks = g.scope.ranks;
@@ -250,6 +252,7 @@ void mergeFired(std::vector<Finding>& out, Finding f)
             g.evidence = std::move(evidence);
         }
         g.evidence.insert(g.evidence.end(), ev.begin(), ev.end());
+        g.claims = std::move(claims);
         sortEvidence(g.evidence);
         return;
     }
@@ -675,8 +678,12 @@ void collectRule(const RuleDef& def, std::vector<Job>::iterator begin, std::vect
     for (auto& run : runs) {
         if (run.out.status == Status::Fired && !run.out.fired.empty()) {
             const double T = run.f ? run.f->T : reportT;
+            // Claims become report-wide keys: the rank's index in the facts above the task index.
+            const std::uint64_t rankKey = run.f ? static_cast<std::uint64_t>(run.f - facts.data() + 1) << kClaimRankShift : 0;
             for (auto& fd : run.out.fired) {
                 completeFired(fd, def, run.out, run.f, T, th);
+                for (auto& k : fd.claims)
+                    k |= rankKey;
                 mergeFired(fired, std::move(fd));
             }
             continue;
@@ -831,6 +838,8 @@ AdvisorReport runAdvisor(const Session& session, const Thresholds& th, const std
     rep.findings = std::move(fired);
     rep.findings.insert(rep.findings.end(), std::make_move_iterator(others.begin()),
                         std::make_move_iterator(others.end()));
+    if (!rep.cancelled)
+        buildPlan(rep, facts);
     return rep;
 }
 

@@ -105,6 +105,11 @@ struct Finding {
     // The rule's condition holds but the cost is below min_share of the step: the finding is
     // demoted, not dropped (low severity, in the reports' collapsed "minor" group).
     bool minor = false;
+    // The device tasks the gain comes from, for the action plan (not exported): a rule puts
+    // task indices of its rank's facts here, the engine makes them report-wide keys. Empty:
+    // the finding claims its category's time of its rank as a whole.
+    std::vector<std::uint64_t> claims;
+    int planItem = -1; // index of the plan action that stands for this finding, or -1
 };
 
 } // namespace npuscope::advisor

@@ -36,6 +36,7 @@ Finding mergeGroup(std::vector<Finding>& variants, const std::string& key, const
     m.id = m.rule + "/" + key;
     m.costNs = 0;
     m.costShare = 0;
+    m.claims.clear();
     double gain = 0, gainShare = 0;
     std::size_t estimated = 0;
     std::string terms;
@@ -49,6 +50,7 @@ Finding mergeGroup(std::vector<Finding>& variants, const std::string& key, const
             terms += (estimated++ ? " + " : "") + fmtMs(v.gain.nsPerStep);
         }
         rows.push_back(variantRow(v));
+        m.claims.insert(m.claims.end(), v.claims.begin(), v.claims.end());
         detail.insert(detail.end(), v.evidence.begin(), v.evidence.end());
         for (int r : v.scope.ranks)
             if (std::find(m.scope.ranks.begin(), m.scope.ranks.end(), r) == m.scope.ranks.end())

@@ -86,6 +86,20 @@ std::string countsText(const Summary& s)
            + (s.errors ? " · " + std::to_string(s.errors) + " errors" : std::string());
 }
 
+std::vector<std::string> planLines(const AdvisorReport& r)
+{
+    std::vector<std::string> out;
+    for (const auto& p : r.plan)
+        out.push_back(p.action + " (" + p.findingId + ": " + p.title + "): " + fmtMs(p.gain.nsPerStep) + "/step ("
+                      + fmtPct(p.gain.shareOfT) + " of step)");
+    return out;
+}
+
+std::string planLink(const Finding& f)
+{
+    return f.planItem >= 0 ? " · plan action " + std::to_string(f.planItem + 1) : std::string();
+}
+
 std::string rankLabel(int rank) { return rank >= 0 ? "rank " + std::to_string(rank) : std::string("profile"); }
 
 const char* categoryTitle(Category c)

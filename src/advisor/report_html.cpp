@@ -55,7 +55,7 @@ std::string findingHtml(const Finding& fd, const AdvisorReport& r, const HtmlOpt
     s += "<div class=\"finding\"><h3>" + sevBadge(f->severity) + " " + esc(f->title) + "</h3>";
     s += "<p class=\"meta\"><code>" + esc(f->id) + "</code> · severity " + severityName(f->severity) + " · cost "
          + fmtMs(static_cast<double>(f->costNs)) + "/step (" + fmtPct(f->costShare) + " of step) · "
-         + esc(f->scope.text()) + "</p>";
+         + esc(f->scope.text() + planLink(*f)) + "</p>";
     s += "<p>" + esc(f->description) + "</p><ol>";
     for (const auto& sg : f->suggestions)
         s += "<li>" + esc(sg) + "</li>";
@@ -92,6 +92,16 @@ std::string writeHtmlBody(const AdvisorReport& r, const HtmlOptions& o)
         for (const auto& p : r.inputProblems)
             s += "<li>" + esc(describe(p)) + "</li>";
         s += "</ul></td></tr></table>";
+    }
+    s += "<h2>Action plan</h2>";
+    const auto plan = planLines(r);
+    if (plan.empty())
+        s += "<p>No action with an estimated gain.</p>";
+    else {
+        s += "<ol class=\"plan\">";
+        for (const auto& line : plan)
+            s += "<li>" + esc(line) + "</li>";
+        s += "</ol><p>" + esc(planFormula(r)) + "</p>";
     }
     s += "<h2>Summary</h2><p>" + esc(stepsText(sm)) + "</p>";
     s += "<table class=\"sum\" border=\"1\" cellspacing=\"0\" cellpadding=\"3\"><tr><th>Rank</th><th>Step</th>"

@@ -20,7 +20,7 @@ std::string findingMarkdown(const Finding& fd, const AdvisorReport& r, std::size
     std::string s;
     s += std::string(h) + " [" + std::string(severityName(f->severity)) + "] " + cell(f->title) + "\n\n";
     s += "`" + f->id + "` · cost " + fmtMs(static_cast<double>(f->costNs)) + "/step (" + fmtPct(f->costShare)
-         + " of step) · " + f->scope.text() + "\n\n";
+         + " of step) · " + f->scope.text() + planLink(*f) + "\n\n";
     s += f->description + "\n\n";
     for (std::size_t i = 0; i < f->suggestions.size(); ++i)
         s += std::to_string(i + 1) + ". " + f->suggestions[i] + "\n";
@@ -57,6 +57,11 @@ std::string writeMarkdown(const AdvisorReport& r)
             s += "> - " + cell(describe(p)) + "\n";
         s += "\n";
     }
+    s += "## Action plan\n\n";
+    const auto plan = planLines(r);
+    for (std::size_t i = 0; i < plan.size(); ++i)
+        s += std::to_string(i + 1) + ". " + cell(plan[i]) + "\n";
+    s += plan.empty() ? "No action with an estimated gain.\n\n" : "\n" + cell(planFormula(r)) + "\n\n";
     s += "## Summary\n\n" + stepsText(sm) + "\n\n";
     s += "| Rank | Step | Computing | Comm (not overlapped) | Free |\n|-|-|-|-|-|\n";
     for (const auto& rs : sm.ranks) {

@@ -129,6 +129,12 @@ void resolveSeverity(Finding& fd, const Thresholds& th);
 // still share a title; the merged finding keeps the place of its costliest variant.
 void mergeVariants(std::vector<Finding>& fired, std::size_t first, const Thresholds& th);
 
+// A claim key: the rank's index in the facts (plus one) from this bit up, the task index below.
+inline constexpr int kClaimRankShift = 40;
+// The action plan (ADVISOR.md §3b) over the report's fired findings: at most 7 actions, each
+// the finding with the largest gain on the device time the earlier actions left unclaimed.
+void buildPlan(AdvisorReport& rep, const std::vector<ProfileFacts>& facts);
+
 // The report's order: fired findings by category, severity, gain (largest first), cost; the
 // others by status (not checked, passed, disabled, error).
 void orderFindings(std::vector<Finding>& fired, std::vector<Finding>& others);

@@ -125,6 +125,13 @@ std::string minorNote(const ProfileFacts& f, double cost, const Thresholds& th)
            + ": a minor finding.";
 }
 
+void claimTasks(Finding& fd, const ProfileFacts& f, const std::vector<const Task*>& tasks)
+{
+    fd.claims.reserve(fd.claims.size() + tasks.size());
+    for (const Task* t : tasks)
+        fd.claims.push_back(static_cast<std::uint64_t>(t - f.tasks.data()));
+}
+
 void setGain(Finding& fd, double nsPerStep, std::string formula)
 {
     fd.gain.estimated = true;

@@ -117,6 +117,8 @@ std::string perStepMs(const ProfileFacts& f, double totalNs);
 // step) is below min_share·T, else empty.
 std::string minorNote(const ProfileFacts& f, double cost, const Thresholds& th);
 void setGain(Finding& fd, double nsPerStep, std::string formula);
+// Records `tasks` (of f.tasks) as the device time fd's gain comes from (the action plan's claims).
+void claimTasks(Finding& fd, const ProfileFacts& f, const std::vector<const Task*>& tasks);
 void noGain(Finding& fd, std::string reason);
 // The last arrivers of one collective, from every rank's time in it (a late rank waits least,
 // so its time is the shortest): indices of the outliers below the others. Up to 100 values:

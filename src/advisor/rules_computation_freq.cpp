@@ -78,6 +78,7 @@ void freq(const RuleCtx& c, RuleOut& out)
         fd.suggestions.push_back("Compare with another card or node running the same job.");
         const double gain = f.perStep(g.lost);
         setGain(fd, gain, "Σdur·(1 − f_i/f_max) = " + fmtMs(gain));
+        claimTasks(fd, f, g.g.tasks);
         addLongestTasks(fd, f, g.g.tasks, [](const Task&) { return std::vector<Metric>{}; },
                         "frequency drop ≥ " + fmtPct(drop));
     }

@@ -144,6 +144,7 @@ void fuse(const RuleCtx& c, RuleOut& out)
             setGain(fd, gain,
                     "Σ inner gaps " + fmtMs(f.perStep(gapTotal)) + " + (n−1)/n · Σmte " + fmtMs(f.perStep(mteTotal))
                         + " (n = " + std::to_string(alts.size()) + ") = " + fmtMs(gain));
+            claimTasks(fd, f, chainTasks);
             ev.moveInto(fd.evidence);
         }
     }
@@ -462,6 +463,8 @@ void fireWindow(const ProfileFacts& f, const Runs& r, const Positions& pos, cons
     for (const std::uint32_t p : w.occ) {
         if (!pos.untaken(p, w.len))
             continue;
+        for (std::size_t j = 0; j < w.len; ++j)
+            fd.claims.push_back(static_cast<std::uint64_t>(r.taskAt[p + j] - f.tasks.data()));
         const TimeNs wallNs = pos.wallOf(p, w.len);
         top.offer(wallNs, [&] {
             const auto sum = static_cast<double>(pos.durOf(p, w.len)), gaps = static_cast<double>(pos.gapsOf(p, w.len));
@@ -652,6 +655,7 @@ void aicpu(const RuleCtx& c, RuleOut& out)
                                      "the negated tensor.");
         fd.suggestions.push_back("Otherwise replace the op with an AI Core equivalent or move it off the training step.");
         setGain(fd, cost * r, "Σdur " + fmtMs(cost) + " × r " + fmtRatio(r) + " = " + fmtMs(cost * r));
+        claimTasks(fd, f, g.tasks);
         addLongestTasks(
             fd, f, g.tasks, [](const Task& t) { return std::vector<Metric>{{"duration", static_cast<double>(t.dur) / 1e3, "µs"}}; },
             "dur ≥ " + fmtNum(minDur / 1e3, 0) + " µs");
@@ -722,6 +726,7 @@ void blockDim(const RuleCtx& c, RuleOut& out)
         fd.suggestions.push_back("Choose tiling so the block count is a multiple of the core count.");
         const double gain = f.perStep(g.lost);
         setGain(fd, gain, "Σdur·(1 − b/(⌈b/c⌉·c)) = " + fmtMs(gain));
+        claimTasks(fd, f, g.g.tasks);
         addLongestTasks(
             fd, f, g.g.tasks,
             [&](const Task& t) { return std::vector<Metric>{{"block dim", static_cast<double>(k.blockDim[t.kernel]), ""}}; },
@@ -793,6 +798,7 @@ void noBound(const RuleCtx& c, RuleOut& out)
         fd.suggestions.push_back("Revisit the tiling (bigger tiles, double buffering) so one pipe becomes the bound.");
         const double gain = f.perStep(g.gain);
         setGain(fd, gain, "Σdur·(1 − max ratio/" + fmtRatio(bound) + ") = " + fmtMs(gain));
+        claimTasks(fd, f, g.g.tasks);
         addLongestTasks(fd, f, g.g.tasks, [](const Task&) { return std::vector<Metric>{}; },
                         "all pipe ratios ≤ " + fmtRatio(bound));
     }

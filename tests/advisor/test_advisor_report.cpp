@@ -1,6 +1,7 @@
 // The report as a whole: shape variants merged into one finding per op type or op-type
-// sequence (no two findings with one title) and rules demoted below min_share instead of
-// passing, on hand-built profiles, a generated one and the real samples.
+// sequence (no two findings with one title), rules demoted below min_share instead of passing,
+// and the action plan whose gains add up (Σ gains ≤ T, no device task claimed twice), on
+// hand-built profiles, a generated one and the real samples.
 #include "advisor_fixture.h"
 
 #include "model/formats/loader.h"
@@ -90,6 +91,36 @@ int checkMerged(const AdvisorReport& r, const std::string& where)
     return titles.size() == r.fired().size() ? merged : -1;
 }
 
+// The plan: 1–7 actions with estimated gains, Σ gains ≤ T, no claim key in two actions, every
+// action linked from its finding, and the estimated step T − Σ gains.
+bool checkPlan(const AdvisorReport& r, const std::string& where)
+{
+    std::set<std::uint64_t> claimed;
+    double sum = 0;
+    bool ok = r.plan.size() <= 7;
+    for (std::size_t i = 0; i < r.plan.size(); ++i) {
+        const PlanItem& p = r.plan[i];
+        ok = ok && p.gain.estimated && p.gain.nsPerStep > 0;
+        sum += p.gain.nsPerStep;
+        for (std::uint64_t k : p.claimed)
+            if (!claimed.insert(k).second) {
+                qWarning("%s: claim %llu twice", where.c_str(), static_cast<unsigned long long>(k));
+                ok = false;
+            }
+        bool linked = false;
+        for (const Finding& f : r.findings)
+            linked = linked || (f.id == p.findingId && f.planItem == static_cast<int>(i));
+        ok = ok && linked;
+    }
+    if (r.T > 0) {
+        ok = ok && sum <= r.T * (1 + 1e-9);
+        ok = ok && std::abs(r.planStepNs - (r.T - sum)) <= 1e-6 * r.T;
+    }
+    if (!ok)
+        qWarning("%s: plan of %zu actions, Σ %f, T %f", where.c_str(), r.plan.size(), sum, r.T);
+    return ok;
+}
+
 } // namespace
 
 class TestAdvisorReport : public QObject {
@@ -136,14 +167,17 @@ private slots:
         const AdvisorReport r = adviseSynth(tmp.filePath(QStringLiteral("base")), "llama2-baseline");
         QVERIFY(!r.findings.empty());
         QVERIFY(checkMerged(r, "llama2-baseline") >= 0);
+        QVERIFY(checkPlan(r, "llama2-baseline"));
+        QVERIFY(r.plan.size() >= 3);
     }
 
-    void realSamplesHaveNoDuplicates()
+    void realSamplesHaveNoDuplicatesAndAnAdditivePlan()
     {
         for (const std::string& path : realSamples()) {
             const AdvisorReport r = adviseOn(path);
             QVERIFY2(!r.findings.empty(), path.c_str());
             QVERIFY2(checkMerged(r, path) >= 0, path.c_str());
+            QVERIFY2(checkPlan(r, path), path.c_str());
         }
     }
 
@@ -201,6 +235,41 @@ private slots:
                  Status::Passed);
     }
 
+    // Ten memory-bound MatMuls with a 30 % L2 hit rate (T = 100 ms): MEM-L2 gains
+    // 10 ms × 0.86 × (0.7 − 0.3)/(1 − 0.3) = 4.91 ms, CMP-CUBE-MEMBOUND 10 ms × 0.86 × 0.3 = 2.58 ms
+    // on the same tasks. The plan takes MEM-L2 first with all ten tasks; nothing is left for
+    // CMP-CUBE-MEMBOUND, which gets no action.
+    void planClaimsEachTaskOnce()
+    {
+        Builder b;
+        b.step(90, 0, 10);
+        for (int i = 0; i < 10; ++i) {
+            const auto row = b.kernel("MatMulV2_" + std::to_string(i), "MatMulV2", "AI_CORE", 1000.0 * i, 1000, 2,
+                                      "4096,4096;4096,4096", "FLOAT16;FLOAT16");
+            b.set(row, "aic_mac_ratio", 0.35);
+            b.set(row, "aic_mte2_ratio", 0.86);
+            b.set(row, "aic_l2_cache_hit", 30);
+            b.set(row, "aic_l2_cache_miss_allocate", 70);
+        }
+        const AdvisorReport r = runAdvisor(fixture::session({b.p}), fixture::defaults());
+        QVERIFY(checkPlan(r, "fixture"));
+        QCOMPARE(r.plan.size(), std::size_t(1));
+        QCOMPARE(r.plan.front().findingId, std::string("MEM-L2/hit-rate"));
+        QCOMPARE(r.plan.front().tasks, std::size_t(10));
+        QVERIFY(std::abs(r.plan.front().gain.nsPerStep - 10e6 * 0.86 * 0.4 / 0.7) < 1e3);
+        QVERIFY(std::abs(r.planStepNs - (100e6 - 10e6 * 0.86 * 0.4 / 0.7)) < 1e3);
+        const Finding* cube = fixture::find(r, "CMP-CUBE-MEMBOUND");
+        QVERIFY(cube && cube->status == Status::Fired);
+        QCOMPARE(cube->planItem, -1);
+        QCOMPARE(fixture::find(r, "MEM-L2/hit-rate")->planItem, 0);
+        const std::string text = writeText(r);
+        QVERIFY(text.find("Action plan\n  1. ") < text.find("Summary\n"));
+        QVERIFY2(text.find("estimated step after the plan = T − Σ gains = 100.0 ms − 4.91 ms = 95.09 ms") != std::string::npos,
+                 text.substr(0, 600).c_str());
+        QVERIFY(writeJson(r).find("\"plan_item\": 0") != std::string::npos);
+        QVERIFY(writeMarkdown(r).find("## Action plan") != std::string::npos);
+        QVERIFY(writeHtml(r).find("<ol class=\"plan\">") != std::string::npos);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestAdvisorReport)
