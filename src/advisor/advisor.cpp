@@ -241,6 +241,8 @@ void mergeFired(std::vector<Finding>& out, Finding f)
                 g.scope.ranks.push_back(r);
         std::sort(g.scope.ranks.begin(), g.scope.ranks.end());
         auto ev = std::move(f.evidence);
+        auto claims = std::move(g.claims);
+        claims.insert(claims.end(), f.claims.begin(), f.claims.end());
         if (f.costNs > g.costNs) {
             // The worst rank speaks for the merged finding.
             auto ranks = g.scope.ranks;
@@ -250,6 +252,7 @@ void mergeFired(std::vector<Finding>& out, Finding f)
             g.evidence = std::move(evidence);
         }
         g.evidence.insert(g.evidence.end(), ev.begin(), ev.end());
+        g.claims = std::move(claims);
         sortEvidence(g.evidence);
         return;
     }
@@ -615,16 +618,9 @@ void completeFired(Finding& fd, const RuleDef& def, const RuleOut& out, const Pr
             fd.gain.reason = "the formula gives no saving on this data";
         }
     }
-    const double hi = th.severityHigh(), med = th.severityMedium();
-    const std::string cfg = th.severity(def.id);
-    if (cfg != "auto")
-        fd.severity = severityFromName(cfg);
-    else if (fd.ruleSeverity)
-        fd.severity = *fd.ruleSeverity;
-    else
-        fd.severity = fd.costShare >= hi    ? FindingSeverity::High
-                      : fd.costShare >= med ? FindingSeverity::Medium
-                                            : FindingSeverity::Low;
+    resolveSeverity(fd, th);
+    if (fd.minor)
+        fd.severity = FindingSeverity::Low;
     sortEvidence(fd.evidence);
 }
 
@@ -678,11 +674,16 @@ void collectRule(const RuleDef& def, std::vector<Job>::iterator begin, std::vect
         runs.push_back(std::move(r));
     }
     std::vector<Finding> groups;
+    const std::size_t firstOfRule = fired.size();
     for (auto& run : runs) {
         if (run.out.status == Status::Fired && !run.out.fired.empty()) {
             const double T = run.f ? run.f->T : reportT;
+            // Claims become report-wide keys: the rank's index in the facts above the task index.
+            const std::uint64_t rankKey = run.f ? static_cast<std::uint64_t>(run.f - facts.data() + 1) << kClaimRankShift : 0;
             for (auto& fd : run.out.fired) {
                 completeFired(fd, def, run.out, run.f, T, th);
+                for (auto& k : fd.claims)
+                    k |= rankKey;
                 mergeFired(fired, std::move(fd));
             }
             continue;
@@ -691,15 +692,32 @@ void collectRule(const RuleDef& def, std::vector<Job>::iterator begin, std::vect
     }
     for (auto& g : groups)
         others.push_back(std::move(g));
+    mergeVariants(fired, firstOfRule, th);
 }
 
 } // namespace
+
+void resolveSeverity(Finding& fd, const Thresholds& th)
+{
+    const double hi = th.severityHigh(), med = th.severityMedium();
+    const std::string cfg = th.severity(fd.rule);
+    if (cfg != "auto")
+        fd.severity = severityFromName(cfg);
+    else if (fd.ruleSeverity)
+        fd.severity = *fd.ruleSeverity;
+    else
+        fd.severity = fd.costShare >= hi    ? FindingSeverity::High
+                      : fd.costShare >= med ? FindingSeverity::Medium
+                                            : FindingSeverity::Low;
+}
 
 // Fired findings by category, severity, gain (largest first), cost; the others by status.
 void orderFindings(std::vector<Finding>& fired, std::vector<Finding>& others)
 {
     auto catOrder = [](Category c) { return static_cast<int>(c); };
     std::stable_sort(fired.begin(), fired.end(), [&](const Finding& a, const Finding& b) {
+        if (a.minor != b.minor)
+            return b.minor; // the minor group after all the others
         if (catOrder(a.category) != catOrder(b.category))
             return catOrder(a.category) < catOrder(b.category);
         if (a.severity != b.severity)
@@ -728,7 +746,9 @@ void countFindings(const std::vector<Finding>& fired, const std::vector<Finding>
 {
     for (const auto& f : fired) {
         ++sm.fired;
-        if (f.severity == FindingSeverity::High)
+        if (f.minor)
+            ++sm.minor;
+        else if (f.severity == FindingSeverity::High)
             ++sm.high;
         else if (f.severity == FindingSeverity::Medium)
             ++sm.medium;
@@ -747,7 +767,7 @@ void countFindings(const std::vector<Finding>& fired, const std::vector<Finding>
     }
     std::vector<const Finding*> byGain;
     for (const auto& f : fired)
-        if (f.gain.estimated)
+        if (f.gain.estimated && !f.minor)
             byGain.push_back(&f);
     std::stable_sort(byGain.begin(), byGain.end(),
                      [](const Finding* a, const Finding* b) { return a->gain.nsPerStep > b->gain.nsPerStep; });
@@ -765,6 +785,7 @@ AdvisorReport runAdvisor(const Session& session, const Thresholds& th, const std
     rep.thresholdsDigest = th.effective().dump();
     rep.evidenceRowsPdf = th.evidenceRowsPdf();
     rep.evidenceRowsMd = th.evidenceRowsMd();
+    rep.minShare = th.minShare();
     for (const auto& p : session.ranks) // the SelectionController's full range begins here too
         if (p && p->end > p->begin)
             rep.traceStart = rep.traceStart ? std::min(*rep.traceStart, p->begin) : p->begin;
@@ -817,6 +838,8 @@ AdvisorReport runAdvisor(const Session& session, const Thresholds& th, const std
     rep.findings = std::move(fired);
     rep.findings.insert(rep.findings.end(), std::make_move_iterator(others.begin()),
                         std::make_move_iterator(others.end()));
+    if (!rep.cancelled)
+        buildPlan(rep, facts);
     return rep;
 }
 

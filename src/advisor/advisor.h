@@ -48,9 +48,21 @@ struct Summary {
     int steps = 0;
     double stepMin = 0, stepMedian = 0, stepMax = 0;
     std::vector<RankSplit> ranks;
-    int high = 0, medium = 0, low = 0;
+    int high = 0, medium = 0, low = 0; // fired findings outside the minor group
+    int minor = 0;                     // fired below min_share (counted in `fired` too)
     int fired = 0, passed = 0, notChecked = 0, disabled = 0, errors = 0;
     std::vector<std::string> topGains; // ids of the (up to) 3 fired findings with the largest gain
+};
+
+// One action of the plan (ADVISOR.md §3b): a finding to act on, with the gain it has on the
+// device time the earlier actions leave.
+struct PlanItem {
+    std::string findingId;
+    std::string title;   // the finding's title
+    std::string action;  // what to do first: the finding's first suggestion
+    Gain gain;           // on what the earlier actions leave; the plan's gains add up
+    std::size_t tasks = 0;               // device tasks this action claims (none claimed before)
+    std::vector<std::uint64_t> claimed;  // their keys (rank facts index << 40 | task index), or its pool
 };
 
 struct AdvisorReport {
@@ -58,6 +70,9 @@ struct AdvisorReport {
     ReportIdentity identity;
     double T = 0;
     Summary summary;
+    // The 3–7 actions to do first, in order; T − Σ gains is the estimated step after them.
+    std::vector<PlanItem> plan;
+    double planStepNs = 0; // T − Σ plan gains (an estimate)
     std::vector<Finding> findings; // fired first (by category, severity, gain), then not checked, passed, disabled, error
     std::vector<std::string> warnings;
     std::vector<std::string> inputs;               // appendix: files read (path, kind, records)
@@ -66,6 +81,7 @@ struct AdvisorReport {
     std::string thresholdsSource;
     std::string thresholdsDigest; // the effective thresholds (compact JSON) the report was computed with
     int evidenceRowsPdf = 10, evidenceRowsMd = 5;
+    double minShare = 0.01; // below it a fired finding is minor
     bool cancelled = false;
     // The trace start (earliest begin of any rank with a time span), as the GUI measures from:
     // the text, Markdown, HTML and PDF reports write evidence times relative to it ("at
@@ -91,6 +107,9 @@ std::vector<RuleInfo> ruleCatalog();
 // The fired findings with an estimated gain, largest gain first (ties in report order), at most
 // `n`: the "top gains" chart of the HTML and PDF reports.
 std::vector<const Finding*> topGains(const AdvisorReport& r, std::size_t n);
+
+// "estimated step after the plan = T − Σ gains = 25.10 ms − 6.20 ms = 18.90 ms (an estimate: …)"
+std::string planFormula(const AdvisorReport& r);
 
 std::string writeText(const AdvisorReport& r);
 std::string writeMarkdown(const AdvisorReport& r);

@@ -97,6 +97,19 @@ struct Finding {
     // Set by a rule that decides its own severity (SCH-ENV rows); the data file still wins
     // when it names a fixed severity.
     std::optional<FindingSeverity> ruleSeverity;
+    // Findings of one rule with the same family (an op type, or an op-type sequence) are its
+    // shape variants: the engine merges them into one finding titled "<familyTitle>: n shape
+    // variants, …" with one evidence row per variant. Empty: the finding stands alone.
+    std::string family;
+    std::string familyTitle;
+    // The rule's condition holds but the cost is below min_share of the step: the finding is
+    // demoted, not dropped (low severity, in the reports' collapsed "minor" group).
+    bool minor = false;
+    // The device tasks the gain comes from, for the action plan (not exported): a rule puts
+    // task indices of its rank's facts here, the engine makes them report-wide keys. Empty:
+    // the finding claims its category's time of its rank as a whole.
+    std::vector<std::uint64_t> claims;
+    int planItem = -1; // index of the plan action that stands for this finding, or -1
 };
 
 } // namespace npuscope::advisor

@@ -81,8 +81,23 @@ std::string countsText(const Summary& s)
 {
     return std::to_string(s.high) + " high, " + std::to_string(s.medium) + " medium, " + std::to_string(s.low) + " low · "
            + std::to_string(s.notChecked) + " not checked · " + std::to_string(s.passed) + " passed"
+           + (s.minor ? " · " + std::to_string(s.minor) + " minor" : std::string())
            + (s.disabled ? " · " + std::to_string(s.disabled) + " disabled" : std::string())
            + (s.errors ? " · " + std::to_string(s.errors) + " errors" : std::string());
+}
+
+std::vector<std::string> planLines(const AdvisorReport& r)
+{
+    std::vector<std::string> out;
+    for (const auto& p : r.plan)
+        out.push_back(p.action + " (" + p.findingId + ": " + p.title + "): " + fmtMs(p.gain.nsPerStep) + "/step ("
+                      + fmtPct(p.gain.shareOfT) + " of step)");
+    return out;
+}
+
+std::string planLink(const Finding& f)
+{
+    return f.planItem >= 0 ? " · plan action " + std::to_string(f.planItem + 1) : std::string();
 }
 
 std::string rankLabel(int rank) { return rank >= 0 ? "rank " + std::to_string(rank) : std::string("profile"); }
@@ -103,7 +118,16 @@ std::vector<const Finding*> firedIn(const AdvisorReport& r, Category c)
 {
     std::vector<const Finding*> out;
     for (const auto& f : r.findings)
-        if (f.status == Status::Fired && f.category == c)
+        if (f.status == Status::Fired && !f.minor && f.category == c)
+            out.push_back(&f);
+    return out;
+}
+
+std::vector<const Finding*> minorFindings(const AdvisorReport& r)
+{
+    std::vector<const Finding*> out;
+    for (const auto& f : r.findings)
+        if (f.status == Status::Fired && f.minor)
             out.push_back(&f);
     return out;
 }

@@ -14,12 +14,18 @@ std::string stepsText(const Summary& s);              // "T = 15.3 ms (step_trac
 std::string countsText(const Summary& s);             // "3 high, 1 medium, 0 low · 5 not checked · 14 passed"
 // Why nothing fired: "every checked rule passed", or that no rule could be checked at all.
 std::string noFindingsReason(const Summary& s);
+// The plan's actions as lines: "Fuse it with its producer … (CMP-CUBE-MEMBOUND/MatMulV2): 3.20 ms/step (12.7 %)".
+std::vector<std::string> planLines(const AdvisorReport& r);
+// " · plan action 2" for a finding that has an action in the plan, else empty.
+std::string planLink(const Finding& f);
 std::string rankLabel(int rank);                      // "rank 0" or "profile"
 const char* categoryTitle(Category c);                // "Computation"
 // "Incomplete input: 2 files were read in part or not at all; ..." (empty when input is complete)
 std::string incompleteInputHeadline(const AdvisorReport& r);
-// The fired findings of one category, in report order.
+// The fired findings of one category outside the minor group, in report order.
 std::vector<const Finding*> firedIn(const AdvisorReport& r, Category c);
+// The minor group: findings whose condition holds below min_share of the step, in report order.
+std::vector<const Finding*> minorFindings(const AdvisorReport& r);
 const Finding* findingById(const AdvisorReport& r, const std::string& id);
 inline constexpr Category kCategories[] = {Category::Computation, Category::Communication, Category::Scheduling,
                                            Category::Memory, Category::Cluster};

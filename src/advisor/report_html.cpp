@@ -47,6 +47,32 @@ std::string evidenceTable(const Finding& f, std::size_t maxRows, bool links, std
     return s;
 }
 
+// One fired finding: severity badge and title, cost, description, suggestions, gain, evidence.
+std::string findingHtml(const Finding& fd, const AdvisorReport& r, const HtmlOptions& o, std::size_t rows)
+{
+    const Finding* f = &fd;
+    std::string s;
+    s += "<div class=\"finding\"><h3>" + sevBadge(f->severity) + " " + esc(f->title) + "</h3>";
+    s += "<p class=\"meta\"><code>" + esc(f->id) + "</code> · severity " + severityName(f->severity) + " · cost "
+         + fmtMs(static_cast<double>(f->costNs)) + "/step (" + fmtPct(f->costShare) + " of step) · "
+         + esc(f->scope.text() + planLink(*f)) + "</p>";
+    s += "<p>" + esc(f->description) + "</p><ol>";
+    for (const auto& sg : f->suggestions)
+        s += "<li>" + esc(sg) + "</li>";
+    s += "</ol><p><b>Gain:</b> " + esc(f->gain.text()) + "</p>";
+    if (!f->evidence.empty()) {
+        if (o.forPdf)
+            s += evidenceTable(*f, rows, false, r.traceStart, "Evidence (" + std::to_string(f->evidence.size()) + " rows)");
+        else
+            s += "<details><summary>Evidence (" + std::to_string(f->evidence.size()) + " rows)</summary>"
+                 + evidenceTable(*f, rows, true, r.traceStart) + "</details>";
+    }
+    for (const auto& in : f->inputs)
+        s += "<p class=\"in\">Input: " + esc(in) + "</p>";
+    s += "</div>";
+    return s;
+}
+
 } // namespace
 
 std::string writeHtmlBody(const AdvisorReport& r, const HtmlOptions& o)
@@ -66,6 +92,16 @@ std::string writeHtmlBody(const AdvisorReport& r, const HtmlOptions& o)
         for (const auto& p : r.inputProblems)
             s += "<li>" + esc(describe(p)) + "</li>";
         s += "</ul></td></tr></table>";
+    }
+    s += "<h2>Action plan</h2>";
+    const auto plan = planLines(r);
+    if (plan.empty())
+        s += "<p>No action with an estimated gain.</p>";
+    else {
+        s += "<ol class=\"plan\">";
+        for (const auto& line : plan)
+            s += "<li>" + esc(line) + "</li>";
+        s += "</ol><p>" + esc(planFormula(r)) + "</p>";
     }
     s += "<h2>Summary</h2><p>" + esc(stepsText(sm)) + "</p>";
     s += "<table class=\"sum\" border=\"1\" cellspacing=\"0\" cellpadding=\"3\"><tr><th>Rank</th><th>Step</th>"
@@ -99,27 +135,17 @@ std::string writeHtmlBody(const AdvisorReport& r, const HtmlOptions& o)
         if (fs.empty())
             continue;
         s += "<h2>" + esc(categoryTitle(c)) + "</h2>";
-        for (const Finding* f : fs) {
-            s += "<div class=\"finding\"><h3>" + sevBadge(f->severity) + " " + esc(f->title) + "</h3>";
-            s += "<p class=\"meta\"><code>" + esc(f->id) + "</code> · severity " + severityName(f->severity) + " · cost "
-                 + fmtMs(static_cast<double>(f->costNs)) + "/step (" + fmtPct(f->costShare) + " of step) · "
-                 + esc(f->scope.text()) + "</p>";
-            s += "<p>" + esc(f->description) + "</p><ol>";
-            for (const auto& sg : f->suggestions)
-                s += "<li>" + esc(sg) + "</li>";
-            s += "</ol><p><b>Gain:</b> " + esc(f->gain.text()) + "</p>";
-            if (!f->evidence.empty()) {
-                if (o.forPdf)
-                    s += evidenceTable(*f, rows, false, r.traceStart,
-                                       "Evidence (" + std::to_string(f->evidence.size()) + " rows)");
-                else
-                    s += "<details><summary>Evidence (" + std::to_string(f->evidence.size()) + " rows)</summary>"
-                         + evidenceTable(*f, rows, true, r.traceStart) + "</details>";
-            }
-            for (const auto& in : f->inputs)
-                s += "<p class=\"in\">Input: " + esc(in) + "</p>";
-            s += "</div>";
-        }
+        for (const Finding* f : fs)
+            s += findingHtml(*f, r, o, rows);
+    }
+    const auto minor = minorFindings(r);
+    if (!minor.empty()) {
+        const std::string head = "Minor (" + std::to_string(minor.size()) + ", below min_share " + fmtPct(r.minShare) + " of the step)";
+        s += o.forPdf ? "<h2>" + esc(head) + "</h2>" : "<details class=\"minor\"><summary><b>" + esc(head) + "</b></summary>";
+        for (const Finding* f : minor)
+            s += findingHtml(*f, r, o, rows);
+        if (!o.forPdf)
+            s += "</details>";
     }
     const auto nc = r.withStatus(Status::NotChecked);
     if (!nc.empty()) {

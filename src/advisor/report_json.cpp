@@ -43,6 +43,34 @@ oj locatorJson(const Locator& l)
     return j;
 }
 
+oj gainJson(const Gain& gain)
+{
+    oj g;
+    g["estimated"] = gain.estimated;
+    if (gain.estimated) {
+        g["ns_per_step"] = gain.nsPerStep;
+        g["us_per_step"] = gain.nsPerStep / 1e3;
+        g["share_of_step"] = gain.shareOfT;
+        g["formula"] = gain.formula;
+    } else {
+        g["reason"] = gain.reason;
+    }
+    g["text"] = gain.text();
+    return g;
+}
+
+// The action plan: its actions in order, and the estimated step after them.
+oj planJson(const AdvisorReport& r)
+{
+    oj items = oj::array();
+    for (std::size_t i = 0; i < r.plan.size(); ++i) {
+        const PlanItem& p = r.plan[i];
+        items.push_back(oj{{"index", i}, {"finding", p.findingId}, {"title", p.title}, {"action", p.action},
+                           {"tasks_claimed", p.tasks}, {"gain", gainJson(p.gain)}});
+    }
+    return items;
+}
+
 oj findingJson(const Finding& f)
 {
     oj j;
@@ -52,23 +80,16 @@ oj findingJson(const Finding& f)
     j["status"] = statusName(f.status);
     if (f.status == Status::Fired) {
         j["severity"] = severityName(f.severity);
+        if (f.minor)
+            j["minor"] = true;
         j["cost_ns_per_step"] = f.costNs;
         j["cost_share"] = f.costShare;
         j["title"] = f.title;
         j["description"] = f.description;
         j["suggestions"] = f.suggestions;
-        oj g;
-        g["estimated"] = f.gain.estimated;
-        if (f.gain.estimated) {
-            g["ns_per_step"] = f.gain.nsPerStep;
-            g["us_per_step"] = f.gain.nsPerStep / 1e3;
-            g["share_of_step"] = f.gain.shareOfT;
-            g["formula"] = f.gain.formula;
-        } else {
-            g["reason"] = f.gain.reason;
-        }
-        g["text"] = f.gain.text();
-        j["gain"] = g;
+        j["gain"] = gainJson(f.gain);
+        if (f.planItem >= 0)
+            j["plan_item"] = f.planItem;
         oj ev = oj::array();
         for (const auto& e : f.evidence) {
             oj x;
@@ -166,8 +187,13 @@ std::string writeJson(const AdvisorReport& r)
     s["counts"] = oj{{"high", sm.high},     {"medium", sm.medium},         {"low", sm.low},
                      {"fired", sm.fired},   {"passed", sm.passed},         {"not_checked", sm.notChecked},
                      {"disabled", sm.disabled}, {"error", sm.errors}};
+    if (sm.minor)
+        s["counts"]["minor"] = sm.minor;
     s["top_gains"] = sm.topGains;
     j["summary"] = s;
+    j["plan"] = planJson(r);
+    j["plan_step_ns"] = r.planStepNs;
+    j["plan_formula"] = planFormula(r);
     // Every rule once, with the statuses it reached (per scope).
     oj rules = oj::object();
     for (const auto& info : ruleCatalog()) {

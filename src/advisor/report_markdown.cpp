@@ -12,6 +12,34 @@ namespace {
 
 std::string cell(const std::string& s) { return text::markdownCell(s); }
 
+// One fired finding under a heading of level `h`: cost, description, suggestions, gain, the
+// first `rows` evidence rows.
+std::string findingMarkdown(const Finding& fd, const AdvisorReport& r, std::size_t rows, const char* h)
+{
+    const Finding* f = &fd;
+    std::string s;
+    s += std::string(h) + " [" + std::string(severityName(f->severity)) + "] " + cell(f->title) + "\n\n";
+    s += "`" + f->id + "` · cost " + fmtMs(static_cast<double>(f->costNs)) + "/step (" + fmtPct(f->costShare)
+         + " of step) · " + f->scope.text() + planLink(*f) + "\n\n";
+    s += f->description + "\n\n";
+    for (std::size_t i = 0; i < f->suggestions.size(); ++i)
+        s += std::to_string(i + 1) + ". " + f->suggestions[i] + "\n";
+    s += "\n**Gain:** " + f->gain.text() + "\n\n";
+    if (!f->evidence.empty()) {
+        s += "| Where | Metrics | Threshold |\n|-|-|-|\n";
+        for (std::size_t i = 0; i < f->evidence.size() && i < rows; ++i) {
+            const auto& e = f->evidence[i];
+            s += "| " + cell(e.at.text(r.traceStart)) + " | " + cell(metricsText(e)) + " | " + cell(e.threshold) + " |\n";
+        }
+        if (f->evidence.size() > rows)
+            s += "\n+" + std::to_string(f->evidence.size() - rows) + " more\n";
+        s += "\n";
+    }
+    if (!f->inputs.empty())
+        s += "Inputs: " + cell(f->inputs.front()) + "\n\n";
+    return s;
+}
+
 } // namespace
 
 std::string writeMarkdown(const AdvisorReport& r)
@@ -29,6 +57,11 @@ std::string writeMarkdown(const AdvisorReport& r)
             s += "> - " + cell(describe(p)) + "\n";
         s += "\n";
     }
+    s += "## Action plan\n\n";
+    const auto plan = planLines(r);
+    for (std::size_t i = 0; i < plan.size(); ++i)
+        s += std::to_string(i + 1) + ". " + cell(plan[i]) + "\n";
+    s += plan.empty() ? "No action with an estimated gain.\n\n" : "\n" + cell(planFormula(r)) + "\n\n";
     s += "## Summary\n\n" + stepsText(sm) + "\n\n";
     s += "| Rank | Step | Computing | Comm (not overlapped) | Free |\n|-|-|-|-|-|\n";
     for (const auto& rs : sm.ranks) {
@@ -54,27 +87,14 @@ std::string writeMarkdown(const AdvisorReport& r)
         if (fs.empty())
             continue;
         s += "## " + std::string(categoryTitle(c)) + "\n\n";
-        for (const Finding* f : fs) {
-            s += "### [" + std::string(severityName(f->severity)) + "] " + cell(f->title) + "\n\n";
-            s += "`" + f->id + "` · cost " + fmtMs(static_cast<double>(f->costNs)) + "/step (" + fmtPct(f->costShare)
-                 + " of step) · " + f->scope.text() + "\n\n";
-            s += f->description + "\n\n";
-            for (std::size_t i = 0; i < f->suggestions.size(); ++i)
-                s += std::to_string(i + 1) + ". " + f->suggestions[i] + "\n";
-            s += "\n**Gain:** " + f->gain.text() + "\n\n";
-            if (!f->evidence.empty()) {
-                s += "| Where | Metrics | Threshold |\n|-|-|-|\n";
-                for (std::size_t i = 0; i < f->evidence.size() && i < rows; ++i) {
-                    const auto& e = f->evidence[i];
-                    s += "| " + cell(e.at.text(r.traceStart)) + " | " + cell(metricsText(e)) + " | " + cell(e.threshold) + " |\n";
-                }
-                if (f->evidence.size() > rows)
-                    s += "\n+" + std::to_string(f->evidence.size() - rows) + " more\n";
-                s += "\n";
-            }
-            if (!f->inputs.empty())
-                s += "Inputs: " + cell(f->inputs.front()) + "\n\n";
-        }
+        for (const Finding* f : fs)
+            s += findingMarkdown(*f, r, rows, "###");
+    }
+    const auto minor = minorFindings(r);
+    if (!minor.empty()) {
+        s += "## Minor (below min_share " + fmtPct(r.minShare) + " of the step)\n\n";
+        for (const Finding* f : minor)
+            s += findingMarkdown(*f, r, rows, "###");
     }
     const auto nc = r.withStatus(Status::NotChecked);
     if (!nc.empty()) {

@@ -8,6 +8,40 @@
 
 namespace npuscope::advisor {
 
+namespace {
+
+// One fired finding: severity and title, cost, description, suggestions, gain, evidence rows.
+std::string findingText(const Finding& fd, const AdvisorReport& r, std::size_t rows)
+{
+    const Finding* f = &fd;
+    std::string s;
+    std::string sev = severityName(f->severity);
+    for (auto& ch : sev)
+        ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    s += "\n[" + sev + "] " + f->title + "\n";
+    s += "  id " + f->id + " · cost " + fmtMs(static_cast<double>(f->costNs)) + "/step (" + fmtPct(f->costShare)
+         + " of step) · " + f->scope.text() + planLink(*f) + "\n";
+    s += "  " + f->description + "\n";
+    for (std::size_t i = 0; i < f->suggestions.size(); ++i)
+        s += "  " + std::to_string(i + 1) + ". " + f->suggestions[i] + "\n";
+    s += "  gain: " + f->gain.text() + "\n";
+    if (!f->evidence.empty()) {
+        s += "  evidence (" + std::to_string(f->evidence.size()) + " rows):\n";
+        for (std::size_t i = 0; i < f->evidence.size() && i < rows; ++i) {
+            const auto& e = f->evidence[i];
+            const std::string m = metricsText(e);
+            s += "    - " + e.at.text(r.traceStart) + (m.empty() ? "" : " | " + m) + (e.threshold.empty() ? "" : " | " + e.threshold) + "\n";
+        }
+        if (f->evidence.size() > rows)
+            s += "    +" + std::to_string(f->evidence.size() - rows) + " more\n";
+    }
+    for (const auto& in : f->inputs)
+        s += "  input: " + in + "\n";
+    return s;
+}
+
+} // namespace
+
 std::string writeText(const AdvisorReport& r)
 {
     std::string s;
@@ -23,6 +57,11 @@ std::string writeText(const AdvisorReport& r)
             s += "!!   " + describe(p) + "\n";
         s += "\n";
     }
+    s += "Action plan\n";
+    const auto plan = planLines(r);
+    for (std::size_t i = 0; i < plan.size(); ++i)
+        s += "  " + std::to_string(i + 1) + ". " + plan[i] + "\n";
+    s += plan.empty() ? "  no action with an estimated gain\n\n" : "  " + planFormula(r) + "\n\n";
     s += "Summary\n";
     s += "  " + stepsText(sm) + "\n";
     for (const auto& rs : sm.ranks)
@@ -40,30 +79,14 @@ std::string writeText(const AdvisorReport& r)
         if (fs.empty())
             continue;
         s += "\n== " + std::string(categoryTitle(c)) + " ==\n";
-        for (const Finding* f : fs) {
-            std::string sev = severityName(f->severity);
-            for (auto& ch : sev)
-                ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-            s += "\n[" + sev + "] " + f->title + "\n";
-            s += "  id " + f->id + " · cost " + fmtMs(static_cast<double>(f->costNs)) + "/step (" + fmtPct(f->costShare)
-                 + " of step) · " + f->scope.text() + "\n";
-            s += "  " + f->description + "\n";
-            for (std::size_t i = 0; i < f->suggestions.size(); ++i)
-                s += "  " + std::to_string(i + 1) + ". " + f->suggestions[i] + "\n";
-            s += "  gain: " + f->gain.text() + "\n";
-            if (!f->evidence.empty()) {
-                s += "  evidence (" + std::to_string(f->evidence.size()) + " rows):\n";
-                for (std::size_t i = 0; i < f->evidence.size() && i < rows; ++i) {
-                    const auto& e = f->evidence[i];
-                    const std::string m = metricsText(e);
-                    s += "    - " + e.at.text(r.traceStart) + (m.empty() ? "" : " | " + m) + (e.threshold.empty() ? "" : " | " + e.threshold) + "\n";
-                }
-                if (f->evidence.size() > rows)
-                    s += "    +" + std::to_string(f->evidence.size() - rows) + " more\n";
-            }
-            for (const auto& in : f->inputs)
-                s += "  input: " + in + "\n";
-        }
+        for (const Finding* f : fs)
+            s += findingText(*f, r, rows);
+    }
+    const auto minor = minorFindings(r);
+    if (!minor.empty()) {
+        s += "\n== Minor (below min_share " + fmtPct(r.minShare) + " of the step) ==\n";
+        for (const Finding* f : minor)
+            s += findingText(*f, r, rows);
     }
     auto section = [&](Status st, const char* title) {
         const auto fs = r.withStatus(st);

@@ -121,6 +121,20 @@ void memoryPeakRule(const RuleCtx& c, RuleOut& out); // MEM-PEAK (rules_memory_p
 void addClusterRules(std::vector<RuleDef>& out);
 void addAffinityRules(std::vector<RuleDef>& out); // CMP-AFFINITY (rules_affinity.cpp)
 
+// A fired finding's severity: fixed by the thresholds file, else by the rule, else by its cost
+// share (ADVISOR.md §1).
+void resolveSeverity(Finding& fd, const Thresholds& th);
+// Merges the fired findings from `first` on that share a rule and a family (the shape variants
+// of one op type or op-type sequence) into one finding each, and then those of one rule that
+// still share a title; the merged finding keeps the place of its costliest variant.
+void mergeVariants(std::vector<Finding>& fired, std::size_t first, const Thresholds& th);
+
+// A claim key: the rank's index in the facts (plus one) from this bit up, the task index below.
+inline constexpr int kClaimRankShift = 40;
+// The action plan (ADVISOR.md §3b) over the report's fired findings: at most 7 actions, each
+// the finding with the largest gain on the device time the earlier actions left unclaimed.
+void buildPlan(AdvisorReport& rep, const std::vector<ProfileFacts>& facts);
+
 // The report's order: fired findings by category, severity, gain (largest first), cost; the
 // others by status (not checked, passed, disabled, error).
 void orderFindings(std::vector<Finding>& fired, std::vector<Finding>& others);

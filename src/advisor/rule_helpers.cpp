@@ -117,6 +117,21 @@ std::vector<std::string> stringList(const nlohmann::json& j)
 
 std::string perStepMs(const ProfileFacts& f, double totalNs) { return fmtMs(f.perStep(totalNs)); }
 
+std::string minorNote(const ProfileFacts& f, double cost, const Thresholds& th)
+{
+    if (!(cost < th.minShare() * f.T))
+        return {};
+    return " It costs " + fmtPct(f.T > 0 ? cost / f.T : 0) + " of the step, below min_share " + fmtPct(th.minShare())
+           + ": a minor finding.";
+}
+
+void claimTasks(Finding& fd, const ProfileFacts& f, const std::vector<const Task*>& tasks)
+{
+    fd.claims.reserve(fd.claims.size() + tasks.size());
+    for (const Task* t : tasks)
+        fd.claims.push_back(static_cast<std::uint64_t>(t - f.tasks.data()));
+}
+
 void setGain(Finding& fd, double nsPerStep, std::string formula)
 {
     fd.gain.estimated = true;

@@ -113,7 +113,12 @@ std::string joinList(const std::vector<std::string>& v, const char* sep = ", ");
 std::vector<std::string> stringList(const nlohmann::json& j);
 // "Σdur 18.20 ms"
 std::string perStepMs(const ProfileFacts& f, double totalNs);
+// " It costs 0.3 % of the step, below min_share 1.0 %: a minor finding." when cost (ns per
+// step) is below min_share·T, else empty.
+std::string minorNote(const ProfileFacts& f, double cost, const Thresholds& th);
 void setGain(Finding& fd, double nsPerStep, std::string formula);
+// Records `tasks` (of f.tasks) as the device time fd's gain comes from (the action plan's claims).
+void claimTasks(Finding& fd, const ProfileFacts& f, const std::vector<const Task*>& tasks);
 void noGain(Finding& fd, std::string reason);
 // The last arrivers of one collective, from every rank's time in it (a late rank waits least,
 // so its time is the shortest): indices of the outliers below the others. Up to 100 values:

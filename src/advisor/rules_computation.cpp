@@ -124,6 +124,8 @@ void cubeMembound(const RuleCtx& c, RuleOut& out)
         const double rr = g.fp32 ? rDtype : rFuse;
         const double cost = f.perStep(g.g.sumDur);
         Finding& fd = out.fire(key);
+        fd.family = g.g.type;
+        fd.familyTitle = g.g.type + " memory-bound";
         fd.costNs = roundNs(cost);
         fd.title = g.g.type + " memory-bound: " + (mteHit ? "mte2 " + fmtRatio(r2) : "bw " + fmtRatio(bwShare) + " of peak")
                    + ", mac " + fmtRatio(m) + ", " + fmtMs(cost) + "/step";
@@ -146,6 +148,7 @@ void cubeMembound(const RuleCtx& c, RuleOut& out)
         setGain(fd, cost * share * rr,
                 "Σdur " + fmtMs(cost) + " × m " + fmtRatio(share) + (mteHit ? " (mte2)" : " (bw share)") + " × r "
                     + fmtRatio(rr) + (g.fp32 ? " (32-bit inputs)" : " (fusion)") + " = " + fmtMs(cost * share * rr));
+        claimTasks(fd, f, g.g.tasks);
         TopEvidence top;
         for (const Task* t : g.g.tasks)
             top.offer(t->dur, [&] {
@@ -236,6 +239,7 @@ void vecMem(const RuleCtx& c, RuleOut& out)
         fd.suggestions.push_back("In graph mode, enable the fusion passes (ATC --fusion_switch_file).");
         setGain(fd, cost * m * r,
                 "Σdur " + fmtMs(cost) + " × mte " + fmtRatio(m) + " × r " + fmtRatio(r) + " = " + fmtMs(cost * m * r));
+        claimTasks(fd, f, g.g.tasks);
         TopEvidence top;
         for (const Task* t : g.g.tasks)
             top.offer(t->dur, [&] {

@@ -78,6 +78,7 @@ void freq(const RuleCtx& c, RuleOut& out)
         fd.suggestions.push_back("Compare with another card or node running the same job.");
         const double gain = f.perStep(g.lost);
         setGain(fd, gain, "Σdur·(1 − f_i/f_max) = " + fmtMs(gain));
+        claimTasks(fd, f, g.g.tasks);
         addLongestTasks(fd, f, g.g.tasks, [](const Task&) { return std::vector<Metric>{}; },
                         "frequency drop ≥ " + fmtPct(drop));
     }
@@ -118,16 +119,25 @@ void dynshape(const RuleCtx& c, RuleOut& out)
                          "aclopCompileAndExecute (" + std::to_string(compiles.size()) + " events)");
     const bool allDyn = withState > 0 && share >= c.param("dynamic_share");
     const bool manyCompiles = f.hasCann && perStep >= c.param("compile_count");
-    if (!allDyn && !manyCompiles)
-        return out.pass("dynamic ops " + fmtPct(share) + " (threshold " + fmtPct(c.param("dynamic_share")) + "), "
-                        + fmtNum(perStep, 1) + " compiles/step (threshold " + fmtNum(c.param("compile_count"), 0) + ")");
-    Finding& fd = out.fire(manyCompiles ? "compile" : "dynamic");
+    const std::string limits = "dynamic ops " + fmtPct(share) + " (threshold " + fmtPct(c.param("dynamic_share")) + "), "
+                               + fmtNum(perStep, 1) + " compiles/step (threshold " + fmtNum(c.param("compile_count"), 0) + ")";
+    // Below both limits, dynamic ops or online compiles still are the condition: a minor finding.
+    if (!allDyn && !manyCompiles && dyn == 0 && compiles.empty())
+        return out.pass(limits);
+    const bool minor = !allDyn && !manyCompiles;
+    Finding& fd = out.fire(manyCompiles ? "compile" : (allDyn ? "dynamic" : "some-dynamic"));
     fd.costNs = roundNs(f.perStep(compileNs));
+    fd.minor = minor;
     fd.title = manyCompiles ? "Operators recompiled every step: " + fmtNum(perStep, 1) + " aclopCompileAndExecute/step, "
                                   + fmtMs(f.perStep(compileNs)) + "/step"
-                            : "Every op runs as a dynamic-shape op (" + std::to_string(dyn) + "/" + std::to_string(withState) + ")";
+               : allDyn     ? "Every op runs as a dynamic-shape op (" + std::to_string(dyn) + "/" + std::to_string(withState) + ")"
+               : dyn > 0    ? "Some ops run as dynamic-shape ops: " + std::to_string(dyn) + "/" + std::to_string(withState)
+                                  + " dynamic, " + fmtNum(perStep, 1) + " compiles/step"
+                            : "Ops compile online below the limit: " + fmtNum(perStep, 1) + " aclopCompileAndExecute/step, "
+                                  + fmtMs(f.perStep(compileNs)) + "/step";
     fd.description = "The run compiles operators online (" + fmtNum(perStep, 1) + " compiles per step) and "
-                     + fmtPct(share) + " of the ops are dynamic-shape; online compilation and dynamic kernels cost host and device time.";
+                     + fmtPct(share) + " of the ops are dynamic-shape; online compilation and dynamic kernels cost host and device time."
+                     + (minor ? " Both are below the rule's limits (" + limits + "): a minor finding." : std::string());
     // The remedy depends on what drives the device: PyTorch, MindSpore or a bare ACL / graph app.
     if (f.torchNpu) {
         fd.suggestions.push_back("torch_npu.npu.set_compile_mode(jit_compile=False) to use the precompiled binary kernels.");
@@ -144,7 +154,16 @@ void dynshape(const RuleCtx& c, RuleOut& out)
     if (compileNs > 0)
         setGain(fd, f.perStep(compileNs), "Σ compile time = " + fmtMs(f.perStep(compileNs)));
     else
-        noGain(fd, "no aclopCompileAndExecute events to time (profiler Level0)");
+        noGain(fd, f.hasCann ? "no aclopCompileAndExecute events: no online compile time to save"
+                             : "no aclopCompileAndExecute events to time (profiler Level0)");
+    if (minor && compiles.empty() && dyn > 0) {
+        Evidence e;
+        e.at.rank = f.rank;
+        e.at.row = f.kernelFile() + " OP State: " + std::to_string(dyn) + " of " + std::to_string(withState) + " ops dynamic";
+        e.metrics.push_back({"dynamic ops", share * 100, "%"});
+        e.threshold = "dynamic share " + fmtPct(share) + (allDyn ? " ≥ " : " < ") + fmtPct(c.param("dynamic_share"));
+        fd.evidence.push_back(std::move(e));
+    }
     for (std::uint32_t i : compiles) {
         Evidence e;
         e.at.rank = f.rank;

@@ -144,6 +144,7 @@ void fuse(const RuleCtx& c, RuleOut& out)
             setGain(fd, gain,
                     "Σ inner gaps " + fmtMs(f.perStep(gapTotal)) + " + (n−1)/n · Σmte " + fmtMs(f.perStep(mteTotal))
                         + " (n = " + std::to_string(alts.size()) + ") = " + fmtMs(gain));
+            claimTasks(fd, f, chainTasks);
             ev.moveInto(fd.evidence);
         }
     }
@@ -434,6 +435,8 @@ void fireWindow(const ProfileFacts& f, const Runs& r, const Positions& pos, cons
     const bool hostBound = busy < limits.hostRatio;
     const bool wallHit = wall > limits.wallShare * f.T, mteHit = mteShare > limits.mteRatio;
     Finding& fd = out.fire(id);
+    fd.family = id.substr(0, id.find(" #")); // "window:A-B-C": its shape variants are "#2", "#3", …
+    fd.familyTitle = "Fusible window " + chain + " (" + std::to_string(w.len) + " ops)";
     fd.costNs = roundNs(wall);
     fd.title = "Fusible window " + chain + " (" + std::to_string(w.len) + " ops): " + std::to_string(st.count) + " times, "
                + fmtMs(wall) + "/step" + (hostBound ? ", host-bound" : (mteHit ? ", mte " + fmtRatio(mteShare) : ""));
@@ -460,6 +463,8 @@ void fireWindow(const ProfileFacts& f, const Runs& r, const Positions& pos, cons
     for (const std::uint32_t p : w.occ) {
         if (!pos.untaken(p, w.len))
             continue;
+        for (std::size_t j = 0; j < w.len; ++j)
+            fd.claims.push_back(static_cast<std::uint64_t>(r.taskAt[p + j] - f.tasks.data()));
         const TimeNs wallNs = pos.wallOf(p, w.len);
         top.offer(wallNs, [&] {
             const auto sum = static_cast<double>(pos.durOf(p, w.len)), gaps = static_cast<double>(pos.gapsOf(p, w.len));
@@ -602,13 +607,15 @@ void aicpu(const RuleCtx& c, RuleOut& out)
                          + listFrom + (cann.empty() ? " (CANN version unknown: newest list)" : " (CANN " + cann + ")"));
     for (auto& [type, g] : groups) {
         const double cost = f.perStep(g.sumDur);
-        if (cost < c.th.minShare() * f.T)
-            continue;
         std::set<std::string> reasons;
-        std::string badType;
+        std::string badType, castFrom, castTo;
         for (const Task* t : g.tasks) {
             if (t->kernel == kNone)
                 continue;
+            if (castFrom.empty()) {
+                castFrom = f.p.str(f.p.kernels.inputDtypes[t->kernel]);
+                castTo = f.p.str(f.p.kernels.outputDtypes[t->kernel]);
+            }
             for (const auto& d : dtypeTokens(f.p.str(f.p.kernels.inputDtypes[t->kernel]))) {
                 if (std::find(doubles.begin(), doubles.end(), d) != doubles.end())
                     reasons.insert("double");
@@ -625,11 +632,16 @@ void aicpu(const RuleCtx& c, RuleOut& out)
             reasons.insert("argmin");
         Finding& fd = out.fire(type);
         fd.costNs = roundNs(cost);
+        fd.minor = cost < c.th.minShare() * f.T;
         fd.title = type + " runs on AI CPU: " + std::to_string(g.tasks.size()) + " tasks ≥ " + fmtNum(minDur / 1e3, 0)
                    + " µs, " + fmtMs(cost) + "/step";
         fd.description = "The AI CPU executes " + type + " (" + std::to_string(g.tasks.size()) + " tasks of at least "
                          + fmtNum(minDur / 1e3, 0) + " µs each, " + fmtMs(cost)
-                         + " per step); AI CPU ops are slow and serialise the stream.";
+                         + " per step); AI CPU ops are slow and serialise the stream." + minorNote(f, cost, c.th);
+        if (lower(type) == "cast" && !castFrom.empty() && !castTo.empty())
+            fd.suggestions.push_back("A Cast on the AI CPU means a dtype pair the AI Core Cast does not take (here "
+                                     + castFrom + " → " + castTo + "): keep the tensor in a dtype the AI Core supports "
+                                     "(e.g. int32/int64, float16/float32) or drop the conversion.");
         if (reasons.count("double"))
             fd.suggestions.push_back("It takes float64 (DOUBLE) inputs, which AI Core does not support: use float32/float16.");
         if (reasons.count("dtype"))
@@ -643,13 +655,13 @@ void aicpu(const RuleCtx& c, RuleOut& out)
                                      "the negated tensor.");
         fd.suggestions.push_back("Otherwise replace the op with an AI Core equivalent or move it off the training step.");
         setGain(fd, cost * r, "Σdur " + fmtMs(cost) + " × r " + fmtRatio(r) + " = " + fmtMs(cost * r));
+        claimTasks(fd, f, g.tasks);
         addLongestTasks(
             fd, f, g.tasks, [](const Task& t) { return std::vector<Metric>{{"duration", static_cast<double>(t.dur) / 1e3, "µs"}}; },
             "dur ≥ " + fmtNum(minDur / 1e3, 0) + " µs");
     }
     if (out.fired.empty())
-        out.pass(std::to_string(n) + " AI CPU tasks; no op type with tasks ≥ " + fmtNum(minDur / 1e3, 0) + " µs costing ≥ "
-                 + fmtPct(c.th.minShare()) + " of step");
+        out.pass(std::to_string(n) + " AI CPU tasks; none ≥ " + fmtNum(minDur / 1e3, 0) + " µs");
 }
 
 // ---- CMP-BLOCKDIM --------------------------------------------------------------------------
@@ -702,27 +714,27 @@ void blockDim(const RuleCtx& c, RuleOut& out)
     out.inputs.push_back(f.kernelFile() + ": Block Dim (" + coverage(have, total, "block dims") + "); info.json ai_core_num/aiv_num");
     for (auto& [type, g] : groups) {
         const double cost = f.perStep(g.g.sumDur);
-        if (cost < c.th.minShare() * f.T)
-            continue;
         Finding& fd = out.fire(type);
         fd.costNs = roundNs(cost);
+        fd.minor = cost < c.th.minShare() * f.T;
         fd.title = type + " block dim " + std::to_string(g.b) + " not a multiple of " + std::to_string(g.cores) + " cores, "
                    + fmtMs(cost) + "/step";
         fd.description = std::to_string(g.g.tasks.size()) + " " + type + " tasks launch a block count that leaves cores idle "
                          "in the last wave (e.g. " + std::to_string(g.b) + " blocks on " + std::to_string(g.cores)
-                         + " cores).";
+                         + " cores)." + minorNote(f, cost, c.th);
         fd.suggestions.push_back("Tune the op with AOE (put the top-10 such ops in the tune file).");
         fd.suggestions.push_back("Choose tiling so the block count is a multiple of the core count.");
         const double gain = f.perStep(g.lost);
         setGain(fd, gain, "Σdur·(1 − b/(⌈b/c⌉·c)) = " + fmtMs(gain));
+        claimTasks(fd, f, g.g.tasks);
         addLongestTasks(
             fd, f, g.g.tasks,
             [&](const Task& t) { return std::vector<Metric>{{"block dim", static_cast<double>(k.blockDim[t.kernel]), ""}}; },
             "b mod " + std::to_string(g.cores) + " ≠ 0");
     }
     if (out.fired.empty())
-        out.pass(std::to_string(have) + " ops with block dims; no op type ≥ " + fmtPct(c.th.minShare())
-                 + " of step with a partial last wave");
+        out.pass(std::to_string(have) + " ops with block dims; none ≥ " + fmtNum(minDur / 1e3, 0)
+                 + " µs with a partial last wave");
 }
 
 // ---- CMP-NOBOUND ---------------------------------------------------------------------------
@@ -786,6 +798,7 @@ void noBound(const RuleCtx& c, RuleOut& out)
         fd.suggestions.push_back("Revisit the tiling (bigger tiles, double buffering) so one pipe becomes the bound.");
         const double gain = f.perStep(g.gain);
         setGain(fd, gain, "Σdur·(1 − max ratio/" + fmtRatio(bound) + ") = " + fmtMs(gain));
+        claimTasks(fd, f, g.g.tasks);
         addLongestTasks(fd, f, g.g.tasks, [](const Task&) { return std::vector<Metric>{}; },
                         "all pipe ratios ≤ " + fmtRatio(bound));
     }

@@ -109,6 +109,7 @@ void l2(const RuleCtx& c, RuleOut& out)
     setGain(fd, gain,
             "Σdur " + fmtMs(f.perStep(sumDur)) + " × m " + fmtRatio(mm) + (haveM ? " (mte2)" : " (mem_frac)") + " × (h_t "
                 + fmtRatio(ht) + " − h " + fmtRatio(h) + ")/(1 − h) = " + fmtMs(gain));
+    claimTasks(fd, f, covered);
     TopEvidence top;
     for (const Task* t : covered)
         if (hitOf[t->kernel] < hitMin)

@@ -3,6 +3,7 @@
 
 #include "advisor/cluster_summary_advice.h"
 
+#include <QCoreApplication>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -43,6 +44,35 @@ QString categoryTitle(advisor::Category c)
 }
 
 constexpr int kFindingRole = Qt::UserRole + 1; // index into report->findings
+
+// The action plan as the tree's first group: one row per action (selecting it shows its
+// finding), and the estimated step after the plan in the group's tooltip.
+void addPlanGroup(QTreeWidget* tree, const advisor::AdvisorReport& r)
+{
+    if (r.plan.empty())
+        return;
+    double sum = 0;
+    for (const auto& p : r.plan)
+        sum += p.gain.nsPerStep;
+    auto* g = new QTreeWidgetItem(tree, {QCoreApplication::translate("AdvisorPanel", "Action plan: estimated step %1 → %2")
+                                             .arg(qs(advisor::fmtMs(r.T)), qs(advisor::fmtMs(r.planStepNs)))});
+    g->setFirstColumnSpanned(false);
+    g->setText(2, qs(advisor::fmtMs(sum)));
+    g->setToolTip(0, qs(advisor::planFormula(r)));
+    for (std::size_t i = 0; i < r.plan.size(); ++i) {
+        const advisor::PlanItem& p = r.plan[i];
+        auto* item = new QTreeWidgetItem(g);
+        const QString label = QStringLiteral("%1. %2").arg(i + 1).arg(qs(p.action));
+        item->setText(0, label);
+        item->setToolTip(0, label + QStringLiteral("\n") + qs(p.findingId + ": " + p.title));
+        item->setText(2, qs(advisor::fmtMs(p.gain.nsPerStep)));
+        item->setToolTip(2, qs(p.gain.text()));
+        for (std::size_t k = 0; k < r.findings.size(); ++k)
+            if (r.findings[k].id == p.findingId)
+                item->setData(0, kFindingRole, int(k));
+    }
+    g->setExpanded(true);
+}
 
 } // namespace
 
@@ -202,15 +232,21 @@ void AdvisorPanel::fillTree()
     if (!m_report)
         return;
     std::map<advisor::Category, QTreeWidgetItem*> groups;
+    QTreeWidgetItem* minor = nullptr; // below min_share: collapsed
     QTreeWidgetItem* notChecked = nullptr;
     QTreeWidgetItem* passed = nullptr;
     QTreeWidgetItem* other = nullptr;
     QTreeWidgetItem* first = nullptr;
+    addPlanGroup(m_tree, *m_report);
     // Findings come sorted: fired (by category, severity, gain), then the other statuses.
     for (int i = 0; i < int(m_report->findings.size()); ++i) {
         const advisor::Finding& f = m_report->findings[i];
         QTreeWidgetItem* parent = nullptr;
-        if (f.status == advisor::Status::Fired) {
+        if (f.status == advisor::Status::Fired && f.minor) {
+            if (!minor)
+                minor = new QTreeWidgetItem({tr("Minor (below min_share)")});
+            parent = minor;
+        } else if (f.status == advisor::Status::Fired) {
             auto& g = groups[f.category];
             if (!g) {
                 g = new QTreeWidgetItem(m_tree, {categoryTitle(f.category)});
@@ -254,7 +290,7 @@ void AdvisorPanel::fillTree()
                 first = item;
         }
     }
-    for (auto* section : {notChecked, passed, other}) {
+    for (auto* section : {minor, notChecked, passed, other}) {
         if (!section)
             continue;
         section->setText(0, section->text(0) + QStringLiteral(" (%1)").arg(section->childCount()));
@@ -300,6 +336,8 @@ void AdvisorPanel::showFinding(const advisor::Finding* f)
     }
     if (f->status == advisor::Status::Fired)
         html += QStringLiteral("<p><b>%1</b> %2</p>").arg(tr("Expected gain:"), qs(f->gain.text()).toHtmlEscaped());
+    if (f->planItem >= 0)
+        html += QStringLiteral("<p><b>%1</b> %2</p>").arg(tr("Action plan:"), tr("action %1").arg(f->planItem + 1));
     const std::string scope = f->scope.text();
     if (!scope.empty())
         html += QStringLiteral("<p><b>%1</b> %2</p>").arg(tr("Scope:"), qs(scope).toHtmlEscaped());
