@@ -128,7 +128,7 @@ private slots:
         QTest::newRow("torch_npu level1") << kRank0;
         QTest::newRow("torch_npu level0") << kSamples + "/msinsight/test/data/pytorch/text/level0/rank0_ascend_pt";
         QTest::newRow("torch_npu db") << kSamples + "/msinsight/test/data/pytorch/db/level1";
-        QTest::newRow("cluster of text ranks") << kSamples + "/msinsight/test/data/pytorch/text/";
+        QTest::newRow("cluster of text ranks") << kSamples + "/msinsight/test/data/pytorch/text/level1";
         QTest::newRow("chrome trace file") << kSamples + "/chrome-trace/catapult/tracing/test_data/flow_simple.json";
         QTest::newRow("trace_view.json file") << kSamples + "/msprof-analyze/test/ut/advisor/timeline_advice/trace_view.json";
     }

@@ -358,6 +358,59 @@ void l2Rows(BlockWriter& o, const std::vector<L2Row>& v)
     }
 }
 
+// Rows with padding or std::optional members are written field by field: their raw bytes hold
+// padding and the storage of empty optionals, which would make the entry depend on what the
+// memory held before (and a damaged flag byte read back raw would be an invalid bool).
+void commLinks(BlockWriter& o, const std::vector<CommLink>& v)
+{
+    putU64(o, v.size());
+    for (const auto& l : v) {
+        pod(o, l.step);
+        pod(o, l.kind);
+        pod(o, l.fullName);
+        pod(o, l.opName);
+        pod(o, l.group);
+        pod(o, l.src);
+        pod(o, l.dst);
+        pod(o, l.transport);
+        pod(o, l.sizeMB);
+        pod(o, l.timeMs);
+        pod(o, l.bandwidthGBps);
+        pod(o, l.count);
+    }
+}
+
+void opMemory(BlockWriter& o, const std::vector<OpAllocation>& v)
+{
+    putU64(o, v.size());
+    for (const auto& a : v) {
+        pod(o, a.name);
+        pod(o, a.bytes);
+        pod(o, a.allocAt);
+        optTime(o, a.releaseAt);
+        optTime(o, a.activeReleaseAt);
+        optTime(o, a.duration);
+        for (double d : {a.allocTotalAllocated, a.allocTotalReserved, a.allocTotalActive, a.releaseTotalAllocated,
+                         a.releaseTotalReserved, a.releaseTotalActive})
+            pod(o, d);
+        pod(o, a.streamPtr);
+        pod(o, a.device);
+    }
+}
+
+void opDetails(BlockWriter& o, const std::vector<OpDetailRow>& v)
+{
+    putU64(o, v.size());
+    for (const auto& d : v) {
+        pod(o, d.name);
+        pod(o, d.inputShapes);
+        pod(o, d.callStack);
+        for (const auto* t : {&d.hostSelf, &d.hostTotal, &d.deviceSelf, &d.deviceTotal, &d.deviceSelfAiCore,
+                              &d.deviceTotalAiCore})
+            optTime(o, *t);
+    }
+}
+
 void profile(BlockWriter& o, const Profile& p)
 {
     putString(o, p.name);
@@ -405,12 +458,12 @@ void profile(BlockWriter& o, const Profile& p)
     }
     kernels(o, p.kernels);
     commOps(o, p.commOps);
-    column(o, p.commLinks);
+    commLinks(o, p.commLinks);
     steps(o, p.steps);
     statRows(o, p.stats);
     l2Rows(o, p.l2);
-    column(o, p.opMemory);
-    column(o, p.opDetails);
+    opMemory(o, p.opMemory);
+    opDetails(o, p.opDetails);
     putU64(o, p.deviceInfo.size());
     for (const auto& d : p.deviceInfo) {
         pod(o, d.device);
@@ -694,6 +747,56 @@ void l2Rows(ByteReader& in, std::vector<L2Row>& v)
     }
 }
 
+void commLinks(ByteReader& in, std::vector<CommLink>& v)
+{
+    v.resize(count(in, 8 * 4 + 3 * 8 + 4));
+    for (auto& l : v) {
+        l.step = rd<NameId>(in);
+        l.kind = rd<NameId>(in);
+        l.fullName = rd<NameId>(in);
+        l.opName = rd<NameId>(in);
+        l.group = rd<NameId>(in);
+        l.src = rd<int>(in);
+        l.dst = rd<int>(in);
+        l.transport = rd<NameId>(in);
+        l.sizeMB = rd<double>(in);
+        l.timeMs = rd<double>(in);
+        l.bandwidthGBps = rd<double>(in);
+        l.count = rd<std::uint32_t>(in);
+    }
+}
+
+void opMemory(ByteReader& in, std::vector<OpAllocation>& v)
+{
+    v.resize(count(in, 4 + 2 * 8 + 3 * 9 + 6 * 8 + 8 + 4));
+    for (auto& a : v) {
+        a.name = rd<NameId>(in);
+        a.bytes = rd<double>(in);
+        a.allocAt = rd<TimeNs>(in);
+        a.releaseAt = optTime(in);
+        a.activeReleaseAt = optTime(in);
+        a.duration = optTime(in);
+        for (double* d : {&a.allocTotalAllocated, &a.allocTotalReserved, &a.allocTotalActive, &a.releaseTotalAllocated,
+                          &a.releaseTotalReserved, &a.releaseTotalActive})
+            *d = rd<double>(in);
+        a.streamPtr = rd<std::int64_t>(in);
+        a.device = rd<int>(in);
+    }
+}
+
+void opDetails(ByteReader& in, std::vector<OpDetailRow>& v)
+{
+    v.resize(count(in, 3 * 4 + 6 * 9));
+    for (auto& d : v) {
+        d.name = rd<NameId>(in);
+        d.inputShapes = rd<NameId>(in);
+        d.callStack = rd<NameId>(in);
+        for (auto* t : {&d.hostSelf, &d.hostTotal, &d.deviceSelf, &d.deviceTotal, &d.deviceSelfAiCore,
+                        &d.deviceTotalAiCore})
+            *t = optTime(in);
+    }
+}
+
 std::shared_ptr<Profile> profile(ByteReader& in)
 {
     auto p = std::make_shared<Profile>();
@@ -744,12 +847,12 @@ std::shared_ptr<Profile> profile(ByteReader& in)
     }
     kernels(in, p->kernels);
     commOps(in, p->commOps);
-    column(in, p->commLinks);
+    commLinks(in, p->commLinks);
     steps(in, p->steps);
     statRows(in, p->stats);
     l2Rows(in, p->l2);
-    column(in, p->opMemory);
-    column(in, p->opDetails);
+    opMemory(in, p->opMemory);
+    opDetails(in, p->opDetails);
     p->deviceInfo.resize(count(in, 36));
     for (auto& d : p->deviceInfo) {
         d.device = rd<int>(in);
@@ -802,7 +905,7 @@ void writeSession(BlockWriter& o, const Session& s)
         profile(o, *p);
     steps(o, s.cluster.stepTrace);
     commOps(o, s.cluster.comm);
-    column(o, s.cluster.links);
+    commLinks(o, s.cluster.links);
     groups(o, s.cluster.groups);
     putU64(o, s.cluster.overview.size());
     for (const StreamOverview& v : s.cluster.overview) {
@@ -831,7 +934,7 @@ std::shared_ptr<Session> readSession(ByteReader& in)
         s->ranks.push_back(profile(in));
     steps(in, s->cluster.stepTrace);
     commOps(in, s->cluster.comm);
-    column(in, s->cluster.links);
+    commLinks(in, s->cluster.links);
     groups(in, s->cluster.groups);
     s->cluster.overview.resize(count(in, 4 + 3 * 8 + 3 * 8 + 8));
     for (StreamOverview& v : s->cluster.overview) {

@@ -28,7 +28,7 @@
 
 namespace npuscope {
 
-inline constexpr std::uint32_t kSessionCacheVersion = 2;
+inline constexpr std::uint32_t kSessionCacheVersion = 3;
 
 struct SessionCacheSettings {
     std::string dir;            // empty: defaultSessionCacheDir()
