@@ -19,6 +19,10 @@ namespace npuscope::advisor {
 namespace {
 
 constexpr std::size_t kMaxActions = 7;
+// Past the first three actions, one that would buy less than this share of the step is left to
+// the findings list: a plan is what to do first, not every finding with a gain.
+constexpr std::size_t kMinActions = 3;
+constexpr double kMinLaterShare = 0.01;
 constexpr std::uint64_t kPoolBit = std::uint64_t{1} << 63;
 
 std::uint64_t poolOf(const Finding& f) { return kPoolBit | static_cast<std::uint64_t>(f.category); }
@@ -87,7 +91,7 @@ void buildPlan(AdvisorReport& rep, const std::vector<ProfileFacts>& facts)
                 bestShare = share;
             }
         }
-        if (best == cands.size())
+        if (best == cands.size() || (rep.plan.size() >= kMinActions && T > 0 && bestGain < kMinLaterShare * T))
             break;
         used[best] = 1;
         Finding& f = *cands[best].f;

@@ -95,9 +95,11 @@ std::vector<std::string> planLines(const AdvisorReport& r)
     return out;
 }
 
-std::string planLink(const Finding& f)
+std::string scopeTail(const Finding& f)
 {
-    return f.planItem >= 0 ? " · plan action " + std::to_string(f.planItem + 1) : std::string();
+    const std::string scope = f.scope.text();
+    return (scope.empty() ? std::string() : " · " + scope)
+           + (f.planItem >= 0 ? " · plan action " + std::to_string(f.planItem + 1) : std::string());
 }
 
 std::string rankLabel(int rank) { return rank >= 0 ? "rank " + std::to_string(rank) : std::string("profile"); }

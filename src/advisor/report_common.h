@@ -16,8 +16,9 @@ std::string countsText(const Summary& s);             // "3 high, 1 medium, 0 lo
 std::string noFindingsReason(const Summary& s);
 // The plan's actions as lines: "Fuse it with its producer … (CMP-CUBE-MEMBOUND/MatMulV2): 3.20 ms/step (12.7 %)".
 std::vector<std::string> planLines(const AdvisorReport& r);
-// " · plan action 2" for a finding that has an action in the plan, else empty.
-std::string planLink(const Finding& f);
+// " · rank 0 · plan action 2": the finding's scope and its action in the plan, each after " · ",
+// the parts it lacks left out (empty when it has neither).
+std::string scopeTail(const Finding& f);
 std::string rankLabel(int rank);                      // "rank 0" or "profile"
 const char* categoryTitle(Category c);                // "Computation"
 // "Incomplete input: 2 files were read in part or not at all; ..." (empty when input is complete)

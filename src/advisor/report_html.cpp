@@ -54,8 +54,8 @@ std::string findingHtml(const Finding& fd, const AdvisorReport& r, const HtmlOpt
     std::string s;
     s += "<div class=\"finding\"><h3>" + sevBadge(f->severity) + " " + esc(f->title) + "</h3>";
     s += "<p class=\"meta\"><code>" + esc(f->id) + "</code> · severity " + severityName(f->severity) + " · cost "
-         + fmtMs(static_cast<double>(f->costNs)) + "/step (" + fmtPct(f->costShare) + " of step) · "
-         + esc(f->scope.text() + planLink(*f)) + "</p>";
+         + fmtMs(static_cast<double>(f->costNs)) + "/step (" + fmtPct(f->costShare) + " of step)"
+         + esc(scopeTail(*f)) + "</p>";
     s += "<p>" + esc(f->description) + "</p><ol>";
     for (const auto& sg : f->suggestions)
         s += "<li>" + esc(sg) + "</li>";

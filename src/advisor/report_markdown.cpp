@@ -20,7 +20,7 @@ std::string findingMarkdown(const Finding& fd, const AdvisorReport& r, std::size
     std::string s;
     s += std::string(h) + " [" + std::string(severityName(f->severity)) + "] " + cell(f->title) + "\n\n";
     s += "`" + f->id + "` · cost " + fmtMs(static_cast<double>(f->costNs)) + "/step (" + fmtPct(f->costShare)
-         + " of step) · " + f->scope.text() + planLink(*f) + "\n\n";
+         + " of step)" + scopeTail(*f) + "\n\n";
     s += f->description + "\n\n";
     for (std::size_t i = 0; i < f->suggestions.size(); ++i)
         s += std::to_string(i + 1) + ". " + f->suggestions[i] + "\n";

@@ -20,7 +20,7 @@ std::string findingText(const Finding& fd, const AdvisorReport& r, std::size_t r
         ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
     s += "\n[" + sev + "] " + f->title + "\n";
     s += "  id " + f->id + " · cost " + fmtMs(static_cast<double>(f->costNs)) + "/step (" + fmtPct(f->costShare)
-         + " of step) · " + f->scope.text() + planLink(*f) + "\n";
+         + " of step)" + scopeTail(*f) + "\n";
     s += "  " + f->description + "\n";
     for (std::size_t i = 0; i < f->suggestions.size(); ++i)
         s += "  " + std::to_string(i + 1) + ". " + f->suggestions[i] + "\n";
