@@ -54,7 +54,7 @@ void addPlanGroup(QTreeWidget* tree, const advisor::AdvisorReport& r)
     double sum = 0;
     for (const auto& p : r.plan)
         sum += p.gain.nsPerStep;
-    auto* g = new QTreeWidgetItem(tree, {QCoreApplication::translate("AdvisorPanel", "Action plan: estimated step %1 → %2")
+    auto* g = new QTreeWidgetItem(tree, {QCoreApplication::translate("AdvisorPanel", "Plan: step %1 → %2 (estimate)")
                                              .arg(qs(advisor::fmtMs(r.T)), qs(advisor::fmtMs(r.planStepNs)))});
     g->setFirstColumnSpanned(false);
     g->setText(2, qs(advisor::fmtMs(sum)));
@@ -68,8 +68,11 @@ void addPlanGroup(QTreeWidget* tree, const advisor::AdvisorReport& r)
         item->setText(2, qs(advisor::fmtMs(p.gain.nsPerStep)));
         item->setToolTip(2, qs(p.gain.text()));
         for (std::size_t k = 0; k < r.findings.size(); ++k)
-            if (r.findings[k].id == p.findingId)
+            if (r.findings[k].id == p.findingId) {
                 item->setData(0, kFindingRole, int(k));
+                item->setText(1, QStringLiteral("● ") + qs(advisor::severityName(r.findings[k].severity)));
+                item->setForeground(1, severityColor(r.findings[k].severity));
+            }
     }
     g->setExpanded(true);
 }
@@ -301,8 +304,13 @@ void AdvisorPanel::fillTree()
         m_tree->insertTopLevelItem(0, new QTreeWidgetItem({m_report && m_report->summary.passed == 0
                                                                ? tr("No findings: no rule could be checked (see Not checked).")
                                                                : tr("No findings: nothing crossed a threshold.")}));
-    else
-        m_tree->setCurrentItem(first);
+    else {
+        // The plan's first action when there is a plan (the list opens at its top), else the
+        // first finding.
+        QTreeWidgetItem* plan = m_report && !m_report->plan.empty() ? m_tree->topLevelItem(0) : nullptr;
+        m_tree->setCurrentItem(plan && plan->childCount() ? plan->child(0) : first);
+        m_tree->scrollToTop();
+    }
     m_tree->resizeColumnToContents(1);
 }
 
