@@ -306,7 +306,7 @@ constexpr bool endsWithOneOf(std::string_view name, std::string_view list)
 }
 
 // What the rows of one kind must agree on: all but name, label and detection.
-constexpr bool sameKindFacts(const FileKindRow& a, const FileKindRow& b)
+bool sameKindFacts(const FileKindRow& a, const FileKindRow& b)
 {
     return a.into == b.into && a.exportKind == b.exportKind && a.order == b.order && a.heapFactor == b.heapFactor
         && a.heapBuffer == b.heapBuffer && a.readBytes == b.readBytes && a.readPath == b.readPath
@@ -315,7 +315,7 @@ constexpr bool sameKindFacts(const FileKindRow& a, const FileKindRow& b)
 
 // A read kind has one reader, of the shape its destination takes; a kind not read has none and
 // says why.
-constexpr bool readerFits(const FileKindRow& r)
+bool readerFits(const FileKindRow& r)
 {
     const int count = (r.readBytes != nullptr) + (r.readPath != nullptr) + (r.readCluster != nullptr);
     if (r.kind == Unknown)
@@ -325,19 +325,16 @@ constexpr bool readerFits(const FileKindRow& r)
     return count == 1 && r.readCluster == nullptr && r.into != ReadsInto::None && r.whyNotRead == nullptr;
 }
 
-constexpr bool tableIsConsistent()
+// Checked at compile time: what does not involve the readers' addresses (comparing a function's
+// address is not a constant expression under every compiler's sanitizers).
+constexpr bool namesAreConsistent()
 {
     for (std::size_t i = 0; i < kRows.size(); ++i) {
-        if (kRows[i].name.empty() || kRows[i].label.empty() || !readerFits(kRows[i]))
+        if (kRows[i].name.empty() || kRows[i].label.empty())
             return false;
-        if ((kRows[i].contentOf != Unknown) != (kRows[i].looksLike != nullptr))
-            return false;
-        for (std::size_t j = 0; j < i; ++j) {
+        for (std::size_t j = 0; j < i; ++j)
             if (kRows[j].name == kRows[i].name)
                 return false;
-            if (kRows[j].kind == kRows[i].kind && kRows[i].kind != Unknown && !sameKindFacts(kRows[j], kRows[i]))
-                return false;
-        }
     }
     return true;
 }
@@ -351,10 +348,25 @@ constexpr bool everyKindHasARow()
     return true;
 }
 
-static_assert(tableIsConsistent(), "file kind rows: unique names, one fitting reader, rows of a kind agreeing");
+static_assert(namesAreConsistent(), "file kind rows: unique, non-empty names and labels");
 static_assert(everyKindHasARow(), "file kinds: every FileKind but Unknown has a row");
 
 } // namespace
+
+std::string fileKindTableProblem()
+{
+    for (std::size_t i = 0; i < kRows.size(); ++i) {
+        const std::string name(kRows[i].name);
+        if (!readerFits(kRows[i]))
+            return name + ": not exactly one reader of the shape its destination takes";
+        if ((kRows[i].contentOf != Unknown) != (kRows[i].looksLike != nullptr))
+            return name + ": a content kind without its content test, or the reverse";
+        for (std::size_t j = 0; j < i; ++j)
+            if (kRows[j].kind == kRows[i].kind && kRows[i].kind != Unknown && !sameKindFacts(kRows[j], kRows[i]))
+                return name + ": disagrees with " + std::string(kRows[j].name) + ", a row of the same kind";
+    }
+    return {};
+}
 
 std::span<const FileKindRow> fileKinds()
 {

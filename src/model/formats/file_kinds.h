@@ -115,6 +115,9 @@ inline constexpr std::size_t kContentHeadBytes = 4096;
 
 // Every row, in detection order.
 std::span<const FileKindRow> fileKinds();
+// "" when every row has one reader that fits where it reads into and the rows of one kind agree;
+// else the first row that does not (the test of the table checks it).
+std::string fileKindTableProblem();
 // The row of a kind (its first, when several names share it; they agree on everything but
 // name, label and detection). For Unknown, a row that reads nothing.
 const FileKindRow& kindRow(FileKind kind);
