@@ -838,8 +838,10 @@ AdvisorReport runAdvisor(const Session& session, const Thresholds& th, const std
     rep.findings = std::move(fired);
     rep.findings.insert(rep.findings.end(), std::make_move_iterator(others.begin()),
                         std::make_move_iterator(others.end()));
-    if (!rep.cancelled)
+    if (!rep.cancelled) {
         buildPlan(rep, facts);
+        addRoofline(rep, facts, th);
+    }
     return rep;
 }
 

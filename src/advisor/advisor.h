@@ -2,6 +2,7 @@
 // The Performance Advisor: every rule of ADVISOR.md over a loaded Session. No Qt; runs on any
 // thread; cancellable between rules.
 #include "advisor/finding.h"
+#include "advisor/roofline.h"
 #include "advisor/thresholds.h"
 #include "model/store/input_problems.h"
 #include "model/store/session.h"
@@ -73,6 +74,9 @@ struct AdvisorReport {
     // The 3–7 actions to do first, in order; T − Σ gains is the estimated step after them.
     std::vector<PlanItem> plan;
     double planStepNs = 0; // T − Σ plan gains (an estimate)
+    // One roofline per rank: its roofs, and a point per op type and shape (costliest first).
+    std::vector<RooflineRoofs> roofs;
+    std::vector<RooflinePoint> roofline;
     std::vector<Finding> findings; // fired first (by category, severity, gain), then not checked, passed, disabled, error
     std::vector<std::string> warnings;
     std::vector<std::string> inputs;               // appendix: files read (path, kind, records)

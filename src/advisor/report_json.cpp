@@ -60,6 +60,34 @@ oj gainJson(const Gain& gain)
 }
 
 // The action plan: its actions in order, and the estimated step after them.
+// The roofs per rank, then one entry per op type and shape (roofline.h). Per-call FLOPs and bytes,
+// rates over all its calls; null where not derived.
+oj roofsJson(const AdvisorReport& r)
+{
+    oj out = oj::array();
+    for (const auto& f : r.roofs)
+        out.push_back(oj{{"rank", f.rank}, {"soc", f.soc}, {"soc_entry", f.socEntry}, {"known", f.known},
+                         {"ai_cores", f.aiCores}, {"vector_cores", f.vectorCores}, {"mhz", num(f.mhz)},
+                         {"cube_fp16_flops", num(f.cubeFp16)}, {"cube_int8_ops", num(f.cubeInt8)},
+                         {"vector_fp16_flops", num(f.vectorFp16)}, {"vector_fp32_flops", num(f.vectorFp32)},
+                         {"hbm_bytes_per_s", num(f.hbmBytesPerS)}, {"sources", f.sources}});
+    return out;
+}
+
+oj rooflineJson(const AdvisorReport& r)
+{
+    oj out = oj::array();
+    for (const auto& p : r.roofline)
+        out.push_back(oj{{"rank", p.rank},           {"op_type", p.opType},       {"shapes", p.shapes},
+                         {"dtypes", p.dtypes},       {"unit", p.unit},            {"count", p.count},
+                         {"time_ns", num(p.timeNs)}, {"flops", num(p.flops)},     {"flops_from", p.flopsFrom},
+                         {"bytes", num(p.bytes)},    {"bytes_from", p.bytesFrom}, {"intensity", num(p.intensity)},
+                         {"achieved_flops_per_s", num(p.achievedFlops)},          {"achieved_bytes_per_s", num(p.achievedBytes)},
+                         {"peak_flops_per_s", num(p.peak)}, {"attainable_flops_per_s", num(p.attainable)},
+                         {"bound", p.bound}});
+    return out;
+}
+
 oj planJson(const AdvisorReport& r)
 {
     oj items = oj::array();
@@ -194,6 +222,8 @@ std::string writeJson(const AdvisorReport& r)
     j["plan"] = planJson(r);
     j["plan_step_ns"] = r.planStepNs;
     j["plan_formula"] = planFormula(r);
+    j["roofs"] = roofsJson(r);
+    j["roofline"] = rooflineJson(r);
     // Every rule once, with the statuses it reached (per scope).
     oj rules = oj::object();
     for (const auto& info : ruleCatalog()) {

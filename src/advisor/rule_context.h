@@ -134,6 +134,8 @@ inline constexpr int kClaimRankShift = 40;
 // The action plan (ADVISOR.md §3b) over the report's fired findings: at most 7 actions, each
 // the finding with the largest gain on the device time the earlier actions left unclaimed.
 void buildPlan(AdvisorReport& rep, const std::vector<ProfileFacts>& facts);
+// The report's roofline (roofline.cpp): each rank's roofs and its points.
+void addRoofline(AdvisorReport& rep, const std::vector<ProfileFacts>& facts, const Thresholds& th);
 
 // The report's order: fired findings by category, severity, gain (largest first), cost; the
 // others by status (not checked, passed, disabled, error).
