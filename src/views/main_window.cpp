@@ -6,6 +6,7 @@
 #include "model/formats/layout.h"
 #include "model/io/relative_path.h"
 #include "views/advisor_panel.h"
+#include "views/roofline_view.h"
 #include "views/app_settings.h"
 #include "views/cluster_view.h"
 #include "views/memory_view.h"
@@ -141,6 +142,11 @@ void MainWindow::buildDocks()
 {
     m_advisor = new AdvisorPanel(m_sel);
     setDockContent(QStringLiteral("advisorDock"), m_advisor);
+    // The roofline comes with the advisor's report, as a tab beside the timeline.
+    auto* roofline = new RooflineView(m_sel);
+    roofline->setObjectName(QStringLiteral("rooflineView"));
+    m_tabs->addTab(roofline, tr("Roofline"));
+    connect(m_advisor, &AdvisorPanel::reportReady, roofline, [this, roofline] { roofline->setReport(m_advisor->report()); });
     auto* ranking = new OperatorRankingView(m_sel);
     auto* detail = new OperatorDetailView(m_sel);
     connect(ranking, &OperatorRankingView::groupByChanged, detail, &OperatorDetailView::setGroupBy);

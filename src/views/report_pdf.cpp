@@ -7,6 +7,7 @@
 #include <QUrl>
 
 #include <algorithm>
+#include <cmath>
 
 namespace npuscope {
 
@@ -25,7 +26,132 @@ QColor sevColour(FindingSeverity s)
 
 QString rankName(int r) { return r >= 0 ? QStringLiteral("rank %1").arg(r) : QStringLiteral("profile"); }
 
+// The roofline chart and its roofs' sources (empty when the report has no roofline).
+QString rooflineSection(const AdvisorReport& r)
+{
+    if (r.roofs.empty())
+        return {};
+    const RooflineRoofs& roofs = r.roofs.front();
+    QString s = QStringLiteral("<h2>Roofline (%1)</h2><p><img src=\"npuscope-chart:roofline\" width=\"620\"></p><ul>")
+                    .arg(rankName(roofs.rank));
+    for (const auto& line : roofs.sources)
+        s += QStringLiteral("<li>%1</li>").arg(esc(line));
+    return s + QStringLiteral("</ul>");
+}
+
 } // namespace
+
+
+namespace {
+
+// Log-log placement of the roofline chart: decades of intensity across, of TFLOP/s up.
+struct LogFrame {
+    QRectF area;
+    double x0, x1, y0, y1; // log10 ranges
+    QPointF at(double x, double y) const
+    {
+        const double fx = (std::log10(x) - x0) / (x1 - x0), fy = (std::log10(y) - y0) / (y1 - y0);
+        return {area.left() + fx * area.width(), area.bottom() - fy * area.height()};
+    }
+};
+
+void drawLogGrid(QPainter& p, const LogFrame& fr)
+{
+    p.setPen(QPen(QColor(0xdd, 0xdd, 0xdd), 1));
+    for (int d = static_cast<int>(std::ceil(fr.x0)); d <= static_cast<int>(std::floor(fr.x1)); ++d) {
+        const QPointF a = fr.at(std::pow(10.0, d), std::pow(10.0, fr.y0));
+        p.drawLine(QPointF(a.x(), fr.area.top()), QPointF(a.x(), fr.area.bottom()));
+        p.setPen(Qt::black);
+        p.drawText(QRectF(a.x() - 40, fr.area.bottom() + 2, 80, 16), Qt::AlignHCenter, QString::number(std::pow(10.0, d), 'g', 6));
+        p.setPen(QPen(QColor(0xdd, 0xdd, 0xdd), 1));
+    }
+    for (int d = static_cast<int>(std::ceil(fr.y0)); d <= static_cast<int>(std::floor(fr.y1)); ++d) {
+        const QPointF a = fr.at(std::pow(10.0, fr.x0), std::pow(10.0, d));
+        p.drawLine(QPointF(fr.area.left(), a.y()), QPointF(fr.area.right(), a.y()));
+        p.setPen(Qt::black);
+        p.drawText(QRectF(0, a.y() - 8, fr.area.left() - 6, 16), Qt::AlignRight | Qt::AlignVCenter, QString::number(std::pow(10.0, d), 'g', 6));
+        p.setPen(QPen(QColor(0xdd, 0xdd, 0xdd), 1));
+    }
+    p.setPen(Qt::black);
+    p.drawRect(fr.area);
+    p.drawText(QRectF(fr.area.left(), fr.area.bottom() + 18, fr.area.width(), 16), Qt::AlignHCenter,
+               QStringLiteral("arithmetic intensity (FLOP/byte)"));
+    p.save();
+    p.translate(12, fr.area.center().y());
+    p.rotate(-90);
+    p.drawText(QRectF(-100, -8, 200, 16), Qt::AlignHCenter, QStringLiteral("achieved TFLOP/s"));
+    p.restore();
+}
+
+void drawRoof(QPainter& p, const LogFrame& fr, double peak, double bw, const QColor& c, const QString& name)
+{
+    if (!(peak > 0) || !(bw > 0))
+        return;
+    const double ridge = peak / bw, xl = std::pow(10.0, fr.x0), xr = std::pow(10.0, fr.x1);
+    p.setPen(QPen(c, 2));
+    if (ridge > xl)
+        p.drawLine(fr.at(xl, xl * bw / 1e12), fr.at(ridge, peak / 1e12));
+    p.drawLine(fr.at(std::max(ridge, xl), peak / 1e12), fr.at(xr, peak / 1e12));
+    p.drawText(fr.at(xr, peak / 1e12) + QPointF(-160, -4), name);
+}
+
+} // namespace
+
+QImage renderRooflineChart(const AdvisorReport& r, int width)
+{
+    const int height = width * 55 / 100;
+    QImage img(width, height, QImage::Format_ARGB32_Premultiplied);
+    img.fill(Qt::white);
+    if (r.roofs.empty())
+        return img;
+    const RooflineRoofs& roofs = r.roofs.front();
+    std::vector<const RooflinePoint*> pts;
+    double tMax = 0, xMin = 1e300, xMax = 0, yMin = 1e300;
+    for (const auto& pt : r.roofline)
+        if (pt.rank == roofs.rank && pt.intensity > 0 && pt.achievedFlops > 0) {
+            pts.push_back(&pt);
+            tMax = std::max(tMax, pt.timeNs);
+            xMin = std::min(xMin, pt.intensity);
+            xMax = std::max(xMax, pt.intensity);
+            yMin = std::min(yMin, pt.achievedFlops / 1e12);
+        }
+    const double peak = std::max(roofs.cubeFp16, roofs.vectorFp16) / 1e12;
+    if (pts.empty()) {
+        xMin = 1;
+        xMax = 100;
+        yMin = 0.1;
+    }
+    LogFrame fr{QRectF(70, 10, width - 90, height - 56), std::floor(std::log10(xMin / 2)),
+                std::ceil(std::log10(std::max(xMax * 2, roofs.ridge(roofs.cubeFp16) * 3))),
+                std::floor(std::log10(yMin / 2)), std::ceil(std::log10(std::max(peak, 1e-3) * 2))};
+    QPainter p(&img);
+    p.setRenderHint(QPainter::Antialiasing);
+    QFont f = p.font();
+    f.setPixelSize(13);
+    p.setFont(f);
+    drawLogGrid(p, fr);
+    p.setClipRect(fr.area);
+    drawRoof(p, fr, roofs.cubeFp16, roofs.hbmBytesPerS, QColor(0x33, 0x66, 0xcc), QStringLiteral("cube FP16 roof"));
+    drawRoof(p, fr, roofs.vectorFp16, roofs.hbmBytesPerS, QColor(0x2a, 0x9d, 0x8f), QStringLiteral("vector FP16 roof"));
+    for (std::size_t i = 0; i < pts.size(); ++i) {
+        const RooflinePoint& pt = *pts[i];
+        const bool cube = pt.unit == "cube";
+        const double d = 6 + 22 * std::sqrt(tMax > 0 ? pt.timeNs / tMax : 0);
+        const QPointF c = fr.at(pt.intensity, pt.achievedFlops / 1e12);
+        const QColor col = cube ? QColor(0x33, 0x66, 0xcc, 170) : QColor(0x2a, 0x9d, 0x8f, 170);
+        p.setPen(col.darker(130));
+        p.setBrush(col);
+        if (cube)
+            p.drawEllipse(c, d / 2, d / 2);
+        else
+            p.drawRect(QRectF(c.x() - d / 2, c.y() - d / 2, d, d));
+        if (i < 6) {
+            p.setPen(Qt::black);
+            p.drawText(c + QPointF(d / 2 + 2, -d / 2), q(pt.opType));
+        }
+    }
+    return img;
+}
 
 QImage renderSplitChart(const AdvisorReport& r, int width)
 {
@@ -141,7 +267,8 @@ bool writeReportPdf(const AdvisorReport& r, const std::string& path, std::string
     QString body = q(writeHtmlBody(r, ho));
     body.replace(QStringLiteral("<!--charts-->"),
                  QStringLiteral("<h2>Step split per rank</h2><p><img src=\"npuscope-chart:split\" width=\"620\"></p>"
-                                "<h2>Top gains by severity</h2><p><img src=\"npuscope-chart:gains\" width=\"620\"></p>"));
+                                "<h2>Top gains by severity</h2><p><img src=\"npuscope-chart:gains\" width=\"620\"></p>")
+                     + rooflineSection(r));
     html += body + QStringLiteral("</body></html>");
 
     QTextDocument doc;
@@ -149,6 +276,8 @@ bool writeReportPdf(const AdvisorReport& r, const std::string& path, std::string
     doc.setDefaultStyleSheet(QStringLiteral("h2{color:#333;} th{background-color:#eeeeee;} td,th{font-size:8pt;}"));
     doc.addResource(QTextDocument::ImageResource, QUrl(QStringLiteral("npuscope-chart:split")), renderSplitChart(r));
     doc.addResource(QTextDocument::ImageResource, QUrl(QStringLiteral("npuscope-chart:gains")), renderGainChart(r));
+    if (!r.roofs.empty())
+        doc.addResource(QTextDocument::ImageResource, QUrl(QStringLiteral("npuscope-chart:roofline")), renderRooflineChart(r));
     doc.setHtml(html);
     return writeDocumentPdf(doc, path,
                             {QStringLiteral("npuscope advisor report: ") + q(id.name),

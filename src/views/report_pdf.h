@@ -15,5 +15,7 @@ bool writeReportPdf(const advisor::AdvisorReport& report, const std::string& pat
 // The charts, also used by the GUI's advisor panel. Width in pixels.
 QImage renderSplitChart(const advisor::AdvisorReport& report, int width = 900);
 QImage renderGainChart(const advisor::AdvisorReport& report, int width = 900);
+// The first rank's roofline: log-log, its roofs and a point per op shape sized by its time.
+QImage renderRooflineChart(const advisor::AdvisorReport& report, int width = 900);
 
 } // namespace npuscope

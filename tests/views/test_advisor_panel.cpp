@@ -3,12 +3,14 @@
 #include "model/formats/loader.h"
 #include "model/synth/synth.h"
 #include "views/advisor_panel.h"
+#include "views/roofline_view.h"
 #include "views/selection_controller.h"
 
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTreeWidget>
 #include <QtTest>
+#include <qcustomplot.h>
 
 using namespace npuscope;
 
@@ -134,6 +136,33 @@ private slots:
         advisor::Thresholds other = same;
         other.merge(nlohmann::json::parse(R"({"rules":{"SCH-IDLE":{"params":{"free_share":0.05}}}})"), "test");
         QVERIFY(!panel.reportFor(m_session, other));
+    }
+
+    // The Roofline tab: the report's points on log-log axes under the roofs; a click on a point
+    // selects its op type.
+    void rooflineClickSelectsOperator()
+    {
+        SelectionController sel;
+        AdvisorPanel panel(&sel);
+        RooflineView view(&sel);
+        connect(&panel, &AdvisorPanel::reportReady, &view, [&] { view.setReport(panel.report()); });
+        view.resize(1000, 700);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QSignalSpy ready(&panel, &AdvisorPanel::reportReady);
+        sel.setSession(m_session);
+        QVERIFY(ready.wait(60000));
+        QVERIFY(!view.shownPoints().empty());
+        // 24 cores × 8192 FLOP × 1.8 GHz, from the profile's info.json and the SoC table.
+        QVERIFY2(view.summaryText().contains(QStringLiteral("cube 353.9 TFLOP/s FP16")), qPrintable(view.summaryText()));
+        QVERIFY(view.summaryText().contains(QStringLiteral("settable defaults")));
+        const advisor::RooflinePoint* top = view.shownPoints().front();
+        QCOMPARE(top->opType, std::string("MatMulV2"));
+        QCustomPlot* plot = view.plot();
+        const QPoint at(qRound(plot->xAxis->coordToPixel(top->intensity)), qRound(plot->yAxis->coordToPixel(top->achievedFlops / 1e12)));
+        QTest::mouseClick(plot, Qt::LeftButton, {}, at);
+        QCOMPARE(sel.selectedOperator(), QStringLiteral("MatMulV2"));
+        QVERIFY(view.findChild<QLabel*>(QStringLiteral("rooflinePicked"))->text().contains(QStringLiteral("FLOP/byte")));
     }
 };
 
