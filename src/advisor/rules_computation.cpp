@@ -29,6 +29,25 @@ double hbmPeak(const ProfileFacts& f, const Thresholds& th, int device)
     return th.hbmPeakGBps(d ? d->chip : std::string());
 }
 
+// Below the cube roof's ridge the shape itself cannot feed the cube (an M = 1 decode GEMV);
+// above it the data could be reused and the implementation does not: says which, and what to do.
+void describeIntensity(Finding& fd, const OpIntensity& oi)
+{
+    const bool byShape = oi.intensity < oi.ridge;
+    fd.description += " Its arithmetic intensity is " + fmtNum(oi.intensity, 1) + " FLOP/byte (" + fmtNum(oi.flops / 1e9, 3)
+                      + " GFLOP over " + fmtNum(oi.bytes / 1e6, 2) + " MB a call), " + (byShape ? "below" : "above")
+                      + " the cube roof's ridge at " + fmtNum(oi.ridge, 0) + " FLOP/byte: "
+                      + (byShape ? "memory-bound by its shape, whatever the kernel does."
+                                 : "the shape reuses its data enough, the kernel does not.");
+    if (byShape)
+        fd.suggestions.push_back("Memory-bound by shape (an M = 1 GEMV, as in decode): give each call more rows "
+                                 "(batch requests or tokens), quantize the weights (W8A16 / W4A16) to cut the bytes "
+                                 "it must read, or fuse it with its neighbours.");
+    else
+        fd.suggestions.push_back("Memory-bound by implementation: its shape allows reuse, so tune the tiling (AOE), "
+                                 "give the weights the FRACTAL_NZ format, and keep the reused operand in L2.");
+}
+
 // ---- CMP-CUBE-MEMBOUND ---------------------------------------------------------------------
 void cubeMembound(const RuleCtx& c, RuleOut& out)
 {
@@ -128,11 +147,8 @@ void cubeMembound(const RuleCtx& c, RuleOut& out)
         fd.family = g.g.type;
         fd.familyTitle = g.g.type + " memory-bound";
         fd.costNs = roundNs(cost);
-        // Below the cube roof's ridge the shape itself cannot feed the cube (an M = 1 decode GEMV);
-        // above it the data could be reused and the implementation does not.
         const auto oi = opIntensity(f, g.g.tasks.front()->kernel, roofs);
-        const bool byShape = oi && oi->intensity < oi->ridge;
-        const std::string kind = !oi ? std::string() : byShape ? " by shape" : " by implementation";
+        const std::string kind = !oi ? std::string() : oi->intensity < oi->ridge ? " by shape" : " by implementation";
         fd.title = g.g.type + " memory-bound" + kind + ": " + (mteHit ? "mte2 " + fmtRatio(r2) : "bw " + fmtRatio(bwShare) + " of peak")
                    + ", mac " + fmtRatio(m) + ", " + fmtMs(cost) + "/step";
         fd.description = std::to_string(g.g.tasks.size()) + " " + g.g.type + " tasks with inputs [" + g.g.shapes
@@ -143,21 +159,9 @@ void cubeMembound(const RuleCtx& c, RuleOut& out)
                                     : "main-memory traffic runs at " + fmtNum(g.bw.mean(), 0) + " GB/s, "
                                           + fmtRatio(bwShare) + " of the " + fmtNum(peak, 0) + " GB/s HBM peak (≥ "
                                           + fmtRatio(bwMin) + ")")
-                          + ": the op waits on memory, not on compute."
-                          + (!oi ? std::string()
-                                 : " Its arithmetic intensity is " + fmtNum(oi->intensity, 1) + " FLOP/byte ("
-                                       + fmtNum(oi->flops / 1e9, 3) + " GFLOP over " + fmtNum(oi->bytes / 1e6, 2)
-                                       + " MB a call), " + (byShape ? "below" : "above") + " the cube roof's ridge at "
-                                       + fmtNum(oi->ridge, 0) + " FLOP/byte: "
-                                       + (byShape ? "memory-bound by its shape, whatever the kernel does."
-                                                  : "the shape reuses its data enough, the kernel does not."));
-        if (oi && byShape)
-            fd.suggestions.push_back("Memory-bound by shape (an M = 1 GEMV, as in decode): give each call more rows "
-                                     "(batch requests or tokens), quantize the weights (W8A16 / W4A16) to cut the bytes "
-                                     "it must read, or fuse it with its neighbours.");
-        else if (oi)
-            fd.suggestions.push_back("Memory-bound by implementation: its shape allows reuse, so tune the tiling (AOE), "
-                                     "give the weights the FRACTAL_NZ format, and keep the reused operand in L2.");
+                          + ": the op waits on memory, not on compute.";
+        if (oi)
+            describeIntensity(fd, *oi);
         if (g.fp32)
             fd.suggestions.push_back("The inputs are 32-bit floats: run this op in fp16/bf16 (torch.autocast / AMP) to "
                                      "halve its memory traffic.");

@@ -1,5 +1,6 @@
 #include "views/roofline_view.h"
 
+#include "views/plot_palette.h"
 #include "views/selection_controller.h"
 
 #include <QLabel>
@@ -88,6 +89,7 @@ RooflineView::RooflineView(SelectionController* sel, QWidget* parent) : QWidget(
     m_plot->legend->setVisible(true);
     m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
     top->addWidget(m_plot, 1);
+    followPalette(m_plot); // light and dark themes
     m_picked = new QLabel;
     m_picked->setObjectName(QStringLiteral("rooflinePicked"));
     m_picked->setWordWrap(true);
@@ -177,6 +179,7 @@ void RooflineView::rebuild()
             label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
             label->setPadding(QMargins(static_cast<int>(size / 2), 0, 0, static_cast<int>(size / 2)));
             label->setText(qs(p->opType));
+            useTextColour(label);
             m_labels.push_back(label);
         }
     }

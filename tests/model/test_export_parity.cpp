@@ -170,6 +170,9 @@ private slots:
         skips.paths.insert({"/ranks[]/slices", "/ranks[]/slices_by_track_kind/plane", "/findings/COM-ALIGN/check"});
         // The chip name: NPU_INFO in the db; no text file names it.
         skips.paths.insert("/identity/soc");
+        // Likewise the roofs' SoC and the source line that names it (both fall back to the
+        // table's defaults: the db's "Ascend910B" is no entry of it).
+        skips.paths.insert({"/roofs[]/soc", "/roofs[]/sources"});
         if (level == 0) {
             // Level 0's kernel_details has no Task ID or Stream ID, so its rows cannot join the
             // timeline's tasks; the db's kernel rows are its tasks (TASK ⋈ COMPUTE_TASK_INFO).
