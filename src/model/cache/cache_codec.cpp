@@ -101,7 +101,9 @@ bool BlockWriter::finish()
 
 void ByteReader::get(void* out, std::size_t n)
 {
-    std::memcpy(out, take(n), n);
+    const char* p = take(n);
+    if (n > 0) // an empty column has no storage: memcpy must not see its null pointer
+        std::memcpy(out, p, n);
 }
 
 const char* ByteReader::take(std::size_t n)
