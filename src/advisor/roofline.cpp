@@ -201,7 +201,9 @@ void shapeEstimates(Acc& a, bool cube)
         if (a.in && a.out && containsCI(a.p.opType, "matmul"))
             if (const auto fl = matmulFlops(*a.in, *a.out))
                 a.shapeFlops = *fl;
-    } else if (a.out) {
+    } else if (a.out && !containsCI(a.p.opType, "attention") && !containsCI(a.p.opType, "conv")) {
+        // One operation per output element; attention and convolution kernels (MIX or vector
+        // tasks) do far more, and get FLOPs only from the fops columns.
         double n = 0;
         for (const auto& t : *a.out)
             n += numel(t);
