@@ -102,24 +102,6 @@ std::optional<double> matmulFlops(const std::vector<std::vector<std::int64_t>>& 
 
 namespace {
 
-// The SoC table's entry for a chip: "default", overlaid by the longest key that prefixes it.
-std::pair<nlohmann::json, std::string> socEntry(const Thresholds& th, const std::string& chip)
-{
-    const auto& soc = th.effective()["soc"];
-    nlohmann::json e = soc.contains("default") ? soc["default"] : nlohmann::json::object();
-    std::string key = "default";
-    std::size_t best = 0;
-    for (auto it = soc.begin(); it != soc.end(); ++it)
-        if (it.key() != "default" && !chip.empty() && chip.rfind(it.key(), 0) == 0 && it.key().size() > best) {
-            best = it.key().size();
-            key = it.key();
-        }
-    if (key != "default")
-        for (auto it = soc[key].begin(); it != soc[key].end(); ++it)
-            e[it.key()] = it.value();
-    return {e, key};
-}
-
 std::string sourceOf(const nlohmann::json& e, const char* key)
 {
     const auto s = e.find("sources");
@@ -136,7 +118,8 @@ RooflineRoofs rooflineRoofs(const ProfileFacts& f, const Thresholds& th)
     r.rank = f.rank;
     const DeviceInfo* d = f.p.info(-1);
     r.soc = d ? d->chip : std::string();
-    const auto [e, key] = socEntry(th, r.soc);
+    std::string key;
+    const nlohmann::json e = th.socEntry(r.soc, &key);
     r.socEntry = key;
     r.known = key != "default";
     const bool coresFromProfile = d && d->aiCoreNum > 0;
@@ -150,7 +133,7 @@ RooflineRoofs rooflineRoofs(const ProfileFacts& f, const Thresholds& th)
     r.vectorFp16 = r.vectorCores * e.value("vector_fp16_flop_per_cycle", 0.0) * hz;
     r.vectorFp32 = r.vectorCores * e.value("vector_fp32_flop_per_cycle", 0.0) * hz;
     const bool hbmFromProfile = d && d->hbmPeakGBps > 0;
-    r.hbmBytesPerS = (hbmFromProfile ? d->hbmPeakGBps : th.hbmPeakGBps(r.soc)) * 1e9;
+    r.hbmBytesPerS = (hbmFromProfile ? d->hbmPeakGBps : e.value("hbm_peak_gbps", 1200.0)) * 1e9;
     const std::string table = "the SoC table (thresholds.json \"soc\", entry \"" + key + "\")";
     if (!r.known)
         r.sources.push_back("SoC " + (r.soc.empty() ? std::string("not named by the profile") : "\"" + r.soc + "\" is not in the table")

@@ -288,20 +288,23 @@ int Thresholds::rankBudget() const { return m_effective["cluster"].value("rank_b
 int Thresholds::evidenceRowsPdf() const { return m_effective["report"].value("evidence_rows_pdf", 10); }
 int Thresholds::evidenceRowsMd() const { return m_effective["report"].value("evidence_rows_md", 5); }
 
-double Thresholds::hbmPeakGBps(const std::string& chip) const
+nlohmann::json Thresholds::socEntry(const std::string& chip, std::string* key) const
 {
     const auto& soc = m_effective["soc"];
-    double v = soc.contains("default") ? soc["default"].value("hbm_peak_gbps", 1200.0) : 1200.0;
-    std::size_t best = 0;
-    for (auto it = soc.begin(); it != soc.end(); ++it) {
-        if (it.key() == "default" || chip.empty())
-            continue;
-        if (chip.rfind(it.key(), 0) == 0 && it.key().size() > best) {
-            best = it.key().size();
-            v = it.value().value("hbm_peak_gbps", v);
-        }
-    }
-    return v;
+    nlohmann::json e = soc.contains("default") ? soc["default"] : nlohmann::json::object();
+    std::string best = "default";
+    for (auto it = soc.begin(); it != soc.end(); ++it)
+        if (it.key() != "default" && !chip.empty() && chip.rfind(it.key(), 0) == 0
+            && (best == "default" || it.key().size() > best.size()))
+            best = it.key();
+    if (best != "default")
+        for (auto it = soc[best].begin(); it != soc[best].end(); ++it)
+            e[it.key()] = it.value();
+    if (key)
+        *key = best;
+    return e;
 }
+
+double Thresholds::hbmPeakGBps(const std::string& chip) const { return socEntry(chip).value("hbm_peak_gbps", 1200.0); }
 
 } // namespace npuscope::advisor

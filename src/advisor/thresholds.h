@@ -49,7 +49,10 @@ public:
     int rankBudget() const;
     int evidenceRowsPdf() const;
     int evidenceRowsMd() const;
-    // hbm_peak_gbps for a SoC name (exact key, then the longest key that prefixes chip), else default.
+    // The SoC table's entry for a chip: "default" overlaid by the longest key that prefixes the
+    // chip name; *key (when given) is that key, or "default".
+    nlohmann::json socEntry(const std::string& chip, std::string* key = nullptr) const;
+    // hbm_peak_gbps of socEntry(chip).
     double hbmPeakGBps(const std::string& chip) const;
 
     const nlohmann::json& effective() const { return m_effective; }
