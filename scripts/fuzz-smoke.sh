@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Fuzz smoke test (CI): builds the libFuzzer harnesses of fuzz/ with clang (ASan + UBSan) in
 # build-fuzz, replays every committed crash input in fuzz/regressions/, then fuzzes each harness
-# for FUZZ_SECONDS (default 20) from the seeds fuzz/seed.sh makes out of the real samples (the
-# end-to-end pipeline harness from its committed corpus, fuzz/corpus/pipeline).
+# for FUZZ_SECONDS (default 20), one harness per core at a time, from the seeds fuzz/seed.sh
+# makes out of the real samples (the end-to-end pipeline harness from its committed corpus,
+# fuzz/corpus/pipeline).
 # Fails on any crash, leak, sanitizer report or hang; new crash inputs land in
 # build-fuzz/artifacts/<harness>/ (copy them to fuzz/regressions/<harness>/ with the fix).
 set -euo pipefail
@@ -27,29 +28,43 @@ export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 # harness:max_len (bytes); SQLite needs whole pages.
 harnesses=(timeline_json:65536 simplified_json:16384 kernel_csv:32768 table_csv:32768
            comm_json:32768 info_json:8192 sqlite_db:1048576 pipeline:65536)
-failed=()
-for entry in "${harnesses[@]}"; do
-  h="${entry%%:*}" len="${entry##*:}"
-  bin="build-fuzz/fuzz/fuzz_$h"
-  regressions="fuzz/regressions/$h"
+# One harness: replay its regressions, then fuzz it. Its verdict goes to build-fuzz/verdict-<h>.
+fuzz_one() {
+  local h="${1%%:*}" len="${1##*:}"
+  local bin="build-fuzz/fuzz/fuzz_$h" regressions="fuzz/regressions/$h" verdict="build-fuzz/verdict-$h"
+  echo failed >"$verdict"
   if [ -d "$regressions" ] && [ -n "$(ls -A "$regressions")" ]; then
-    echo "== $h: replaying $(ls "$regressions" | wc -l) regression inputs"
     if ! "$bin" -runs=0 -timeout=30 "$regressions" >"build-fuzz/replay-$h.log" 2>&1; then
-      tail -40 "build-fuzz/replay-$h.log"; failed+=("$h (regression)"); continue
+      { echo "== $h: a regression input fails"; tail -40 "build-fuzz/replay-$h.log"; } >"build-fuzz/report-$h"
+      echo "failed (regression)" >"$verdict"; return
     fi
   fi
-  echo "== $h: fuzzing ${seconds}s"
-  corpus="build-fuzz/corpus/$h"
-  seeds="build-fuzz/seeds/$h"
+  local corpus="build-fuzz/corpus/$h" seeds="build-fuzz/seeds/$h"
   [ "$h" = pipeline ] && seeds="fuzz/corpus/pipeline" # committed: one seed per real sample file
   mkdir -p "$corpus" "build-fuzz/artifacts/$h"
   if ! "$bin" -max_total_time="$seconds" -max_len="$len" -timeout=10 -rss_limit_mb=2048 \
        -artifact_prefix="build-fuzz/artifacts/$h/" -print_final_stats=1 \
        "$corpus" "$seeds" >"build-fuzz/fuzz-$h.log" 2>&1; then
-    tail -60 "build-fuzz/fuzz-$h.log"; failed+=("$h")
-  else
-    grep -E "^stat::number_of_executed_units|^Done" "build-fuzz/fuzz-$h.log" | tr '\n' ' '; echo
+    { echo "== $h: fuzzing failed"; tail -60 "build-fuzz/fuzz-$h.log"; } >"build-fuzz/report-$h"; return
   fi
+  { echo "== $h: regressions replayed, fuzzed ${seconds}s"
+    grep -E "^stat::number_of_executed_units|^Done" "build-fuzz/fuzz-$h.log" | tr '\n' ' ' || true; echo; } >"build-fuzz/report-$h"
+  echo passed >"$verdict"
+}
+# The harnesses run side by side, one per core; their reports are printed in order afterwards.
+running=0
+for entry in "${harnesses[@]}"; do
+  fuzz_one "$entry" &
+  running=$((running + 1))
+  if ((running >= jobs)); then wait -n || true; running=$((running - 1)); fi
+done
+wait
+failed=()
+for entry in "${harnesses[@]}"; do
+  h="${entry%%:*}"
+  cat "build-fuzz/report-$h" 2>/dev/null || true
+  verdict="$(cat "build-fuzz/verdict-$h")"
+  [ "$verdict" = passed ] || failed+=("$h ($verdict)")
 done
 if ((${#failed[@]})); then
   echo "fuzz smoke: FAILED: ${failed[*]}" >&2
