@@ -39,8 +39,10 @@ double keptBottom(const QTextDocument& doc, const QTextBlock& b, int lines)
     const QTextLayout* tl = b.layout();
     if (!tl || tl->lineCount() == 0)
         return r.bottom();
+    // The line's own position, not the block's rectangle: a line pushed to the next page lies
+    // below the rectangle's bottom.
     const QTextLine last = tl->lineAt(std::min(lines, tl->lineCount()) - 1);
-    return std::min(r.bottom(), r.top() + last.rect().bottom());
+    return r.top() + last.rect().bottom();
 }
 
 int pageOf(double y, double pageHeight) { return static_cast<int>(std::floor(y / pageHeight)); }
@@ -120,7 +122,6 @@ bool writeDocumentPdf(QTextDocument& doc, const std::string& path, const PdfPage
         doc.documentLayout()->setPaintDevice(&writer);
         doc.setPageSize(QSizeF(body.width(), body.height() - footer));
         keepHeadingsWithNext(doc);
-
         const double pageHeight = doc.pageSize().height();
         QPainter painter(&writer);
         const int pages = doc.pageCount();
