@@ -18,9 +18,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <variant>
 
 namespace npuscope::cli {
 
@@ -230,14 +232,9 @@ std::string rankList(const std::vector<cs::RankFolder>& folders, const std::vect
     return s.empty() ? "none" : s;
 }
 
-} // namespace
-
-int clusterSummary(const Args& args)
+// The options from the command line; an exit code instead on a usage error.
+std::variant<Options, int> parseOptions(const Args& args)
 {
-    if (wantsHelp(args)) {
-        usage(stderr);
-        return 0;
-    }
     Options o;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
@@ -280,7 +277,76 @@ int clusterSummary(const Args& args)
         return usageError("needs ROOT (the folder holding the rank folders)");
     if (o.output.empty())
         return usageError("needs -o SUMMARY");
+    return o;
+}
 
+// The lead process: the gathered ranks into one document, its cluster section, written
+// atomically to -o; the exit code. `fail` prints a message and gives the code of a failure.
+int writeSummary(const std::vector<std::string>& gathered, const std::vector<cs::RankFolder>& folders, const Options& o,
+                 const advisor::Thresholds& th, ClusterWorld& world, const std::function<int(const std::string&)>& fail)
+{
+    int code = 0;
+    std::vector<json> ranks, failed;
+    for (const std::string& g : gathered) {
+        json part = json::parse(g, nullptr, false);
+        if (part.is_discarded() || !part.is_array()) {
+            std::fprintf(stderr, "npuscope cluster-summary: a process sent an unreadable summary\n");
+            world.abort(1);
+        }
+        for (auto& r : part)
+            (r.contains("reason") ? failed : ranks).push_back(std::move(r));
+    }
+    cs::sortCanonical(ranks);
+    cs::sortCanonical(failed);
+    json doc;
+    doc["format"] = cs::kFormatName;
+    doc["version"] = cs::kFormatVersion;
+    doc["npuscope_version"] = NPUSCOPE_VERSION;
+    doc["root"] = o.root;
+    doc["buckets"] = o.buckets;
+    doc["rank_folders"] = folders.size();
+    doc["ranks"] = json(std::move(ranks));
+    doc["failed"] = json(std::move(failed));
+    if (doc["ranks"].empty()) {
+        code = fail("no rank folder could be summarised (" + std::to_string(doc["failed"].size()) + " failed; first: "
+                    + (doc["failed"].empty() ? std::string("none") : doc["failed"][0].value("reason", std::string())) + ")");
+    } else {
+        const SessionPtr session = cs::sessionFromSummary(doc, o.output);
+        doc["cluster"] = advisor::clusterSection(*session, th); // from every op and link gathered
+        cs::compactForFile(doc);                                   // the file keeps their totals
+        std::string werr;
+        const std::string bytes = cs::fileBytes(doc, o.output);
+        if (bytes.empty() || !writeFileAtomically(o.output, bytes, &werr)) {
+            if (werr.empty())
+                werr = o.output + ": compression failed";
+            code = fail(werr);
+        } else if (!o.quiet) {
+            std::fprintf(stderr, "npuscope cluster-summary: %zu ranks summarised, %zu failed, %zu cluster findings -> %s\n",
+                         doc["ranks"].size(), doc["failed"].size(),
+                         static_cast<std::size_t>(std::count_if(
+                             doc["cluster"]["findings"].begin(), doc["cluster"]["findings"].end(),
+                             [](const json& f) { return f.value("status", std::string()) == "fired"; })),
+                         o.output.c_str());
+        }
+        for (const auto& f : doc["failed"])
+            std::fprintf(stderr, "npuscope cluster-summary: failed: %s: %s\n", f.value("folder", std::string()).c_str(),
+                         f.value("reason", std::string()).c_str());
+    }
+    return code;
+}
+
+} // namespace
+
+int clusterSummary(const Args& args)
+{
+    if (wantsHelp(args)) {
+        usage(stderr);
+        return 0;
+    }
+    const auto parsed = parseOptions(args);
+    if (const int* code = std::get_if<int>(&parsed))
+        return *code;
+    const Options& o = std::get<Options>(parsed);
     ClusterWorld world;
     std::string error;
     if (!world.init(&error)) {
@@ -332,54 +398,8 @@ int clusterSummary(const Args& args)
         mineJson.push_back(std::move(r));
     const std::vector<std::string> gathered = world.gather(mineJson.dump());
     int code = 0;
-    if (lead) {
-        std::vector<json> ranks, failed;
-        for (const std::string& g : gathered) {
-            json part = json::parse(g, nullptr, false);
-            if (part.is_discarded() || !part.is_array()) {
-                std::fprintf(stderr, "npuscope cluster-summary: a process sent an unreadable summary\n");
-                world.abort(1);
-            }
-            for (auto& r : part)
-                (r.contains("reason") ? failed : ranks).push_back(std::move(r));
-        }
-        cs::sortCanonical(ranks);
-        cs::sortCanonical(failed);
-        json doc;
-        doc["format"] = cs::kFormatName;
-        doc["version"] = cs::kFormatVersion;
-        doc["npuscope_version"] = NPUSCOPE_VERSION;
-        doc["root"] = o.root;
-        doc["buckets"] = o.buckets;
-        doc["rank_folders"] = folders.size();
-        doc["ranks"] = json(std::move(ranks));
-        doc["failed"] = json(std::move(failed));
-        if (doc["ranks"].empty()) {
-            code = fail("no rank folder could be summarised (" + std::to_string(doc["failed"].size()) + " failed; first: "
-                        + (doc["failed"].empty() ? std::string("none") : doc["failed"][0].value("reason", std::string())) + ")");
-        } else {
-            const SessionPtr session = cs::sessionFromSummary(doc, o.output);
-            doc["cluster"] = advisor::clusterSection(*session, th); // from every op and link gathered
-            cs::compactForFile(doc);                                   // the file keeps their totals
-            std::string werr;
-            const std::string bytes = cs::fileBytes(doc, o.output);
-            if (bytes.empty() || !writeFileAtomically(o.output, bytes, &werr)) {
-                if (werr.empty())
-                    werr = o.output + ": compression failed";
-                code = fail(werr);
-            } else if (!o.quiet) {
-                std::fprintf(stderr, "npuscope cluster-summary: %zu ranks summarised, %zu failed, %zu cluster findings -> %s\n",
-                             doc["ranks"].size(), doc["failed"].size(),
-                             static_cast<std::size_t>(std::count_if(
-                                 doc["cluster"]["findings"].begin(), doc["cluster"]["findings"].end(),
-                                 [](const json& f) { return f.value("status", std::string()) == "fired"; })),
-                             o.output.c_str());
-            }
-            for (const auto& f : doc["failed"])
-                std::fprintf(stderr, "npuscope cluster-summary: failed: %s: %s\n", f.value("folder", std::string()).c_str(),
-                             f.value("reason", std::string()).c_str());
-        }
-    }
+    if (lead)
+        code = writeSummary(gathered, folders, o, th, world, fail);
     code = world.broadcast(code);
     if (abandoned) {
         // A worker is stuck in a read that cannot be interrupted: leave without joining it.

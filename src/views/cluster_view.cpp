@@ -130,39 +130,9 @@ ClusterView* ClusterView::updateTab(MainWindow* w, const SessionPtr& s)
     return view;
 }
 
-void ClusterView::buildUi()
+// Left of the tab: the step breakdown per rank, as stacked bars (a click selects the rank) and a table.
+QWidget* ClusterView::buildBreakdownPane()
 {
-    auto* top = new QVBoxLayout(this);
-    top->setContentsMargins(4, 4, 4, 4);
-    m_findings = new QLabel;
-    m_findings->setObjectName(QStringLiteral("clusterFindings"));
-    m_findings->setWordWrap(true);
-    m_findings->setTextFormat(Qt::RichText);
-    m_findings->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_findings->setFrameShape(QFrame::StyledPanel);
-    m_findings->setContentsMargins(6, 4, 6, 4);
-    top->addWidget(m_findings);
-
-    auto* split = new QSplitter(Qt::Horizontal);
-    // Below the charts, a summary's overview lanes (every rank's streams at once).
-    auto* outer = new QSplitter(Qt::Vertical);
-    outer->setChildrenCollapsible(false);
-    outer->addWidget(split);
-    m_overviewBox = new QWidget;
-    auto* ob = new QVBoxLayout(m_overviewBox);
-    ob->setContentsMargins(0, 4, 0, 0);
-    ob->addWidget(new QLabel(tr("<b>Overview</b>: every rank's device streams and collective lanes, shaded by how "
-                                "busy they are (double-click a lane to open its rank)")));
-    m_overview = new OverviewLanes;
-    ob->addWidget(m_overview, 1);
-    outer->addWidget(m_overviewBox);
-    outer->setStretchFactor(0, 3);
-    outer->setStretchFactor(1, 2);
-    m_overviewBox->hide();
-    connect(m_overview, &OverviewLanes::rankActivated, this, &ClusterView::openRankFolder);
-    top->addWidget(outer, 1);
-
-    // Left: step breakdown chart and table.
     auto* left = new QSplitter(Qt::Vertical);
     m_bars = new QCustomPlot;
     m_bars->setObjectName(QStringLiteral("clusterBars"));
@@ -193,10 +163,12 @@ void ClusterView::buildUi()
     m_breakdown->setObjectName(QStringLiteral("clusterBreakdown"));
     m_breakdown->setToolTip(tr("Means per step. Step time = Computing + Communication(Not Overlapped) + Free."));
     left->addWidget(m_breakdown);
-    split->addWidget(left);
+    return left;
+}
 
-    // Right: matrix and overlap.
-    auto* right = new QSplitter(Qt::Vertical);
+// The communication matrix with its metric and collective pickers.
+QWidget* ClusterView::buildMatrixPane()
+{
     auto* matrixBox = new QWidget;
     auto* mv = new QVBoxLayout(matrixBox);
     mv->setContentsMargins(0, 0, 0, 0);
@@ -239,8 +211,12 @@ void ClusterView::buildUi()
     mv->addWidget(m_matrix, 1);
     connect(m_metric, &QComboBox::currentIndexChanged, this, [this] { fillMatrix(); });
     connect(m_collective, &QComboBox::currentIndexChanged, this, [this] { fillMatrix(); });
-    right->addWidget(matrixBox);
+    return matrixBox;
+}
 
+// The overlap of communication with computing, per rank and per collective.
+QWidget* ClusterView::buildOverlapTabs()
+{
     auto* overlapTabs = new QTabWidget;
     m_rankOverlap = makeTable({tr("Rank"), tr("Collectives"), tr("Communication"), tr("Covered by computing"), tr("Overlap")});
     m_rankOverlap->setObjectName(QStringLiteral("clusterRankOverlap"));
@@ -252,7 +228,46 @@ void ClusterView::buildUi()
     m_collOverlap->setToolTip(overlapTip);
     overlapTabs->addTab(m_rankOverlap, tr("Overlap per rank"));
     overlapTabs->addTab(m_collOverlap, tr("Overlap per collective"));
-    right->addWidget(overlapTabs);
+    return overlapTabs;
+}
+
+void ClusterView::buildUi()
+{
+    auto* top = new QVBoxLayout(this);
+    top->setContentsMargins(4, 4, 4, 4);
+    m_findings = new QLabel;
+    m_findings->setObjectName(QStringLiteral("clusterFindings"));
+    m_findings->setWordWrap(true);
+    m_findings->setTextFormat(Qt::RichText);
+    m_findings->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_findings->setFrameShape(QFrame::StyledPanel);
+    m_findings->setContentsMargins(6, 4, 6, 4);
+    top->addWidget(m_findings);
+
+    auto* split = new QSplitter(Qt::Horizontal);
+    // Below the charts, a summary's overview lanes (every rank's streams at once).
+    auto* outer = new QSplitter(Qt::Vertical);
+    outer->setChildrenCollapsible(false);
+    outer->addWidget(split);
+    m_overviewBox = new QWidget;
+    auto* ob = new QVBoxLayout(m_overviewBox);
+    ob->setContentsMargins(0, 4, 0, 0);
+    ob->addWidget(new QLabel(tr("<b>Overview</b>: every rank's device streams and collective lanes, shaded by how "
+                                "busy they are (double-click a lane to open its rank)")));
+    m_overview = new OverviewLanes;
+    ob->addWidget(m_overview, 1);
+    outer->addWidget(m_overviewBox);
+    outer->setStretchFactor(0, 3);
+    outer->setStretchFactor(1, 2);
+    m_overviewBox->hide();
+    connect(m_overview, &OverviewLanes::rankActivated, this, &ClusterView::openRankFolder);
+    top->addWidget(outer, 1);
+
+    // Left: the step breakdown; right: the matrix and the overlap.
+    split->addWidget(buildBreakdownPane());
+    auto* right = new QSplitter(Qt::Vertical);
+    right->addWidget(buildMatrixPane());
+    right->addWidget(buildOverlapTabs());
     split->addWidget(right);
     split->setStretchFactor(0, 1);
     split->setStretchFactor(1, 1);

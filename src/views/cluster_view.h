@@ -66,6 +66,9 @@ signals:
 
 private:
     void buildUi();
+    QWidget* buildBreakdownPane();
+    QWidget* buildMatrixPane();
+    QWidget* buildOverlapTabs();
     void fillFindings();
     void fillBars();
     void fillBreakdown();

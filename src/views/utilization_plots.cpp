@@ -268,31 +268,12 @@ QStringList UtilizationPlots::seriesNames() const { return m_names; }
 double UtilizationPlots::toMs(TimeNs t) const { return static_cast<double>(t - m_sel->fullRange().begin) / 1e6; }
 TimeNs UtilizationPlots::fromMs(double ms) const { return m_sel->fullRange().begin + roundNs(ms * 1e6); }
 
-void UtilizationPlots::rebuild()
+// The curves to draw, by plot, each with the rank it stands for in "Every rank" (-1 otherwise);
+// `present` gets the kinds this profile has curves for, hidden or not.
+UtilizationPlots::CurvesByPlot UtilizationPlots::collectCurves(std::size_t ranks, QSet<QString>& present)
 {
-    m_plot->clearItems();
-    m_plot->clearPlottables();
-    // Forget the axis rects before deleting them: the event filter sees the plot's
-    // ChildRemoved events while they die, and must not ask a half-destroyed rect for its axes
-    // (QCustomPlot says "Axis index out of bounds: 0").
-    m_rects.clear();
-    m_bands.clear();
-    m_legends.clear();
-    m_names.clear();
-    m_plot->plotLayout()->clear(); // deletes the axis rects
-
-    const SessionPtr& s = m_sel->session();
-    const std::size_t ranks = s ? s->ranks.size() : 0;
-    if (m_series.size() != ranks) // a session set before this widget heard of it
-        m_series.assign(ranks, std::nullopt);
-    // The curves to draw, each with the rank it stands for in "Every rank" (-1 otherwise).
-    struct Curve {
-        const Series* series;
-        int rank;
-    };
     const bool everyRank = ranks > 1 && m_curvesRank == kEveryRank;
-    std::map<std::pair<int, QString>, std::vector<Curve>> byPlot;
-    QSet<QString> present; // kinds this profile has curves for, hidden or not
+    CurvesByPlot byPlot;
     if (everyRank) {
         // Each plot's main series once per rank: its kind's first that draws a line (two
         // samples or more; a memory plot may start with a pool sampled once), else its first.
@@ -324,123 +305,164 @@ void UtilizationPlots::rebuild()
                 byPlot[{plotOrder(key), key}].push_back({&ser, -1});
         }
     }
+    return byPlot;
+}
+
+// A plot's axis rect in row `row`, its axes set for `key` (with `unit`) and its legend in the gutter.
+QCPAxisRect* UtilizationPlots::addPlotRect(int row, const QString& key, const QString& unit, bool percent)
+{
+    auto* rect = new QCPAxisRect(m_plot);
+    m_plot->plotLayout()->addElement(row, 0, rect);
+    // Margins are the timeline's gutter and right edge, and room for the labels (placeAxes).
+    rect->setAutoMargins(QCP::msNone);
+    rect->setMargins(QMargins(kGutter, 0, 0, 0));
+    QFont small = font();
+    small.setPointSizeF(std::max(6.0, small.pointSizeF() - 1));
+    rect->axis(QCPAxis::atLeft)->setTickLabelFont(small);
+    rect->axis(QCPAxis::atLeft)->setLabelFont(small);
+    rect->axis(QCPAxis::atBottom)->setTicker(QSharedPointer<QCPAxisTicker>(new TimeAxisTicker(rect)));
+    rect->setRangeDrag(Qt::Horizontal);
+    rect->setRangeZoom(Qt::Horizontal);
+    rect->axis(QCPAxis::atLeft)->setLabel(plotTitle(key, unit));
+    rect->setProperty("unit", percent ? QStringLiteral("%") : unit);
+    rect->setProperty("kind", plotKind(key));
+    rect->axis(QCPAxis::atLeft)->setTicker(QSharedPointer<QCPAxisTicker>(new CompactTicker));
+    rect->axis(QCPAxis::atLeft)->ticker()->setTickCount(2);
+    rect->axis(QCPAxis::atBottom)->setTickLabels(false);
+    rect->setMinimumSize(0, 28);
+    auto* legend = new QCPLegend;
+    rect->insetLayout()->addElement(legend, QRectF(0, 0, 0.1, 1)); // moved to the gutter by placeAxes
+    m_legends.push_back(legend);
+    legend->setLayer(QStringLiteral("legend"));
+    QFont lf = font();
+    lf.setPointSizeF(std::max(6.0, lf.pointSizeF() - 2));
+    legend->setFont(lf);
+    legend->setRowSpacing(0);
+    // One curve a line in the gutter, tight, so three fit a short plot.
+    legend->setFillOrder(QCPLegend::foRowsFirst);
+    legend->setWrap(0);
+    legend->setMargins(QMargins(2, 1, 2, 1));
+    legend->setIconSize(10, 8);
+    return rect;
+}
+
+// The plot's curves as graphs, the legend naming the highest peaks, and the value axis's range.
+void UtilizationPlots::addCurves(QCPAxisRect* rect, QCPLegend* legend, const std::vector<Curve>& list, bool percent)
+{
+    const SessionPtr& s = m_sel->session();
+    int colorIdx = 0;
+    // The legend names the curves with the highest peaks, as many as kLegendEntries; the
+    // rest are counted in a last entry, and the hover readout names them all. More entries
+    // would run past a plot a few dozen pixels high.
+    constexpr std::size_t kLegendEntries = 3;
+    std::vector<std::pair<double, const Series*>> byPeak;
+    for (const Curve& curve : list) {
+        double peak = 0;
+        for (double v : curve.series->v)
+            peak = std::max(peak, v); // NaN never wins
+        byPeak.emplace_back(peak, curve.series);
+    }
+    std::stable_sort(byPeak.begin(), byPeak.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    const std::size_t named = list.size() <= kLegendEntries ? list.size() : kLegendEntries - 1;
+    byPeak.resize(named);
+    for (const auto& [ser, rank] : list) {
+        auto* g = m_plot->addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+        const bool sampled = ser->source.rfind("sampled", 0) == 0;
+        // Sampled counters hold their value until the next sample; derived buckets too.
+        g->setLineStyle(QCPGraph::lsStepLeft);
+        g->setAdaptiveSampling(true);
+        QVector<double> x(static_cast<qsizetype>(ser->t.size())), y(static_cast<qsizetype>(ser->v.size()));
+        for (std::size_t i = 0; i < ser->t.size(); ++i) {
+            x[static_cast<qsizetype>(i)] = toMs(ser->t[i]);
+            y[static_cast<qsizetype>(i)] = ser->v[i] * (percent && ser->unit != "%" ? 100.0 : 1.0);
+        }
+        g->setData(x, y, true);
+        QString name = qstr(ser->name) + (sampled ? tr(" (sampled)") : tr(" (derived)"));
+        if (rank >= 0) {
+            // One colour per rank, the same in every plot; past the palette, dashed.
+            QPen pen(paletteColor((rank * 5) % kPaletteSize), 1.2);
+            if (rank >= kPaletteSize)
+                pen.setStyle(Qt::DashLine);
+            g->setPen(pen); // no fill: the curves of several ranks overlap
+            const QString who = rankLabel(*s->ranks[static_cast<std::size_t>(rank)], false);
+            name += QStringLiteral(" · ") + who;
+            g->setProperty("legendText", who); // the plot's title says what; the legend says whose
+        } else {
+            QColor c = paletteColor((colorIdx++ * 5) % kPaletteSize);
+            g->setPen(QPen(c, 1.2));
+            if (percent) {
+                c.setAlpha(60);
+                g->setBrush(c);
+            }
+        }
+        g->setName(name);
+        if (std::any_of(byPeak.begin(), byPeak.end(), [ser](const auto& e) { return e.second == ser; }))
+            legend->addItem(new ElidedLegendItem(legend, g));
+        m_names << name;
+        if (percent)
+            rect->axis(QCPAxis::atLeft)->setRange(0, 100);
+        else
+            g->rescaleValueAxis(false, true);
+    }
+    if (list.size() > named)
+        legend->addItem(new MoreLegendItem(legend, tr("+%1 more (hover)").arg(list.size() - named)));
+    if (!percent) {
+        bool found = false;
+        QCPRange r;
+        for (QCPGraph* g : rect->graphs()) {
+            const QCPRange gr = g->getValueRange(found, QCP::sdBoth);
+            if (found)
+                r.expand(gr);
+        }
+        rect->axis(QCPAxis::atLeft)->setRange(std::min(0.0, r.lower), std::max(r.upper * 1.1, 1e-9));
+    }
+}
+
+// The selected range's band over one plot, hidden until a range is selected.
+void UtilizationPlots::addSelectionBand(QCPAxisRect* rect)
+{
+    auto* band = new QCPItemRect(m_plot);
+    band->setClipAxisRect(rect);
+    band->topLeft->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    band->bottomRight->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    band->topLeft->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    band->bottomRight->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    QColor hl = palette().highlight().color();
+    band->setPen(QPen(hl));
+    hl.setAlpha(50);
+    band->setBrush(hl);
+    band->setVisible(false);
+    m_bands.push_back(band);
+}
+
+void UtilizationPlots::rebuild()
+{
+    m_plot->clearItems();
+    m_plot->clearPlottables();
+    // Forget the axis rects before deleting them: the event filter sees the plot's
+    // ChildRemoved events while they die, and must not ask a half-destroyed rect for its axes
+    // (QCustomPlot says "Axis index out of bounds: 0").
+    m_rects.clear();
+    m_bands.clear();
+    m_legends.clear();
+    m_names.clear();
+    m_plot->plotLayout()->clear(); // deletes the axis rects
+
+    const SessionPtr& s = m_sel->session();
+    const std::size_t ranks = s ? s->ranks.size() : 0;
+    if (m_series.size() != ranks) // a session set before this widget heard of it
+        m_series.assign(ranks, std::nullopt);
+    QSet<QString> present;
+    const CurvesByPlot byPlot = collectCurves(ranks, present);
     updateRankNote();
     updatePlotActions(present);
 
     int row = 0;
     for (const auto& [key, list] : byPlot) {
-        auto* rect = new QCPAxisRect(m_plot);
-        m_plot->plotLayout()->addElement(row++, 0, rect);
-        // Margins are the timeline's gutter and right edge, and room for the labels (placeAxes).
-        rect->setAutoMargins(QCP::msNone);
-        rect->setMargins(QMargins(kGutter, 0, 0, 0));
-        QFont small = font();
-        small.setPointSizeF(std::max(6.0, small.pointSizeF() - 1));
-        rect->axis(QCPAxis::atLeft)->setTickLabelFont(small);
-        rect->axis(QCPAxis::atLeft)->setLabelFont(small);
-        rect->axis(QCPAxis::atBottom)->setTicker(QSharedPointer<QCPAxisTicker>(new TimeAxisTicker(rect)));
-        rect->setRangeDrag(Qt::Horizontal);
-        rect->setRangeZoom(Qt::Horizontal);
-        const QString unit = qstr(list.front().series->unit);
-        rect->axis(QCPAxis::atLeft)->setLabel(plotTitle(key.second, unit));
         const bool percent = key.second == QStringLiteral("util") || key.second == QStringLiteral("l2");
-        rect->setProperty("unit", percent ? QStringLiteral("%") : unit);
-        rect->setProperty("kind", plotKind(key.second));
-        rect->axis(QCPAxis::atLeft)->setTicker(QSharedPointer<QCPAxisTicker>(new CompactTicker));
-        rect->axis(QCPAxis::atLeft)->ticker()->setTickCount(2);
-        rect->axis(QCPAxis::atBottom)->setTickLabels(false);
-        rect->setMinimumSize(0, 28);
-        auto* legend = new QCPLegend;
-        rect->insetLayout()->addElement(legend, QRectF(0, 0, 0.1, 1)); // moved to the gutter by placeAxes
-        m_legends.push_back(legend);
-        legend->setLayer(QStringLiteral("legend"));
-        QFont lf = font();
-        lf.setPointSizeF(std::max(6.0, lf.pointSizeF() - 2));
-        legend->setFont(lf);
-        legend->setRowSpacing(0);
-        // One curve a line in the gutter, tight, so three fit a short plot.
-        legend->setFillOrder(QCPLegend::foRowsFirst);
-        legend->setWrap(0);
-        legend->setMargins(QMargins(2, 1, 2, 1));
-        legend->setIconSize(10, 8);
-        int colorIdx = 0;
-        // The legend names the curves with the highest peaks, as many as kLegendEntries; the
-        // rest are counted in a last entry, and the hover readout names them all. More entries
-        // would run past a plot a few dozen pixels high.
-        constexpr std::size_t kLegendEntries = 3;
-        std::vector<std::pair<double, const Series*>> byPeak;
-        for (const Curve& curve : list) {
-            double peak = 0;
-            for (double v : curve.series->v)
-                peak = std::max(peak, v); // NaN never wins
-            byPeak.emplace_back(peak, curve.series);
-        }
-        std::stable_sort(byPeak.begin(), byPeak.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-        const std::size_t named = list.size() <= kLegendEntries ? list.size() : kLegendEntries - 1;
-        byPeak.resize(named);
-        for (const auto& [ser, rank] : list) {
-            auto* g = m_plot->addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
-            const bool sampled = ser->source.rfind("sampled", 0) == 0;
-            // Sampled counters hold their value until the next sample; derived buckets too.
-            g->setLineStyle(QCPGraph::lsStepLeft);
-            g->setAdaptiveSampling(true);
-            QVector<double> x(static_cast<qsizetype>(ser->t.size())), y(static_cast<qsizetype>(ser->v.size()));
-            for (std::size_t i = 0; i < ser->t.size(); ++i) {
-                x[static_cast<qsizetype>(i)] = toMs(ser->t[i]);
-                y[static_cast<qsizetype>(i)] = ser->v[i] * (percent && ser->unit != "%" ? 100.0 : 1.0);
-            }
-            g->setData(x, y, true);
-            QString name = qstr(ser->name) + (sampled ? tr(" (sampled)") : tr(" (derived)"));
-            if (rank >= 0) {
-                // One colour per rank, the same in every plot; past the palette, dashed.
-                QPen pen(paletteColor((rank * 5) % kPaletteSize), 1.2);
-                if (rank >= kPaletteSize)
-                    pen.setStyle(Qt::DashLine);
-                g->setPen(pen); // no fill: the curves of several ranks overlap
-                const QString who = rankLabel(*s->ranks[static_cast<std::size_t>(rank)], false);
-                name += QStringLiteral(" · ") + who;
-                g->setProperty("legendText", who); // the plot's title says what; the legend says whose
-            } else {
-                QColor c = paletteColor((colorIdx++ * 5) % kPaletteSize);
-                g->setPen(QPen(c, 1.2));
-                if (percent) {
-                    c.setAlpha(60);
-                    g->setBrush(c);
-                }
-            }
-            g->setName(name);
-            if (std::any_of(byPeak.begin(), byPeak.end(), [ser](const auto& e) { return e.second == ser; }))
-                legend->addItem(new ElidedLegendItem(legend, g));
-            m_names << name;
-            if (percent)
-                rect->axis(QCPAxis::atLeft)->setRange(0, 100);
-            else
-                g->rescaleValueAxis(false, true);
-        }
-        if (list.size() > named)
-            legend->addItem(new MoreLegendItem(legend, tr("+%1 more (hover)").arg(list.size() - named)));
-        if (!percent) {
-            bool found = false;
-            QCPRange r;
-            for (QCPGraph* g : rect->graphs()) {
-                const QCPRange gr = g->getValueRange(found, QCP::sdBoth);
-                if (found)
-                    r.expand(gr);
-            }
-            rect->axis(QCPAxis::atLeft)->setRange(std::min(0.0, r.lower), std::max(r.upper * 1.1, 1e-9));
-        }
-        auto* band = new QCPItemRect(m_plot);
-        band->setClipAxisRect(rect);
-        band->topLeft->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
-        band->bottomRight->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
-        band->topLeft->setTypeY(QCPItemPosition::ptAxisRectRatio);
-        band->bottomRight->setTypeY(QCPItemPosition::ptAxisRectRatio);
-        QColor hl = palette().highlight().color();
-        band->setPen(QPen(hl));
-        hl.setAlpha(50);
-        band->setBrush(hl);
-        band->setVisible(false);
-        m_bands.push_back(band);
+        QCPAxisRect* rect = addPlotRect(row++, key.second, qstr(list.front().series->unit), percent);
+        addCurves(rect, m_legends.back(), list, percent);
+        addSelectionBand(rect);
         connect(rect->axis(QCPAxis::atBottom), qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
                 &UtilizationPlots::onPlotRangeChanged);
         m_rects.push_back(rect);

@@ -19,7 +19,9 @@
 #include <QSet>
 #include <QWidget>
 
+#include <map>
 #include <optional>
+#include <utility>
 #include <vector>
 
 class QAction;
@@ -82,7 +84,17 @@ signals:
     void hiddenPlotsChanged(const QStringList& kinds);
 
 private:
+    // A curve to draw and the rank it stands for in "Every rank" (-1 otherwise).
+    struct Curve {
+        const Series* series;
+        int rank;
+    };
+    using CurvesByPlot = std::map<std::pair<int, QString>, std::vector<Curve>>; // by (plot order, plot key)
     void rebuild();
+    CurvesByPlot collectCurves(std::size_t ranks, QSet<QString>& present);
+    QCPAxisRect* addPlotRect(int row, const QString& key, const QString& unit, bool percent);
+    void addCurves(QCPAxisRect* rect, QCPLegend* legend, const std::vector<Curve>& list, bool percent);
+    void addSelectionBand(QCPAxisRect* rect);
     void onSessionChanged();
     void onCurrentRankChanged(int rank);
     void buildCurvesBar();
