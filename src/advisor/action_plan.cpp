@@ -130,7 +130,11 @@ std::string planFormula(const AdvisorReport& r)
         sum += p.gain.nsPerStep;
     return "estimated step after the plan = T − Σ gains = " + fmtMs(r.T) + " − " + fmtMs(sum) + " = " + fmtMs(r.planStepNs)
            + " (an estimate: each action's gain is taken on the device time the earlier actions leave, so no task "
-             "counts twice; the rules' gain formulas are themselves estimates)";
+             "counts twice; the rules' gain formulas are themselves estimates)"
+           + (r.plan.size() < kMinActions && r.planStepNs > 0
+                  ? ". Only " + std::to_string(r.plan.size()) + (r.plan.size() == 1 ? " action" : " actions")
+                        + ": no other fired finding has an estimated gain on time not already claimed"
+                  : std::string());
 }
 
 } // namespace npuscope::advisor

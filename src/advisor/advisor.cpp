@@ -221,6 +221,7 @@ std::vector<RuleDef> allRules()
     std::vector<RuleDef> r;
     addComputationRules(r);
     addAffinityRules(r);
+    addAttentionRules(r);
     addCommunicationRules(r);
     addSchedulingRules(r);
     addMemoryRules(r);

@@ -102,6 +102,73 @@ std::optional<double> matmulFlops(const std::vector<std::vector<std::int64_t>>& 
 
 namespace {
 
+// A whole number of at least 1, or 0.
+double wholeQuotient(double a, double b)
+{
+    if (!(b > 0))
+        return 0;
+    const double q = a / b;
+    return q >= 1 && std::abs(q - std::round(q)) < 1e-9 ? std::round(q) : 0;
+}
+
+// Skv from k once q's layout is known: BNSD or BSND (4-D), BSH or SBH (3-D), told apart by
+// where B, N and Sq sit in q; 0 when q matches none of them.
+double kvLengthFromLayout(const std::vector<std::int64_t>& q, const std::vector<std::int64_t>& k, double b, double n, double sq)
+{
+    const auto at = [](const std::vector<std::int64_t>& v, std::size_t i) { return static_cast<double>(v[i]); };
+    if (q.size() == 4 && k.size() == 4) {
+        if (at(q, 0) == b && at(q, 1) == n && at(q, 2) == sq)
+            return at(k, 2); // BNSD
+        if (at(q, 0) == b && at(q, 1) == sq && at(q, 2) == n)
+            return at(k, 1); // BSND
+    }
+    if (q.size() == 3 && k.size() == 3) {
+        if (at(q, 0) == b && at(q, 1) == sq)
+            return at(k, 1); // BSH
+        if (at(q, 0) == sq && at(q, 1) == b)
+            return at(k, 0); // SBH
+    }
+    return 0;
+}
+
+} // namespace
+
+std::optional<AttentionShape> attentionShape(const std::vector<std::vector<std::int64_t>>& in,
+                                             const std::vector<std::vector<std::int64_t>>& out, bool grad)
+{
+    if (in.size() < 2 || in[0].empty() || in[1].empty())
+        return std::nullopt;
+    const auto& stats = grad ? in : out;
+    const auto st = std::find_if(stats.begin(), stats.end(), [](const auto& t) { return t.size() == 4 && t[3] == 8; });
+    if (st == stats.end())
+        return std::nullopt;
+    const double b = static_cast<double>((*st)[0]), n = static_cast<double>((*st)[1]), sq = static_cast<double>((*st)[2]);
+    const double d = wholeQuotient(numel(in[0]), b * n * sq);
+    if (!(d > 0))
+        return std::nullopt;
+    double skv = kvLengthFromLayout(in[0], in[1], b, n, sq);
+    for (std::size_t i = 2; i < in.size() && skv == 0; ++i)
+        if (in[i].size() == 2 && static_cast<double>(in[i][0]) == sq)
+            skv = static_cast<double>(in[i][1]);
+    if (skv == 0)
+        skv = wholeQuotient(numel(in[1]), b * n * d);
+    if (!(skv > 0))
+        return std::nullopt;
+    return AttentionShape{b, n, sq, skv, d};
+}
+
+std::optional<double> attentionFlops(const std::vector<std::vector<std::int64_t>>& in,
+                                     const std::vector<std::vector<std::int64_t>>& out, bool grad)
+{
+    const auto a = attentionShape(in, out, grad);
+    if (!a)
+        return std::nullopt;
+    const double forward = 4.0 * a->b * a->n * a->sq * a->skv * a->d;
+    return grad ? 2.5 * forward : forward;
+}
+
+namespace {
+
 std::string sourceOf(const nlohmann::json& e, const char* key)
 {
     const auto s = e.find("sources");
@@ -180,13 +247,17 @@ void shapeEstimates(Acc& a, bool cube)
     a.shapeBytes = isMissing(tensorBytes(a.in, a.inTypes)) || isMissing(tensorBytes(a.out, a.outTypes))
                        ? kNaN
                        : tensorBytes(a.in, a.inTypes) + tensorBytes(a.out, a.outTypes);
-    if (cube) {
+    if (containsCI(a.p.opType, "flashattention")) {
+        if (a.in && a.out)
+            if (const auto fl = attentionFlops(*a.in, *a.out, containsCI(a.p.opType, "grad")))
+                a.shapeFlops = *fl;
+    } else if (cube) {
         if (a.in && a.out && containsCI(a.p.opType, "matmul"))
             if (const auto fl = matmulFlops(*a.in, *a.out))
                 a.shapeFlops = *fl;
     } else if (a.out && !containsCI(a.p.opType, "attention") && !containsCI(a.p.opType, "conv")) {
-        // One operation per output element; attention and convolution kernels (MIX or vector
-        // tasks) do far more, and get FLOPs only from the fops columns.
+        // One operation per output element; convolution and other attention kernels (MIX or
+        // vector tasks) do far more, and get FLOPs only from the fops columns.
         double n = 0;
         for (const auto& t : *a.out)
             n += numel(t);
@@ -203,7 +274,9 @@ void finish(Acc& a, const RooflineRoofs& roofs)
         p.flopsFrom = "aic/aiv fops columns";
     } else if (!isMissing(a.shapeFlops)) {
         p.flops = a.shapeFlops;
-        p.flopsFrom = cube ? "shapes" : "element count";
+        p.flopsFrom = containsCI(p.opType, "flashattention") ? "shapes (attention, every block counted)"
+                      : cube                                 ? "shapes"
+                                                             : "element count";
     }
     if (!isMissing(a.shapeBytes) && a.shapeBytes > 0) {
         p.bytes = a.shapeBytes;

@@ -60,6 +60,22 @@ double dtypeBytes(std::string_view dtype);
 std::optional<double> matmulFlops(const std::vector<std::vector<std::int64_t>>& in,
                                   const std::vector<std::vector<std::int64_t>>& out);
 
+// FLOPs of one FlashAttention call (forward, or its gradient with `grad`), 4 · B · N · Sq · Skv · D
+// forward and 2.5 times that backward (five matrix products instead of two). B, N and Sq come
+// from the softmax statistics tensor ([B, N, Sq, 8]: an output forward, an input backward), so
+// q's layout (BSH, SBH, BNSD, BSND) follows from where they sit in q; D = |q| / (B · N · Sq);
+// Skv from k in that layout, else from a 2-D attention mask [Sq, Skv], else |k| / (B · N · D)
+// (as many K heads as Q heads). Every block is counted, masked or not: a
+// causal mask with a sparse mode skips about half, so this is an upper bound. nullopt when the
+// shapes give no statistics tensor or do not divide evenly.
+struct AttentionShape {
+    double b = 0, n = 0, sq = 0, skv = 0, d = 0; // batch, heads, query and key lengths, head dim
+};
+std::optional<AttentionShape> attentionShape(const std::vector<std::vector<std::int64_t>>& in,
+                                             const std::vector<std::vector<std::int64_t>>& out, bool grad);
+std::optional<double> attentionFlops(const std::vector<std::vector<std::int64_t>>& in,
+                                     const std::vector<std::vector<std::int64_t>>& out, bool grad);
+
 RooflineRoofs rooflineRoofs(const ProfileFacts& f, const Thresholds& th);
 
 // One kernel row's FLOPs and bytes per call (from the fops columns or its shapes), their ratio,

@@ -120,6 +120,7 @@ void addMemoryRules(std::vector<RuleDef>& out);
 void memoryPeakRule(const RuleCtx& c, RuleOut& out); // MEM-PEAK (rules_memory_peak.cpp)
 void addClusterRules(std::vector<RuleDef>& out);
 void addAffinityRules(std::vector<RuleDef>& out); // CMP-AFFINITY (rules_affinity.cpp)
+void addAttentionRules(std::vector<RuleDef>& out); // CMP-FA (rules_attention.cpp)
 
 // A fired finding's severity: fixed by the thresholds file, else by the rule, else by its cost
 // share (ADVISOR.md §1).

@@ -48,6 +48,16 @@ void describeIntensity(Finding& fd, const OpIntensity& oi)
                                  "give the weights the FRACTAL_NZ format, and keep the reused operand in L2.");
 }
 
+// Below min_share a group whose condition holds is a minor finding, if its longest task is
+// at least min_dur_us long: a type made of a few-µs tasks is not worth a line.
+bool worthAMinorFinding(const TaskGroup& g, double minDurNs)
+{
+    for (const Task* t : g.tasks)
+        if (static_cast<double>(t->dur) >= minDurNs)
+            return true;
+    return false;
+}
+
 // ---- CMP-CUBE-MEMBOUND ---------------------------------------------------------------------
 void cubeMembound(const RuleCtx& c, RuleOut& out)
 {
@@ -64,7 +74,7 @@ void cubeMembound(const RuleCtx& c, RuleOut& out)
         return out.notChecked("needs " + f.kernelFile() + kPipeHint
                               + " or --aic-metrics=Memory (no aic_mac_ratio/aic_mte2_ratio or main-memory bandwidth columns)");
     const double macMax = c.param("mac_max"), mte2Min = c.param("mte2_min"), bwMin = c.param("bw_share_min");
-    const double rDtype = c.param("r_dtype"), rFuse = c.param("r_fuse");
+    const double rDtype = c.param("r_dtype"), rFuse = c.param("r_fuse"), minorDur = c.param("min_dur_us") * 1e3;
     const double minTime = c.th.minShare() * f.T;
     const RooflineRoofs roofs = rooflineRoofs(f, c.th);
 
@@ -126,7 +136,8 @@ void cubeMembound(const RuleCtx& c, RuleOut& out)
     double worstMac = kNaN;
     for (const auto& [key, gi] : byKey) {
         G& g = groups[gi];
-        if (f.perStep(g.g.sumDur) < minTime)
+        const bool minor = f.perStep(g.g.sumDur) < minTime;
+        if (minor && !worthAMinorFinding(g.g, minorDur))
             continue;
         const double m = g.mac.mean(), r2 = g.mte2.mean();
         const double peak = hbmPeak(f, c.th, g.device);
@@ -147,6 +158,7 @@ void cubeMembound(const RuleCtx& c, RuleOut& out)
         fd.family = g.g.type;
         fd.familyTitle = g.g.type + " memory-bound";
         fd.costNs = roundNs(cost);
+        fd.minor = minor;
         const auto oi = opIntensity(f, g.g.tasks.front()->kernel, roofs);
         const std::string kind = !oi ? std::string() : oi->intensity < oi->ridge ? " by shape" : " by implementation";
         fd.title = g.g.type + " memory-bound" + kind + ": " + (mteHit ? "mte2 " + fmtRatio(r2) : "bw " + fmtRatio(bwShare) + " of peak")
@@ -159,7 +171,7 @@ void cubeMembound(const RuleCtx& c, RuleOut& out)
                                     : "main-memory traffic runs at " + fmtNum(g.bw.mean(), 0) + " GB/s, "
                                           + fmtRatio(bwShare) + " of the " + fmtNum(peak, 0) + " GB/s HBM peak (≥ "
                                           + fmtRatio(bwMin) + ")")
-                          + ": the op waits on memory, not on compute.";
+                          + ": the op waits on memory, not on compute." + minorNote(f, cost, c.th);
         if (oi)
             describeIntensity(fd, *oi);
         if (g.fp32)
@@ -190,7 +202,8 @@ void cubeMembound(const RuleCtx& c, RuleOut& out)
         fd.scope.steps = "all " + std::to_string(f.nSteps) + " steps (aggregate)";
     }
     if (out.fired.empty())
-        out.pass(std::to_string(checked) + " cube op groups ≥ " + fmtPct(c.th.minShare()) + " of step checked"
+        out.pass(std::to_string(checked) + " cube op groups checked (below " + fmtPct(c.th.minShare())
+                 + " of the step, those with a task ≥ " + fmtNum(minorDur / 1e3, 0) + " µs)"
                  + (!isMissing(worstMac) ? ", lowest mac " + fmtRatio(worstMac) : std::string())
                  + "; none with mac < " + fmtRatio(macMax) + " and mte2 ≥ " + fmtRatio(mte2Min) + " (or bw share ≥ "
                  + fmtRatio(bwMin) + ")");
@@ -209,7 +222,7 @@ void vecMem(const RuleCtx& c, RuleOut& out)
     if (vec.empty() || (mte2.empty() && mte3.empty()))
         return out.notChecked("needs " + f.kernelFile() + kPipeHint + " (no aiv_vec_ratio/aiv_mte2_ratio columns)");
     const double mteMin = c.param("mte_min"), vecMax = c.param("vec_max"), r = c.param("r");
-    const double minTime = c.th.minShare() * f.T;
+    const double minTime = c.th.minShare() * f.T, minorDur = c.param("min_dur_us") * 1e3;
     struct G {
         TaskGroup g;
         Weighted vec, mte;
@@ -238,7 +251,8 @@ void vecMem(const RuleCtx& c, RuleOut& out)
     for (auto& g : groups) {
         const std::string& key = g.g.key;
         const double cost = f.perStep(g.g.sumDur);
-        if (cost < minTime)
+        const bool minor = cost < minTime;
+        if (minor && !worthAMinorFinding(g.g, minorDur))
             continue;
         const double v = g.vec.mean(), m = g.mte.mean();
         if (isMissing(v) || isMissing(m))
@@ -248,11 +262,13 @@ void vecMem(const RuleCtx& c, RuleOut& out)
             continue;
         Finding& fd = out.fire(key);
         fd.costNs = roundNs(cost);
+        fd.minor = minor;
         fd.title = key + " memory-bound vector op: mte " + fmtRatio(m) + ", vec " + fmtRatio(v) + ", " + fmtMs(cost) + "/step";
         fd.description = std::to_string(g.g.tasks.size()) + " " + key + " tasks take " + fmtMs(cost)
                          + " per step; the vector unit computes only " + fmtRatio(v) + " of the time (< " + fmtRatio(vecMax)
                          + ") while the data movers (max of MTE2 in, MTE3 out) are busy " + fmtRatio(m) + " (≥ "
-                         + fmtRatio(mteMin) + "): each element is loaded and stored for little work.";
+                         + fmtRatio(mteMin) + "): each element is loaded and stored for little work."
+                         + minorNote(f, cost, c.th);
         const std::string lk = lower(key);
         if (lk.find("layernorm") != std::string::npos)
             fd.suggestions.push_back("Fuse the residual add with it: torch_npu.npu_add_layer_norm.");
@@ -277,8 +293,8 @@ void vecMem(const RuleCtx& c, RuleOut& out)
         fd.scope.steps = "all " + std::to_string(f.nSteps) + " steps (aggregate)";
     }
     if (out.fired.empty())
-        out.pass(std::to_string(checked) + " vector op types ≥ " + fmtPct(c.th.minShare())
-                 + " of step checked; none with mte ≥ " + fmtRatio(mteMin) + " and vec < " + fmtRatio(vecMax));
+        out.pass(std::to_string(checked) + " vector op types checked (below " + fmtPct(c.th.minShare())
+                 + " of the step, those with a task ≥ " + fmtNum(minorDur / 1e3, 0) + " µs); none with mte ≥ " + fmtRatio(mteMin) + " and vec < " + fmtRatio(vecMax));
 }
 
 } // namespace

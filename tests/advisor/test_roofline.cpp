@@ -196,21 +196,75 @@ private slots:
         QCOMPARE(mm->bytes, 2.0 * (4096.0 * 12288 + 4608.0 * 12288 + 4096.0 * 4608));
     }
 
-    // FlashAttention runs as MIX tasks that do far more than one operation per output element:
-    // without fops columns (the 2025 mstt fixture has none) it gets no FLOPs, not a wrong count.
-    void attentionHasNoElementCount()
+    // FlashAttention FLOPs from the shapes, worked by hand. The 2025 mstt fixture's forward call
+    // has q, k, v in SBH [4096, 2, 512], a [4096, 4096] mask and softmax statistics [2, 4, 4096, 8]:
+    // B 2, N 4, Sq 4096, D = 4096·2·512 / (2·4·4096) = 128, Skv = k[0] = 4096, so
+    // 4 · 2 · 4 · 4096 · 4096 · 128 = 68,719,476,736 FLOP; the gradient 2.5 times that. The
+    // "varlen" row's q [4096, 2, 511] does not divide by B·N·Sq: no FLOPs rather than a guess.
+    void attentionFlopsByHand()
     {
         const LoadResult lr = loadSession(kSamples + "/msprof-analyze/test/ut/advisor/compute_advice/data");
         QVERIFY(lr.session);
         const AdvisorReport r = runAdvisor(*lr.session, fixture::defaults());
-        int seen = 0;
-        for (const auto& p : r.roofline)
-            if (p.opType.find("FlashAttention") != std::string::npos) {
-                ++seen;
-                QVERIFY(std::isnan(p.flops));
-                QCOMPARE(p.bound, std::string("unknown"));
+        const RooflinePoint* fwd = pointOf(r, "FlashAttentionScore", "\"4096,2,512;4096,2,512;4096,2,512;;;;4096,4096;;;;;\"");
+        QVERIFY(fwd);
+        QCOMPARE(fwd->flops, 68719476736.0);
+        QCOMPARE(fwd->flopsFrom, std::string("shapes (attention, every block counted)"));
+        QCOMPARE(fwd->bound, std::string("compute"));
+        int grads = 0, unknown = 0;
+        for (const auto& p : r.roofline) {
+            if (p.opType == "FlashAttentionScoreGrad" && p.shapes.find("4096,2,512;") != std::string::npos) {
+                ++grads;
+                QCOMPARE(p.flops, 2.5 * 68719476736.0);
             }
-        QVERIFY(seen >= 2);
+            if (p.shapes.find("4096,2,511") != std::string::npos) {
+                ++unknown;
+                QVERIFY(std::isnan(p.flops));
+            }
+        }
+        QVERIFY(grads >= 1);
+        QCOMPARE(unknown, 1);
+
+        // Decode with grouped K/V heads, BNSD: q [1, 32, 1, 128], k [1, 8, 4096, 128], statistics
+        // [1, 32, 1, 8]: Skv is k[2] = 4096, not |k| / (B·N·D) = 1024.
+        const auto in = parseShapes("1,32,1,128;1,8,4096,128;1,8,4096,128");
+        const auto out = parseShapes("1,32,1,8;1,32,1,8;;1,32,1,128");
+        QVERIFY(in && out);
+        QCOMPARE(attentionFlops(*in, *out, false).value_or(0), 4.0 * 1 * 32 * 1 * 4096 * 128);
+        // BSND of the same call.
+        const auto in2 = parseShapes("1,1,32,128;1,4096,8,128;1,4096,8,128");
+        QCOMPARE(attentionFlops(*in2, *out, false).value_or(0), 4.0 * 1 * 32 * 1 * 4096 * 128);
+        // No statistics tensor: no FLOPs.
+        QVERIFY(!attentionFlops(*in, *parseShapes("1,32,1,128"), false));
+    }
+
+    // CMP-FA on the same fixture: the forward calls reach 68.72 GFLOP / 407 µs ≈ 169 TFLOP/s, under
+    // half the default roof (24 cores × 8192 FLOP × 1.8 GHz = 353.9 TFLOP/s), so the rule fires;
+    // the gradient's 171.8 GFLOP / 760 µs ≈ 226 TFLOP/s (0.64) does not.
+    void flashAttentionRule()
+    {
+        const LoadResult lr = loadSession(kSamples + "/msprof-analyze/test/ut/advisor/compute_advice/data");
+        QVERIFY(lr.session);
+        const AdvisorReport r = runAdvisor(*lr.session, fixture::defaults());
+        int fired = 0;
+        for (const auto& f : r.findings) {
+            if (f.rule != "CMP-FA" || f.status != Status::Fired)
+                continue;
+            ++fired;
+            QVERIFY2(f.title.find("FlashAttentionScore:") == 0, f.title.c_str());
+            QVERIFY2(f.description.find("head dim 128") != std::string::npos, f.description.c_str());
+            QVERIFY(f.gain.estimated);
+        }
+        QCOMPARE(fired, 1);
+        // Add meets CMP-VEC-MEM's condition (mte2 0.84-0.87, vec 0.21-0.27) below min_share: a minor finding.
+        const Finding* add = fixture::find(r, "CMP-VEC-MEM/Add");
+        QVERIFY(add);
+        QCOMPARE(add->status, Status::Fired);
+        QVERIFY(add->minor);
+        QCOMPARE(add->severity, FindingSeverity::Low);
+        // Two findings with a gain make a plan of two actions, and the formula says why no third.
+        QCOMPARE(r.plan.size(), std::size_t(2));
+        QVERIFY(planFormula(r).find("Only 2 actions: no other fired finding has an estimated gain") != std::string::npos);
     }
 };
 
