@@ -327,7 +327,8 @@ std::vector<RooflinePoint> rooflinePoints(const ProfileFacts& f, const RooflineR
             a.p.opType = f.str(t.type);
             a.p.shapes = std::string(f.p.str(k.inputShapes[row]));
             a.p.dtypes = std::string(f.p.str(k.inputDtypes[row]));
-            a.p.unit = t.cls == TaskClass::Cube ? "cube" : "vector";
+            // FlashAttention's two matrix products run on the cube whatever its task type (MIX).
+            a.p.unit = t.cls == TaskClass::Cube || containsCI(a.p.opType, "flashattention") ? "cube" : "vector";
             a.in = parseShapes(a.p.shapes);
             a.out = parseShapes(f.p.str(k.outputShapes[row]));
             a.inTypes = dtypeTokens(a.p.dtypes);

@@ -83,16 +83,37 @@ void drawLogGrid(QPainter& p, const LogFrame& fr)
     p.restore();
 }
 
-void drawRoof(QPainter& p, const LogFrame& fr, double peak, double bw, const QColor& c, const QString& name)
+// Draws a roof and its name; returns the name's rectangle.
+QRectF drawRoof(QPainter& p, const LogFrame& fr, double peak, double bw, const QColor& c, const QString& name)
 {
     if (!(peak > 0) || !(bw > 0))
-        return;
+        return {};
     const double ridge = peak / bw, xl = std::pow(10.0, fr.x0), xr = std::pow(10.0, fr.x1);
     p.setPen(QPen(c, 2));
     if (ridge > xl)
         p.drawLine(fr.at(xl, xl * bw / 1e12), fr.at(ridge, peak / 1e12));
     p.drawLine(fr.at(std::max(ridge, xl), peak / 1e12), fr.at(xr, peak / 1e12));
-    p.drawText(fr.at(xr, peak / 1e12) + QPointF(-160, -4), name);
+    // Named just right of the ridge, where no point sits above the roof.
+    const QPointF at = fr.at(std::max(ridge, xl), peak / 1e12) + QPointF(4, -4);
+    p.drawText(at, name);
+    return QRectF(at.x(), at.y() - p.fontMetrics().ascent(), p.fontMetrics().horizontalAdvance(name), p.fontMetrics().height());
+}
+
+// A point's name beside it (of diameter d at c), in the first corner where it overlaps no
+// label already drawn and stays inside the chart; none when every corner is taken.
+void placeLabel(QPainter& p, const QRectF& area, std::vector<QRectF>& placed, QPointF c, double d, const QString& name)
+{
+    const double w = p.fontMetrics().horizontalAdvance(name), h = p.fontMetrics().height();
+    const double gap = d / 2 + 2;
+    for (const QPointF& corner : {QPointF(gap, -gap - h), QPointF(-gap - w, -gap - h), QPointF(gap, gap), QPointF(-gap - w, gap)}) {
+        const QRectF r(c + corner, QSizeF(w, h));
+        if (!area.contains(r) || std::any_of(placed.begin(), placed.end(), [&](const QRectF& o) { return o.intersects(r); }))
+            continue;
+        p.setPen(Qt::black);
+        p.drawText(r, Qt::AlignLeft | Qt::AlignVCenter, name);
+        placed.push_back(r);
+        return;
+    }
 }
 
 } // namespace
@@ -121,8 +142,8 @@ QImage renderRooflineChart(const AdvisorReport& r, int width)
         xMax = 100;
         yMin = 0.1;
     }
-    LogFrame fr{QRectF(70, 10, width - 90, height - 56), std::floor(std::log10(xMin / 2)),
-                std::ceil(std::log10(std::max(xMax * 2, roofs.ridge(roofs.cubeFp16) * 3))),
+    LogFrame fr{QRectF(70, 10, width - 110, height - 56), std::floor(std::log10(xMin / 2)),
+                std::ceil(std::log10(std::max(xMax * 6, roofs.ridge(roofs.cubeFp16) * 3))), // room for labels
                 std::floor(std::log10(yMin / 2)), std::ceil(std::log10(std::max(peak, 1e-3) * 2))};
     QPainter p(&img);
     p.setRenderHint(QPainter::Antialiasing);
@@ -131,13 +152,14 @@ QImage renderRooflineChart(const AdvisorReport& r, int width)
     p.setFont(f);
     drawLogGrid(p, fr);
     p.setClipRect(fr.area);
-    drawRoof(p, fr, roofs.cubeFp16, roofs.hbmBytesPerS, QColor(0x33, 0x66, 0xcc), QStringLiteral("cube FP16 roof"));
-    drawRoof(p, fr, roofs.vectorFp16, roofs.hbmBytesPerS, QColor(0x2a, 0x9d, 0x8f), QStringLiteral("vector FP16 roof"));
-    for (std::size_t i = 0; i < pts.size(); ++i) {
-        const RooflinePoint& pt = *pts[i];
-        const bool cube = pt.unit == "cube";
-        const double d = 6 + 22 * std::sqrt(tMax > 0 ? pt.timeNs / tMax : 0);
-        const QPointF c = fr.at(pt.intensity, pt.achievedFlops / 1e12);
+    std::vector<QRectF> placed; // the labels drawn so far
+    placed.push_back(drawRoof(p, fr, roofs.cubeFp16, roofs.hbmBytesPerS, QColor(0x33, 0x66, 0xcc), QStringLiteral("cube FP16 roof")));
+    placed.push_back(drawRoof(p, fr, roofs.vectorFp16, roofs.hbmBytesPerS, QColor(0x2a, 0x9d, 0x8f), QStringLiteral("vector FP16 roof")));
+    std::vector<std::pair<QPointF, double>> drawn; // centre and diameter of each point
+    for (const RooflinePoint* pt : pts) {
+        const bool cube = pt->unit == "cube";
+        const double d = 6 + 22 * std::sqrt(tMax > 0 ? pt->timeNs / tMax : 0);
+        const QPointF c = fr.at(pt->intensity, pt->achievedFlops / 1e12);
         const QColor col = cube ? QColor(0x33, 0x66, 0xcc, 170) : QColor(0x2a, 0x9d, 0x8f, 170);
         p.setPen(col.darker(130));
         p.setBrush(col);
@@ -145,11 +167,11 @@ QImage renderRooflineChart(const AdvisorReport& r, int width)
             p.drawEllipse(c, d / 2, d / 2);
         else
             p.drawRect(QRectF(c.x() - d / 2, c.y() - d / 2, d, d));
-        if (i < 6) {
-            p.setPen(Qt::black);
-            p.drawText(c + QPointF(d / 2 + 2, -d / 2), q(pt.opType));
-        }
+        drawn.emplace_back(c, d);
+        placed.emplace_back(c.x() - d / 2, c.y() - d / 2, d, d); // labels keep off the points
     }
+    for (std::size_t i = 0; i < pts.size() && i < 6; ++i) // the costliest are named
+        placeLabel(p, fr.area, placed, drawn[i].first, drawn[i].second, q(pts[i]->opType));
     return img;
 }
 

@@ -176,8 +176,11 @@ void RooflineView::rebuild()
         if (m_pointGraphs.size() <= 6) { // the costliest are named on the plot
             auto* label = new QCPItemText(m_plot);
             label->position->setCoords(p->intensity, p->achievedFlops / 1e12);
-            label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
-            label->setPadding(QMargins(static_cast<int>(size / 2), 0, 0, static_cast<int>(size / 2)));
+            // Right of the point, or left of it in the plot's right quarter so it is not cut off.
+            const bool nearRight = std::log(p->intensity / xMin) > 0.75 * std::log(xMax / xMin);
+            const int pad = static_cast<int>(size / 2);
+            label->setPositionAlignment((nearRight ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignBottom);
+            label->setPadding(nearRight ? QMargins(0, 0, pad, pad) : QMargins(pad, 0, 0, pad));
             label->setText(qs(p->opType));
             useTextColour(label);
             m_labels.push_back(label);
