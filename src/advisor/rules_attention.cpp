@@ -119,6 +119,10 @@ void flashAttention(const RuleCtx& c, RuleOut& out)
                          + " of " + std::to_string(groups.size()) + " shape variants), pipe ratios");
     if (groups.empty())
         return out.pass("no FlashAttention kernels");
+    if (std::none_of(groups.begin(), groups.end(), [](const Group& g) { return g.oi || g.dims.d > 0; }))
+        return out.notChecked("needs FlashAttention rows whose Output Shapes (Input Shapes for the gradient) hold the "
+                              "softmax statistics tensor [B, N, Sq, 8], as torch_npu writes them; " + std::to_string(groups.size())
+                              + " shape variants have none");
     for (const Group& g : groups) {
         const double cost = f.perStep(g.g.sumDur);
         const bool minor = cost < minTime;
@@ -193,7 +197,11 @@ void flashAttention(const RuleCtx& c, RuleOut& out)
     }
     if (out.fired.empty())
         out.pass(std::to_string(groups.size()) + " FlashAttention shape variants; none below " + fmtRatio(effMin)
-                 + " of the attainable cube FLOP/s or with a head dim or sequence not a multiple of " + std::to_string(align));
+                 + " of the attainable cube FLOP/s or with a head dim or sequence not a multiple of " + std::to_string(align)
+                 + (withFlops < groups.size()
+                        ? "; " + std::to_string(groups.size() - withFlops)
+                              + " of them unchecked: their shapes have no softmax statistics tensor [B, N, Sq, 8]"
+                        : std::string()));
 }
 
 } // namespace

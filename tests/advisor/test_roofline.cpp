@@ -266,6 +266,20 @@ private slots:
         QCOMPARE(r.plan.size(), std::size_t(2));
         QVERIFY(planFormula(r).find("Only 2 actions: no other fired finding has an estimated gain") != std::string::npos);
     }
+
+    // FlashAttention rows without the statistics tensor (the generator's, q [1, 256, 512] and k
+    // [1, 1024, 512] only) give neither FLOPs nor head dim: CMP-FA says what it needs, it does not pass.
+    void flashAttentionWithoutStatistics()
+    {
+        fixture::Builder b;
+        b.step(90, 0, 10);
+        b.kernel("FlashAttentionScore", "FlashAttentionScore", "MIX_AIC", 0, 1000, 2, "1,256,512;1,1024,512;1,1024,512", "FLOAT16");
+        const AdvisorReport r = runAdvisor(fixture::session({b.p}), fixture::defaults());
+        const Finding* f = fixture::find(r, "CMP-FA");
+        QVERIFY(f);
+        QCOMPARE(f->status, Status::NotChecked);
+        QVERIFY(f->needs.find("softmax statistics tensor") != std::string::npos);
+    }
 };
 
 QTEST_MAIN(TestRoofline)
