@@ -11,6 +11,7 @@
 #include "views/cluster_view.h"
 #include "views/memory_view.h"
 #include "views/load_controller.h"
+#include "views/load_report_models.h"
 #include "views/operator_detail_view.h"
 #include "views/operator_ranking_view.h"
 #include "views/export_notice.h"
@@ -39,14 +40,15 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QScrollArea>
+#include <QSortFilterProxyModel>
 #include <QTimer>
 #include <QToolBar>
+#include <QTreeView>
 #include <QMenu>
 #include <QGuiApplication>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
-#include <QTreeWidget>
 #include <QVBoxLayout>
 
 namespace npuscope {
@@ -109,7 +111,7 @@ MainWindow::~MainWindow() = default;
 
 SessionPtr MainWindow::session() const { return m_sel->session(); }
 QString MainWindow::statusText() const { return m_statusLabel->text().remove(QRegularExpression(QStringLiteral("<[^>]*>"))); }
-int MainWindow::problemCount() const { return m_problems->topLevelItemCount(); }
+int MainWindow::problemCount() const { return m_problemsModel->rowCount(); }
 
 void MainWindow::buildCentral()
 {
@@ -176,21 +178,29 @@ void MainWindow::buildDocks()
             resizeDocks({dock(QStringLiteral("advisorDock")), dock(QStringLiteral("selectionDock"))}, {height() / 3, height() / 3}, Qt::Vertical);
     });
 
-    m_problems = new QTreeWidget;
-    m_problems->setHeaderLabels({tr("Severity"), tr("File"), tr("Line / offset"), tr("Reason"), tr("Count")});
-    m_problems->setRootIsDecorated(false);
+    // Problems and Files: item models behind a sorting proxy (numbers sort as numbers).
+    auto sortedView = [this](QAbstractItemModel* model, int sortRole) {
+        auto* proxy = new QSortFilterProxyModel(this);
+        proxy->setSourceModel(model);
+        proxy->setSortRole(sortRole);
+        auto* view = new QTreeView;
+        view->setModel(proxy);
+        view->setRootIsDecorated(false);
+        view->setUniformRowHeights(true);
+        view->setSortingEnabled(true);
+        view->sortByColumn(-1, Qt::AscendingOrder); // the models' own order until a header is clicked
+        view->setAlternatingRowColors(true);
+        return view;
+    };
+    m_problemsModel = new ProblemsModel(this);
+    m_problems = sortedView(m_problemsModel, ProblemsModel::SortRole);
     m_problems->setTextElideMode(Qt::ElideMiddle);
     m_problems->header()->setStretchLastSection(false); // the reason takes the room, not the count
-    m_problems->header()->setSectionResizeMode(3, QHeaderView::Stretch);
-    m_problems->setSortingEnabled(true);
-    m_problems->setAlternatingRowColors(true);
+    m_problems->header()->setSectionResizeMode(ProblemsModel::Reason, QHeaderView::Stretch);
     setDockContent(QStringLiteral("problemsDock"), m_problems);
 
-    m_files = new QTreeWidget;
-    m_files->setHeaderLabels({tr("File"), tr("Kind"), tr("Status"), tr("Records"), tr("Skipped"), tr("Bytes"), tr("Note")});
-    m_files->setRootIsDecorated(false);
-    m_files->setSortingEnabled(true);
-    m_files->setAlternatingRowColors(true);
+    m_filesModel = new FilesModel(this);
+    m_files = sortedView(m_filesModel, FilesModel::SortRole);
     setDockContent(QStringLiteral("filesDock"), m_files);
 
     // Bottom: ranking | detail side by side, Problems and Files tabbed with the ranking.
@@ -474,77 +484,22 @@ void MainWindow::fillRanks()
 
 void MainWindow::fillProblems(const QString& loadError)
 {
-    m_problems->setSortingEnabled(false);
-    m_problems->clear();
-    const SessionPtr current = session();
-    const Relativizer shown(current ? current->root : std::string()); // the whole path is the tooltip
-    auto add = [&](const QString& sev, const QString& file, const QString& where, const QString& reason, std::uint64_t count) {
-        auto* it = new QTreeWidgetItem(m_problems,
-                                       {sev, qstr(shown(file.toStdString())), where, reason, QString::number(count)});
-        it->setData(4, Qt::DisplayRole, static_cast<qulonglong>(count)); // sort by value
-        it->setToolTip(1, file);
-        it->setToolTip(3, reason);
-    };
-    if (!loadError.isEmpty())
-        add(tr("error"), m_loader->currentPaths().join(QStringLiteral(", ")), {}, loadError, 1);
-    // SQLite's own files beside a database are read with it: not a problem (layout::FileKindRow).
-    auto ignoredIsProblem = [](const FileRecord& f) {
-        const layout::FileKindRow* row = layout::kindRowNamed(f.kind);
-        return !row || row->ignoredIsProblem;
-    };
-    auto addAll = [&](const std::vector<Diagnostic>& ds, const std::vector<FileRecord>& fs) {
-        for (const Diagnostic& d : ds) {
-            QString where = d.line >= 0 ? tr("line %1").arg(d.line) : QString();
-            if (d.byteOffset >= 0)
-                where += (where.isEmpty() ? QString() : QStringLiteral(", ")) + tr("byte %1").arg(d.byteOffset);
-            add(QString::fromUtf8(severityName(d.severity)), qstr(d.file), where, qstr(d.reason), d.count);
-        }
-        for (const FileRecord& f : fs)
-            if ((f.status == FileStatus::Ignored && ignoredIsProblem(f)) || f.status == FileStatus::Failed)
-                add(QString::fromUtf8(fileStatusName(f.status)), qstr(f.path), {},
-                    f.note.empty() ? tr("file %1").arg(QString::fromUtf8(fileStatusName(f.status))) : qstr(f.note), 1);
-    };
-    if (const SessionPtr s = session(); s && loadError.isEmpty()) {
-        addAll(s->diagnostics, s->files);
-        for (const auto& p : s->ranks)
-            addAll(p->diagnostics, p->files);
-    }
-    m_problems->setSortingEnabled(true);
-    for (int c : {0, 1, 2, 4})
+    m_problemsModel->setSession(session(), loadError, m_loader->currentPaths().join(QStringLiteral(", ")));
+    for (int c : {ProblemsModel::Severity, ProblemsModel::File, ProblemsModel::Where, ProblemsModel::Count})
         m_problems->resizeColumnToContents(c);
     // A long path takes at most a sixth of the window's width (the dock's own is not laid out
     // while it is a hidden tab), elided in the middle, so that the reason shows.
     const int maxFile = std::max(200, width() / 6);
-    if (m_problems->columnWidth(1) > maxFile)
-        m_problems->setColumnWidth(1, maxFile);
-    dock(QStringLiteral("problemsDock"))->setWindowTitle(tr("Problems (%1)").arg(m_problems->topLevelItemCount()));
+    if (m_problems->columnWidth(ProblemsModel::File) > maxFile)
+        m_problems->setColumnWidth(ProblemsModel::File, maxFile);
+    dock(QStringLiteral("problemsDock"))->setWindowTitle(tr("Problems (%1)").arg(m_problemsModel->rowCount()));
 }
 
 void MainWindow::fillFiles()
 {
-    m_files->setSortingEnabled(false);
-    m_files->clear();
-    const SessionPtr s = session();
-    const Relativizer shown(s ? s->root : std::string());
-    auto addAll = [&](const std::vector<FileRecord>& fs) {
-        for (const FileRecord& f : fs) {
-            auto* it = new QTreeWidgetItem(m_files, {qstr(shown(f.path)), qstr(f.kind), QString::fromUtf8(fileStatusName(f.status)), {}, {}, {}, qstr(f.note)});
-            it->setData(3, Qt::DisplayRole, static_cast<qulonglong>(f.records));
-            it->setData(4, Qt::DisplayRole, static_cast<qulonglong>(f.skipped));
-            it->setData(5, Qt::DisplayRole, static_cast<qulonglong>(f.bytes));
-            it->setToolTip(0, qstr(f.path));
-            if (const layout::FileKindRow* row = layout::kindRowNamed(f.kind))
-                it->setToolTip(1, QString::fromUtf8(row->label.data(), qsizetype(row->label.size())));
-        }
-    };
-    if (s) {
-        addAll(s->files);
-        for (const auto& p : s->ranks)
-            addAll(p->files);
-    }
-    m_files->setSortingEnabled(true);
-    m_files->resizeColumnToContents(1);
-    m_files->resizeColumnToContents(2);
+    m_filesModel->setSession(session());
+    m_files->resizeColumnToContents(FilesModel::Kind);
+    m_files->resizeColumnToContents(FilesModel::Status);
 }
 
 void MainWindow::exportChromeTrace()

@@ -18,7 +18,7 @@ class QProgressBar;
 class QPushButton;
 class QSplitter;
 class QTabWidget;
-class QTreeWidget;
+class QTreeView;
 
 namespace Ui {
 class MainWindow;
@@ -27,6 +27,8 @@ class MainWindow;
 namespace npuscope {
 
 class AdvisorPanel;
+class FilesModel;
+class ProblemsModel;
 class CompareView;
 class LoadController;
 class SelectionPanel;
@@ -131,8 +133,10 @@ private:
     AdvisorPanel* m_advisor = nullptr;
     SelectionPanel* m_selectionPanel = nullptr;
     QString m_lastLoadError;
-    QTreeWidget* m_problems = nullptr;
-    QTreeWidget* m_files = nullptr;
+    ProblemsModel* m_problemsModel = nullptr;
+    FilesModel* m_filesModel = nullptr;
+    QTreeView* m_problems = nullptr;
+    QTreeView* m_files = nullptr;
     QComboBox* m_rankCombo = nullptr;
     QLineEdit* m_search = nullptr;
     QLabel* m_statusLabel = nullptr;

@@ -1,6 +1,7 @@
 // The main window on real data, through the same path File → Open takes (MainWindow::openPaths
 // -> LoadController on a worker thread): a two-rank torch_npu Level1 run.
 #include "views/load_controller.h"
+#include "views/load_report_models.h"
 #include "views/main_window.h"
 #include "views/selection_controller.h"
 #include "views/summary_strip.h"
@@ -17,7 +18,8 @@
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTest>
-#include <QTreeWidget>
+#include <QAbstractItemModelTester>
+#include <QTreeView>
 
 using namespace npuscope;
 
@@ -147,24 +149,37 @@ private slots:
 
         // Problems and Files name files below the opened folder as `info` does; the tooltip
         // has the whole path. level1, per rank: memory_record.csv's empty cells.
-        auto* problems = w.findChild<QDockWidget*>(QStringLiteral("problemsDock"))->findChild<QTreeWidget*>();
-        QVERIFY(problems);
-        QCOMPARE(problems->topLevelItemCount(), 2);
+        auto* problemsView = w.findChild<QDockWidget*>(QStringLiteral("problemsDock"))->findChild<QTreeView*>();
+        QVERIFY(problemsView && problemsView->model());
+        const QAbstractItemModel* problems = problemsView->model();
+        QAbstractItemModelTester problemsTester(const_cast<QAbstractItemModel*>(problems),
+                                                QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(problems->rowCount(), 2);
+        QCOMPARE(w.problemCount(), 2);
         QStringList shown;
-        for (int i = 0; i < problems->topLevelItemCount(); ++i) {
-            const QTreeWidgetItem* it = problems->topLevelItem(i);
-            shown << it->text(1);
-            QCOMPARE(it->toolTip(1), kLevel1 + QLatin1Char('/') + it->text(1));
+        for (int i = 0; i < problems->rowCount(); ++i) {
+            const QModelIndex file = problems->index(i, ProblemsModel::File);
+            shown << file.data().toString();
+            QCOMPARE(file.data(Qt::ToolTipRole).toString(), kLevel1 + QLatin1Char('/') + file.data().toString());
         }
         shown.sort();
         QStringList expected;
         for (const char* rank : {"rank0", "rank1"})
             expected << QStringLiteral("%1_ascend_pt/ASCEND_PROFILER_OUTPUT/memory_record.csv").arg(QLatin1String(rank));
         QCOMPARE(shown, expected);
-        auto* files = w.findChild<QDockWidget*>(QStringLiteral("filesDock"))->findChild<QTreeWidget*>();
-        QVERIFY(files && files->topLevelItemCount() > 0);
-        for (int i = 0; i < files->topLevelItemCount(); ++i)
-            QVERIFY2(!files->topLevelItem(i)->text(0).startsWith(QLatin1Char('/')), qPrintable(files->topLevelItem(i)->text(0)));
+        auto* filesView = w.findChild<QDockWidget*>(QStringLiteral("filesDock"))->findChild<QTreeView*>();
+        QVERIFY(filesView && filesView->model());
+        QAbstractItemModel* files = filesView->model();
+        QAbstractItemModelTester filesTester(files, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QVERIFY(files->rowCount() > 0);
+        for (int i = 0; i < files->rowCount(); ++i)
+            QVERIFY2(!files->index(i, FilesModel::File).data().toString().startsWith(QLatin1Char('/')),
+                     qPrintable(files->index(i, FilesModel::File).data().toString()));
+        // Clicking the Bytes header sorts by size, largest first on the second click.
+        filesView->sortByColumn(FilesModel::Bytes, Qt::DescendingOrder);
+        for (int i = 1; i < files->rowCount(); ++i)
+            QVERIFY(files->index(i - 1, FilesModel::Bytes).data(FilesModel::SortRole).toULongLong()
+                    >= files->index(i, FilesModel::Bytes).data(FilesModel::SortRole).toULongLong());
     }
 
     void failedLoadKeepsSession()
