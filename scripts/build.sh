@@ -18,4 +18,5 @@ fi
 # executables) compiles and links faster than with full debug info.
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
   -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" "${mpi[@]}" "${march[@]}" >/dev/null
-cmake --build build -j"$(nproc)"
+# One job more than cores: a core is not left idle while another job links or writes.
+cmake --build build -j"$(( $(nproc) + 1 ))"

@@ -15,7 +15,7 @@ config=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DNPUSCOPE_MARCH=x86-64 -DNPUSCOPE_MPI
 [ -f "$dir/CMakeCache.txt" ] || config+=(-DNPUSCOPE_BUILD_TESTS=OFF)
 cmake -S . -B "$dir" "${config[@]}" >/dev/null
 # Only what the package installs (a developer's build directory may also hold the tests).
-cmake --build "$dir" -j"$(nproc)" --target npuscope npuscope_icons npuscope_man
+cmake --build "$dir" -j"$(( $(nproc) + 1 ))" --target npuscope npuscope_icons npuscope_man
 rm -f "$dir"/npuscope_*.deb
 (cd "$dir" && cpack -G DEB >/dev/null)
 deb=$(ls "$dir"/npuscope_*_*.deb | head -n 1)

@@ -16,11 +16,12 @@ if command -v ccache >/dev/null; then
   export CCACHE_BASEDIR="$PWD"
   launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
-# Line tables only (-g1): enough for symbolized reports, and far less to compile and link.
+# Line tables only (-g1): enough for symbolized reports, and far less to compile and link; -O1,
+# as the sanitizers advise, compiles faster than -O2 and fuzzes about as fast.
 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
   -DCMAKE_CXX_COMPILER=clang++ -DNPUSCOPE_FUZZ=ON -DNPUSCOPE_BUILD_TESTS=OFF "${launcher[@]}" >/dev/null
-cmake --build build-fuzz -j"$jobs" --target fuzzers
+cmake --build build-fuzz -j"$((jobs + 1))" --target fuzzers
 bash fuzz/seed.sh build-fuzz/seeds >/dev/null
 
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:allocator_may_return_null=1"

@@ -15,7 +15,7 @@ if command -v ccache >/dev/null; then
   launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
 cmake --preset asan "${launcher[@]}" >/dev/null
-cmake --build --preset asan -j"$(nproc)"
+cmake --build --preset asan -j"$(( $(nproc) + 1 ))"
 logs="$PWD/build-asan/sanitizer-logs"
 rm -rf "$logs" && mkdir -p "$logs"
 export QT_QPA_PLATFORM=offscreen
