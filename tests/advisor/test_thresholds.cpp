@@ -28,7 +28,7 @@ private slots:
             QVERIFY2(t.effective()["rules"].contains(r.id), r.id.c_str());
             QVERIFY2(t.effective()["rules"][r.id].contains("params"), r.id.c_str());
         }
-        QCOMPARE(ruleCatalog().size(), std::size_t(27)); // 10 computation (CMP-FA added to ADVISOR.md §3), 5 communication, 6 scheduling, 3 memory, 3 cluster
+        QCOMPARE(ruleCatalog().size(), std::size_t(27)); // 10 computation (CMP-FA beyond ADVISOR.md §3: docs/ADVISOR-NOTES.md), 5 communication, 6 scheduling, 3 memory, 3 cluster
         QCOMPARE(t.param("SCH-IDLE", "free_share"), 0.10);
         QCOMPARE(t.param("CMP-CUBE-MEMBOUND", "mac_max"), 0.6);
         QCOMPARE(t.param("CMP-AICPU", "min_dur_us"), 20.0);
