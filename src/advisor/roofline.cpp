@@ -285,11 +285,12 @@ void finish(Acc& a, const RooflineRoofs& roofs)
         p.bytes = a.measuredBytes.mean();
         p.bytesFrom = "bandwidth × time";
     }
-    bool int8 = false, fp32 = false;
-    for (const auto& t : a.inTypes) {
-        int8 = int8 || dtypeBytes(t) == 1;
+    // The cube works in the dtype of its first operand (A of a matrix product, q of attention):
+    // a BOOL or UINT8 mask among the other inputs does not make the op INT8.
+    const bool int8 = !a.inTypes.empty() && dtypeBytes(a.inTypes.front()) == 1;
+    bool fp32 = false;
+    for (const auto& t : a.inTypes)
         fp32 = fp32 || dtypeBytes(t) == 4;
-    }
     p.peak = cube ? (int8 ? roofs.cubeInt8 : roofs.cubeFp16) : (fp32 ? roofs.vectorFp32 : roofs.vectorFp16);
     if (p.timeNs > 0) {
         p.achievedFlops = p.flops * static_cast<double>(p.count) / (p.timeNs * 1e-9);
@@ -384,7 +385,7 @@ std::optional<OpIntensity> opIntensity(const ProfileFacts& f, std::uint32_t kern
     finish(a, roofs);
     if (a.p.bound == "unknown")
         return std::nullopt;
-    return OpIntensity{a.p.flops, a.p.bytes, a.p.intensity, roofs.ridge(a.p.peak)};
+    return OpIntensity{a.p.flops, a.p.bytes, a.p.intensity, roofs.ridge(a.p.peak), a.p.peak};
 }
 
 void addRoofline(AdvisorReport& rep, const std::vector<ProfileFacts>& facts, const Thresholds& th)

@@ -82,6 +82,7 @@ RooflineRoofs rooflineRoofs(const ProfileFacts& f, const Thresholds& th);
 // and the ridge of its cube roof: intensity below the ridge means memory-bound by its shape.
 struct OpIntensity {
     double flops = 0, bytes = 0, intensity = 0, ridge = 0;
+    double peak = 0; // the cube roof for its dtype (FLOP/s)
 };
 std::optional<OpIntensity> opIntensity(const ProfileFacts& f, std::uint32_t kernelRow, const RooflineRoofs& roofs);
 // Every op type and shape of the rank's kernel table, costliest first.

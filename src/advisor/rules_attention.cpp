@@ -129,9 +129,9 @@ void flashAttention(const RuleCtx& c, RuleOut& out)
         if (minor && std::none_of(g.g.tasks.begin(), g.g.tasks.end(), [&](const Task* t) { return static_cast<double>(t->dur) >= minorDur; }))
             continue;
         double achieved = kNaN, attainable = kNaN, eff = kNaN;
-        if (g.oi && g.g.sumDur > 0 && roofs.cubeFp16 > 0) {
+        if (g.oi && g.g.sumDur > 0 && g.oi->peak > 0) {
             achieved = g.oi->flops * static_cast<double>(g.g.tasks.size()) / (g.g.sumDur * 1e-9);
-            attainable = std::min(roofs.cubeFp16, g.oi->intensity * roofs.hbmBytesPerS);
+            attainable = std::min(g.oi->peak, g.oi->intensity * roofs.hbmBytesPerS);
             eff = achieved / attainable;
         }
         const bool slow = !isMissing(eff) && eff < effMin;

@@ -211,6 +211,10 @@ private slots:
         QCOMPARE(fwd->flops, 68719476736.0);
         QCOMPARE(fwd->flopsFrom, std::string("shapes (attention, every block counted)"));
         QCOMPARE(fwd->bound, std::string("compute"));
+        // Held against the BF16 cube roof: its UINT8 dropout mask and BOOL input do not make it INT8.
+        QCOMPARE(fwd->unit, std::string("cube"));
+        QVERIFY(!r.roofs.empty());
+        QCOMPARE(fwd->peak, r.roofs.front().cubeFp16);
         int grads = 0, unknown = 0;
         for (const auto& p : r.roofline) {
             if (p.opType == "FlashAttentionScoreGrad" && p.shapes.find("4096,2,512;") != std::string::npos) {
