@@ -118,6 +118,11 @@ bool containsCI(std::string_view hay, std::string_view needle)
     return false;
 }
 
+bool isFlashAttention(std::string_view type)
+{
+    return containsCI(type, "flashattention") || containsCI(type, "fusionattention") || containsCI(type, "FlashAttn");
+}
+
 bool isCubeType(std::string_view type)
 {
     return containsCI(type, "matmul") || containsCI(type, "gemm") || containsCI(type, "conv");
@@ -462,7 +467,7 @@ std::vector<SplitPart> computingSplit(const ProfileFacts& f)
             continue;
         int kind = static_cast<int>(typeKind.memo(t.type.v, [&] {
             const std::string_view ty = p.str(t.type);
-            if (containsCI(ty, "flashattention") || containsCI(ty, "fusionattention") || containsCI(ty, "FlashAttn"))
+            if (isFlashAttention(ty))
                 return kFA;
             return containsCI(ty, "conv") ? kConv : kNoKind;
         }));

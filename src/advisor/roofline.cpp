@@ -247,7 +247,7 @@ void shapeEstimates(Acc& a, bool cube)
     a.shapeBytes = isMissing(tensorBytes(a.in, a.inTypes)) || isMissing(tensorBytes(a.out, a.outTypes))
                        ? kNaN
                        : tensorBytes(a.in, a.inTypes) + tensorBytes(a.out, a.outTypes);
-    if (containsCI(a.p.opType, "flashattention")) {
+    if (isFlashAttention(a.p.opType)) {
         if (a.in && a.out)
             if (const auto fl = attentionFlops(*a.in, *a.out, containsCI(a.p.opType, "grad")))
                 a.shapeFlops = *fl;
@@ -274,7 +274,7 @@ void finish(Acc& a, const RooflineRoofs& roofs)
         p.flopsFrom = "aic/aiv fops columns";
     } else if (!isMissing(a.shapeFlops)) {
         p.flops = a.shapeFlops;
-        p.flopsFrom = containsCI(p.opType, "flashattention") ? "shapes (attention, every block counted)"
+        p.flopsFrom = isFlashAttention(p.opType) ? "shapes (attention, every block counted)"
                       : cube                                 ? "shapes"
                                                              : "element count";
     }
@@ -329,7 +329,7 @@ std::vector<RooflinePoint> rooflinePoints(const ProfileFacts& f, const RooflineR
             a.p.shapes = std::string(f.p.str(k.inputShapes[row]));
             a.p.dtypes = std::string(f.p.str(k.inputDtypes[row]));
             // FlashAttention's two matrix products run on the cube whatever its task type (MIX).
-            a.p.unit = t.cls == TaskClass::Cube || containsCI(a.p.opType, "flashattention") ? "cube" : "vector";
+            a.p.unit = t.cls == TaskClass::Cube || isFlashAttention(a.p.opType) ? "cube" : "vector";
             a.in = parseShapes(a.p.shapes);
             a.out = parseShapes(f.p.str(k.outputShapes[row]));
             a.inTypes = dtypeTokens(a.p.dtypes);

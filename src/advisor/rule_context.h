@@ -148,6 +148,8 @@ void countFindings(const std::vector<Finding>& fired, const std::vector<Finding>
 std::string lower(std::string s);
 bool containsCI(std::string_view hay, std::string_view needle);
 bool isCubeType(std::string_view type);
+// FlashAttentionScore and its gradient, the prompt and incremental variants, fusion attention.
+bool isFlashAttention(std::string_view type);
 double firstMetric(const KernelTable& k, const std::vector<int>& cols, std::size_t row); // NaN when none
 std::vector<int> metricCols(const KernelTable& k, std::initializer_list<const char*> names);
 std::string fmtUs(double ns);

@@ -125,6 +125,11 @@ std::string minorNote(const ProfileFacts& f, double cost, const Thresholds& th)
            + ": a minor finding.";
 }
 
+bool worthAMinorFinding(const TaskGroup& g, double minDurNs)
+{
+    return std::any_of(g.tasks.begin(), g.tasks.end(), [&](const Task* t) { return static_cast<double>(t->dur) >= minDurNs; });
+}
+
 void claimTasks(Finding& fd, const ProfileFacts& f, const std::vector<const Task*>& tasks)
 {
     fd.claims.reserve(fd.claims.size() + tasks.size());

@@ -116,6 +116,9 @@ std::string perStepMs(const ProfileFacts& f, double totalNs);
 // " It costs 0.3 % of the step, below min_share 1.0 %: a minor finding." when cost (ns per
 // step) is below min_share·T, else empty.
 std::string minorNote(const ProfileFacts& f, double cost, const Thresholds& th);
+// Below min_share a group whose condition holds is a minor finding, if its longest task is
+// at least minDurNs long: a type made of a few-µs tasks is not worth a line.
+bool worthAMinorFinding(const TaskGroup& g, double minDurNs);
 void setGain(Finding& fd, double nsPerStep, std::string formula);
 // Records `tasks` (of f.tasks) as the device time fd's gain comes from (the action plan's claims).
 void claimTasks(Finding& fd, const ProfileFacts& f, const std::vector<const Task*>& tasks);

@@ -39,7 +39,7 @@ struct Group {
 };
 
 // The pipe that is busiest, as a phrase for the description, and what to do about it.
-std::pair<std::string, std::string> busiestPipe(const Group& g, bool grad)
+std::pair<std::string, std::string> busiestPipe(const Group& g)
 {
     struct P {
         const char* name;
@@ -53,7 +53,7 @@ std::pair<std::string, std::string> busiestPipe(const Group& g, bool grad)
         {"vector (the online softmax)", g.vec.mean(),
          "The online softmax on the vector units dominates: a head dimension of 128 balances it against the cube "
          "work; avoid an explicit dropout mask (keep_prob 1 or a generated mask)."},
-        {"fixpipe (writing dQ, dK, dV back)", grad ? g.fixpipe.mean() : kNaN,
+        {"fixpipe (writing dQ, dK, dV back)", g.grad ? g.fixpipe.mean() : kNaN,
          "Writing the gradients back dominates: accumulate dK/dV in fp32 only where needed, and check that the "
          "layout (BNSD or BSND) needs no transposes after the kernel."},
     };
@@ -88,7 +88,7 @@ void flashAttention(const RuleCtx& c, RuleOut& out)
         if (t.kernel == kNone)
             continue;
         const std::string type = f.str(t.type);
-        if (!containsCI(type, "flashattention"))
+        if (!isFlashAttention(type))
             continue;
         const std::string shapes(f.p.str(k.inputShapes[t.kernel]));
         const std::string key = type + " [" + shapes + "]";
@@ -126,7 +126,7 @@ void flashAttention(const RuleCtx& c, RuleOut& out)
     for (const Group& g : groups) {
         const double cost = f.perStep(g.g.sumDur);
         const bool minor = cost < minTime;
-        if (minor && std::none_of(g.g.tasks.begin(), g.g.tasks.end(), [&](const Task* t) { return static_cast<double>(t->dur) >= minorDur; }))
+        if (minor && !worthAMinorFinding(g.g, minorDur))
             continue;
         double achieved = kNaN, attainable = kNaN, eff = kNaN;
         if (g.oi && g.g.sumDur > 0 && g.oi->peak > 0) {
@@ -164,7 +164,7 @@ void flashAttention(const RuleCtx& c, RuleOut& out)
                               + fmtNum(g.oi->intensity, 0) + " FLOP/byte; the calls reach " + fmtNum(achieved / 1e12, 1)
                               + " TFLOP/s, " + fmtRatio(eff) + " of the " + fmtNum(attainable / 1e12, 0)
                               + " TFLOP/s the roofline allows (threshold < " + fmtRatio(effMin) + ").";
-        const auto [pipeText, pipeAdvice] = busiestPipe(g, g.grad);
+        const auto [pipeText, pipeAdvice] = busiestPipe(g);
         if (!pipeText.empty())
             fd.description += " " + pipeText + ".";
         fd.description += minorNote(f, cost, c.th);

@@ -48,16 +48,6 @@ void describeIntensity(Finding& fd, const OpIntensity& oi)
                                  "give the weights the FRACTAL_NZ format, and keep the reused operand in L2.");
 }
 
-// Below min_share a group whose condition holds is a minor finding, if its longest task is
-// at least min_dur_us long: a type made of a few-µs tasks is not worth a line.
-bool worthAMinorFinding(const TaskGroup& g, double minDurNs)
-{
-    for (const Task* t : g.tasks)
-        if (static_cast<double>(t->dur) >= minDurNs)
-            return true;
-    return false;
-}
-
 // ---- CMP-CUBE-MEMBOUND ---------------------------------------------------------------------
 void cubeMembound(const RuleCtx& c, RuleOut& out)
 {

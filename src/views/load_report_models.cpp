@@ -9,12 +9,6 @@ namespace {
 
 QString qstr(const std::string& s) { return QString::fromStdString(s); }
 
-bool valid(const QModelIndex& index, std::size_t rows, int columns)
-{
-    return index.isValid() && !index.parent().isValid() && index.row() >= 0 && static_cast<std::size_t>(index.row()) < rows
-           && index.column() >= 0 && index.column() < columns;
-}
-
 } // namespace
 
 ProblemsModel::ProblemsModel(QObject* parent) : QAbstractTableModel(parent) {}
@@ -60,7 +54,7 @@ int ProblemsModel::columnCount(const QModelIndex& parent) const { return parent.
 
 QVariant ProblemsModel::data(const QModelIndex& index, int role) const
 {
-    if (!valid(index, m_rows.size(), ColumnCount))
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
     const Row& r = m_rows[static_cast<std::size_t>(index.row())];
     if (role == Qt::ToolTipRole) {
@@ -135,7 +129,7 @@ int FilesModel::columnCount(const QModelIndex& parent) const { return parent.isV
 
 QVariant FilesModel::data(const QModelIndex& index, int role) const
 {
-    if (!valid(index, m_rows.size(), ColumnCount))
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
     const Row& r = m_rows[static_cast<std::size_t>(index.row())];
     if (role == Qt::ToolTipRole) {
