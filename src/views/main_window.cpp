@@ -3,8 +3,6 @@
 #include "ui_main_window.h"
 
 #include "model/analysis/chrome_export.h"
-#include "model/formats/layout.h"
-#include "model/io/relative_path.h"
 #include "views/advisor_panel.h"
 #include "views/roofline_view.h"
 #include "views/app_settings.h"

@@ -122,6 +122,7 @@ bool writeDocumentPdf(QTextDocument& doc, const std::string& path, const PdfPage
         doc.documentLayout()->setPaintDevice(&writer);
         doc.setPageSize(QSizeF(body.width(), body.height() - footer));
         keepHeadingsWithNext(doc);
+
         const double pageHeight = doc.pageSize().height();
         QPainter painter(&writer);
         const int pages = doc.pageCount();
