@@ -14,13 +14,16 @@
 #include <memory>
 
 class QLabel;
+class QModelIndex;
 class QPushButton;
-class QTableWidget;
+class QTableView;
 class QTextBrowser;
-class QTreeWidget;
-class QTreeWidgetItem;
+class QTreeView;
 
 namespace npuscope {
+
+class EvidenceModel;
+class FindingsModel;
 
 class AdvisorPanel : public QWidget {
     Q_OBJECT
@@ -39,7 +42,7 @@ public:
 
     // For tests and the rest of the window.
     QStringList firedTitles() const;
-    bool selectFinding(const QString& id);   // selects the tree item; false when absent
+    bool selectFinding(const QString& id);   // selects its row in the list; false when absent
     int evidenceRowCount() const;
     bool activateEvidence(int row);          // as a double-click on that row
     QString detailsText() const;
@@ -54,14 +57,17 @@ private:
     void onSessionChanged();
     void onFinished();
     void fillTree();
+    void onCurrentChanged(const QModelIndex& current);
     void showFinding(const advisor::Finding* f);
 
     SelectionController* m_sel;
     QLabel* m_status = nullptr;
     QPushButton* m_thresholdsButton = nullptr;
-    QTreeWidget* m_tree = nullptr;
+    FindingsModel* m_findings = nullptr;
+    EvidenceModel* m_evidenceRows = nullptr;
+    QTreeView* m_tree = nullptr;
     QTextBrowser* m_details = nullptr;
-    QTableWidget* m_evidence = nullptr;
+    QTableView* m_evidence = nullptr;
     QString m_overrideFile;
     std::shared_ptr<const advisor::AdvisorReport> m_report;
     std::weak_ptr<const Session> m_reportSession, m_runSession;

@@ -30,8 +30,6 @@ namespace {
 
 const QColor kSlowColour(0xB5, 0x49, 0x5B); // the advisor's "high" colour
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
-
 // A table cell shown as text and sorted by a number.
 class NumItem : public QTableWidgetItem {
 public:
@@ -318,7 +316,7 @@ void ClusterView::setSession(SessionPtr s)
         const QSignalBlocker block(m_collective);
         m_collective->clear();
         for (const CommMatrix& m : m_a.matrices)
-            m_collective->addItem(m.collective == "All" ? tr("All collectives") : qs(m.collective), qs(m.collective));
+            m_collective->addItem(m.collective == "All" ? tr("All collectives") : qstr(m.collective), qstr(m.collective));
     }
     fillFindings();
     fillBars();
@@ -344,11 +342,11 @@ void ClusterView::fillFindings()
                                           [](const auto& x, const auto& y) { return x.spread < y.spread; });
         QStringList spreads;
         for (const auto& d : sr.dimensions)
-            spreads << tr("%1 %2 (rank %3)").arg(qs(d.name), fmt::percent(d.spread)).arg(d.slowRank);
+            spreads << tr("%1 %2 (rank %3)").arg(qstr(d.name), fmt::percent(d.spread)).arg(d.slowRank);
         lines << tr("No slow rank across %1 ranks: every spread is at most %2 of the mean step; largest %3 %4 (rank %5). "
                     "Spreads: %6.")
                      .arg(m_a.ranks.size())
-                     .arg(fmt::percent(sr.gapRatio), qs(top->name), fmt::percent(top->spread))
+                     .arg(fmt::percent(sr.gapRatio), qstr(top->name), fmt::percent(top->spread))
                      .arg(top->slowRank)
                      .arg(spreads.join(QStringLiteral(", ")));
     } else {
@@ -356,9 +354,9 @@ void ClusterView::fillFindings()
             if (!d.fired)
                 continue;
             const bool comm = d.name.rfind("Communication", 0) == 0;
-            QString what = comm ? tr("shortest %1 (%2, arrives last)").arg(qs(d.name), ms(d.value))
+            QString what = comm ? tr("shortest %1 (%2, arrives last)").arg(qstr(d.name), ms(d.value))
                                 : tr("%1 %2 vs median %3 (+%4)")
-                                      .arg(qs(d.name), ms(d.value), ms(d.median),
+                                      .arg(qstr(d.name), ms(d.value), ms(d.median),
                                            fmt::percent(d.median > 0 ? d.value / d.median - 1 : 0));
             lines << tr("<span style=\"%1\">Slow rank %2</span>: %3; spread %4 of the mean step (threshold %5).")
                          .arg(slowStyle)
@@ -383,7 +381,7 @@ void ClusterView::fillFindings()
         } else {
             for (const RankTransportBandwidth* r : slow)
                 lines << tr("<span style=\"%1\">Slow %2 link on rank %3</span>: %4 vs median %5 (below %6 of the median)%7.")
-                             .arg(slowStyle, qs(r->transport))
+                             .arg(slowStyle, qstr(r->transport))
                              .arg(r->rank)
                              .arg(fmt::bandwidth(r->bandwidthGBps()), fmt::bandwidth(r->median), fmt::percent(sl.bwRatio),
                                   cells.isEmpty() ? QString() : tr("; matrix: %1").arg(cells.join(QStringLiteral(", "))));
@@ -397,9 +395,9 @@ void ClusterView::fillFindings()
         for (const auto& r : m_session->ranks)
             unnamed += r->rank < 0 ? 1 : 0;
     m_sources->setText(tr("Breakdown: %1 · Matrix: %2 · Link bandwidth: %3 · Overlap: the ranks' timelines")
-                           .arg(m_a.breakdownSource.empty() ? tr("none") : qs(m_a.breakdownSource),
-                                m_a.matrices.empty() ? tr("none") : qs(m_a.matrixSource),
-                                sl.checked ? qs(m_a.slowLinkSource) : tr("none"))
+                           .arg(m_a.breakdownSource.empty() ? tr("none") : qstr(m_a.breakdownSource),
+                                m_a.matrices.empty() ? tr("none") : qstr(m_a.matrixSource),
+                                sl.checked ? qstr(m_a.slowLinkSource) : tr("none"))
                        + (unnamed > 0 ? tr(" · %1 of %2 profiles have no rank id and are numbered in load order: they "
                                            "may not be ranks of one run")
                                             .arg(unnamed)
@@ -514,7 +512,7 @@ void ClusterView::fillBreakdown()
         for (double v : {b.stepTime(), b.computing, b.commNotOverlapped, b.overlapped, b.communication, b.free, b.bubble})
             t->setItem(row, col++, new NumItem(ms(v), v));
         t->setItem(row, col++, new NumItem(QString::number(b.steps), b.steps));
-        t->setItem(row, col++, new QTableWidgetItem(qs(b.source)));
+        t->setItem(row, col++, new QTableWidgetItem(qstr(b.source)));
     }
     t->setSortingEnabled(true);
     t->resizeColumnsToContents();
@@ -575,7 +573,7 @@ void ClusterView::fillMatrix()
         m_map->setDataRange(QCPRange(0, k - 1));
         QSharedPointer<QCPAxisTickerText> t(new QCPAxisTickerText);
         for (int i = 0; i < k; ++i)
-            t->addTick(i, qs(names[static_cast<std::size_t>(i)]));
+            t->addTick(i, qstr(names[static_cast<std::size_t>(i)]));
         m_scale->axis()->setTicker(t);
         m_scale->axis()->setLabel(QString());
     } else {
@@ -623,12 +621,12 @@ QString ClusterView::cellToolTip(int src, int dst) const
     QString tip = tr("<b>%1 → %2</b> (%3)<br>Transport: %4<br>Bandwidth: %5<br>Transit size: %6 MB<br>Transit time: %7<br>%8 link records")
                       .arg(src)
                       .arg(dst)
-                      .arg(cm->collective == "All" ? tr("all collectives") : qs(cm->collective).toHtmlEscaped())
-                      .arg(qs(c->transport), fmt::bandwidth(c->bandwidthGBps()), fmt::number(c->sizeMB), fmt::duration(c->timeMs * 1e6))
+                      .arg(cm->collective == "All" ? tr("all collectives") : qstr(cm->collective).toHtmlEscaped())
+                      .arg(qstr(c->transport), fmt::bandwidth(c->bandwidthGBps()), fmt::number(c->sizeMB), fmt::duration(c->timeMs * 1e6))
                       .arg(c->links);
     if (c->slow)
         tip += tr("<br><span style=\"color:%1\"><b>Slow link</b>: below %2 of the median bandwidth of %3 links</span>")
-                   .arg(kSlowColour.name(), fmt::percent(m_a.slowLink.bwRatio), qs(c->transport));
+                   .arg(kSlowColour.name(), fmt::percent(m_a.slowLink.bwRatio), qstr(c->transport));
     return tip;
 }
 
@@ -673,7 +671,7 @@ void ClusterView::fillOverlap()
     t->setRowCount(static_cast<int>(m_a.collectiveOverlap.size()));
     for (int row = 0; row < t->rowCount(); ++row) {
         const CollectiveOverlapStats& c = m_a.collectiveOverlap[static_cast<std::size_t>(row)];
-        t->setItem(row, 0, new QTableWidgetItem(qs(c.collective)));
+        t->setItem(row, 0, new QTableWidgetItem(qstr(c.collective)));
         t->setItem(row, 1, new NumItem(QString::number(c.count), c.count));
         t->setItem(row, 2, new NumItem(ms(static_cast<double>(c.communication)), static_cast<double>(c.communication)));
         t->setItem(row, 3, new NumItem(ms(static_cast<double>(c.covered)), static_cast<double>(c.covered)));

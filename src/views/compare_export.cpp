@@ -1,4 +1,5 @@
 #include "views/compare_export.h"
+#include "views/format.h"
 
 #include "model/analysis/compare_report.h"
 #include "views/pdf_document.h"
@@ -15,9 +16,7 @@ namespace npuscope {
 
 namespace {
 
-QString q(const std::string& s) { return QString::fromStdString(s); }
-
-QString esc(const std::string& s) { return q(s).toHtmlEscaped(); }
+QString esc(const std::string& s) { return qstr(s).toHtmlEscaped(); }
 
 QString tableHtml(const text::Table& t)
 {
@@ -207,7 +206,7 @@ QImage renderCompareChart(const CompareResult& r, int width)
     for (std::size_t i = 0; i < ops.size(); ++i) {
         p.setPen(Qt::black);
         p.drawText(QRect(0, y, left - 8, opH - 4), Qt::AlignVCenter | Qt::AlignRight,
-                   p.fontMetrics().elidedText(q(ops[i]->key), Qt::ElideRight, left - 12));
+                   p.fontMetrics().elidedText(qstr(ops[i]->key), Qt::ElideRight, left - 12));
         const double w = maxD > 0 ? deltas[i] / maxD * (barW / 2.0) : 0;
         const QColor c = deltas[i] < 0 ? QColor(0x2e, 0x8b, 0x57) : QColor(0xc0, 0x39, 0x2b);
         p.fillRect(QRectF(std::min(mid, mid + w), y, std::abs(w), opH - 6), c);

@@ -16,8 +16,6 @@ namespace {
 
 const QString kMissing = QStringLiteral("—");
 
-QString qstr(const std::string& s) { return QString::fromStdString(s); }
-
 bool darkPalette() { return QApplication::palette().color(QPalette::Base).lightness() < 128; }
 
 // A value in the row's unit, as the summary strip shows it.

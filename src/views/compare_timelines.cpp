@@ -26,8 +26,6 @@ namespace npuscope {
 
 namespace {
 
-QString qstr(const std::string& s) { return QString::fromStdString(s); }
-
 QString stepTitle(const StepSpan& s) { return QStringLiteral("%1 · %2").arg(qstr(s.name), formatDuration(s.duration())); }
 
 } // namespace

@@ -5,6 +5,17 @@
 #include <QString>
 
 #include <cstdint>
+#include <string_view>
+
+namespace npuscope {
+
+// The model's UTF-8 text (names, paths, messages) as a QString.
+inline QString qstr(std::string_view s)
+{
+    return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
+
+} // namespace npuscope
 
 namespace npuscope::fmt {
 

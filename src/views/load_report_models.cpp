@@ -1,15 +1,10 @@
 #include "views/load_report_models.h"
+#include "views/format.h"
 
 #include "model/formats/layout.h"
 #include "model/io/relative_path.h"
 
 namespace npuscope {
-
-namespace {
-
-QString qstr(const std::string& s) { return QString::fromStdString(s); }
-
-} // namespace
 
 ProblemsModel::ProblemsModel(QObject* parent) : QAbstractTableModel(parent) {}
 

@@ -1,4 +1,5 @@
 #include "views/main_window.h"
+#include "views/format.h"
 
 #include "ui_main_window.h"
 
@@ -50,13 +51,6 @@
 #include <QVBoxLayout>
 
 namespace npuscope {
-
-namespace {
-
-QString qstr(const std::string& s) { return QString::fromStdString(s); }
-
-
-} // namespace
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), m_ui(std::make_unique<Ui::MainWindow>()), m_sel(new SelectionController(this)),

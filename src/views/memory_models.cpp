@@ -1,4 +1,5 @@
 #include "views/memory_models.h"
+#include "views/format.h"
 
 #include "model/analysis/units.h"
 
@@ -8,7 +9,6 @@ namespace npuscope {
 
 namespace {
 
-QString qstr(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 QString bytesText(double b) { return QString::fromStdString(formatBytes(b)); }
 QString durText(TimeNs ns) { return QString::fromStdString(formatDuration(ns)); }
 

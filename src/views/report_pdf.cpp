@@ -1,4 +1,5 @@
 #include "views/report_pdf.h"
+#include "views/format.h"
 
 #include "views/pdf_document.h"
 
@@ -15,9 +16,7 @@ using namespace advisor;
 
 namespace {
 
-QString q(const std::string& s) { return QString::fromStdString(s); }
-
-QString esc(const std::string& s) { return q(s).toHtmlEscaped(); }
+QString esc(const std::string& s) { return qstr(s).toHtmlEscaped(); }
 
 QColor sevColour(FindingSeverity s)
 {
@@ -38,11 +37,6 @@ QString rooflineSection(const AdvisorReport& r)
         s += QStringLiteral("<li>%1</li>").arg(esc(line));
     return s + QStringLiteral("</ul>");
 }
-
-} // namespace
-
-
-namespace {
 
 // Log-log placement of the roofline chart: decades of intensity across, of TFLOP/s up.
 struct LogFrame {
@@ -171,7 +165,7 @@ QImage renderRooflineChart(const AdvisorReport& r, int width)
         placed.emplace_back(c.x() - d / 2, c.y() - d / 2, d, d); // labels keep off the points
     }
     for (std::size_t i = 0; i < pts.size() && i < 6; ++i) // the costliest are named
-        placeLabel(p, fr.area, placed, drawn[i].first, drawn[i].second, q(pts[i]->opType));
+        placeLabel(p, fr.area, placed, drawn[i].first, drawn[i].second, qstr(pts[i]->opType));
     return img;
 }
 
@@ -235,12 +229,12 @@ QImage renderGainChart(const AdvisorReport& r, int width)
     int y = 5;
     for (const Finding* fd : fs) {
         p.setPen(Qt::black);
-        const QString label = p.fontMetrics().elidedText(q(fd->id), Qt::ElideRight, left - 10);
+        const QString label = p.fontMetrics().elidedText(qstr(fd->id), Qt::ElideRight, left - 10);
         p.drawText(QRect(0, y, left - 8, 18), Qt::AlignVCenter | Qt::AlignLeft, label);
         const double w = mx > 0 ? fd->gain.nsPerStep / mx * (width - left - right) : 0;
         p.fillRect(QRectF(left, y, std::max(1.0, w), 18), sevColour(fd->severity));
         p.drawText(QPointF(left + w + 6, y + 14),
-                   q(fmtMs(fd->gain.nsPerStep)) + QStringLiteral(" · ") + QString::fromLatin1(severityName(fd->severity)));
+                   qstr(fmtMs(fd->gain.nsPerStep)) + QStringLiteral(" · ") + QString::fromLatin1(severityName(fd->severity)));
         y += rowH;
     }
     return img;
@@ -286,7 +280,7 @@ bool writeReportPdf(const AdvisorReport& r, const std::string& path, std::string
     HtmlOptions ho;
     ho.forPdf = true;
     ho.evidenceRows = r.evidenceRowsPdf;
-    QString body = q(writeHtmlBody(r, ho));
+    QString body = qstr(writeHtmlBody(r, ho));
     body.replace(QStringLiteral("<!--charts-->"),
                  QStringLiteral("<h2>Step split per rank</h2><p><img src=\"npuscope-chart:split\" width=\"620\"></p>"
                                 "<h2>Top gains by severity</h2><p><img src=\"npuscope-chart:gains\" width=\"620\"></p>")
@@ -302,8 +296,8 @@ bool writeReportPdf(const AdvisorReport& r, const std::string& path, std::string
         doc.addResource(QTextDocument::ImageResource, QUrl(QStringLiteral("npuscope-chart:roofline")), renderRooflineChart(r));
     doc.setHtml(html);
     return writeDocumentPdf(doc, path,
-                            {QStringLiteral("npuscope advisor report: ") + q(id.name),
-                             QStringLiteral("npuscope ") + q(id.npuscopeVersion), 15},
+                            {QStringLiteral("npuscope advisor report: ") + qstr(id.name),
+                             QStringLiteral("npuscope ") + qstr(id.npuscopeVersion), 15},
                             error);
 }
 

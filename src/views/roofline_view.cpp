@@ -1,4 +1,5 @@
 #include "views/roofline_view.h"
+#include "views/format.h"
 
 #include "views/plot_palette.h"
 #include "views/selection_controller.h"
@@ -13,8 +14,6 @@
 namespace npuscope {
 
 namespace {
-
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 // The points of one rank (all ranks when rank < 0) that have both coordinates.
 std::vector<const advisor::RooflinePoint*> pointsOf(const advisor::AdvisorReport& r, int rank, std::size_t* unknown)
@@ -181,14 +180,14 @@ void RooflineView::rebuild()
             const int pad = static_cast<int>(size / 2);
             label->setPositionAlignment((nearRight ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignBottom);
             label->setPadding(nearRight ? QMargins(0, 0, pad, pad) : QMargins(pad, 0, 0, pad));
-            label->setText(qs(p->opType));
+            label->setText(qstr(p->opType));
             useTextColour(label);
             m_labels.push_back(label);
         }
     }
     m_plot->xAxis->setRange(xMin, xMax);
     m_plot->yAxis->setRange(yMin, yMax);
-    QString soc = roofs->soc.empty() ? tr("SoC not named") : qs(roofs->soc);
+    QString soc = roofs->soc.empty() ? tr("SoC not named") : qstr(roofs->soc);
     m_label->setText(tr("%1 · %2 AI cores / %3 vector cores at %4 MHz · cube %5 TFLOP/s FP16 · vector %6 TFLOP/s FP16 · "
                         "HBM %7 GB/s%8 · %9 op shapes plotted, sized by time%10")
                          .arg(soc)
@@ -203,7 +202,7 @@ void RooflineView::rebuild()
                          .arg(unknown ? tr(" · %1 without FLOPs or bytes (shapes not derivable)").arg(unknown) : QString()));
     QStringList sources;
     for (const auto& s : roofs->sources)
-        sources << qs(s);
+        sources << qstr(s);
     m_label->setToolTip(sources.join(QLatin1Char('\n')));
     m_plot->replot();
 }
@@ -223,19 +222,19 @@ bool RooflineView::clickPoint(int i)
     const double eff = p.efficiency();
     m_picked->setText(tr("<b>%1</b> [%2 %3] · %4 calls, %5 ms · %6 GFLOP and %7 MB a call (FLOPs from %8, bytes from %9) · "
                          "%10 FLOP/byte · %11 TFLOP/s achieved, %12 of the %13 TFLOP/s attainable · %14-bound")
-                          .arg(qs(p.opType).toHtmlEscaped(), qs(p.shapes).toHtmlEscaped(), qs(p.dtypes).toHtmlEscaped())
+                          .arg(qstr(p.opType).toHtmlEscaped(), qstr(p.shapes).toHtmlEscaped(), qstr(p.dtypes).toHtmlEscaped())
                           .arg(p.count)
                           .arg(p.timeNs / 1e6, 0, 'f', 2)
                           .arg(p.flops / 1e9, 0, 'f', 3)
                           .arg(p.bytes / 1e6, 0, 'f', 2)
-                          .arg(qs(p.flopsFrom), qs(p.bytesFrom))
+                          .arg(qstr(p.flopsFrom), qstr(p.bytesFrom))
                           .arg(p.intensity, 0, 'f', 1)
                           .arg(p.achievedFlops / 1e12, 0, 'f', 2)
                           .arg(std::isnan(eff) ? QStringLiteral("n/a") : QStringLiteral("%1 %").arg(eff * 100, 0, 'f', 1))
                           .arg(p.attainable / 1e12, 0, 'f', 1)
-                          .arg(qs(p.bound)));
+                          .arg(qstr(p.bound)));
     if (m_sel)
-        m_sel->setSelectedOperator(qs(p.opType));
+        m_sel->setSelectedOperator(qstr(p.opType));
     return true;
 }
 

@@ -1,4 +1,5 @@
 #include "views/selection_panel.h"
+#include "views/format.h"
 
 #include "model/analysis/slice_detail.h"
 #include "views/time_format.h"
@@ -13,8 +14,6 @@
 namespace npuscope {
 
 namespace {
-
-QString qstr(const std::string& s) { return QString::fromStdString(s); }
 
 // A time from the trace start, as the advisor's evidence writes it: "at 47.483 ms".
 QString atText(TimeNs relative) { return QStringLiteral("%1 ms").arg(QString::number(static_cast<double>(relative) / 1e6, 'f', 3)); }

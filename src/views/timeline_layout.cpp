@@ -1,4 +1,5 @@
 #include "views/timeline_layout.h"
+#include "views/format.h"
 
 #include "views/palette.h"
 
@@ -24,8 +25,6 @@ int kindOrder(TrackKind k)
     }
     return 7;
 }
-
-QString qstr(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
 // Fixed colours for the overlap analysis lanes, so "Free" is always hatched grey and
 // "Communication(Not Overlapped)" always reads as communication.

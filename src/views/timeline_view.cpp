@@ -1,4 +1,5 @@
 #include "views/timeline_view.h"
+#include "views/format.h"
 
 #include "model/analysis/time_axis.h"
 #include "views/palette.h"
@@ -17,8 +18,6 @@
 namespace npuscope {
 
 namespace {
-
-QString qstr(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
 // A slice label laid out once and drawn many times (plain text: a name is never markup).
 QStaticText staticLabel(const QString& text)

@@ -1,4 +1,5 @@
 // TimelineView: keyboard, mouse, tooltips, search and scroll bars (the painting lives in
+#include "views/format.h"
 // timeline_view.cpp).
 #include "views/timeline_view.h"
 
@@ -22,8 +23,6 @@ namespace {
 
 constexpr int kScrollSteps = 100000;
 constexpr int kDragThreshold = 4;
-
-QString qstr(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
 QString metricText(double v, int decimals) { return std::isnan(v) ? QString() : QString::number(v, 'f', decimals); }
 

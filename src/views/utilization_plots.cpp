@@ -1,4 +1,5 @@
 #include "views/utilization_plots.h"
+#include "views/format.h"
 
 #include "model/analysis/time_axis.h"
 #include "model/analysis/utilization.h"
@@ -21,8 +22,6 @@
 namespace npuscope {
 
 namespace {
-
-QString qstr(const std::string& s) { return QString::fromStdString(s); }
 
 // Which plot a series goes to: series of one kind (and unit) share an axis rect.
 QString plotKey(const Series& s)

@@ -2,13 +2,15 @@
 // severity, and an evidence row jumps to its event on the timeline.
 #include "model/formats/loader.h"
 #include "model/synth/synth.h"
+#include "views/advisor_models.h"
 #include "views/advisor_panel.h"
 #include "views/roofline_view.h"
 #include "views/selection_controller.h"
 
+#include <QAbstractItemModelTester>
 #include <QSignalSpy>
-#include <QTableWidget>
-#include <QTreeWidget>
+#include <QTableView>
+#include <QTreeView>
 #include <QtTest>
 #include <qcustomplot.h>
 
@@ -37,6 +39,12 @@ private slots:
     {
         SelectionController sel;
         AdvisorPanel panel(&sel);
+        auto* tree = panel.findChild<QTreeView*>(QStringLiteral("advisorFindings"));
+        auto* evidence = panel.findChild<QTableView*>(QStringLiteral("advisorEvidence"));
+        QVERIFY(tree && evidence);
+        // Both models are checked through the resets and changes that follow.
+        QAbstractItemModelTester findingsTester(tree->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester evidenceTester(evidence->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         QSignalSpy ready(&panel, &AdvisorPanel::reportReady);
         sel.setSession(m_session);
         QVERIFY(ready.wait(60000));
@@ -58,14 +66,29 @@ private slots:
             QVERIFY2(firedRules.contains(QLatin1String(rule)), rule);
         QCOMPARE(panel.firedTitles().size(), firedRules.size());
 
-        auto* tree = panel.findChild<QTreeWidget*>(QStringLiteral("advisorFindings"));
-        QVERIFY(tree);
-        QVERIFY(tree->topLevelItemCount() >= 2);
-        // Severity shows as text, not colour only.
-        QTreeWidgetItem* first = tree->currentItem();
-        QVERIFY(first);
-        QVERIFY(first->text(1).contains(QLatin1String("high")) || first->text(1).contains(QLatin1String("medium"))
-                || first->text(1).contains(QLatin1String("low")));
+        QVERIFY(tree->model()->rowCount() >= 2);
+        // The list opens at the plan's first action; severity shows as text, not colour only.
+        const QModelIndex first = tree->currentIndex();
+        QVERIFY(first.isValid());
+        QVERIFY(first.parent().data().toString().startsWith(QLatin1String("Plan: step")));
+        const QString severity = first.siblingAtColumn(FindingsModel::Severity).data().toString();
+        QVERIFY2(severity.contains(QLatin1String("high")) || severity.contains(QLatin1String("medium"))
+                     || severity.contains(QLatin1String("low")), qPrintable(severity));
+        QVERIFY(first.siblingAtColumn(FindingsModel::Severity).data(Qt::ForegroundRole).value<QColor>().isValid());
+        // Every fired finding has a row, under its category or Minor.
+        int shown = 0;
+        for (int i = 0; i < int(report->findings.size()); ++i)
+            if (report->findings[static_cast<std::size_t>(i)].status == advisor::Status::Fired) {
+                int rows = 0;
+                for (int g = 0; g < tree->model()->rowCount(); ++g) {
+                    const QModelIndex group = tree->model()->index(g, 0);
+                    for (int r = 0; r < tree->model()->rowCount(group); ++r)
+                        rows += tree->model()->index(r, 0, group).data(FindingsModel::FindingIndexRole).toInt() == i;
+                }
+                QVERIFY(rows >= 1);
+                ++shown;
+            }
+        QCOMPARE(shown, firedRules.size());
 
         QVERIFY(withTime);
         QVERIFY(panel.selectFinding(QString::fromStdString(withTime->id)));
@@ -75,10 +98,8 @@ private slots:
         while (!withTime->evidence[row].at.ts)
             ++row;
         // "Where" counts the time from the trace start, as the timeline's axis does.
-        auto* evidence = panel.findChild<QTableWidget*>(QStringLiteral("advisorEvidence"));
-        QVERIFY(evidence);
         const TimeNs since = *withTime->evidence[row].at.ts - sel.fullRange().begin;
-        const QString where = evidence->item(row, 0)->text();
+        const QString where = evidence->model()->index(row, EvidenceModel::Where).data().toString();
         QVERIFY2(where.contains(QStringLiteral("at %1 ms").arg(double(since) / 1e6, 0, 'f', 3)), qPrintable(where));
         QVERIFY(!where.contains(QStringLiteral("ts ")));
         QVERIFY(panel.activateEvidence(row));
@@ -110,11 +131,12 @@ private slots:
                 }
         QVERIFY(withTime);
         QVERIFY(panel.selectFinding(QString::fromStdString(withTime->id)));
-        auto* evidence = panel.findChild<QTableWidget*>(QStringLiteral("advisorEvidence"));
+        auto* evidence = panel.findChild<QTableView*>(QStringLiteral("advisorEvidence"));
         QVERIFY(evidence && evidence->isVisible());
         QVERIFY(!sel.selectedRange());
-        evidence->scrollToItem(evidence->item(row, 0));
-        QTest::mouseClick(evidence->viewport(), Qt::LeftButton, {}, evidence->visualItemRect(evidence->item(row, 0)).center());
+        const QModelIndex cell = evidence->model()->index(row, EvidenceModel::Where);
+        evidence->scrollTo(cell);
+        QTest::mouseClick(evidence->viewport(), Qt::LeftButton, {}, evidence->visualRect(cell).center());
         QVERIFY(sel.selectedRange().has_value());
         QCOMPARE(sel.selectedRange()->begin, *withTime->evidence[static_cast<std::size_t>(row)].at.ts);
     }
