@@ -9,6 +9,7 @@
 #include "model/analysis/units.h"
 #include "model/formats/loader.h"
 #include "model/synth/synth.h"
+#include "views/cluster_view.h"
 #include "views/load_controller.h"
 #include "views/main_window.h"
 #include "views/selection_controller.h"
@@ -17,6 +18,7 @@
 
 #include <QApplication>
 #include <QDir>
+#include <QEventLoop>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTimer>
@@ -210,6 +212,12 @@ int runGui(int argc, char** argv)
         auto save = [&w, file, tab] {
             // Let queued layout and replots run before grabbing.
             QTimer::singleShot(300, &w, [&w, file, tab] {
+                // The Cluster tab's analysis runs on a worker: the picture shows its result.
+                if (ClusterView* cluster = w.clusterView(); cluster && cluster->analysing()) {
+                    QEventLoop wait;
+                    QObject::connect(cluster, &ClusterView::analysisReady, &wait, &QEventLoop::quit);
+                    wait.exec();
+                }
                 for (int i = 0; i < w.tabs()->count(); ++i)
                     if (w.tabs()->tabText(i) == tab)
                         w.tabs()->setCurrentIndex(i);

@@ -1,8 +1,8 @@
 #include "views/cluster_view.h"
 
 #include "advisor/thresholds.h"
+#include "views/cluster_models.h"
 #include "views/format.h"
-#include "views/main_window.h"
 #include "views/overview_lanes.h"
 #include "views/palette.h"
 #include "views/plot_palette.h"
@@ -15,7 +15,8 @@
 #include <QRegularExpression>
 #include <QSplitter>
 #include <QTabWidget>
-#include <QTableWidget>
+#include <QTableView>
+#include <QtConcurrent>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -30,27 +31,14 @@ namespace {
 
 const QColor kSlowColour(0xB5, 0x49, 0x5B); // the advisor's "high" colour
 
-// A table cell shown as text and sorted by a number.
-class NumItem : public QTableWidgetItem {
-public:
-    NumItem(const QString& text, double v) : QTableWidgetItem(text)
-    {
-        setData(Qt::UserRole, v);
-        setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    }
-    bool operator<(const QTableWidgetItem& o) const override
-    {
-        const double a = data(Qt::UserRole).toDouble(), b = o.data(Qt::UserRole).toDouble();
-        if (std::isnan(a) || std::isnan(b))
-            return std::isnan(a) && !std::isnan(b); // missing values first when ascending
-        return a < b;
-    }
-};
-
-QTableWidget* makeTable(const QStringList& headers)
+// A read-only table of `model`, sortable through a NumericSortProxy.
+QTableView* makeTable(QAbstractItemModel* model, QObject* owner)
 {
-    auto* t = new QTableWidget(0, static_cast<int>(headers.size()));
-    t->setHorizontalHeaderLabels(headers);
+    auto* proxy = new NumericSortProxy(owner);
+    proxy->setSourceModel(model);
+    auto* t = new QTableView;
+    t->setModel(proxy);
+    t->setSortingEnabled(true);
     t->setEditTriggers(QAbstractItemView::NoEditTriggers);
     t->setSelectionBehavior(QAbstractItemView::SelectRows);
     t->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -58,7 +46,7 @@ QTableWidget* makeTable(const QStringList& headers)
     t->verticalHeader()->setDefaultSectionSize(t->fontMetrics().height() + 6);
     t->horizontalHeader()->setStretchLastSection(true);
     t->setAlternatingRowColors(true);
-    t->horizontalHeader()->setSortIndicator(0, Qt::AscendingOrder); // rows in rank order until sorted
+    t->sortByColumn(0, Qt::AscendingOrder); // rows in rank order until sorted
     return t;
 }
 
@@ -98,35 +86,24 @@ QColor transportColour(int i)
 ClusterView::ClusterView(SelectionController* sel, QWidget* parent) : QWidget(parent), m_sel(sel)
 {
     setObjectName(QStringLiteral("clusterView"));
+    m_breakdownModel = new RankBreakdownModel(this);
+    m_rankOverlapModel = new RankOverlapModel(this);
+    m_collOverlapModel = new CollectiveOverlapModel(this);
     buildUi();
+    connect(&m_watcher, &QFutureWatcherBase::finished, this, [this] {
+        m_a = m_watcher.result();
+        m_pending = false;
+        showAnalysis();
+        emit analysisReady();
+    });
+}
+
+ClusterView::~ClusterView()
+{
+    m_watcher.waitForFinished(); // the worker holds the session, not this view
 }
 
 bool ClusterView::wanted(const Session& s) { return s.ranks.size() >= 2 || s.cluster.present(); }
-
-ClusterView* ClusterView::updateTab(MainWindow* w, const SessionPtr& s)
-{
-    QTabWidget* tabs = w->tabs();
-    ClusterView* view = nullptr;
-    for (int i = 0; i < tabs->count(); ++i)
-        if (auto* v = qobject_cast<ClusterView*>(tabs->widget(i)))
-            view = v;
-    if (!s || !wanted(*s)) {
-        if (view) {
-            tabs->removeTab(tabs->indexOf(view));
-            view->deleteLater();
-        }
-        return nullptr;
-    }
-    if (!view) {
-        view = new ClusterView(w->selection());
-        w->addCentralTab(view, tr("Cluster"));
-        connect(view, &ClusterView::rankFolderRequested, w, [w](const QString& path) { w->openPaths({path}); });
-    }
-    view->setSession(s);
-    if (s->ranks.empty()) // a cluster summary, or cluster files alone: the tab is all there is
-        tabs->setCurrentWidget(view);
-    return view;
-}
 
 // Left of the tab: the step breakdown per rank, as stacked bars (a click selects the rank) and a table.
 QWidget* ClusterView::buildBreakdownPane()
@@ -156,8 +133,7 @@ QWidget* ClusterView::buildBreakdownPane()
             activateRank(m_barRanks[static_cast<std::size_t>(i)]);
     });
     left->addWidget(m_bars);
-    m_breakdown = makeTable({tr("Rank"), tr("Step time"), tr("Computing"), tr("Comm. not overlapped"), tr("Overlapped"),
-                             tr("Communication"), tr("Free"), tr("Bubble"), tr("Steps"), tr("Source")});
+    m_breakdown = makeTable(m_breakdownModel, this);
     m_breakdown->setObjectName(QStringLiteral("clusterBreakdown"));
     m_breakdown->setToolTip(tr("Means per step. Step time = Computing + Communication(Not Overlapped) + Free."));
     left->addWidget(m_breakdown);
@@ -216,10 +192,9 @@ QWidget* ClusterView::buildMatrixPane()
 QWidget* ClusterView::buildOverlapTabs()
 {
     auto* overlapTabs = new QTabWidget;
-    m_rankOverlap = makeTable({tr("Rank"), tr("Collectives"), tr("Communication"), tr("Covered by computing"), tr("Overlap")});
+    m_rankOverlap = makeTable(m_rankOverlapModel, this);
     m_rankOverlap->setObjectName(QStringLiteral("clusterRankOverlap"));
-    m_collOverlap = makeTable({tr("Collective"), tr("Count"), tr("Communication"), tr("Covered by computing"), tr("Overlap"),
-                               tr("Lowest (rank)"), tr("Highest (rank)")});
+    m_collOverlap = makeTable(m_collOverlapModel, this);
     m_collOverlap->setObjectName(QStringLiteral("clusterCollectiveOverlap"));
     const QString overlapTip = tr("Share of each collective's time during which the same rank computed (all steps).");
     m_rankOverlap->setToolTip(overlapTip);
@@ -278,11 +253,9 @@ void ClusterView::buildUi()
     m_sources->setPalette(pal);
     top->addWidget(m_sources);
 
-    auto rowRank = [this](QTableWidget* t) {
-        connect(t, &QTableWidget::cellClicked, this, [this, t](int row, int) {
-            if (QTableWidgetItem* it = t->item(row, 0))
-                activateRank(it->data(Qt::UserRole).toInt());
-        });
+    auto rowRank = [this](QTableView* t) {
+        connect(t, &QTableView::clicked, this,
+                [this](const QModelIndex& i) { activateRank(i.data(ClusterTableModel::RankRole).toInt()); });
     };
     rowRank(m_breakdown);
     rowRank(m_rankOverlap);
@@ -293,25 +266,32 @@ void ClusterView::buildUi()
     m_rankNote->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_rankNote->hide();
     top->insertWidget(1, m_rankNote);
-    connect(m_breakdown, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
-        if (QTableWidgetItem* it = m_breakdown->item(row, 0))
-            openRankFolder(it->data(Qt::UserRole).toInt());
-    });
+    connect(m_breakdown, &QTableView::doubleClicked, this,
+            [this](const QModelIndex& i) { openRankFolder(i.data(ClusterTableModel::RankRole).toInt()); });
 }
 
 void ClusterView::setSession(SessionPtr s)
 {
     m_session = std::move(s);
     m_a = {};
-    if (m_session) {
+    m_pending = true;
+    showAnalysis(); // empty until the worker is done
+    m_findings->setText(m_session ? tr("Analysing the cluster…") : QString());
+    m_watcher.setFuture(QtConcurrent::run([session = m_session] {
+        if (!session)
+            return ClusterAnalysis{};
         ClusterOptions o;
         const advisor::Thresholds th = advisor::Thresholds::load();
-        if (const double g = th.param("CLU-SLOWRANK", "gap_ratio"); g == g)
+        if (const double g = th.param("CLU-SLOWRANK", "gap_ratio"); !std::isnan(g))
             o.gapRatio = g;
-        if (const double b = th.param("CLU-SLOWLINK", "bw_ratio"); b == b)
+        if (const double b = th.param("CLU-SLOWLINK", "bw_ratio"); !std::isnan(b))
             o.bwRatio = b;
-        m_a = analyzeCluster(*m_session, o);
-    }
+        return analyzeCluster(*session, o);
+    }));
+}
+
+void ClusterView::showAnalysis()
+{
     {
         const QSignalBlocker block(m_collective);
         m_collective->clear();
@@ -493,29 +473,8 @@ void ClusterView::fillBars()
 
 void ClusterView::fillBreakdown()
 {
-    QTableWidget* t = m_breakdown;
-    t->setSortingEnabled(false);
-    t->setRowCount(static_cast<int>(m_a.ranks.size()));
-    std::vector<int> slowRanks;
-    for (const auto& d : m_a.slowRank.dimensions)
-        if (d.fired)
-            slowRanks.push_back(d.slowRank);
-    for (int row = 0; row < t->rowCount(); ++row) {
-        const RankBreakdown& b = m_a.ranks[static_cast<std::size_t>(row)];
-        auto* rank = new NumItem(QString::number(b.rank), b.rank);
-        if (std::find(slowRanks.begin(), slowRanks.end(), b.rank) != slowRanks.end()) {
-            rank->setText(tr("%1 (slow)").arg(b.rank));
-            rank->setForeground(kSlowColour);
-        }
-        t->setItem(row, 0, rank);
-        int col = 1;
-        for (double v : {b.stepTime(), b.computing, b.commNotOverlapped, b.overlapped, b.communication, b.free, b.bubble})
-            t->setItem(row, col++, new NumItem(ms(v), v));
-        t->setItem(row, col++, new NumItem(QString::number(b.steps), b.steps));
-        t->setItem(row, col++, new QTableWidgetItem(qstr(b.source)));
-    }
-    t->setSortingEnabled(true);
-    t->resizeColumnsToContents();
+    m_breakdownModel->setAnalysis(m_a, kSlowColour);
+    m_breakdown->resizeColumnsToContents();
 }
 
 const CommMatrix* ClusterView::shownMatrix() const
@@ -652,35 +611,10 @@ void ClusterView::showCellTip(const QPoint& pos)
 
 void ClusterView::fillOverlap()
 {
-    QTableWidget* t = m_rankOverlap;
-    t->setSortingEnabled(false);
-    t->setRowCount(static_cast<int>(m_a.rankOverlap.size()));
-    for (int row = 0; row < t->rowCount(); ++row) {
-        const RankOverlap& r = m_a.rankOverlap[static_cast<std::size_t>(row)];
-        t->setItem(row, 0, new NumItem(QString::number(r.rank), r.rank));
-        t->setItem(row, 1, new NumItem(QString::number(r.collectives), r.collectives));
-        t->setItem(row, 2, new NumItem(ms(static_cast<double>(r.communication)), static_cast<double>(r.communication)));
-        t->setItem(row, 3, new NumItem(ms(static_cast<double>(r.covered)), static_cast<double>(r.covered)));
-        t->setItem(row, 4, new NumItem(fmt::percent(r.ratio()), r.ratio()));
-    }
-    t->setSortingEnabled(true);
-    t->resizeColumnsToContents();
-
-    t = m_collOverlap;
-    t->setSortingEnabled(false);
-    t->setRowCount(static_cast<int>(m_a.collectiveOverlap.size()));
-    for (int row = 0; row < t->rowCount(); ++row) {
-        const CollectiveOverlapStats& c = m_a.collectiveOverlap[static_cast<std::size_t>(row)];
-        t->setItem(row, 0, new QTableWidgetItem(qstr(c.collective)));
-        t->setItem(row, 1, new NumItem(QString::number(c.count), c.count));
-        t->setItem(row, 2, new NumItem(ms(static_cast<double>(c.communication)), static_cast<double>(c.communication)));
-        t->setItem(row, 3, new NumItem(ms(static_cast<double>(c.covered)), static_cast<double>(c.covered)));
-        t->setItem(row, 4, new NumItem(fmt::percent(c.ratio()), c.ratio()));
-        t->setItem(row, 5, new NumItem(c.minRank < 0 ? QStringLiteral("—") : tr("%1 (%2)").arg(fmt::percent(c.minRatio)).arg(c.minRank), c.minRatio));
-        t->setItem(row, 6, new NumItem(c.maxRank < 0 ? QStringLiteral("—") : tr("%1 (%2)").arg(fmt::percent(c.maxRatio)).arg(c.maxRank), c.maxRatio));
-    }
-    t->setSortingEnabled(true);
-    t->resizeColumnsToContents();
+    m_rankOverlapModel->setAnalysis(m_a);
+    m_rankOverlap->resizeColumnsToContents();
+    m_collOverlapModel->setAnalysis(m_a);
+    m_collOverlap->resizeColumnsToContents();
 }
 
 void ClusterView::activateRank(int rank)

@@ -5,9 +5,12 @@
 // (src rank × dst rank; bandwidth, size, time or transport; all collectives or one) and the
 // overlap per rank and per collective. All numbers come from model/analysis/cluster.h.
 // Clicking a rank (a bar or a table row) makes it the current rank of the SelectionController.
+// The analysis runs on a worker thread (analysing() until analysisReady()); the tables are item
+// models (cluster_models.h).
 #include "model/analysis/cluster.h"
 #include "model/store/session.h"
 
+#include <QFutureWatcher>
 #include <QWidget>
 
 class QComboBox;
@@ -16,12 +19,14 @@ class QCPBars;
 class QCPColorMap;
 class QCPColorScale;
 class QLabel;
-class QTableWidget;
+class QTableView;
 
 namespace npuscope {
 
-class MainWindow;
+class CollectiveOverlapModel;
 class OverviewLanes;
+class RankBreakdownModel;
+class RankOverlapModel;
 class SelectionController;
 
 class ClusterView : public QWidget {
@@ -29,22 +34,24 @@ class ClusterView : public QWidget {
 public:
     explicit ClusterView(SelectionController* sel, QWidget* parent = nullptr);
 
-    // Recompute everything for `s` (nullptr clears).
+    ~ClusterView() override;
+
+    // Recompute everything for `s` (nullptr clears) on a worker; the view shows the result when
+    // it is done (analysisReady), and a newer session's result replaces an older one's.
     void setSession(SessionPtr s);
+    bool analysing() const { return m_pending; }
     const ClusterAnalysis& analysis() const { return m_a; }
 
     // Whether a session gets a Cluster tab: ≥ 2 ranks, or cluster files.
     static bool wanted(const Session& s);
-    // Add, refresh or remove the "Cluster" tab of `w` for `s`; returns the view or nullptr.
-    static ClusterView* updateTab(MainWindow* w, const SessionPtr& s);
 
     // The parts, for tests and screenshots.
     QCustomPlot* barPlot() const { return m_bars; }
     QCustomPlot* matrixPlot() const { return m_matrix; }
     QCPColorMap* colorMap() const { return m_map; }
-    QTableWidget* breakdownTable() const { return m_breakdown; }
-    QTableWidget* rankOverlapTable() const { return m_rankOverlap; }
-    QTableWidget* collectiveOverlapTable() const { return m_collOverlap; }
+    QTableView* breakdownTable() const { return m_breakdown; }
+    QTableView* rankOverlapTable() const { return m_rankOverlap; }
+    QTableView* collectiveOverlapTable() const { return m_collOverlap; }
     QComboBox* metricCombo() const { return m_metric; }
     QComboBox* collectiveCombo() const { return m_collective; }
     OverviewLanes* overviewLanes() const { return m_overview; }
@@ -61,11 +68,13 @@ public:
     QString rankNote() const;
 
 signals:
+    void analysisReady();
     void rankActivated(int rankIndex);
     void rankFolderRequested(const QString& path);
 
 private:
     void buildUi();
+    void showAnalysis();
     QWidget* buildBreakdownPane();
     QWidget* buildMatrixPane();
     QWidget* buildOverlapTabs();
@@ -81,18 +90,23 @@ private:
     SelectionController* m_sel;
     SessionPtr m_session;
     ClusterAnalysis m_a;
+    QFutureWatcher<ClusterAnalysis> m_watcher; // follows the newest setSession's analysis only
+    bool m_pending = false;                    // an analysis not shown yet
     QLabel* m_findings = nullptr;
     QLabel* m_sources = nullptr;
     QLabel* m_rankNote = nullptr; // where a summary's rank lives, when it cannot be opened
     QCustomPlot* m_bars = nullptr;
-    QTableWidget* m_breakdown = nullptr;
+    RankBreakdownModel* m_breakdownModel = nullptr;
+    RankOverlapModel* m_rankOverlapModel = nullptr;
+    CollectiveOverlapModel* m_collOverlapModel = nullptr;
+    QTableView* m_breakdown = nullptr;
     QCustomPlot* m_matrix = nullptr;
     QCPColorMap* m_map = nullptr;
     QCPColorScale* m_scale = nullptr;
     QComboBox* m_metric = nullptr;
     QComboBox* m_collective = nullptr;
-    QTableWidget* m_rankOverlap = nullptr;
-    QTableWidget* m_collOverlap = nullptr;
+    QTableView* m_rankOverlap = nullptr;
+    QTableView* m_collOverlap = nullptr;
     std::vector<int> m_barRanks; // rank id per bar position
     QWidget* m_overviewBox = nullptr;
     OverviewLanes* m_overview = nullptr;

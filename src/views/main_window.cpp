@@ -430,9 +430,39 @@ void MainWindow::onLoaded(SessionPtr session, const QStringList& paths, qint64 e
         parts << tr("%n problem(s) (<a href=\"problems\">details</a>)", "", problemCount());
     parts << tr("loaded in %1 s").arg(QString::number(static_cast<double>(elapsedMs) / 1000.0, 'f', 1));
     m_statusLabel->setText(parts.join(QStringLiteral(" · ")));
-    ClusterView::updateTab(this, session); // the Cluster tab: added, refreshed or removed
-    MemoryView::updateTab(this, session);  // the Memory tab likewise
+    updateSessionTabs(session);
     emit sessionLoaded(session);
+}
+
+void MainWindow::updateSessionTabs(const SessionPtr& s)
+{
+    if (s && ClusterView::wanted(*s)) {
+        if (!m_clusterView) {
+            m_clusterView = new ClusterView(m_sel);
+            addCentralTab(m_clusterView, tr("Cluster"));
+            connect(m_clusterView, &ClusterView::rankFolderRequested, this, [this](const QString& path) { openPaths({path}); });
+        }
+        m_clusterView->setSession(s);
+        if (s->ranks.empty()) // a cluster summary, or cluster files alone: the tab is all there is
+            m_tabs->setCurrentWidget(m_clusterView);
+    } else if (m_clusterView) {
+        m_tabs->removeTab(m_tabs->indexOf(m_clusterView));
+        m_clusterView->deleteLater();
+        m_clusterView = nullptr;
+    }
+    if (s && MemoryView::wanted(*s)) {
+        if (!m_memoryView) {
+            m_memoryView = new MemoryView(m_sel);
+            m_memoryView->setObjectName(QStringLiteral("memoryView"));
+            addCentralTab(m_memoryView, tr("Memory"));
+        } else {
+            m_memoryView->rebuild();
+        }
+    } else if (m_memoryView) {
+        m_tabs->removeTab(m_tabs->indexOf(m_memoryView));
+        m_memoryView->deleteLater();
+        m_memoryView = nullptr;
+    }
 }
 
 void MainWindow::onLoadFailed(const QString& error, const QStringList& paths)

@@ -27,10 +27,12 @@ class MainWindow;
 namespace npuscope {
 
 class AdvisorPanel;
-class FilesModel;
-class ProblemsModel;
+class ClusterView;
 class CompareView;
+class FilesModel;
 class LoadController;
+class MemoryView;
+class ProblemsModel;
 class SelectionPanel;
 class SelectionController;
 class SummaryStrip;
@@ -60,8 +62,9 @@ public:
     // "problemsDock", "filesDock". Replaces the placeholder (which is deleted).
     void setDockContent(const QString& objectName, QWidget* w);
     QDockWidget* dock(const QString& objectName) const;
-    // Add a tab beside "Timeline" (e.g. "Cluster", "Compare").
-    int addCentralTab(QWidget* w, const QString& title);
+    // The "Cluster" and "Memory" tabs, nullptr while the session has none.
+    ClusterView* clusterView() const { return m_clusterView; }
+    MemoryView* memoryView() const { return m_memoryView; }
     // The "Compare" tab, nullptr until a comparison was loaded; its loader (the second profile).
     CompareView* compareView() const { return m_compareView; }
     LoadController* compareLoader() const { return m_compareLoader; }
@@ -106,6 +109,10 @@ private:
     // (main_window_dialogs.cpp); the chosen one is loaded.
     void chooseRun(const QStringList& runs, const QStringList& paths);
     void onLoadEnded();
+    // Adds, refreshes or removes the Cluster and Memory tabs for `s`.
+    void updateSessionTabs(const SessionPtr& s);
+    // Adds a tab after the others ("Cluster", "Memory", "Compare").
+    int addCentralTab(QWidget* w, const QString& title);
     void fillProblems(const QString& loadError = {});
     void fillFiles();
     void fillRanks();
@@ -122,6 +129,8 @@ private:
     LoadController* m_loader;
     LoadController* m_compareLoader = nullptr;
     CompareView* m_compareView = nullptr;
+    ClusterView* m_clusterView = nullptr;
+    MemoryView* m_memoryView = nullptr;
     SessionPtr m_compareBaseline; // the session the running compare load is measured against
     QStringList m_compareBaselinePaths;
     bool m_compareComputing = false; // the Compare tab computes a comparison asked for by compareWith

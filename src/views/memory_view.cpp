@@ -2,7 +2,6 @@
 
 #include "model/analysis/overlap.h"
 #include "model/analysis/units.h"
-#include "views/main_window.h"
 #include "views/memory_models.h"
 #include "views/palette.h"
 #include "views/plot_palette.h"
@@ -58,30 +57,6 @@ MemoryView::MemoryView(SelectionController* sel, QWidget* parent) : QWidget(pare
 bool MemoryView::wanted(const Session& s)
 {
     return std::any_of(s.ranks.begin(), s.ranks.end(), [](const ProfilePtr& p) { return memory::summarize(*p).hasData(); });
-}
-
-MemoryView* MemoryView::updateTab(MainWindow* w, const SessionPtr& s)
-{
-    QTabWidget* tabs = w->tabs();
-    MemoryView* view = nullptr;
-    for (int i = 0; i < tabs->count(); ++i)
-        if (auto* v = qobject_cast<MemoryView*>(tabs->widget(i)))
-            view = v;
-    if (!s || !wanted(*s)) {
-        if (view) {
-            tabs->removeTab(tabs->indexOf(view));
-            view->deleteLater();
-        }
-        return nullptr;
-    }
-    if (!view) {
-        view = new MemoryView(w->selection());
-        view->setObjectName(QStringLiteral("memoryView"));
-        w->addCentralTab(view, tr("Memory"));
-    } else {
-        view->rebuild();
-    }
-    return view;
 }
 
 void MemoryView::buildUi()

@@ -26,7 +26,6 @@ class QTableView;
 namespace npuscope {
 
 class AliveAllocationsModel;
-class MainWindow;
 class OperatorMemoryModel;
 
 class MemoryView : public QWidget {
@@ -36,8 +35,8 @@ public:
 
     // Whether a session gets a Memory tab: a rank with memory_record / operator_memory data.
     static bool wanted(const Session& s);
-    // Add, refresh or remove the "Memory" tab of `w` for `s`; returns the view or nullptr.
-    static MemoryView* updateTab(MainWindow* w, const SessionPtr& s);
+    // Redraws everything for the selection's session and current rank (it follows both itself).
+    void rebuild();
 
     // Lists the allocations alive at t (absolute ns) and moves the cursor there.
     void showMoment(TimeNs t);
@@ -64,7 +63,6 @@ public:
 
 private:
     void buildUi();
-    void rebuild();
     // The parts rebuild() draws, in its order.
     QCPGraph* addCurve(const memory::Series& ser, const QString& name, const QColor& c, Qt::PenStyle style);
     void addCurves();

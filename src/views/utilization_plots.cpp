@@ -395,7 +395,7 @@ void UtilizationPlots::addCurves(QCPAxisRect* rect, QCPLegend* legend, const std
             }
         }
         g->setName(name);
-        if (std::any_of(byPeak.begin(), byPeak.end(), [ser](const auto& e) { return e.second == ser; }))
+        if (std::any_of(byPeak.begin(), byPeak.end(), [series = ser](const auto& e) { return e.second == series; }))
             legend->addItem(new ElidedLegendItem(legend, g));
         m_names << name;
         if (percent)

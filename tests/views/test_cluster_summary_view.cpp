@@ -3,6 +3,7 @@
 // there, and says where it lives when it is not.
 #include "../model/cli_run.h"
 
+#include "views/cluster_models.h"
 #include "views/cluster_view.h"
 #include "views/compare_timelines.h"
 #include "views/compare_view.h"
@@ -17,7 +18,7 @@
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTabWidget>
-#include <QTableWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -29,12 +30,13 @@ using namespace npuscope;
 
 namespace {
 
+// The Cluster tab once its analysis (run on a worker) is shown; null when there is none.
 ClusterView* clusterTab(MainWindow& w)
 {
-    for (int i = 0; i < w.tabs()->count(); ++i)
-        if (auto* v = qobject_cast<ClusterView*>(w.tabs()->widget(i)))
-            return v;
-    return nullptr;
+    ClusterView* v = w.clusterView();
+    if (v && !QTest::qWaitFor([v] { return !v->analysing(); }, 60000))
+        return nullptr;
+    return v;
 }
 
 bool load(MainWindow& w, const QString& path)
@@ -45,17 +47,17 @@ bool load(MainWindow& w, const QString& path)
 }
 
 // The breakdown table's row of rank `rank`, or -1.
-int rowOf(QTableWidget* t, int rank)
+int rowOf(QTableView* t, int rank)
 {
-    for (int r = 0; r < t->rowCount(); ++r)
-        if (t->item(r, 0) && t->item(r, 0)->data(Qt::UserRole).toInt() == rank)
+    for (int r = 0; r < t->model()->rowCount(); ++r)
+        if (t->model()->index(r, 0).data(ClusterTableModel::RankRole).toInt() == rank)
             return r;
     return -1;
 }
 
-void doubleClickRow(QTableWidget* t, int row)
+void doubleClickRow(QTableView* t, int row)
 {
-    const QRect rect = t->visualItemRect(t->item(row, 0));
+    const QRect rect = t->visualRect(t->model()->index(row, 0));
     // A double click counts on the item the press was on, as a user's does.
     QTest::mousePress(t->viewport(), Qt::LeftButton, {}, rect.center());
     QTest::mouseRelease(t->viewport(), Qt::LeftButton, {}, rect.center());
@@ -103,8 +105,8 @@ private slots:
         QCoreApplication::processEvents();
 
         // Every rank's breakdown, as the summary gives it.
-        QTableWidget* t = v->breakdownTable();
-        QCOMPARE(t->rowCount(), 4);
+        QTableView* t = v->breakdownTable();
+        QCOMPARE(t->model()->rowCount(), 4);
         for (const auto& r : m_doc["ranks"]) {
             const int rank = r["rank"].get<int>();
             const auto& b = *std::find_if(v->analysis().ranks.begin(), v->analysis().ranks.end(),

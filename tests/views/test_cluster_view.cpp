@@ -2,6 +2,7 @@
 // (3) and slow link (1 -> 2), numbers checked against the files the generator wrote; the
 // tab's removal when a single rank is opened; the real two-rank run.
 #include "model/synth/synth.h"
+#include "views/cluster_models.h"
 #include "views/cluster_view.h"
 #include "views/main_window.h"
 #include "views/selection_controller.h"
@@ -9,13 +10,14 @@
 #include <nlohmann/json.hpp>
 #include <qcustomplot.h>
 
+#include <QAbstractItemModelTester>
 #include <QComboBox>
 #include <QHeaderView>
 #include <QLabel>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTabWidget>
-#include <QTableWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolBar>
@@ -74,12 +76,13 @@ std::pair<double, double> linkSums(const std::string& path, const std::string& l
     return {mb, ms};
 }
 
+// The Cluster tab once its analysis (run on a worker) is shown; null when there is none.
 ClusterView* clusterTab(MainWindow& w)
 {
-    for (int i = 0; i < w.tabs()->count(); ++i)
-        if (w.tabs()->tabText(i) == QStringLiteral("Cluster"))
-            return qobject_cast<ClusterView*>(w.tabs()->widget(i));
-    return nullptr;
+    ClusterView* v = w.clusterView();
+    if (v && !QTest::qWaitFor([v] { return !v->analysing(); }, 60000))
+        return nullptr;
+    return v;
 }
 
 bool load(MainWindow& w, const QString& path)
@@ -179,18 +182,25 @@ private slots:
         QVERIFY2(findings.contains(QStringLiteral("1→2")), qPrintable(findings));
 
         // Breakdown table: 4 ranks, Computing (column 2) = the file's mean per step.
-        QTableWidget* t = v->breakdownTable();
-        QCOMPARE(t->rowCount(), 4);
+        QTableView* t = v->breakdownTable();
+        QAbstractItemModel* m = t->model();
+        QAbstractItemModelTester tester(m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(m->rowCount(), 4);
         const auto comp = meanComputing(m_out + "/cluster_step_trace_time.csv");
         for (int row = 0; row < 4; ++row) {
-            const int rank = t->item(row, 0)->data(Qt::UserRole).toInt();
-            QVERIFY(near(t->item(row, 2)->data(Qt::UserRole).toDouble(), comp.at(rank)));
+            const int rank = m->index(row, 0).data(ClusterTableModel::RankRole).toInt();
+            QVERIFY(near(m->index(row, RankBreakdownModel::Computing).data(ClusterTableModel::SortRole).toDouble(), comp.at(rank)));
         }
-        QCOMPARE(t->item(3, 0)->data(Qt::UserRole).toInt(), 3); // rank order
-        QCOMPARE(t->item(3, 0)->text(), sr.fired() ? QStringLiteral("3 (slow)") : QStringLiteral("3"));
-        // Sortable: Computing descending puts the slow rank first.
-        t->sortItems(2, Qt::DescendingOrder);
-        QCOMPARE(t->item(0, 0)->data(Qt::UserRole).toInt(), 3);
+        QCOMPARE(m->index(3, 0).data(ClusterTableModel::RankRole).toInt(), 3); // rank order
+        QCOMPARE(m->index(3, 0).data().toString(), sr.fired() ? QStringLiteral("3 (slow)") : QStringLiteral("3"));
+        // Sortable: a click on Computing's header sorts ascending, a second descending, which
+        // puts the slow rank first.
+        QHeaderView* header = t->horizontalHeader();
+        const QPoint computingHeader(header->sectionViewportPosition(RankBreakdownModel::Computing) + 5, header->height() / 2);
+        QTest::mouseClick(header->viewport(), Qt::LeftButton, {}, computingHeader);
+        QTest::mouseClick(header->viewport(), Qt::LeftButton, {}, computingHeader);
+        QCOMPARE(header->sortIndicatorSection(), int(RankBreakdownModel::Computing));
+        QCOMPARE(m->index(0, 0).data(ClusterTableModel::RankRole).toInt(), 3);
 
         // Stacked bars: five parts over four ranks; the parts sum to the step time.
         QCustomPlot* bars = v->barPlot();
@@ -225,19 +235,22 @@ private slots:
         QVERIFY(!v->cellToolTip(0, 1).contains(QStringLiteral("Slow link")));
 
         // Overlap tables.
-        QCOMPARE(v->rankOverlapTable()->rowCount(), 4);
-        QCOMPARE(v->collectiveOverlapTable()->rowCount(), 1);
-        QCOMPARE(v->collectiveOverlapTable()->item(0, 0)->text(), QStringLiteral("hcom_allReduce"));
+        QAbstractItemModelTester rankOverlapTester(v->rankOverlapTable()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester collOverlapTester(v->collectiveOverlapTable()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(v->rankOverlapTable()->model()->rowCount(), 4);
+        QCOMPARE(v->collectiveOverlapTable()->model()->rowCount(), 1);
+        QCOMPARE(v->collectiveOverlapTable()->model()->index(0, CollectiveOverlapModel::Collective).data().toString(),
+                 QStringLiteral("hcom_allReduce"));
 
         // Clicking a rank row makes it the timeline's rank (index into Session::ranks).
-        QTableWidget* ro = v->rankOverlapTable();
+        QTableView* ro = v->rankOverlapTable();
         int row2 = -1;
-        for (int r = 0; r < ro->rowCount(); ++r)
-            if (ro->item(r, 0)->data(Qt::UserRole).toInt() == 2)
+        for (int r = 0; r < ro->model()->rowCount(); ++r)
+            if (ro->model()->index(r, 0).data(ClusterTableModel::RankRole).toInt() == 2)
                 row2 = r;
         QVERIFY(row2 >= 0);
         QSignalSpy rankSpy(w.selection(), &SelectionController::currentRankChanged);
-        const QRect cell = ro->visualItemRect(ro->item(row2, 1));
+        const QRect cell = ro->visualRect(ro->model()->index(row2, RankOverlapModel::Collectives));
         QTest::mouseClick(ro->viewport(), Qt::LeftButton, {}, cell.center());
         QCOMPARE(rankSpy.count(), 1);
         const int idx = w.selection()->currentRank();
@@ -265,7 +278,7 @@ private slots:
         // And comes back on the cluster.
         QVERIFY(load(w, m_dir.path()));
         QVERIFY(clusterTab(w));
-        QCOMPARE(clusterTab(w)->breakdownTable()->rowCount(), 4);
+        QCOMPARE(clusterTab(w)->breakdownTable()->model()->rowCount(), 4);
     }
 
     void realTwoRanks()
@@ -276,7 +289,7 @@ private slots:
         QVERIFY(load(w, kLevel1));
         ClusterView* v = clusterTab(w);
         QVERIFY(v);
-        QCOMPARE(v->breakdownTable()->rowCount(), 2);
+        QCOMPARE(v->breakdownTable()->model()->rowCount(), 2);
         // rank 0 -> 1 of allreduce-top1 as communication_matrix.json writes it.
         const int i = v->collectiveCombo()->findData(QStringLiteral("allreduce-top1"));
         QVERIFY(i > 0);
@@ -306,7 +319,7 @@ private slots:
         QVERIFY(loaded.wait(60000));
         ClusterView* v = clusterTab(w);
         QVERIFY(v);
-        QCOMPARE(v->breakdownTable()->rowCount(), 2);
+        QCOMPARE(v->breakdownTable()->model()->rowCount(), 2);
         auto* sources = v->findChild<QLabel*>(QStringLiteral("clusterSources"));
         QVERIFY(sources);
         QVERIFY2(sources->text().contains(QStringLiteral("2 of 2 profiles have no rank id and are numbered in load order")),
