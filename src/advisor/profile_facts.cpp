@@ -11,81 +11,6 @@
 
 namespace npuscope::advisor {
 
-Intervals unionOf(std::vector<Interval> v)
-{
-    // Only the starts' order matters; a profile's tasks mostly come sorted already.
-    auto byStart = [](const Interval& a, const Interval& b) { return a.first < b.first; };
-    if (!std::is_sorted(v.begin(), v.end(), byStart))
-        std::sort(v.begin(), v.end(), byStart);
-    Intervals out;
-    for (const auto& iv : v) {
-        if (iv.second <= iv.first)
-            continue;
-        if (!out.empty() && iv.first <= out.back().second)
-            out.back().second = std::max(out.back().second, iv.second);
-        else
-            out.push_back(iv);
-    }
-    return out;
-}
-
-TimeNs lengthOf(const Intervals& u)
-{
-    TimeNs n = 0;
-    for (const auto& iv : u)
-        n += iv.second - iv.first;
-    return n;
-}
-
-TimeNs overlapWith(const Intervals& u, TimeNs b, TimeNs e)
-{
-    if (e <= b || u.empty())
-        return 0;
-    auto it = std::upper_bound(u.begin(), u.end(), Interval{b, b},
-                               [](const Interval& a, const Interval& x) { return a.first < x.first; });
-    if (it != u.begin())
-        --it;
-    TimeNs n = 0;
-    for (; it != u.end() && it->first < e; ++it) {
-        const TimeNs lo = std::max(b, it->first), hi = std::min(e, it->second);
-        if (hi > lo)
-            n += hi - lo;
-    }
-    return n;
-}
-
-Intervals subtract(const Intervals& a, const Intervals& b)
-{
-    Intervals out;
-    std::size_t j = 0;
-    for (auto [s, e] : a) {
-        while (j < b.size() && b[j].second <= s)
-            ++j;
-        std::size_t k = j;
-        TimeNs cur = s;
-        while (k < b.size() && b[k].first < e) {
-            if (b[k].first > cur)
-                out.emplace_back(cur, b[k].first);
-            cur = std::max(cur, b[k].second);
-            ++k;
-        }
-        if (cur < e)
-            out.emplace_back(cur, e);
-    }
-    return out;
-}
-
-Intervals clip(const Intervals& a, TimeNs b, TimeNs e)
-{
-    Intervals out;
-    for (auto [s, en] : a) {
-        const TimeNs lo = std::max(s, b), hi = std::min(en, e);
-        if (hi > lo)
-            out.emplace_back(lo, hi);
-    }
-    return out;
-}
-
 namespace {
 // ASCII case folding: op and file names are ASCII; other bytes (UTF-8) compare as they are.
 inline char asciiLower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + ('a' - 'A')) : c; }
@@ -336,8 +261,8 @@ void findCommOps(ProfileFacts& f)
               [](const ProfileFacts::CommInterval& a, const ProfileFacts::CommInterval& b) { return a.start < b.start; });
     std::vector<Interval> v;
     for (const auto& c : f.commOpsTl)
-        v.emplace_back(c.start, c.start + c.dur);
-    f.commUnion = unionOf(std::move(v));
+        v.push_back({c.start, c.start + c.dur});
+    f.commUnion = uniteIntervals(std::move(v));
 }
 
 // The ProfilerStep#N spans of the timeline, by start.
@@ -398,17 +323,17 @@ std::vector<StepSpan> stepTraceSteps(const Profile& p, const std::vector<StepSpa
 void findSteps(ProfileFacts& f)
 {
     std::vector<StepSpan> ranges = profilerStepSpans(f.p);
-    const Intervals busy = unionOf([&] {
+    const IntervalSet busy = uniteIntervals([&] {
         std::vector<Interval> v(f.computeUnion.begin(), f.computeUnion.end());
         v.insert(v.end(), f.commUnion.begin(), f.commUnion.end());
         return v;
     }());
-    const Intervals commNo = subtract(f.commUnion, f.computeUnion);
+    const IntervalSet commNo = subtractIntervals(f.commUnion, f.computeUnion);
     auto splitRange = [&](StepSpan& s) {
-        s.computing = static_cast<double>(lengthOf(clip(f.computeUnion, s.start, s.end)));
-        s.commNotOverlapped = static_cast<double>(lengthOf(clip(commNo, s.start, s.end)));
+        s.computing = static_cast<double>(totalLength(clipIntervals(f.computeUnion, s.start, s.end)));
+        s.commNotOverlapped = static_cast<double>(totalLength(clipIntervals(commNo, s.start, s.end)));
         s.total = static_cast<double>(s.end - s.start);
-        s.free = std::max(0.0, s.total - static_cast<double>(lengthOf(clip(busy, s.start, s.end))));
+        s.free = std::max(0.0, s.total - static_cast<double>(totalLength(clipIntervals(busy, s.start, s.end))));
     };
     if (f.hasStepTrace) {
         f.steps = stepTraceSteps(f.p, ranges);
@@ -526,8 +451,8 @@ ProfileFacts::ProfileFacts(const Profile& profile) : p(profile)
     std::vector<Interval> cv;
     for (const auto& t : tasks)
         if (t.cls == TaskClass::Cube || t.cls == TaskClass::Vector)
-            cv.emplace_back(t.start, t.end());
-    computeUnion = unionOf(std::move(cv));
+            cv.push_back({t.start, t.end()});
+    computeUnion = uniteIntervals(std::move(cv));
     findCommOps(*this);
     findSteps(*this);
     averageSteps(*this);

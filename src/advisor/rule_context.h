@@ -4,6 +4,7 @@
 #include "advisor/advisor.h"
 #include "advisor/finding.h"
 #include "advisor/thresholds.h"
+#include "model/analysis/intervals.h"
 #include "model/store/session.h"
 
 #include <functional>
@@ -27,15 +28,6 @@ struct Task {
     TimeNs end() const { return start + dur; }
 };
 
-using Interval = std::pair<TimeNs, TimeNs>;
-using Intervals = std::vector<Interval>; // sorted, disjoint
-
-Intervals unionOf(std::vector<Interval> v);
-TimeNs lengthOf(const Intervals& u);
-TimeNs overlapWith(const Intervals& u, TimeNs b, TimeNs e); // |[b,e) ∩ u|
-Intervals subtract(const Intervals& a, const Intervals& b);
-Intervals clip(const Intervals& a, TimeNs b, TimeNs e);
-
 struct StepSpan {
     std::string name;
     bool hasRange = false;
@@ -57,11 +49,11 @@ public:
     int nSteps = 1;
     double computing = 0, commNotOverlapped = 0, free = 0; // per step
     std::vector<SplitPart> computingParts, commParts;
-    Intervals computeUnion;         // Cube/Vector device tasks
+    IntervalSet computeUnion;         // Cube/Vector device tasks
     struct CommInterval { TimeNs start, dur; std::string name; std::uint32_t slice; int device; };
     std::vector<CommInterval> commOpsTl; // collective ops on the timeline (or kernel comm rows)
     std::string commSource;
-    Intervals commUnion;
+    IntervalSet commUnion;
 
     // Capabilities.
     bool hasKernels = false, hasTimeline = false, hasStepTrace = false, hasComm = false, hasInfo = false,

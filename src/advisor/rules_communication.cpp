@@ -29,9 +29,9 @@ void exposed(const RuleCtx& c, RuleOut& out)
         out.inputs.push_back(f.commSource + " (" + std::to_string(f.commOpsTl.size()) + " ops) against the union of "
                              + std::to_string(f.tasks.size()) + " compute tasks");
         // The union counts time where several groups communicate at once only once.
-        exposedPerStep = f.perStep(static_cast<double>(lengthOf(subtract(f.commUnion, f.computeUnion))));
+        exposedPerStep = f.perStep(static_cast<double>(totalLength(subtractIntervals(f.commUnion, f.computeUnion))));
         for (const auto& op : f.commOpsTl) {
-            const TimeNs ex = op.dur - overlapWith(f.computeUnion, op.start, op.start + op.dur);
+            const TimeNs ex = op.dur - coveredLength(f.computeUnion, op.start, op.start + op.dur);
             if (ex <= 0)
                 continue;
             const double r = op.dur > 0 ? static_cast<double>(ex) / static_cast<double>(op.dur) : 0;
@@ -248,8 +248,8 @@ void contention(const RuleCtx& c, RuleOut& out)
     std::vector<Interval> mm;
     for (const auto& t : f.tasks)
         if (t.cls == TaskClass::Cube && containsCI(f.p.str(t.type), "matmul"))
-            mm.emplace_back(t.start, t.end());
-    const Intervals mmU = unionOf(std::move(mm));
+            mm.push_back({t.start, t.end()});
+    const IntervalSet mmU = uniteIntervals(std::move(mm));
     double lost = 0;
     std::size_t n = 0;
     std::vector<Evidence> ev;
@@ -262,7 +262,7 @@ void contention(const RuleCtx& c, RuleOut& out)
             ++n;
             const double bw = !isMissing(b.bandwidthGBps) ? b.bandwidthGBps : b.sizeMB / b.timeMs;
             const TimeNs s = *op.start, e = s + roundNs(op.elapseMs * 1e6);
-            if (bw >= ratio * base || overlapWith(mmU, s, e) <= 0)
+            if (bw >= ratio * base || coveredLength(mmU, s, e) <= 0)
                 continue;
             const double l = b.timeMs - b.sizeMB / base;
             if (l <= 0)

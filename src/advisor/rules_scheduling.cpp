@@ -156,7 +156,7 @@ LaunchTimes launchTimes(const Profile& p, const std::vector<Gap>& gaps)
 // A stream gap saves time only where the whole device was idle; gaps of several streams over
 // the same idle stretch count once.
 struct DeviceIdle {
-    std::map<int, Intervals> holes;
+    std::map<int, IntervalSet> holes;
     double total = 0;
 
     // The idle parts of [b, e) on `dev`, added to `into`.
@@ -165,10 +165,10 @@ struct DeviceIdle {
         const auto it = holes.find(dev);
         if (it == holes.end())
             return;
-        const Intervals& u = it->second;
-        auto k = std::upper_bound(u.begin(), u.end(), b, [](TimeNs ts, const Interval& iv) { return ts < iv.second; });
-        for (; k != u.end() && k->first < e; ++k)
-            into[dev].emplace_back(std::max(k->first, b), std::min(k->second, e));
+        const IntervalSet& u = it->second;
+        auto k = std::upper_bound(u.begin(), u.end(), b, [](TimeNs ts, const Interval& iv) { return ts < iv.end; });
+        for (; k != u.end() && k->begin < e; ++k)
+            into[dev].push_back({std::max(k->begin, b), std::min(k->end, e)});
     }
 };
 
@@ -176,14 +176,14 @@ DeviceIdle deviceIdleOf(const ProfileFacts& f)
 {
     std::map<int, std::vector<Interval>> busy;
     for (const auto& t : f.tasks)
-        busy[t.device].emplace_back(t.start, t.end());
+        busy[t.device].push_back({t.start, t.end()});
     DeviceIdle idle;
     for (auto& [dev, v] : busy) {
-        const Intervals u = unionOf(std::move(v));
+        const IntervalSet u = uniteIntervals(std::move(v));
         if (u.empty())
             continue;
-        idle.holes[dev] = subtract({{u.front().first, u.back().second}}, u);
-        idle.total += static_cast<double>(lengthOf(idle.holes[dev]));
+        idle.holes[dev] = subtractIntervals({Interval{u.front().begin, u.back().end}}, u);
+        idle.total += static_cast<double>(totalLength(idle.holes[dev]));
     }
     return idle;
 }
@@ -239,12 +239,12 @@ void setIdleGain(Finding& fd, const ProfileFacts& f, GapClasses& g, const Device
 {
     double hostI = 0, depI = 0, bothI = 0;
     for (const auto& [dev, iv] : idle.holes) {
-        const Intervals h = unionOf(g.hostIdle[dev]), d = unionOf(g.depIdle[dev]);
+        const IntervalSet h = uniteIntervals(g.hostIdle[dev]), d = uniteIntervals(g.depIdle[dev]);
         std::vector<Interval> all(h.begin(), h.end());
         all.insert(all.end(), d.begin(), d.end());
-        hostI += static_cast<double>(lengthOf(h));
-        depI += static_cast<double>(lengthOf(d));
-        bothI += static_cast<double>(lengthOf(unionOf(std::move(all))));
+        hostI += static_cast<double>(totalLength(h));
+        depI += static_cast<double>(totalLength(d));
+        bothI += static_cast<double>(totalLength(uniteIntervals(std::move(all))));
     }
     const double classed = f.perStep(g.host + g.dep);
     // One device: step_trace_time's Free when it is the smaller; several: their summed idle time.
@@ -502,9 +502,11 @@ void gcGuess(const RuleCtx& c, RuleOut& out)
         if (tr.kind == TrackKind::Cann)
             for (std::uint32_t i = tr.sliceBegin; i < tr.sliceEnd; ++i)
                 if (p.str(p.slices.name[i]).rfind("AscendCL@", 0) == 0)
-                    acl.emplace_back(p.slices.start[i], p.slices.end(i));
-    std::sort(acl.begin(), acl.end());
-    const Intervals aclU = unionOf(acl);
+                    acl.push_back({p.slices.start[i], p.slices.end(i)});
+    std::sort(acl.begin(), acl.end(), [](const Interval& a, const Interval& b) {
+        return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+    });
+    const IntervalSet aclU = uniteIntervals(acl);
     const double freeMin = c.param("free_us") * 1e3;
     std::vector<std::uint32_t> flagged;
     for (auto i : frees) {
@@ -513,9 +515,10 @@ void gcGuess(const RuleCtx& c, RuleOut& out)
             continue;
         const TimeNs s = p.slices.start[i], e = p.slices.end(i);
         std::size_t count = 0;
-        for (auto it = std::lower_bound(acl.begin(), acl.end(), Interval{s, s}); it != acl.end() && it->first < e; ++it)
+        auto it = std::lower_bound(acl.begin(), acl.end(), s, [](const Interval& iv, TimeNs t) { return iv.begin < t; });
+        for (; it != acl.end() && it->begin < e; ++it)
             ++count;
-        const double tr = static_cast<double>(overlapWith(aclU, s, e)) / d;
+        const double tr = static_cast<double>(coveredLength(aclU, s, e)) / d;
         const double cr = static_cast<double>(count) / (d / 1e3);
         if (tr < c.param("acl_time_ratio") && cr < c.param("acl_count_ratio"))
             flagged.push_back(i);

@@ -62,6 +62,23 @@ private slots:
         QCOMPARE(intersectionLength(a, b), TimeNs(1 + 1 + 1)); // [3,4) [5,6) [11,12)
         QCOMPARE(coveredLength(a, 1, 8), TimeNs(3 + 3));
         QCOMPARE(coveredLength(a, 12, 100), TimeNs(0));
+        // a − b = [0,3) [6,11); b − a = [4,5) [12,30).
+        const IntervalSet ab = subtractIntervals(a, b), ba = subtractIntervals(b, a);
+        QCOMPARE(ab.size(), std::size_t(2));
+        QCOMPARE(ab[0].begin, TimeNs(0));
+        QCOMPARE(ab[0].end, TimeNs(3));
+        QCOMPARE(ab[1].begin, TimeNs(6));
+        QCOMPARE(ab[1].end, TimeNs(11));
+        QCOMPARE(totalLength(ba), TimeNs(1 + 18));
+        QCOMPARE(totalLength(ab) + intersectionLength(a, b), totalLength(a));
+        // The parts of a inside [2, 7): [2,4) [5,7).
+        const IntervalSet c = clipIntervals(a, 2, 7);
+        QCOMPARE(c.size(), std::size_t(2));
+        QCOMPARE(totalLength(c), coveredLength(a, 2, 7));
+        QCOMPARE(c[1].end, TimeNs(7));
+        QVERIFY(clipIntervals(a, 12, 20).empty());
+        // Unsorted input with a duplicate start unites the same.
+        QCOMPARE(totalLength(uniteIntervals({{10, 12}, {5, 10}, {5, 7}, {0, 4}})), TimeNs(11));
     }
 
     void overlapFromTasks()

@@ -9,62 +9,6 @@
 
 namespace npuscope {
 
-IntervalSet uniteIntervals(std::vector<Interval> v)
-{
-    std::sort(v.begin(), v.end(), [](const Interval& a, const Interval& b) {
-        return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
-    });
-    IntervalSet out;
-    for (const Interval& i : v) {
-        if (i.end <= i.begin)
-            continue;
-        if (!out.empty() && i.begin <= out.back().end)
-            out.back().end = std::max(out.back().end, i.end);
-        else
-            out.push_back(i);
-    }
-    return out;
-}
-
-TimeNs totalLength(const IntervalSet& s)
-{
-    TimeNs t = 0;
-    for (const Interval& i : s)
-        t += i.end - i.begin;
-    return t;
-}
-
-IntervalSet intersectIntervals(const IntervalSet& a, const IntervalSet& b)
-{
-    IntervalSet out;
-    std::size_t i = 0, j = 0;
-    while (i < a.size() && j < b.size()) {
-        const TimeNs lo = std::max(a[i].begin, b[j].begin);
-        const TimeNs hi = std::min(a[i].end, b[j].end);
-        if (lo < hi)
-            out.push_back({lo, hi});
-        if (a[i].end < b[j].end)
-            ++i;
-        else
-            ++j;
-    }
-    return out;
-}
-
-TimeNs intersectionLength(const IntervalSet& a, const IntervalSet& b) { return totalLength(intersectIntervals(a, b)); }
-
-TimeNs coveredLength(const IntervalSet& s, TimeNs begin, TimeNs end)
-{
-    if (end <= begin)
-        return 0;
-    // First interval ending after begin.
-    auto it = std::upper_bound(s.begin(), s.end(), begin, [](TimeNs t, const Interval& i) { return t < i.end; });
-    TimeNs t = 0;
-    for (; it != s.end() && it->begin < end; ++it)
-        t += std::min(it->end, end) - std::max(it->begin, begin);
-    return t;
-}
-
 const char* overlapSourceName(OverlapSource s)
 {
     switch (s) {

@@ -18,25 +18,13 @@
 //     device task.
 // Step time T (ADVISOR.md) = Computing + Communication(Not Overlapped) + Free per step; with
 // source 3 this equals the ProfilerStep#N span, or the end-to-end span without steps.
+#include "model/analysis/intervals.h"
 #include "model/store/profile.h"
 
 #include <string>
 #include <vector>
 
 namespace npuscope {
-
-struct Interval {
-    TimeNs begin = 0, end = 0;
-};
-// Sorted, disjoint, non-empty intervals.
-using IntervalSet = std::vector<Interval>;
-
-IntervalSet uniteIntervals(std::vector<Interval> v);
-TimeNs totalLength(const IntervalSet& s);
-TimeNs intersectionLength(const IntervalSet& a, const IntervalSet& b);
-IntervalSet intersectIntervals(const IntervalSet& a, const IntervalSet& b);
-// Length of s inside [begin, end).
-TimeNs coveredLength(const IntervalSet& s, TimeNs begin, TimeNs end);
 
 struct StepBreakdown {
     std::string step;       // "50", "ProfilerStep#3", or "" for the whole profile
