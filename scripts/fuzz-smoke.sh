@@ -4,6 +4,8 @@
 # for FUZZ_SECONDS (default 20), one harness per core at a time, from the seeds fuzz/seed.sh
 # makes out of the real samples (the end-to-end pipeline harness from its committed corpus,
 # fuzz/corpus/pipeline).
+# NPUSCOPE_FUZZ_BUILD_DIR=build-asan (CI) takes the harnesses from scripts/test-asan.sh's tree,
+# which is configured with NPUSCOPE_FUZZ=ON, instead of configuring build-fuzz.
 # Fails on any crash, leak, sanitizer report or hang; new crash inputs land in
 # build-fuzz/artifacts/<harness>/ (copy them to fuzz/regressions/<harness>/ with the fix).
 set -euo pipefail
@@ -11,17 +13,24 @@ cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 seconds="${FUZZ_SECONDS:-20}"
 jobs="$(nproc)"
-launcher=()
-if command -v ccache >/dev/null; then
-  export CCACHE_BASEDIR="$PWD"
-  launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+bin_dir="${NPUSCOPE_FUZZ_BUILD_DIR:-build-fuzz}"
+if [ "$bin_dir" = build-fuzz ]; then
+  launcher=()
+  if command -v ccache >/dev/null; then
+    export CCACHE_BASEDIR="$PWD"
+    launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  fi
+  # Line tables only (-g1): enough for symbolized reports, and far less to compile and link; -O1,
+  # as the sanitizers advise, compiles faster than -O2 and fuzzes about as fast.
+  cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
+    -DCMAKE_CXX_COMPILER=clang++ -DNPUSCOPE_FUZZ=ON -DNPUSCOPE_BUILD_TESTS=OFF "${launcher[@]}" >/dev/null
+elif ! grep -q '^NPUSCOPE_FUZZ:BOOL=ON' "$bin_dir/CMakeCache.txt" 2>/dev/null; then
+  echo "fuzz-smoke: $bin_dir is not configured with -DNPUSCOPE_FUZZ=ON" >&2
+  exit 1
 fi
-# Line tables only (-g1): enough for symbolized reports, and far less to compile and link; -O1,
-# as the sanitizers advise, compiles faster than -O2 and fuzzes about as fast.
-cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
-  -DCMAKE_CXX_COMPILER=clang++ -DNPUSCOPE_FUZZ=ON -DNPUSCOPE_BUILD_TESTS=OFF "${launcher[@]}" >/dev/null
-cmake --build build-fuzz -j"$((jobs + 1))" --target fuzzers
+cmake --build "$bin_dir" -j"$((jobs + 1))" --target fuzzers
+mkdir -p build-fuzz
 bash fuzz/seed.sh build-fuzz/seeds >/dev/null
 
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:allocator_may_return_null=1"
@@ -32,7 +41,7 @@ harnesses=(timeline_json:65536 simplified_json:16384 kernel_csv:32768 table_csv:
 # One harness: replay its regressions, then fuzz it. Its verdict goes to build-fuzz/verdict-<h>.
 fuzz_one() {
   local h="${1%%:*}" len="${1##*:}"
-  local bin="build-fuzz/fuzz/fuzz_$h" regressions="fuzz/regressions/$h" verdict="build-fuzz/verdict-$h"
+  local bin="$bin_dir/fuzz/fuzz_$h" regressions="fuzz/regressions/$h" verdict="build-fuzz/verdict-$h"
   echo failed >"$verdict"
   if [ -d "$regressions" ] && [ -n "$(ls -A "$regressions")" ]; then
     if ! "$bin" -runs=0 -timeout=30 "$regressions" >"build-fuzz/replay-$h.log" 2>&1; then

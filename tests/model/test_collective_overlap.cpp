@@ -217,11 +217,12 @@ private slots:
         // hcom_allReduce__586_3_1: 251345 of 22218864 ns (1.13 %).
         for (const auto& [name, lo, hi] : {std::tuple<std::string, double, double>{"hcom_allReduce__586_0_1", 0.044, 0.045},
                                            {"hcom_allReduce__586_3_1", 0.011, 0.012}}) {
+            const std::string& collective = name; // a lambda may not capture a structured binding before clang 16
             const auto it = std::find_if(r.collectives.begin(), r.collectives.end(),
-                                         [&](const CollectiveOverlap& c) { return c.name == name; });
+                                         [&](const CollectiveOverlap& c) { return c.name == collective; });
             QVERIFY2(it != r.collectives.end(), name.c_str());
             const auto lit = std::find_if(lanes.collectives.begin(), lanes.collectives.end(),
-                                          [&](const auto& c) { return c.first == name; });
+                                          [&](const auto& c) { return c.first == collective; });
             QVERIFY(lit != lanes.collectives.end());
             const Span op = lit->second;
             const double want = static_cast<double>(covered(lanes.computing, op)) / static_cast<double>(op.second - op.first);

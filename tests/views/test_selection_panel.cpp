@@ -228,9 +228,9 @@ private slots:
                 total += x;
             QCOMPARE(g->count, static_cast<std::uint64_t>(ds.size()));
             QCOMPARE(g->total, total);
-            const auto nearest = [&ds](double pct) {
-                const auto r = std::clamp<std::size_t>(static_cast<std::size_t>(std::ceil(pct / 100 * double(ds.size()))), 1, ds.size());
-                return ds[r - 1];
+            const auto nearest = [&sorted = ds](double pct) { // clang before 16 captures no structured binding
+                const auto r = std::clamp<std::size_t>(static_cast<std::size_t>(std::ceil(pct / 100 * double(sorted.size()))), 1, sorted.size());
+                return sorted[r - 1];
             };
             QCOMPARE(g->p50, nearest(50));
             QCOMPARE(g->p99, nearest(99));
