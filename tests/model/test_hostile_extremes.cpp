@@ -6,6 +6,7 @@
 #include "cli_run.h"
 
 #include "model/formats/loader.h"
+#include "model/io/memory_budget.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -25,11 +26,7 @@ namespace {
 const std::string kSamples = NPUSCOPE_SAMPLES;
 // Under ASan (CI's second pass) the largest inputs are a quarter as large: the same paths run,
 // in a quarter of the time.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr std::size_t kScale = 4;
-#else
-constexpr std::size_t kScale = 1;
-#endif
+constexpr std::size_t kScale = kSanitizerHeap ? 4 : 1;
 const std::string kRank0 = kSamples + "/msinsight/test/data/pytorch/text/level0/rank0_ascend_pt";
 
 void writeFile(const fs::path& p, const std::string& text)
