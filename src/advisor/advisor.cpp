@@ -478,7 +478,7 @@ void summarizeSteps(const Session& session, const std::vector<ProfileFacts>& fac
     for (const auto& f : facts) {
         RankSplit rs;
         rs.rank = f.rank;
-        rs.T = f.T;
+        rs.T = f.stepTime;
         rs.computing = f.computing;
         rs.commNotOverlapped = f.commNotOverlapped;
         rs.free = f.free;
@@ -496,8 +496,8 @@ void summarizeSteps(const Session& session, const std::vector<ProfileFacts>& fac
             rs.stepMedian = st[st.size() / 2];
         }
         allSteps.insert(allSteps.end(), st.begin(), st.end());
-        if (f.T > 0) {
-            tSum += f.T;
+        if (f.stepTime > 0) {
+            tSum += f.stepTime;
             ++tN;
         }
         rep.summary.ranks.push_back(rs);
@@ -678,7 +678,7 @@ void collectRule(const RuleDef& def, std::vector<Job>::iterator begin, std::vect
     const std::size_t firstOfRule = fired.size();
     for (auto& run : runs) {
         if (run.out.status == Status::Fired && !run.out.fired.empty()) {
-            const double T = run.f ? run.f->T : reportT;
+            const double T = run.f ? run.f->stepTime : reportT;
             // Claims become report-wide keys: the rank's index in the facts above the task index.
             const std::uint64_t rankKey = run.f ? static_cast<std::uint64_t>(run.f - facts.data() + 1) << kClaimRankShift : 0;
             for (auto& fd : run.out.fired) {

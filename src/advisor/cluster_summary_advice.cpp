@@ -145,7 +145,7 @@ Finding findingFromJson(const json& j, double T)
     f.description = str("description");
     f.suggestions = strings("suggestions");
     f.inputs = strings("inputs");
-    if (const double g = number(j, "gain_ns", kNaN); g == g) {
+    if (const double g = number(j, "gain_ns", kNaN); !std::isnan(g)) {
         f.gain.estimated = true;
         f.gain.nsPerStep = g;
         f.gain.shareOfT = T > 0 ? g / T : 0;

@@ -371,7 +371,7 @@ void averageSteps(ProfileFacts& f)
         n += s.commNotOverlapped;
         fr += s.free;
     }
-    f.T = steps.empty() ? 0 : sum / static_cast<double>(steps.size());
+    f.stepTime = steps.empty() ? 0 : sum / static_cast<double>(steps.size());
     f.computing = steps.empty() ? 0 : c / static_cast<double>(steps.size());
     f.commNotOverlapped = steps.empty() ? 0 : n / static_cast<double>(steps.size());
     f.free = steps.empty() ? 0 : fr / static_cast<double>(steps.size());

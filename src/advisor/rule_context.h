@@ -45,7 +45,7 @@ public:
     bool tasksFromKernels = false;
     std::vector<StepSpan> steps;    // at least one (E2E) when anything has a time
     std::string stepSource;
-    double T = 0;                   // mean step time, ns
+    double stepTime = 0;            // mean step time, ns (T in ADVISOR.md)
     int nSteps = 1;
     double computing = 0, commNotOverlapped = 0, free = 0; // per step
     std::vector<SplitPart> computingParts, commParts;

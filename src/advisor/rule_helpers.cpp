@@ -119,9 +119,9 @@ std::string perStepMs(const ProfileFacts& f, double totalNs) { return fmtMs(f.pe
 
 std::string minorNote(const ProfileFacts& f, double cost, const Thresholds& th)
 {
-    if (!(cost < th.minShare() * f.T))
+    if (!(cost < th.minShare() * f.stepTime))
         return {};
-    return " It costs " + fmtPct(f.T > 0 ? cost / f.T : 0) + " of the step, below min_share " + fmtPct(th.minShare())
+    return " It costs " + fmtPct(f.stepTime > 0 ? cost / f.stepTime : 0) + " of the step, below min_share " + fmtPct(th.minShare())
            + ": a minor finding.";
 }
 
@@ -211,6 +211,11 @@ std::vector<std::size_t> lastArrivers(const std::vector<double>& times, std::str
 std::string coverage(std::size_t have, std::size_t total, const char* what)
 {
     return std::string(what) + " on " + std::to_string(have) + "/" + std::to_string(total) + " ops";
+}
+
+std::string needsOps(const ProfileFacts& f)
+{
+    return "needs " + f.kernelFile() + " (op_summary_*.csv / kernel_details.csv)";
 }
 
 } // namespace npuscope::advisor

@@ -131,5 +131,8 @@ void noGain(Finding& fd, std::string reason);
 std::vector<std::size_t> lastArrivers(const std::vector<double>& times, std::string* method = nullptr);
 // "ratios on 812/1030 ops"
 std::string coverage(std::size_t have, std::size_t total, const char* what);
+// "needs <the profile's kernel file> (op_summary_*.csv / kernel_details.csv)": what a rule on
+// per-op rows says when there are none.
+std::string needsOps(const ProfileFacts& f);
 
 } // namespace npuscope::advisor

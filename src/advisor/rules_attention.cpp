@@ -75,7 +75,7 @@ void flashAttention(const RuleCtx& c, RuleOut& out)
     const double effMin = c.param("efficiency_min"), effTarget = c.param("efficiency_target");
     const double alignParam = c.param("align");
     const std::int64_t align = alignParam >= 1 && alignParam <= 1 << 20 ? static_cast<std::int64_t>(alignParam) : 0;
-    const double minTime = c.th.minShare() * f.T, minorDur = c.param("min_dur_us") * 1e3;
+    const double minTime = c.th.minShare() * f.stepTime, minorDur = c.param("min_dur_us") * 1e3;
     const auto mac = metricCols(k, {"aic_mac_ratio", "mac_ratio"});
     const auto mte2 = metricCols(k, {"aic_mte2_ratio", "mte2_ratio"});
     const auto vec = metricCols(k, {"aiv_vec_ratio", "vec_ratio"});

@@ -183,7 +183,7 @@ void slowRank(const RuleCtx& c, RuleOut& out)
         source = "each rank's step breakdown";
         std::set<int> seen;
         for (const auto& f : c.all)
-            if (f.T > 0) {
+            if (f.stepTime > 0) {
                 if (f.rank < 0 || !seen.insert(f.rank).second) {
                     ++unnamed;
                     continue;

@@ -54,7 +54,7 @@ void exposed(const RuleCtx& c, RuleOut& out)
         out.inputs.push_back("step_trace_time.csv: Communication(Not Overlapped)");
         exposedPerStep = f.commNotOverlapped;
     }
-    const double s = f.T > 0 ? exposedPerStep / f.T : 0;
+    const double s = f.stepTime > 0 ? exposedPerStep / f.stepTime : 0;
     if (s < share)
         return out.pass("exposed communication " + fmtMs(exposedPerStep) + "/step = " + fmtPct(s) + " of step (threshold "
                         + fmtPct(share) + ")");
@@ -139,7 +139,7 @@ void wait(const RuleCtx& c, RuleOut& out)
     }
     out.inputs.push_back("communication.json: Wait Time Ratio (" + std::to_string(n) + " ops)");
     const double perStep = f.perStep(waitMs * 1e6);
-    if (flagged == 0 || perStep < c.th.minShare() * f.T)
+    if (flagged == 0 || perStep < c.th.minShare() * f.stepTime)
         return out.pass(std::to_string(flagged) + " of " + std::to_string(n) + " ops with wait ratio ≥ " + fmtRatio(ratio)
                         + ", waiting " + fmtMs(perStep) + "/step (threshold " + fmtPct(c.th.minShare()) + " of step)");
     Finding& fd = out.fire("wait");

@@ -65,7 +65,7 @@ void cubeMembound(const RuleCtx& c, RuleOut& out)
                               + " or --aic-metrics=Memory (no aic_mac_ratio/aic_mte2_ratio or main-memory bandwidth columns)");
     const double macMax = c.param("mac_max"), mte2Min = c.param("mte2_min"), bwMin = c.param("bw_share_min");
     const double rDtype = c.param("r_dtype"), rFuse = c.param("r_fuse"), minorDur = c.param("min_dur_us") * 1e3;
-    const double minTime = c.th.minShare() * f.T;
+    const double minTime = c.th.minShare() * f.stepTime;
     const RooflineRoofs roofs = rooflineRoofs(f, c.th);
 
     struct G {
@@ -212,7 +212,7 @@ void vecMem(const RuleCtx& c, RuleOut& out)
     if (vec.empty() || (mte2.empty() && mte3.empty()))
         return out.notChecked("needs " + f.kernelFile() + kPipeHint + " (no aiv_vec_ratio/aiv_mte2_ratio columns)");
     const double mteMin = c.param("mte_min"), vecMax = c.param("vec_max"), r = c.param("r");
-    const double minTime = c.th.minShare() * f.T, minorDur = c.param("min_dur_us") * 1e3;
+    const double minTime = c.th.minShare() * f.stepTime, minorDur = c.param("min_dur_us") * 1e3;
     struct G {
         TaskGroup g;
         Weighted vec, mte;
@@ -289,7 +289,8 @@ void vecMem(const RuleCtx& c, RuleOut& out)
 
 } // namespace
 
-void addComputationRulesMore(std::vector<RuleDef>& out); // rules_computation_more.cpp
+void addFusionRules(std::vector<RuleDef>& out);  // rules_fusion.cpp
+void addCoreUseRules(std::vector<RuleDef>& out); // rules_core_use.cpp
 
 void addComputationRules(std::vector<RuleDef>& out)
 {
@@ -297,7 +298,8 @@ void addComputationRules(std::vector<RuleDef>& out)
                    "Cube ops (MatMul, Conv) bound by memory traffic instead of compute", cubeMembound});
     out.push_back({"CMP-VEC-MEM", Category::Computation, false,
                    "Vector ops that mostly move data (LayerNorm, casts, element-wise)", vecMem});
-    addComputationRulesMore(out);
+    addFusionRules(out);
+    addCoreUseRules(out);
 }
 
 } // namespace npuscope::advisor

@@ -223,7 +223,7 @@ void memoryPeakRule(const RuleCtx& c, RuleOut& out)
                              + std::to_string(m.unreleased) + " never released");
 
     const double peakShare = c.param("peak_share"), fragShare = c.param("frag_share");
-    const double longNs = c.param("long_share") * f.T;
+    const double longNs = c.param("long_share") * f.stepTime;
     const auto top = static_cast<std::size_t>(std::max(1.0, c.param("top")));
     double capacity = m.capacityBytes;
     std::string capSource = m.capacitySource;

@@ -280,7 +280,7 @@ void setIdleSteps(Finding& fd, const ProfileFacts& f, double freeShare)
 void idle(const RuleCtx& c, RuleOut& out)
 {
     const ProfileFacts& f = *c.f;
-    if (f.steps.empty() || f.T <= 0)
+    if (f.steps.empty() || f.stepTime <= 0)
         return out.notChecked("needs step_trace_time.csv or a timeline with device tasks");
     const double freeShare = c.param("free_share"), depShare = c.param("dep_share");
     const double gapNs = c.param("gap_us") * 1e3, slackNs = c.param("dep_slack_us") * 1e3;
@@ -298,7 +298,7 @@ void idle(const RuleCtx& c, RuleOut& out)
     const std::size_t flows = launches.flows;
     out.inputs.push_back("device task gaps on " + std::to_string(streams) + " streams; " + std::to_string(flows)
                          + " launch flows" + (flows ? "" : " (none: gaps cannot be classed; profiler Level1 has them)"));
-    const double fs = freeNs / f.T, ds = f.perStep(g.dep) / f.T;
+    const double fs = freeNs / f.stepTime, ds = f.perStep(g.dep) / f.stepTime;
     const bool freeHit = fs > freeShare, depHit = ds >= depShare;
     if (!freeHit && !depHit)
         return out.pass("free " + fmtPct(fs) + " of step (threshold " + fmtPct(freeShare) + "), dependency gaps "

@@ -505,17 +505,17 @@ void ClusterView::fillMatrix()
         for (const MatrixCell& c : cm->cells) {
             const double v = matrixValue(c, metric);
             d->setCell(index(c.dst), index(c.src), v);
-            if (!(v == v))
+            if (std::isnan(v))
                 continue;
-            loAll = loAll == loAll ? std::min(loAll, v) : v;
-            hiAll = hiAll == hiAll ? std::max(hiAll, v) : v;
+            loAll = std::isnan(loAll) ? v : std::min(loAll, v);
+            hiAll = std::isnan(hiAll) ? v : std::max(hiAll, v);
             // The colour range spans links between ranks; LOCAL copies (much faster) clip at the end.
             if (c.transport == "LOCAL")
                 continue;
-            lo = lo == lo ? std::min(lo, v) : v;
-            hi = hi == hi ? std::max(hi, v) : v;
+            lo = std::isnan(lo) ? v : std::min(lo, v);
+            hi = std::isnan(hi) ? v : std::max(hi, v);
         }
-    if (!(lo == lo)) {
+    if (std::isnan(lo)) {
         lo = loAll;
         hi = hiAll;
     }
@@ -540,7 +540,7 @@ void ClusterView::fillMatrix()
         g.setNanHandling(QCPColorGradient::nhTransparent);
         // Bandwidth: dark = slow; size and time: dark = little.
         m_map->setGradient(g);
-        if (lo == lo && hi == hi)
+        if (!std::isnan(lo) && !std::isnan(hi))
             m_map->setDataRange(QCPRange(lo, hi > lo ? hi : lo + 1));
         m_scale->axis()->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
         m_scale->axis()->setLabel(tr(matrixMetricName(metric)));

@@ -360,8 +360,8 @@ void compactForFile(json& doc)
             const std::string op = full.substr(0, full.find('@'));
             Total& t = totals[{commBaseName(op.empty() ? full : op), src, dst, strOr(l, "transport")}];
             const double mb = numOr(l, "size_mb"), ms = numOr(l, "time_ms");
-            t.mb += mb == mb ? mb : 0;
-            t.ms += ms == ms ? ms : 0;
+            t.mb += std::isnan(mb) ? 0 : mb;
+            t.ms += std::isnan(ms) ? 0 : ms;
             ++t.links;
         }
         json linkTotals = json::array();
@@ -691,7 +691,7 @@ CompareSide compareSideOf(const json& summary)
             continue;
         if (const auto sp = r.find("advisor_split"); sp != r.end() && sp->is_object()) {
             const double t = numOr(*sp, "T_ns");
-            if (t == t && t > slowestT && numOr(*sp, "steps", 0) > 0) {
+            if (!std::isnan(t) && t > slowestT && numOr(*sp, "steps", 0) > 0) {
                 slowestT = t;
                 slowest = &r;
             }

@@ -6,9 +6,9 @@
 // values: 2 bytes per row instead of 8, plus 8 per distinct value. A default-constructed column
 // codes values as they are appended; one constructed with (rows, value) holds doubles, appended
 // as they come, and compact() codes them a column at a time. Appending row by row across many
-// columns misses the cache in their dictionaries (the kernel CSV reader's 41 columns hold
-// 30-50 k values each at 1 GB: its 100 MB benchmark load took 0.59 s instead of 0.50 s), so
-// the reader gathers 8192 rows and appends them a column at a time (appendBlock).
+// columns misses the cache in their dictionaries (the kernel CSV reader has 41 columns of tens of
+// thousands of distinct values each at 1 GB), so the reader gathers 8192 rows and appends them
+// a column at a time (appendBlock).
 // A column that reaches 65,537 distinct values turns into doubles and stays so.
 // compact() ends the appends: it frees the lookup index, and a coded column whose codes take more
 // bytes than doubles would (more distinct values than 3/4 of its rows) turns into doubles.
