@@ -436,6 +436,14 @@ void MainWindow::onLoaded(SessionPtr session, const QStringList& paths, qint64 e
 
 void MainWindow::updateSessionTabs(const SessionPtr& s)
 {
+    // A tab the new session does not get goes away (its view is deleted once its events are done).
+    auto drop = [this](auto*& view) {
+        if (!view)
+            return;
+        m_tabs->removeTab(m_tabs->indexOf(view));
+        view->deleteLater();
+        view = nullptr;
+    };
     if (s && ClusterView::wanted(*s)) {
         if (!m_clusterView) {
             m_clusterView = new ClusterView(m_sel);
@@ -445,23 +453,18 @@ void MainWindow::updateSessionTabs(const SessionPtr& s)
         m_clusterView->setSession(s);
         if (s->ranks.empty()) // a cluster summary, or cluster files alone: the tab is all there is
             m_tabs->setCurrentWidget(m_clusterView);
-    } else if (m_clusterView) {
-        m_tabs->removeTab(m_tabs->indexOf(m_clusterView));
-        m_clusterView->deleteLater();
-        m_clusterView = nullptr;
+    } else {
+        drop(m_clusterView);
     }
+    // The Memory view follows the selection's session and rank itself: it was redrawn already.
     if (s && MemoryView::wanted(*s)) {
         if (!m_memoryView) {
             m_memoryView = new MemoryView(m_sel);
             m_memoryView->setObjectName(QStringLiteral("memoryView"));
             addCentralTab(m_memoryView, tr("Memory"));
-        } else {
-            m_memoryView->rebuild();
         }
-    } else if (m_memoryView) {
-        m_tabs->removeTab(m_tabs->indexOf(m_memoryView));
-        m_memoryView->deleteLater();
-        m_memoryView = nullptr;
+    } else {
+        drop(m_memoryView);
     }
 }
 

@@ -35,8 +35,6 @@ public:
 
     // Whether a session gets a Memory tab: a rank with memory_record / operator_memory data.
     static bool wanted(const Session& s);
-    // Redraws everything for the selection's session and current rank (it follows both itself).
-    void rebuild();
 
     // Lists the allocations alive at t (absolute ns) and moves the cursor there.
     void showMoment(TimeNs t);
@@ -63,6 +61,8 @@ public:
 
 private:
     void buildUi();
+    // Redraws everything for the selection's session and current rank (it follows both).
+    void rebuild();
     // The parts rebuild() draws, in its order.
     QCPGraph* addCurve(const memory::Series& ser, const QString& name, const QColor& c, Qt::PenStyle style);
     void addCurves();
