@@ -7,7 +7,6 @@
 #include <iterator>
 #include <cmath>
 #include <cstdio>
-#include <map>
 
 namespace npuscope::advisor {
 
@@ -139,8 +138,6 @@ private:
     U64Map m_taskTypes, m_types;
 };
 
-double optNs(const std::optional<TimeNs>& v) { return v ? static_cast<double>(*v) : 0.0; }
-
 // A step_trace_time.csv row of this rank (not of a cluster-level table).
 bool isRankStepRow(const StepRow& s) { return s.computing && (s.type.empty() || s.type == "rank"); }
 
@@ -265,98 +262,44 @@ void findCommOps(ProfileFacts& f)
     f.commUnion = uniteIntervals(std::move(v));
 }
 
-// The ProfilerStep#N spans of the timeline, by start.
-std::vector<StepSpan> profilerStepSpans(const Profile& p)
+// The advisor's name for the source of the step split.
+std::string stepSourceName(const OverlapResult& o)
 {
-    std::vector<StepSpan> ranges;
-    U64Map isStep; // slice name id -> 1 when it starts with "ProfilerStep#" (names repeat: test each once)
-    auto stepName = [&](NameId n) { return isStep.memo(n.v, [&] { return p.str(n).rfind("ProfilerStep#", 0) == 0; }) != 0; };
-    for (const auto& tr : p.tracks)
-        for (std::uint32_t i = tr.sliceBegin; i < tr.sliceEnd; ++i)
-            if (stepName(p.slices.name[i])) {
-                StepSpan s;
-                s.name = std::string(p.str(p.slices.name[i]).substr(13));
-                s.hasRange = true;
-                s.start = p.slices.start[i];
-                s.end = p.slices.end(i);
-                ranges.push_back(s);
-            }
-    std::sort(ranges.begin(), ranges.end(), [](const StepSpan& a, const StepSpan& b) { return a.start < b.start; });
-    return ranges;
-}
-
-// The step_trace_time.csv rows of one device (the most frequent, when a folder holds several),
-// given the time ranges of `ranges` when there are as many.
-std::vector<StepSpan> stepTraceSteps(const Profile& p, const std::vector<StepSpan>& ranges)
-{
-    std::map<int, int> perDev;
-    for (const auto& s : p.steps)
-        if (isRankStepRow(s))
-            ++perDev[s.device];
-    int dev = perDev.begin()->first;
-    for (const auto& [d, n] : perDev)
-        if (n > perDev[dev])
-            dev = d;
-    std::vector<StepSpan> steps;
-    for (const auto& r : p.steps) {
-        if (!r.computing || r.device != dev || !(r.type.empty() || r.type == "rank"))
-            continue;
-        StepSpan s;
-        s.name = r.step;
-        s.computing = optNs(r.computing);
-        s.commNotOverlapped = optNs(r.commNotOverlapped);
-        s.free = optNs(r.free);
-        s.total = s.computing + s.commNotOverlapped + s.free;
-        steps.push_back(s);
+    switch (o.source) {
+    case OverlapSource::StepTrace: return "step_trace_time.csv";
+    case OverlapSource::OverlapTracks: return "timeline (" + o.stepTimeSource + ")";
+    case OverlapSource::Tasks:
+        return o.spans.empty() ? "timeline (E2E, first to last device task)" : "timeline (ProfilerStep#)";
+    case OverlapSource::None: break;
     }
-    if (ranges.size() == steps.size())
-        for (std::size_t i = 0; i < steps.size(); ++i) {
-            steps[i].hasRange = true;
-            steps[i].start = ranges[i].start;
-            steps[i].end = ranges[i].end;
-        }
-    return steps;
+    return {};
 }
 
-// Steps: step_trace_time.csv, else ProfilerStep#N spans, else end to end; a span's split comes
-// from the compute and communication unions.
+// The steps and their split, from the analysis layer (computeOverlap), so that the advisor, the
+// summary strip and `info` give the same numbers. A step_trace_time.csv row takes its
+// ProfilerStep#N span when there are as many spans as rows.
 void findSteps(ProfileFacts& f)
 {
-    std::vector<StepSpan> ranges = profilerStepSpans(f.p);
-    const IntervalSet busy = uniteIntervals([&] {
-        std::vector<Interval> v(f.computeUnion.begin(), f.computeUnion.end());
-        v.insert(v.end(), f.commUnion.begin(), f.commUnion.end());
-        return v;
-    }());
-    const IntervalSet commNo = subtractIntervals(f.commUnion, f.computeUnion);
-    auto splitRange = [&](StepSpan& s) {
-        s.computing = static_cast<double>(totalLength(clipIntervals(f.computeUnion, s.start, s.end)));
-        s.commNotOverlapped = static_cast<double>(totalLength(clipIntervals(commNo, s.start, s.end)));
-        s.total = static_cast<double>(s.end - s.start);
-        s.free = std::max(0.0, s.total - static_cast<double>(totalLength(clipIntervals(busy, s.start, s.end))));
-    };
-    if (f.hasStepTrace) {
-        f.steps = stepTraceSteps(f.p, ranges);
-        f.stepSource = "step_trace_time.csv";
-    } else if (!ranges.empty()) {
-        for (auto& s : ranges)
-            splitRange(s);
-        f.steps = ranges;
-        f.stepSource = "timeline (ProfilerStep#)";
-    } else if (!f.tasks.empty()) {
+    f.overlap = computeOverlap(f.p);
+    const OverlapResult& o = f.overlap;
+    const bool rowsTakeSpans = o.source == OverlapSource::StepTrace && o.spans.size() == o.steps.size();
+    for (std::size_t i = 0; i < o.steps.size(); ++i) {
+        const StepBreakdown& b = o.steps[i];
         StepSpan s;
-        s.name = "E2E";
-        s.hasRange = true;
-        s.start = f.tasks.front().start;
-        s.end = s.start;
-        for (const auto& t : f.tasks)
-            s.end = std::max(s.end, t.end());
-        for (const auto& c : f.commOpsTl)
-            s.end = std::max(s.end, c.start + c.dur);
-        splitRange(s);
-        f.steps.push_back(s);
-        f.stepSource = "timeline (E2E, first to last device task)";
+        if (b.step.rfind("ProfilerStep#", 0) == 0)
+            s.name = b.step.substr(13);
+        else
+            s.name = b.step.empty() ? "E2E" : b.step;
+        s.hasRange = o.source != OverlapSource::StepTrace || rowsTakeSpans;
+        s.start = rowsTakeSpans ? o.spans[i].second.begin : b.begin;
+        s.end = rowsTakeSpans ? o.spans[i].second.end : b.end;
+        s.computing = static_cast<double>(b.computing);
+        s.commNotOverlapped = static_cast<double>(b.commNotOverlapped);
+        s.free = static_cast<double>(b.free);
+        s.total = static_cast<double>(b.stepTime());
+        f.steps.push_back(std::move(s));
     }
+    f.stepSource = stepSourceName(o);
 }
 
 // The mean step: its time T and its split into Computing, Communication (not overlapped), Free.

@@ -5,6 +5,7 @@
 #include "advisor/finding.h"
 #include "advisor/thresholds.h"
 #include "model/analysis/intervals.h"
+#include "model/analysis/overlap.h"
 #include "model/store/session.h"
 
 #include <functional>
@@ -43,7 +44,8 @@ public:
     int rank = -1;
     std::vector<Task> tasks;        // sorted by start
     bool tasksFromKernels = false;
-    std::vector<StepSpan> steps;    // at least one (E2E) when anything has a time
+    OverlapResult overlap;          // the step breakdown of the analysis layer (computeOverlap)
+    std::vector<StepSpan> steps;    // its steps; at least one (E2E) when anything has a time
     std::string stepSource;
     double stepTime = 0;            // mean step time, ns (T in ADVISOR.md)
     int nSteps = 1;

@@ -4,7 +4,6 @@
 // curves), operator_memory / OP_MEMORY (the allocations).
 #include "advisor/rule_helpers.h"
 #include "model/analysis/memory.h"
-#include "model/analysis/overlap.h"
 
 #include <algorithm>
 #include <cmath>
@@ -94,7 +93,7 @@ struct Leak {
 Leak findLeak(const ProfileFacts& f, const memory::Summary& m, int minSteps)
 {
     Leak leak;
-    const auto steps = profilerSteps(f.p);
+    const auto& steps = f.overlap.spans;
     if (static_cast<int>(steps.size()) < minSteps)
         return leak;
     auto stepOf = [&steps](TimeNs t) {

@@ -41,7 +41,8 @@ struct StreamProfile {
         const auto k = b.kernel(name, name, "AI_CORE", startUs, durUs, stream);
         const auto sl = p.slices.add(fixture::us(startUs), fixture::us(durUs), p.strings.intern(name),
                                      p.strings.intern("AI_CORE"), t);
-        p.kernels.slice[k] = sl;
+        p.kernels.slice[k] = sl; // joined both ways, as the loader does
+        p.slices.kernel[sl] = static_cast<std::uint32_t>(k);
         return sl;
     }
     void flow(double launchUs, std::uint32_t slice, double dstUs, TrackId dst)

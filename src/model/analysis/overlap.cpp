@@ -167,10 +167,25 @@ void finishTotals(OverlapResult& r)
     }
 }
 
+// A step_trace_time.csv row of this rank: it has a Computing value and is not a cluster-level row.
+bool isRankStepRow(const StepRow& row) { return row.computing && (row.type.empty() || row.type == "rank"); }
+
+// The rank's step_trace_time.csv rows, of one device: the one with the most rows when a folder
+// holds several.
 bool fromStepTrace(const Profile& p, OverlapResult& r)
 {
+    std::map<int, int> perDevice;
+    for (const StepRow& row : p.steps)
+        if (isRankStepRow(row))
+            ++perDevice[row.device];
+    if (perDevice.empty())
+        return false;
+    int device = perDevice.begin()->first;
+    for (const auto& [d, n] : perDevice)
+        if (n > perDevice[device])
+            device = d;
     for (const StepRow& row : p.steps) {
-        if (!row.type.empty() && row.type != "rank")
+        if (!isRankStepRow(row) || row.device != device)
             continue;
         StepBreakdown s;
         s.step = row.step;
@@ -181,8 +196,6 @@ bool fromStepTrace(const Profile& p, OverlapResult& r)
         s.free = row.free.value_or(0);
         r.steps.push_back(s);
     }
-    if (r.steps.empty())
-        return false;
     r.source = OverlapSource::StepTrace;
     r.stepTimeSource = "step_trace_time";
     return true;
@@ -214,7 +227,9 @@ bool fromOverlapTracks(const Profile& p, const std::vector<std::pair<std::string
             any = true;
         }
     }
-    if (!any)
+    // Lanes without a Computing lane while the device computed are partial (a Free lane alone):
+    // the tasks give the split instead.
+    if (!any || (!sets.count("Computing") && !d.compute.empty()))
         return false;
     auto len = [&](const char* thread, TimeNs b, TimeNs e) {
         auto it = sets.find(thread);
@@ -286,9 +301,9 @@ OverlapResult computeOverlap(const Profile& p)
 {
     OverlapResult r;
     const DeviceIntervals d = deviceIntervals(p);
-    const auto spans = profilerSteps(p);
-    if (!fromStepTrace(p, r) && !fromOverlapTracks(p, spans, d, r))
-        fromTasks(d, spans, r);
+    r.spans = profilerSteps(p);
+    if (!fromStepTrace(p, r) && !fromOverlapTracks(p, r.spans, d, r))
+        fromTasks(d, r.spans, r);
     finishTotals(r);
     for (const auto& [name, iv] : d.commOps) {
         CollectiveOverlap c;

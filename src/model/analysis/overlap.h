@@ -2,11 +2,13 @@
 // Computation/communication overlap and the per-step breakdown of one rank.
 //
 // Sources, first that exists wins:
-//  1. step_trace_time.csv rows (Profile::steps): Computing, Communication(Not Overlapped),
-//     Overlapped, Communication, Free as written.
+//  1. step_trace_time.csv rows (Profile::steps) of the rank, with a Computing value, of one device
+//     (the one with the most rows): Computing, Communication(Not Overlapped), Overlapped,
+//     Communication, Free as written.
 //  2. The timeline's "Overlap Analysis" tracks, by thread name (never by tid, whose order differs
 //     between versions): Σ Computing, Communication, Communication(Not Overlapped), Free; split per
-//     ProfilerStep#N span when the timeline has them.
+//     ProfilerStep#N span when the timeline has them. Not when the lanes lack Computing while
+//     device tasks computed (partial lanes).
 //  3. Device tasks: Computing = ∪ computation tasks (isComputeTask(): AI Core, AI Vector, MIX,
 //     AI CPU and DSA kernels, or tasks with a kernel table row; only those when every kernel row
 //     found its task), never a task on a communication
@@ -63,6 +65,7 @@ struct OverlapResult {
     TimeNs stepTime = 0;                 // T: mean step time over steps
     std::string stepTimeSource;          // "step_trace_time", "Overlap Analysis", "ProfilerStep#N spans", "E2E ..."
     std::vector<CollectiveOverlap> collectives; // from the timeline, whatever the breakdown source
+    std::vector<std::pair<std::string, Interval>> spans; // profilerSteps(), whatever the breakdown source
 };
 OverlapResult computeOverlap(const Profile& p);
 
