@@ -13,6 +13,9 @@
 //               "join": {"device_tasks", "kernel_rows", "matched_exact", "matched_nearest",
 //                        "unmatched_tasks", "unmatched_kernels"},
 //               "time_span": {"begin_ns", "end_ns", "duration_ms"},
+//               "step_split": {"source", "steps", "step_ns", "computing_ns",
+//                              "comm_not_overlapped_ns", "free_ns"} (the mean step, as the summary
+//                              strip and the advisor give it; null without steps),
 //               "skipped_total", "diagnostics": [{"severity", "file", "line", "byte_offset", "reason",
 //                                                 "count", "where"}],
 //               "op_types": {"source": "kernels"|"timeline", "rows": [{"type", "count", "total_ns",
@@ -32,6 +35,7 @@
 #include "app/cli.h"
 
 #include "model/analysis/memory.h"
+#include "model/analysis/summary.h"
 #include "model/formats/loader.h"
 #include "model/io/relative_path.h"
 #include "model/store/safe_text.h"
@@ -189,6 +193,16 @@ Json memoryJson(const Profile& p)
     return out;
 }
 
+Json stepSplitJson(const Profile& p)
+{
+    const MeanStep m = meanStep(computeOverlap(p));
+    if (m.steps == 0)
+        return Json(nullptr);
+    return Json{{"source", m.source},       {"steps", m.steps},
+                {"step_ns", m.stepTime},    {"computing_ns", m.computing},
+                {"comm_not_overlapped_ns", m.commNotOverlapped}, {"free_ns", m.free}};
+}
+
 Json rankJson(const Profile& p, const Relativizer& rel)
 {
     Json r;
@@ -239,6 +253,7 @@ Json rankJson(const Profile& p, const Relativizer& rel)
                  {"matched_exact", p.join.matchedExact},       {"matched_nearest", p.join.matchedNearest},
                  {"unmatched_tasks", p.join.unmatchedTasks},   {"unmatched_kernels", p.join.unmatchedKernels}};
     r["time_span"] = {{"begin_ns", p.begin}, {"end_ns", p.end}, {"duration_ms", double(p.end - p.begin) / 1e6}};
+    r["step_split"] = stepSplitJson(p);
     r["skipped_total"] = p.skippedTotal();
     r["diagnostics"] = diagnosticsJson(p.diagnostics, rel);
     r["op_types"] = opTypes(p);
@@ -347,6 +362,21 @@ void printMemory(const Json& m)
         std::printf("    device capacity: %.2f MB\n", m["capacity_bytes"].get<double>() / (1024.0 * 1024.0));
 }
 
+void printStepSplit(const Json& s)
+{
+    if (s.is_null())
+        return;
+    auto ms = [&](const char* key) {
+        char b[64];
+        std::snprintf(b, sizeof b, "%.3f ms", s[key].get<double>() / 1e6);
+        return std::string(b);
+    };
+    std::printf("  step: %s per step over %s step%s (%s): computing %s, communication not overlapped %s, free %s\n",
+                ms("step_ns").c_str(), num(s["steps"]).c_str(), s["steps"].get<int>() == 1 ? "" : "s",
+                str(s["source"]).c_str(), ms("computing_ns").c_str(), ms("comm_not_overlapped_ns").c_str(),
+                ms("free_ns").c_str());
+}
+
 void printText(const Json& j)
 {
     std::printf("path: %s\nlayout: %s\nsource: %s\nranks: %zu\n", str(j["path"]).c_str(), str(j["layout"]).c_str(),
@@ -382,6 +412,7 @@ void printText(const Json& j)
         const Json& ts = r["time_span"];
         std::printf("  time span: %s .. %s ns (%s ms)\n", num(ts["begin_ns"]).c_str(), num(ts["end_ns"]).c_str(),
                     num(ts["duration_ms"]).c_str());
+        printStepSplit(r["step_split"]);
         std::printf("  skipped: %s\n", num(r["skipped_total"]).c_str());
         printDiagnostics(r["diagnostics"], "  ");
         printMemory(r["memory"]);

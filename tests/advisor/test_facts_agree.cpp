@@ -1,10 +1,14 @@
-// The step breakdown is computed once per rank: the summary strip's numbers (computeSummary,
-// also `compare`'s headline) and the advisor's (advise --format json's summary.ranks) are the
-// same on every real sample that has a step breakdown.
+// The step breakdown is computed once per rank (analysis/overlap.h): the summary strip's numbers
+// (computeSummary, also `compare`'s headline), the advisor's (summary.ranks), `advise --format
+// json`'s summary and `info --format json`'s step_split are the same on every real sample that
+// has a step breakdown, and on generated runs.
+#include "../model/cli_run.h"
 #include "advisor/cluster_summary_advice.h"
 #include "model/analysis/summary.h"
 #include "model/formats/loader.h"
 #include "model/synth/synth.h"
+
+#include <nlohmann/json.hpp>
 
 #include <QtTest>
 
@@ -41,6 +45,41 @@ std::vector<std::string> sampleRoots()
     return out;
 }
 
+nlohmann::json runJson(const QStringList& args)
+{
+    const CliRun r = runCli(args, 120000);
+    if (r.code != 0)
+        return nlohmann::json();
+    return nlohmann::json::parse(r.out.toStdString(), nullptr, false);
+}
+
+// A rank's mean step as one printable line, for the failure message.
+struct Split {
+    double stepTime = 0, computing = 0, commNotOverlapped = 0, free = 0;
+    int steps = 0;
+    QString text() const
+    {
+        return QStringLiteral("T %1 comp %2 commNO %3 free %4 steps %5")
+            .arg(stepTime, 0, 'f', 1).arg(computing, 0, 'f', 1).arg(commNotOverlapped, 0, 'f', 1).arg(free, 0, 'f', 1)
+            .arg(steps);
+    }
+    // Within a nanosecond: the advisor keeps the mean's fraction, the strip and `info` round it down.
+    bool same(const Split& o) const
+    {
+        auto near = [](double x, double y) { return std::abs(x - y) <= 1.0; };
+        return near(stepTime, o.stepTime) && near(computing, o.computing) && near(commNotOverlapped, o.commNotOverlapped)
+               && near(free, o.free) && steps == o.steps;
+    }
+};
+
+Split fromJson(const nlohmann::json& j, const char* stepKey)
+{
+    if (!j.is_object())
+        return {};
+    return {j.value(stepKey, 0.0), j.value("computing_ns", 0.0), j.value("comm_not_overlapped_ns", 0.0),
+            j.value("free_ns", 0.0), j.value("steps", 0)};
+}
+
 } // namespace
 
 class TestFactsAgree : public QObject {
@@ -49,7 +88,7 @@ private:
     QTemporaryDir m_dir;
 
 private slots:
-    void stripAndAdvisorAgree()
+    void stripAdvisorAndCliAgree()
     {
         auto roots = sampleRoots();
         QVERIFY(roots.size() >= 10);
@@ -79,22 +118,27 @@ private slots:
             if (!l.session || l.session->ranks.empty())
                 continue;
             const advisor::AdvisorReport rep = advisor::adviseSession(*l.session, advisor::Thresholds::load({}));
+            const QString path = QString::fromStdString(root);
+            const nlohmann::json info = runJson({"info", "--format", "json", "--no-cache", path});
+            const nlohmann::json advise = runJson({"advise", "--format", "json", "--no-cache", path});
+            QVERIFY2(info.is_object() && advise.is_object(), qPrintable(path));
+            QCOMPARE(info["ranks"].size(), l.session->ranks.size());
+            QCOMPARE(advise["summary"]["ranks"].size(), l.session->ranks.size());
             for (std::size_t i = 0; i < l.session->ranks.size(); ++i) {
                 const ProfileSummary s = computeSummary(*l.session->ranks[i]);
                 const advisor::RankSplit& a = rep.summary.ranks[i];
                 if (s.stepTime <= 0 && a.T <= 0)
                     continue;
                 ++compared;
-                auto same = [](double x, double y) { return std::abs(x - y) <= 1.0; }; // ns, rounding of a mean
-                if (!same(double(s.stepTime), a.T) || !same(double(s.computing), a.computing)
-                    || !same(double(s.commNotOverlapped), a.commNotOverlapped) || !same(double(s.free), a.free)
-                    || s.steps != a.steps)
-                    differ << QStringLiteral("%1 rank %2: strip T %3 comp %4 commNO %5 free %6 steps %7 (%8) | advisor T %9 comp %10 commNO %11 free %12 steps %13 (%14)")
-                                  .arg(QString::fromStdString(root)).arg(i)
-                                  .arg(s.stepTime).arg(s.computing).arg(s.commNotOverlapped).arg(s.free).arg(s.steps)
-                                  .arg(QString::fromStdString(s.stepSource))
-                                  .arg(a.T, 0, 'f', 1).arg(a.computing, 0, 'f', 1).arg(a.commNotOverlapped, 0, 'f', 1)
-                                  .arg(a.free, 0, 'f', 1).arg(a.steps).arg(QString::fromStdString(a.source));
+                const Split strip{double(s.stepTime), double(s.computing), double(s.commNotOverlapped), double(s.free), s.steps};
+                const Split advisor{a.T, a.computing, a.commNotOverlapped, a.free, a.steps};
+                const Split infoSplit = fromJson(info["ranks"][i]["step_split"], "step_ns");
+                const Split adviseSplit = fromJson(advise["summary"]["ranks"][i], "step_ns");
+                if (!strip.same(advisor) || !strip.same(infoSplit) || !strip.same(adviseSplit))
+                    differ << QStringLiteral("%1 rank %2: strip %3 (%4) | advisor %5 (%6) | info %7 | advise json %8")
+                                  .arg(path).arg(i).arg(strip.text(), QString::fromStdString(s.stepSource),
+                                                        advisor.text(), QString::fromStdString(a.source),
+                                                        infoSplit.text(), adviseSplit.text());
             }
         }
         qInfo("%d ranks compared", compared);

@@ -49,6 +49,15 @@ private slots:
         QCOMPARE(rank["join"]["unmatched_kernels"].get<int>(), 0);
         QVERIFY(rank["time_span"]["end_ns"].get<std::int64_t>() > rank["time_span"]["begin_ns"].get<std::int64_t>());
         QVERIFY(rank["time_span"]["duration_ms"].get<double>() > 0);
+        // The one step_trace_time.csv row, µs to ns: Computing 8873.756, Communication(Not
+        // Overlapped) 101963.203, Free 25744.050; T is their sum, 136581.009 µs (the row's Stage).
+        const auto& split = rank["step_split"];
+        QCOMPARE(split["source"].get<std::string>(), std::string("step_trace_time"));
+        QCOMPARE(split["steps"].get<int>(), 1);
+        QCOMPARE(split["computing_ns"].get<std::int64_t>(), std::int64_t(8873756));
+        QCOMPARE(split["comm_not_overlapped_ns"].get<std::int64_t>(), std::int64_t(101963203));
+        QCOMPARE(split["free_ns"].get<std::int64_t>(), std::int64_t(25744050));
+        QCOMPARE(split["step_ns"].get<std::int64_t>(), std::int64_t(8873756 + 101963203 + 25744050));
 
         bool traceSeen = false;
         for (const auto& f : rank["files"]) {

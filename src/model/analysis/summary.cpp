@@ -39,21 +39,33 @@ double hbmPeakFor(const Profile& p, double overrideGBps, std::string* source)
     return kDefaultHbmPeakGBps;
 }
 
+MeanStep meanStep(const OverlapResult& o)
+{
+    MeanStep m;
+    m.steps = static_cast<int>(o.steps.size());
+    m.source = o.stepTimeSource;
+    m.stepTime = o.stepTime;
+    if (m.steps > 0) {
+        const auto n = static_cast<TimeNs>(m.steps);
+        m.computing = o.total.computing / n;
+        m.commNotOverlapped = o.total.commNotOverlapped / n;
+        m.free = o.total.free / n;
+    }
+    return m;
+}
+
 ProfileSummary computeSummary(const Profile& p, double peakHbmGBps)
 {
     ProfileSummary s;
     s.hbmPeakGBps = hbmPeakFor(p, peakHbmGBps, &s.hbmPeakSource);
 
-    const OverlapResult o = computeOverlap(p);
-    s.steps = static_cast<int>(o.steps.size());
-    s.stepTime = o.stepTime;
-    s.stepSource = o.stepTimeSource;
-    if (s.steps > 0) {
-        const auto n = static_cast<TimeNs>(s.steps);
-        s.computing = o.total.computing / n;
-        s.commNotOverlapped = o.total.commNotOverlapped / n;
-        s.free = o.total.free / n;
-    }
+    const MeanStep m = meanStep(computeOverlap(p));
+    s.steps = m.steps;
+    s.stepTime = m.stepTime;
+    s.stepSource = m.source;
+    s.computing = m.computing;
+    s.commNotOverlapped = m.commNotOverlapped;
+    s.free = m.free;
     if (s.stepTime > 0) {
         const double t = static_cast<double>(s.stepTime);
         s.computeShare = static_cast<double>(s.computing) / t;

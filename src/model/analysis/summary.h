@@ -42,6 +42,15 @@ struct ProfileSummary {
 
 ProfileSummary computeSummary(const Profile& p, double peakHbmGBps = kNaN);
 
+// The mean step of a breakdown: T and its split, each the sum over the steps divided by their
+// count (rounded down to the nanosecond). What the summary strip, `compare` and `info` show.
+struct MeanStep {
+    int steps = 0;
+    std::string source;           // OverlapResult::stepTimeSource
+    TimeNs stepTime = 0, computing = 0, commNotOverlapped = 0, free = 0;
+};
+MeanStep meanStep(const OverlapResult& o);
+
 // The spread of one number over the ranks of a cluster. NaN values are left out; all NaN when
 // none is left. The median of an even count is the mean of the two middle values.
 struct RankSpread {
