@@ -4,6 +4,7 @@
 #include "advisor/finding.h"
 #include "advisor/roofline.h"
 #include "advisor/thresholds.h"
+#include "model/analysis/rank_facts.h"
 #include "model/store/input_problems.h"
 #include "model/store/session.h"
 
@@ -24,11 +25,6 @@ struct ReportIdentity {
     std::string captureTime;     // from the folder name or profiler info, when known
     std::string profilerLevel;
     std::string npuscopeVersion;
-};
-
-struct SplitPart {
-    std::string name;  // "MatMul", "wait", ...
-    double ns = 0;     // per step
 };
 
 // One rank's step, averaged over its steps (ns per step).

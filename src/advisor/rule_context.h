@@ -1,11 +1,10 @@
 #pragma once
-// Internal to the advisor: per-profile facts computed once (tasks, steps, unions), and the
+// Internal to the advisor: the per-rank facts (RankFacts with what findings need), and the
 // interface every rule implements.
 #include "advisor/advisor.h"
 #include "advisor/finding.h"
 #include "advisor/thresholds.h"
-#include "model/analysis/intervals.h"
-#include "model/analysis/overlap.h"
+#include "model/analysis/rank_facts.h"
 #include "model/store/session.h"
 
 #include <functional>
@@ -15,61 +14,11 @@
 
 namespace npuscope::advisor {
 
-enum class TaskClass : std::uint8_t { Cube, Vector, AiCpu, Comm, Other };
-
-// One device task: a kernel-table row (preferred, it has the PMU metrics) or a timeline task.
-struct Task {
-    TimeNs start = 0, dur = 0;
-    std::uint32_t kernel = kNone; // KernelTable row
-    std::uint32_t slice = kNone;  // timeline slice row
-    int device = -1;
-    std::int64_t stream = -1;
-    NameId name, type, taskType;
-    TaskClass cls = TaskClass::Other;
-    TimeNs end() const { return start + dur; }
-};
-
-struct StepSpan {
-    std::string name;
-    bool hasRange = false;
-    TimeNs start = 0, end = 0;
-    double computing = 0, commNotOverlapped = 0, free = 0, total = 0;
-};
-
-class ProfileFacts {
+// The rank's facts (model/analysis/rank_facts.h) and what the findings need of them.
+class ProfileFacts : public RankFacts {
 public:
-    explicit ProfileFacts(const Profile& profile);
-
-    const Profile& p;
-    int rank = -1;
-    std::vector<Task> tasks;        // sorted by start
-    bool tasksFromKernels = false;
-    OverlapResult overlap;          // the step breakdown of the analysis layer (computeOverlap)
-    std::vector<StepSpan> steps;    // its steps; at least one (E2E) when anything has a time
-    std::string stepSource;
-    double stepTime = 0;            // mean step time, ns (T in ADVISOR.md)
-    int nSteps = 1;
-    double computing = 0, commNotOverlapped = 0, free = 0; // per step
-    std::vector<SplitPart> computingParts, commParts;
-    IntervalSet computeUnion;         // Cube/Vector device tasks
-    struct CommInterval { TimeNs start, dur; std::string name; std::uint32_t slice; int device; };
-    std::vector<CommInterval> commOpsTl; // collective ops on the timeline (or kernel comm rows)
-    std::string commSource;
-    IntervalSet commUnion;
-
-    // Capabilities.
-    bool hasKernels = false, hasTimeline = false, hasStepTrace = false, hasComm = false, hasInfo = false,
-         hasMeta = false, hasCann = false, hasPython = false, level0 = false, torchNpu = false;
-
-    double perStep(double totalNs) const { return nSteps > 0 ? totalNs / nSteps : totalNs; }
-    // The part of [start, end) inside the steps' time ranges, or all of it when the steps have
-    // none (step_trace_time.csv without ProfilerStep# spans): what an interval adds to the step time.
-    TimeNs inSteps(TimeNs start, TimeNs end) const;
-    std::string str(NameId id) const { return std::string(p.str(id)); }
-    std::string shapesOf(const Task& t) const;   // "in 4096,4096;4096,4096 FLOAT16"
+    using RankFacts::RankFacts;
     Locator locate(const Task& t) const;
-    std::string fileOf(const char* kind) const; // file name of a loaded input kind, or a generic name
-    std::string kernelFile() const;
     // Missing capability text for the level-dependent inputs.
     std::string needsLevel1() const;
 };
@@ -139,11 +88,6 @@ void orderFindings(std::vector<Finding>& fired, std::vector<Finding>& others);
 void countFindings(const std::vector<Finding>& fired, const std::vector<Finding>& others, Summary& sm);
 
 // Helpers shared by the rules.
-std::string lower(std::string s);
-bool containsCI(std::string_view hay, std::string_view needle);
-bool isCubeType(std::string_view type);
-// FlashAttentionScore and its gradient, the prompt and incremental variants, fusion attention.
-bool isFlashAttention(std::string_view type);
 double firstMetric(const KernelTable& k, const std::vector<int>& cols, std::size_t row); // NaN when none
 std::vector<int> metricCols(const KernelTable& k, std::initializer_list<const char*> names);
 std::string fmtUs(double ns);

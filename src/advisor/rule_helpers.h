@@ -1,7 +1,7 @@
 #pragma once
 // Small helpers shared by the rule files (internal).
 #include "advisor/rule_context.h"
-#include "advisor/u64_map.h"
+#include "model/analysis/u64_map.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,14 +1,14 @@
 // The advisor's flat map from 64-bit keys: every key inserted is found with its value, across
 // growth, for the extreme keys too, and agrees with std::unordered_map on random keys; memo()
 // computes each key's value once.
-#include "advisor/u64_map.h"
+#include "model/analysis/u64_map.h"
 
 #include <QtTest>
 
 #include <random>
 #include <unordered_map>
 
-using npuscope::advisor::U64Map;
+using npuscope::U64Map;
 
 class TestU64Map : public QObject {
     Q_OBJECT

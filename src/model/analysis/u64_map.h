@@ -1,10 +1,10 @@
 #pragma once
-// A flat hash map from 64-bit keys to 32-bit values (internal to the advisor).
+// A flat hash map from 64-bit keys to 32-bit values.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
-namespace npuscope::advisor {
+namespace npuscope {
 
 // A map from 64-bit keys to 32-bit values: open addressing with linear probing over one flat
 // array, for the rules that look up millions of keys (task signatures, window hashes).
@@ -82,4 +82,4 @@ private:
     std::size_t m_size = 0;
 };
 
-} // namespace npuscope::advisor
+} // namespace npuscope

@@ -1,0 +1,90 @@
+#pragma once
+// The facts of one rank that the advisor's rules share, computed once per analysis: its device
+// tasks (kernel rows, else timeline stream tasks) with their class, the unions of its compute
+// and communication time, its collective ops, its steps (computeOverlap's) and what its inputs
+// can tell (capabilities).
+#include "model/analysis/intervals.h"
+#include "model/analysis/overlap.h"
+#include "model/store/profile.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace npuscope {
+
+// Case-insensitive (ASCII) helpers on op, task and file names.
+std::string lower(std::string s);
+bool containsCI(std::string_view hay, std::string_view needle);
+bool isCubeType(std::string_view type);
+// FlashAttentionScore and its gradient, the prompt and incremental variants, fusion attention.
+bool isFlashAttention(std::string_view type);
+
+// A part of the step's Computing or Communication (not overlapped) time.
+struct SplitPart {
+    std::string name;  // "MatMul", "wait", ...
+    double ns = 0;     // per step
+};
+
+// A device task's class: AI Core / MIX / AI Vector tasks are Cube when their op type is a matrix
+// one (MatMul, GEMM, Conv) and Vector otherwise; AI CPU; communication (HCCL tasks, hcom_ ops);
+// anything else (waits, event records, memory copies).
+enum class TaskClass : std::uint8_t { Cube, Vector, AiCpu, Comm, Other };
+
+// One device task: a kernel-table row (preferred, it has the PMU metrics) or a timeline task.
+struct Task {
+    TimeNs start = 0, dur = 0;
+    std::uint32_t kernel = kNone; // KernelTable row
+    std::uint32_t slice = kNone;  // timeline slice row
+    int device = -1;
+    std::int64_t stream = -1;
+    NameId name, type, taskType;
+    TaskClass cls = TaskClass::Other;
+    TimeNs end() const { return start + dur; }
+};
+
+// One step of the rank, from computeOverlap: its name ("50", "3" of ProfilerStep#3, "E2E"), its
+// time range when known, and its split (ns).
+struct RankStep {
+    std::string name;
+    bool hasRange = false;
+    TimeNs start = 0, end = 0;
+    double computing = 0, commNotOverlapped = 0, free = 0, total = 0;
+};
+
+class RankFacts {
+public:
+    explicit RankFacts(const Profile& profile);
+
+    const Profile& p;
+    int rank = -1;
+    std::vector<Task> tasks;        // sorted by start
+    bool tasksFromKernels = false;
+    OverlapResult overlap;          // the step breakdown of the analysis layer (computeOverlap)
+    std::vector<RankStep> steps;    // its steps; at least one (E2E) when anything has a time
+    std::string stepSource;
+    double stepTime = 0;            // mean step time, ns (T in ADVISOR.md)
+    int nSteps = 1;
+    double computing = 0, commNotOverlapped = 0, free = 0; // per step
+    std::vector<SplitPart> computingParts, commParts;
+    IntervalSet computeUnion;         // Cube/Vector device tasks
+    struct CommInterval { TimeNs start, dur; std::string name; std::uint32_t slice; int device; };
+    std::vector<CommInterval> commOpsTl; // collective ops on the timeline (or kernel comm rows)
+    std::string commSource;
+    IntervalSet commUnion;
+
+    // Capabilities.
+    bool hasKernels = false, hasTimeline = false, hasStepTrace = false, hasComm = false, hasInfo = false,
+         hasMeta = false, hasCann = false, hasPython = false, level0 = false, torchNpu = false;
+
+    double perStep(double totalNs) const { return nSteps > 0 ? totalNs / nSteps : totalNs; }
+    // The part of [start, end) inside the steps' time ranges, or all of it when the steps have
+    // none (step_trace_time.csv without ProfilerStep# spans): what an interval adds to the step time.
+    TimeNs inSteps(TimeNs start, TimeNs end) const;
+    std::string str(NameId id) const { return std::string(p.str(id)); }
+    std::string shapesOf(const Task& t) const;   // "in 4096,4096;4096,4096 FLOAT16"
+    std::string fileOf(const char* kind) const; // file name of a loaded input kind, or a generic name
+    std::string kernelFile() const;
+};
+
+} // namespace npuscope
