@@ -13,6 +13,7 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace npuscope {
@@ -457,14 +458,18 @@ void TimelineView::drawSliceFills(QPainter& p) const
     p.setPen(Qt::NoPen);
     // One drawRects per brush (colour, merged, hatched): thousands of rectangles in a few calls.
     // Items never overlap (each depth has its own row), so the order between brushes is free.
+    // The items by brush key, in draw-list order within a key: a counting sort, as the keys are
+    // few (a colour index, merged or not, and hatched).
+    constexpr std::uint32_t kBrushKeys = 0x201;
     auto brushKey = [](const DrawItem& it) { return it.hatched ? 0x200u : (it.color * 2u + (it.merged ? 1u : 0u)); };
+    std::array<std::uint32_t, kBrushKeys + 1> next{};
+    for (const DrawItem& it : m_items)
+        ++next[brushKey(it) + 1];
+    for (std::uint32_t k = 0; k < kBrushKeys; ++k)
+        next[k + 1] += next[k];
     std::vector<std::uint32_t> order(m_items.size());
     for (std::uint32_t i = 0; i < order.size(); ++i)
-        order[i] = i;
-    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-        const auto ka = brushKey(m_items[a]), kb = brushKey(m_items[b]);
-        return ka != kb ? ka < kb : a < b;
-    });
+        order[next[brushKey(m_items[i])]++] = i;
     std::vector<QRectF> batch;
     for (std::size_t i = 0; i < order.size();) {
         const DrawItem& first = m_items[order[i]];
