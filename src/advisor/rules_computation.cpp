@@ -49,41 +49,46 @@ void describeIntensity(Finding& fd, const OpIntensity& oi)
 }
 
 // ---- CMP-CUBE-MEMBOUND ---------------------------------------------------------------------
-void cubeMembound(const RuleCtx& c, RuleOut& out)
-{
-    const ProfileFacts& f = *c.f;
-    const KernelTable& k = f.p.kernels;
-    if (!f.hasKernels)
-        return out.notChecked("needs op_summary_*.csv or kernel_details.csv" + std::string(kPipeHint));
-    const auto mac = metricCols(k, {"aic_mac_ratio", "mac_ratio"});
-    const int util = k.metricIndex({"cube_utilization(%)"});
-    const auto mte2 = metricCols(k, {"aic_mte2_ratio", "mte2_ratio"});
-    const auto rd = metricCols(k, {"aic_main_mem_read_bw(GB/s)", "main_mem_read_bw(GB/s)"});
-    const auto wr = metricCols(k, {"aic_main_mem_write_bw(GB/s)", "main_mem_write_bw(GB/s)"});
-    if ((mac.empty() && util < 0) || (mte2.empty() && rd.empty() && wr.empty()))
-        return out.notChecked("needs " + f.kernelFile() + kPipeHint
-                              + " or --aic-metrics=Memory (no aic_mac_ratio/aic_mte2_ratio or main-memory bandwidth columns)");
-    const double macMax = c.param("mac_max"), mte2Min = c.param("mte2_min"), bwMin = c.param("bw_share_min");
-    const double rDtype = c.param("r_dtype"), rFuse = c.param("r_fuse"), minorDur = c.param("min_dur_us") * 1e3;
-    const double minTime = c.th.minShare() * f.stepTime;
-    const RooflineRoofs roofs = rooflineRoofs(f, c.th);
 
-    struct G {
-        TaskGroup g;
-        Weighted mac, mte2, bw;
-        bool fp32 = false;
-        int device = -1;
-    };
-    // Groups by key text ("type [shapes dtypes]"); each (type, shapes, dtypes) id triple is
-    // mapped to its group once.
-    std::vector<G> groups;
-    std::map<std::string, std::uint32_t> byKey;
+// The kernel table's columns the rule reads; the first present of each list counts.
+struct CubeCols {
+    std::vector<int> mac, mte2, rd, wr;
+    int util = -1; // cube_utilization(%), when aic_mac_ratio is absent
+    // The row's mac ratio: aic_mac_ratio, else cube_utilization as a share.
+    double macOf(const KernelTable& k, std::uint32_t row) const
+    {
+        double m = firstMetric(k, mac, row);
+        if (isMissing(m) && util >= 0)
+            m = k.metric(util, row) / 100.0;
+        return m;
+    }
+};
+
+// One (op type, input shapes, dtypes) group of cube tasks and its duration-weighted ratios.
+struct CubeGroup {
+    TaskGroup g;
+    Weighted mac, mte2, bw;
+    bool fp32 = false;
+    int device = -1;
+};
+
+struct CubeGroups {
+    std::vector<CubeGroup> groups;
+    std::map<std::string, std::uint32_t> byKey; // "type [shapes dtypes]" -> group
+    std::size_t total = 0, withRatio = 0;       // cube tasks with a kernel row; those with a mac ratio
+};
+
+// Groups the cube tasks by key text ("type [shapes dtypes]"); each (type, shapes, dtypes) id
+// triple is mapped to its group once.
+CubeGroups cubeGroups(const ProfileFacts& f, const CubeCols& cols)
+{
+    const KernelTable& k = f.p.kernels;
+    CubeGroups out;
     U64Map shapeIds, groupOf; // (shapes, dtypes) -> id; (type, that id) -> group
-    std::size_t total = 0, withRatio = 0;
     for (const auto& t : f.tasks) {
         if (t.cls != TaskClass::Cube || t.kernel == kNone)
             continue;
-        ++total;
+        ++out.total;
         const NameId shapesId = k.inputShapes[t.kernel], dtypesId = k.inputDtypes[t.kernel];
         const std::uint32_t sd = shapeIds.tryEmplace((static_cast<std::uint64_t>(shapesId.v) << 32) | dtypesId.v,
                                                      static_cast<std::uint32_t>(shapeIds.size()));
@@ -94,109 +99,147 @@ void cubeMembound(const RuleCtx& c, RuleOut& out)
             const std::string shapes(f.p.str(shapesId));
             const std::string dtypes(f.p.str(dtypesId));
             const std::string key = type + " [" + shapes + (dtypes.empty() ? "" : " " + dtypes) + "]";
-            const auto [it, added] = byKey.try_emplace(key, static_cast<std::uint32_t>(groups.size()));
+            const auto [it, added] = out.byKey.try_emplace(key, static_cast<std::uint32_t>(out.groups.size()));
             if (added) {
-                groups.emplace_back();
-                groups.back().g.key = key;
-                groups.back().g.type = type;
-                groups.back().g.shapes = shapes + (dtypes.empty() ? "" : " " + dtypes);
+                out.groups.emplace_back();
+                out.groups.back().g.key = key;
+                out.groups.back().g.type = type;
+                out.groups.back().g.shapes = shapes + (dtypes.empty() ? "" : " " + dtypes);
             }
-            groups[it->second].fp32 = groups[it->second].fp32 || hasFp32(dtypes);
+            out.groups[it->second].fp32 = out.groups[it->second].fp32 || hasFp32(dtypes);
             gi = it->second;
         }
-        G& g = groups[gi];
+        CubeGroup& g = out.groups[gi];
         g.g.tasks.push_back(&t);
         g.g.sumDur += static_cast<double>(t.dur);
         g.device = t.device;
-        double m = firstMetric(k, mac, t.kernel);
-        if (isMissing(m) && util >= 0)
-            m = k.metric(util, t.kernel) / 100.0;
+        const double m = cols.macOf(k, t.kernel);
         const double d = static_cast<double>(t.dur);
         g.mac.add(d, m);
-        g.mte2.add(d, firstMetric(k, mte2, t.kernel));
-        const double r = firstMetric(k, rd, t.kernel), w = firstMetric(k, wr, t.kernel);
+        g.mte2.add(d, firstMetric(k, cols.mte2, t.kernel));
+        const double r = firstMetric(k, cols.rd, t.kernel), w = firstMetric(k, cols.wr, t.kernel);
         if (!isMissing(r) || !isMissing(w))
             g.bw.add(d, (!isMissing(r) ? r : 0) + (!isMissing(w) ? w : 0));
         if (!isMissing(m))
-            ++withRatio;
+            ++out.withRatio;
     }
+    return out;
+}
+
+// The rule's thresholds, and which of the two memory signs a group showed.
+struct CubeLimits {
+    double macMax, mte2Min, bwMin, rDtype, rFuse;
+};
+struct CubeHit {
+    double mac, mte2, bwShare, peak;
+    bool mteHit;
+};
+
+// Fires the finding of one memory-bound cube group.
+void fireCubeMembound(const RuleCtx& c, RuleOut& out, const std::string& key, const CubeGroup& g, const CubeCols& cols,
+                      const CubeLimits& lim, const CubeHit& hit, const RooflineRoofs& roofs, bool minor)
+{
+    const ProfileFacts& f = *c.f;
+    const KernelTable& k = f.p.kernels;
+    const double m = hit.mac, r2 = hit.mte2, bwShare = hit.bwShare;
+    const bool mteHit = hit.mteHit;
+    const double share = mteHit ? r2 : bwShare;
+    const double rr = g.fp32 ? lim.rDtype : lim.rFuse;
+    const double cost = f.perStep(g.g.sumDur);
+    Finding& fd = out.fire(key);
+    fd.family = g.g.type;
+    fd.familyTitle = g.g.type + " memory-bound";
+    fd.costNs = roundNs(cost);
+    fd.minor = minor;
+    const auto oi = opIntensity(f, g.g.tasks.front()->kernel, roofs);
+    const std::string kind = !oi ? std::string() : oi->intensity < oi->ridge ? " by shape" : " by implementation";
+    fd.title = g.g.type + " memory-bound" + kind + ": " + (mteHit ? "mte2 " + fmtRatio(r2) : "bw " + fmtRatio(bwShare) + " of peak")
+               + ", mac " + fmtRatio(m) + ", " + fmtMs(cost) + "/step";
+    fd.description = std::to_string(g.g.tasks.size()) + " " + g.g.type + " tasks with inputs [" + g.g.shapes
+                      + "] take " + fmtMs(cost) + " per step. Their cube (mac) pipe is busy " + fmtRatio(m)
+                      + " of the time (threshold < " + fmtRatio(lim.macMax) + ") while "
+                      + (mteHit ? "the MTE2 pipe (loads from global memory) is busy " + fmtRatio(r2) + " (≥ "
+                                      + fmtRatio(lim.mte2Min) + ")"
+                                : "main-memory traffic runs at " + fmtNum(g.bw.mean(), 0) + " GB/s, "
+                                      + fmtRatio(bwShare) + " of the " + fmtNum(hit.peak, 0) + " GB/s HBM peak (≥ "
+                                      + fmtRatio(lim.bwMin) + ")")
+                      + ": the op waits on memory, not on compute." + minorNote(f, cost, c.th);
+    if (oi)
+        describeIntensity(fd, *oi);
+    if (g.fp32)
+        fd.suggestions.push_back("The inputs are 32-bit floats: run this op in fp16/bf16 (torch.autocast / AMP) to "
+                                 "halve its memory traffic.");
+    fd.suggestions.push_back("Fuse it with its producer or consumer so the intermediate tensor stays on chip.");
+    fd.suggestions.push_back("Keep the inner axes multiples of 256 and avoid TransData around it (ND format, "
+                             "torch_npu.npu.config.allow_internal_format=False).");
+    fd.suggestions.push_back("Tune it with AOE (aoe --job_type=2) for a better tiling.");
+    setGain(fd, cost * share * rr,
+            "Σdur " + fmtMs(cost) + " × m " + fmtRatio(share) + (mteHit ? " (mte2)" : " (bw share)") + " × r "
+                + fmtRatio(rr) + (g.fp32 ? " (32-bit inputs)" : " (fusion)") + " = " + fmtMs(cost * share * rr));
+    claimTasks(fd, f, g.g.tasks);
+    TopEvidence top;
+    for (const Task* t : g.g.tasks)
+        top.offer(t->dur, [&] {
+            return taskEvidence(f, *t,
+                                {{"mac ratio", cols.macOf(k, t->kernel), ""},
+                                 {"mte2 ratio", firstMetric(k, cols.mte2, t->kernel), ""},
+                                 {"main-memory bw", firstMetric(k, cols.rd, t->kernel) + firstMetric(k, cols.wr, t->kernel), "GB/s"}},
+                                "mac < " + fmtRatio(lim.macMax) + " and "
+                                    + (mteHit ? "mte2 ≥ " + fmtRatio(lim.mte2Min) : "bw share ≥ " + fmtRatio(lim.bwMin)));
+        });
+    top.moveInto(fd.evidence);
+    fd.scope.steps = "all " + std::to_string(f.nSteps) + " steps (aggregate)";
+}
+
+void cubeMembound(const RuleCtx& c, RuleOut& out)
+{
+    const ProfileFacts& f = *c.f;
+    const KernelTable& k = f.p.kernels;
+    if (!f.hasKernels)
+        return out.notChecked("needs op_summary_*.csv or kernel_details.csv" + std::string(kPipeHint));
+    CubeCols cols;
+    cols.mac = metricCols(k, {"aic_mac_ratio", "mac_ratio"});
+    cols.util = k.metricIndex({"cube_utilization(%)"});
+    cols.mte2 = metricCols(k, {"aic_mte2_ratio", "mte2_ratio"});
+    cols.rd = metricCols(k, {"aic_main_mem_read_bw(GB/s)", "main_mem_read_bw(GB/s)"});
+    cols.wr = metricCols(k, {"aic_main_mem_write_bw(GB/s)", "main_mem_write_bw(GB/s)"});
+    if ((cols.mac.empty() && cols.util < 0) || (cols.mte2.empty() && cols.rd.empty() && cols.wr.empty()))
+        return out.notChecked("needs " + f.kernelFile() + kPipeHint
+                              + " or --aic-metrics=Memory (no aic_mac_ratio/aic_mte2_ratio or main-memory bandwidth columns)");
+    const CubeLimits lim{c.param("mac_max"), c.param("mte2_min"), c.param("bw_share_min"), c.param("r_dtype"),
+                         c.param("r_fuse")};
+    const double minorDur = c.param("min_dur_us") * 1e3;
+    const double minTime = c.th.minShare() * f.stepTime;
+    const RooflineRoofs roofs = rooflineRoofs(f, c.th);
+
+    const CubeGroups all = cubeGroups(f, cols);
     out.inputs.push_back(f.kernelFile() + ": aic_mac_ratio/cube_utilization, aic_mte2_ratio, main-memory bandwidth ("
-                         + coverage(withRatio, total, "ratios") + ")");
+                         + coverage(all.withRatio, all.total, "ratios") + ")");
     std::size_t checked = 0;
     double worstMac = kNaN;
-    for (const auto& [key, gi] : byKey) {
-        G& g = groups[gi];
+    for (const auto& [key, gi] : all.byKey) {
+        const CubeGroup& g = all.groups[gi];
         const bool minor = f.perStep(g.g.sumDur) < minTime;
         if (minor && !worthAMinorFinding(g.g, minorDur))
             continue;
-        const double m = g.mac.mean(), r2 = g.mte2.mean();
-        const double peak = hbmPeak(f, c.th, g.device);
-        const double bwShare = g.bw.mean() / peak;
-        if (isMissing(m))
+        CubeHit hit{g.mac.mean(), g.mte2.mean(), kNaN, hbmPeak(f, c.th, g.device), false};
+        hit.bwShare = g.bw.mean() / hit.peak;
+        if (isMissing(hit.mac))
             continue;
         ++checked;
-        if (isMissing(worstMac) || m < worstMac)
-            worstMac = m;
-        const bool mteHit = !isMissing(r2) && r2 >= mte2Min;
-        const bool bwHit = !isMissing(bwShare) && bwShare >= bwMin;
-        if (!(m < macMax && (mteHit || bwHit)))
-            continue;
-        const double share = mteHit ? r2 : bwShare;
-        const double rr = g.fp32 ? rDtype : rFuse;
-        const double cost = f.perStep(g.g.sumDur);
-        Finding& fd = out.fire(key);
-        fd.family = g.g.type;
-        fd.familyTitle = g.g.type + " memory-bound";
-        fd.costNs = roundNs(cost);
-        fd.minor = minor;
-        const auto oi = opIntensity(f, g.g.tasks.front()->kernel, roofs);
-        const std::string kind = !oi ? std::string() : oi->intensity < oi->ridge ? " by shape" : " by implementation";
-        fd.title = g.g.type + " memory-bound" + kind + ": " + (mteHit ? "mte2 " + fmtRatio(r2) : "bw " + fmtRatio(bwShare) + " of peak")
-                   + ", mac " + fmtRatio(m) + ", " + fmtMs(cost) + "/step";
-        fd.description = std::to_string(g.g.tasks.size()) + " " + g.g.type + " tasks with inputs [" + g.g.shapes
-                          + "] take " + fmtMs(cost) + " per step. Their cube (mac) pipe is busy " + fmtRatio(m)
-                          + " of the time (threshold < " + fmtRatio(macMax) + ") while "
-                          + (mteHit ? "the MTE2 pipe (loads from global memory) is busy " + fmtRatio(r2) + " (≥ "
-                                          + fmtRatio(mte2Min) + ")"
-                                    : "main-memory traffic runs at " + fmtNum(g.bw.mean(), 0) + " GB/s, "
-                                          + fmtRatio(bwShare) + " of the " + fmtNum(peak, 0) + " GB/s HBM peak (≥ "
-                                          + fmtRatio(bwMin) + ")")
-                          + ": the op waits on memory, not on compute." + minorNote(f, cost, c.th);
-        if (oi)
-            describeIntensity(fd, *oi);
-        if (g.fp32)
-            fd.suggestions.push_back("The inputs are 32-bit floats: run this op in fp16/bf16 (torch.autocast / AMP) to "
-                                     "halve its memory traffic.");
-        fd.suggestions.push_back("Fuse it with its producer or consumer so the intermediate tensor stays on chip.");
-        fd.suggestions.push_back("Keep the inner axes multiples of 256 and avoid TransData around it (ND format, "
-                                 "torch_npu.npu.config.allow_internal_format=False).");
-        fd.suggestions.push_back("Tune it with AOE (aoe --job_type=2) for a better tiling.");
-        setGain(fd, cost * share * rr,
-                "Σdur " + fmtMs(cost) + " × m " + fmtRatio(share) + (mteHit ? " (mte2)" : " (bw share)") + " × r "
-                    + fmtRatio(rr) + (g.fp32 ? " (32-bit inputs)" : " (fusion)") + " = " + fmtMs(cost * share * rr));
-        claimTasks(fd, f, g.g.tasks);
-        TopEvidence top;
-        for (const Task* t : g.g.tasks)
-            top.offer(t->dur, [&] {
-                double mm = firstMetric(k, mac, t->kernel);
-                if (isMissing(mm) && util >= 0)
-                    mm = k.metric(util, t->kernel) / 100.0;
-                return taskEvidence(f, *t,
-                                    {{"mac ratio", mm, ""},
-                                     {"mte2 ratio", firstMetric(k, mte2, t->kernel), ""},
-                                     {"main-memory bw", firstMetric(k, rd, t->kernel) + firstMetric(k, wr, t->kernel), "GB/s"}},
-                                    "mac < " + fmtRatio(macMax) + " and "
-                                        + (mteHit ? "mte2 ≥ " + fmtRatio(mte2Min) : "bw share ≥ " + fmtRatio(bwMin)));
-            });
-        top.moveInto(fd.evidence);
-        fd.scope.steps = "all " + std::to_string(f.nSteps) + " steps (aggregate)";
+        if (isMissing(worstMac) || hit.mac < worstMac)
+            worstMac = hit.mac;
+        hit.mteHit = !isMissing(hit.mte2) && hit.mte2 >= lim.mte2Min;
+        const bool bwHit = !isMissing(hit.bwShare) && hit.bwShare >= lim.bwMin;
+        if (hit.mac < lim.macMax && (hit.mteHit || bwHit))
+            fireCubeMembound(c, out, key, g, cols, lim, hit, roofs, minor);
     }
     if (out.fired.empty())
         out.pass(std::to_string(checked) + " cube op groups checked (below " + fmtPct(c.th.minShare())
                  + " of the step, those with a task ≥ " + fmtNum(minorDur / 1e3, 0) + " µs)"
                  + (!isMissing(worstMac) ? ", lowest mac " + fmtRatio(worstMac) : std::string())
-                 + "; none with mac < " + fmtRatio(macMax) + " and mte2 ≥ " + fmtRatio(mte2Min) + " (or bw share ≥ "
-                 + fmtRatio(bwMin) + ")");
+                 + "; none with mac < " + fmtRatio(lim.macMax) + " and mte2 ≥ " + fmtRatio(lim.mte2Min) + " (or bw share ≥ "
+                 + fmtRatio(lim.bwMin) + ")");
 }
 
 // ---- CMP-VEC-MEM ---------------------------------------------------------------------------

@@ -20,53 +20,77 @@ const char* overlapSourceName(OverlapSource s)
     return "none";
 }
 
-DeviceIntervals deviceIntervals(const Profile& p)
+namespace {
+
+// A stream task's type: the timeline may say "Other" where the joined CSV row knows the core.
+std::string_view streamTaskType(const Profile& p, std::uint32_t row)
 {
-    DeviceIntervals d;
+    if (const auto k = p.slices.kernel[row]; k != kNone && k < p.kernels.size())
+        return p.str(p.kernels.taskType[k]);
+    return p.str(p.slices.category[row]);
+}
+
+// Communication streams carry HCCL's own tasks (Notify Wait, Write Value, ...); nothing on them
+// is computation, whatever its type (a database gives the collective itself there as AI_CORE
+// without a COMPUTE_TASK_INFO row). The track indices of those streams.
+std::set<std::size_t> communicationStreams(const Profile& p)
+{
+    std::set<std::size_t> out;
+    for (std::size_t ti = 0; ti < p.tracks.size(); ++ti) {
+        const Track& t = p.tracks[ti];
+        if (t.kind != TrackKind::Stream)
+            continue;
+        for (std::uint32_t r = t.sliceBegin; r < t.sliceEnd; ++r)
+            if (isHcclTask(streamTaskType(p, r), p.str(p.slices.name[r]))) {
+                out.insert(ti);
+                break;
+            }
+    }
+    return out;
+}
+
+// When every kernel row (kernel_details, op_summary, COMPUTE_TASK_INFO) found its task, the
+// tasks without one are not computation ops either: a database's MIX parent tasks (AI_CORE,
+// KERNEL_AICORE without COMPUTE_TASK_INFO) lie outside the profiler's Computing lane.
+bool everyKernelJoined(const Profile& p)
+{
+    const KernelTable& k = p.kernels;
+    if (k.size() == 0)
+        return false;
+    for (std::size_t r = 0; r < k.size(); ++r)
+        if (k.slice[r] == kNone
+            && !isCommunicationTask(p.str(k.taskType[r]), p.str(k.type[r]).empty() ? p.str(k.name[r]) : p.str(k.type[r])))
+            return false;
+    return true;
+}
+
+// The intervals as they are found, before they are united.
+struct Collected {
+    DeviceIntervals& d;
     std::vector<Interval> compute, comm;
     bool haveFirst = false;
-    auto span = [&](TimeNs b, TimeNs e) {
+    void span(TimeNs b, TimeNs e)
+    {
         if (!haveFirst || b < d.first)
             d.first = b;
         if (!haveFirst || e > d.last)
             d.last = e;
         haveFirst = true;
-    };
-    bool haveStream = false, haveGroups = false;
-    for (const Track& t : p.tracks)
-        if (t.kind == TrackKind::CommGroup && t.sliceEnd > t.sliceBegin)
-            haveGroups = true;
-    // A stream task's type: the timeline may say "Other" where the joined CSV row knows the core.
-    auto sliceType = [&](std::uint32_t r) {
-        if (const auto k = p.slices.kernel[r]; k != kNone && k < p.kernels.size())
-            return p.str(p.kernels.taskType[k]);
-        return p.str(p.slices.category[r]);
-    };
-    // Communication streams carry HCCL's own tasks (Notify Wait, Write Value, ...); nothing on them
-    // is computation, whatever its type (a database gives the collective itself there as AI_CORE
-    // without a COMPUTE_TASK_INFO row).
-    std::set<std::size_t> commStreams;
-    for (std::size_t ti = 0; ti < p.tracks.size(); ++ti) {
-        const Track& t = p.tracks[ti];
-        if (t.kind != TrackKind::Stream)
-            continue;
-        for (std::uint32_t r = t.sliceBegin; r < t.sliceEnd; ++r) {
-            const std::string_view type = sliceType(r), name = p.str(p.slices.name[r]);
-            if (isHcclTask(type, name)) {
-                commStreams.insert(ti);
-                break;
-            }
-        }
     }
-    // When every kernel row (kernel_details, op_summary, COMPUTE_TASK_INFO) found its task, the
-    // tasks without one are not computation ops either: a database's MIX parent tasks (AI_CORE,
-    // KERNEL_AICORE without COMPUTE_TASK_INFO) lie outside the profiler's Computing lane.
-    bool kernelsJoined = p.kernels.size() > 0;
-    for (std::size_t r = 0; r < p.kernels.size() && kernelsJoined; ++r)
-        if (p.kernels.slice[r] == kNone
-            && !isCommunicationTask(p.str(p.kernels.taskType[r]), p.str(p.kernels.type[r]).empty() ? p.str(p.kernels.name[r])
-                                                                                             : p.str(p.kernels.type[r])))
-            kernelsJoined = false;
+    void addComm(std::string_view name, TimeNs b, TimeNs e)
+    {
+        comm.push_back({b, e});
+        d.commOps.push_back({std::string(name), {b, e}});
+    }
+};
+
+// The stream tasks: communication tasks (unless the communication groups give the ops) and
+// computation tasks. False when the timeline has no stream task.
+bool collectStreamTasks(const Profile& p, bool haveGroups, Collected& c)
+{
+    const std::set<std::size_t> commStreams = communicationStreams(p);
+    const bool kernelsJoined = everyKernelJoined(p);
+    bool haveStream = false;
     for (std::size_t ti = 0; ti < p.tracks.size(); ++ti) {
         const Track& t = p.tracks[ti];
         if (t.kind != TrackKind::Stream)
@@ -74,15 +98,13 @@ DeviceIntervals deviceIntervals(const Profile& p)
         const bool commStream = commStreams.count(ti) > 0;
         for (std::uint32_t r = t.sliceBegin; r < t.sliceEnd; ++r) {
             haveStream = true;
-            const std::string_view type = sliceType(r);
+            const std::string_view type = streamTaskType(p, r);
             const std::string_view name = p.str(p.slices.name[r]);
             const TimeNs b = p.slices.start[r], e = p.slices.end(r);
-            span(b, e);
+            c.span(b, e);
             if (isCommunicationTask(type, name)) {
-                if (!haveGroups) {
-                    comm.push_back({b, e});
-                    d.commOps.push_back({std::string(name), {b, e}});
-                }
+                if (!haveGroups)
+                    c.addComm(name, b, e);
                 continue;
             }
             // A kernel row joined to the task makes it a kernel.
@@ -90,43 +112,56 @@ DeviceIntervals deviceIntervals(const Profile& p)
             if (commStream || (!kernelRow && kernelsJoined))
                 continue;
             if (kernelRow ? !isHcclTask(type, name) : isComputeTask(type, name))
-                compute.push_back({b, e});
+                c.compute.push_back({b, e});
         }
     }
-    if (!haveStream) {
-        // Every kernel table row is an op: a communication op or a kernel.
-        const KernelTable& k = p.kernels;
-        for (std::size_t r = 0; r < k.size(); ++r) {
-            const std::string_view type = p.str(k.taskType[r]);
-            const std::string_view name = p.str(k.type[r]).empty() ? p.str(k.name[r]) : p.str(k.type[r]);
-            const TimeNs b = k.start[r], e = k.start[r] + k.dur[r];
-            span(b, e);
-            if (isCommunicationTask(type, name)) {
-                if (!haveGroups) {
-                    comm.push_back({b, e});
-                    d.commOps.push_back({std::string(p.str(k.name[r])), {b, e}});
-                }
-            } else if (!isHcclTask(type, name)) {
-                compute.push_back({b, e});
-            }
+    return haveStream;
+}
+
+// Without a timeline every kernel table row is an op: a communication op or a kernel.
+void collectKernelRows(const Profile& p, bool haveGroups, Collected& c)
+{
+    const KernelTable& k = p.kernels;
+    for (std::size_t r = 0; r < k.size(); ++r) {
+        const std::string_view type = p.str(k.taskType[r]);
+        const std::string_view name = p.str(k.type[r]).empty() ? p.str(k.name[r]) : p.str(k.type[r]);
+        const TimeNs b = k.start[r], e = k.start[r] + k.dur[r];
+        c.span(b, e);
+        if (isCommunicationTask(type, name)) {
+            if (!haveGroups)
+                c.addComm(p.str(k.name[r]), b, e);
+        } else if (!isHcclTask(type, name)) {
+            c.compute.push_back({b, e});
         }
     }
-    if (haveGroups) {
+}
+
+} // namespace
+
+DeviceIntervals deviceIntervals(const Profile& p)
+{
+    DeviceIntervals d;
+    Collected c{d, {}, {}};
+    bool haveGroups = false;
+    for (const Track& t : p.tracks)
+        if (t.kind == TrackKind::CommGroup && t.sliceEnd > t.sliceBegin)
+            haveGroups = true;
+    if (!collectStreamTasks(p, haveGroups, c))
+        collectKernelRows(p, haveGroups, c);
+    if (haveGroups)
         for (const Track& t : p.tracks) {
             if (t.kind != TrackKind::CommGroup)
                 continue;
             for (std::uint32_t r = t.sliceBegin; r < t.sliceEnd; ++r) {
                 const TimeNs b = p.slices.start[r], e = p.slices.end(r);
-                span(b, e);
-                comm.push_back({b, e});
-                d.commOps.push_back({std::string(p.str(p.slices.name[r])), {b, e}});
+                c.span(b, e);
+                c.addComm(p.str(p.slices.name[r]), b, e);
             }
         }
-    }
     std::stable_sort(d.commOps.begin(), d.commOps.end(),
                      [](const auto& a, const auto& b) { return a.second.begin < b.second.begin; });
-    d.compute = uniteIntervals(std::move(compute));
-    d.comm = uniteIntervals(std::move(comm));
+    d.compute = uniteIntervals(std::move(c.compute));
+    d.comm = uniteIntervals(std::move(c.comm));
     return d;
 }
 
