@@ -66,22 +66,15 @@ std::pair<std::string, std::string> busiestPipe(const Group& g)
     return {std::string(best->name) + " is the busiest pipe at " + fmtRatio(best->v), best->advice};
 }
 
-void flashAttention(const RuleCtx& c, RuleOut& out)
-{
-    const ProfileFacts& f = *c.f;
-    const KernelTable& k = f.p.kernels;
-    if (!f.hasKernels)
-        return out.notChecked("needs op_summary_*.csv or kernel_details.csv with Input Shapes");
-    const double effMin = c.param("efficiency_min"), effTarget = c.param("efficiency_target");
-    const double alignParam = c.param("align");
-    const std::int64_t align = alignParam >= 1 && alignParam <= 1 << 20 ? static_cast<std::int64_t>(alignParam) : 0;
-    const double minTime = c.th.minShare() * f.stepTime, minorDur = c.param("min_dur_us") * 1e3;
-    const auto mac = metricCols(k, {"aic_mac_ratio", "mac_ratio"});
-    const auto mte2 = metricCols(k, {"aic_mte2_ratio", "mte2_ratio"});
-    const auto vec = metricCols(k, {"aiv_vec_ratio", "vec_ratio"});
-    const auto fixpipe = metricCols(k, {"aic_fixpipe_ratio", "fixpipe_ratio"});
-    const RooflineRoofs roofs = rooflineRoofs(f, c.th);
+// The kernel table's pipe-ratio columns the rule reports.
+struct AttentionCols {
+    std::vector<int> mac, mte2, vec, fixpipe;
+};
 
+// The FlashAttention tasks grouped by op type and input shapes, in the order first seen.
+std::vector<Group> attentionGroups(const ProfileFacts& f, const AttentionCols& cols, const RooflineRoofs& roofs)
+{
+    const KernelTable& k = f.p.kernels;
     std::vector<Group> groups;
     std::map<std::string, std::size_t> byKey;
     for (const auto& t : f.tasks) {
@@ -107,11 +100,109 @@ void flashAttention(const RuleCtx& c, RuleOut& out)
         g.g.tasks.push_back(&t);
         g.g.sumDur += static_cast<double>(t.dur);
         const double d = static_cast<double>(t.dur);
-        g.mac.add(d, firstMetric(k, mac, t.kernel));
-        g.mte2.add(d, firstMetric(k, mte2, t.kernel));
-        g.vec.add(d, firstMetric(k, vec, t.kernel));
-        g.fixpipe.add(d, firstMetric(k, fixpipe, t.kernel));
+        g.mac.add(d, firstMetric(k, cols.mac, t.kernel));
+        g.mte2.add(d, firstMetric(k, cols.mte2, t.kernel));
+        g.vec.add(d, firstMetric(k, cols.vec, t.kernel));
+        g.fixpipe.add(d, firstMetric(k, cols.fixpipe, t.kernel));
     }
+    return groups;
+}
+
+// How one group fares: its efficiency against the roofline, and its dimensions against the
+// alignment.
+struct AttentionVerdict {
+    double achieved = kNaN, attainable = kNaN, eff = kNaN;
+    bool slow = false, badD = false, badS = false;
+};
+
+struct AttentionLimits {
+    double effMin, effTarget;
+    std::int64_t align; // 0: not checked
+};
+
+// Fires the finding of one group that is slow or unaligned.
+void fireAttention(const RuleCtx& c, RuleOut& out, const Group& g, const AttentionCols& cols, const AttentionLimits& lim,
+                   const AttentionVerdict& v, double cost, bool minor)
+{
+    const ProfileFacts& f = *c.f;
+    const KernelTable& k = f.p.kernels;
+    const std::vector<int>&mac = cols.mac, &mte2 = cols.mte2, &vec = cols.vec;
+    const double effMin = lim.effMin, effTarget = lim.effTarget;
+    const std::int64_t align = lim.align;
+    const double achieved = v.achieved, attainable = v.attainable, eff = v.eff;
+    const bool slow = v.slow, badD = v.badD, badS = v.badS;
+    Finding& fd = out.fire(g.g.key);
+    fd.family = g.g.type;
+    fd.familyTitle = g.g.type + (slow ? " below the cube roof" : " with unaligned dimensions");
+    fd.costNs = roundNs(cost);
+    fd.minor = minor;
+    std::string what;
+    if (slow)
+        what = fmtRatio(eff) + " of the attainable " + fmtNum(attainable / 1e12, 0) + " TFLOP/s";
+    if (badD || badS)
+        what += (what.empty() ? "" : ", ") + std::string(badD ? "head dim " + std::to_string(g.dims.d) : "")
+                + (badD && badS ? " and " : "") + (badS ? "sequence " + std::to_string(g.dims.sq) : "") + " not a multiple of "
+                + std::to_string(align);
+    fd.title = g.g.type + ": " + what + ", " + fmtMs(cost) + "/step";
+    fd.description = std::to_string(g.g.tasks.size()) + " " + g.g.type + " tasks with inputs [" + g.g.shapes + "] take "
+                     + fmtMs(cost) + " per step.";
+    if (g.dims.d > 0)
+        fd.description += " Batch " + std::to_string(g.dims.b) + ", " + std::to_string(g.dims.n) + " heads, query length "
+                          + std::to_string(g.dims.sq) + ", head dim " + std::to_string(g.dims.d)
+                          + " (from the softmax statistics tensor [B, N, Sq, 8] and the size of q).";
+    if (g.oi)
+        fd.description += " Each call does " + fmtNum(g.oi->flops / 1e9, 1) + " GFLOP (every block counted: a causal "
+                          "mask skipped with a sparse mode halves that, so the efficiency is an upper bound) at "
+                          + fmtNum(g.oi->intensity, 0) + " FLOP/byte; the calls reach " + fmtNum(achieved / 1e12, 1)
+                          + " TFLOP/s, " + fmtRatio(eff) + " of the " + fmtNum(attainable / 1e12, 0)
+                          + " TFLOP/s the roofline allows (threshold < " + fmtRatio(effMin) + ").";
+    const auto [pipeText, pipeAdvice] = busiestPipe(g);
+    if (!pipeText.empty())
+        fd.description += " " + pipeText + ".";
+    fd.description += minorNote(f, cost, c.th);
+    if (badD || badS)
+        fd.suggestions.push_back("Pad the " + std::string(badD ? "head dimension" : "") + (badD && badS ? " and the " : "")
+                                 + (badS ? "sequence length" : "") + " to a multiple of " + std::to_string(align)
+                                 + ": the kernel tiles by " + std::to_string(align) + " and computes the padding of a partial tile anyway.");
+    if (slow && !pipeText.empty())
+        fd.suggestions.push_back(pipeAdvice);
+    if (slow)
+        fd.suggestions.push_back("With a causal mask, pass it as a sparse mode (torch_npu.npu_fusion_attention(..., "
+                                 "sparse_mode=2 or 3) with the compressed 2048×2048 mask) so fully masked blocks are skipped "
+                                 "instead of computed.");
+    if (slow && eff < effTarget)
+        setGain(fd, cost * (1 - eff / effTarget),
+                "Σdur " + fmtMs(cost) + " × (1 − efficiency " + fmtRatio(eff) + " / target " + fmtRatio(effTarget) + ") = "
+                    + fmtMs(cost * (1 - eff / effTarget)));
+    else
+        noGain(fd, "alignment: the saving depends on how much of the last tile is padding");
+    claimTasks(fd, f, g.g.tasks);
+    addLongestTasks(
+        fd, f, g.g.tasks,
+        [&](const Task& t) {
+            return std::vector<Metric>{{"mac ratio", firstMetric(k, mac, t.kernel), ""},
+                                       {"mte2 ratio", firstMetric(k, mte2, t.kernel), ""},
+                                       {"vec ratio", firstMetric(k, vec, t.kernel), ""}};
+        },
+        slow ? "efficiency < " + fmtRatio(effMin) : "dims multiple of " + std::to_string(align));
+    fd.scope.steps = "all " + std::to_string(f.nSteps) + " steps (aggregate)";
+}
+
+void flashAttention(const RuleCtx& c, RuleOut& out)
+{
+    const ProfileFacts& f = *c.f;
+    const KernelTable& k = f.p.kernels;
+    if (!f.hasKernels)
+        return out.notChecked("needs op_summary_*.csv or kernel_details.csv with Input Shapes");
+    const double effMin = c.param("efficiency_min"), effTarget = c.param("efficiency_target");
+    const double alignParam = c.param("align");
+    const std::int64_t align = alignParam >= 1 && alignParam <= 1 << 20 ? static_cast<std::int64_t>(alignParam) : 0;
+    const double minTime = c.th.minShare() * f.stepTime, minorDur = c.param("min_dur_us") * 1e3;
+    const AttentionCols cols{metricCols(k, {"aic_mac_ratio", "mac_ratio"}), metricCols(k, {"aic_mte2_ratio", "mte2_ratio"}),
+                             metricCols(k, {"aiv_vec_ratio", "vec_ratio"}), metricCols(k, {"aic_fixpipe_ratio", "fixpipe_ratio"})};
+    const RooflineRoofs roofs = rooflineRoofs(f, c.th);
+
+    const std::vector<Group> groups = attentionGroups(f, cols, roofs);
     std::size_t withFlops = 0;
     for (const Group& g : groups)
         withFlops += g.oi ? 1 : 0;
@@ -139,61 +230,7 @@ void flashAttention(const RuleCtx& c, RuleOut& out)
         const bool badS = align > 0 && g.dims.sq > 0 && g.dims.sq % align != 0;
         if (!slow && !badD && !badS)
             continue;
-        Finding& fd = out.fire(g.g.key);
-        fd.family = g.g.type;
-        fd.familyTitle = g.g.type + (slow ? " below the cube roof" : " with unaligned dimensions");
-        fd.costNs = roundNs(cost);
-        fd.minor = minor;
-        std::string what;
-        if (slow)
-            what = fmtRatio(eff) + " of the attainable " + fmtNum(attainable / 1e12, 0) + " TFLOP/s";
-        if (badD || badS)
-            what += (what.empty() ? "" : ", ") + std::string(badD ? "head dim " + std::to_string(g.dims.d) : "")
-                    + (badD && badS ? " and " : "") + (badS ? "sequence " + std::to_string(g.dims.sq) : "") + " not a multiple of "
-                    + std::to_string(align);
-        fd.title = g.g.type + ": " + what + ", " + fmtMs(cost) + "/step";
-        fd.description = std::to_string(g.g.tasks.size()) + " " + g.g.type + " tasks with inputs [" + g.g.shapes + "] take "
-                         + fmtMs(cost) + " per step.";
-        if (g.dims.d > 0)
-            fd.description += " Batch " + std::to_string(g.dims.b) + ", " + std::to_string(g.dims.n) + " heads, query length "
-                              + std::to_string(g.dims.sq) + ", head dim " + std::to_string(g.dims.d)
-                              + " (from the softmax statistics tensor [B, N, Sq, 8] and the size of q).";
-        if (g.oi)
-            fd.description += " Each call does " + fmtNum(g.oi->flops / 1e9, 1) + " GFLOP (every block counted: a causal "
-                              "mask skipped with a sparse mode halves that, so the efficiency is an upper bound) at "
-                              + fmtNum(g.oi->intensity, 0) + " FLOP/byte; the calls reach " + fmtNum(achieved / 1e12, 1)
-                              + " TFLOP/s, " + fmtRatio(eff) + " of the " + fmtNum(attainable / 1e12, 0)
-                              + " TFLOP/s the roofline allows (threshold < " + fmtRatio(effMin) + ").";
-        const auto [pipeText, pipeAdvice] = busiestPipe(g);
-        if (!pipeText.empty())
-            fd.description += " " + pipeText + ".";
-        fd.description += minorNote(f, cost, c.th);
-        if (badD || badS)
-            fd.suggestions.push_back("Pad the " + std::string(badD ? "head dimension" : "") + (badD && badS ? " and the " : "")
-                                     + (badS ? "sequence length" : "") + " to a multiple of " + std::to_string(align)
-                                     + ": the kernel tiles by " + std::to_string(align) + " and computes the padding of a partial tile anyway.");
-        if (slow && !pipeText.empty())
-            fd.suggestions.push_back(pipeAdvice);
-        if (slow)
-            fd.suggestions.push_back("With a causal mask, pass it as a sparse mode (torch_npu.npu_fusion_attention(..., "
-                                     "sparse_mode=2 or 3) with the compressed 2048×2048 mask) so fully masked blocks are skipped "
-                                     "instead of computed.");
-        if (slow && eff < effTarget)
-            setGain(fd, cost * (1 - eff / effTarget),
-                    "Σdur " + fmtMs(cost) + " × (1 − efficiency " + fmtRatio(eff) + " / target " + fmtRatio(effTarget) + ") = "
-                        + fmtMs(cost * (1 - eff / effTarget)));
-        else
-            noGain(fd, "alignment: the saving depends on how much of the last tile is padding");
-        claimTasks(fd, f, g.g.tasks);
-        addLongestTasks(
-            fd, f, g.g.tasks,
-            [&](const Task& t) {
-                return std::vector<Metric>{{"mac ratio", firstMetric(k, mac, t.kernel), ""},
-                                           {"mte2 ratio", firstMetric(k, mte2, t.kernel), ""},
-                                           {"vec ratio", firstMetric(k, vec, t.kernel), ""}};
-            },
-            slow ? "efficiency < " + fmtRatio(effMin) : "dims multiple of " + std::to_string(align));
-        fd.scope.steps = "all " + std::to_string(f.nSteps) + " steps (aggregate)";
+        fireAttention(c, out, g, cols, {effMin, effTarget, align}, {achieved, attainable, eff, slow, badD, badS}, cost, minor);
     }
     if (out.fired.empty())
         out.pass(std::to_string(groups.size()) + " FlashAttention shape variants; none below " + fmtRatio(effMin)
