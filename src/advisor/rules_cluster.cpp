@@ -154,17 +154,18 @@ std::string commSource(const RuleCtx& c, const ClusterInputs& ci)
     return ci.use && !c.session.cluster.comm.empty() ? "cluster_communication.json" : "ranks' communication.json";
 }
 
-void slowRank(const RuleCtx& c, RuleOut& out)
+// One rank's mean step split (ns).
+struct RankSplitTimes {
+    int rank;
+    double comp = 0, comm = 0, free = 0;
+};
+
+// The ranks' mean step splits: cluster_step_trace_time.csv when it has two ranks or more, else
+// each rank's own breakdown. `unnamed` counts the profiles left out for want of a rank id.
+std::vector<RankSplitTimes> rankSplits(const RuleCtx& c, const ClusterInputs& ci, std::string& source, std::size_t& unnamed)
 {
-    struct R {
-        int rank;
-        double comp = 0, comm = 0, free = 0;
-    };
-    std::vector<R> ranks;
-    std::string source;
-    const ClusterInputs ci = clusterInputs(c);
-    std::map<int, std::pair<R, int>> acc;
-    std::size_t unnamed = 0; // profiles without a rank id of their own: not ranks of one run
+    std::vector<RankSplitTimes> ranks;
+    std::map<int, std::pair<RankSplitTimes, int>> acc;
     for (const auto& s : ci.use ? c.session.cluster.stepTrace : std::vector<StepRow>{})
         if (s.type == "rank" && s.computing) {
             const int r = std::atoi(s.index.c_str());
@@ -179,18 +180,113 @@ void slowRank(const RuleCtx& c, RuleOut& out)
         source = "cluster_step_trace_time.csv";
         for (auto& [r, a] : acc)
             ranks.push_back({r, a.first.comp / a.second, a.first.comm / a.second, a.first.free / a.second});
-    } else {
-        source = "each rank's step breakdown";
-        std::set<int> seen;
-        for (const auto& f : c.all)
-            if (f.stepTime > 0) {
-                if (f.rank < 0 || !seen.insert(f.rank).second) {
-                    ++unnamed;
-                    continue;
-                }
-                ranks.push_back({f.rank, f.computing, f.commNotOverlapped, f.free});
-            }
+        return ranks;
     }
+    source = "each rank's step breakdown";
+    std::set<int> seen;
+    for (const auto& f : c.all)
+        if (f.stepTime > 0) {
+            if (f.rank < 0 || !seen.insert(f.rank).second) {
+                ++unnamed;
+                continue;
+            }
+            ranks.push_back({f.rank, f.computing, f.commNotOverlapped, f.free});
+        }
+    return ranks;
+}
+
+// Last arriver per collective: the rank whose time in it is a statistical outlier below the
+// others (it waited least because the others waited for it).
+struct LastArrivals {
+    std::map<int, int> count; // rank -> collectives it arrived last in
+    std::size_t tested = 0;   // collectives on three ranks or more
+    int top = -1;             // the rank most often last, -1 for none
+    std::string text;         // what the description and the check say; empty when none was tested
+};
+
+LastArrivals lastArrivals(const RuleCtx& c, const ClusterInputs& ci)
+{
+    LastArrivals out;
+    std::map<std::pair<std::string, std::string>, std::vector<std::pair<int, double>>> perOp;
+    for (const OpRef& r : allCommOps(c, ci))
+        if (!isMissing(r.op->elapseMs) && r.rank >= 0)
+            perOp[{r.op->step, r.op->fullName}].emplace_back(r.rank, r.op->elapseMs);
+    std::string testName;
+    for (const auto& [k, v] : perOp) {
+        if (v.size() < 3)
+            continue;
+        ++out.tested;
+        std::vector<double> t;
+        for (const auto& [rank, ms] : v)
+            t.push_back(ms);
+        std::string method;
+        for (std::size_t i : lastArrivers(t, &method))
+            ++out.count[v[i].first];
+        if (testName.empty())
+            testName = v.size() <= 100 ? "Dixon's Q test at 99.5 %" : "3σ below the mean";
+    }
+    for (const auto& [rank, n] : out.count)
+        if (out.top < 0 || n > out.count[out.top])
+            out.top = rank;
+    if (out.tested == 0)
+        return out;
+    out.text = out.top < 0 ? "no rank is a significant last arriver in " + std::to_string(out.tested) + " collectives ("
+                                 + testName + ")"
+                           : "rank " + std::to_string(out.top) + " is the last arriver in "
+                                 + std::to_string(out.count[out.top]) + " of " + std::to_string(out.tested)
+                                 + " collectives (" + testName + ")";
+    return out;
+}
+
+// Fires the finding of one dimension (0 Computing, 1 Communication, 2 Free) with a slow rank.
+void fireSlowRank(RuleOut& out, int d, const SlowRankDimension& dim, const std::vector<RankSplitTimes>& ranks,
+                  const std::string& source, LastArrivals& last, double gapRatio)
+{
+    const std::string& name = dim.name;
+    auto val = [d](const RankSplitTimes& r) { return d == 0 ? r.comp : (d == 1 ? r.comm : r.free); };
+    const double gap = dim.spread;
+    const double med = dim.median;
+    const int slowRankId = dim.slowRank;
+    Finding& fd = out.fire(std::string(d == 0 ? "computing" : (d == 1 ? "communication" : "free")));
+    fd.scope.ranks = {slowRankId};
+    fd.costNs = roundNs(dim.excess);
+    fd.title = "Rank " + std::to_string(slowRankId) + " slow in " + name + ": "
+               + (d == 1 ? "shortest communication (" + fmtMs(dim.value) + ", arrives last)"
+                         : fmtMs(dim.value) + " vs median " + fmtMs(med) + " (+" + fmtPct(med > 0 ? dim.value / med - 1 : 0) + ")");
+    fd.description = name + std::string(" differs across ") + std::to_string(ranks.size()) + " ranks by " + fmtPct(gap)
+                     + " of the mean step (threshold " + fmtPct(gapRatio) + "); the others wait for rank "
+                     + std::to_string(slowRankId) + " at the next collective."
+                     + (last.text.empty() ? std::string() : " Per collective, " + last.text + ".");
+    if (d == 0)
+        fd.suggestions.push_back("Computing: balance the work (uneven sequence lengths, pipeline stages) or check "
+                                 "rank " + std::to_string(slowRankId) + "'s card (frequency, temperature).");
+    else if (d == 2)
+        fd.suggestions.push_back("Free: look at rank " + std::to_string(slowRankId) + "'s host (data loading, CPU "
+                                 "binding, GC).");
+    else
+        fd.suggestions.push_back("Communication: see CLU-SLOWLINK for a slow link; otherwise the rank arrives late "
+                                 "because of its computation or host.");
+    setGain(fd, dim.excess, "max " + fmtMs(dim.max) + " − median " + fmtMs(med) + " = " + fmtMs(dim.excess));
+    for (const auto& r : ranks) {
+        Evidence e;
+        e.at.rank = r.rank;
+        e.at.row = source + " rank " + std::to_string(r.rank);
+        e.metrics = {{"Computing", r.comp / 1e6, "ms"}, {"Comm(NO)", r.comm / 1e6, "ms"}, {"Free", r.free / 1e6, "ms"}};
+        if (last.count.count(r.rank))
+            e.metrics.push_back({"last arriver in", static_cast<double>(last.count[r.rank]), "collectives"});
+        e.threshold = "(max − min)/mean step > " + fmtPct(gapRatio);
+        e.cost = roundNs(std::abs(val(r) - med));
+        fd.evidence.push_back(std::move(e));
+    }
+    sortEvidence(fd.evidence);
+}
+
+void slowRank(const RuleCtx& c, RuleOut& out)
+{
+    std::string source;
+    std::size_t unnamed = 0; // profiles without a rank id of their own: not ranks of one run
+    const ClusterInputs ci = clusterInputs(c);
+    const std::vector<RankSplitTimes> ranks = rankSplits(c, ci, source, unnamed);
     if (const int need = std::max(2, c.th.minRanks()); static_cast<int>(ranks.size()) < need)
         return out.notChecked("needs ≥ " + std::to_string(need)
                               + (unnamed > 0 ? " ranks of one run: " + std::to_string(unnamed)
@@ -201,94 +297,25 @@ void slowRank(const RuleCtx& c, RuleOut& out)
     if (!ci.note.empty())
         out.inputs.push_back(ci.note);
     const double gapRatio = c.param("gap_ratio");
-    // Last arriver per collective: the rank whose time in it is a statistical outlier below the
-    // others (it waited least because the others waited for it).
-    std::map<std::pair<std::string, std::string>, std::vector<std::pair<int, double>>> perOp;
-    for (const OpRef& r : allCommOps(c, ci))
-        if (!isMissing(r.op->elapseMs) && r.rank >= 0)
-            perOp[{r.op->step, r.op->fullName}].emplace_back(r.rank, r.op->elapseMs);
-    std::map<int, int> lastCount;
-    std::size_t tested = 0;
-    std::string testName;
-    for (const auto& [k, v] : perOp) {
-        if (v.size() < 3)
-            continue;
-        ++tested;
-        std::vector<double> t;
-        for (const auto& [rank, ms] : v)
-            t.push_back(ms);
-        std::string method;
-        for (std::size_t i : lastArrivers(t, &method))
-            ++lastCount[v[i].first];
-        if (testName.empty())
-            testName = v.size() <= 100 ? "Dixon's Q test at 99.5 %" : "3σ below the mean";
-    }
-    int topLast = -1;
-    for (const auto& [rank, n] : lastCount)
-        if (topLast < 0 || n > lastCount[topLast])
-            topLast = rank;
-    const std::string lastText = tested == 0 ? std::string()
-                                 : topLast < 0
-                                     ? "no rank is a significant last arriver in " + std::to_string(tested) + " collectives ("
-                                           + testName + ")"
-                                     : "rank " + std::to_string(topLast) + " is the last arriver in "
-                                           + std::to_string(lastCount[topLast]) + " of " + std::to_string(tested)
-                                           + " collectives (" + testName + ")";
-    if (tested)
-        out.inputs.push_back(commSource(c, ci) + ": Elapse Time of " + std::to_string(tested) + " collectives on ≥ 3 ranks");
+    LastArrivals last = lastArrivals(c, ci);
+    if (last.tested)
+        out.inputs.push_back(commSource(c, ci) + ": Elapse Time of " + std::to_string(last.tested) + " collectives on ≥ 3 ranks");
     // The spread test itself is the cluster analysis' (the Cluster tab shows the same result).
     // Computing/Free: the rank with the most is slow. Communication: the one most often a
     // significant last arriver, else the one with the least (it waited least).
     std::vector<RankTimes> times;
     for (const auto& r : ranks)
         times.push_back({r.rank, r.comp, r.comm, r.free});
-    const SlowRankResult sr = findSlowRank(times, gapRatio, topLast);
+    const SlowRankResult sr = findSlowRank(times, gapRatio, last.top);
     std::string check;
     for (int d = 0; d < 3; ++d) {
         const SlowRankDimension& dim = sr.dimensions[static_cast<std::size_t>(d)];
-        const std::string& name = dim.name;
-        auto val = [d](const R& r) { return d == 0 ? r.comp : (d == 1 ? r.comm : r.free); };
-        const double gap = dim.spread;
-        check += (check.empty() ? "" : ", ") + name + " spread " + fmtPct(gap);
-        if (!dim.fired)
-            continue;
-        const double med = dim.median;
-        const int slowRankId = dim.slowRank;
-        Finding& fd = out.fire(std::string(d == 0 ? "computing" : (d == 1 ? "communication" : "free")));
-        fd.scope.ranks = {slowRankId};
-        fd.costNs = roundNs(dim.excess);
-        fd.title = "Rank " + std::to_string(slowRankId) + " slow in " + name + ": "
-                   + (d == 1 ? "shortest communication (" + fmtMs(dim.value) + ", arrives last)"
-                             : fmtMs(dim.value) + " vs median " + fmtMs(med) + " (+" + fmtPct(med > 0 ? dim.value / med - 1 : 0) + ")");
-        fd.description = name + std::string(" differs across ") + std::to_string(ranks.size()) + " ranks by " + fmtPct(gap)
-                         + " of the mean step (threshold " + fmtPct(gapRatio) + "); the others wait for rank "
-                         + std::to_string(slowRankId) + " at the next collective."
-                         + (lastText.empty() ? std::string() : " Per collective, " + lastText + ".");
-        if (d == 0)
-            fd.suggestions.push_back("Computing: balance the work (uneven sequence lengths, pipeline stages) or check "
-                                     "rank " + std::to_string(slowRankId) + "'s card (frequency, temperature).");
-        else if (d == 2)
-            fd.suggestions.push_back("Free: look at rank " + std::to_string(slowRankId) + "'s host (data loading, CPU "
-                                     "binding, GC).");
-        else
-            fd.suggestions.push_back("Communication: see CLU-SLOWLINK for a slow link; otherwise the rank arrives late "
-                                     "because of its computation or host.");
-        setGain(fd, dim.excess, "max " + fmtMs(dim.max) + " − median " + fmtMs(med) + " = " + fmtMs(dim.excess));
-        for (const auto& r : ranks) {
-            Evidence e;
-            e.at.rank = r.rank;
-            e.at.row = source + " rank " + std::to_string(r.rank);
-            e.metrics = {{"Computing", r.comp / 1e6, "ms"}, {"Comm(NO)", r.comm / 1e6, "ms"}, {"Free", r.free / 1e6, "ms"}};
-            if (lastCount.count(r.rank))
-                e.metrics.push_back({"last arriver in", static_cast<double>(lastCount[r.rank]), "collectives"});
-            e.threshold = "(max − min)/mean step > " + fmtPct(gapRatio);
-            e.cost = roundNs(std::abs(val(r) - med));
-            fd.evidence.push_back(std::move(e));
-        }
-        sortEvidence(fd.evidence);
+        check += (check.empty() ? "" : ", ") + dim.name + " spread " + fmtPct(dim.spread);
+        if (dim.fired)
+            fireSlowRank(out, d, dim, ranks, source, last, gapRatio);
     }
     if (out.fired.empty())
-        out.pass(check + " (threshold " + fmtPct(gapRatio) + ")" + (lastText.empty() ? std::string() : "; " + lastText));
+        out.pass(check + " (threshold " + fmtPct(gapRatio) + ")" + (last.text.empty() ? std::string() : "; " + last.text));
 }
 
 void slowLink(const RuleCtx& c, RuleOut& out)
