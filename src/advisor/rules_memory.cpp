@@ -12,37 +12,44 @@ namespace npuscope::advisor {
 namespace {
 
 // ---- MEM-L2 --------------------------------------------------------------------------------
-void l2(const RuleCtx& c, RuleOut& out)
+
+// The L2 counter columns of the kernel table: *_cache_hit and *_miss_allocate.
+struct L2Cols {
+    std::vector<int> hit, miss;
+    bool present() const { return !hit.empty() && !miss.empty(); }
+};
+
+L2Cols l2Cols(const KernelTable& k)
 {
-    const ProfileFacts& f = *c.f;
-    const KernelTable& k = f.p.kernels;
-    std::vector<int> hitCols, missCols;
+    L2Cols cols;
     for (std::size_t i = 0; i < k.metricNames.size(); ++i) {
         const auto& n = k.metricNames[i];
         if (n.find("cache_hit") != std::string::npos)
-            hitCols.push_back(static_cast<int>(i));
+            cols.hit.push_back(static_cast<int>(i));
         else if (n.find("miss_allocate") != std::string::npos)
-            missCols.push_back(static_cast<int>(i));
+            cols.miss.push_back(static_cast<int>(i));
     }
-    const bool counters = !hitCols.empty() && !missCols.empty();
-    if (!f.hasKernels || (!counters && f.p.l2.empty()))
-        return out.notChecked("needs " + f.kernelFile() + " with --aic-metrics=L2Cache (torch_npu aic_metrics=AiCMetrics.L2Cache), "
-                              "or l2_cache.csv");
-    // Per task hit rate: Σhits/(Σhits+Σmisses) of the counters (never an average of rates), else l2_cache Hit Rate
-    // joined by (stream, task id) in occurrence order (task ids repeat).
+    return cols;
+}
+
+// Per kernel row hit rate: Σhits/(Σhits+Σmisses) of the counters (never an average of rates), else
+// l2_cache Hit Rate joined by (stream, task id) in occurrence order (task ids repeat). NaN where
+// unknown; `source` names where they come from.
+std::vector<double> l2HitRates(const ProfileFacts& f, const L2Cols& cols, std::string& source)
+{
+    const KernelTable& k = f.p.kernels;
     std::vector<double> hitOf(k.size(), kNaN);
-    std::string source;
-    if (counters) {
+    if (cols.present()) {
         source = f.kernelFile() + ": *_cache_hit / *_miss_allocate counters";
         for (std::size_t r = 0; r < k.size(); ++r) {
             double h = 0, m = 0;
             bool any = false;
-            for (int ci : hitCols)
+            for (int ci : cols.hit)
                 if (double v = k.metrics[static_cast<std::size_t>(ci)][r]; !isMissing(v)) {
                     h += v;
                     any = true;
                 }
-            for (int ci : missCols)
+            for (int ci : cols.miss)
                 if (double v = k.metrics[static_cast<std::size_t>(ci)][r]; !isMissing(v)) {
                     m += v;
                     any = true;
@@ -50,25 +57,38 @@ void l2(const RuleCtx& c, RuleOut& out)
             if (any && h + m > 0)
                 hitOf[r] = h / (h + m);
         }
-    } else {
-        source = "l2_cache.csv Hit Rate";
-        std::map<std::pair<std::int64_t, std::int64_t>, std::vector<std::size_t>> rows;
-        for (std::size_t r = 0; r < k.size(); ++r)
-            rows[{k.streamId[r], k.taskId[r]}].push_back(r);
-        for (auto& [key, v] : rows)
-            std::sort(v.begin(), v.end(), [&](std::size_t a, std::size_t b) { return k.start[a] < k.start[b]; });
-        std::map<std::pair<std::int64_t, std::int64_t>, std::size_t> used;
-        for (const auto& l : f.p.l2) {
-            const auto key = std::make_pair(l.streamId, l.taskId);
-            auto it = rows.find(key);
-            if (it == rows.end())
-                continue;
-            std::size_t& u = used[key];
-            if (u < it->second.size() && !isMissing(l.hitRate))
-                hitOf[it->second[u]] = l.hitRate;
-            ++u;
-        }
+        return hitOf;
     }
+    source = "l2_cache.csv Hit Rate";
+    std::map<std::pair<std::int64_t, std::int64_t>, std::vector<std::size_t>> rows;
+    for (std::size_t r = 0; r < k.size(); ++r)
+        rows[{k.streamId[r], k.taskId[r]}].push_back(r);
+    for (auto& [key, v] : rows)
+        std::sort(v.begin(), v.end(), [&](std::size_t a, std::size_t b) { return k.start[a] < k.start[b]; });
+    std::map<std::pair<std::int64_t, std::int64_t>, std::size_t> used;
+    for (const auto& l : f.p.l2) {
+        const auto key = std::make_pair(l.streamId, l.taskId);
+        auto it = rows.find(key);
+        if (it == rows.end())
+            continue;
+        std::size_t& u = used[key];
+        if (u < it->second.size() && !isMissing(l.hitRate))
+            hitOf[it->second[u]] = l.hitRate;
+        ++u;
+    }
+    return hitOf;
+}
+
+void l2(const RuleCtx& c, RuleOut& out)
+{
+    const ProfileFacts& f = *c.f;
+    const KernelTable& k = f.p.kernels;
+    const L2Cols cols = l2Cols(k);
+    if (!f.hasKernels || (!cols.present() && f.p.l2.empty()))
+        return out.notChecked("needs " + f.kernelFile() + " with --aic-metrics=L2Cache (torch_npu aic_metrics=AiCMetrics.L2Cache), "
+                              "or l2_cache.csv");
+    std::string source;
+    const std::vector<double> hitOf = l2HitRates(f, cols, source);
     const auto mte2 = metricCols(k, {"aic_mte2_ratio", "aiv_mte2_ratio", "mte2_ratio"});
     Weighted hit, m;
     double sumDur = 0;
@@ -121,6 +141,54 @@ void l2(const RuleCtx& c, RuleOut& out)
 }
 
 // ---- MEM-ALLOC -----------------------------------------------------------------------------
+
+// The caching allocator's reserved memory grows each time it has to ask the runtime for a new
+// segment: memory_record shows how often that happened. Fires when it did too often; returns
+// what was checked.
+std::string reserveGrowth(const RuleCtx& c, RuleOut& out, const memory::ComponentCurve& fw)
+{
+    const ProfileFacts& f = *c.f;
+    const auto& r = fw.reserved;
+    std::vector<std::size_t> grows;
+    double grown = 0;
+    for (std::size_t i = 1; i < r.ts.size(); ++i)
+        if (r.value[i] > r.value[i - 1]) {
+            grows.push_back(i);
+            grown += r.value[i] - r.value[i - 1];
+        }
+    const double perStep = f.perStep(static_cast<double>(grows.size()));
+    const double maxGrows = c.param("max_reserve_grows");
+    out.inputs.push_back("memory_record " + fw.component + " Total Reserved (" + std::to_string(r.ts.size()) + " samples)");
+    const std::string check = fw.component + " reserved grew " + std::to_string(grows.size()) + " times ("
+                              + fmtNum(grown / 1048576.0, 1) + " MB), " + fmtNum(perStep, 1) + "/step (threshold "
+                              + fmtNum(maxGrows, 0) + "/step)";
+    if (perStep < maxGrows)
+        return check;
+    Finding& fd = out.fire("reserve-growth");
+    fd.title = "The caching allocator reserves new device memory " + fmtNum(perStep, 1) + " times per step";
+    fd.description = "The " + fw.component + " reserved total grows " + std::to_string(grows.size())
+                     + " times in the capture (" + fmtNum(grown / 1048576.0, 1) + " MB): each growth is a "
+                     "runtime allocation (aclrtMalloc) the cached blocks could not serve, usually because "
+                     "free blocks are fragmented.";
+    fd.suggestions.push_back("PYTORCH_NPU_ALLOC_CONF=expandable_segments:True.");
+    fd.suggestions.push_back("Remove torch.npu.empty_cache() from the loop.");
+    fd.suggestions.push_back("Keep tensor shapes stable between steps (pad to buckets) so blocks are reused.");
+    noGain(fd, "the growth events carry no duration in memory_record");
+    for (auto i : grows) {
+        Evidence e;
+        e.at.rank = f.rank;
+        e.at.device = fw.device;
+        e.at.ts = r.ts[i];
+        e.at.op = fw.component + " reserved";
+        e.metrics.push_back({"growth", (r.value[i] - r.value[i - 1]) / 1048576.0, "MB"});
+        e.metrics.push_back({"reserved", r.value[i] / 1048576.0, "MB"});
+        e.cost = static_cast<TimeNs>(r.value[i] - r.value[i - 1]);
+        fd.evidence.push_back(std::move(e));
+    }
+    sortEvidence(fd.evidence, kMaxEvidence);
+    return check;
+}
+
 void alloc(const RuleCtx& c, RuleOut& out)
 {
     const ProfileFacts& f = *c.f;
@@ -130,50 +198,7 @@ void alloc(const RuleCtx& c, RuleOut& out)
     if (!f.hasCann && !(fw && !fw->reserved.empty()))
         return out.notChecked(f.needsLevel1() + " (aclMallocMemInner / aclrtFree events), or memory_record.csv "
                                                 "(profile_memory=True)");
-    // The caching allocator's reserved memory grows each time it has to ask the runtime for a new
-    // segment: memory_record shows how often that happened.
-    std::string growCheck;
-    if (fw && !fw->reserved.empty()) {
-        const auto& r = fw->reserved;
-        std::vector<std::size_t> grows;
-        double grown = 0;
-        for (std::size_t i = 1; i < r.ts.size(); ++i)
-            if (r.value[i] > r.value[i - 1]) {
-                grows.push_back(i);
-                grown += r.value[i] - r.value[i - 1];
-            }
-        const double perStep = f.perStep(static_cast<double>(grows.size()));
-        const double maxGrows = c.param("max_reserve_grows");
-        out.inputs.push_back("memory_record " + fw->component + " Total Reserved (" + std::to_string(r.ts.size())
-                             + " samples)");
-        growCheck = fw->component + " reserved grew " + std::to_string(grows.size()) + " times ("
-                    + fmtNum(grown / 1048576.0, 1) + " MB), " + fmtNum(perStep, 1) + "/step (threshold "
-                    + fmtNum(maxGrows, 0) + "/step)";
-        if (perStep >= maxGrows) {
-            Finding& fd = out.fire("reserve-growth");
-            fd.title = "The caching allocator reserves new device memory " + fmtNum(perStep, 1) + " times per step";
-            fd.description = "The " + fw->component + " reserved total grows " + std::to_string(grows.size())
-                             + " times in the capture (" + fmtNum(grown / 1048576.0, 1) + " MB): each growth is a "
-                             "runtime allocation (aclrtMalloc) the cached blocks could not serve, usually because "
-                             "free blocks are fragmented.";
-            fd.suggestions.push_back("PYTORCH_NPU_ALLOC_CONF=expandable_segments:True.");
-            fd.suggestions.push_back("Remove torch.npu.empty_cache() from the loop.");
-            fd.suggestions.push_back("Keep tensor shapes stable between steps (pad to buckets) so blocks are reused.");
-            noGain(fd, "the growth events carry no duration in memory_record");
-            for (auto i : grows) {
-                Evidence e;
-                e.at.rank = f.rank;
-                e.at.device = fw->device;
-                e.at.ts = r.ts[i];
-                e.at.op = fw->component + " reserved";
-                e.metrics.push_back({"growth", (r.value[i] - r.value[i - 1]) / 1048576.0, "MB"});
-                e.metrics.push_back({"reserved", r.value[i] / 1048576.0, "MB"});
-                e.cost = static_cast<TimeNs>(r.value[i] - r.value[i - 1]);
-                fd.evidence.push_back(std::move(e));
-            }
-            sortEvidence(fd.evidence, kMaxEvidence);
-        }
-    }
+    const std::string growCheck = fw && !fw->reserved.empty() ? reserveGrowth(c, out, *fw) : std::string();
     if (!f.hasCann) {
         if (out.fired.empty())
             out.pass(growCheck + "; allocation API time not checked: " + f.needsLevel1());
