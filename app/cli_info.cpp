@@ -441,6 +441,29 @@ void printText(const Json& j)
         std::printf("\ncache: %s\n", str(j["cache_note"]).c_str());
 }
 
+// Several unrelated runs below the folder: lists them (--run N shows one).
+void printRuns(const std::string& path, const std::vector<layout::RunInfo>& runs, bool json)
+{
+    if (json) {
+        Json j;
+        j["path"] = path;
+        j["runs"] = Json::array();
+        for (std::size_t i = 0; i < runs.size(); ++i) {
+            const layout::RunInfo& r = runs[i];
+            j["runs"].push_back({{"run", i + 1},
+                                 {"root", r.root},
+                                 {"layout", r.layout},
+                                 {"ranks", r.ranks},
+                                 {"bytes", r.bytes},
+                                 {"modified", r.modified}});
+        }
+        std::printf("%s\n", j.dump(2).c_str());
+    } else {
+        std::printf("%s: %zu unrelated runs found below it\n%sOpen one with --run N.\n", path.c_str(), runs.size(),
+                    runList(runs).c_str());
+    }
+}
+
 } // namespace
 
 int info(const Args& args)
@@ -507,25 +530,7 @@ int info(const Args& args)
     if (tty)
         std::fputs("\r\033[K", stderr);
     if (!result.session && !result.runs.empty() && run == 0) {
-        // Several unrelated runs below the folder: list them; --run N shows one.
-        if (format == "json") {
-            Json j;
-            j["path"] = paths.front();
-            j["runs"] = Json::array();
-            for (std::size_t i = 0; i < result.runs.size(); ++i) {
-                const layout::RunInfo& r = result.runs[i];
-                j["runs"].push_back({{"run", i + 1},
-                                     {"root", r.root},
-                                     {"layout", r.layout},
-                                     {"ranks", r.ranks},
-                                     {"bytes", r.bytes},
-                                     {"modified", r.modified}});
-            }
-            std::printf("%s\n", j.dump(2).c_str());
-        } else {
-            std::printf("%s: %zu unrelated runs found below it\n%sOpen one with --run N.\n", paths.front().c_str(),
-                        result.runs.size(), runList(result.runs).c_str());
-        }
+        printRuns(paths.front(), result.runs, format == "json");
         return 0;
     }
     if (!result.session) {
