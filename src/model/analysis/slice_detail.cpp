@@ -167,37 +167,12 @@ TimeNs sliceSelfTime(const Profile& p, std::uint32_t slice)
     return std::max<TimeNs>(0, p.slices.dur[slice] - covered);
 }
 
-SliceDetail describeSlice(const Profile& p, std::uint32_t slice, TimeNs origin)
+namespace {
+
+// The flows in and out of the slice (an end bound to no slice is still listed with its time);
+// returns the slice that launched it from the host: a Python op beats a CANN API, kNone for none.
+std::uint32_t addFlows(const Profile& p, std::uint32_t slice, TimeNs origin, SliceDetail& d)
 {
-    SliceDetail d;
-    if (slice >= p.slices.size() || !p.finalized())
-        return d;
-    d.valid = true;
-    d.slice = slice;
-    d.name = std::string(p.str(p.slices.name[slice]));
-    d.category = std::string(p.str(p.slices.category[slice]));
-    const TrackId tid = p.slices.track[slice];
-    d.track = trackLabel(p, tid);
-    const Track& track = p.tracks[tid.v];
-    d.trackKind = track.kind;
-    d.start = p.slices.start[slice] - origin;
-    d.dur = p.slices.dur[slice];
-    d.self = sliceSelfTime(p, slice);
-    d.depth = p.slices.depth[slice];
-
-    if (p.slices.taskId[slice] != kNone)
-        d.args.push_back({"Task Id", std::to_string(p.slices.taskId[slice])});
-    if (const std::uint32_t sub = p.slices.subtask(static_cast<std::uint32_t>(slice)); sub != kNone)
-        d.args.push_back({"Subtask Id", std::to_string(sub)});
-    if (const std::uint32_t row = p.slices.args[slice]; row != kNone && row < p.args.rows.size()) {
-        const ArgTable::Range range = p.args.rows[row];
-        for (std::uint32_t i = range.begin; i < range.begin + range.count; ++i)
-            d.args.push_back({std::string(p.str(p.args.key(i))), std::string(p.args.value(i, p.strings))});
-    }
-    if (const std::uint32_t k = p.slices.kernel[slice]; k != kNone && k < p.kernels.size())
-        addKernelFields(p, k, d.kernel);
-
-    // Flows in and out; an end bound to no slice is still listed with its time.
     const FlowTable& f = p.flows;
     std::uint32_t launcher = kNone, launcherRank = 0; // async_npu (Python op) beats HostToDevice
     for (std::size_t i = 0; i < f.size(); ++i) {
@@ -230,8 +205,15 @@ SliceDetail describeSlice(const Profile& p, std::uint32_t slice, TimeNs origin)
             d.flowsOut.push_back(link(f.dstSlice[i], f.dstTrack[i], f.dstTs[i]));
     }
 
-    // The host op: the flow's source, or for a CANN launch the Python op running on the same
-    // thread at that moment.
+    return launcher;
+}
+
+// The host op: the flow's source, or for a CANN launch the Python op running on the same thread
+// at that moment; its ancestors and the first call stack up its chain. Without a launcher, the
+// slice's own call stack.
+void addHostOp(const Profile& p, std::uint32_t slice, std::uint32_t launcher, TimeNs origin, SliceDetail& d)
+{
+    const Track& track = p.tracks[p.slices.track[slice].v];
     if (launcher != kNone && track.kind == TrackKind::Stream) {
         std::uint32_t host = launcher;
         const Track& lt = p.tracks[p.slices.track[launcher].v];
@@ -258,7 +240,12 @@ SliceDetail describeSlice(const Profile& p, std::uint32_t slice, TimeNs origin)
         d.callStack = splitStack(stack);
     }
 
-    // Neighbours on the same track at the same nesting depth.
+}
+
+// The neighbours on the same track at the same nesting depth.
+void addNeighbours(const Profile& p, std::uint32_t slice, TimeNs origin, SliceDetail& d)
+{
+    const Track& track = p.tracks[p.slices.track[slice].v];
     for (std::uint32_t r = slice; r > track.sliceBegin;) {
         --r;
         if (p.slices.depth[r] == d.depth) {
@@ -271,6 +258,43 @@ SliceDetail describeSlice(const Profile& p, std::uint32_t slice, TimeNs origin)
             d.next = linkTo(p, r, "next", origin);
             break;
         }
+}
+
+} // namespace
+
+SliceDetail describeSlice(const Profile& p, std::uint32_t slice, TimeNs origin)
+{
+    SliceDetail d;
+    if (slice >= p.slices.size() || !p.finalized())
+        return d;
+    d.valid = true;
+    d.slice = slice;
+    d.name = std::string(p.str(p.slices.name[slice]));
+    d.category = std::string(p.str(p.slices.category[slice]));
+    const TrackId tid = p.slices.track[slice];
+    d.track = trackLabel(p, tid);
+    const Track& track = p.tracks[tid.v];
+    d.trackKind = track.kind;
+    d.start = p.slices.start[slice] - origin;
+    d.dur = p.slices.dur[slice];
+    d.self = sliceSelfTime(p, slice);
+    d.depth = p.slices.depth[slice];
+
+    if (p.slices.taskId[slice] != kNone)
+        d.args.push_back({"Task Id", std::to_string(p.slices.taskId[slice])});
+    if (const std::uint32_t sub = p.slices.subtask(static_cast<std::uint32_t>(slice)); sub != kNone)
+        d.args.push_back({"Subtask Id", std::to_string(sub)});
+    if (const std::uint32_t row = p.slices.args[slice]; row != kNone && row < p.args.rows.size()) {
+        const ArgTable::Range range = p.args.rows[row];
+        for (std::uint32_t i = range.begin; i < range.begin + range.count; ++i)
+            d.args.push_back({std::string(p.str(p.args.key(i))), std::string(p.args.value(i, p.strings))});
+    }
+    if (const std::uint32_t k = p.slices.kernel[slice]; k != kNone && k < p.kernels.size())
+        addKernelFields(p, k, d.kernel);
+
+    const std::uint32_t launcher = addFlows(p, slice, origin, d);
+    addHostOp(p, slice, launcher, origin, d);
+    addNeighbours(p, slice, origin, d);
     return d;
 }
 
