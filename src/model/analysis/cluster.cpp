@@ -287,12 +287,13 @@ void buildMatrices(const Session& s, ClusterAnalysis& a, double bwRatio)
 
 } // namespace
 
-ClusterAnalysis analyzeCluster(const Session& s, const ClusterOptions& o)
-{
-    ClusterAnalysis a;
+namespace {
 
-    // Cluster step trace rows per rank, averaged over steps.
-    std::map<int, std::pair<RankBreakdown, int>> stt;
+// cluster_step_trace_time.csv's rank rows: per rank, the sums over its steps and their count.
+using StepSums = std::map<int, std::pair<RankBreakdown, int>>;
+StepSums clusterStepSums(const Session& s)
+{
+    StepSums stt;
     for (const StepRow& row : s.cluster.stepTrace) {
         if (row.type != "rank" || row.index.empty())
             continue;
@@ -311,86 +312,58 @@ ClusterAnalysis analyzeCluster(const Session& s, const ClusterOptions& o)
         b.bubble += v(row.bubble);
         ++n;
     }
+    return stt;
+}
 
-    std::set<std::string> sources;
-    std::map<int, RankBreakdown> byRank;
-    std::map<std::string, std::map<int, std::pair<TimeNs, TimeNs>>> collPerRank; // name -> rank -> (dur, covered)
-    std::map<std::string, int> collCount;
-    for (std::size_t i = 0; i < s.ranks.size(); ++i) {
-        const Profile& p = *s.ranks[i];
-        const int rank = rankIdOf(s, i);
-        const OverlapResult ov = computeOverlap(p);
-        RankBreakdown b;
-        if (auto it = stt.find(rank); it != stt.end()) {
-            const auto& [sum, n] = it->second;
-            b = sum;
-            b.computing /= n;
-            b.commNotOverlapped /= n;
-            b.overlapped /= n;
-            b.communication /= n;
-            b.free /= n;
-            b.bubble /= n;
-            b.steps = n;
-            b.source = "cluster_step_trace_time";
-        } else if (ov.source != OverlapSource::None && !ov.steps.empty()) {
-            const double n = static_cast<double>(ov.steps.size());
-            b.steps = static_cast<int>(ov.steps.size());
-            b.computing = static_cast<double>(ov.total.computing) / n;
-            b.commNotOverlapped = static_cast<double>(ov.total.commNotOverlapped) / n;
-            b.overlapped = static_cast<double>(ov.total.overlapped) / n;
-            b.communication = static_cast<double>(ov.total.communication) / n;
-            b.free = static_cast<double>(ov.total.free) / n;
-            if (ov.source == OverlapSource::StepTrace)
-                addBubble(p, b);
-            b.source = overlapSourceName(ov.source);
-        }
-        b.rank = rank;
-        b.rankIndex = static_cast<int>(i);
-        if (!b.source.empty())
-            sources.insert(b.source);
-        byRank[rank] = b;
+// The mean step of a rank's cluster step trace sums.
+RankBreakdown meanOfSums(RankBreakdown b, int n)
+{
+    const double d = n;
+    b.computing /= d;
+    b.commNotOverlapped /= d;
+    b.overlapped /= d;
+    b.communication /= d;
+    b.free /= d;
+    b.bubble /= d;
+    b.steps = n;
+    b.source = "cluster_step_trace_time";
+    return b;
+}
 
-        RankOverlap ro;
-        ro.rank = rank;
-        ro.rankIndex = static_cast<int>(i);
-        for (const CollectiveOverlap& c : ov.collectives) {
-            ++ro.collectives;
-            ro.communication += c.dur;
-            ro.covered += c.covered;
-            const std::string name = commBaseName(c.name);
-            auto& pr = collPerRank[name][rank];
-            pr.first += c.dur;
-            pr.second += c.covered;
-            ++collCount[name];
-        }
-        a.rankOverlap.push_back(ro);
-    }
-    // Ranks only in the cluster file.
-    for (auto& [r, sn] : stt)
-        if (!byRank.count(r)) {
-            RankBreakdown b = sn.first;
-            const double n = sn.second;
-            b.computing /= n;
-            b.commNotOverlapped /= n;
-            b.overlapped /= n;
-            b.communication /= n;
-            b.free /= n;
-            b.bubble /= n;
-            b.steps = sn.second;
-            b.source = "cluster_step_trace_time";
-            sources.insert(b.source);
-            byRank[r] = b;
-        }
-    for (auto& [r, b] : byRank)
-        a.ranks.push_back(b);
-    for (const auto& src : sources)
-        a.breakdownSource += (a.breakdownSource.empty() ? "" : ", ") + src;
-    std::sort(a.rankOverlap.begin(), a.rankOverlap.end(), [](const auto& x, const auto& y) { return x.rank < y.rank; });
+// The mean step of a rank's own breakdown; no source when it has none.
+RankBreakdown meanOfOverlap(const Profile& p, const OverlapResult& ov)
+{
+    RankBreakdown b;
+    if (ov.source == OverlapSource::None || ov.steps.empty())
+        return b;
+    const double n = static_cast<double>(ov.steps.size());
+    b.steps = static_cast<int>(ov.steps.size());
+    b.computing = static_cast<double>(ov.total.computing) / n;
+    b.commNotOverlapped = static_cast<double>(ov.total.commNotOverlapped) / n;
+    b.overlapped = static_cast<double>(ov.total.overlapped) / n;
+    b.communication = static_cast<double>(ov.total.communication) / n;
+    b.free = static_cast<double>(ov.total.free) / n;
+    if (ov.source == OverlapSource::StepTrace)
+        addBubble(p, b);
+    b.source = overlapSourceName(ov.source);
+    return b;
+}
 
-    for (const auto& [name, perRank] : collPerRank) {
+// Per collective (by base name): per rank its time and the part of it computation covered.
+struct CollectiveTimes {
+    std::map<std::string, std::map<int, std::pair<TimeNs, TimeNs>>> perRank; // name -> rank -> (dur, covered)
+    std::map<std::string, int> count;
+};
+
+// Each collective's totals and the ranks where computation covered the least and most of it,
+// largest communication first.
+std::vector<CollectiveOverlapStats> collectiveStats(const CollectiveTimes& t)
+{
+    std::vector<CollectiveOverlapStats> out;
+    for (const auto& [name, perRank] : t.perRank) {
         CollectiveOverlapStats c;
         c.collective = name;
-        c.count = collCount[name];
+        c.count = t.count.at(name);
         for (const auto& [rank, dc] : perRank) {
             c.communication += dc.first;
             c.covered += dc.second;
@@ -406,10 +379,60 @@ ClusterAnalysis analyzeCluster(const Session& s, const ClusterOptions& o)
                 c.maxRank = rank;
             }
         }
-        a.collectiveOverlap.push_back(std::move(c));
+        out.push_back(std::move(c));
     }
-    std::stable_sort(a.collectiveOverlap.begin(), a.collectiveOverlap.end(),
-                     [](const auto& x, const auto& y) { return x.communication > y.communication; });
+    std::stable_sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return x.communication > y.communication; });
+    return out;
+}
+
+} // namespace
+
+ClusterAnalysis analyzeCluster(const Session& s, const ClusterOptions& o)
+{
+    ClusterAnalysis a;
+    const StepSums stt = clusterStepSums(s);
+    std::set<std::string> sources;
+    std::map<int, RankBreakdown> byRank;
+    CollectiveTimes coll;
+    for (std::size_t i = 0; i < s.ranks.size(); ++i) {
+        const Profile& p = *s.ranks[i];
+        const int rank = rankIdOf(s, i);
+        const OverlapResult ov = computeOverlap(p);
+        const auto it = stt.find(rank);
+        RankBreakdown b = it != stt.end() ? meanOfSums(it->second.first, it->second.second) : meanOfOverlap(p, ov);
+        b.rank = rank;
+        b.rankIndex = static_cast<int>(i);
+        if (!b.source.empty())
+            sources.insert(b.source);
+        byRank[rank] = b;
+
+        RankOverlap ro;
+        ro.rank = rank;
+        ro.rankIndex = static_cast<int>(i);
+        for (const CollectiveOverlap& c : ov.collectives) {
+            ++ro.collectives;
+            ro.communication += c.dur;
+            ro.covered += c.covered;
+            const std::string name = commBaseName(c.name);
+            auto& pr = coll.perRank[name][rank];
+            pr.first += c.dur;
+            pr.second += c.covered;
+            ++coll.count[name];
+        }
+        a.rankOverlap.push_back(ro);
+    }
+    // Ranks only in the cluster file.
+    for (const auto& [r, sn] : stt)
+        if (!byRank.count(r)) {
+            byRank[r] = meanOfSums(sn.first, sn.second);
+            sources.insert(byRank[r].source);
+        }
+    for (auto& [r, b] : byRank)
+        a.ranks.push_back(b);
+    for (const auto& src : sources)
+        a.breakdownSource += (a.breakdownSource.empty() ? "" : ", ") + src;
+    std::sort(a.rankOverlap.begin(), a.rankOverlap.end(), [](const auto& x, const auto& y) { return x.rank < y.rank; });
+    a.collectiveOverlap = collectiveStats(coll);
 
     buildMatrices(s, a, o.bwRatio);
 
