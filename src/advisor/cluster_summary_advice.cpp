@@ -208,6 +208,48 @@ json rankAdvice(const Session& rank, const Thresholds& th)
     return {{"advisor_split", std::move(split)}, {"findings", std::move(findings)}};
 }
 
+namespace {
+
+// COM-WAIT with every rank's wait: per rank, the wait in ops at or above the wait ratio and the
+// part of it above the least any rank waited in the same op (the wait for a late peer).
+json comWaitJson(const Session& s, const Thresholds& th)
+{
+    const double waitRatio = th.param("COM-WAIT", "wait_ratio");
+    std::map<std::pair<std::string, std::string>, double> minWait;
+    for (const auto& op : s.cluster.comm)
+        if (!op.totalInfo && !std::isnan(op.waitMs)) {
+            auto [it, fresh] = minWait.try_emplace({op.step, op.fullName}, op.waitMs);
+            if (!fresh)
+                it->second = std::min(it->second, op.waitMs);
+        }
+    struct W {
+        int ops = 0, flagged = 0;
+        double waitMs = 0, slackMs = 0;
+    };
+    std::map<int, W> perRank;
+    for (const auto& op : s.cluster.comm) {
+        if (op.totalInfo || op.rank < 0)
+            continue;
+        W& w = perRank[op.rank];
+        ++w.ops;
+        if (!(op.waitRatio >= waitRatio) || std::isnan(op.waitMs))
+            continue;
+        ++w.flagged;
+        w.waitMs += op.waitMs;
+        w.slackMs += op.waitMs - minWait[{op.step, op.fullName}];
+    }
+    json waits = json::array();
+    for (const auto& [rank, w] : perRank)
+        waits.push_back({{"rank", rank},
+                         {"ops", w.ops},
+                         {"flagged_ops", w.flagged},
+                         {"wait_ms", num(w.waitMs)},
+                         {"wait_over_min_ms", num(w.slackMs)}});
+    return {{"wait_ratio", waitRatio}, {"ranks", std::move(waits)}};
+}
+
+} // namespace
+
 json clusterSection(const Session& s, const Thresholds& th)
 {
     ClusterOptions o;
@@ -266,40 +308,7 @@ json clusterSection(const Session& s, const Thresholds& th)
     }
     out["matrix"] = {{"ranks", ca.matrixRanks}, {"source", ca.matrixSource}, {"matrices", std::move(matrices)}};
 
-    // COM-WAIT with every rank's wait: per rank, the wait in ops at or above the wait ratio and
-    // the part of it above the least any rank waited in the same op (the wait for a late peer).
-    const double waitRatio = th.param("COM-WAIT", "wait_ratio");
-    std::map<std::pair<std::string, std::string>, double> minWait;
-    for (const auto& op : s.cluster.comm)
-        if (!op.totalInfo && op.waitMs == op.waitMs) {
-            auto [it, fresh] = minWait.try_emplace({op.step, op.fullName}, op.waitMs);
-            if (!fresh)
-                it->second = std::min(it->second, op.waitMs);
-        }
-    struct W {
-        int ops = 0, flagged = 0;
-        double waitMs = 0, slackMs = 0;
-    };
-    std::map<int, W> perRank;
-    for (const auto& op : s.cluster.comm) {
-        if (op.totalInfo || op.rank < 0)
-            continue;
-        W& w = perRank[op.rank];
-        ++w.ops;
-        if (!(op.waitRatio >= waitRatio) || op.waitMs != op.waitMs)
-            continue;
-        ++w.flagged;
-        w.waitMs += op.waitMs;
-        w.slackMs += op.waitMs - minWait[{op.step, op.fullName}];
-    }
-    json waits = json::array();
-    for (const auto& [rank, w] : perRank)
-        waits.push_back({{"rank", rank},
-                         {"ops", w.ops},
-                         {"flagged_ops", w.flagged},
-                         {"wait_ms", num(w.waitMs)},
-                         {"wait_over_min_ms", num(w.slackMs)}});
-    out["com_wait"] = {{"wait_ratio", waitRatio}, {"ranks", std::move(waits)}};
+    out["com_wait"] = comWaitJson(s, th);
 
     const AdvisorReport rep = runAdvisor(s, th);
     json findings = json::array();
