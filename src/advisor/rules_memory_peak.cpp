@@ -204,6 +204,43 @@ void fireLeak(const ProfileFacts& f, const Leak& leak, const memory::ComponentCu
     sortEvidence(fd.evidence);
 }
 
+// The suggestions of a peak finding: fragmentation first for a fragmentation finding, then the
+// larger of the long-lived tensors and the activations first.
+void addMemorySuggestions(Finding& fd, const PeakParts& parts, double longShareParam, bool fragFirst)
+{
+    const std::string frag = "Fragmentation: PYTORCH_NPU_ALLOC_CONF=expandable_segments:True lets the caching "
+                             "allocator grow segments instead of reserving new blocks it cannot reuse.";
+    const std::string act = "Activations: recompute (activation checkpointing) or a smaller micro-batch; "
+                            + fmtMB(parts.activations) + " of the holders at the peak live less than "
+                            + fmtPct(longShareParam) + " of a step.";
+    const std::string lng = "Long-lived tensors: release them earlier (del the reference, keep no Python "
+                            "references to outputs past their use, offload to host); "
+                            + fmtMB(parts.longLived) + " of the holders at the peak outlive "
+                            + fmtPct(longShareParam) + " of a step.";
+    const double longShare = parts.total > 0 ? parts.longLived / parts.total : 0;
+    if (fragFirst)
+        fd.suggestions.push_back(frag);
+    if (longShare > 0.5) {
+        fd.suggestions.push_back(lng);
+        fd.suggestions.push_back(act);
+    } else {
+        fd.suggestions.push_back(act);
+        fd.suggestions.push_back(lng);
+    }
+    if (!fragFirst)
+        fd.suggestions.push_back(frag);
+}
+
+// What was alive at the peak, in a peak finding's description; its scope and (no) gain.
+void describeHolders(Finding& fd, const PeakParts& parts, const std::string& holders, const std::string& at)
+{
+    fd.description += " Alive at the peak (" + std::to_string(parts.alive.size()) + " allocations, "
+                      + fmtMB(parts.total) + "): " + holders + ". Long-lived " + fmtMB(parts.longLived)
+                      + ", activations and temporaries " + fmtMB(parts.activations) + ".";
+    fd.scope.steps = "the peak " + at;
+    noGain(fd, "memory, not time");
+}
+
 } // namespace
 
 void memoryPeakRule(const RuleCtx& c, RuleOut& out)
@@ -251,37 +288,6 @@ void memoryPeakRule(const RuleCtx& c, RuleOut& out)
     const std::string capText = !isMissing(capacity)
         ? fmtPct(peakBytes / capacity) + " of the device's " + fmtMB(capacity) + " (" + capSource + ")"
         : "device capacity unknown (set MEM-PEAK capacity_mb)";
-    const double longShare = parts.total > 0 ? parts.longLived / parts.total : 0;
-
-    auto suggestionsFor = [&](Finding& fd, bool fragFirst) {
-        const std::string frag = "Fragmentation: PYTORCH_NPU_ALLOC_CONF=expandable_segments:True lets the caching "
-                                 "allocator grow segments instead of reserving new blocks it cannot reuse.";
-        const std::string act = "Activations: recompute (activation checkpointing) or a smaller micro-batch; "
-                                + fmtMB(parts.activations) + " of the holders at the peak live less than "
-                                + fmtPct(c.param("long_share")) + " of a step.";
-        const std::string lng = "Long-lived tensors: release them earlier (del the reference, keep no Python "
-                                "references to outputs past their use, offload to host); "
-                                + fmtMB(parts.longLived) + " of the holders at the peak outlive "
-                                + fmtPct(c.param("long_share")) + " of a step.";
-        if (fragFirst)
-            fd.suggestions.push_back(frag);
-        if (longShare > 0.5) {
-            fd.suggestions.push_back(lng);
-            fd.suggestions.push_back(act);
-        } else {
-            fd.suggestions.push_back(act);
-            fd.suggestions.push_back(lng);
-        }
-        if (!fragFirst)
-            fd.suggestions.push_back(frag);
-    };
-    auto describeHolders = [&](Finding& fd) {
-        fd.description += " Alive at the peak (" + std::to_string(parts.alive.size()) + " allocations, "
-                          + fmtMB(parts.total) + "): " + holders + ". Long-lived " + fmtMB(parts.longLived)
-                          + ", activations and temporaries " + fmtMB(parts.activations) + ".";
-        fd.scope.steps = "the peak " + at;
-        noGain(fd, "memory, not time");
-    };
 
     // 1. Close to capacity.
     if (!isMissing(capacity) && peakBytes >= peakShare * capacity) {
@@ -290,8 +296,8 @@ void memoryPeakRule(const RuleCtx& c, RuleOut& out)
         fd.title = "Device memory peak " + fmtMB(peakBytes) + " is " + capText;
         fd.description = "The " + peakSource + " peak reaches " + fmtMB(peakBytes) + " " + at + " (threshold "
                          + fmtPct(peakShare) + " of capacity): the next larger batch or sequence runs out of memory.";
-        describeHolders(fd);
-        suggestionsFor(fd, false);
+        describeHolders(fd, parts, holders, at);
+        addMemorySuggestions(fd, parts, c.param("long_share"), false);
         addHolderEvidence(fd, f, parts, "alive at the peak");
     }
     // 2. Fragmentation at the peak.
@@ -303,8 +309,8 @@ void memoryPeakRule(const RuleCtx& c, RuleOut& out)
         fd.description = "At the " + peakSource + " peak " + at + " the caching allocator holds " + fmtMB(reservedAtPeak)
                          + " but only " + fmtMB(peakBytes) + " is allocated (threshold " + fmtPct(fragShare)
                          + " of reserved): free blocks too small or split to reuse. Peak " + capText + ".";
-        describeHolders(fd);
-        suggestionsFor(fd, true);
+        describeHolders(fd, parts, holders, at);
+        addMemorySuggestions(fd, parts, c.param("long_share"), true);
         addHolderEvidence(fd, f, parts, "alive at the peak");
     }
     // 3. Leak.
