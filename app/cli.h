@@ -5,8 +5,11 @@
 #include "model/formats/loader.h"
 #include "model/store/input_problems.h"
 
+#include <memory>
 #include <string>
 #include <vector>
+
+class QGuiApplication;
 
 namespace npuscope::cli {
 
@@ -22,6 +25,9 @@ int cache(const Args& args);    // cli_cache.cpp
 int clusterSummary(const Args& args); // cli_cluster_summary.cpp
 // Prints to stderr and returns true when --help/-h is among args (verb-level help).
 bool wantsHelp(const Args& args);
+// A QGuiApplication for drawing from the command line (a PDF, a chart), on the offscreen platform
+// when there is no display; null when the process has one already. Keep it alive while drawing.
+std::unique_ptr<QGuiApplication> paintingApp();
 // Never silently partial: one warning line per file read in part or not at all, on stderr
 // ("npuscope VERB: warning: FILE: partial, 3 records skipped: line 12: ..."), printed safely.
 std::vector<InputProblem> warnInputProblems(const std::string& verb, const Session& s);

@@ -39,6 +39,64 @@ void usage(std::FILE* out)
                out);
 }
 
+// Writes the report in `format` to `output` (stdout when empty or "-"; a PDF needs a file), a
+// file through a temporary and a rename: a failed write never leaves a partial report or spoils
+// an old one. Returns the exit code.
+int writeAdvice(const advisor::AdvisorReport& report, const std::string& format, const std::string& output)
+{
+    if (format == "pdf") {
+        const std::unique_ptr<QGuiApplication> app = paintingApp(); // QTextDocument and QPdfWriter need one
+        std::string err;
+        if (!writeReportPdf(report, output, &err)) {
+            std::fprintf(stderr, "npuscope advise: cannot write %s: %s\n", output.c_str(), err.c_str());
+            return 1;
+        }
+        return 0;
+    }
+    std::string text;
+    if (format == "text")
+        text = advisor::writeText(report);
+    else if (format == "markdown" || format == "md")
+        text = advisor::writeMarkdown(report);
+    else if (format == "json")
+        text = advisor::writeJson(report);
+    else
+        text = advisor::writeHtml(report);
+    if (output.empty() || output == "-") {
+        std::fwrite(text.data(), 1, text.size(), stdout);
+        return 0;
+    }
+    std::string err;
+    if (!writeFileAtomically(output, text, &err)) {
+        std::fprintf(stderr, "npuscope advise: cannot write %s\n", err.c_str());
+        return 1;
+    }
+    return 0;
+}
+
+// The options that depend on each other: a known format, a file for a PDF, a readable config.
+// Returns the exit code of the first that is wrong, 0 when none is.
+int checkOptions(const std::string& format, const std::string& output, const std::string& config)
+{
+    if (format != "text" && format != "markdown" && format != "md" && format != "json" && format != "html"
+        && format != "pdf") {
+        std::fprintf(stderr, "npuscope advise: unknown format '%s' (text, markdown, json, html, pdf)\n", format.c_str());
+        return 2;
+    }
+    if (format == "pdf" && output.empty()) {
+        std::fprintf(stderr, "npuscope advise: --format pdf needs -o FILE\n");
+        return 2;
+    }
+    if (!config.empty()) {
+        std::ifstream probe(config);
+        if (!probe) {
+            std::fprintf(stderr, "npuscope advise: cannot read the advisor config %s\n", config.c_str());
+            return 1;
+        }
+    }
+    return 0;
+}
+
 } // namespace
 
 int advise(const Args& args)
@@ -104,22 +162,8 @@ int advise(const Args& args)
         usage(stderr);
         return 2;
     }
-    if (format != "text" && format != "markdown" && format != "md" && format != "json" && format != "html"
-        && format != "pdf") {
-        std::fprintf(stderr, "npuscope advise: unknown format '%s' (text, markdown, json, html, pdf)\n", format.c_str());
-        return 2;
-    }
-    if (format == "pdf" && output.empty()) {
-        std::fprintf(stderr, "npuscope advise: --format pdf needs -o FILE\n");
-        return 2;
-    }
-    if (!config.empty()) {
-        std::ifstream probe(config);
-        if (!probe) {
-            std::fprintf(stderr, "npuscope advise: cannot read the advisor config %s\n", config.c_str());
-            return 1;
-        }
-    }
+    if (const int bad = checkOptions(format, output, config))
+        return bad;
 
     // The rules reuse the heap memory the load freed (see LoadAllocationScope).
     const LoadAllocationScope heapReuse;
@@ -143,44 +187,7 @@ int advise(const Args& args)
         std::fprintf(stderr, "npuscope advise: warning: %s\n", w.c_str());
     const advisor::AdvisorReport report = advisor::adviseSession(*loaded.session, th);
 
-    if (format == "pdf") {
-        // QTextDocument/QPdfWriter need a QGuiApplication; without a display use the offscreen platform.
-        if (!std::getenv("QT_QPA_PLATFORM") && !std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY"))
-            setenv("QT_QPA_PLATFORM", "offscreen", 1);
-        std::unique_ptr<QGuiApplication> app;
-        if (!QGuiApplication::instance()) {
-            static int argc = 1;
-            static char name[] = "npuscope";
-            static char* argv[] = {name, nullptr};
-            app = std::make_unique<QGuiApplication>(argc, argv);
-        }
-        std::string err;
-        if (!writeReportPdf(report, output, &err)) {
-            std::fprintf(stderr, "npuscope advise: cannot write %s: %s\n", output.c_str(), err.c_str());
-            return 1;
-        }
-        return 0;
-    }
-    std::string text;
-    if (format == "text")
-        text = advisor::writeText(report);
-    else if (format == "markdown" || format == "md")
-        text = advisor::writeMarkdown(report);
-    else if (format == "json")
-        text = advisor::writeJson(report);
-    else
-        text = advisor::writeHtml(report);
-    if (output.empty() || output == "-") {
-        std::fwrite(text.data(), 1, text.size(), stdout);
-        return 0;
-    }
-    // Temporary file + rename: a failed write never leaves a partial report or spoils an old one.
-    std::string err;
-    if (!writeFileAtomically(output, text, &err)) {
-        std::fprintf(stderr, "npuscope advise: cannot write %s\n", err.c_str());
-        return 1;
-    }
-    return 0;
+    return writeAdvice(report, format, output);
 }
 
 } // namespace npuscope::cli

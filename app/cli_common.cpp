@@ -3,10 +3,25 @@
 #include "model/cache/session_cache.h"
 #include "model/store/safe_text.h"
 
+#include <QGuiApplication>
+
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 
 namespace npuscope::cli {
+
+std::unique_ptr<QGuiApplication> paintingApp()
+{
+    if (!std::getenv("QT_QPA_PLATFORM") && !std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY"))
+        setenv("QT_QPA_PLATFORM", "offscreen", 1);
+    if (QGuiApplication::instance())
+        return nullptr;
+    static int argc = 1;
+    static char name[] = "npuscope";
+    static char* argv[] = {name, nullptr};
+    return std::make_unique<QGuiApplication>(argc, argv);
+}
 
 bool wantsHelp(const Args& args)
 {

@@ -75,6 +75,26 @@ SessionPtr load(const std::string& path, bool useCache)
     return r.session;
 }
 
+// Writes the comparison in `format` to `exportPath` (stdout when empty or "-"; a PDF needs a
+// file). Returns the exit code.
+int writeComparison(const CompareResult& r, const std::string& baseline, const std::string& optimized,
+                    const std::string& format, const std::string& exportPath, std::size_t top)
+{
+    // The chart is drawn with QPainter.
+    const std::unique_ptr<QGuiApplication> app = format == "html" || format == "pdf" ? paintingApp() : nullptr;
+    if (format == "pdf") {
+        std::string err;
+        if (!writeComparePdf(r, baseline, optimized, exportPath, &err)) {
+            std::fprintf(stderr, "npuscope compare: cannot write %s: %s\n", exportPath.c_str(), err.c_str());
+            return 1;
+        }
+        return 0;
+    }
+    const std::string out = format == "html" ? compareHtml(r, baseline, optimized)
+                                             : formatCompareReport(r, baseline, optimized, format, top);
+    return writeOutput("compare", exportPath, out) ? 0 : 1;
+}
+
 } // namespace
 
 int compare(const Args& args)
@@ -171,29 +191,7 @@ int compare(const Args& args)
         r.advisor = advisor::diffFindings(advisor::adviseSession(*base, th), advisor::adviseSession(*cur, th));
         r.advisorCompared = true;
     }
-    std::unique_ptr<QGuiApplication> app;
-    if (format == "html" || format == "pdf") {
-        // The chart is drawn with QPainter: a QGuiApplication, offscreen without a display.
-        if (!std::getenv("QT_QPA_PLATFORM") && !std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY"))
-            setenv("QT_QPA_PLATFORM", "offscreen", 1);
-        if (!QGuiApplication::instance()) {
-            static int argc = 1;
-            static char name[] = "npuscope";
-            static char* argv[] = {name, nullptr};
-            app = std::make_unique<QGuiApplication>(argc, argv);
-        }
-    }
-    if (format == "pdf") {
-        std::string err;
-        if (!writeComparePdf(r, paths[0], paths[1], exportPath, &err)) {
-            std::fprintf(stderr, "npuscope compare: cannot write %s: %s\n", exportPath.c_str(), err.c_str());
-            return 1;
-        }
-        return 0;
-    }
-    const std::string out = format == "html" ? compareHtml(r, paths[0], paths[1])
-                                             : formatCompareReport(r, paths[0], paths[1], format, static_cast<std::size_t>(top));
-    return writeOutput("compare", exportPath, out) ? 0 : 1;
+    return writeComparison(r, paths[0], paths[1], format, exportPath, static_cast<std::size_t>(top));
 }
 
 } // namespace npuscope::cli
