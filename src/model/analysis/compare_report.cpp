@@ -148,8 +148,7 @@ std::string stepAlignmentNote(const CompareResult& r)
            + ", times from the device tasks of the first rank";
 }
 
-std::string formatCompareReport(const CompareResult& r, const std::string& baselinePath,
-                                const std::string& optimizedPath, const std::string& format, std::size_t top)
+text::Table headlineTable(const CompareResult& r)
 {
     using text::fixed;
     text::Table head;
@@ -168,6 +167,12 @@ std::string formatCompareReport(const CompareResult& r, const std::string& basel
                              headlineVerdict(h, r.sameWithin)});
     }
 
+    return head;
+}
+
+text::Table operatorsTable(const CompareResult& r, std::size_t top)
+{
+    using text::fixed;
     text::Table ops;
     ops.addColumn("operator_name", false);
     ops.addColumn("baseline_count", true);
@@ -190,6 +195,15 @@ std::string formatCompareReport(const CompareResult& r, const std::string& basel
                             presenceText(d), opVerdict(d, r.sameWithin)});
     }
 
+    return ops;
+}
+
+std::string formatCompareReport(const CompareResult& r, const std::string& baselinePath,
+                                const std::string& optimizedPath, const std::string& format, std::size_t top)
+{
+    using text::fixed;
+    const text::Table head = headlineTable(r);
+    const text::Table ops = operatorsTable(r, top);
     const text::Table map = mappingTable(r, top);
     const text::Table adv = advisorTable(r);
     const text::Table steps = stepPairsTable(r);

@@ -32,6 +32,11 @@ text::Table stepPairsTable(const CompareResult& r);
 std::string stepAlignmentNote(const CompareResult& r);
 // The advisor diff: finding id, fixed / remaining / new, title, category, severities, costs.
 text::Table advisorTable(const CompareResult& r);
+// The headline metrics (metric, unit, baseline, optimized, delta, ratio, which is better, verdict).
+text::Table headlineTable(const CompareResult& r);
+// The operators by change (counts, ms, delta, ratio, mean µs, presence, verdict); `top` limits the
+// rows (0 = all).
+text::Table operatorsTable(const CompareResult& r, std::size_t top = 0);
 
 // `top` limits the operator rows (0 = all). Verdicts use r.sameWithin. Unknown formats render as
 // the aligned table.
