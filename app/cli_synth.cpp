@@ -3,6 +3,7 @@
 
 #include "model/synth/synth.h"
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
@@ -71,6 +72,46 @@ bool parseNumber(const std::string& s, T& out)
     return r.ec == std::errc() && r.ptr == e;
 }
 
+// The options that depend on each other; cluster-slowrank defaults to four ranks. Returns the
+// exit code of the first that is wrong, 0 when none is.
+int checkOptions(synth::SynthOptions& o, bool ranksGiven)
+{
+    if (o.format != "text" && o.layout == "msprof")
+        return usage("--format db|both writes the torch_npu layout only");
+    if (o.layout == "msprof" && (o.level != 1 || o.withStack || o.compactJson))
+        return usage("--level, --with-stack and --compact-json apply to the torch_npu layout");
+    if (o.scenario == "cluster-slowrank" && !ranksGiven)
+        o.ranks = 4;
+    if (o.scenario == "cluster-slowrank" && o.ranks < 2)
+        return usage("cluster-slowrank needs --ranks >= 2");
+    const int ranks = o.ranks;
+    if (o.slowRank >= ranks || o.slowLinkSrc >= ranks || o.slowLinkDst >= ranks)
+        return usage("--slow-rank/--slow-link outside 0.." + std::to_string(ranks - 1));
+    return 0;
+}
+
+// What was written, and rank 0's headline numbers.
+void printResult(const synth::SynthResult& r, const std::string& outDir, double secs)
+{
+    std::printf("wrote %zu rank folder(s) in %s: %.1f MB in %.2f s (%.0f MB/s), %llu device tasks, %d steps\n",
+                r.rankDirs.size(), outDir.c_str(), static_cast<double>(r.bytesWritten) / 1e6, secs,
+                secs > 0 ? static_cast<double>(r.bytesWritten) / 1e6 / secs : 0.0,
+                static_cast<unsigned long long>(r.deviceTasks), r.steps);
+    std::printf("rank 0: step %.3f ms, AI Core utilisation %.2f %%, L2 hit %.2f %%, HBM %.2f %% of %.0f GB/s, "
+                "exposed communication %.1f %%\n",
+                r.stepMs, r.aicUtil, r.l2Hit * 100, r.hbmUtil * 100, r.hbmPeakGBps, r.exposedCommShare * 100);
+    for (const auto& d : r.rankDirs)
+        std::printf("  %s\n", d.c_str());
+}
+
+// "SRC-DST": two different ranks.
+bool parseLink(const std::string& v, int& src, int& dst)
+{
+    const auto dash = v.find('-');
+    return dash != std::string::npos && parseNumber(v.substr(0, dash), src) && parseNumber(v.substr(dash + 1), dst)
+           && src >= 0 && dst >= 0 && src != dst;
+}
+
 } // namespace
 
 int synth(const Args& args)
@@ -97,10 +138,8 @@ int synth(const Args& args)
         } else if (a == "--scenario") {
             if (!value(o.scenario))
                 return usage("--scenario needs a value");
-            bool known = false;
-            for (const auto& n : synth::scenarioNames())
-                known = known || n == o.scenario;
-            if (!known)
+            const auto names = synth::scenarioNames();
+            if (std::find(names.begin(), names.end(), o.scenario) == names.end())
                 return usage("unknown scenario '" + o.scenario + "'");
         } else if (a == "--layout") {
             if (!value(o.layout))
@@ -137,10 +176,7 @@ int synth(const Args& args)
             if (!value(v) || !parseNumber(v, o.slowRank) || o.slowRank < 0)
                 return usage("--slow-rank needs a rank number");
         } else if (a == "--slow-link") {
-            const auto dash = value(v) ? v.find('-') : std::string::npos;
-            if (dash == std::string::npos || !parseNumber(v.substr(0, dash), o.slowLinkSrc)
-                || !parseNumber(v.substr(dash + 1), o.slowLinkDst) || o.slowLinkSrc < 0 || o.slowLinkDst < 0
-                || o.slowLinkSrc == o.slowLinkDst)
+            if (!value(v) || !parseLink(v, o.slowLinkSrc, o.slowLinkDst))
                 return usage("--slow-link needs SRC-DST, e.g. 1-2");
         } else if (!a.empty() && a[0] == '-') {
             return usage("unknown option '" + a + "'");
@@ -152,17 +188,8 @@ int synth(const Args& args)
     }
     if (outDir.empty())
         return usage("missing OUT_DIR");
-    if (o.format != "text" && o.layout == "msprof")
-        return usage("--format db|both writes the torch_npu layout only");
-    if (o.layout == "msprof" && (o.level != 1 || o.withStack || o.compactJson))
-        return usage("--level, --with-stack and --compact-json apply to the torch_npu layout");
-    if (o.scenario == "cluster-slowrank" && !ranksGiven)
-        o.ranks = 4;
-    if (o.scenario == "cluster-slowrank" && o.ranks < 2)
-        return usage("cluster-slowrank needs --ranks >= 2");
-    const int ranks = o.ranks;
-    if (o.slowRank >= ranks || o.slowLinkSrc >= ranks || o.slowLinkDst >= ranks)
-        return usage("--slow-rank/--slow-link outside 0.." + std::to_string(ranks - 1));
+    if (const int bad = checkOptions(o, ranksGiven))
+        return bad;
 
     int lastPct = -1;
     if (!quiet)
@@ -182,17 +209,8 @@ int synth(const Args& args)
         std::fprintf(stderr, "npuscope synth: %s\n", r.error.c_str());
         return 1;
     }
-    if (!quiet) {
-        std::printf("wrote %zu rank folder(s) in %s: %.1f MB in %.2f s (%.0f MB/s), %llu device tasks, %d steps\n",
-                    r.rankDirs.size(), outDir.c_str(), static_cast<double>(r.bytesWritten) / 1e6, secs,
-                    secs > 0 ? static_cast<double>(r.bytesWritten) / 1e6 / secs : 0.0,
-                    static_cast<unsigned long long>(r.deviceTasks), r.steps);
-        std::printf("rank 0: step %.3f ms, AI Core utilisation %.2f %%, L2 hit %.2f %%, HBM %.2f %% of %.0f GB/s, "
-                    "exposed communication %.1f %%\n",
-                    r.stepMs, r.aicUtil, r.l2Hit * 100, r.hbmUtil * 100, r.hbmPeakGBps, r.exposedCommShare * 100);
-        for (const auto& d : r.rankDirs)
-            std::printf("  %s\n", d.c_str());
-    }
+    if (!quiet)
+        printResult(r, outDir, secs);
     return 0;
 }
 
