@@ -219,6 +219,45 @@ struct Collected {
     std::set<std::string> utilSources;
 };
 
+// One kernel row's hardware metrics into its group, weighted by `w` (its time inside the range);
+// counters scale with `frac`, the share of the task inside the range. The utilisation is
+// cube_utilization, else the larger of the mac and vec ratios; `utilSources` names what was used.
+void addKernelMetrics(const KernelTable& k, const MetricColumns& mc, std::size_t r, double w, double frac, GroupAcc& g,
+                      std::set<std::string>& utilSources)
+{
+    const double cube = k.metric(mc.cube, r);
+    if (!std::isnan(cube)) {
+        g.util.add(cube / 100.0, w);
+        utilSources.insert("cube_utilization(%)");
+    } else {
+        const double mac = k.metric(mc.mac, r), vec = k.metric(mc.vec, r);
+        double u = kNaN;
+        if (!std::isnan(mac) && (std::isnan(vec) || mac >= vec)) {
+            u = mac;
+            utilSources.insert(k.metricNames[mc.mac]);
+        } else if (!std::isnan(vec)) {
+            u = vec;
+            utilSources.insert(k.metricNames[mc.vec]);
+        }
+        g.util.add(u, w);
+    }
+    const double h = sumOf(k, mc.hits, r), m = sumOf(k, mc.misses, r);
+    if (!std::isnan(h) || !std::isnan(m)) {
+        g.hits += (std::isnan(h) ? 0 : h) * frac;
+        g.misses += (std::isnan(m) ? 0 : m) * frac;
+        g.haveCounters = true;
+    } else {
+        g.l2Rate.add(k.metric(mc.l2Rate, r), w);
+    }
+    g.read.add(sumOf(k, mc.read, r), w);
+    g.write.add(sumOf(k, mc.write, r), w);
+    g.mac.add(k.metric(mc.mac, r), w);
+    g.vec.add(k.metric(mc.vec, r), w);
+    g.mte2.add(maxOf(k, mc.mte2, r), w);
+    g.mte3.add(maxOf(k, mc.mte3, r), w);
+    g.scalar.add(maxOf(k, mc.scalar, r), w);
+}
+
 Collected collect(const Profile& p, const OpStatsOptions& o, bool single)
 {
     Collected c;
@@ -255,37 +294,7 @@ Collected collect(const Profile& p, const OpStatsOptions& o, bool single)
             // Counters scale with the share of the task inside the range.
             const double frac = k.dur[r] > 0 ? w / static_cast<double>(k.dur[r]) : 1.0;
 
-            const double cube = k.metric(mc.cube, r);
-            if (!std::isnan(cube)) {
-                g.util.add(cube / 100.0, w);
-                c.utilSources.insert("cube_utilization(%)");
-            } else {
-                const double mac = k.metric(mc.mac, r), vec = k.metric(mc.vec, r);
-                double u = kNaN;
-                if (!std::isnan(mac) && (std::isnan(vec) || mac >= vec)) {
-                    u = mac;
-                    c.utilSources.insert(k.metricNames[mc.mac]);
-                } else if (!std::isnan(vec)) {
-                    u = vec;
-                    c.utilSources.insert(k.metricNames[mc.vec]);
-                }
-                g.util.add(u, w);
-            }
-            const double h = sumOf(k, mc.hits, r), m = sumOf(k, mc.misses, r);
-            if (!std::isnan(h) || !std::isnan(m)) {
-                g.hits += (std::isnan(h) ? 0 : h) * frac;
-                g.misses += (std::isnan(m) ? 0 : m) * frac;
-                g.haveCounters = true;
-            } else {
-                g.l2Rate.add(k.metric(mc.l2Rate, r), w);
-            }
-            g.read.add(sumOf(k, mc.read, r), w);
-            g.write.add(sumOf(k, mc.write, r), w);
-            g.mac.add(k.metric(mc.mac, r), w);
-            g.vec.add(k.metric(mc.vec, r), w);
-            g.mte2.add(maxOf(k, mc.mte2, r), w);
-            g.mte3.add(maxOf(k, mc.mte3, r), w);
-            g.scalar.add(maxOf(k, mc.scalar, r), w);
+            addKernelMetrics(k, mc, r, w, frac, g, c.utilSources);
         }
         return c;
     }
