@@ -37,6 +37,25 @@ using StreamTasks = std::map<std::int64_t, std::vector<const Task*>>;
 
 void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::vector<char>& matched, RuleOut& out);
 
+// A pattern's ops, each as its lower-cased alternatives ("Add|AddV2" -> {"add", "addv2"}).
+std::vector<std::vector<std::string>> patternAlternatives(const std::vector<std::string>& ops)
+{
+    std::vector<std::vector<std::string>> alts;
+    for (const auto& o : ops) {
+        std::vector<std::string> a;
+        std::size_t s = 0;
+        while (s <= o.size()) {
+            const auto e = o.find('|', s);
+            a.push_back(lower(o.substr(s, e == std::string::npos ? std::string::npos : e - s)));
+            if (e == std::string::npos)
+                break;
+            s = e + 1;
+        }
+        alts.push_back(std::move(a));
+    }
+    return alts;
+}
+
 // ---- CMP-FUSE (a): known patterns on consecutive tasks of one stream -----------------------
 void fuse(const RuleCtx& c, RuleOut& out)
 {
@@ -63,19 +82,7 @@ void fuse(const RuleCtx& c, RuleOut& out)
             const auto ops = stringList(pat.value("ops", nlohmann::json::array()));
             if (ops.size() < 2)
                 continue;
-            std::vector<std::vector<std::string>> alts;
-            for (const auto& o : ops) {
-                std::vector<std::string> a;
-                std::size_t s = 0;
-                while (s <= o.size()) {
-                    const auto e = o.find('|', s);
-                    a.push_back(lower(o.substr(s, e == std::string::npos ? std::string::npos : e - s)));
-                    if (e == std::string::npos)
-                        break;
-                    s = e + 1;
-                }
-                alts.push_back(std::move(a));
-            }
+            const std::vector<std::vector<std::string>> alts = patternAlternatives(ops);
             auto matches = [&](const Task* t, std::size_t i) {
                 const std::string& ty = lowerType.find(t->type.v)->second;
                 for (const auto& a : alts[i])
