@@ -63,6 +63,80 @@ LaneLevel makeLevel(const Profile& p, std::vector<std::uint32_t> rows, bool flat
     return l;
 }
 
+// Non-empty tracks are grouped by (kind order, process name, process label).
+struct ProcessKey {
+    int order;
+    std::string process;
+    std::int64_t pid;
+    bool operator<(const ProcessKey& o) const { return std::tie(order, process, pid) < std::tie(o.order, o.process, o.pid); }
+};
+
+// The non-empty tracks of a rank by process. A process's place is that of its most host-side
+// track kind (HCCL holds both CommGroup and CommPlane tracks and stays one group). A process the
+// trace does not name: by its pid when its kind says nothing either (a plain Chrome trace
+// without process_name metadata), else by its kind.
+std::map<ProcessKey, std::vector<std::uint32_t>> tracksByProcess(const Profile& p)
+{
+    auto processName = [&p](const Track& tr) {
+        if (!p.str(tr.process).empty())
+            return p.strings.str(tr.process);
+        return tr.kind == TrackKind::Other ? "Process " + std::to_string(tr.pid) : std::string(trackKindName(tr.kind));
+    };
+    std::map<std::pair<std::string, std::int64_t>, int> processOrder;
+    for (const Track& tr : p.tracks) {
+        if (tr.sliceEnd <= tr.sliceBegin)
+            continue;
+        auto [it, fresh] = processOrder.try_emplace({processName(tr), tr.pid}, kindOrder(tr.kind));
+        if (!fresh)
+            it->second = std::min(it->second, kindOrder(tr.kind));
+    }
+    std::map<ProcessKey, std::vector<std::uint32_t>> byProcess;
+    for (std::uint32_t t = 0; t < p.tracks.size(); ++t) {
+        const Track& tr = p.tracks[t];
+        if (tr.sliceEnd <= tr.sliceBegin)
+            continue; // metadata-only tracks draw nothing
+        const std::string name = processName(tr);
+        byProcess[{processOrder[{name, tr.pid}], name, tr.pid}].push_back(t);
+    }
+    return byProcess;
+}
+
+// The lane of track `t`: one level per nesting depth.
+Lane makeLane(const Profile& p, std::uint32_t t, int rank, int group)
+{
+    const Track& tr = p.tracks[t];
+    Lane lane;
+    lane.rank = rank;
+    lane.track = TrackId(t);
+    lane.kind = tr.kind;
+    lane.name = p.str(tr.thread).empty() ? QStringLiteral("Thread %1").arg(tr.tid) : qstr(p.str(tr.thread));
+    lane.group = group;
+    if (tr.maxDepth == 0) {
+        lane.levels.push_back(makeLevel(p, {}, true, tr.sliceBegin, tr.sliceEnd));
+        return lane;
+    }
+    std::vector<std::vector<std::uint32_t>> perDepth(tr.maxDepth + 1u);
+    for (std::uint32_t s = tr.sliceBegin; s < tr.sliceEnd; ++s)
+        perDepth[p.slices.depth[s]].push_back(s);
+    for (auto& rows : perDepth)
+        lane.levels.push_back(makeLevel(p, std::move(rows), false, 0, 0));
+    return lane;
+}
+
+// (slice, flow) for both ends of every flow bound to a slice, sorted.
+std::vector<std::pair<std::uint32_t, std::uint32_t>> flowIndexOf(const Profile& p)
+{
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> fi;
+    for (std::uint32_t f = 0; f < p.flows.size(); ++f) {
+        if (f < p.flows.srcSlice.size() && p.flows.srcSlice[f] != kNone)
+            fi.emplace_back(p.flows.srcSlice[f], f);
+        if (f < p.flows.dstSlice.size() && p.flows.dstSlice[f] != kNone)
+            fi.emplace_back(p.flows.dstSlice[f], f);
+    }
+    std::sort(fi.begin(), fi.end());
+    return fi;
+}
+
 } // namespace
 
 void TimelineLayout::build(const SessionPtr& session)
@@ -90,38 +164,7 @@ void TimelineLayout::build(const SessionPtr& session)
         // one map insert per distinct key after the rank.
         std::vector<TimeNs> keyTotals(p.strings.size(), 0);
 
-        // Group the non-empty tracks by (kind order, process name, process label).
-        struct Key {
-            int order;
-            std::string process;
-            std::int64_t pid;
-            bool operator<(const Key& o) const { return std::tie(order, process, pid) < std::tie(o.order, o.process, o.pid); }
-        };
-        // A process's place is that of its most host-side track kind (HCCL holds both
-        // CommGroup and CommPlane tracks and stays one group).
-        // A process the trace does not name: by its pid when its kind says nothing either (a
-        // plain Chrome trace without process_name metadata), else by its kind.
-        auto processName = [&p](const Track& tr) {
-            if (!p.str(tr.process).empty())
-                return p.strings.str(tr.process);
-            return tr.kind == TrackKind::Other ? "Process " + std::to_string(tr.pid) : std::string(trackKindName(tr.kind));
-        };
-        std::map<std::pair<std::string, std::int64_t>, int> processOrder;
-        for (const Track& tr : p.tracks) {
-            if (tr.sliceEnd <= tr.sliceBegin)
-                continue;
-            auto [it, fresh] = processOrder.try_emplace({processName(tr), tr.pid}, kindOrder(tr.kind));
-            if (!fresh)
-                it->second = std::min(it->second, kindOrder(tr.kind));
-        }
-        std::map<Key, std::vector<std::uint32_t>> byProcess;
-        for (std::uint32_t t = 0; t < p.tracks.size(); ++t) {
-            const Track& tr = p.tracks[t];
-            if (tr.sliceEnd <= tr.sliceBegin)
-                continue; // metadata-only tracks draw nothing
-            const std::string name = processName(tr);
-            byProcess[{processOrder[{name, tr.pid}], name, tr.pid}].push_back(t);
-        }
+        std::map<ProcessKey, std::vector<std::uint32_t>> byProcess = tracksByProcess(p);
 
         LaneGroup rankGroup;
         rankGroup.rank = rank;
@@ -148,21 +191,7 @@ void TimelineLayout::build(const SessionPtr& session)
             const int gi = static_cast<int>(groups.size());
             for (std::uint32_t t : tracks) {
                 const Track& tr = p.tracks[t];
-                Lane lane;
-                lane.rank = rank;
-                lane.track = TrackId(t);
-                lane.kind = tr.kind;
-                lane.name = p.str(tr.thread).empty() ? QStringLiteral("Thread %1").arg(tr.tid) : qstr(p.str(tr.thread));
-                lane.group = gi;
-                if (tr.maxDepth == 0) {
-                    lane.levels.push_back(makeLevel(p, {}, true, tr.sliceBegin, tr.sliceEnd));
-                } else {
-                    std::vector<std::vector<std::uint32_t>> perDepth(tr.maxDepth + 1u);
-                    for (std::uint32_t s = tr.sliceBegin; s < tr.sliceEnd; ++s)
-                        perDepth[p.slices.depth[s]].push_back(s);
-                    for (auto& rows : perDepth)
-                        lane.levels.push_back(makeLevel(p, std::move(rows), false, 0, 0));
-                }
+                Lane lane = makeLane(p, t, rank, gi);
                 if (tr.kind == TrackKind::Overlap)
                     for (std::uint32_t s = tr.sliceBegin; s < tr.sliceEnd; ++s)
                         colors[p.slices.name[s].v] = static_cast<std::uint8_t>(overlapColor(p.str(p.slices.name[s])));
@@ -181,14 +210,7 @@ void TimelineLayout::build(const SessionPtr& session)
             if (keyTotals[i] > 0)
                 legendTotals[std::string(p.strings.view(NameId(static_cast<std::uint32_t>(i))))] += keyTotals[i];
 
-        auto& fi = flowIndex.emplace_back();
-        for (std::uint32_t f = 0; f < p.flows.size(); ++f) {
-            if (f < p.flows.srcSlice.size() && p.flows.srcSlice[f] != kNone)
-                fi.emplace_back(p.flows.srcSlice[f], f);
-            if (f < p.flows.dstSlice.size() && p.flows.dstSlice[f] != kNone)
-                fi.emplace_back(p.flows.dstSlice[f], f);
-        }
-        std::sort(fi.begin(), fi.end());
+        flowIndex.push_back(flowIndexOf(p));
     }
 
     for (const auto& [key, total] : legendTotals)
