@@ -82,17 +82,12 @@ private:
     U64Map m_taskTypes, m_types;
 };
 
-// A step_trace_time.csv row of this rank (not of a cluster-level table).
-bool isRankStepRow(const StepRow& s) { return s.computing && (s.type.empty() || s.type == "rank"); }
-
-// What the profile holds: kernels, timeline, step trace, communication, device info, levels.
+// What the profile holds: kernels, timeline, communication, device info, levels (the step trace
+// is findSteps').
 void findCapabilities(RankFacts& f)
 {
     const Profile& p = f.p;
     f.hasKernels = p.kernels.size() > 0;
-    for (const auto& s : p.steps)
-        if (isRankStepRow(s))
-            f.hasStepTrace = true;
     for (const auto& op : p.commOps)
         if (!op.totalInfo)
             f.hasComm = true;
@@ -226,6 +221,7 @@ void findSteps(RankFacts& f)
 {
     f.overlap = computeOverlap(f.p);
     const OverlapResult& o = f.overlap;
+    f.hasStepTrace = o.source == OverlapSource::StepTrace; // the rank's step_trace_time.csv rows
     const bool rowsTakeSpans = o.source == OverlapSource::StepTrace && o.spans.size() == o.steps.size();
     for (std::size_t i = 0; i < o.steps.size(); ++i) {
         const StepBreakdown& b = o.steps[i];
