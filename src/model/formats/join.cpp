@@ -17,6 +17,7 @@
 #include "model/formats/readers.h"
 
 #include <algorithm>
+#include <functional>
 #include <span>
 #include <unordered_map>
 
@@ -161,38 +162,71 @@ void joinL2(Profile& p)
     col.compact();
 }
 
-} // namespace
-
-bool joinKernels(Profile& p, const std::atomic<bool>* cancel)
+// Every slice of a Stream track, in track order.
+std::vector<std::uint32_t> streamSlicesOf(const Profile& p)
 {
-    const auto cancelled = [cancel] { return cancel && cancel->load(std::memory_order_relaxed); };
-    KernelTable& K = p.kernels;
-    SliceTable& S = p.slices;
-    K.slice.assign(K.size(), kNone);
-    std::fill(S.kernel.begin(), S.kernel.end(), kNone);
-    p.join = JoinStats{};
-    p.join.kernelRows = K.size();
-
-    const KernelIndex byKey(K);
-    if (cancelled())
-        return false;
-
-    auto bind = [&](std::uint32_t slice, std::uint32_t row) {
-        S.kernel[slice] = row;
-        K.slice[row] = slice;
-    };
-
-    // Stream slices, with their key.
-    std::vector<std::uint32_t> streamSlices;
+    std::vector<std::uint32_t> slices;
     for (const Track& t : p.tracks) {
         if (t.kind != TrackKind::Stream)
             continue;
         for (std::uint32_t s = t.sliceBegin; s < t.sliceEnd; ++s)
-            streamSlices.push_back(s);
+            slices.push_back(s);
     }
-    p.join.deviceTasks = streamSlices.size();
+    return slices;
+}
 
-    // Pass 0: exact start; pass 1: nearest start within 1 µs among rows still free.
+void bind(Profile& p, std::uint32_t slice, std::uint32_t row)
+{
+    p.slices.kernel[slice] = row;
+    p.kernels.slice[row] = slice;
+}
+
+// The free kernel row a stream slice joins in a pass (0: exact start; 1: nearest start within
+// 1 µs), else kNone.
+std::uint32_t rowForSlice(const Profile& p, const KernelIndex& byKey, std::uint32_t s, int pass)
+{
+    const KernelTable& K = p.kernels;
+    const SliceTable& S = p.slices;
+    const Track& t = p.tracks[S.track[s].v];
+    const auto rows = byKey.find(t.streamId, static_cast<std::int64_t>(S.taskId[s]));
+    const std::uint32_t subtask = S.subtask(s); // kNone unless a MIX task
+    const TimeNs ts = S.start[s];
+    // First row starting at or after ts - window (rows are sorted by start).
+    const TimeNs lo = pass == 0 ? ts : ts - kNearestNs;
+    auto first = std::lower_bound(rows.begin(), rows.end(), lo,
+                                  [&K](std::uint32_t r, TimeNs v) { return K.start[r] < v; });
+    std::uint32_t best = kNone;
+    TimeNs bestDiff = 0;
+    for (auto j = first; j != rows.end(); ++j) {
+        const TimeNs diff = K.start[*j] - ts;
+        if (pass == 0 ? diff != 0 : diff > kNearestNs)
+            break;
+        if (K.slice[*j] != kNone || !devicesCompatible(K.device[*j], t.device))
+            continue;
+        // A MIX task's subtasks share its task id (and may share its start): the
+        // Subtask Id picks the row of that Context ID.
+        if (subtask != kNone && K.contextId[*j] >= 0 && K.contextId[*j] != subtask)
+            continue;
+        const TimeNs ad = diff < 0 ? -diff : diff;
+        if (best == kNone || ad < bestDiff) {
+            best = *j;
+            bestDiff = ad;
+        }
+        if (pass == 0)
+            break;
+    }
+    return best;
+}
+
+// Joins the stream slices: every slice on its exact start first, then what is left on the
+// nearest start. False when cancelled.
+bool joinStreamSlices(Profile& p, const std::vector<std::uint32_t>& streamSlices,
+                      const std::function<bool()>& cancelled)
+{
+    const KernelIndex byKey(p.kernels);
+    if (cancelled())
+        return false;
+    const SliceTable& S = p.slices;
     for (int pass = 0; pass < 2; ++pass) {
         for (std::size_t i = 0; i < streamSlices.size(); ++i) {
             if (i % 65536 == 0 && cancelled())
@@ -200,48 +234,21 @@ bool joinKernels(Profile& p, const std::atomic<bool>* cancel)
             const std::uint32_t s = streamSlices[i];
             if (S.kernel[s] != kNone || S.taskId[s] == kNone)
                 continue;
-            const Track& t = p.tracks[S.track[s].v];
-            const auto rows = byKey.find(t.streamId, static_cast<std::int64_t>(S.taskId[s]));
-            const std::uint32_t subtask = S.subtask(s); // kNone unless a MIX task
-            const TimeNs ts = S.start[s];
-            // First row starting at or after ts - window (rows are sorted by start).
-            const TimeNs lo = pass == 0 ? ts : ts - kNearestNs;
-            auto first = std::lower_bound(rows.begin(), rows.end(), lo,
-                                          [&K](std::uint32_t r, TimeNs v) { return K.start[r] < v; });
-            std::uint32_t best = kNone;
-            TimeNs bestDiff = 0;
-            for (auto j = first; j != rows.end(); ++j) {
-                const TimeNs diff = K.start[*j] - ts;
-                if (pass == 0 ? diff != 0 : diff > kNearestNs)
-                    break;
-                if (K.slice[*j] != kNone || !devicesCompatible(K.device[*j], t.device))
-                    continue;
-                // A MIX task's subtasks share its task id (and may share its start): the
-                // Subtask Id picks the row of that Context ID.
-                if (subtask != kNone && K.contextId[*j] >= 0 && K.contextId[*j] != subtask)
-                    continue;
-                const TimeNs ad = diff < 0 ? -diff : diff;
-                if (best == kNone || ad < bestDiff) {
-                    best = *j;
-                    bestDiff = ad;
-                }
-                if (pass == 0)
-                    break;
-            }
-            if (best != kNone) {
-                bind(s, best);
+            const std::uint32_t row = rowForSlice(p, byKey, s, pass);
+            if (row != kNone) {
+                bind(p, s, row);
                 ++(pass == 0 ? p.join.matchedExact : p.join.matchedNearest);
             }
         }
     }
-    for (std::uint32_t s : streamSlices)
-        if (S.kernel[s] == kNone)
-            ++p.join.unmatchedTasks;
+    return true;
+}
 
-    if (cancelled())
-        return false;
-
-    // Communication rows (task id N/A): by name and start within 1 µs on CommGroup tracks.
+// Communication rows (task id N/A): by name and start within 1 µs on CommGroup tracks.
+void joinCommunicationRows(Profile& p)
+{
+    const KernelTable& K = p.kernels;
+    const SliceTable& S = p.slices;
     std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> commByName; // name id -> slices by start
     for (const Track& t : p.tracks) {
         if (t.kind != TrackKind::CommGroup)
@@ -249,36 +256,61 @@ bool joinKernels(Profile& p, const std::atomic<bool>* cancel)
         for (std::uint32_t s = t.sliceBegin; s < t.sliceEnd; ++s)
             commByName[S.name[s].v].push_back(s);
     }
-    if (!commByName.empty()) {
-        for (auto& [n, v] : commByName)
-            std::sort(v.begin(), v.end(), [&S](auto a, auto b) { return S.start[a] < S.start[b]; });
-        for (std::uint32_t r = 0; r < K.size(); ++r) {
-            if (K.taskId[r] >= 0 || K.slice[r] != kNone)
+    if (commByName.empty())
+        return;
+    for (auto& [n, v] : commByName)
+        std::sort(v.begin(), v.end(), [&S](auto a, auto b) { return S.start[a] < S.start[b]; });
+    for (std::uint32_t r = 0; r < K.size(); ++r) {
+        if (K.taskId[r] >= 0 || K.slice[r] != kNone)
+            continue;
+        auto it = commByName.find(K.name[r].v);
+        if (it == commByName.end())
+            continue;
+        const auto& v = it->second;
+        const TimeNs ts = K.start[r];
+        auto first = std::lower_bound(v.begin(), v.end(), ts - kNearestNs,
+                                      [&S](std::uint32_t s, TimeNs x) { return S.start[s] < x; });
+        std::uint32_t best = kNone;
+        TimeNs bestDiff = 0;
+        for (auto j = first; j != v.end() && S.start[*j] - ts <= kNearestNs; ++j) {
+            if (S.kernel[*j] != kNone)
                 continue;
-            auto it = commByName.find(K.name[r].v);
-            if (it == commByName.end())
-                continue;
-            const auto& v = it->second;
-            const TimeNs ts = K.start[r];
-            auto first = std::lower_bound(v.begin(), v.end(), ts - kNearestNs,
-                                          [&S](std::uint32_t s, TimeNs x) { return S.start[s] < x; });
-            std::uint32_t best = kNone;
-            TimeNs bestDiff = 0;
-            for (auto j = first; j != v.end() && S.start[*j] - ts <= kNearestNs; ++j) {
-                if (S.kernel[*j] != kNone)
-                    continue;
-                const TimeNs d = S.start[*j] > ts ? S.start[*j] - ts : ts - S.start[*j];
-                if (best == kNone || d < bestDiff) {
-                    best = *j;
-                    bestDiff = d;
-                }
-            }
-            if (best != kNone) {
-                bind(best, r);
-                ++(bestDiff == 0 ? p.join.matchedExact : p.join.matchedNearest);
+            const TimeNs d = S.start[*j] > ts ? S.start[*j] - ts : ts - S.start[*j];
+            if (best == kNone || d < bestDiff) {
+                best = *j;
+                bestDiff = d;
             }
         }
+        if (best != kNone) {
+            bind(p, best, r);
+            ++(bestDiff == 0 ? p.join.matchedExact : p.join.matchedNearest);
+        }
     }
+}
+
+} // namespace
+
+bool joinKernels(Profile& p, const std::atomic<bool>* cancel)
+{
+    const std::function<bool()> cancelled = [cancel] { return cancel && cancel->load(std::memory_order_relaxed); };
+    KernelTable& K = p.kernels;
+    SliceTable& S = p.slices;
+    K.slice.assign(K.size(), kNone);
+    std::fill(S.kernel.begin(), S.kernel.end(), kNone);
+    p.join = JoinStats{};
+    p.join.kernelRows = K.size();
+
+    const std::vector<std::uint32_t> streamSlices = streamSlicesOf(p);
+    p.join.deviceTasks = streamSlices.size();
+    if (!joinStreamSlices(p, streamSlices, cancelled))
+        return false;
+    for (std::uint32_t s : streamSlices)
+        if (S.kernel[s] == kNone)
+            ++p.join.unmatchedTasks;
+    if (cancelled())
+        return false;
+
+    joinCommunicationRows(p);
     for (std::uint32_t r = 0; r < K.size(); ++r)
         if (K.slice[r] == kNone)
             ++p.join.unmatchedKernels;

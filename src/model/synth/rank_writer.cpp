@@ -247,120 +247,141 @@ void RankWriter::writeTask(const StepPlan& plan, const Task& t)
     planeTask("Reduce_Inline", t.transferStart, t.transitNs, 1, "SDMA", bytes, "FP16", "HCCS", bw);
 }
 
-void RankWriter::writeStep(const StepPlan& plan, const RankStep& rs, StepBreakdown& out)
-{
-    const bool ms = m_l.msprof;
-    const bool level1 = ms || m_l.level >= 1;
-    m_trace->counter(m_freqPid, "AI Core Freq", "MHz", kFreqMHz, true, plan.start);
-
+// What a step's task loop gathers: the device intervals for the overlap lanes, the step's
+// communication totals and the per-layer state of the Python frames and HBM counters.
+struct RankWriter::StepState {
     std::vector<Interval> compute, comm;
-    compute.reserve(rs.tasks.size());
     CommTotals stepComm;
     bool firstCommOp = true;
-    const bool commFiles = m_comm.isOpen();
-    if (!ms && commFiles) {
-        if (!m_firstCommStep) {
-            m_comm.str(m_style.item);
-            m_matrix.str(m_style.item);
-        }
-        for (OutFile* f : {&m_comm, &m_matrix}) {
-            f->ch('"').str("step").i64(plan.index).ch('"').str(m_style.colon).ch('{');
-            f->str("\"p2p\"").str(m_style.colon).str("{}").str(m_style.item).str("\"collective\"").str(m_style.colon).ch('{');
-        }
-    }
     // with_stack: python_function slices of the step (generate), each decoder layer and each op's caller
-    const std::int64_t stepFrameId = m_pythonId++;
-    std::int64_t layerFrameId = 0, layerFrom = 0, layerTo = 0;
+    std::int64_t stepFrameId = 0, layerFrameId = 0, layerFrom = 0, layerTo = 0;
+    int pyLayer = -1;
     // HBM counter per layer: bytes moved over the layer's window
-    int layer = -1, pyLayer = -1;
+    int layer = -1;
     std::int64_t layerStart = 0, layerEnd = 0;
     double layerBytes = 0;
-    auto flushLayer = [&] {
-        if (layer < 0 || layerEnd <= layerStart)
-            return;
-        const double mbps = layerBytes / 1e6 / (static_cast<double>(layerEnd - layerStart) / 1e9);
-        m_trace->counter(m_hbmPid, "HBM 0/Read", "Read(MB/s)", r3(mbps * 0.75), false, layerStart);
-        m_trace->counter(m_hbmPid, "HBM 0/Write", "Write(MB/s)", r3(mbps * 0.25), false, layerStart);
-    };
-    auto flushPyLayer = [&] {
-        if (pyLayer >= 0 && m_l.withStack && !ms)
-            m_trace->pyFunction(layerFrame(), layerFrom, layerTo - layerFrom, layerFrameId, stepFrameId);
-    };
-    for (const Task& t : rs.tasks) {
-        const OpKind& op = m_sc.ops[static_cast<std::size_t>(t.op)];
-        if (!ms) {
-            if (t.layer != pyLayer) {
-                flushPyLayer();
-                pyLayer = t.layer;
-                layerFrameId = m_pythonId++;
-                layerFrom = t.pyStart - 800;
-            }
-            layerTo = t.pyStart + t.pyDur + 600;
-            writePython(t, layerFrameId);
-            writeOperatorDetails(t);
-        }
-        writeTask(plan, t);
-        if (op.core == Core::Comm) {
-            writeCommRow(plan, t);
-            comm.push_back({t.start, t.start + t.dur});
-            stepComm.add(t);
-            m_runComm.add(t);
-            if (commFiles) {
-                if (!firstCommOp || (ms && !m_firstCommStep)) {
-                    m_comm.str(m_style.item);
-                    m_matrix.str(m_style.item);
-                }
-                firstCommOp = false;
-                m_comm.ch('"').str(commOpKey(t)).ch('"').str(m_style.colon);
-                writeCommOp(m_comm, t, m_style);
-                m_matrix.ch('"').str(commOpKey(t)).ch('"').str(m_style.colon).ch('{');
-                bool firstLink = true;
-                writeCommLinks(m_matrix, t, firstLink, m_style);
-                m_matrix.ch('}');
-                if (ms)
-                    m_firstCommStep = false;
-            }
-        } else {
-            writeKernelRow(plan, t);
-            writeL2Row(t);
-            compute.push_back({t.start, t.start + t.dur});
-            if (t.layer != layer) {
-                flushLayer();
-                layer = t.layer;
-                layerStart = t.start;
-                layerBytes = 0;
-            }
-            layerEnd = t.start + t.dur;
-            layerBytes += t.gbps * 1e9 * static_cast<double>(t.dur) / 1e9;
-        }
-    }
-    flushPyLayer();
-    flushLayer();
-    m_trace->counter(m_hbmPid, "HBM 0/Read", "Read(MB/s)", 0, false, layerEnd);
-    m_trace->counter(m_hbmPid, "HBM 0/Write", "Write(MB/s)", 0, false, layerEnd);
-    // the step ends with the host waiting for the device
-    {
-        const char* acl = "aclrtSynchronizeStream";
-        if (level1)
-            cannApi(m_tid, std::string("AscendCL@") + acl, "ACL_RTS", "acl", acl, "0", rs.syncConn, rs.syncStart,
-                    rs.syncDur);
-        addApi("acl", acl, rs.syncDur);
-        if (!ms && m_l.level >= 2 && rs.syncDur > 2000) {
-            cannApi(m_tid, "Runtime@StreamSynchronize", "StreamSynchronize", "runtime", "0", "0",
-                    rs.syncConn | (1ull << 31), rs.syncStart + 1000, rs.syncDur - 2000);
-            addApi("runtime", "StreamSynchronize", rs.syncDur - 2000);
-        }
-    }
-    if (!ms && commFiles) {
-        m_comm.str(firstCommOp ? "" : m_style.item).str("\"Total Op Info\"").str(m_style.colon);
-        writeCommTotal(m_comm, stepComm, m_style);
-        m_comm.str("}}");
-        m_matrix.str("}}");
-        m_firstCommStep = false;
-    }
+};
 
-    // Overlap Analysis lanes and the step breakdown, from the tasks just written
-    const Overlap ov = computeOverlap(compute, comm, plan.start, plan.end);
+// torch_npu's communication files open a "stepN" object per step.
+void RankWriter::openStepCommFiles(const StepPlan& plan)
+{
+    if (m_l.msprof || !m_comm.isOpen())
+        return;
+    if (!m_firstCommStep) {
+        m_comm.str(m_style.item);
+        m_matrix.str(m_style.item);
+    }
+    for (OutFile* f : {&m_comm, &m_matrix}) {
+        f->ch('"').str("step").i64(plan.index).ch('"').str(m_style.colon).ch('{');
+        f->str("\"p2p\"").str(m_style.colon).str("{}").str(m_style.item).str("\"collective\"").str(m_style.colon).ch('{');
+    }
+}
+
+void RankWriter::flushHbmLayer(const StepState& st)
+{
+    if (st.layer < 0 || st.layerEnd <= st.layerStart)
+        return;
+    const double mbps = st.layerBytes / 1e6 / (static_cast<double>(st.layerEnd - st.layerStart) / 1e9);
+    m_trace->counter(m_hbmPid, "HBM 0/Read", "Read(MB/s)", r3(mbps * 0.75), false, st.layerStart);
+    m_trace->counter(m_hbmPid, "HBM 0/Write", "Write(MB/s)", r3(mbps * 0.25), false, st.layerStart);
+}
+
+void RankWriter::flushPythonLayer(const StepState& st)
+{
+    if (st.pyLayer >= 0 && m_l.withStack && !m_l.msprof)
+        m_trace->pyFunction(layerFrame(), st.layerFrom, st.layerTo - st.layerFrom, st.layerFrameId, st.stepFrameId);
+}
+
+// A collective's entries in the communication and matrix files.
+void RankWriter::writeCommOpFiles(const Task& t, StepState& st)
+{
+    const bool ms = m_l.msprof;
+    if (!st.firstCommOp || (ms && !m_firstCommStep)) {
+        m_comm.str(m_style.item);
+        m_matrix.str(m_style.item);
+    }
+    st.firstCommOp = false;
+    m_comm.ch('"').str(commOpKey(t)).ch('"').str(m_style.colon);
+    writeCommOp(m_comm, t, m_style);
+    m_matrix.ch('"').str(commOpKey(t)).ch('"').str(m_style.colon).ch('{');
+    bool firstLink = true;
+    writeCommLinks(m_matrix, t, firstLink, m_style);
+    m_matrix.ch('}');
+    if (ms)
+        m_firstCommStep = false;
+}
+
+// Every file's lines of one task: Python and operator details (torch_npu), the timeline, and
+// the kernel or communication rows.
+void RankWriter::writeStepTask(const StepPlan& plan, const Task& t, StepState& st)
+{
+    const OpKind& op = m_sc.ops[static_cast<std::size_t>(t.op)];
+    if (!m_l.msprof) {
+        if (t.layer != st.pyLayer) {
+            flushPythonLayer(st);
+            st.pyLayer = t.layer;
+            st.layerFrameId = m_pythonId++;
+            st.layerFrom = t.pyStart - 800;
+        }
+        st.layerTo = t.pyStart + t.pyDur + 600;
+        writePython(t, st.layerFrameId);
+        writeOperatorDetails(t);
+    }
+    writeTask(plan, t);
+    if (op.core == Core::Comm) {
+        writeCommRow(plan, t);
+        st.comm.push_back({t.start, t.start + t.dur});
+        st.stepComm.add(t);
+        m_runComm.add(t);
+        if (m_comm.isOpen())
+            writeCommOpFiles(t, st);
+        return;
+    }
+    writeKernelRow(plan, t);
+    writeL2Row(t);
+    st.compute.push_back({t.start, t.start + t.dur});
+    if (t.layer != st.layer) {
+        flushHbmLayer(st);
+        st.layer = t.layer;
+        st.layerStart = t.start;
+        st.layerBytes = 0;
+    }
+    st.layerEnd = t.start + t.dur;
+    st.layerBytes += t.gbps * 1e9 * static_cast<double>(t.dur) / 1e9;
+}
+
+// The step ends with the host waiting for the device.
+void RankWriter::writeStepSync(const RankStep& rs)
+{
+    const bool ms = m_l.msprof;
+    const char* acl = "aclrtSynchronizeStream";
+    if (ms || m_l.level >= 1)
+        cannApi(m_tid, std::string("AscendCL@") + acl, "ACL_RTS", "acl", acl, "0", rs.syncConn, rs.syncStart,
+                rs.syncDur);
+    addApi("acl", acl, rs.syncDur);
+    if (!ms && m_l.level >= 2 && rs.syncDur > 2000) {
+        cannApi(m_tid, "Runtime@StreamSynchronize", "StreamSynchronize", "runtime", "0", "0",
+                rs.syncConn | (1ull << 31), rs.syncStart + 1000, rs.syncDur - 2000);
+        addApi("runtime", "StreamSynchronize", rs.syncDur - 2000);
+    }
+}
+
+// torch_npu closes a step's communication objects with its "Total Op Info".
+void RankWriter::closeStepCommFiles(const StepState& st)
+{
+    if (m_l.msprof || !m_comm.isOpen())
+        return;
+    m_comm.str(st.firstCommOp ? "" : m_style.item).str("\"Total Op Info\"").str(m_style.colon);
+    writeCommTotal(m_comm, st.stepComm, m_style);
+    m_comm.str("}}");
+    m_matrix.str("}}");
+    m_firstCommStep = false;
+}
+
+// The Overlap Analysis lanes and, for torch_npu, the step's ProfilerStep slice.
+void RankWriter::writeStepLanes(const StepPlan& plan, const RankStep& rs, const StepState& st, const Overlap& ov)
+{
+    const bool ms = m_l.msprof;
     auto lane = [&](const std::vector<Interval>& v, const char* name, int torchTid, int msprofTid) {
         for (const auto& iv : v)
             m_trace->overlapX(ms ? msprofTid : torchTid, name, iv.first, iv.second - iv.first);
@@ -370,14 +391,19 @@ void RankWriter::writeStep(const StepPlan& plan, const RankStep& rs, StepBreakdo
     lane(ov.notOverlapped, "Communication(Not Overlapped)", 2, 1);
     lane(ov.free, "Free", 3, 3);
     m_trace->endStep();
-    if (!ms) {
-        // the ProfilerStep ends last (cpu_op slices come in completion order), with the step's generate()
-        if (m_l.withStack)
-            m_trace->pyFunction(stepFrame(), plan.start + 2000, rs.syncStart + rs.syncDur + 1000 - (plan.start + 2000),
-                                stepFrameId, 0);
-        m_trace->cpuOp("ProfilerStep#" + std::to_string(plan.index), plan.start, plan.end - plan.start,
-                       [](JsonObj& a) { a.i64("Sequence number", -1).i64("Fwd thread id", 0); });
-    }
+    if (ms)
+        return;
+    // the ProfilerStep ends last (cpu_op slices come in completion order), with the step's generate()
+    if (m_l.withStack)
+        m_trace->pyFunction(stepFrame(), plan.start + 2000, rs.syncStart + rs.syncDur + 1000 - (plan.start + 2000),
+                            st.stepFrameId, 0);
+    m_trace->cpuOp("ProfilerStep#" + std::to_string(plan.index), plan.start, plan.end - plan.start,
+                   [](JsonObj& a) { a.i64("Sequence number", -1).i64("Fwd thread id", 0); });
+}
+
+// The step breakdown: returned, added to the totals and written as a step_trace_time row.
+void RankWriter::writeStepBreakdown(const StepPlan& plan, const Overlap& ov, StepBreakdown& out)
+{
     out.computing = total(ov.computing);
     out.comm = total(ov.communication);
     out.commNotOverlapped = total(ov.notOverlapped);
@@ -395,6 +421,27 @@ void RankWriter::writeStep(const StepPlan& plan, const RankStep& rs, StepBreakdo
     m_totals.stepNs += out.stage;
     m_totals.commNoNs += out.commNotOverlapped;
     ++m_totals.steps;
+}
+
+void RankWriter::writeStep(const StepPlan& plan, const RankStep& rs, StepBreakdown& out)
+{
+    m_trace->counter(m_freqPid, "AI Core Freq", "MHz", kFreqMHz, true, plan.start);
+    StepState st;
+    st.compute.reserve(rs.tasks.size());
+    openStepCommFiles(plan);
+    st.stepFrameId = m_pythonId++;
+    for (const Task& t : rs.tasks)
+        writeStepTask(plan, t, st);
+    flushPythonLayer(st);
+    flushHbmLayer(st);
+    m_trace->counter(m_hbmPid, "HBM 0/Read", "Read(MB/s)", 0, false, st.layerEnd);
+    m_trace->counter(m_hbmPid, "HBM 0/Write", "Write(MB/s)", 0, false, st.layerEnd);
+    writeStepSync(rs);
+    closeStepCommFiles(st);
+    // Overlap Analysis lanes and the step breakdown, from the tasks just written
+    const Overlap ov = computeOverlap(st.compute, st.comm, plan.start, plan.end);
+    writeStepLanes(plan, rs, st, ov);
+    writeStepBreakdown(plan, ov, out);
 }
 
 bool RankWriter::finish(std::string& error)

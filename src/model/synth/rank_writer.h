@@ -4,6 +4,7 @@
 // torch_npu or msprof layout, with what the profiler level writes.
 #include "model/synth/comm_json.h"
 #include "model/synth/out_file.h"
+#include "model/synth/overlap.h"
 #include "model/synth/python_side.h"
 #include "model/synth/synth_model.h"
 #include "model/synth/trace_writer.h"
@@ -66,6 +67,16 @@ private:
         double sumSq = 0;
     };
 
+    struct StepState;
+    void openStepCommFiles(const StepPlan& plan);
+    void writeStepTask(const StepPlan& plan, const Task& t, StepState& st);
+    void writeCommOpFiles(const Task& t, StepState& st);
+    void flushHbmLayer(const StepState& st);
+    void flushPythonLayer(const StepState& st);
+    void writeStepSync(const RankStep& rs);
+    void closeStepCommFiles(const StepState& st);
+    void writeStepLanes(const StepPlan& plan, const RankStep& rs, const StepState& st, const Overlap& ov);
+    void writeStepBreakdown(const StepPlan& plan, const Overlap& ov, StepBreakdown& out);
     void writeTask(const StepPlan& plan, const Task& t);
     void writePython(const Task& t, std::int64_t layerFrameId);
     void cannApi(std::int64_t tid, std::string_view name, const char* mode, const char* level, std::string_view id,

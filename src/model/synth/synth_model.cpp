@@ -262,141 +262,156 @@ double Scheduler::u01(int rank)
     return static_cast<double>(m_rng[static_cast<std::size_t>(rank)]() >> 11) * 0x1.0p-53;
 }
 
-StepPlan Scheduler::next()
+// A step's clocks per rank: where the host, the compute stream and the communication stream are.
+struct Scheduler::StepClock {
+    std::vector<std::int64_t> host, dev, hccl;
+    std::vector<bool> afterComm; // the next compute task waits on a collective's completion
+};
+
+void Scheduler::launch(StepClock& c, std::size_t r, Task& t, double aclUs)
 {
-    StepPlan plan;
-    plan.index = ++m_step;
-    plan.start = m_now;
-    plan.ranks.resize(static_cast<std::size_t>(m_ranks));
-    const auto R = static_cast<std::size_t>(m_ranks);
-    std::vector<std::int64_t> host(R, m_now + us(5)), dev(R, m_now), hccl(R, m_now);
-    std::vector<bool> afterComm(R, false);
+    const auto ri = static_cast<int>(r);
+    t.pyStart = c.host[r];
+    t.aclStart = t.pyStart + us(2 + u01(ri));
+    t.aclDur = us(aclUs * jitter(ri, 0.2));
+    t.nodeStart = t.aclStart + us(1.5 + u01(ri));
+    t.nodeDur = std::max<std::int64_t>(t.aclDur - (t.nodeStart - t.aclStart) - us(1), us(1));
+    t.pyDur = t.aclStart - t.pyStart + t.aclDur + us(2 + 2 * u01(ri));
+    c.host[r] = t.pyStart + t.pyDur + us(1 + 3 * u01(ri));
+    t.conn = m_conn[r] + 1; // the acl call takes m_conn, its node launch the next
+    m_conn[r] += 2;
+}
 
-    auto launch = [&](std::size_t r, Task& t, double aclUs) {
-        const auto ri = static_cast<int>(r);
-        t.pyStart = host[r];
-        t.aclStart = t.pyStart + us(2 + u01(ri));
-        t.aclDur = us(aclUs * jitter(ri, 0.2));
-        t.nodeStart = t.aclStart + us(1.5 + u01(ri));
-        t.nodeDur = std::max<std::int64_t>(t.aclDur - (t.nodeStart - t.aclStart) - us(1), us(1));
-        t.pyDur = t.aclStart - t.pyStart + t.aclDur + us(2 + 2 * u01(ri));
-        host[r] = t.pyStart + t.pyDur + us(1 + 3 * u01(ri));
-        t.conn = m_conn[r] + 1; // the acl call takes m_conn, its node launch the next
-        m_conn[r] += 2;
-    };
-    auto nextTaskId = [&](int which, std::size_t r) {
-        auto& id = m_taskId[which][r];
-        const auto v = id;
-        id = id >= 65535 ? 0 : id + 1;
-        return v;
-    };
+std::uint32_t Scheduler::nextTaskId(int which, std::size_t r)
+{
+    auto& id = m_taskId[which][r];
+    const auto v = id;
+    id = id >= 65535 ? 0 : id + 1;
+    return v;
+}
 
-    for (int layer = 0; layer < m_sc.layers; ++layer) {
-        for (std::size_t oi = 0; oi < m_sc.ops.size(); ++oi) {
-            const OpKind& op = m_sc.ops[oi];
-            if (op.core == Core::Comm) {
-                std::vector<Task> ts(R);
-                std::int64_t maxA = 0;
-                for (std::size_t r = 0; r < R; ++r) {
-                    Task& t = ts[r];
-                    t.op = static_cast<int>(oi);
-                    t.layer = layer;
-                    t.stream = kCommStream;
-                    launch(r, t, 38);
-                    t.start = std::max({dev[r] + us(1), hccl[r] + us(1), t.nodeStart + t.nodeDur + us(3)});
-                    t.waitBefore = t.start - hccl[r];
-                    t.taskId = nextTaskId(1, r);
-                    maxA = std::max(maxA, t.start);
-                }
-                // One rank alone stands for a TP group of 8: its peers arrive a little later.
-                const std::int64_t peerWait = m_ranks == 1 ? us(8 + 30 * u01(0)) : 0;
-                const std::int64_t transferStart = maxA + peerWait + us(2);
-                // Each peer link carries the chunk of an 8-way mesh whatever the group size, so a
-                // small cluster keeps the per-link time of the single-rank model.
-                constexpr double kChunks = 8;
-                std::int64_t groupTransit = 0;
-                for (std::size_t r = 0; r < R; ++r) {
-                    Task& t = ts[r];
-                    const int self = static_cast<int>(r);
-                    std::int64_t transit = 0;
-                    // Up to kMeshRanks ranks form one mesh; more form TP groups of 8 (base..base+7).
-                    const int base = m_ranks > kMeshRanks ? self - self % m_group : 0;
-                    for (int p = base; p < base + m_group && p < std::max(m_ranks, m_group); ++p) {
-                        Link l;
-                        l.src = self;
-                        l.dst = p;
-                        if (p == self) {
-                            l.local = true;
-                            l.mb = static_cast<double>(m_sc.msgBytes) / kChunks / 1e6;
-                            l.ns = static_cast<std::int64_t>(l.mb / (430.0 * jitter(self, 0.05)) * 1e6);
-                        } else {
-                            l.mb = 2.0 * static_cast<double>(m_sc.msgBytes) / kChunks / 1e6;
-                            double bw = m_sc.linkGBps * jitter(self, 0.04);
-                            if (self == m_sc.slowSrc && p == m_sc.slowDst)
-                                bw *= m_sc.slowLinkShare;
-                            l.ns = static_cast<std::int64_t>(l.mb / bw * 1e6);
-                            transit = std::max(transit, l.ns);
-                        }
-                        t.links.push_back(l);
-                    }
-                    t.transitNs = transit;
-                    groupTransit = std::max(groupTransit, transit);
-                }
-                const std::int64_t end = transferStart + groupTransit + us(4 + 2 * u01(0));
-                for (std::size_t r = 0; r < R; ++r) {
-                    Task& t = ts[r];
-                    t.dur = end - t.start;
-                    t.transferStart = transferStart;
-                    t.waitNs = transferStart - t.start;
-                    t.syncNs = t.waitNs * 49 / 50;
-                    t.commIndex = m_commCounter;
-                    hccl[r] = end;
-                    if (!m_sc.overlapComm) {
-                        dev[r] = end;
-                        afterComm[r] = true;
-                    }
-                    plan.ranks[r].tasks.push_back(std::move(t));
-                }
-                ++m_commCounter;
-                continue;
-            }
-            for (std::size_t r = 0; r < R; ++r) {
-                const int ri = static_cast<int>(r);
-                Task t;
-                t.op = static_cast<int>(oi);
-                t.layer = layer;
-                t.stream = kComputeStream;
-                launch(r, t, 14);
-                double gapUs = op.gapUs > 0 ? op.gapUs * jitter(ri, 0.25) : 1.2 + 1.5 * u01(ri);
-                if (afterComm[r]) {
-                    // waits on the collective's completion event: a dependency gap
-                    gapUs += 21 + 8 * u01(ri);
-                    afterComm[r] = false;
-                }
-                t.start = std::max(dev[r] + us(gapUs), t.nodeStart + t.nodeDur + us(3));
-                const double slow = ri == m_sc.slowRank ? m_sc.slowFactor : 1.0;
-                t.dur = us(op.durUs * jitter(ri, 0.06) * slow);
-                t.waitBefore = t.start - dev[r];
-                t.taskId = nextTaskId(0, r);
-                t.coreFrac = 0.9 + 0.08 * u01(ri);
-                // the cube cannot be busier than the core was active
-                t.util = std::min(t.coreFrac * 99.0, m_sc.utilPerRel * op.cubeRel * jitter(ri, 0.05));
-                t.jit = jitter(ri, 0.04);
-                t.gbps = m_sc.gbpsPerRel * op.memRel * jitter(ri, 0.06);
-                t.l2Hit = std::clamp(m_sc.targetL2 + 0.06 * (2 * u01(ri) - 1), 0.02, 0.98);
-                dev[r] = t.start + t.dur;
-                plan.ranks[r].tasks.push_back(std::move(t));
-            }
+// The links rank `self` sends a collective's chunks on; `transit` is its slowest peer link.
+std::vector<Link> Scheduler::linksOf(int self, std::int64_t& transit)
+{
+    // Each peer link carries the chunk of an 8-way mesh whatever the group size, so a small
+    // cluster keeps the per-link time of the single-rank model.
+    constexpr double kChunks = 8;
+    std::vector<Link> links;
+    transit = 0;
+    // Up to kMeshRanks ranks form one mesh; more form TP groups of 8 (base..base+7).
+    const int base = m_ranks > kMeshRanks ? self - self % m_group : 0;
+    for (int p = base; p < base + m_group && p < std::max(m_ranks, m_group); ++p) {
+        Link l;
+        l.src = self;
+        l.dst = p;
+        if (p == self) {
+            l.local = true;
+            l.mb = static_cast<double>(m_sc.msgBytes) / kChunks / 1e6;
+            l.ns = static_cast<std::int64_t>(l.mb / (430.0 * jitter(self, 0.05)) * 1e6);
+        } else {
+            l.mb = 2.0 * static_cast<double>(m_sc.msgBytes) / kChunks / 1e6;
+            double bw = m_sc.linkGBps * jitter(self, 0.04);
+            if (self == m_sc.slowSrc && p == m_sc.slowDst)
+                bw *= m_sc.slowLinkShare;
+            l.ns = static_cast<std::int64_t>(l.mb / bw * 1e6);
+            transit = std::max(transit, l.ns);
         }
+        links.push_back(l);
     }
+    return links;
+}
+
+// One collective on every rank: each starts when its streams and launch allow, the transfer
+// starts when the last has arrived, and all end together after the slowest link.
+void Scheduler::scheduleCollective(StepPlan& plan, StepClock& c, int layer, std::size_t oi)
+{
+    const auto R = static_cast<std::size_t>(m_ranks);
+    std::vector<Task> ts(R);
+    std::int64_t maxA = 0;
+    for (std::size_t r = 0; r < R; ++r) {
+        Task& t = ts[r];
+        t.op = static_cast<int>(oi);
+        t.layer = layer;
+        t.stream = kCommStream;
+        launch(c, r, t, 38);
+        t.start = std::max({c.dev[r] + us(1), c.hccl[r] + us(1), t.nodeStart + t.nodeDur + us(3)});
+        t.waitBefore = t.start - c.hccl[r];
+        t.taskId = nextTaskId(1, r);
+        maxA = std::max(maxA, t.start);
+    }
+    // One rank alone stands for a TP group of 8: its peers arrive a little later.
+    const std::int64_t peerWait = m_ranks == 1 ? us(8 + 30 * u01(0)) : 0;
+    const std::int64_t transferStart = maxA + peerWait + us(2);
+    std::int64_t groupTransit = 0;
+    for (std::size_t r = 0; r < R; ++r) {
+        Task& t = ts[r];
+        t.links = linksOf(static_cast<int>(r), t.transitNs);
+        groupTransit = std::max(groupTransit, t.transitNs);
+    }
+    const std::int64_t end = transferStart + groupTransit + us(4 + 2 * u01(0));
+    for (std::size_t r = 0; r < R; ++r) {
+        Task& t = ts[r];
+        t.dur = end - t.start;
+        t.transferStart = transferStart;
+        t.waitNs = transferStart - t.start;
+        t.syncNs = t.waitNs * 49 / 50;
+        t.commIndex = m_commCounter;
+        c.hccl[r] = end;
+        if (!m_sc.overlapComm) {
+            c.dev[r] = end;
+            c.afterComm[r] = true;
+        }
+        plan.ranks[r].tasks.push_back(std::move(t));
+    }
+    ++m_commCounter;
+}
+
+// One compute op on every rank's compute stream, after its launch and the previous task.
+void Scheduler::scheduleCompute(StepPlan& plan, StepClock& c, int layer, std::size_t oi)
+{
+    const OpKind& op = m_sc.ops[oi];
+    for (std::size_t r = 0; r < static_cast<std::size_t>(m_ranks); ++r) {
+        const int ri = static_cast<int>(r);
+        Task t;
+        t.op = static_cast<int>(oi);
+        t.layer = layer;
+        t.stream = kComputeStream;
+        launch(c, r, t, 14);
+        double gapUs = op.gapUs > 0 ? op.gapUs * jitter(ri, 0.25) : 1.2 + 1.5 * u01(ri);
+        if (c.afterComm[r]) {
+            // waits on the collective's completion event: a dependency gap
+            gapUs += 21 + 8 * u01(ri);
+            c.afterComm[r] = false;
+        }
+        t.start = std::max(c.dev[r] + us(gapUs), t.nodeStart + t.nodeDur + us(3));
+        const double slow = ri == m_sc.slowRank ? m_sc.slowFactor : 1.0;
+        t.dur = us(op.durUs * jitter(ri, 0.06) * slow);
+        t.waitBefore = t.start - c.dev[r];
+        t.taskId = nextTaskId(0, r);
+        t.coreFrac = 0.9 + 0.08 * u01(ri);
+        // the cube cannot be busier than the core was active
+        t.util = std::min(t.coreFrac * 99.0, m_sc.utilPerRel * op.cubeRel * jitter(ri, 0.05));
+        t.jit = jitter(ri, 0.04);
+        t.gbps = m_sc.gbpsPerRel * op.memRel * jitter(ri, 0.06);
+        t.l2Hit = std::clamp(m_sc.targetL2 + 0.06 * (2 * u01(ri) - 1), 0.02, 0.98);
+        c.dev[r] = t.start + t.dur;
+        plan.ranks[r].tasks.push_back(std::move(t));
+    }
+}
+
+// The step-end synchronisation on every rank, after the last device task of all ranks, and the
+// host's time before the next step.
+void Scheduler::finishStep(StepPlan& plan, StepClock& c)
+{
+    const auto R = static_cast<std::size_t>(m_ranks);
     std::int64_t devEnd = 0;
     for (std::size_t r = 0; r < R; ++r)
-        devEnd = std::max({devEnd, dev[r], hccl[r]});
+        devEnd = std::max({devEnd, c.dev[r], c.hccl[r]});
     std::int64_t hostEnd = devEnd + us(6);
     for (std::size_t r = 0; r < R; ++r) {
         auto& rs = plan.ranks[r];
-        rs.syncStart = std::min(host[r], devEnd - us(1));
-        rs.syncStart = std::max(rs.syncStart, host[r]);
+        rs.syncStart = std::min(c.host[r], devEnd - us(1));
+        rs.syncStart = std::max(rs.syncStart, c.host[r]);
         rs.syncDur = std::max<std::int64_t>(devEnd + us(5) - rs.syncStart, us(2));
         hostEnd = std::max(hostEnd, rs.syncStart + rs.syncDur);
         rs.syncConn = m_conn[r]++;
@@ -404,6 +419,26 @@ StepPlan Scheduler::next()
     // token sampling and the next step's Python before the next launches
     plan.end = hostEnd + us(35 + 10 * u01(0));
     m_now = plan.end;
+}
+
+StepPlan Scheduler::next()
+{
+    StepPlan plan;
+    plan.index = ++m_step;
+    plan.start = m_now;
+    plan.ranks.resize(static_cast<std::size_t>(m_ranks));
+    const auto R = static_cast<std::size_t>(m_ranks);
+    StepClock clock{std::vector<std::int64_t>(R, m_now + us(5)), std::vector<std::int64_t>(R, m_now),
+                    std::vector<std::int64_t>(R, m_now), std::vector<bool>(R, false)};
+    for (int layer = 0; layer < m_sc.layers; ++layer) {
+        for (std::size_t oi = 0; oi < m_sc.ops.size(); ++oi) {
+            if (m_sc.ops[oi].core == Core::Comm)
+                scheduleCollective(plan, clock, layer, oi);
+            else
+                scheduleCompute(plan, clock, layer, oi);
+        }
+    }
+    finishStep(plan, clock);
     return plan;
 }
 

@@ -102,6 +102,13 @@ public:
     static constexpr int kCommStream = 8;
 
 private:
+    struct StepClock;
+    void launch(StepClock& c, std::size_t r, Task& t, double aclUs);
+    std::uint32_t nextTaskId(int which, std::size_t r);
+    std::vector<Link> linksOf(int self, std::int64_t& transit);
+    void scheduleCollective(StepPlan& plan, StepClock& c, int layer, std::size_t oi);
+    void scheduleCompute(StepPlan& plan, StepClock& c, int layer, std::size_t oi);
+    void finishStep(StepPlan& plan, StepClock& c);
     double u01(int rank);
     double jitter(int rank, double spread) { return 1.0 + spread * (2.0 * u01(rank) - 1.0); }
     std::int64_t us(double v) const { return static_cast<std::int64_t>(v * 1000.0 + 0.5); }
