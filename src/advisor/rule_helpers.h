@@ -11,15 +11,6 @@
 
 namespace npuscope::advisor {
 
-// A group of device tasks (an op type, or type + shapes + dtypes).
-struct TaskGroup {
-    std::string key;   // instance key
-    std::string type;
-    std::string shapes;
-    std::vector<const Task*> tasks;
-    double sumDur = 0;
-};
-
 // Evidence rows kept per finding (the heaviest first); the count of the rest is stated.
 inline constexpr std::size_t kMaxEvidence = 100;
 

@@ -64,64 +64,44 @@ struct CubeCols {
     }
 };
 
-// One (op type, input shapes, dtypes) group of cube tasks and its duration-weighted ratios.
+// One (op type, input shapes, dtypes) group of cube tasks (RankFacts::opShapes) and its
+// duration-weighted ratios.
 struct CubeGroup {
-    TaskGroup g;
+    const TaskGroup* tg = nullptr;
     Weighted mac, mte2, bw;
     bool fp32 = false;
     int device = -1;
 };
 
 struct CubeGroups {
-    std::vector<CubeGroup> groups;
-    std::map<std::string, std::uint32_t> byKey; // "type [shapes dtypes]" -> group
+    std::vector<CubeGroup> groups;              // by key
     std::size_t total = 0, withRatio = 0;       // cube tasks with a kernel row; those with a mac ratio
 };
 
-// Groups the cube tasks by key text ("type [shapes dtypes]"); each (type, shapes, dtypes) id
-// triple is mapped to its group once.
+// The ratios of the cube groups of the rank's facts.
 CubeGroups cubeGroups(const ProfileFacts& f, const CubeCols& cols)
 {
     const KernelTable& k = f.p.kernels;
     CubeGroups out;
-    U64Map shapeIds, groupOf; // (shapes, dtypes) -> id; (type, that id) -> group
-    for (const auto& t : f.tasks) {
-        if (t.cls != TaskClass::Cube || t.kernel == kNone)
+    for (const TaskGroup& tg : f.opShapes) {
+        if (tg.cls != TaskClass::Cube)
             continue;
-        ++out.total;
-        const NameId shapesId = k.inputShapes[t.kernel], dtypesId = k.inputDtypes[t.kernel];
-        const std::uint32_t sd = shapeIds.tryEmplace((static_cast<std::uint64_t>(shapesId.v) << 32) | dtypesId.v,
-                                                     static_cast<std::uint32_t>(shapeIds.size()));
-        bool fresh = false;
-        std::uint32_t& gi = groupOf.tryEmplace((static_cast<std::uint64_t>(t.type.v) << 32) | sd, 0, &fresh);
-        if (fresh) {
-            const std::string type = f.str(t.type);
-            const std::string shapes(f.p.str(shapesId));
-            const std::string dtypes(f.p.str(dtypesId));
-            const std::string key = type + " [" + shapes + (dtypes.empty() ? "" : " " + dtypes) + "]";
-            const auto [it, added] = out.byKey.try_emplace(key, static_cast<std::uint32_t>(out.groups.size()));
-            if (added) {
-                out.groups.emplace_back();
-                out.groups.back().g.key = key;
-                out.groups.back().g.type = type;
-                out.groups.back().g.shapes = shapes + (dtypes.empty() ? "" : " " + dtypes);
-            }
-            out.groups[it->second].fp32 = out.groups[it->second].fp32 || hasFp32(dtypes);
-            gi = it->second;
+        CubeGroup& g = out.groups.emplace_back();
+        g.tg = &tg;
+        g.fp32 = hasFp32(tg.dtypes);
+        g.device = tg.tasks.back()->device;
+        out.total += tg.tasks.size();
+        for (const Task* t : tg.tasks) {
+            const double m = cols.macOf(k, t->kernel);
+            const double d = static_cast<double>(t->dur);
+            g.mac.add(d, m);
+            g.mte2.add(d, firstMetric(k, cols.mte2, t->kernel));
+            const double r = firstMetric(k, cols.rd, t->kernel), w = firstMetric(k, cols.wr, t->kernel);
+            if (!isMissing(r) || !isMissing(w))
+                g.bw.add(d, (!isMissing(r) ? r : 0) + (!isMissing(w) ? w : 0));
+            if (!isMissing(m))
+                ++out.withRatio;
         }
-        CubeGroup& g = out.groups[gi];
-        g.g.tasks.push_back(&t);
-        g.g.sumDur += static_cast<double>(t.dur);
-        g.device = t.device;
-        const double m = cols.macOf(k, t.kernel);
-        const double d = static_cast<double>(t.dur);
-        g.mac.add(d, m);
-        g.mte2.add(d, firstMetric(k, cols.mte2, t.kernel));
-        const double r = firstMetric(k, cols.rd, t.kernel), w = firstMetric(k, cols.wr, t.kernel);
-        if (!isMissing(r) || !isMissing(w))
-            g.bw.add(d, (!isMissing(r) ? r : 0) + (!isMissing(w) ? w : 0));
-        if (!isMissing(m))
-            ++out.withRatio;
     }
     return out;
 }
@@ -145,17 +125,17 @@ void fireCubeMembound(const RuleCtx& c, RuleOut& out, const std::string& key, co
     const bool mteHit = hit.mteHit;
     const double share = mteHit ? r2 : bwShare;
     const double rr = g.fp32 ? lim.rDtype : lim.rFuse;
-    const double cost = f.perStep(g.g.sumDur);
+    const double cost = f.perStep(g.tg->sumDur);
     Finding& fd = out.fire(key);
-    fd.family = g.g.type;
-    fd.familyTitle = g.g.type + " memory-bound";
+    fd.family = g.tg->type;
+    fd.familyTitle = g.tg->type + " memory-bound";
     fd.costNs = roundNs(cost);
     fd.minor = minor;
-    const auto oi = opIntensity(f, g.g.tasks.front()->kernel, roofs);
+    const auto oi = opIntensity(f, g.tg->tasks.front()->kernel, roofs);
     const std::string kind = !oi ? std::string() : oi->intensity < oi->ridge ? " by shape" : " by implementation";
-    fd.title = g.g.type + " memory-bound" + kind + ": " + (mteHit ? "mte2 " + fmtRatio(r2) : "bw " + fmtRatio(bwShare) + " of peak")
+    fd.title = g.tg->type + " memory-bound" + kind + ": " + (mteHit ? "mte2 " + fmtRatio(r2) : "bw " + fmtRatio(bwShare) + " of peak")
                + ", mac " + fmtRatio(m) + ", " + fmtMs(cost) + "/step";
-    fd.description = std::to_string(g.g.tasks.size()) + " " + g.g.type + " tasks with inputs [" + g.g.shapes
+    fd.description = std::to_string(g.tg->tasks.size()) + " " + g.tg->type + " tasks with inputs [" + g.tg->shapes
                       + "] take " + fmtMs(cost) + " per step. Their cube (mac) pipe is busy " + fmtRatio(m)
                       + " of the time (threshold < " + fmtRatio(lim.macMax) + ") while "
                       + (mteHit ? "the MTE2 pipe (loads from global memory) is busy " + fmtRatio(r2) + " (≥ "
@@ -176,9 +156,9 @@ void fireCubeMembound(const RuleCtx& c, RuleOut& out, const std::string& key, co
     setGain(fd, cost * share * rr,
             "Σdur " + fmtMs(cost) + " × m " + fmtRatio(share) + (mteHit ? " (mte2)" : " (bw share)") + " × r "
                 + fmtRatio(rr) + (g.fp32 ? " (32-bit inputs)" : " (fusion)") + " = " + fmtMs(cost * share * rr));
-    claimTasks(fd, f, g.g.tasks);
+    claimTasks(fd, f, g.tg->tasks);
     TopEvidence top;
-    for (const Task* t : g.g.tasks)
+    for (const Task* t : g.tg->tasks)
         top.offer(t->dur, [&] {
             return taskEvidence(f, *t,
                                 {{"mac ratio", cols.macOf(k, t->kernel), ""},
@@ -217,10 +197,10 @@ void cubeMembound(const RuleCtx& c, RuleOut& out)
                          + coverage(all.withRatio, all.total, "ratios") + ")");
     std::size_t checked = 0;
     double worstMac = kNaN;
-    for (const auto& [key, gi] : all.byKey) {
-        const CubeGroup& g = all.groups[gi];
-        const bool minor = f.perStep(g.g.sumDur) < minTime;
-        if (minor && !worthAMinorFinding(g.g, minorDur))
+    for (const CubeGroup& g : all.groups) {
+        const std::string& key = g.tg->key;
+        const bool minor = f.perStep(g.tg->sumDur) < minTime;
+        if (minor && !worthAMinorFinding(*g.tg, minorDur))
             continue;
         CubeHit hit{g.mac.mean(), g.mte2.mean(), kNaN, hbmPeak(f, c.th, g.device), false};
         hit.bwShare = g.bw.mean() / hit.peak;
@@ -257,31 +237,31 @@ void vecMem(const RuleCtx& c, RuleOut& out)
     const double mteMin = c.param("mte_min"), vecMax = c.param("vec_max"), r = c.param("r");
     const double minTime = c.th.minShare() * f.stepTime, minorDur = c.param("min_dur_us") * 1e3;
     struct G {
-        TaskGroup g;
+        const TaskGroup& g;
         Weighted vec, mte;
     };
-    std::vector<G> groups;
-    U64Map groupOf; // op type id -> group
+    std::vector<G> groups; // RankFacts::opTypes' vector groups, by type
     std::size_t total = 0, have = 0;
-    for (const auto& t : f.tasks) {
-        if (t.cls != TaskClass::Vector || t.kernel == kNone)
+    for (const TaskGroup& tg : f.opTypes) {
+        if (tg.cls != TaskClass::Vector)
             continue;
-        ++total;
-        G& g = addToTypeGroup(groups, groupOf, f, t);
-        const double d = static_cast<double>(t.dur);
-        const double v = firstMetric(k, vec, t.kernel);
-        const double a = firstMetric(k, mte2, t.kernel), b = firstMetric(k, mte3, t.kernel);
-        const double m = isMissing(a) ? b : (isMissing(b) ? a : std::max(a, b));
-        g.vec.add(d, v);
-        g.mte.add(d, m);
-        if (!isMissing(v))
-            ++have;
+        G& g = groups.emplace_back(G{tg, {}, {}});
+        total += tg.tasks.size();
+        for (const Task* t : tg.tasks) {
+            const double d = static_cast<double>(t->dur);
+            const double v = firstMetric(k, vec, t->kernel);
+            const double a = firstMetric(k, mte2, t->kernel), b = firstMetric(k, mte3, t->kernel);
+            const double m = isMissing(a) ? b : (isMissing(b) ? a : std::max(a, b));
+            g.vec.add(d, v);
+            g.mte.add(d, m);
+            if (!isMissing(v))
+                ++have;
+        }
     }
     out.inputs.push_back(f.kernelFile() + ": aiv_vec_ratio, aiv_mte2_ratio, aiv_mte3_ratio (" + coverage(have, total, "ratios")
                          + ")");
     std::size_t checked = 0;
-    byType(groups);
-    for (auto& g : groups) {
+    for (const G& g : groups) {
         const std::string& key = g.g.key;
         const double cost = f.perStep(g.g.sumDur);
         const bool minor = cost < minTime;

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <utility>
 
 namespace npuscope {
 
@@ -323,6 +325,62 @@ std::vector<SplitPart> communicationSplit(const RankFacts& f)
             {"transmit", transit / (wait + transit) * f.commNotOverlapped}};
 }
 
+// The groups of opTypes and opShapes (rank_facts.h). Each interned (type, shapes, dtypes)
+// triple is mapped to its group once; groups are merged by their key text, then sorted.
+void groupOps(RankFacts& f)
+{
+    const KernelTable& k = f.p.kernels;
+    std::map<std::pair<TaskClass, std::string>, std::uint32_t> typeKeys, shapeKeys;
+    std::vector<TaskGroup> types, shapes;
+    U64Map typeOf[2], shapeIdOf, shapeOf[2]; // per class: type id -> group; (type, shapes id) -> group
+    const auto groupFor = [](std::vector<TaskGroup>& groups, std::map<std::pair<TaskClass, std::string>, std::uint32_t>& keys,
+                             TaskClass cls, const std::string& key) {
+        const auto [it, added] = keys.try_emplace({cls, key}, static_cast<std::uint32_t>(groups.size()));
+        if (added) {
+            groups.emplace_back();
+            groups.back().key = key;
+            groups.back().cls = cls;
+        }
+        return it->second;
+    };
+    for (const Task& t : f.tasks) {
+        if ((t.cls != TaskClass::Cube && t.cls != TaskClass::Vector) || t.kernel == kNone)
+            continue;
+        const int ci = t.cls == TaskClass::Cube ? 0 : 1;
+        bool fresh = false;
+        std::uint32_t& ti = typeOf[ci].tryEmplace(t.type.v, 0, &fresh);
+        if (fresh) {
+            ti = groupFor(types, typeKeys, t.cls, f.str(t.type));
+            types[ti].type = types[ti].key;
+        }
+        const NameId shapesId = k.inputShapes[t.kernel], dtypesId = k.inputDtypes[t.kernel];
+        const std::uint32_t sd = shapeIdOf.tryEmplace((static_cast<std::uint64_t>(shapesId.v) << 32) | dtypesId.v,
+                                                      static_cast<std::uint32_t>(shapeIdOf.size()));
+        std::uint32_t& si = shapeOf[ci].tryEmplace((static_cast<std::uint64_t>(t.type.v) << 32) | sd, 0, &fresh);
+        if (fresh) {
+            const std::string type = f.str(t.type), dtypes = f.str(dtypesId);
+            const std::string text = f.str(shapesId) + (dtypes.empty() ? "" : " " + dtypes);
+            si = groupFor(shapes, shapeKeys, t.cls, type + " [" + text + "]");
+            shapes[si].type = type;
+            shapes[si].shapes = text;
+            shapes[si].dtypes = dtypes;
+        }
+        for (TaskGroup* g : {&types[ti], &shapes[si]}) {
+            g->tasks.push_back(&t);
+            g->sumDur += static_cast<double>(t.dur);
+        }
+    }
+    const auto sorted = [](std::vector<TaskGroup>& groups, const std::map<std::pair<TaskClass, std::string>, std::uint32_t>& keys) {
+        std::vector<TaskGroup> out;
+        out.reserve(groups.size());
+        for (const auto& [key, gi] : keys)
+            out.push_back(std::move(groups[gi]));
+        return out;
+    };
+    f.opTypes = sorted(types, typeKeys);
+    f.opShapes = sorted(shapes, shapeKeys);
+}
+
 } // namespace
 
 RankFacts::RankFacts(const Profile& profile) : p(profile)
@@ -341,6 +399,7 @@ RankFacts::RankFacts(const Profile& profile) : p(profile)
     averageSteps(*this);
     computingParts = computingSplit(*this);
     commParts = communicationSplit(*this);
+    groupOps(*this);
 }
 
 std::string RankFacts::shapesOf(const Task& t) const

@@ -1,8 +1,8 @@
 #pragma once
 // The facts of one rank that the advisor's rules share, computed once per analysis: its device
 // tasks (kernel rows, else timeline stream tasks) with their class, the unions of its compute
-// and communication time, its collective ops, its steps (computeOverlap's) and what its inputs
-// can tell (capabilities).
+// and communication time, its collective ops, its steps (computeOverlap's), its cube and vector
+// tasks grouped by op type and by shape, and what its inputs can tell (capabilities).
 #include "model/analysis/intervals.h"
 #include "model/analysis/overlap.h"
 #include "model/store/profile.h"
@@ -43,6 +43,17 @@ struct Task {
     TimeNs end() const { return start + dur; }
 };
 
+// A group of device tasks: an op type, or an op type with its input shapes and dtypes.
+struct TaskGroup {
+    std::string key;    // the type, or "type [shapes dtypes]"
+    std::string type;
+    std::string shapes; // "shapes dtypes" (groups by shape)
+    std::string dtypes; // the input dtypes (groups by shape)
+    TaskClass cls = TaskClass::Other;
+    std::vector<const Task*> tasks; // by start
+    double sumDur = 0;
+};
+
 // One step of the rank, from computeOverlap: its name ("50", "3" of ProfilerStep#3, "E2E"), its
 // time range when known, and its split (ns).
 struct RankStep {
@@ -55,6 +66,10 @@ struct RankStep {
 class RankFacts {
 public:
     explicit RankFacts(const Profile& profile);
+    // The task groups point into `tasks`: a move keeps its buffer, a copy would not.
+    RankFacts(RankFacts&&) = default;
+    RankFacts(const RankFacts&) = delete;
+    RankFacts& operator=(const RankFacts&) = delete;
 
     const Profile& p;
     int rank = -1;
@@ -72,6 +87,9 @@ public:
     std::vector<CommInterval> commOpsTl; // collective ops on the timeline (or kernel comm rows)
     std::string commSource;
     IntervalSet commUnion;
+    // The Cube and Vector tasks with a kernel row, grouped by class and op type (opTypes), and by
+    // class, op type, input shapes and dtypes (opShapes); each sorted by class, then key.
+    std::vector<TaskGroup> opTypes, opShapes;
 
     // Capabilities.
     bool hasKernels = false, hasTimeline = false, hasStepTrace = false, hasComm = false, hasInfo = false,
