@@ -306,14 +306,24 @@ bool fromTasks(const DeviceIntervals& d, const std::vector<std::pair<std::string
 {
     if (d.empty())
         return false;
+    const auto split = splitSpans(d, spans.empty() ? std::vector<std::pair<std::string, Interval>>{{"", {d.first, d.last}}} : spans);
+    r.steps.insert(r.steps.end(), split.begin(), split.end());
+    r.source = OverlapSource::Tasks;
+    r.stepTimeSource = spans.empty() ? "E2E (first to last device task)" : "ProfilerStep#N spans";
+    return true;
+}
+
+} // namespace
+
+std::vector<StepBreakdown> splitSpans(const DeviceIntervals& d, const std::vector<std::pair<std::string, Interval>>& spans)
+{
     const IntervalSet both = intersectIntervals(d.compute, d.comm);
     std::vector<Interval> all(d.compute.begin(), d.compute.end());
     all.insert(all.end(), d.comm.begin(), d.comm.end());
     const IntervalSet busy = uniteIntervals(std::move(all));
-    std::vector<std::pair<std::string, Interval>> parts = spans;
-    if (parts.empty())
-        parts.push_back({"", {d.first, d.last}});
-    for (const auto& [name, iv] : parts) {
+    std::vector<StepBreakdown> out;
+    out.reserve(spans.size());
+    for (const auto& [name, iv] : spans) {
         StepBreakdown s;
         s.step = name;
         s.begin = iv.begin;
@@ -323,14 +333,10 @@ bool fromTasks(const DeviceIntervals& d, const std::vector<std::pair<std::string
         s.overlapped = coveredLength(both, iv.begin, iv.end);
         s.commNotOverlapped = s.communication - s.overlapped;
         s.free = (iv.end - iv.begin) - coveredLength(busy, iv.begin, iv.end);
-        r.steps.push_back(s);
+        out.push_back(s);
     }
-    r.source = OverlapSource::Tasks;
-    r.stepTimeSource = spans.empty() ? "E2E (first to last device task)" : "ProfilerStep#N spans";
-    return true;
+    return out;
 }
-
-} // namespace
 
 OverlapResult computeOverlap(const Profile& p)
 {

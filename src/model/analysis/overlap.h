@@ -57,6 +57,10 @@ struct DeviceIntervals {
 DeviceIntervals deviceIntervals(const Profile& p);
 // ProfilerStep#N slices of the host timeline, by start: (name, span).
 std::vector<std::pair<std::string, Interval>> profilerSteps(const Profile& p);
+// The breakdown of each named span from the device time sets (source 3): Computing =
+// |compute ∩ span|, Communication = |comm ∩ span|, Overlapped = |compute ∩ comm ∩ span|, Free =
+// span − |(compute ∪ comm) ∩ span|, so Computing + Not overlapped + Free is the span.
+std::vector<StepBreakdown> splitSpans(const DeviceIntervals& d, const std::vector<std::pair<std::string, Interval>>& spans);
 
 struct OverlapResult {
     OverlapSource source = OverlapSource::None;

@@ -11,32 +11,25 @@ namespace npuscope {
 std::vector<StepSpan> stepSpans(const Profile& p)
 {
     const DeviceIntervals dev = deviceIntervals(p);
+    std::vector<std::pair<std::string, Interval>> spans;
+    for (const auto& [name, span] : profilerSteps(p))
+        if (span.end > span.begin)
+            spans.push_back({name, span});
+    if (spans.empty() && dev.last > dev.first)
+        spans.push_back({"device span", {dev.first, dev.last}});
     std::vector<StepSpan> steps;
-    for (const auto& [name, span] : profilerSteps(p)) {
-        if (span.end <= span.begin)
-            continue;
+    for (const StepBreakdown& b : splitSpans(dev, spans)) {
         StepSpan s;
-        s.name = name;
-        s.begin = span.begin;
-        s.end = span.end;
-        steps.push_back(std::move(s));
-    }
-    if (steps.empty() && dev.last > dev.first) {
-        StepSpan s;
-        s.name = "device span";
-        s.begin = dev.first;
-        s.end = dev.last;
+        s.name = b.step;
+        s.begin = b.begin;
+        s.end = b.end;
+        s.computing = b.computing;
+        s.commNotOverlapped = b.commNotOverlapped;
+        s.free = std::max<TimeNs>(0, b.free);
         steps.push_back(std::move(s));
     }
     if (steps.empty())
         return steps;
-
-    const IntervalSet both = intersectIntervals(dev.compute, dev.comm);
-    for (StepSpan& s : steps) {
-        s.computing = coveredLength(dev.compute, s.begin, s.end);
-        s.commNotOverlapped = coveredLength(dev.comm, s.begin, s.end) - coveredLength(both, s.begin, s.end);
-        s.free = std::max<TimeNs>(0, s.duration() - s.computing - s.commNotOverlapped);
-    }
 
     // Operator types by the step their start falls in (the last step starting at or before it;
     // operators before the first step or after the last one's end are left out).

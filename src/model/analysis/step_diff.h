@@ -4,8 +4,8 @@
 // baseline step stands beside which optimized step.
 //
 // Steps are the ProfilerStep#N spans of the first rank (as the operator mapping uses), else the
-// first-to-last device task span as one step. Inside a span, the split is computed from the
-// device tasks (overlap.h, source 3): Computing = |compute ∩ span|, Not overlapped =
+// first-to-last device task span as one step. Inside a span, the split is computeOverlap's from
+// the device tasks (overlap.h, splitSpans): Computing = |compute ∩ span|, Not overlapped =
 // |communication − compute| in the span, Free = span − both, so the three add up to the span.
 // Operator types are the computation operators of the mapping (op_mapping.h: the kernel table's
 // OP Type, else the device task name), each counted in the step its start falls in.
