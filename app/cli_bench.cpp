@@ -172,7 +172,8 @@ void printUsage(std::FILE* to)
                "  DIR/session-cache) and reopens it --runs times (median, size on disk), and (unless\n"
                "  --no-frames) measures offscreen the time to\n"
                "  the first timeline frame and the paint time of one frame of an N-event profile\n"
-               "  (--frame-events, default 10000000) at zoom levels from the whole span to microseconds.\n",
+               "  (--frame-events, default 10000000) at zoom levels from the whole span to microseconds,\n"
+               "  painted into an image kept across frames (a window's backing store) and grabbed.\n",
                to);
 }
 
