@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
 namespace npuscope {
@@ -274,14 +275,33 @@ UtilizationPlots::CurvesByPlot UtilizationPlots::collectCurves(std::size_t ranks
     const bool everyRank = ranks > 1 && m_curvesRank == kEveryRank;
     CurvesByPlot byPlot;
     if (everyRank) {
-        // Each plot's main series once per rank: its kind's first that draws a line (two
-        // samples or more; a memory plot may start with a pool sampled once), else its first.
+        // Each plot's main series once per rank, the same counter on every rank so the curves
+        // compare like with like: of the counters that draw a line (two samples or more; a
+        // memory plot may start with a pool sampled once), the one with the highest peak on any
+        // rank. A rank without that counter shows its own highest.
+        std::map<QString, std::pair<double, std::string>> mainName; // plot key -> (peak, name)
+        for (std::size_t r = 0; r < ranks; ++r)
+            for (const Series& ser : seriesOf(r)) {
+                if (ser.t.size() < 2)
+                    continue;
+                double peak = -std::numeric_limits<double>::infinity();
+                for (double v : ser.v)
+                    peak = std::max(peak, v); // NaN never wins
+                auto [it, added] = mainName.try_emplace(plotKey(ser), peak, ser.name);
+                if (!added && peak > it->second.first)
+                    it->second = {peak, ser.name};
+            }
         for (std::size_t r = 0; r < ranks; ++r) {
             std::map<QString, const Series*> main;
             for (const Series& ser : seriesOf(r)) {
                 const QString key = plotKey(ser);
                 const Series*& chosen = main[key];
-                if (!ser.t.empty() && (!chosen || (chosen->t.size() < 2 && ser.t.size() >= 2)))
+                if (ser.t.empty())
+                    continue;
+                const auto named = mainName.find(key);
+                const bool wanted = named != mainName.end() && ser.name == named->second.second;
+                const bool chosenWanted = chosen && named != mainName.end() && chosen->name == named->second.second;
+                if (!chosen || (!chosenWanted && (wanted || (chosen->t.size() < 2 && ser.t.size() >= 2))))
                     chosen = &ser;
             }
             for (const auto& [key, ser] : main) {
@@ -385,7 +405,7 @@ void UtilizationPlots::addCurves(QCPAxisRect* rect, QCPLegend* legend, const std
             g->setPen(pen); // no fill: the curves of several ranks overlap
             const QString who = rankLabel(*s->ranks[static_cast<std::size_t>(rank)], false);
             name += QStringLiteral(" · ") + who;
-            g->setProperty("legendText", who); // the plot's title says what; the legend says whose
+            g->setProperty("legendText", QString(who + QStringLiteral(" · ") + qstr(ser->name))); // whose, then what
         } else {
             QColor c = paletteColor((colorIdx++ * 5) % kPaletteSize);
             g->setPen(QPen(c, 1.2));
@@ -413,7 +433,9 @@ void UtilizationPlots::addCurves(QCPAxisRect* rect, QCPLegend* legend, const std
             if (found)
                 r.expand(gr);
         }
-        rect->axis(QCPAxis::atLeft)->setRange(std::min(0.0, r.lower), std::max(r.upper * 1.1, 1e-9));
+        // A curve that stays at zero gets the axis 0..1, not QCustomPlot's 0..1e-9 (its ticks
+        // would read as a measured 1e-9).
+        rect->axis(QCPAxis::atLeft)->setRange(std::min(0.0, r.lower), r.upper > 0 ? r.upper * 1.1 : 1.0);
     }
 }
 

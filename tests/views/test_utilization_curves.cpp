@@ -173,13 +173,28 @@ private slots:
             colours.insert(g->pen().color().rgb());
         }
         QCOMPARE(colours.size(), std::size_t(4)); // one colour per rank
-        // Every other plot: at most one curve per rank, each named after its rank.
+        // Every other plot: at most one curve per rank, each named after its rank, all of one
+        // counter (every rank has the same counters here), the one with the highest peak.
         for (int i = 1; i < plots->plotCount(); ++i) {
-            std::set<QString> ranks;
-            for (const QCPGraph* g : plots->plot()->axisRect(i)->graphs())
+            std::set<QString> ranks, counters;
+            double highest = -1, drawnPeak = -1;
+            for (const QCPGraph* g : plots->plot()->axisRect(i)->graphs()) {
                 ranks.insert(g->name().section(QStringLiteral(" · "), -1));
+                counters.insert(g->name().section(QStringLiteral(" · "), 0, -2));
+                for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it)
+                    drawnPeak = std::max(drawnPeak, it->value);
+            }
             QCOMPARE(static_cast<int>(ranks.size()), plots->plot()->axisRect(i)->graphs().size());
             QVERIFY(ranks.size() <= 4);
+            QCOMPARE(counters.size(), std::size_t(1));
+            if (plots->plotKindAt(i) != QStringLiteral("mem"))
+                continue;
+            for (std::size_t r = 0; r < 4; ++r)
+                for (const Series& ser : utilizationSeries(*s->ranks[r], 0))
+                    if (ser.unit == "MB" && ser.t.size() >= 2)
+                        for (double v : ser.v)
+                            highest = std::max(highest, v);
+            QCOMPARE(drawnPeak, highest);
         }
         // The legend names the two highest, then "+2 more (hover)"; the readout names all four.
         settle(w);
