@@ -128,36 +128,35 @@ void blockDim(const RuleCtx& c, RuleOut& out)
     };
     std::map<std::string, G> groups;
     std::size_t total = 0, have = 0;
-    for (const auto& t : f.tasks) {
-        if ((t.cls != TaskClass::Cube && t.cls != TaskClass::Vector) || t.kernel == kNone)
-            continue;
-        ++total;
-        const std::int64_t b = k.blockDim[t.kernel];
-        const DeviceInfo* info = f.p.info(t.device);
-        if (b <= 0 || !info)
-            continue;
-        const std::string tt(f.p.str(t.taskType));
-        const bool cube = tt.find("AI_CORE") != std::string::npos || tt.find("MIX_AIC") != std::string::npos;
-        const int cores = cube ? info->aiCoreNum : info->aivNum;
-        if (cores <= 0)
-            continue;
-        ++have;
-        if (static_cast<double>(t.dur) < minDur || b % cores == 0)
-            continue;
-        if (tt.find("MIX_AIC") != std::string::npos && info->aivNum > 0 && k.mixBlockDim[t.kernel] > 0
-            && k.mixBlockDim[t.kernel] % info->aivNum == 0)
-            continue;
-        const double waves = std::ceil(static_cast<double>(b) / cores);
-        const double eff = static_cast<double>(b) / (waves * cores);
-        const std::string type = f.str(t.type);
-        G& g = groups[type];
-        g.g.key = g.g.type = type;
-        g.g.tasks.push_back(&t);
-        g.g.sumDur += static_cast<double>(t.dur);
-        g.lost += static_cast<double>(t.dur) * (1 - eff);
-        g.b = static_cast<int>(b);
-        g.cores = cores;
-    }
+    for (const TaskGroup& tg : f.opTypes) // the cube and vector tasks with a kernel row
+        for (const Task* task : tg.tasks) {
+            const Task& t = *task;
+            ++total;
+            const std::int64_t b = k.blockDim[t.kernel];
+            const DeviceInfo* info = f.p.info(t.device);
+            if (b <= 0 || !info)
+                continue;
+            const std::string tt(f.p.str(t.taskType));
+            const bool cube = tt.find("AI_CORE") != std::string::npos || tt.find("MIX_AIC") != std::string::npos;
+            const int cores = cube ? info->aiCoreNum : info->aivNum;
+            if (cores <= 0)
+                continue;
+            ++have;
+            if (static_cast<double>(t.dur) < minDur || b % cores == 0)
+                continue;
+            if (tt.find("MIX_AIC") != std::string::npos && info->aivNum > 0 && k.mixBlockDim[t.kernel] > 0
+                && k.mixBlockDim[t.kernel] % info->aivNum == 0)
+                continue;
+            const double waves = std::ceil(static_cast<double>(b) / cores);
+            const double eff = static_cast<double>(b) / (waves * cores);
+            G& g = groups[tg.type];
+            g.g.key = g.g.type = tg.type;
+            g.g.tasks.push_back(&t);
+            g.g.sumDur += static_cast<double>(t.dur);
+            g.lost += static_cast<double>(t.dur) * (1 - eff);
+            g.b = static_cast<int>(b);
+            g.cores = cores;
+        }
     out.inputs.push_back(f.kernelFile() + ": Block Dim (" + coverage(have, total, "block dims") + "); info.json ai_core_num/aiv_num");
     for (auto& [type, g] : groups) {
         const double cost = f.perStep(g.g.sumDur);
@@ -209,25 +208,25 @@ void noBound(const RuleCtx& c, RuleOut& out)
     std::vector<G> groups;
     U64Map groupOf; // op type id -> index in groups
     std::size_t total = 0, have = 0;
-    for (const auto& t : f.tasks) {
-        if ((t.cls != TaskClass::Cube && t.cls != TaskClass::Vector) || t.kernel == kNone)
-            continue;
-        ++total;
-        double mx = kNaN;
-        for (int ci : cols) {
-            const double v = k.metrics[static_cast<std::size_t>(ci)][t.kernel];
-            if (!isMissing(v))
-                mx = !isMissing(mx) ? std::max(mx, v) : v;
+    for (const TaskGroup& tg : f.opTypes) // the cube and vector tasks with a kernel row
+        for (const Task* task : tg.tasks) {
+            const Task& t = *task;
+            ++total;
+            double mx = kNaN;
+            for (int ci : cols) {
+                const double v = k.metrics[static_cast<std::size_t>(ci)][t.kernel];
+                if (!isMissing(v))
+                    mx = !isMissing(mx) ? std::max(mx, v) : v;
+            }
+            if (isMissing(mx))
+                continue; // per op: a ratio-less row is not evidence of anything
+            ++have;
+            if (mx > bound || static_cast<double>(t.dur) <= minDur)
+                continue;
+            G& g = addToTypeGroup(groups, groupOf, f, t);
+            g.gain += static_cast<double>(t.dur) * (1 - mx / bound);
+            g.mx.add(static_cast<double>(t.dur), mx);
         }
-        if (isMissing(mx))
-            continue; // per op: a ratio-less row is not evidence of anything
-        ++have;
-        if (mx > bound || static_cast<double>(t.dur) <= minDur)
-            continue;
-        G& g = addToTypeGroup(groups, groupOf, f, t);
-        g.gain += static_cast<double>(t.dur) * (1 - mx / bound);
-        g.mx.add(static_cast<double>(t.dur), mx);
-    }
     out.inputs.push_back(f.kernelFile() + ": pipe ratios (" + coverage(have, total, "ratios") + ")");
     byType(groups);
     for (auto& g : groups) {
