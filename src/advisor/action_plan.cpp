@@ -6,8 +6,9 @@
 //
 // where the claims are the device tasks the finding's gain comes from (their durations), and
 // a task counts as claimed once an earlier action has claimed it. A finding without task claims
-// (host gaps, exposed communication, …) claims its category's time as a whole: the first such
-// action of a category takes it. The gains then add up, and T − Σ gain_i estimates the step
+// (host gaps, exposed communication, …) claims its category's time as a whole, or the
+// category its gain comes from (Finding::gainFrom: a slow link's is communication time): the
+// first such action of a category takes it. The gains then add up, and T − Σ gain_i estimates the step
 // after the plan, capped so that it never goes below zero.
 #include "advisor/rule_context.h"
 
@@ -25,7 +26,7 @@ constexpr std::size_t kMinActions = 3;
 constexpr double kMinLaterShare = 0.01;
 constexpr std::uint64_t kPoolBit = std::uint64_t{1} << 63;
 
-std::uint64_t poolOf(const Finding& f) { return kPoolBit | static_cast<std::uint64_t>(f.category); }
+std::uint64_t poolOf(const Finding& f) { return kPoolBit | static_cast<std::uint64_t>(f.gainFrom.value_or(f.category)); }
 
 struct Candidate {
     Finding* f;

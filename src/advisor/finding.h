@@ -109,6 +109,10 @@ struct Finding {
     // task indices of its rank's facts here, the engine makes them report-wide keys. Empty:
     // the finding claims its category's time of its rank as a whole.
     std::vector<std::uint64_t> claims;
+    // Without claims: the category whose time the gain comes from, when not the finding's own.
+    // A slow link's gain is communication time, the same time COM-EXPOSED's is: both in one
+    // plan would take it twice.
+    std::optional<Category> gainFrom;
     int planItem = -1; // index of the plan action that stands for this finding, or -1
 };
 

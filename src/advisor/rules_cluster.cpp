@@ -248,6 +248,10 @@ void fireSlowRank(RuleOut& out, int d, const SlowRankDimension& dim, const std::
     const double med = dim.median;
     const int slowRankId = dim.slowRank;
     Finding& fd = out.fire(std::string(d == 0 ? "computing" : (d == 1 ? "communication" : "free")));
+    if (d == 1)
+        fd.gainFrom = Category::Communication; // the time the others wait in collectives
+    else if (d == 2)
+        fd.gainFrom = Category::Scheduling; // free time, as the idle and host-bound findings'
     fd.scope.ranks = {slowRankId};
     fd.costNs = roundNs(dim.excess);
     fd.title = "Rank " + std::to_string(slowRankId) + " slow in " + name + ": "
@@ -355,6 +359,7 @@ void slowLink(const RuleCtx& c, RuleOut& out)
             if (!(bw < ratio * med))
                 continue;
             Finding& fd = out.fire("rank" + std::to_string(r) + "-" + t);
+            fd.gainFrom = Category::Communication;
             fd.scope.ranks = {r};
             int steps = 1;
             for (const auto& f : c.all)

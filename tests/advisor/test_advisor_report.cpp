@@ -171,6 +171,35 @@ private slots:
         QVERIFY(r.plan.size() >= 3);
     }
 
+    // A slow link's gain and exposed communication's are the same communication time: the plan
+    // takes it once, with the first of them, and the cluster run's plan leaves a step above zero
+    // (both took it before, and the plan projected 0.000 ms).
+    void clusterPlanTakesCommunicationTimeOnce()
+    {
+        QTemporaryDir tmp;
+        synth::SynthOptions o;
+        o.scenario = "cluster-slowrank";
+        o.steps = 2;
+        const synth::SynthResult g = synth::synthesize(tmp.path().toStdString(), o);
+        QVERIFY(g.ok);
+        const LoadResult lr = loadSession(tmp.path().toStdString());
+        QVERIFY2(lr.session, lr.error.c_str());
+        QCOMPARE(lr.session->ranks.size(), std::size_t(4));
+        const AdvisorReport r = runAdvisor(*lr.session, fixture::defaults());
+        QVERIFY(checkPlan(r, "cluster-slowrank"));
+        bool slowLinkFired = false, exposedInPlan = false, slowLinkInPlan = false;
+        for (const Finding& f : r.findings)
+            slowLinkFired = slowLinkFired || (f.id.rfind("CLU-SLOWLINK/", 0) == 0 && f.status == Status::Fired);
+        for (const PlanItem& p : r.plan) {
+            exposedInPlan = exposedInPlan || p.findingId.rfind("COM-EXPOSED/", 0) == 0;
+            slowLinkInPlan = slowLinkInPlan || p.findingId.rfind("CLU-SLOWLINK/", 0) == 0;
+        }
+        QVERIFY(slowLinkFired);
+        QVERIFY(exposedInPlan);
+        QVERIFY(!slowLinkInPlan);
+        QVERIFY2(r.planStepNs > 0.1 * r.T, std::to_string(r.planStepNs).c_str());
+    }
+
     void realSamplesHaveNoDuplicatesAndAnAdditivePlan()
     {
         for (const std::string& path : realSamples()) {
