@@ -173,6 +173,15 @@ std::optional<double> valueAt(const QCPGraph* g, double x)
     return it->value;
 }
 
+// The largest value of a series, and at least `from` (NaN never wins).
+double peakOf(const Series& s, double from)
+{
+    double peak = from;
+    for (double v : s.v)
+        peak = std::max(peak, v);
+    return peak;
+}
+
 // The kind a plot's key belongs to, as hidden and shown: every memory unit is one kind.
 QString plotKind(const QString& key) { return key.startsWith(QStringLiteral("mem:")) ? QStringLiteral("mem") : key; }
 
@@ -278,15 +287,13 @@ UtilizationPlots::CurvesByPlot UtilizationPlots::collectCurves(std::size_t ranks
         // Each plot's main series once per rank, the same counter on every rank so the curves
         // compare like with like: of the counters that draw a line (two samples or more; a
         // memory plot may start with a pool sampled once), the one with the highest peak on any
-        // rank. A rank without that counter shows its own highest.
+        // rank. A rank without that counter shows its first that draws a line, else its first.
         std::map<QString, std::pair<double, std::string>> mainName; // plot key -> (peak, name)
         for (std::size_t r = 0; r < ranks; ++r)
             for (const Series& ser : seriesOf(r)) {
                 if (ser.t.size() < 2)
                     continue;
-                double peak = -std::numeric_limits<double>::infinity();
-                for (double v : ser.v)
-                    peak = std::max(peak, v); // NaN never wins
+                const double peak = peakOf(ser, -std::numeric_limits<double>::infinity());
                 auto [it, added] = mainName.try_emplace(plotKey(ser), peak, ser.name);
                 if (!added && peak > it->second.first)
                     it->second = {peak, ser.name};
@@ -376,10 +383,7 @@ void UtilizationPlots::addCurves(QCPAxisRect* rect, QCPLegend* legend, const std
     constexpr std::size_t kLegendEntries = 3;
     std::vector<std::pair<double, const Series*>> byPeak;
     for (const Curve& curve : list) {
-        double peak = 0;
-        for (double v : curve.series->v)
-            peak = std::max(peak, v); // NaN never wins
-        byPeak.emplace_back(peak, curve.series);
+        byPeak.emplace_back(peakOf(*curve.series, 0), curve.series);
     }
     std::stable_sort(byPeak.begin(), byPeak.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     const std::size_t named = list.size() <= kLegendEntries ? list.size() : kLegendEntries - 1;
