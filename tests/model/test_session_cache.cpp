@@ -300,6 +300,79 @@ private slots:
         QCOMPARE(encoded(*hit.session), encoded(*fresh.session));
     }
 
+    // An entry's payload read from its file block by block: reads of every size (within a block,
+    // across blocks, whole blocks straight into the caller's memory, take() across a boundary)
+    // give back exactly what was written, and a byte flipped in any block is caught before any
+    // byte of that block is handed out.
+    void blockReaderChecksEveryBlock_data()
+    {
+        QTest::addColumn<int>("flipBlock"); // -1: none
+        QTest::newRow("intact") << -1;
+        QTest::newRow("first block") << 0;
+        QTest::newRow("middle block") << 2;
+        QTest::newRow("last, partial block") << 4;
+    }
+    void blockReaderChecksEveryBlock()
+    {
+        QFETCH(int, flipBlock);
+        constexpr std::size_t B = cache::BlockWriter::kBlockBytes;
+        std::string payload(4 * B + 12345, '\0');
+        std::uint64_t x = 0x9E3779B97F4A7C15ull;
+        for (char& c : payload) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            c = static_cast<char>(x);
+        }
+        const std::string path = QString(m_tmp.path() + "/blocks.bin").toStdString();
+        std::FILE* f = std::fopen(path.c_str(), "wb");
+        QVERIFY(f);
+        std::fputs("head", f); // the payload starts at an offset, as in an entry
+        cache::BlockWriter w(f);
+        w.put(payload.data(), payload.size());
+        QVERIFY(w.finish());
+        const std::vector<std::uint64_t> sums = w.blockSums();
+        std::fclose(f);
+        QCOMPARE(sums.size(), std::size_t(5));
+        if (flipBlock >= 0) {
+            std::string bytes = readAll(path);
+            bytes[4 + static_cast<std::size_t>(flipBlock) * B + 100] ^= 0x04;
+            writeAll(path, bytes);
+        }
+        const int fd = ::open(path.c_str(), O_RDONLY);
+        QVERIFY(fd >= 0);
+        std::string back;
+        std::string error;
+        try {
+            cache::ByteReader in(fd, 4, payload.size(), sums);
+            // Sizes chosen to start inside a block, cross boundaries, and read whole blocks.
+            for (const std::size_t n : {std::size_t(7), B - 7 - 3, std::size_t(10), 2 * B + 5, std::size_t(0)}) {
+                std::string part(n, '\0');
+                in.get(part.data(), n);
+                back += part;
+            }
+            const std::size_t rest = in.left() - 100;
+            const char* p = in.take(rest); // across the last boundary: a copy
+            back.append(p, rest);
+            back.append(in.take(100), 100); // within the last block: in place
+            QCOMPARE(in.left(), std::size_t(0));
+            char one;
+            in.get(&one, 1);
+        } catch (const cache::CorruptData& e) {
+            error = e.what();
+        }
+        ::close(fd);
+        if (flipBlock < 0) {
+            QCOMPARE(back.size(), payload.size());
+            QVERIFY(back == payload);
+            QCOMPARE(QString::fromStdString(error), QStringLiteral("ends early"));
+        } else {
+            QCOMPARE(QString::fromStdString(error),
+                     QStringLiteral("block %1's checksum does not match").arg(flipBlock));
+            // Nothing of the damaged block was handed out.
+            QVERIFY(back.size() <= static_cast<std::size_t>(flipBlock) * B);
+            QVERIFY(back == payload.substr(0, back.size()));
+        }
+    }
+
     // A load with skipped rows is cached with its problems, which come back as they were.
     void partialLoadKeepsItsProblems()
     {

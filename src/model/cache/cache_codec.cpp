@@ -1,8 +1,12 @@
 #include "model/cache/cache_codec.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
+#include <string>
 #include <type_traits>
+
+#include <unistd.h>
 
 namespace npuscope::cache {
 
@@ -105,27 +109,86 @@ bool BlockWriter::finish()
     return m_ok;
 }
 
-void ByteReader::get(void* out, std::size_t n)
+ByteReader::ByteReader(int fd, std::uint64_t offset, std::uint64_t n, std::vector<std::uint64_t> sums)
+    : m_p(nullptr), m_end(nullptr), m_left(n), m_fd(fd), m_offset(offset), m_size(n), m_sums(std::move(sums)),
+      m_block(new char[BlockWriter::kBlockBytes])
 {
-    const char* p = take(n);
-    if (n > 0) // an empty column has no storage: memcpy must not see its null pointer
-        std::memcpy(out, p, n);
+    if (m_sums.size() != (n + BlockWriter::kBlockBytes - 1) / BlockWriter::kBlockBytes)
+        throw CorruptData("the block sums do not cover the payload");
+}
+
+std::size_t ByteReader::blockBytes(std::uint64_t block) const
+{
+    return static_cast<std::size_t>(std::min<std::uint64_t>(BlockWriter::kBlockBytes,
+                                                            m_size - block * BlockWriter::kBlockBytes));
+}
+
+void ByteReader::readBlock(char* out, std::uint64_t block, std::size_t bytes)
+{
+    const std::uint64_t at = m_offset + block * BlockWriter::kBlockBytes;
+    std::size_t got = 0;
+    while (got < bytes) {
+        const ssize_t r = ::pread(m_fd, out + got, bytes - got, static_cast<off_t>(at + got));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            throw CorruptData("the entry ends early (it shrank while it was read)");
+        got += static_cast<std::size_t>(r);
+    }
+    if (checksum(out, bytes, block) != m_sums[block])
+        throw CorruptData("block " + std::to_string(block) + "'s checksum does not match");
+}
+
+void ByteReader::nextBlock()
+{
+    const std::size_t n = blockBytes(m_next);
+    readBlock(m_block.get(), m_next, n);
+    ++m_next;
+    m_p = m_block.get();
+    m_end = m_p + n;
+}
+
+void ByteReader::getAcrossBlocks(char* out, std::size_t n)
+{
+    if (n > m_left || m_fd < 0)
+        throw CorruptData("ends early");
+    const std::size_t here = static_cast<std::size_t>(m_end - m_p);
+    if (here > 0)
+        std::memcpy(out, m_p, here);
+    out += here;
+    n -= here;
+    m_left -= here;
+    m_p = m_end;
+    // Whole blocks are read straight into `out` and checked there, while still in the cache.
+    while (n > 0 && n >= blockBytes(m_next)) {
+        const std::size_t b = blockBytes(m_next);
+        readBlock(out, m_next, b);
+        ++m_next;
+        out += b;
+        n -= b;
+        m_left -= b;
+    }
+    if (n > 0) {
+        nextBlock();
+        std::memcpy(out, m_p, n);
+        m_p += n;
+        m_left -= n;
+    }
 }
 
 const char* ByteReader::take(std::size_t n)
 {
-    if (n > left())
-        throw CorruptData("ends early");
-    const char* p = m_p;
-    m_p += n;
-    if (m_consumed) {
-        const auto done = static_cast<std::size_t>(p - m_begin); // the bytes before this take
-        if (done >= m_reported + kReportBytes) {
-            m_reported = done;
-            m_consumed(done);
-        }
+    if (n <= static_cast<std::size_t>(m_end - m_p)) {
+        const char* p = m_p;
+        m_p += n;
+        m_left -= n;
+        return p;
     }
-    return p;
+    if (n > m_left)
+        throw CorruptData("ends early");
+    m_spill.resize(n);
+    getAcrossBlocks(m_spill.data(), n);
+    return m_spill.data();
 }
 
 void putU64(BlockWriter& out, std::uint64_t v) { out.put(&v, sizeof v); }

@@ -3,7 +3,6 @@
 #include "model/analysis/atomic_file.h"
 #include "model/cache/cache_codec.h"
 #include "model/cluster_summary/cluster_summary.h"
-#include "model/io/mapped_file.h"
 #include "model/io/memory_budget.h"
 #include "model/io/parallel.h"
 #include "model/store/string_pool.h"
@@ -215,14 +214,44 @@ std::string staleness(const std::vector<InputFile>& then, const std::vector<Inpu
     return {};
 }
 
-// Checks the frame of an entry (header, length, trailer, block checksums); "" when it holds,
-// else why not. On success `payload` is the payload's bytes.
-std::string checkFrame(std::string_view bytes, std::string_view& payload)
+// An open file descriptor, closed with its owner.
+class Fd {
+public:
+    explicit Fd(int fd) : m_fd(fd) {}
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+    ~Fd()
+    {
+        if (m_fd >= 0)
+            ::close(m_fd);
+    }
+    int get() const { return m_fd; }
+
+private:
+    int m_fd;
+};
+
+// An entry's frame: how long its payload is and the checksum of each of its blocks.
+struct Frame {
+    std::uint64_t payloadBytes = 0;
+    std::vector<std::uint64_t> sums;
+};
+
+// Reads and checks the frame of the entry open as `fd` (header, length, trailer, the checksum of
+// the header and the block sums); "" when it holds, else why not. The blocks themselves are
+// checked as they are read (cache::ByteReader), so a damaged block is found before any of its
+// bytes is used.
+std::string readFrame(int fd, Frame& frame)
 {
-    if (bytes.size() < kHeaderBytes + kTrailerBytes)
-        return "truncated (" + std::to_string(bytes.size()) + " bytes)";
+    struct stat st {};
+    if (::fstat(fd, &st) != 0)
+        return std::string("cannot be read: ") + std::strerror(errno);
+    const auto size = static_cast<std::uint64_t>(st.st_size);
+    if (size < kHeaderBytes + kTrailerBytes)
+        return "truncated (" + std::to_string(size) + " bytes)";
     Header h;
-    std::memcpy(&h, bytes.data(), sizeof h);
+    if (!readAt(fd, reinterpret_cast<char*>(&h), sizeof h, 0))
+        return "cannot be read";
     if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0)
         return "not a cache entry (wrong magic)";
     if (h.byteOrder == kByteOrderSwapped)
@@ -235,44 +264,38 @@ std::string checkFrame(std::string_view bytes, std::string_view& payload)
     if (h.blockBytes != cache::BlockWriter::kBlockBytes || h.zero != 0)
         return "damaged (bad header)";
     const std::uint64_t blocks = (h.payloadBytes + h.blockBytes - 1) / h.blockBytes;
-    if (h.payloadBytes > bytes.size() || blocks > bytes.size() / 8)
-        return "truncated (" + std::to_string(bytes.size()) + " bytes)";
+    if (h.payloadBytes > size || blocks > size / 8)
+        return "truncated (" + std::to_string(size) + " bytes)";
     const std::uint64_t want = kHeaderBytes + h.payloadBytes + blocks * 8 + kTrailerBytes;
-    if (bytes.size() < want)
-        return "truncated (" + std::to_string(bytes.size()) + " of " + std::to_string(want) + " bytes)";
-    if (bytes.size() > want)
-        return "damaged (" + std::to_string(bytes.size() - want) + " bytes too many)";
-    const char* sums = bytes.data() + kHeaderBytes + h.payloadBytes;
-    const char* trailer = sums + blocks * 8;
+    if (size < want)
+        return "truncated (" + std::to_string(size) + " of " + std::to_string(want) + " bytes)";
+    if (size > want)
+        return "damaged (" + std::to_string(size - want) + " bytes too many)";
+    std::string tail(static_cast<std::size_t>(blocks * 8 + kTrailerBytes), '\0');
+    if (!readAt(fd, tail.data(), tail.size(), kHeaderBytes + h.payloadBytes))
+        return "cannot be read";
+    const char* trailer = tail.data() + blocks * 8;
     if (std::memcmp(trailer + 8, kEndMagic, sizeof kEndMagic) != 0)
         return "damaged (bad trailer)";
     std::uint64_t frameSum;
     std::memcpy(&frameSum, trailer, 8);
-    std::string frame(bytes.data(), kHeaderBytes);
-    frame.append(sums, blocks * 8);
-    if (cache::checksum(frame.data(), frame.size()) != frameSum)
+    std::string framed(reinterpret_cast<const char*>(&h), kHeaderBytes);
+    framed.append(tail.data(), static_cast<std::size_t>(blocks * 8));
+    if (cache::checksum(framed.data(), framed.size()) != frameSum)
         return "damaged (the header's or the block sums' checksum does not match)";
-    const char* data = bytes.data() + kHeaderBytes;
-    std::atomic<std::uint64_t> bad{~0ull};
-    const std::size_t parts = std::min<std::size_t>(blocks, 64);
-    parallelFor(parts, blocks >= 16 ? 0u : 1u, [&](std::size_t part) {
-        for (std::uint64_t b = part * blocks / parts; b < (part + 1) * blocks / parts; ++b) {
-            const std::uint64_t from = b * h.blockBytes;
-            const std::uint64_t n = std::min<std::uint64_t>(h.blockBytes, h.payloadBytes - from);
-            std::uint64_t want;
-            std::memcpy(&want, sums + b * 8, 8);
-            if (cache::checksum(data + from, static_cast<std::size_t>(n), b) != want) {
-                std::uint64_t cur = bad.load();
-                while (b < cur && !bad.compare_exchange_weak(cur, b)) {
-                }
-                return;
-            }
-        }
-    });
-    if (bad.load() != ~0ull)
-        return "damaged (block " + std::to_string(bad.load()) + "'s checksum does not match)";
-    payload = std::string_view(data, static_cast<std::size_t>(h.payloadBytes));
+    frame.payloadBytes = h.payloadBytes;
+    frame.sums.resize(static_cast<std::size_t>(blocks));
+    std::memcpy(frame.sums.data(), tail.data(), static_cast<std::size_t>(blocks * 8));
     return {};
+}
+
+// Opens `path` and checks its frame; "" or why it cannot be used.
+std::string openEntry(const std::string& path, std::optional<Fd>& fd, Frame& frame)
+{
+    fd.emplace(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (fd->get() < 0)
+        return path + ": cannot be opened: " + std::strerror(errno);
+    return readFrame(fd->get(), frame);
 }
 
 bool writeEntry(const std::string& path, const std::string& identity, const std::vector<InputFile>& key,
@@ -332,10 +355,12 @@ std::int64_t mtimeNs(const std::string& path)
     return static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
 }
 
+std::vector<SessionCacheEntry> listEntries(const std::string& dir, bool withChecks);
+
 // Removes the least recently used entries until the directory holds at most `cap` bytes.
 void evict(const std::string& dir, std::uint64_t cap)
 {
-    auto entries = listSessionCache(dir);
+    auto entries = listEntries(dir, false);
     std::uint64_t total = 0;
     for (const auto& e : entries) {
         total += e.bytes;
@@ -399,48 +424,35 @@ LoadResult loadSessionsCached(const std::vector<std::string>& paths, const LoadO
     std::error_code ec;
     if (fs::exists(entry, ec)) {
         std::string why;
-        std::string openError;
-        if (auto mapped = MappedFile::open(entry, &openError)) {
-            mapped->mapAhead(0, mapped->size());
-            std::string_view payload;
-            why = checkFrame(mapped->bytes(), payload);
-            if (why.empty()) {
-                try {
-                    const std::uint64_t payloadAt = static_cast<std::uint64_t>(payload.data() - mapped->bytes().data());
-                    // The pages already copied into the tables leave the resident set as the
-                    // tables grow: the peak is about one copy of the entry, not two.
-                    cache::ByteReader in(payload.data(), payload.size(), [&](std::size_t consumed) {
-                        mapped->dropPagesBefore(payloadAt + consumed);
-                    });
-                    if (cache::getString(in) != identity)
-                        why = "made for another input";
-                    else if (const auto then = readKey(in); then != *key)
-                        why = staleness(then, *key);
-                    else if (auto session = [&] {
-                                 // Huge pages for the tables, as a load of that size gets.
-                                 const LoadAllocationScope scope(payload.size());
-                                 return cache::readSession(in);
-                             }()) {
-                        if (mapped->shrankAt() >= 0)
-                            throw cache::CorruptData("the entry shrank while it was read");
-                        ::utimensat(AT_FDCWD, entry.c_str(), nullptr, 0); // most recently used
-                        rep.hit = true;
-                        rep.openSeconds =
-                            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-                        if (options.progress)
-                            options.progress(LoadProgress{"Done", 1.0});
-                        LoadResult r;
-                        r.session = std::move(session);
-                        return r;
-                    }
-                } catch (const cache::CorruptData& e) {
-                    why = std::string("damaged (") + e.what() + ")";
-                } catch (const std::bad_alloc&) {
-                    why = "damaged (a size too large to hold)";
+        std::optional<Fd> fd;
+        Frame frame;
+        why = openEntry(entry, fd, frame);
+        if (why.empty()) {
+            try {
+                cache::ByteReader in(fd->get(), kHeaderBytes, frame.payloadBytes, std::move(frame.sums));
+                if (cache::getString(in) != identity)
+                    why = "made for another input";
+                else if (const auto then = readKey(in); then != *key)
+                    why = staleness(then, *key);
+                else if (auto session = [&] {
+                             // Huge pages for the tables, as a load of that size gets.
+                             const LoadAllocationScope scope(in.left());
+                             return cache::readSession(in);
+                         }()) {
+                    ::utimensat(AT_FDCWD, entry.c_str(), nullptr, 0); // most recently used
+                    rep.hit = true;
+                    rep.openSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+                    if (options.progress)
+                        options.progress(LoadProgress{"Done", 1.0});
+                    LoadResult r;
+                    r.session = std::move(session);
+                    return r;
                 }
+            } catch (const cache::CorruptData& e) {
+                why = std::string("damaged (") + e.what() + ")";
+            } catch (const std::bad_alloc&) {
+                why = "damaged (a size too large to hold)";
             }
-        } else {
-            why = openError;
         }
         rep.note = "the cached copy " + entry + " was not used: " + why + "; the files were read again";
     }
@@ -478,7 +490,10 @@ LoadResult loadSessionsCached(const std::vector<std::string>& paths, const LoadO
     return result;
 }
 
-std::vector<SessionCacheEntry> listSessionCache(const std::string& dir)
+namespace {
+
+// The entries in `dir`, most recently used first; their contents checked when `withChecks`.
+std::vector<SessionCacheEntry> listEntries(const std::string& dir, bool withChecks)
 {
     std::vector<SessionCacheEntry> out;
     std::error_code ec;
@@ -491,28 +506,30 @@ std::vector<SessionCacheEntry> listSessionCache(const std::string& dir)
         std::error_code sec;
         e.bytes = it->file_size(sec);
         e.lastUsedNs = mtimeNs(e.file);
-        std::string error;
-        if (auto mapped = MappedFile::open(e.file, &error)) {
-            std::string_view payload;
-            e.problem = checkFrame(mapped->bytes(), payload);
-            if (e.problem.empty()) {
-                try {
-                    cache::ByteReader in(payload.data(), payload.size());
-                    const std::string id = cache::getString(in);
-                    for (std::size_t at = 0; (at = id.find("path ", at)) != std::string::npos;) {
-                        const auto tab = id.find('\t', at);
-                        const auto nl = id.find('\n', at);
-                        if (tab == std::string::npos || nl == std::string::npos || tab > nl)
-                            break;
-                        e.inputs.push_back(id.substr(tab + 1, nl - tab - 1));
-                        at = nl;
-                    }
-                } catch (const cache::CorruptData& x) {
-                    e.problem = std::string("damaged (") + x.what() + ")";
+        if (!withChecks) {
+            out.push_back(std::move(e));
+            continue;
+        }
+        std::optional<Fd> fd;
+        Frame frame;
+        e.problem = openEntry(e.file, fd, frame);
+        if (e.problem.empty()) {
+            try {
+                cache::ByteReader in(fd->get(), kHeaderBytes, frame.payloadBytes, std::move(frame.sums));
+                const std::string id = cache::getString(in);
+                for (std::size_t at = 0; (at = id.find("path ", at)) != std::string::npos;) {
+                    const auto tab = id.find('\t', at);
+                    const auto nl = id.find('\n', at);
+                    if (tab == std::string::npos || nl == std::string::npos || tab > nl)
+                        break;
+                    e.inputs.push_back(id.substr(tab + 1, nl - tab - 1));
+                    at = nl;
                 }
+                while (in.left() > 0) // every block's checksum
+                    in.take(std::min<std::size_t>(in.left(), 4096));
+            } catch (const cache::CorruptData& x) {
+                e.problem = std::string("damaged (") + x.what() + ")";
             }
-        } else {
-            e.problem = error;
         }
         out.push_back(std::move(e));
     }
@@ -521,6 +538,10 @@ std::vector<SessionCacheEntry> listSessionCache(const std::string& dir)
     });
     return out;
 }
+
+} // namespace
+
+std::vector<SessionCacheEntry> listSessionCache(const std::string& dir) { return listEntries(dir, true); }
 
 std::size_t clearSessionCache(const std::string& dir, std::uint64_t* bytesFreed)
 {
