@@ -387,6 +387,15 @@ OpGroupStats finish(GroupAcc& g, TimeNs deviceTotal, double peakHbmGBps)
     return s;
 }
 
+// The names of the metrics a utilisation came from, as OpStatsResult::utilizationSource gives them.
+std::string joined(const std::set<std::string>& sources)
+{
+    std::string out;
+    for (const auto& src : sources)
+        out += (out.empty() ? "" : ", ") + src;
+    return out;
+}
+
 } // namespace
 
 bool isCommunicationTask(std::string_view taskType, std::string_view typeOrName)
@@ -455,8 +464,7 @@ OpStatsResult computeOpStats(const Profile& p, const OpStatsOptions& o)
     out.deviceTotal = c.deviceTotal;
     out.fromTimeline = c.fromTimeline;
     out.genericSlices = c.genericSlices;
-    for (const auto& src : c.utilSources)
-        out.utilizationSource += (out.utilizationSource.empty() ? "" : ", ") + src;
+    out.utilizationSource = joined(c.utilSources);
     out.groups.reserve(c.groups.size());
     for (auto& g : c.groups)
         out.groups.push_back(finish(g, c.deviceTotal, o.peakHbmGBps));
@@ -466,9 +474,11 @@ OpStatsResult computeOpStats(const Profile& p, const OpStatsOptions& o)
     return out;
 }
 
-OpGroupStats computeOverallStats(const Profile& p, const OpStatsOptions& o)
+OpGroupStats computeOverallStats(const Profile& p, const OpStatsOptions& o, std::string* utilizationSource)
 {
     Collected c = collect(p, o, true);
+    if (utilizationSource)
+        *utilizationSource = joined(c.utilSources);
     if (c.groups.empty()) {
         OpGroupStats empty;
         empty.key = "all";
@@ -572,8 +582,7 @@ OpStatsResult computeOpStatsAllRanks(const std::vector<ProfilePtr>& profiles, co
         }
     }
     out.deviceTotal = deviceTotal;
-    for (const auto& src : sources)
-        out.utilizationSource += (out.utilizationSource.empty() ? "" : ", ") + src;
+    out.utilizationSource = joined(sources);
     for (auto& g : merged)
         out.groups.push_back(finish(g, deviceTotal, o.peakHbmGBps));
     std::sort(out.groups.begin(), out.groups.end(), [](const OpGroupStats& a, const OpGroupStats& b) {

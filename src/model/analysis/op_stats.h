@@ -66,7 +66,8 @@ OpStatsResult computeOpStats(const Profile& p, const OpStatsOptions& o = {});
 // over all rows. Each group's rowProfile says which profile a row belongs to.
 OpStatsResult computeOpStatsAllRanks(const std::vector<ProfilePtr>& profiles, const OpStatsOptions& o = {});
 // All counted rows as one group (key "all"): profile-wide weighted utilisation, L2, bandwidth.
-OpGroupStats computeOverallStats(const Profile& p, const OpStatsOptions& o = {});
+// `utilizationSource`, when given, is set as computeOpStats sets OpStatsResult's.
+OpGroupStats computeOverallStats(const Profile& p, const OpStatsOptions& o = {}, std::string* utilizationSource = nullptr);
 // The numeric suffix of a communication op name removed: "hcom_allReduce__184_0_1" -> "hcom_allReduce".
 std::string commBaseName(std::string_view opName);
 // True for communication rows: task type HCCL/COMMUNICATION or a type/name starting with "hcom".

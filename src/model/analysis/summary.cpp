@@ -75,7 +75,7 @@ ProfileSummary computeSummary(const Profile& p, double peakHbmGBps)
 
     OpStatsOptions opt;
     opt.peakHbmGBps = s.hbmPeakGBps;
-    const OpGroupStats all = computeOverallStats(p, opt);
+    const OpGroupStats all = computeOverallStats(p, opt, &s.utilizationSource);
     s.aicUtil = all.aicUtilization;
     s.l2Hit = all.l2HitRate;
     s.readGBps = all.readGBps;
@@ -86,10 +86,6 @@ ProfileSummary computeSummary(const Profile& p, double peakHbmGBps)
         s.hbmBwUtil = s.hbmBwGBps / s.hbmPeakGBps;
     s.deviceBusy = all.total;
     s.taskCount = all.count;
-    if (!p.kernels.size())
-        s.utilizationSource = "";
-    else
-        s.utilizationSource = computeOpStats(p, opt).utilizationSource;
     return s;
 }
 
