@@ -13,6 +13,7 @@
 #include "views/load_controller.h"
 #include "views/main_window.h"
 #include "views/selection_controller.h"
+#include "views/summary_strip.h"
 #include "views/theme.h"
 #include "views/timeline_view.h"
 
@@ -21,6 +22,7 @@
 #include <QEventLoop>
 #include <QStandardPaths>
 #include <QTabWidget>
+#include <QThread>
 #include <QTimer>
 
 #include <cstdio>
@@ -155,6 +157,22 @@ int runHeadless(const GuiArgs& args)
     return 0;
 }
 
+// Waits for what the window computes on workers after a load, so that a screenshot shows it.
+void waitForWorkers(MainWindow& w)
+{
+    // The Cluster tab's analysis: the picture shows its result.
+    if (ClusterView* cluster = w.clusterView(); cluster && cluster->analysing()) {
+        QEventLoop wait;
+        QObject::connect(cluster, &ClusterView::analysisReady, &wait, &QEventLoop::quit);
+        wait.exec();
+    }
+    // The summary strip's numbers.
+    while (w.summary()->busy()) {
+        QApplication::processEvents(QEventLoop::AllEvents, 20);
+        QThread::msleep(5);
+    }
+}
+
 } // namespace
 
 int runGui(int argc, char** argv)
@@ -212,12 +230,7 @@ int runGui(int argc, char** argv)
         auto save = [&w, file, tab] {
             // Let queued layout and replots run before grabbing.
             QTimer::singleShot(300, &w, [&w, file, tab] {
-                // The Cluster tab's analysis runs on a worker: the picture shows its result.
-                if (ClusterView* cluster = w.clusterView(); cluster && cluster->analysing()) {
-                    QEventLoop wait;
-                    QObject::connect(cluster, &ClusterView::analysisReady, &wait, &QEventLoop::quit);
-                    wait.exec();
-                }
+                waitForWorkers(w);
                 for (int i = 0; i < w.tabs()->count(); ++i)
                     if (w.tabs()->tabText(i) == tab)
                         w.tabs()->setCurrentIndex(i);

@@ -1,7 +1,8 @@
 #include "views/summary_strip.h"
 
-#include "model/analysis/summary.h"
 #include "views/time_format.h"
+
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <cmath>
 
@@ -14,6 +15,11 @@ QString percent(double fraction)
     return std::isnan(fraction) ? QStringLiteral("–") : QString::number(fraction * 100.0, 'f', 0) + QStringLiteral(" %");
 }
 
+QString rankLabel(const Profile& p)
+{
+    return p.rank >= 0 ? SummaryStrip::tr("Rank %1").arg(p.rank) : QString::fromStdString(p.name);
+}
+
 } // namespace
 
 SummaryStrip::SummaryStrip(SelectionController* sel, QWidget* parent) : QLabel(parent), m_sel(sel)
@@ -24,6 +30,15 @@ SummaryStrip::SummaryStrip(SelectionController* sel, QWidget* parent) : QLabel(p
     setTextInteractionFlags(Qt::TextSelectableByMouse);
     connect(m_sel, &SelectionController::sessionChanged, this, &SummaryStrip::refresh);
     connect(m_sel, &SelectionController::currentRankChanged, this, &SummaryStrip::refresh);
+    connect(&m_watcher, &QFutureWatcher<std::vector<ProfileSummary>>::finished, this, [this] {
+        m_computing = false;
+        if (m_pending) { // the session or the rank changed meanwhile: this result is of the old one
+            m_pending = false;
+            refresh();
+            return;
+        }
+        show(m_watcher.result());
+    });
     refresh();
 }
 
@@ -31,21 +46,51 @@ void SummaryStrip::refresh()
 {
     const SessionPtr& s = m_sel->session();
     if (!s || s->ranks.empty()) {
+        m_pending = m_computing;
         m_plain = tr("No profile open");
         setText(m_plain);
         setToolTip({});
         return;
     }
-    if (m_sel->currentRank() < 0 && s->ranks.size() > 1) {
-        refreshAllRanks();
-        return;
-    }
-    const int rank = std::max(0, m_sel->currentRank());
+    const bool all = m_sel->currentRank() < 0 && s->ranks.size() > 1;
+    const int rank = all ? -1 : std::max(0, m_sel->currentRank());
     if (rank >= static_cast<int>(s->ranks.size()))
         return;
-    const Profile& p = *s->ranks[static_cast<std::size_t>(rank)];
-    const ProfileSummary sum = computeSummary(p);
-    const QString who = p.rank >= 0 ? tr("Rank %1").arg(p.rank) : QString::fromStdString(p.name);
+    if (m_computing) {
+        m_pending = true;
+        return;
+    }
+    m_session = s;
+    m_rank = rank;
+    m_plain = all ? tr("All %1 ranks: summarising…").arg(s->ranks.size())
+                  : tr("%1: summarising…").arg(rankLabel(*s->ranks[static_cast<std::size_t>(rank)]));
+    setText(m_plain);
+    setToolTip({});
+    m_computing = true;
+    m_watcher.setFuture(QtConcurrent::run([s, rank] {
+        std::vector<ProfileSummary> sums;
+        if (rank >= 0) {
+            sums.push_back(computeSummary(*s->ranks[static_cast<std::size_t>(rank)]));
+        } else {
+            sums.reserve(s->ranks.size());
+            for (const auto& p : s->ranks)
+                sums.push_back(computeSummary(*p));
+        }
+        return sums;
+    }));
+}
+
+void SummaryStrip::show(const std::vector<ProfileSummary>& sums)
+{
+    if (m_rank < 0)
+        showAllRanks(sums);
+    else
+        showRank(*m_session->ranks[static_cast<std::size_t>(m_rank)], sums.front());
+}
+
+void SummaryStrip::showRank(const Profile& p, const ProfileSummary& sum)
+{
+    const QString who = rankLabel(p);
     QStringList parts;
     parts << tr("%1: step %2").arg(who, sum.stepTime > 0 ? formatDuration(sum.stepTime) : QStringLiteral("–"));
     if (sum.steps == 1)
@@ -69,14 +114,10 @@ void SummaryStrip::refresh()
                         std::isnan(sum.hbmBwGBps) ? QStringLiteral("–") : QString::number(sum.hbmBwGBps, 'f', 1)));
 }
 
-void SummaryStrip::refreshAllRanks()
+void SummaryStrip::showAllRanks(const std::vector<ProfileSummary>& sums)
 {
     // "All ranks": each number as min / median / max over the ranks (model/analysis rankSpread).
-    const SessionPtr& s = m_sel->session();
-    std::vector<ProfileSummary> sums;
-    sums.reserve(s->ranks.size());
-    for (const auto& p : s->ranks)
-        sums.push_back(computeSummary(*p));
+    const SessionPtr& s = m_session;
     auto spread = [&](auto member) {
         std::vector<double> v;
         for (const ProfileSummary& sum : sums)

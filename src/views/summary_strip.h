@@ -1,10 +1,15 @@
 #pragma once
 // The one-line health of the current rank above the timeline: step time, its compute /
 // exposed communication / free split, AI Core utilisation, L2 hit rate and HBM bandwidth as a
-// share of peak. Each number's tooltip says where it came from.
+// share of peak. Each number's tooltip says where it came from. The numbers are computed on a
+// worker (a pass over every task of the rank): the window's first frame does not wait for them.
+#include "model/analysis/summary.h"
 #include "views/selection_controller.h"
 
+#include <QFutureWatcher>
 #include <QLabel>
+
+#include <vector>
 
 namespace npuscope {
 
@@ -13,13 +18,22 @@ class SummaryStrip : public QLabel {
 public:
     explicit SummaryStrip(SelectionController* sel, QWidget* parent = nullptr);
     QString plainText() const { return m_plain; }
+    // True while the numbers of the current rank (or of all ranks) are being computed.
+    bool busy() const { return m_computing; }
 
 private:
     void refresh();
-    void refreshAllRanks();
+    void show(const std::vector<ProfileSummary>& sums);
+    void showRank(const Profile& p, const ProfileSummary& sum);
+    void showAllRanks(const std::vector<ProfileSummary>& sums);
 
     SelectionController* m_sel;
     QString m_plain;
+    QFutureWatcher<std::vector<ProfileSummary>> m_watcher;
+    SessionPtr m_session; // what the running computation is of
+    int m_rank = 0;       // its rank, or -1 for all
+    bool m_computing = false; // from the start of a computation to its result shown
+    bool m_pending = false;   // a refresh asked for while one was running
 };
 
 } // namespace npuscope

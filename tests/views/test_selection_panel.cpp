@@ -244,6 +244,7 @@ private slots:
         for (const auto& p : s->ranks)
             steps.push_back(computeSummary(*p).stepTime);
         std::sort(steps.begin(), steps.end());
+        QTRY_VERIFY_WITH_TIMEOUT(!w.summary()->busy(), 30000);
         const QString strip = w.summary()->plainText();
         QVERIFY2(strip.startsWith(QStringLiteral("All 4 ranks (min / median / max): step %1 / %2 / %3")
                                       .arg(formatDuration(steps[0]), formatDuration(roundNs((steps[1] + steps[2]) / 2.0)),
@@ -256,6 +257,7 @@ private slots:
         w.selection()->setCurrentRank(2);
         QVERIFY(!m->aggregated());
         QVERIFY(ranking->headerText().contains(QStringLiteral("rank 2")));
+        QTRY_VERIFY_WITH_TIMEOUT(!w.summary()->busy(), 30000);
         QVERIFY(w.summary()->plainText().startsWith(QStringLiteral("Rank 2")));
         w.selection()->setCurrentRank(-1);
         w.grab().save(QDir::temp().filePath(QStringLiteral("npuscope-all-ranks.png")));
