@@ -123,17 +123,32 @@ Lane makeLane(const Profile& p, std::uint32_t t, int rank, int group)
     return lane;
 }
 
-// (slice, flow) for both ends of every flow bound to a slice, sorted.
+// (slice, flow) for both ends of every flow bound to a slice, sorted: counted per slice and
+// placed in flow order (a linear pass, not a sort of a few million pairs on the way to the
+// first frame).
 std::vector<std::pair<std::uint32_t, std::uint32_t>> flowIndexOf(const Profile& p)
 {
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> fi;
-    for (std::uint32_t f = 0; f < p.flows.size(); ++f) {
-        if (f < p.flows.srcSlice.size() && p.flows.srcSlice[f] != kNone)
-            fi.emplace_back(p.flows.srcSlice[f], f);
-        if (f < p.flows.dstSlice.size() && p.flows.dstSlice[f] != kNone)
-            fi.emplace_back(p.flows.dstSlice[f], f);
+    const std::size_t slices = p.slices.size();
+    const std::size_t flows = p.flows.size();
+    auto bound = [&](const std::vector<std::uint32_t>& ends, std::uint32_t f) {
+        return f < ends.size() && ends[f] != kNone && ends[f] < slices;
+    };
+    std::vector<std::uint32_t> at(slices + 1, 0); // where each slice's pairs start
+    for (std::uint32_t f = 0; f < flows; ++f) {
+        if (bound(p.flows.srcSlice, f))
+            ++at[p.flows.srcSlice[f] + 1];
+        if (bound(p.flows.dstSlice, f))
+            ++at[p.flows.dstSlice[f] + 1];
     }
-    std::sort(fi.begin(), fi.end());
+    for (std::size_t s = 1; s <= slices; ++s)
+        at[s] += at[s - 1];
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> fi(at[slices]);
+    for (std::uint32_t f = 0; f < flows; ++f) {
+        if (bound(p.flows.srcSlice, f))
+            fi[at[p.flows.srcSlice[f]]++] = {p.flows.srcSlice[f], f};
+        if (bound(p.flows.dstSlice, f))
+            fi[at[p.flows.dstSlice[f]]++] = {p.flows.dstSlice[f], f};
+    }
     return fi;
 }
 
