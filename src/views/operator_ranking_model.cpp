@@ -55,6 +55,9 @@ const char* OperatorRankingModel::presetName(RankingPreset p)
 
 void OperatorRankingModel::setProfile(ProfilePtr profile, int rankIndex)
 {
+    // A new session tells its views twice (the session, then its rank): one pass over its tasks.
+    if (profile && profile == m_profile && m_profiles.size() == 1 && rankIndex == m_rankIndex)
+        return;
     m_profile = std::move(profile);
     m_profiles.clear();
     if (m_profile)
@@ -65,6 +68,8 @@ void OperatorRankingModel::setProfile(ProfilePtr profile, int rankIndex)
 
 void OperatorRankingModel::setProfiles(std::vector<ProfilePtr> profiles)
 {
+    if (profiles.size() > 1 && profiles == m_profiles && m_rankIndex == -1)
+        return;
     m_profiles = std::move(profiles);
     m_profile = m_profiles.empty() ? nullptr : m_profiles.front();
     m_rankIndex = m_profiles.size() > 1 ? -1 : 0;
