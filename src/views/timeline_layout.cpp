@@ -124,8 +124,7 @@ Lane makeLane(const Profile& p, std::uint32_t t, int rank, int group)
 }
 
 // (slice, flow) for both ends of every flow bound to a slice, sorted: counted per slice and
-// placed in flow order (a linear pass, not a sort of a few million pairs on the way to the
-// first frame).
+// placed in flow order (a linear pass, not a sort of a few million pairs).
 std::vector<std::pair<std::uint32_t, std::uint32_t>> flowIndexOf(const Profile& p)
 {
     const std::size_t slices = p.slices.size();
@@ -161,7 +160,7 @@ void TimelineLayout::build(const SessionPtr& session)
     groups.clear();
     trackLane.clear();
     nameColor.clear();
-    flowIndex.clear();
+    m_flowIndex.clear();
     legend.clear();
     if (!session)
         return;
@@ -224,9 +223,8 @@ void TimelineLayout::build(const SessionPtr& session)
         for (std::size_t i = 0; i < keyTotals.size(); ++i)
             if (keyTotals[i] > 0)
                 legendTotals[std::string(p.strings.view(NameId(static_cast<std::uint32_t>(i))))] += keyTotals[i];
-
-        flowIndex.push_back(flowIndexOf(p));
     }
+    m_flowIndex.resize(session->ranks.size());
 
     for (const auto& [key, total] : legendTotals)
         legend.push_back({QString::fromStdString(key), paletteIndexFor(key), total});
@@ -241,6 +239,14 @@ std::uint8_t TimelineLayout::colorOf(int rank, std::uint32_t row) const
     if (k != kNone && k < p.kernels.size() && p.kernels.type[k].v != 0)
         return colors[p.kernels.type[k].v];
     return colors[p.slices.name[row].v];
+}
+
+const std::vector<std::pair<std::uint32_t, std::uint32_t>>& TimelineLayout::flowIndex(int rank) const
+{
+    auto& fi = m_flowIndex.at(static_cast<std::size_t>(rank));
+    if (!fi)
+        fi = flowIndexOf(*m_session->ranks[static_cast<std::size_t>(rank)]);
+    return *fi;
 }
 
 NameId TimelineLayout::colorKeyId(const Profile& p, std::uint32_t row)

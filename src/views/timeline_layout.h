@@ -7,6 +7,7 @@
 #include <QString>
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace npuscope {
@@ -57,9 +58,11 @@ public:
     std::vector<LaneGroup> groups;          // rank headers and process groups, in display order
     std::vector<std::vector<int>> trackLane;// [rank][track] -> lane index or -1
     std::vector<std::vector<std::uint8_t>> nameColor; // [rank][NameId] -> palette index
-    // [rank] -> (slice row, flow index), sorted by slice, for both endpoints of every flow.
-    std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> flowIndex;
     std::vector<LegendEntry> legend;        // device-task keys by total time, top first
+
+    // (slice row, flow index) of rank `rank`, sorted by slice, for both endpoints of every flow;
+    // built when first asked for (a selected task's flows), not on the way to the first frame.
+    const std::vector<std::pair<std::uint32_t, std::uint32_t>>& flowIndex(int rank) const;
 
     // Effective end: instants count as 1 ns so they are found and drawn.
     static TimeNs effEnd(const Profile& p, std::uint32_t row)
@@ -82,6 +85,7 @@ public:
 
 private:
     SessionPtr m_session;
+    mutable std::vector<std::optional<std::vector<std::pair<std::uint32_t, std::uint32_t>>>> m_flowIndex; // [rank]
 };
 
 } // namespace npuscope

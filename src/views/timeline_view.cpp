@@ -704,10 +704,10 @@ void TimelineView::drawLegend(QPainter& p) const
 void TimelineView::drawFlows(QPainter& p) const
 {
     const TaskRef task = m_sel->selectedTask();
-    if (task.rankIndex >= static_cast<int>(m_layout.flowIndex.size()))
+    if (!m_layout.session() || task.rankIndex < 0 || task.rankIndex >= static_cast<int>(m_layout.session()->ranks.size()))
         return;
     const Profile& prof = *m_layout.session()->ranks[static_cast<std::size_t>(task.rankIndex)];
-    const auto& fi = m_layout.flowIndex[static_cast<std::size_t>(task.rankIndex)];
+    const auto& fi = m_layout.flowIndex(task.rankIndex);
     auto it = std::lower_bound(fi.begin(), fi.end(), std::pair{task.slice, 0u});
     p.setPen(QPen(palette().text().color(), 1.5));
     p.setBrush(palette().text());

@@ -347,6 +347,34 @@ private slots:
         QCOMPARE(shown.grab().toImage(), expected);
     }
 
+    // The flow index, built when a selected task's flows are first drawn, on a real torch_npu
+    // rank: every bound endpoint of every flow once, sorted by (slice, flow), as a sort of the
+    // pairs gives it.
+    void flowIndexOnRealProfile()
+    {
+        const LoadResult lr = loadSession(NPUSCOPE_SAMPLES "/msinsight/test/data/pytorch/text/level1/rank0_ascend_pt");
+        QVERIFY(lr.session);
+        const Profile& p = *lr.session->ranks.front();
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> want;
+        for (std::uint32_t f = 0; f < p.flows.size(); ++f) {
+            if (p.flows.srcSlice[f] != kNone)
+                want.emplace_back(p.flows.srcSlice[f], f);
+            if (p.flows.dstSlice[f] != kNone)
+                want.emplace_back(p.flows.dstSlice[f], f);
+        }
+        std::sort(want.begin(), want.end());
+        QVERIFY(want.size() > 1000);
+
+        SelectionController sel;
+        TimelineView view(&sel);
+        view.resize(1200, 800);
+        sel.setSession(lr.session);
+        QVERIFY(view.layout().flowIndex(0) == want);
+        // A task with flows selected and painted: its arrows are drawn from the index.
+        sel.setSelectedTask({0, want.front().first});
+        QVERIFY(!view.grab().isNull());
+    }
+
     void search()
     {
         SelectionController sel;
