@@ -123,18 +123,24 @@ std::size_t ByteReader::blockBytes(std::uint64_t block) const
                                                             m_size - block * BlockWriter::kBlockBytes));
 }
 
-void ByteReader::readBlock(char* out, std::uint64_t block, std::size_t bytes)
+bool readAt(int fd, char* out, std::size_t n, std::uint64_t offset)
 {
-    const std::uint64_t at = m_offset + block * BlockWriter::kBlockBytes;
     std::size_t got = 0;
-    while (got < bytes) {
-        const ssize_t r = ::pread(m_fd, out + got, bytes - got, static_cast<off_t>(at + got));
+    while (got < n) {
+        const ssize_t r = ::pread(fd, out + got, n - got, static_cast<off_t>(offset + got));
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0)
-            throw CorruptData("the entry ends early (it shrank while it was read)");
+            return false;
         got += static_cast<std::size_t>(r);
     }
+    return true;
+}
+
+void ByteReader::readBlock(char* out, std::uint64_t block, std::size_t bytes)
+{
+    if (!readAt(m_fd, out, bytes, m_offset + block * BlockWriter::kBlockBytes))
+        throw CorruptData("the entry ends early (it shrank while it was read)");
     if (checksum(out, bytes, block) != m_sums[block])
         throw CorruptData("block " + std::to_string(block) + "'s checksum does not match");
 }

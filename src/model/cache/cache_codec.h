@@ -98,6 +98,9 @@ void writeSession(BlockWriter& out, const Session& s);
 // Throws CorruptData.
 std::shared_ptr<Session> readSession(ByteReader& in);
 
+// Reads n bytes at `offset` of `fd` (pread, again after EINTR); false when it cannot.
+bool readAt(int fd, char* out, std::size_t n, std::uint64_t offset);
+
 // Plain helpers shared with the cache's key section.
 void putU64(BlockWriter& out, std::uint64_t v);
 void putString(BlockWriter& out, const std::string& s);

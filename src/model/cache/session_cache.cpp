@@ -77,20 +77,6 @@ std::string hex16(std::uint64_t v)
     return s;
 }
 
-bool readAt(int fd, char* out, std::size_t n, std::uint64_t offset)
-{
-    std::size_t got = 0;
-    while (got < n) {
-        const ssize_t r = ::pread(fd, out + got, n - got, static_cast<off_t>(offset + got));
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return false;
-        got += static_cast<std::size_t>(r);
-    }
-    return true;
-}
-
 std::optional<InputFile> describe(const std::string& path)
 {
     struct stat st {};
@@ -107,8 +93,8 @@ std::optional<InputFile> describe(const std::string& path)
     const std::uint64_t head = std::min(f.size, kMiB);
     const std::uint64_t tailFrom = f.size > 2 * kMiB ? f.size - kMiB : head;
     std::vector<char> buf(static_cast<std::size_t>(head + (f.size - tailFrom)));
-    bool ok = readAt(fd, buf.data(), static_cast<std::size_t>(head), 0)
-              && readAt(fd, buf.data() + head, static_cast<std::size_t>(f.size - tailFrom), tailFrom);
+    bool ok = cache::readAt(fd, buf.data(), static_cast<std::size_t>(head), 0)
+              && cache::readAt(fd, buf.data() + head, static_cast<std::size_t>(f.size - tailFrom), tailFrom);
     ::close(fd);
     if (!ok)
         return std::nullopt;
@@ -250,7 +236,7 @@ std::string readFrame(int fd, Frame& frame)
     if (size < kHeaderBytes + kTrailerBytes)
         return "truncated (" + std::to_string(size) + " bytes)";
     Header h;
-    if (!readAt(fd, reinterpret_cast<char*>(&h), sizeof h, 0))
+    if (!cache::readAt(fd, reinterpret_cast<char*>(&h), sizeof h, 0))
         return "cannot be read";
     if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0)
         return "not a cache entry (wrong magic)";
@@ -272,7 +258,7 @@ std::string readFrame(int fd, Frame& frame)
     if (size > want)
         return "damaged (" + std::to_string(size - want) + " bytes too many)";
     std::string tail(static_cast<std::size_t>(blocks * 8 + kTrailerBytes), '\0');
-    if (!readAt(fd, tail.data(), tail.size(), kHeaderBytes + h.payloadBytes))
+    if (!cache::readAt(fd, tail.data(), tail.size(), kHeaderBytes + h.payloadBytes))
         return "cannot be read";
     const char* trailer = tail.data() + blocks * 8;
     if (std::memcmp(trailer + 8, kEndMagic, sizeof kEndMagic) != 0)
