@@ -421,8 +421,10 @@ LoadResult loadSessionsCached(const std::vector<std::string>& paths, const LoadO
                 else if (const auto then = readKey(in); then != *key)
                     why = staleness(then, *key);
                 else if (auto session = [&] {
-                             // Huge pages for the tables, as a load of that size gets.
+                             // Huge pages for the tables, as a load of that size gets, faulted in
+                             // beside the reading.
                              const LoadAllocationScope scope(in.left());
+                             const HeapPrefault prefault(in.left());
                              return cache::readSession(in);
                          }()) {
                     ::utimensat(AT_FDCWD, entry.c_str(), nullptr, 0); // most recently used

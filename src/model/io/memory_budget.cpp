@@ -1,16 +1,21 @@
 #include "model/io/memory_budget.h"
 
+#include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <limits>
 #include <mutex>
+#include <system_error>
+#include <thread>
 
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
 #if defined(__linux__)
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #endif
 
@@ -138,6 +143,51 @@ LoadAllocationScope::~LoadAllocationScope()
     }
 #endif
     --g_loads;
+}
+
+struct HeapPrefault::Impl {
+    std::atomic<bool> stop{false};
+    std::thread helper;
+};
+
+HeapPrefault::HeapPrefault(std::uint64_t bytes)
+{
+#if defined(__GLIBC__) && defined(__linux__) && defined(MADV_POPULATE_WRITE)
+    if (kSanitizerHeap || bytes < (64ull << 20) || bytes > (std::uint64_t{1} << 40))
+        return;
+    // Taken and given back at once: the heap's top now reaches that far (the scope keeps the
+    // allocator from trimming or mapping large blocks apart), and the reader's tables are cut
+    // from it in order.
+    void* block = std::malloc(static_cast<std::size_t>(bytes));
+    if (!block)
+        return;
+    const auto from = reinterpret_cast<std::uintptr_t>(block);
+    std::free(block);
+    m_impl = std::make_unique<Impl>();
+    try {
+        m_impl->helper = std::thread([impl = m_impl.get(), from, bytes] {
+            constexpr std::uintptr_t kChunk = 8u << 20;
+            const std::uintptr_t begin = (from + 4095) & ~std::uintptr_t{4095};
+            const std::uintptr_t end = (from + bytes) & ~std::uintptr_t{4095};
+            for (std::uintptr_t at = begin; at < end && !impl->stop.load(std::memory_order_relaxed); at += kChunk)
+                if (::madvise(reinterpret_cast<void*>(at), std::min<std::uintptr_t>(kChunk, end - at), MADV_POPULATE_WRITE) != 0)
+                    break; // not mapped any more (or not supported): nothing to do
+        });
+    } catch (const std::system_error&) {
+        m_impl.reset(); // no thread to spare: the reader faults its pages itself
+    }
+#else
+    (void)bytes;
+#endif
+}
+
+HeapPrefault::~HeapPrefault()
+{
+    if (!m_impl)
+        return;
+    m_impl->stop = true;
+    if (m_impl->helper.joinable())
+        m_impl->helper.join();
 }
 
 void releaseFreeHeap()

@@ -3,6 +3,7 @@
 // instead of the process being killed by the kernel's OOM killer. Memory-mapped input does not
 // count (the kernel pages it in and out); what counts is what the readers build from it.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -52,6 +53,25 @@ public:
 
 private:
     bool m_hugePages = false;
+};
+
+// Inside a LoadAllocationScope, for a reader that is about to fill about `bytes` of new tables
+// from the thread that creates it (a session cache entry read back): the heap's free end is
+// grown by that much and a second thread faults its pages in (MADV_POPULATE_WRITE) while the
+// reader fills them, so the kernel's zeroing of fresh pages runs beside the reading instead of
+// inside it. Nothing is written: memory the reader does not reach is free heap again, returned
+// when the scope ends. The helper stops and is joined when this ends. Does nothing outside
+// glibc on Linux, under a sanitizer's allocator, or for less than 64 MiB.
+class HeapPrefault {
+public:
+    explicit HeapPrefault(std::uint64_t bytes);
+    ~HeapPrefault();
+    HeapPrefault(const HeapPrefault&) = delete;
+    HeapPrefault& operator=(const HeapPrefault&) = delete;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
 };
 
 // For a process whose allocator advises transparent huge pages for the heap (glibc's
