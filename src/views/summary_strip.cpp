@@ -57,7 +57,9 @@ void SummaryStrip::refresh()
     if (rank >= static_cast<int>(s->ranks.size()))
         return;
     if (m_computing) {
-        m_pending = true;
+        // Again once the running pass ends, unless it is of this very rank (a new session tells
+        // the strip twice: the session, then its rank).
+        m_pending = s != m_session || rank != m_rank;
         return;
     }
     m_session = s;

@@ -33,7 +33,7 @@ private:
     SessionPtr m_session; // what the running computation is of
     int m_rank = 0;       // its rank, or -1 for all
     bool m_computing = false; // from the start of a computation to its result shown
-    bool m_pending = false;   // a refresh asked for while one was running
+    bool m_pending = false;   // another session or rank asked for while one was running
 };
 
 } // namespace npuscope
