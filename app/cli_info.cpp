@@ -37,6 +37,7 @@
 #include "model/analysis/memory.h"
 #include "model/analysis/summary.h"
 #include "model/formats/loader.h"
+#include "model/io/memory_budget.h"
 #include "model/io/relative_path.h"
 #include "model/store/safe_text.h"
 
@@ -543,6 +544,8 @@ int info(const Args& args)
     std::string shown = paths.front();
     for (std::size_t i = 1; i < paths.size(); ++i)
         shown += ' ' + paths[i];
+    // The summary's passes over a large session get the heap a load of its size gets.
+    const LoadAllocationScope analysis(result.session->loadedBytes());
     Json report = sessionJson(*result.session, paths.size() == 1 ? paths.front() : result.session->root);
     report["path"] = shown;
     if (!cacheNote.empty())

@@ -49,7 +49,7 @@ void printHelp()
 
 int main(int argc, char** argv)
 {
-    npuscope::startWithHeapHugePages(argv);
+    npuscope::setUpHeapHugePages();
     if (argc >= 2) {
         const std::string verb = argv[1];
         npuscope::cli::Args rest(argv + 2, argv + argc);

@@ -778,7 +778,9 @@ void countFindings(const std::vector<Finding>& fired, const std::vector<Finding>
 
 AdvisorReport runAdvisor(const Session& session, const Thresholds& th, const std::atomic<bool>* cancel)
 {
-    const LoadAllocationScope heapReuse; // the rules' working memory is reused from rule to rule
+    // The rules' working memory is reused from rule to rule, and over a large session they get
+    // the heap a load of its size gets (huge pages where the process manages them).
+    const LoadAllocationScope heapReuse(session.loadedBytes());
     AdvisorReport rep;
     rep.warnings = th.warnings();
     rep.overrides = th.overrides();

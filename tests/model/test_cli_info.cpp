@@ -201,8 +201,8 @@ private slots:
         QVERIFY(r.err.contains(tmp.path() + ": no profiling data found"));
     }
 
-    // npuscope starts itself again with glibc's huge-page and single-heap tunables when the
-    // system gives huge pages on request; --version tells whether that happened.
+    // npuscope keeps one heap and advises huge pages for large loads' heap when the system gives
+    // huge pages on request; --version tells whether it does.
     void heapHugePages()
     {
         const auto version = [](const QStringList& env) {
@@ -221,14 +221,14 @@ private slots:
         const QString system = "heap: pages as the system gives them";
         QFile thp("/sys/kernel/mm/transparent_hugepage/enabled");
         bool onRequest = thp.open(QIODevice::ReadOnly) && thp.readAll().contains("[madvise]");
-        onRequest = onRequest && !npuscope::kSanitizerHeap; // sanitizer builds (GCC's or clang's) do not restart
+        onRequest = onRequest && !npuscope::kSanitizerHeap; // sanitizer builds (GCC's or clang's) leave the heap alone
         QVERIFY(version({}).contains(onRequest ? managed : system));
         QVERIFY(version({}).startsWith("npuscope "));
         QVERIFY(version({"NPUSCOPE_HUGE_PAGES=0"}).contains(system));
-        // A caller who set either tunable chose: no restart.
+        // A caller who set either tunable chose: the heap is left as they set it.
         QVERIFY(version({"GLIBC_TUNABLES=glibc.malloc.arena_max=2"}).contains(system));
         QVERIFY(version({"GLIBC_TUNABLES=glibc.malloc.hugetlb=0"}).contains(system));
-        // Other tunables are kept, and the restart still happens.
+        // Other tunables do not matter.
         QVERIFY(version({"GLIBC_TUNABLES=glibc.malloc.tcache_count=4"}).contains(onRequest ? managed : system));
     }
 

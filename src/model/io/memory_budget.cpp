@@ -91,6 +91,30 @@ void setHugePages(bool on)
     (void)on;
 #endif
 }
+// glibc advises huge pages for the heap it grows only under its hugetlb tunable, read when a
+// process starts. Instead, the heap is grown here by about what the load will build (taken and
+// given back at once: inside a scope it is neither trimmed nor mapped apart, so the load's
+// tables are cut from it) and that stretch advised. Growth past it gets the system's pages.
+void adviseHeapAhead(std::uint64_t bytes)
+{
+#if defined(__GLIBC__) && defined(__linux__)
+    constexpr std::uintptr_t kHuge = 2u << 20;
+    for (bytes = std::min<std::uint64_t>(bytes, std::uint64_t{1} << 40); bytes >= kHuge * 32; bytes /= 2) {
+        void* block = std::malloc(static_cast<std::size_t>(bytes));
+        if (!block)
+            continue; // more than the system lends at once: try half
+        const auto at = reinterpret_cast<std::uintptr_t>(block);
+        const std::uintptr_t from = (at + kHuge - 1) & ~(kHuge - 1);
+        const std::uintptr_t to = (at + bytes) & ~(kHuge - 1);
+        if (to > from)
+            ::madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE);
+        std::free(block);
+        return;
+    }
+#else
+    (void)bytes;
+#endif
+}
 } // namespace
 
 void manageHeapHugePages()
@@ -121,12 +145,14 @@ LoadAllocationScope::LoadAllocationScope(std::uint64_t inputBytes)
 #if defined(__GLIBC__)
     if (g_loads == 0) {
         mallopt(M_MMAP_MAX, 0);
-        mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
+        mallopt(M_TRIM_THRESHOLD, -1); // never: -1 turns trimming off (INT_MAX would trim a free top of 2 GiB)
     }
 #endif
     ++g_loads;
     if (m_hugePages && g_hugeLoads++ == 0 && g_manageHugePages)
         setHugePages(true);
+    if (m_hugePages && g_manageHugePages)
+        adviseHeapAhead(inputBytes * 2); // what a load builds stays well under twice its input
 }
 
 LoadAllocationScope::~LoadAllocationScope()

@@ -306,6 +306,20 @@ std::uint64_t Session::skippedTotal() const
     return n;
 }
 
+std::uint64_t Session::loadedBytes() const
+{
+    std::uint64_t n = 0;
+    const auto add = [&n](const std::vector<FileRecord>& files) {
+        for (const auto& f : files)
+            if (f.status == FileStatus::Loaded || f.status == FileStatus::Partial)
+                n += f.bytes;
+    };
+    add(files);
+    for (const auto& r : ranks)
+        add(r->files);
+    return n;
+}
+
 namespace {
 
 template <typename T>

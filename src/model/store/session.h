@@ -40,6 +40,8 @@ public:
 
     bool empty() const { return ranks.empty() && !cluster.present(); }
     std::uint64_t skippedTotal() const;
+    // The bytes of every file read into it (its own and its ranks'), as on disk.
+    std::uint64_t loadedBytes() const;
 };
 
 using SessionPtr = std::shared_ptr<const Session>;
