@@ -206,6 +206,7 @@ UtilizationPlots::UtilizationPlots(SelectionController* sel, QWidget* parent)
     buildPlotActions();
     setMinimumHeight(120);
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    m_plot->setPlottingHint(QCP::phFastPolylines, true);
     m_plot->setAutoAddPlottableToLegend(false); // each curve goes to its own plot's legend
     m_plot->installEventFilter(this);
     m_plot->setMouseTracking(true); // the hover readout
