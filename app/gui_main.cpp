@@ -9,6 +9,7 @@
 #include "model/analysis/units.h"
 #include "model/formats/loader.h"
 #include "model/synth/synth.h"
+#include "views/advisor_panel.h"
 #include "views/cluster_view.h"
 #include "views/load_controller.h"
 #include "views/main_window.h"
@@ -166,8 +167,9 @@ void waitForWorkers(MainWindow& w)
         QObject::connect(cluster, &ClusterView::analysisReady, &wait, &QEventLoop::quit);
         wait.exec();
     }
-    // The summary strip's numbers.
-    while (w.summary()->busy()) {
+    // The summary strip's numbers and the advisor's findings.
+    const AdvisorPanel* advisor = w.findChild<AdvisorPanel*>();
+    while (w.summary()->busy() || (advisor && advisor->busy())) {
         QApplication::processEvents(QEventLoop::AllEvents, 20);
         QThread::msleep(5);
     }
@@ -201,7 +203,10 @@ int runGui(int argc, char** argv)
     QApplication::setApplicationVersion(QStringLiteral(NPUSCOPE_VERSION));
     applyTheme(AppSettings::theme());
 
-    MainWindow w;
+    QStringList paths;
+    for (const auto& p : args.paths)
+        paths << QString::fromStdString(p);
+    MainWindow w(paths); // the load starts before the window is built
     w.show();
     if (args.zoom || args.select) {
         // Connected before the screenshot, so the picture shows the range asked for.
@@ -221,9 +226,6 @@ int runGui(int argc, char** argv)
             }
         });
     }
-    QStringList paths;
-    for (const auto& p : args.paths)
-        paths << QString::fromStdString(p);
     if (!args.screenshot.empty()) {
         const QString file = QString::fromStdString(args.screenshot);
         const QString tab = QString::fromStdString(args.tab);
@@ -265,7 +267,6 @@ int runGui(int argc, char** argv)
         QObject::connect(&w, &MainWindow::sessionLoaded, &w, [&w, optimized] { w.compareWith(optimized); },
                          Qt::SingleShotConnection);
     }
-    w.openPaths(paths);
     return QApplication::exec();
 }
 

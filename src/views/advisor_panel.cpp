@@ -15,6 +15,7 @@
 #include <QTextBrowser>
 #include <QTreeView>
 #include <QVBoxLayout>
+#include <QTimer>
 #include <QtConcurrent>
 
 namespace npuscope {
@@ -108,11 +109,16 @@ void AdvisorPanel::onSessionChanged()
     m_current = nullptr;
     m_findings->setReport(nullptr);
     showFinding(nullptr);
-    rerun();
+    // On the next turn of the event loop: the window's first frame of the new session is painted
+    // before the rules take the cores.
+    m_status->setText(tr("Running the advisor…"));
+    m_rerunPending = true;
+    QTimer::singleShot(0, this, &AdvisorPanel::rerun);
 }
 
 void AdvisorPanel::rerun()
 {
+    m_rerunPending = false;
     SessionPtr session = m_sel->session();
     if (m_cancel)
         m_cancel->store(true); // a newer run wins over an older one

@@ -46,6 +46,9 @@ public:
     int evidenceRowCount() const;
     bool activateEvidence(int row);          // as a double-click on that row
     QString detailsText() const;
+    // True from a new session until its rules have run (the run starts on the next turn of the
+    // event loop), and while a rerun runs.
+    bool busy() const { return m_rerunPending || m_watcher.isRunning(); }
 
 public slots:
     void rerun();
@@ -73,6 +76,7 @@ private:
     std::weak_ptr<const Session> m_reportSession, m_runSession;
     const advisor::Finding* m_current = nullptr;
     QFutureWatcher<std::shared_ptr<advisor::AdvisorReport>> m_watcher;
+    bool m_rerunPending = false;
     std::shared_ptr<std::atomic<bool>> m_cancel;
 };
 

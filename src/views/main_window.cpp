@@ -4,6 +4,7 @@
 #include "ui_main_window.h"
 
 #include "model/analysis/chrome_export.h"
+#include "model/io/memory_budget.h"
 #include "views/advisor_panel.h"
 #include "views/roofline_view.h"
 #include "views/app_settings.h"
@@ -52,10 +53,16 @@
 
 namespace npuscope {
 
-MainWindow::MainWindow(QWidget* parent)
+MainWindow::MainWindow(QWidget* parent) : MainWindow(QStringList(), parent) {}
+
+MainWindow::MainWindow(const QStringList& paths, QWidget* parent)
     : QMainWindow(parent), m_ui(std::make_unique<Ui::MainWindow>()), m_sel(new SelectionController(this)),
       m_loader(new LoadController(this))
 {
+    // The loader's thread reports through queued calls, which arrive once the event loop runs:
+    // by then every view below is built and connected. Only `started` comes at once (below).
+    if (!paths.isEmpty())
+        m_loader->load(paths);
     m_ui->setupUi(this);
     buildCentral();
     buildDocks();
@@ -97,6 +104,8 @@ MainWindow::MainWindow(QWidget* parent)
         statusBar()->showMessage(tr("Loading cancelled; the previous session stays open."), 5000);
     });
     setupCompare();
+    if (!paths.isEmpty())
+        onLoadStarted(paths);
 }
 
 MainWindow::~MainWindow() = default;
@@ -401,6 +410,8 @@ void MainWindow::onLoaded(SessionPtr session, const QStringList& paths, qint64 e
     m_paths = paths;
     AppSettings::addRecent(paths);
     rebuildRecentMenu();
+    // The views' passes over a large session (layout, curves, ranking) get the heap its load got.
+    const LoadAllocationScope views(session->loadedBytes());
     m_sel->setSession(session);
     fillRanks();
     fillProblems();

@@ -43,6 +43,9 @@ class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
     explicit MainWindow(QWidget* parent = nullptr);
+    // Starts loading `paths` before the window builds its views, so that the reading runs
+    // beside the building (the command line's paths): as openPaths(paths) right after.
+    explicit MainWindow(const QStringList& paths, QWidget* parent = nullptr);
     ~MainWindow() override;
 
     SelectionController* selection() const { return m_sel; }

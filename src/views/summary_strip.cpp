@@ -2,6 +2,7 @@
 
 #include "views/time_format.h"
 
+#include <QTimer>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <cmath>
@@ -69,17 +70,21 @@ void SummaryStrip::refresh()
     setText(m_plain);
     setToolTip({});
     m_computing = true;
-    m_watcher.setFuture(QtConcurrent::run([s, rank] {
-        std::vector<ProfileSummary> sums;
-        if (rank >= 0) {
-            sums.push_back(computeSummary(*s->ranks[static_cast<std::size_t>(rank)]));
-        } else {
-            sums.reserve(s->ranks.size());
-            for (const auto& p : s->ranks)
-                sums.push_back(computeSummary(*p));
-        }
-        return sums;
-    }));
+    // Started on the next turn of the event loop: the window's first frame of a new session is
+    // painted before the pass takes a core from it.
+    QTimer::singleShot(0, this, [this, s, rank] {
+        m_watcher.setFuture(QtConcurrent::run([s, rank] {
+            std::vector<ProfileSummary> sums;
+            if (rank >= 0) {
+                sums.push_back(computeSummary(*s->ranks[static_cast<std::size_t>(rank)]));
+            } else {
+                sums.reserve(s->ranks.size());
+                for (const auto& p : s->ranks)
+                    sums.push_back(computeSummary(*p));
+            }
+            return sums;
+        }));
+    });
 }
 
 void SummaryStrip::show(const std::vector<ProfileSummary>& sums)
