@@ -151,6 +151,7 @@ void MainWindow::buildDocks()
     m_tabs->addTab(roofline, tr("Roofline"));
     connect(m_advisor, &AdvisorPanel::reportReady, roofline, [this, roofline] { roofline->setReport(m_advisor->report()); });
     auto* ranking = new OperatorRankingView(m_sel);
+    m_ranking = ranking;
     auto* detail = new OperatorDetailView(m_sel);
     connect(ranking, &OperatorRankingView::groupByChanged, detail, &OperatorDetailView::setGroupBy);
     setDockContent(QStringLiteral("operatorsDock"), ranking);
@@ -412,6 +413,7 @@ void MainWindow::onLoaded(SessionPtr session, const QStringList& paths, qint64 e
     rebuildRecentMenu();
     // The views' passes over a large session (layout, curves, ranking) get the heap its load got.
     const LoadAllocationScope views(session->loadedBytes());
+    m_ranking->prefetch(session); // beside the timeline's layout and the curves
     m_sel->setSession(session);
     fillRanks();
     fillProblems();

@@ -27,6 +27,7 @@ class MainWindow;
 namespace npuscope {
 
 class AdvisorPanel;
+class OperatorRankingView;
 class ClusterView;
 class CompareView;
 class FilesModel;
@@ -143,6 +144,7 @@ private:
     TimelineView* m_timeline = nullptr;
     UtilizationPlots* m_plots = nullptr;
     AdvisorPanel* m_advisor = nullptr;
+    OperatorRankingView* m_ranking = nullptr;
     SelectionPanel* m_selectionPanel = nullptr;
     QString m_lastLoadError;
     ProblemsModel* m_problemsModel = nullptr;

@@ -10,6 +10,7 @@
 #include <QColor>
 #include <QFileInfo>
 #include <QList>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 #include <cmath>
@@ -63,6 +64,7 @@ void OperatorRankingModel::setProfile(ProfilePtr profile, int rankIndex)
     if (m_profile)
         m_profiles.push_back(m_profile);
     m_rankIndex = rankIndex;
+    dropPrefetchUnlessFor(m_profiles);
     recompute();
 }
 
@@ -73,7 +75,44 @@ void OperatorRankingModel::setProfiles(std::vector<ProfilePtr> profiles)
     m_profiles = std::move(profiles);
     m_profile = m_profiles.empty() ? nullptr : m_profiles.front();
     m_rankIndex = m_profiles.size() > 1 ? -1 : 0;
+    dropPrefetchUnlessFor(m_profiles);
     recompute();
+}
+
+void OperatorRankingModel::prefetch(const std::vector<ProfilePtr>& ranks)
+{
+    m_prefetch = {};
+    m_prefetchFor.clear();
+    if (ranks.empty() || m_preset == RankingPreset::CommunicationDuration)
+        return;
+    m_prefetchFor = ranks.size() > 1 ? ranks : std::vector<ProfilePtr>{ranks.front()};
+    m_prefetchGroupBy = m_groupBy;
+    OpStatsOptions o = statsOptions();
+    o.rangeBegin.reset(); // a new session starts with no range selected
+    o.rangeEnd.reset();
+    m_prefetch = QtConcurrent::run([profiles = m_prefetchFor, o] {
+        return profiles.size() > 1 ? computeOpStatsAllRanks(profiles, o) : computeOpStats(*profiles.front(), o);
+    });
+}
+
+void OperatorRankingModel::dropPrefetchUnlessFor(const std::vector<ProfilePtr>& profiles)
+{
+    if (m_prefetch.isValid() && profiles != m_prefetchFor) {
+        m_prefetch = {};
+        m_prefetchFor.clear();
+    }
+}
+
+OpStatsOptions OperatorRankingModel::statsOptions() const
+{
+    OpStatsOptions o;
+    o.groupBy = m_groupBy;
+    if (m_range) {
+        o.rangeBegin = m_range->begin;
+        o.rangeEnd = m_range->end;
+    }
+    o.rankGenericSlices = true;
+    return o;
 }
 
 void OperatorRankingModel::setGroupBy(GroupBy g)
@@ -137,14 +176,14 @@ void OperatorRankingModel::recompute()
             for (const auto& c : m_comm)
                 m_commTotal += c.total;
         } else {
-            OpStatsOptions o;
-            o.groupBy = m_groupBy;
-            if (m_range) {
-                o.rangeBegin = m_range->begin;
-                o.rangeEnd = m_range->end;
+            if (m_prefetch.isValid() && !m_range && m_groupBy == m_prefetchGroupBy && m_profiles == m_prefetchFor) {
+                m_stats = m_prefetch.result(); // computed beside the other views' work
+                m_prefetch = {};
+                m_prefetchFor.clear();
+            } else {
+                const OpStatsOptions o = statsOptions();
+                m_stats = aggregated() ? computeOpStatsAllRanks(m_profiles, o) : computeOpStats(*m_profile, o);
             }
-            o.rankGenericSlices = true;
-            m_stats = aggregated() ? computeOpStatsAllRanks(m_profiles, o) : computeOpStats(*m_profile, o);
             if (m_preset == RankingPreset::MemoryBandwidth) {
                 // Highest read+write main-memory bandwidth first; groups without the metric last.
                 std::stable_sort(m_stats.groups.begin(), m_stats.groups.end(),

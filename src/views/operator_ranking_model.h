@@ -6,6 +6,7 @@
 #include "views/selection_controller.h"
 
 #include <QAbstractTableModel>
+#include <QFuture>
 
 #include <optional>
 #include <vector>
@@ -38,6 +39,13 @@ public:
     bool aggregated() const { return m_profiles.size() > 1; }
     int profileCount() const { return int(m_profiles.size()); }
     const std::vector<ProfilePtr>& profiles() const { return m_profiles; }
+    // For a session about to be shown: starts computing on a worker the ranking that
+    // setProfile(ranks[0]) (one rank) or setProfiles(ranks) (several) will ask for with no
+    // range, so that it runs beside the other views' work on the new session; recompute() takes
+    // it when profiles and options match, waiting for the rest. Not for the communication preset.
+    void prefetch(const std::vector<ProfilePtr>& ranks);
+    // True while a prefetched ranking waits to be taken.
+    bool prefetchPending() const { return m_prefetch.isValid(); }
     void setGroupBy(GroupBy g);
     void setPreset(RankingPreset p);
     void setRange(std::optional<TimeRange> r);
@@ -75,6 +83,9 @@ signals:
 
 private:
     void recompute();
+    OpStatsOptions statsOptions() const;
+    // Drops a prefetched ranking that is not of `profiles` (it would keep them alive).
+    void dropPrefetchUnlessFor(const std::vector<ProfilePtr>& profiles);
     QVariant rawValue(int row, int column) const;
     QString displayText(int row, int column) const;
     QString toolTip(int row, int column) const;
@@ -87,6 +98,9 @@ private:
     RankingPreset m_preset = RankingPreset::Duration;
     std::optional<TimeRange> m_range;
     OpStatsResult m_stats;
+    QFuture<OpStatsResult> m_prefetch;
+    std::vector<ProfilePtr> m_prefetchFor; // the profiles m_prefetch ranks
+    GroupBy m_prefetchGroupBy = GroupBy::Type;
     std::vector<CommStats> m_comm;
     TimeNs m_commTotal = 0;
 };

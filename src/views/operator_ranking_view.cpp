@@ -159,6 +159,12 @@ void OperatorRankingView::reloadProfile()
         m_model->setProfile(std::move(profile), rank);
 }
 
+void OperatorRankingView::prefetch(const SessionPtr& session)
+{
+    if (session)
+        m_model->prefetch(session->ranks);
+}
+
 void OperatorRankingView::onRangeChanged()
 {
     m_model->setRange(m_sel ? m_sel->selectedRange() : std::nullopt);

@@ -30,6 +30,8 @@ public:
     QTableView* tableView() const;
     QString headerText() const;
     GroupBy groupBy() const { return m_model->groupBy(); }
+    // Before `session` is shown: its ranking starts on a worker (OperatorRankingModel::prefetch).
+    void prefetch(const SessionPtr& session);
 
     // CSV of the selected rows as shown (display text, visible columns, header line).
     QString selectionAsCsv() const;

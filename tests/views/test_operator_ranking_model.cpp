@@ -142,6 +142,47 @@ private slots:
         QCOMPARE(m.rowCount(), 3);
     }
 
+    // A new session's ranking computed on a worker beforehand is the one shown, taken only when
+    // profiles, grouping and range match; one of other profiles is dropped.
+    void prefetchedRanking()
+    {
+        M plain;
+        plain.setProfile(m_session->ranks[0], 0);
+        const auto rows = [](const M& m) {
+            QStringList out;
+            for (int r = 0; r < m.rowCount(); ++r)
+                out << m.keyAt(r) + QLatin1Char('=') + m.index(r, M::Total).data(M::RawValueRole).toString();
+            return out;
+        };
+
+        M m;
+        QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        m.prefetch(m_session->ranks);
+        QVERIFY(m.prefetchPending());
+        m.setProfile(m_session->ranks[0], 0);
+        QVERIFY(!m.prefetchPending()); // taken
+        QCOMPARE(rows(m), rows(plain));
+
+        // With a range selected the prefetched (whole-profile) ranking waits; without, it is taken.
+        M ranged;
+        ranged.setRange(TimeRange{3000, 14000});
+        ranged.prefetch(m_session->ranks);
+        ranged.setProfile(m_session->ranks[0], 0);
+        QVERIFY(ranged.prefetchPending());
+        QCOMPARE(ranged.rowCount(), 2);
+        ranged.setRange(std::nullopt);
+        QVERIFY(!ranged.prefetchPending());
+        QCOMPARE(rows(ranged), rows(plain));
+
+        // Of another profile: dropped, and the ranking computed for the profile shown.
+        const SessionPtr other = fixture::makeSession();
+        M dropped;
+        dropped.prefetch(other->ranks);
+        dropped.setProfile(m_session->ranks[0], 0);
+        QVERIFY(!dropped.prefetchPending());
+        QCOMPARE(rows(dropped), rows(plain));
+    }
+
     void memoryBandwidthPreset()
     {
         M m;
