@@ -11,6 +11,7 @@
 #include "model/cluster_summary/cluster_summary.h"
 #include "model/store/safe_text.h"
 #include "model/formats/loader.h"
+#include "model/io/memory_budget.h"
 
 #include <algorithm>
 #include <cmath>
@@ -479,6 +480,8 @@ int analyze(const Args& args)
         printError("analyze", paths[0] + ": no profile found");
         return 1;
     }
+    // The passes over a large session get the heap a load of its size gets.
+    const LoadAllocationScope analysis(s.loadedBytes());
 
     if (o.format == "chrome_trace") {
         std::string error;

@@ -10,6 +10,7 @@
 #include "model/analysis/compare_report.h"
 #include "model/cluster_summary/cluster_summary.h"
 #include "model/formats/loader.h"
+#include "model/io/memory_budget.h"
 #include "views/compare_export.h"
 
 #include <QGuiApplication>
@@ -180,6 +181,8 @@ int compare(const Args& args)
     if ((cluster_summary::isSummarySession(*base) || cluster_summary::isSummarySession(*cur)) && co.groupBy == GroupBy::Name)
         std::fprintf(stderr, "npuscope compare: warning: a cluster summary keeps op types, not names: operators are "
                              "compared by type\n");
+    // The passes over two large sessions get the heap a load of their size gets.
+    const LoadAllocationScope analysis(base->loadedBytes() + cur->loadedBytes());
     std::string error;
     CompareResult r = cluster_summary::compareRuns(*base, *cur, co, &error);
     if (!error.empty()) {
