@@ -11,10 +11,13 @@
 #endif
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 using namespace npuscope;
 namespace fs = std::filesystem;
@@ -409,6 +412,22 @@ private slots:
         QVERIFY(r.error.find("no profiling data found") != std::string::npos);
     }
 
+    // The VmFlags line of the mapping holding `p` in /proc/self/smaps ("" when not found).
+    static QString vmFlagsOf(const void* p)
+    {
+        std::ifstream smaps("/proc/self/smaps");
+        const auto at = reinterpret_cast<std::uintptr_t>(p);
+        bool inside = false;
+        for (std::string line; std::getline(smaps, line);) {
+            std::uintptr_t begin = 0, end = 0;
+            if (std::sscanf(line.c_str(), "%lx-%lx ", &begin, &end) == 2 && line.find(':') > line.find(' '))
+                inside = at >= begin && at < end;
+            else if (inside && line.rfind("VmFlags:", 0) == 0)
+                return QString::fromStdString(line);
+        }
+        return {};
+    }
+
     // Once the process manages huge pages, they are on while a large load's scope is open and
     // off otherwise (small loads, the rules, idle), for every thread of the process.
     void hugePagesForLargeLoadsOnly()
@@ -439,6 +458,16 @@ private slots:
                 bool otherThread = true;
                 std::thread([&] { otherThread = disabled(); }).join();
                 QVERIFY(!otherThread);
+#endif
+#if defined(__linux__) && defined(__GLIBC__)
+                // The scope grew the heap ahead and advised huge pages for it (from its first
+                // 2 MiB boundary on): a table allocated in it lies where the kernel may fault 2 MiB
+                // at a time ("hg" in its VmFlags).
+                if (!kSanitizerHeap) {
+                    std::vector<char> table(16u << 20);
+                    const char* middle = table.data() + table.size() / 2;
+                    QVERIFY2(vmFlagsOf(middle).contains(" hg"), qPrintable(vmFlagsOf(middle)));
+                }
 #endif
                 {
                     const LoadAllocationScope rules;

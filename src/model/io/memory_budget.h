@@ -76,7 +76,7 @@ private:
 
 // Called by the application at its start when the system gives huge pages on request: huge
 // pages are turned off for the process (prctl PR_SET_THP_DISABLE) except while a large load's
-// scope is open, and each large load's scope grows the heap ahead by its input's size and
+// scope is open, and each large load's scope grows the heap ahead by twice its input's size and
 // advises huge pages for that stretch (MADV_HUGEPAGE). Without this call the scopes leave huge
 // pages as the system has them. Linux only; else does nothing.
 void manageHeapHugePages();
