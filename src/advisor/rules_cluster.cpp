@@ -76,7 +76,7 @@ ClusterInputs clusterInputs(const RuleCtx& c)
     for (const auto& r : c.all)
         for (const auto& f : r.p.files) {
             fs::file_time_type t;
-            if ((f.status == FileStatus::Loaded || f.status == FileStatus::Partial) && mtime(f.path, t)
+            if (wasRead(f) && mtime(f.path, t)
                 && (newPath.empty() || t > newT)) {
                 newT = t;
                 newPath = f.path;

@@ -429,10 +429,10 @@ void MainWindow::onLoaded(SessionPtr session, const QStringList& paths, qint64 e
         for (const auto& c : p->counters)
             events += c.ts.size();
         for (const auto& f : p->files)
-            files += f.status == FileStatus::Loaded || f.status == FileStatus::Partial;
+            files += wasRead(f);
     }
     for (const auto& f : session->files)
-        files += f.status == FileStatus::Loaded || f.status == FileStatus::Partial;
+        files += wasRead(f);
     QStringList parts;
     parts << tr("%1 events").arg(formatCount(events));
     parts << tr("%n file(s)", "", static_cast<int>(files));

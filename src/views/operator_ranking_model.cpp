@@ -79,10 +79,15 @@ void OperatorRankingModel::setProfiles(std::vector<ProfilePtr> profiles)
     recompute();
 }
 
-void OperatorRankingModel::prefetch(const std::vector<ProfilePtr>& ranks)
+void OperatorRankingModel::clearPrefetch()
 {
     m_prefetch = {};
     m_prefetchFor.clear();
+}
+
+void OperatorRankingModel::prefetch(const std::vector<ProfilePtr>& ranks)
+{
+    clearPrefetch();
     if (ranks.empty() || m_preset == RankingPreset::CommunicationDuration)
         return;
     m_prefetchFor = ranks.size() > 1 ? ranks : std::vector<ProfilePtr>{ranks.front()};
@@ -97,10 +102,8 @@ void OperatorRankingModel::prefetch(const std::vector<ProfilePtr>& ranks)
 
 void OperatorRankingModel::dropPrefetchUnlessFor(const std::vector<ProfilePtr>& profiles)
 {
-    if (m_prefetch.isValid() && profiles != m_prefetchFor) {
-        m_prefetch = {};
-        m_prefetchFor.clear();
-    }
+    if (m_prefetch.isValid() && profiles != m_prefetchFor)
+        clearPrefetch();
 }
 
 OpStatsOptions OperatorRankingModel::statsOptions() const
@@ -178,8 +181,7 @@ void OperatorRankingModel::recompute()
         } else {
             if (m_prefetch.isValid() && !m_range && m_groupBy == m_prefetchGroupBy && m_profiles == m_prefetchFor) {
                 m_stats = m_prefetch.result(); // computed beside the other views' work
-                m_prefetch = {};
-                m_prefetchFor.clear();
+                clearPrefetch();
             } else {
                 const OpStatsOptions o = statsOptions();
                 m_stats = aggregated() ? computeOpStatsAllRanks(m_profiles, o) : computeOpStats(*m_profile, o);

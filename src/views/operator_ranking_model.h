@@ -84,6 +84,7 @@ signals:
 private:
     void recompute();
     OpStatsOptions statsOptions() const;
+    void clearPrefetch();
     // Drops a prefetched ranking that is not of `profiles` (it would keep them alive).
     void dropPrefetchUnlessFor(const std::vector<ProfilePtr>& profiles);
     QVariant rawValue(int row, int column) const;

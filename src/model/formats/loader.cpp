@@ -531,11 +531,8 @@ void readClusterFiles(const layout::Plan& plan, Session& s, const Env& env)
 
 bool anythingLoaded(const Session& s)
 {
-    auto loaded = [](const FileRecord& r) {
-        return r.status == FileStatus::Loaded || r.status == FileStatus::Partial;
-    };
     for (const auto& r : s.ranks)
-        if (std::any_of(r->files.begin(), r->files.end(), loaded))
+        if (std::any_of(r->files.begin(), r->files.end(), wasRead))
             return true;
     return s.cluster.present();
 }

@@ -30,6 +30,12 @@ struct FileRecord {
     std::uint64_t skipped = 0; // rows or events skipped (each counted in a Diagnostic)
 };
 
+// Whether the file was read, whole or in part.
+inline bool wasRead(const FileRecord& f)
+{
+    return f.status == FileStatus::Loaded || f.status == FileStatus::Partial;
+}
+
 const char* severityName(Severity s);
 const char* fileStatusName(FileStatus s);
 

@@ -311,7 +311,7 @@ std::uint64_t Session::loadedBytes() const
     std::uint64_t n = 0;
     const auto add = [&n](const std::vector<FileRecord>& files) {
         for (const auto& f : files)
-            if (f.status == FileStatus::Loaded || f.status == FileStatus::Partial)
+            if (wasRead(f))
                 n += f.bytes;
     };
     add(files);
