@@ -5,7 +5,9 @@
 
 #include <QtTest/QtTest>
 
+#include <algorithm>
 #include <filesystem>
+#include <random>
 #include <set>
 #include <string>
 
@@ -306,6 +308,42 @@ private slots:
         QCOMPARE(unset.flows.dstSlice, p.flows.dstSlice);
         QCOMPARE(unset.begin, p.begin);
         QCOMPARE(unset.end, p.end);
+    }
+
+    // One thread's slices far out of order, more of them than finalize() sorts in one block:
+    // they come out by start, longer first, ties in file order, as a stable sort puts them.
+    void largeOutOfOrderTrackSortsStably()
+    {
+        struct Event {
+            int id;
+            long ts, dur;
+        };
+        std::vector<Event> events;
+        for (int i = 0; i < 210000; ++i) // three to a start: 5 µs, then two of 3 µs (a tie)
+            events.push_back({i, (i / 3) * 10L, i % 3 == 0 ? 5L : 3L});
+        std::shuffle(events.begin(), events.end(), std::mt19937(7));
+        std::string json = "{\"traceEvents\":[";
+        for (const Event& e : events)
+            json += "{\"name\":\"e" + std::to_string(e.id) + "\",\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":"
+                    + std::to_string(e.ts) + ",\"dur\":" + std::to_string(e.dur) + "},";
+        json.back() = ']';
+        json += "}";
+        std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
+            return a.ts != b.ts ? a.ts < b.ts : a.dur > b.dur;
+        });
+
+        const auto l = loadText(json, "shuffled.json");
+        const Profile& p = l->p;
+        QCOMPARE(p.slices.size(), events.size());
+        for (std::size_t i = 0; i < events.size(); ++i) {
+            const std::string want = "e" + std::to_string(events[i].id);
+            if (sliceName(p, static_cast<std::uint32_t>(i)) != want)
+                QFAIL(qPrintable(QString("row %1: %2, expected %3")
+                                     .arg(i)
+                                     .arg(QString::fromStdString(sliceName(p, static_cast<std::uint32_t>(i))))
+                                     .arg(QString::fromStdString(want))));
+            QCOMPARE(p.slices.start[i], events[i].ts * 1000);
+        }
     }
 
     void counterIds()

@@ -26,20 +26,25 @@ namespace npuscope::readers {
 namespace {
 
 constexpr TimeNs kNearestNs = 1000;
+// How many rows a long pass handles between looks at the cancel flag: a few milliseconds.
+constexpr std::uint32_t kRowsBetweenCancelChecks = 1u << 16;
 
 // Kernel rows with a stream and a task id, grouped by (stream, task id) and sorted by start in
 // a group (ties in row order). Each row's group is found in an open-addressing table, and the
 // rows are placed group by group in row order: kernel rows come mostly in start order, so a
 // group rarely needs sorting. Groups are small (about one row each), so a hash map of a vector
-// per group would spend its time allocating, on fresh memory most of all.
+// per group would spend its time allocating, on fresh memory most of all. Left incomplete when
+// `cancelled` turns true.
 class KernelIndex {
 public:
-    explicit KernelIndex(const KernelTable& K)
+    KernelIndex(const KernelTable& K, const std::function<bool()>& cancelled)
     {
         std::vector<std::uint32_t> groupOf(K.size(), kNone);
         std::vector<std::uint32_t> count;
         m_slots.resize(1024);
         for (std::uint32_t r = 0; r < K.size(); ++r) {
+            if (r % kRowsBetweenCancelChecks == 0 && cancelled())
+                return;
             if (K.taskId[r] < 0 || K.streamId[r] < 0)
                 continue;
             Slot& slot = m_slots[slotOf(K.streamId[r], K.taskId[r])];
@@ -64,6 +69,8 @@ public:
                 m_rows[next[groupOf[r]]++] = r;
         const auto byStart = [&K](std::uint32_t a, std::uint32_t b) { return K.start[a] < K.start[b]; };
         for (std::size_t g = 0; g + 1 < m_begin.size(); ++g) {
+            if (g % kRowsBetweenCancelChecks == 0 && cancelled())
+                return;
             const auto b = m_rows.begin() + m_begin[g], e = m_rows.begin() + m_begin[g + 1];
             if (!std::is_sorted(b, e, byStart))
                 std::stable_sort(b, e, byStart);
@@ -119,11 +126,12 @@ bool devicesCompatible(int a, int b)
     return a < 0 || b < 0 || a == b;
 }
 
-void joinL2(Profile& p)
+// False when cancelled (a map of millions of kernel rows takes a while to build).
+bool joinL2(Profile& p, const std::function<bool()>& cancelled)
 {
     KernelTable& K = p.kernels;
     if (p.l2.empty() || K.size() == 0)
-        return;
+        return true;
     const bool l2HasDevice = std::any_of(p.l2.begin(), p.l2.end(), [](const L2Row& r) { return r.device >= 0; });
     struct DKey {
         int device;
@@ -137,11 +145,18 @@ void joinL2(Profile& p)
         }
     };
     std::unordered_map<DKey, std::vector<std::uint32_t>, DKeyHash> kernelsByKey;
-    for (std::uint32_t r = 0; r < K.size(); ++r)
+    for (std::uint32_t r = 0; r < K.size(); ++r) {
+        if (r % kRowsBetweenCancelChecks == 0 && cancelled())
+            return false;
         if (K.taskId[r] >= 0)
             kernelsByKey[DKey{l2HasDevice ? K.device[r] : -1, K.streamId[r], K.taskId[r]}].push_back(r);
-    for (auto& [k, rows] : kernelsByKey)
+    }
+    std::size_t sorted = 0;
+    for (auto& [k, rows] : kernelsByKey) {
+        if (++sorted % kRowsBetweenCancelChecks == 0 && cancelled())
+            return false;
         std::stable_sort(rows.begin(), rows.end(), [&K](auto a, auto b) { return K.start[a] < K.start[b]; });
+    }
     int m = K.metricIndex(std::string("l2_hit_rate"));
     if (m < 0) {
         K.metricNames.emplace_back("l2_hit_rate");
@@ -152,7 +167,10 @@ void joinL2(Profile& p)
     }
     auto& col = K.metrics[static_cast<std::size_t>(m)];
     std::unordered_map<DKey, std::size_t, DKeyHash> seen;
-    for (const L2Row& l : p.l2) {
+    for (std::size_t i = 0; i < p.l2.size(); ++i) {
+        if (i % kRowsBetweenCancelChecks == 0 && cancelled())
+            return false;
+        const L2Row& l = p.l2[i];
         const DKey k{l2HasDevice ? l.device : -1, l.streamId, l.taskId};
         const std::size_t n = seen[k]++;
         auto it = kernelsByKey.find(k);
@@ -160,19 +178,17 @@ void joinL2(Profile& p)
             col.set(it->second[n], l.hitRate);
     }
     col.compact();
+    return true;
 }
 
-// Every slice of a Stream track, in track order.
-std::vector<std::uint32_t> streamSlicesOf(const Profile& p)
+// The slices of each Stream track, in track order: [first, end) row ranges.
+std::vector<std::pair<std::uint32_t, std::uint32_t>> streamSliceRanges(const Profile& p)
 {
-    std::vector<std::uint32_t> slices;
-    for (const Track& t : p.tracks) {
-        if (t.kind != TrackKind::Stream)
-            continue;
-        for (std::uint32_t s = t.sliceBegin; s < t.sliceEnd; ++s)
-            slices.push_back(s);
-    }
-    return slices;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> ranges;
+    for (const Track& t : p.tracks)
+        if (t.kind == TrackKind::Stream && t.sliceEnd > t.sliceBegin)
+            ranges.emplace_back(t.sliceBegin, t.sliceEnd);
+    return ranges;
 }
 
 void bind(Profile& p, std::uint32_t slice, std::uint32_t row)
@@ -220,24 +236,25 @@ std::uint32_t rowForSlice(const Profile& p, const KernelIndex& byKey, std::uint3
 
 // Joins the stream slices: every slice on its exact start first, then what is left on the
 // nearest start. False when cancelled.
-bool joinStreamSlices(Profile& p, const std::vector<std::uint32_t>& streamSlices,
+bool joinStreamSlices(Profile& p, std::span<const std::pair<std::uint32_t, std::uint32_t>> streamSlices,
                       const std::function<bool()>& cancelled)
 {
-    const KernelIndex byKey(p.kernels);
+    const KernelIndex byKey(p.kernels, cancelled);
     if (cancelled())
         return false;
     const SliceTable& S = p.slices;
     for (int pass = 0; pass < 2; ++pass) {
-        for (std::size_t i = 0; i < streamSlices.size(); ++i) {
-            if (i % 65536 == 0 && cancelled())
-                return false;
-            const std::uint32_t s = streamSlices[i];
-            if (S.kernel[s] != kNone || S.taskId[s] == kNone)
-                continue;
-            const std::uint32_t row = rowForSlice(p, byKey, s, pass);
-            if (row != kNone) {
-                bind(p, s, row);
-                ++(pass == 0 ? p.join.matchedExact : p.join.matchedNearest);
+        for (const auto& [first, end] : streamSlices) {
+            for (std::uint32_t s = first; s < end; ++s) {
+                if ((s - first) % kRowsBetweenCancelChecks == 0 && cancelled())
+                    return false;
+                if (S.kernel[s] != kNone || S.taskId[s] == kNone)
+                    continue;
+                const std::uint32_t row = rowForSlice(p, byKey, s, pass);
+                if (row != kNone) {
+                    bind(p, s, row);
+                    ++(pass == 0 ? p.join.matchedExact : p.join.matchedNearest);
+                }
             }
         }
     }
@@ -300,13 +317,15 @@ bool joinKernels(Profile& p, const std::atomic<bool>* cancel)
     p.join = JoinStats{};
     p.join.kernelRows = K.size();
 
-    const std::vector<std::uint32_t> streamSlices = streamSlicesOf(p);
-    p.join.deviceTasks = streamSlices.size();
+    const auto streamSlices = streamSliceRanges(p);
+    for (const auto& [first, end] : streamSlices)
+        p.join.deviceTasks += end - first;
     if (!joinStreamSlices(p, streamSlices, cancelled))
         return false;
-    for (std::uint32_t s : streamSlices)
-        if (S.kernel[s] == kNone)
-            ++p.join.unmatchedTasks;
+    for (const auto& [first, end] : streamSlices)
+        for (std::uint32_t s = first; s < end; ++s)
+            if (S.kernel[s] == kNone)
+                ++p.join.unmatchedTasks;
     if (cancelled())
         return false;
 
@@ -315,8 +334,7 @@ bool joinKernels(Profile& p, const std::atomic<bool>* cancel)
         if (K.slice[r] == kNone)
             ++p.join.unmatchedKernels;
 
-    joinL2(p);
-    return true;
+    return joinL2(p, cancelled);
 }
 
 } // namespace npuscope::readers

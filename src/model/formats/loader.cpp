@@ -498,7 +498,8 @@ std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
         return discard(std::move(p), std::move(side));
     if (reads.parallel) {
         const int sideRank = side.rank;
-        p->absorbSideTables(std::move(side));
+        if (!p->absorbSideTables(std::move(side), env.options.cancel))
+            return discard(std::move(p), std::move(side)); // the rest of the side tables go with it
         p->rank = sideRank;
     }
     return completeRank(std::move(p), reads, exp, early, env, label);

@@ -8,7 +8,9 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <numeric>
+#include <span>
 
 namespace npuscope {
 
@@ -322,15 +324,31 @@ std::uint64_t Session::loadedBytes() const
 
 namespace {
 
+bool isCancelled(const std::atomic<bool>* cancel) { return cancel && cancel->load(std::memory_order_relaxed); }
+
+// How many rows a long pass handles between looks at the cancel flag: a few milliseconds.
+constexpr std::size_t kRowsBetweenCancelChecks = 1u << 16;
+
+// Puts v in `order`. A cancel leaves v as it was (the profile is being dropped): a column of
+// 50 M rows takes longer to gather than a cancel may.
 template <typename T>
-void permute(std::vector<T>& v, const std::vector<std::uint32_t>& order)
+void permute(std::vector<T>& v, std::span<const std::uint32_t> order, const std::atomic<bool>* cancel = nullptr)
 {
     std::vector<T> out;
     out.reserve(v.size());
-    for (auto i : order)
-        out.push_back(v[i]);
+    for (std::size_t from = 0; from < order.size(); from += kRowsBetweenCancelChecks) {
+        if (isCancelled(cancel))
+            return;
+        const std::size_t to = std::min(order.size(), from + kRowsBetweenCancelChecks);
+        for (std::size_t k = from; k < to; ++k)
+            out.push_back(v[order[k]]);
+    }
     v.swap(out);
 }
+
+// Row numbers for n rows, not zeroed: every one is written before it is read. Zeroing them
+// first would fault in 200 MB for a 50 M-row table in one go, longer than a cancel may take.
+std::unique_ptr<std::uint32_t[]> rowsForOverwrite(std::size_t n) { return std::make_unique_for_overwrite<std::uint32_t[]>(n); }
 
 // Slice on `track` that encloses ts (the deepest one), or the first one starting at or after ts
 // when `orNext` is set and none encloses it. `hint` holds, per track, where the previous lookup
@@ -448,16 +466,38 @@ void reportDuplicateSlices(Profile& p)
     p.diagnostics.push_back(Diagnostic{Severity::Warning, file, -1, -1, std::move(reason), duplicates});
 }
 
-bool isCancelled(const std::atomic<bool>* cancel) { return cancel && cancel->load(std::memory_order_relaxed); }
+// Sorts [first, last) stably, as std::stable_sort does, looking at the cancel flag between
+// steps: blocks of rows sorted on their own, then merged pairwise (a track of ten million
+// slices out of order takes a second to sort in one go). False when cancelled.
+template <typename Less>
+bool stableSort(std::uint32_t* first, std::uint32_t* last, Less less, const std::atomic<bool>* cancel)
+{
+    const std::size_t n = static_cast<std::size_t>(last - first);
+    const std::size_t block = kRowsBetweenCancelChecks;
+    for (std::size_t from = 0; from < n; from += block) {
+        if (isCancelled(cancel))
+            return false;
+        std::stable_sort(first + from, first + std::min(n, from + block), less);
+    }
+    for (std::size_t width = block; width < n; width *= 2)
+        for (std::size_t from = 0; from + width < n; from += 2 * width) {
+            if (isCancelled(cancel))
+                return false;
+            std::uint32_t* mid = first + from + width;
+            if (less(*mid, *(mid - 1))) // rows mostly arrive in order: most neighbours need no merge
+                std::inplace_merge(first + from, mid, first + std::min(n, from + 2 * width), less);
+        }
+    return true;
+}
 
 // The slices' rows in their finalized order: by track, then start, longer first; ties keep their
 // reading order. Slices arrive mostly in time order per track, so a counting pass by track and
 // a sortedness check per track do most of it; only tracks out of order are sorted (stably, as a
-// whole sort would).
-std::vector<std::uint32_t> sliceOrder(const SliceTable& slices, std::size_t trackCount)
+// whole sort would). Null when cancelled.
+std::unique_ptr<std::uint32_t[]> sliceOrder(const SliceTable& slices, std::size_t trackCount,
+                                            const std::atomic<bool>* cancel)
 {
     const std::size_t n = slices.size();
-    std::vector<std::uint32_t> order(n);
     auto inTrackOrder = [&slices](std::uint32_t a, std::uint32_t b) {
         if (slices.start[a] != slices.start[b])
             return slices.start[a] < slices.start[b];
@@ -466,6 +506,9 @@ std::vector<std::uint32_t> sliceOrder(const SliceTable& slices, std::size_t trac
     std::uint32_t maxTrack = 0;
     for (std::size_t i = 0; i < n; ++i)
         maxTrack = std::max(maxTrack, slices.track[i].v);
+    if (isCancelled(cancel))
+        return nullptr;
+    auto order = rowsForOverwrite(n);
     if (n > 0 && maxTrack < trackCount + 1024) {
         std::vector<std::uint32_t> begin(std::size_t(maxTrack) + 2, 0);
         for (std::size_t i = 0; i < n; ++i)
@@ -473,27 +516,35 @@ std::vector<std::uint32_t> sliceOrder(const SliceTable& slices, std::size_t trac
         for (std::size_t t = 1; t < begin.size(); ++t)
             begin[t] += begin[t - 1];
         std::vector<std::uint32_t> next(begin.begin(), begin.end() - 1);
-        for (std::size_t i = 0; i < n; ++i)
-            order[next[slices.track[i].v]++] = static_cast<std::uint32_t>(i);
+        for (std::size_t from = 0; from < n; from += kRowsBetweenCancelChecks) {
+            if (isCancelled(cancel))
+                return nullptr;
+            for (std::size_t i = from; i < std::min(n, from + kRowsBetweenCancelChecks); ++i)
+                order[next[slices.track[i].v]++] = static_cast<std::uint32_t>(i);
+        }
         for (std::size_t t = 0; t + 1 < begin.size(); ++t) {
-            const auto b = order.begin() + begin[t], e = order.begin() + begin[t + 1];
-            if (!std::is_sorted(b, e, inTrackOrder))
-                std::stable_sort(b, e, inTrackOrder);
+            if (isCancelled(cancel))
+                return nullptr;
+            const auto b = order.get() + begin[t], e = order.get() + begin[t + 1];
+            if (!std::is_sorted(b, e, inTrackOrder) && !stableSort(b, e, inTrackOrder, cancel))
+                return nullptr;
         }
     } else {
-        std::iota(order.begin(), order.end(), 0u);
-        std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+        std::iota(order.get(), order.get() + n, 0u);
+        const auto byTrack = [&](std::uint32_t a, std::uint32_t b) {
             if (slices.track[a].v != slices.track[b].v)
                 return slices.track[a].v < slices.track[b].v;
             return inTrackOrder(a, b);
-        });
+        };
+        if (!stableSort(order.get(), order.get() + n, byTrack, cancel))
+            return nullptr;
     }
     return order;
 }
 
 // Puts the slices in `order` (row i becomes order[i]), and every reference to a slice row with
 // them: kernels, flow ends, subtask ids. Nothing to do when the order is the identity.
-void reorderSlices(Profile& p, const std::vector<std::uint32_t>& order, const std::atomic<bool>* cancel)
+void reorderSlices(Profile& p, std::span<const std::uint32_t> order, const std::atomic<bool>* cancel)
 {
     SliceTable& slices = p.slices;
     const std::size_t n = slices.size();
@@ -502,20 +553,24 @@ void reorderSlices(Profile& p, const std::vector<std::uint32_t>& order, const st
         identity = order[i] == i;
     if (identity)
         return;
-    std::vector<std::uint32_t> newRow(n);
-    for (std::size_t i = 0; i < n; ++i)
-        newRow[order[i]] = static_cast<std::uint32_t>(i);
+    const auto newRow = rowsForOverwrite(n);
+    for (std::size_t from = 0; from < n; from += kRowsBetweenCancelChecks) {
+        if (isCancelled(cancel))
+            return;
+        for (std::size_t i = from; i < std::min(n, from + kRowsBetweenCancelChecks); ++i)
+            newRow[order[i]] = static_cast<std::uint32_t>(i);
+    }
     // Each column is gathered on its own; a big profile uses every core for it.
     const std::function<void()> jobs[] = {
-        [&] { permute(slices.start, order); },
-        [&] { permute(slices.dur, order); },
-        [&] { permute(slices.name, order); },
-        [&] { permute(slices.category, order); },
-        [&] { permute(slices.track, order); },
-        [&] { permute(slices.taskId, order); },
-        [&] { permute(slices.kernel, order); },
-        [&] { permute(slices.args, order); },
-        [&] { permute(slices.depth, order); },
+        [&] { permute(slices.start, order, cancel); },
+        [&] { permute(slices.dur, order, cancel); },
+        [&] { permute(slices.name, order, cancel); },
+        [&] { permute(slices.category, order, cancel); },
+        [&] { permute(slices.track, order, cancel); },
+        [&] { permute(slices.taskId, order, cancel); },
+        [&] { permute(slices.kernel, order, cancel); },
+        [&] { permute(slices.args, order, cancel); },
+        [&] { permute(slices.depth, order, cancel); },
         [&] {
             for (auto& s : p.kernels.slice)
                 if (s != kNone)
@@ -655,10 +710,10 @@ void setTimeSpan(Profile& p)
 
 bool Profile::finalize(const std::atomic<bool>* cancel)
 {
-    const std::vector<std::uint32_t> order = sliceOrder(slices, tracks.size());
+    const auto order = sliceOrder(slices, tracks.size(), cancel);
     if (isCancelled(cancel))
         return false;
-    reorderSlices(*this, order, cancel);
+    reorderSlices(*this, {order.get(), slices.size()}, cancel);
     if (isCancelled(cancel))
         return false;
     setTrackRanges(*this);

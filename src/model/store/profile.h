@@ -394,8 +394,9 @@ public:
     // Appends the tables that the side-file readers fill (kernels, statistics, steps, L2,
     // communication ops and links, device info, metadata, rank, diagnostics) from `other`, a
     // Profile read in parallel with this one, re-interning its strings into this pool. Tracks,
-    // slices, flows and counters are not moved. Call before finalize().
-    void absorbSideTables(Profile&& other);
+    // slices, flows and counters are not moved. False when `cancel` was set before the end:
+    // then this profile is half merged, to be dropped.
+    bool absorbSideTables(Profile&& other, const std::atomic<bool>* cancel = nullptr);
 
     // Report a problem (merges repeated reasons of one file into a count).
     void report(Severity s, std::string file, std::int64_t line, std::int64_t byteOffset, std::string reason);

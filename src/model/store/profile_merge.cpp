@@ -2,6 +2,7 @@
 // JSON side files of a rank) into this one. Strings are mapped once per distinct id.
 #include "model/store/profile.h"
 
+#include <atomic>
 #include <iterator>
 
 namespace npuscope {
@@ -42,16 +43,25 @@ private:
     std::vector<NameId> m_map;
 };
 
-void absorbKernels(KernelTable& into, KernelTable&& k, IdMap& map)
+bool cancelled(const std::atomic<bool>* cancel) { return cancel && cancel->load(std::memory_order_relaxed); }
+
+// False when cancelled: re-interning the string columns of millions of rows takes a while.
+bool absorbKernels(KernelTable& into, KernelTable&& k, IdMap& map, const std::atomic<bool>* cancel)
 {
     for (auto* c : {&k.name, &k.type, &k.taskType, &k.opState, &k.inputShapes, &k.inputDtypes, &k.inputFormats,
-                    &k.outputShapes, &k.outputDtypes, &k.outputFormats})
+                    &k.outputShapes, &k.outputDtypes, &k.outputFormats}) {
+        if (cancelled(cancel))
+            return false;
         map.column(*c);
-    for (auto& c : k.extra)
+    }
+    for (auto& c : k.extra) {
+        if (cancelled(cancel))
+            return false;
         map.column(c);
+    }
     if (into.size() == 0 && into.metricNames.empty() && into.extraNames.empty()) {
         into = std::move(k);
-        return;
+        return true;
     }
     const std::size_t before = into.size(), added = k.size();
     appendMoved(into.device, std::move(k.device));
@@ -89,19 +99,23 @@ void absorbKernels(KernelTable& into, KernelTable&& k, IdMap& map)
         c.resize(before + added, kNaN);
     for (auto& c : into.extra)
         c.resize(before + added, NameId(0));
+    return true;
 }
 
 } // namespace
 
-void Profile::absorbSideTables(Profile&& other)
+bool Profile::absorbSideTables(Profile&& other, const std::atomic<bool>* cancel)
 {
     IdMap map(other.strings, strings);
-    absorbKernels(kernels, std::move(other.kernels), map);
+    if (!absorbKernels(kernels, std::move(other.kernels), map, cancel))
+        return false;
     for (auto& r : other.stats) {
         r.name = map(r.name);
         r.coreType = map(r.coreType);
     }
     appendMoved(stats, std::move(other.stats));
+    if (cancelled(cancel))
+        return false;
     for (auto& r : other.opDetails) {
         r.name = map(r.name);
         r.inputShapes = map(r.inputShapes);
@@ -137,6 +151,7 @@ void Profile::absorbSideTables(Profile&& other)
         meta.profilerMetadata = std::move(m.profilerMetadata);
     if (rank < 0)
         rank = other.rank;
+    return true;
 }
 
 } // namespace npuscope
