@@ -2,11 +2,13 @@
 // expectations from shared/samples/real/SOURCES.md and from python3's json over the files.
 #include "model/formats/readers.h"
 #include "model/io/mapped_file.h"
+#include "model/store/cancellable_rows.h"
 
 #include <QtTest/QtTest>
 
 #include <algorithm>
 #include <filesystem>
+#include <numeric>
 #include <random>
 #include <set>
 #include <string>
@@ -344,6 +346,38 @@ private slots:
                                      .arg(QString::fromStdString(want))));
             QCOMPARE(p.slices.start[i], events[i].ts * 1000);
         }
+    }
+
+    // The steps a large table grows and sorts in: the same result as in one go, and a cancel
+    // leaves the column as it was.
+    void cancellableRowSteps()
+    {
+        std::vector<std::uint32_t> column(300000);
+        for (std::size_t i = 0; i < column.size(); ++i)
+            column[i] = static_cast<std::uint32_t>((i * 7919) % 1000); // many ties
+        const std::vector<std::uint32_t> before = column;
+        int calls = 0;
+        const auto never = [&calls] { return ++calls < 0; };
+        QVERIFY(reserveRows(column, 1000000, never));
+        QVERIFY(column.capacity() >= 1000000);
+        QCOMPARE(column, before);
+        QVERIFY(calls >= 4); // looked at the flag between steps of 65536 rows
+        std::vector<std::uint32_t> kept = before;
+        kept.shrink_to_fit();
+        const std::size_t capacity = kept.capacity();
+        int countdown = 2;
+        QVERIFY(!reserveRows(kept, 1000000, [&countdown] { return --countdown < 0; }));
+        QCOMPARE(kept.capacity(), capacity);
+        QCOMPARE(kept, before);
+
+        std::vector<std::uint32_t> rows(column.size()), expected(column.size());
+        std::iota(rows.begin(), rows.end(), 0u);
+        std::iota(expected.begin(), expected.end(), 0u);
+        const auto byValue = [&before](std::uint32_t a, std::uint32_t b) { return before[a] < before[b]; };
+        std::stable_sort(expected.begin(), expected.end(), byValue);
+        QVERIFY(stableSortRows(rows.data(), rows.data() + rows.size(), byValue, [] { return false; }));
+        QCOMPARE(rows, expected);
+        QVERIFY(!stableSortRows(rows.data(), rows.data() + rows.size(), byValue, [] { return true; }));
     }
 
     void counterIds()

@@ -15,6 +15,7 @@
 //    goes to the n-th kernel row of that key in start order (device ignored when l2 has none).
 //    The hit rate becomes kernel metric "l2_hit_rate".
 #include "model/formats/readers.h"
+#include "model/store/cancellable_rows.h"
 
 #include <algorithm>
 #include <functional>
@@ -26,8 +27,6 @@ namespace npuscope::readers {
 namespace {
 
 constexpr TimeNs kNearestNs = 1000;
-// How many rows a long pass handles between looks at the cancel flag: a few milliseconds.
-constexpr std::uint32_t kRowsBetweenCancelChecks = 1u << 16;
 
 // Kernel rows with a stream and a task id, grouped by (stream, task id) and sorted by start in
 // a group (ties in row order). Each row's group is found in an open-addressing table, and the

@@ -1,6 +1,7 @@
 #include "model/formats/timeline_builder.h"
 
 #include "model/formats/number_text.h"
+#include "model/store/cancellable_rows.h"
 
 #include <algorithm>
 
@@ -64,21 +65,19 @@ void TimelineBuilder::planFor(std::uint64_t done, std::uint64_t total)
         if (size > 0 && want > capacity && (capacity - size) * 4 < want - size)
             reserve(want);
     };
-    plan(m_p.slices.size(), m_p.slices.start.capacity(), [&](std::size_t n) { m_p.slices.reserve(n); });
-    plan(m_p.args.args.size(), m_p.args.args.capacity(), [&](std::size_t n) { m_p.args.args.reserve(n); });
-    plan(m_p.args.rows.size(), m_p.args.rows.capacity(), [&](std::size_t n) { m_p.args.rows.reserve(n); });
+    // A reserve copies what is there: in steps that look at the cancel flag (a cancel stops the
+    // read at the next chunk).
+    const auto cancelled = [this] { return m_ctx.cancelled(); };
+    plan(m_p.slices.size(), m_p.slices.start.capacity(), [&](std::size_t n) { m_p.slices.reserve(n, m_ctx.cancel); });
+    plan(m_p.args.args.size(), m_p.args.args.capacity(), [&](std::size_t n) { reserveRows(m_p.args.args, n, cancelled); });
+    plan(m_p.args.rows.size(), m_p.args.rows.capacity(), [&](std::size_t n) { reserveRows(m_p.args.rows, n, cancelled); });
     auto& f = m_p.flows;
     plan(f.size(), f.srcTs.capacity(), [&](std::size_t n) {
-        f.category.reserve(n);
-        f.name.reserve(n);
-        f.idNumber.reserve(n);
-        f.idText.reserve(n);
-        f.srcTs.reserve(n);
-        f.dstTs.reserve(n);
-        f.srcTrack.reserve(n);
-        f.dstTrack.reserve(n);
-        f.srcSlice.reserve(n);
-        f.dstSlice.reserve(n);
+        (void)(reserveRows(f.category, n, cancelled) && reserveRows(f.name, n, cancelled)
+               && reserveRows(f.idNumber, n, cancelled) && reserveRows(f.idText, n, cancelled)
+               && reserveRows(f.srcTs, n, cancelled) && reserveRows(f.dstTs, n, cancelled)
+               && reserveRows(f.srcTrack, n, cancelled) && reserveRows(f.dstTrack, n, cancelled)
+               && reserveRows(f.srcSlice, n, cancelled) && reserveRows(f.dstSlice, n, cancelled));
     });
 }
 
@@ -584,33 +583,43 @@ void TimelineBuilder::onFlowV2(const TraceEvent& ev, std::uint32_t row, TrackId 
         m_flowOuts[std::string(ev.bindId)] = here;
 }
 
-void TimelineBuilder::bindNextSlices()
+bool TimelineBuilder::bindNextSlices()
 {
     if (m_nextBind.empty())
-        return;
+        return true;
+    const auto cancelled = [this] { return m_ctx.cancelled(); };
     auto& f = m_p.flows;
     std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> rows;
     for (const auto& nb : m_nextBind)
         rows.try_emplace(f.dstTrack[nb.flow].v);
     const auto& s = m_p.slices;
-    for (std::uint32_t r = 0; r < s.size(); ++r)
+    for (std::uint32_t r = 0; r < s.size(); ++r) {
+        if (r % kRowsBetweenCancelChecks == 0 && cancelled())
+            return false;
         if (auto it = rows.find(s.track[r].v); it != rows.end())
             it->second.push_back(r);
+    }
     for (auto& [tr, v] : rows) {
         // The order finalize() will use: start, longer first, file order.
-        std::stable_sort(v.begin(), v.end(), [&s](std::uint32_t a, std::uint32_t b) {
+        const auto inOrder = [&s](std::uint32_t a, std::uint32_t b) {
             if (s.start[a] != s.start[b])
                 return s.start[a] < s.start[b];
             return s.dur[a] > s.dur[b];
-        });
+        };
+        if (!stableSortRows(v.data(), v.data() + v.size(), inOrder, cancelled))
+            return false;
     }
-    for (const auto& nb : m_nextBind) {
+    for (std::size_t n = 0; n < m_nextBind.size(); ++n) {
+        if (n % kRowsBetweenCancelChecks == 0 && cancelled())
+            return false;
+        const auto& nb = m_nextBind[n];
         const auto& v = rows[f.dstTrack[nb.flow].v];
         const TimeNs ts = f.dstTs[nb.flow];
         auto it = std::lower_bound(v.begin(), v.end(), ts, [&s](std::uint32_t r, TimeNs t) { return s.start[r] < t; });
         if (it != v.end())
             f.dstSlice[nb.flow] = *it; // pre-finalize row: finalize() renumbers it
     }
+    return true;
 }
 
 void TimelineBuilder::classifyTracks()
@@ -680,7 +689,7 @@ void TimelineBuilder::classifyTracks()
     }
 }
 
-void TimelineBuilder::finish()
+bool TimelineBuilder::finish()
 {
     std::uint64_t unclosed = 0;
     for (auto& [tr, stack] : m_open) {
@@ -694,7 +703,8 @@ void TimelineBuilder::finish()
     reportCount(Severity::Warning, -1, "B events never closed: kept, ending at the last timestamp of the file",
                 unclosed);
     classifyTracks();
-    bindNextSlices();
+    if (!bindNextSlices())
+        return false;
     reportCount(Severity::Warning, -1, "flow ends (f) without a start (s) ignored",
                 m_flowEndsWithoutStart + m_flowEndsFirst.size());
     std::size_t openStarts = m_flowStarts.size() + (m_heldStart.valid ? 1 : 0);
@@ -708,6 +718,7 @@ void TimelineBuilder::finish()
     std::sort(ignored.begin(), ignored.end());
     for (const auto& [reason, n] : ignored)
         reportCount(Severity::Info, -1, reason, n);
+    return true;
 }
 
 std::string TimelineBuilder::phaseSummary() const

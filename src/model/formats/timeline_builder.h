@@ -85,8 +85,9 @@ public:
     // also hold the old and the new copy at once). Cheap to call after every batch.
     void planFor(std::uint64_t done, std::uint64_t total);
     // Closes open B slices, applies metadata, classifies tracks, binds "next slice" flows,
-    // reports what was ignored. Call once after the last event.
-    void finish();
+    // reports what was ignored. Call once after the last event. False when the read was
+    // cancelled meanwhile (the profile is then to be dropped).
+    bool finish();
 
     std::uint64_t kept() const { return m_kept; }
     std::uint64_t skipped() const { return m_skipped; }
@@ -164,7 +165,7 @@ private:
     void onFlowV1(const TraceEvent& ev, TrackId t, TimeNs ts);
     void onFlowV2(const TraceEvent& ev, std::uint32_t row, TrackId t, TimeNs ts, NameId cat, NameId name);
     void reportCount(Severity s, std::int64_t offset, const std::string& reason, std::uint64_t n);
-    void bindNextSlices();
+    bool bindNextSlices();
     void classifyTracks();
 
     Profile& m_p;

@@ -294,13 +294,13 @@ FileRecord readTimelineJson(std::string_view bytes, Profile& sink, const ReadCon
 
     TimelineBuilder builder(sink, ctx);
     ChunkPipeline pipeline(bytes, scanner, ctx);
-    const bool cancelled = !pipeline.run([&](const EventBatch& batch) {
+    bool cancelled = !pipeline.run([&](const EventBatch& batch) {
         builder.addBatch(batch);
         if (!batch.events.empty())
             builder.planFor(batch.events.back().offset, bytes.size());
     });
     if (!cancelled) // a cancelled load is thrown away: no flow binding or track classification
-        builder.finish();
+        cancelled = !builder.finish();
 
     rec.records = builder.kept();
     rec.skipped = builder.skipped();

@@ -1,6 +1,7 @@
 #include "model/store/profile.h"
 
 #include "model/io/parallel.h"
+#include "model/store/cancellable_rows.h"
 #include "model/store/decimal_digits.h"
 #include "model/store/session.h"
 
@@ -58,17 +59,13 @@ std::uint32_t SliceTable::subtask(std::uint32_t row) const
     return subtaskId[static_cast<std::size_t>(it - subtaskRow.begin())];
 }
 
-void SliceTable::reserve(std::size_t n)
+bool SliceTable::reserve(std::size_t n, const std::atomic<bool>* cancel)
 {
-    start.reserve(n);
-    dur.reserve(n);
-    name.reserve(n);
-    category.reserve(n);
-    track.reserve(n);
-    taskId.reserve(n);
-    kernel.reserve(n);
-    args.reserve(n);
-    depth.reserve(n);
+    const auto cancelled = [cancel] { return cancel && cancel->load(std::memory_order_relaxed); };
+    return reserveRows(start, n, cancelled) && reserveRows(dur, n, cancelled) && reserveRows(name, n, cancelled)
+           && reserveRows(category, n, cancelled) && reserveRows(track, n, cancelled)
+           && reserveRows(taskId, n, cancelled) && reserveRows(kernel, n, cancelled) && reserveRows(args, n, cancelled)
+           && reserveRows(depth, n, cancelled);
 }
 
 std::uint16_t ArgTable::keyIndex(NameId key)
@@ -326,9 +323,6 @@ namespace {
 
 bool isCancelled(const std::atomic<bool>* cancel) { return cancel && cancel->load(std::memory_order_relaxed); }
 
-// How many rows a long pass handles between looks at the cancel flag: a few milliseconds.
-constexpr std::size_t kRowsBetweenCancelChecks = 1u << 16;
-
 // Puts v in `order`. A cancel leaves v as it was (the profile is being dropped): a column of
 // 50 M rows takes longer to gather than a cancel may.
 template <typename T>
@@ -466,30 +460,6 @@ void reportDuplicateSlices(Profile& p)
     p.diagnostics.push_back(Diagnostic{Severity::Warning, file, -1, -1, std::move(reason), duplicates});
 }
 
-// Sorts [first, last) stably, as std::stable_sort does, looking at the cancel flag between
-// steps: blocks of rows sorted on their own, then merged pairwise (a track of ten million
-// slices out of order takes a second to sort in one go). False when cancelled.
-template <typename Less>
-bool stableSort(std::uint32_t* first, std::uint32_t* last, Less less, const std::atomic<bool>* cancel)
-{
-    const std::size_t n = static_cast<std::size_t>(last - first);
-    const std::size_t block = kRowsBetweenCancelChecks;
-    for (std::size_t from = 0; from < n; from += block) {
-        if (isCancelled(cancel))
-            return false;
-        std::stable_sort(first + from, first + std::min(n, from + block), less);
-    }
-    for (std::size_t width = block; width < n; width *= 2)
-        for (std::size_t from = 0; from + width < n; from += 2 * width) {
-            if (isCancelled(cancel))
-                return false;
-            std::uint32_t* mid = first + from + width;
-            if (less(*mid, *(mid - 1))) // rows mostly arrive in order: most neighbours need no merge
-                std::inplace_merge(first + from, mid, first + std::min(n, from + 2 * width), less);
-        }
-    return true;
-}
-
 // The slices' rows in their finalized order: by track, then start, longer first; ties keep their
 // reading order. Slices arrive mostly in time order per track, so a counting pass by track and
 // a sortedness check per track do most of it; only tracks out of order are sorted (stably, as a
@@ -498,6 +468,7 @@ std::unique_ptr<std::uint32_t[]> sliceOrder(const SliceTable& slices, std::size_
                                             const std::atomic<bool>* cancel)
 {
     const std::size_t n = slices.size();
+    const auto stopped = [cancel] { return isCancelled(cancel); };
     auto inTrackOrder = [&slices](std::uint32_t a, std::uint32_t b) {
         if (slices.start[a] != slices.start[b])
             return slices.start[a] < slices.start[b];
@@ -526,7 +497,7 @@ std::unique_ptr<std::uint32_t[]> sliceOrder(const SliceTable& slices, std::size_
             if (isCancelled(cancel))
                 return nullptr;
             const auto b = order.get() + begin[t], e = order.get() + begin[t + 1];
-            if (!std::is_sorted(b, e, inTrackOrder) && !stableSort(b, e, inTrackOrder, cancel))
+            if (!std::is_sorted(b, e, inTrackOrder) && !stableSortRows(b, e, inTrackOrder, stopped))
                 return nullptr;
         }
     } else {
@@ -536,7 +507,7 @@ std::unique_ptr<std::uint32_t[]> sliceOrder(const SliceTable& slices, std::size_
                 return slices.track[a].v < slices.track[b].v;
             return inTrackOrder(a, b);
         };
-        if (!stableSort(order.get(), order.get() + n, byTrack, cancel))
+        if (!stableSortRows(order.get(), order.get() + n, byTrack, stopped))
             return nullptr;
     }
     return order;

@@ -88,7 +88,9 @@ struct SliceTable {
     // Append one slice; returns its (pre-finalize) row.
     std::uint32_t add(TimeNs s, TimeNs d, NameId n, NameId cat, TrackId t,
                       std::uint32_t taskIdValue = kNone, std::uint32_t argsRow = kNone);
-    void reserve(std::size_t n);
+    // Room for n slices. With `cancel`, the columns grow in steps that look at it: false when it
+    // was set (some columns then have their old room).
+    bool reserve(std::size_t n, const std::atomic<bool>* cancel = nullptr);
 };
 
 // Key/value arguments of slices that keep them (all but device tasks, whose known args are
