@@ -308,7 +308,7 @@ void joinCommunicationRows(Profile& p)
 
 bool joinKernels(Profile& p, const std::atomic<bool>* cancel)
 {
-    const std::function<bool()> cancelled = [cancel] { return cancel && cancel->load(std::memory_order_relaxed); };
+    const std::function<bool()> cancelled = [cancel] { return isCancelled(cancel); };
     KernelTable& K = p.kernels;
     SliceTable& S = p.slices;
     K.slice.assign(K.size(), kNone);

@@ -1,5 +1,6 @@
 #include "model/formats/layout.h"
 #include "model/formats/layout_search.h"
+#include "model/store/cancellable_rows.h"
 
 #include <sys/stat.h>
 
@@ -179,7 +180,7 @@ private:
 
 bool Walker::enter(const fs::path& dir)
 {
-    if (m_cancel && m_cancel->load(std::memory_order_relaxed)) {
+    if (isCancelled(m_cancel)) {
         m_plan.cancelled = true;
         return false;
     }

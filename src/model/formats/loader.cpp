@@ -9,6 +9,7 @@
 #include "model/io/mapped_file.h"
 #include "model/io/memory_budget.h"
 #include "model/io/parallel.h"
+#include "model/store/cancellable_rows.h"
 
 #include <algorithm>
 #include <chrono>
@@ -120,7 +121,7 @@ struct Env {
     ProgressSink& progress;
     std::uint64_t memoryBudget = 0; // 0: unknown, no check
     std::atomic<std::uint64_t>& memoryReserved;
-    bool cancelled() const { return options.cancel && options.cancel->load(std::memory_order_relaxed); }
+    bool cancelled() const { return isCancelled(options.cancel); }
 
     // Reserves the heap reading `bytes` of `f` as `kind` will take (FileKindRow::heapBytes);
     // false with *why when it does not fit.

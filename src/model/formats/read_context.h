@@ -1,5 +1,7 @@
 #pragma once
 // What every reader receives besides its bytes and its sink (the Profile).
+#include "model/store/cancellable_rows.h"
+
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -16,7 +18,7 @@ struct ReadContext {
     std::size_t readableAfterEnd = 0;                   // bytes past the input's end a parser may read
     bool plainEvents = true;                            // timeline events of the plain form read without
                                                         // simdjson (false: all with it; the tests compare)
-    bool cancelled() const { return cancel && cancel->load(std::memory_order_relaxed); }
+    bool cancelled() const { return isCancelled(cancel); }
 };
 
 } // namespace npuscope

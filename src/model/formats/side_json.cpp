@@ -9,6 +9,7 @@
 // use only the DOM. One walker reads both trees through a small node adapter (DomNode, FastNode).
 #include "model/formats/number_text.h"
 #include "model/formats/readers.h"
+#include "model/store/cancellable_rows.h"
 
 #include <nlohmann/json.hpp>
 #include <simdjson.h>
@@ -312,7 +313,7 @@ private:
         if (Error e = v.type().get(type))
             return e;
         const auto self = static_cast<std::uint32_t>(m_nodes.size());
-        if ((++m_added & 4095) == 0 && m_cancel && m_cancel->load(std::memory_order_relaxed))
+        if ((++m_added & 4095) == 0 && isCancelled(m_cancel))
             return simdjson::TAPE_ERROR; // the caller sees the cancel flag
         Node& added = m_nodes.emplace_back();
         added.keyData = key.data();

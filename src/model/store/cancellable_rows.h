@@ -1,6 +1,7 @@
 #pragma once
 // Sorting and growing the columns of a large table while a cancel may come (no Qt).
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
@@ -10,6 +11,9 @@ namespace npuscope {
 
 // How many rows a long pass handles between looks at a cancel flag: a few milliseconds.
 inline constexpr std::size_t kRowsBetweenCancelChecks = std::size_t{1} << 16;
+
+// True when a cancel flag is given and set.
+inline bool isCancelled(const std::atomic<bool>* cancel) { return cancel && cancel->load(std::memory_order_relaxed); }
 
 // Sorts the row numbers [first, last) stably, as std::stable_sort does, calling `cancelled()`
 // between steps: blocks of rows sorted on their own, then merged pairwise (ten million rows out

@@ -61,7 +61,7 @@ std::uint32_t SliceTable::subtask(std::uint32_t row) const
 
 bool SliceTable::reserve(std::size_t n, const std::atomic<bool>* cancel)
 {
-    const auto cancelled = [cancel] { return cancel && cancel->load(std::memory_order_relaxed); };
+    const auto cancelled = [cancel] { return isCancelled(cancel); };
     return reserveRows(start, n, cancelled) && reserveRows(dur, n, cancelled) && reserveRows(name, n, cancelled)
            && reserveRows(category, n, cancelled) && reserveRows(track, n, cancelled)
            && reserveRows(taskId, n, cancelled) && reserveRows(kernel, n, cancelled) && reserveRows(args, n, cancelled)
@@ -320,8 +320,6 @@ std::uint64_t Session::loadedBytes() const
 }
 
 namespace {
-
-bool isCancelled(const std::atomic<bool>* cancel) { return cancel && cancel->load(std::memory_order_relaxed); }
 
 // Puts v in `order`. A cancel leaves v as it was (the profile is being dropped): a column of
 // 50 M rows takes longer to gather than a cancel may.

@@ -1,6 +1,7 @@
 // Profile::absorbSideTables: joins the tables of a Profile read on another thread (the CSV and
 // JSON side files of a rank) into this one. Strings are mapped once per distinct id.
 #include "model/store/profile.h"
+#include "model/store/cancellable_rows.h"
 
 #include <atomic>
 #include <iterator>
@@ -43,19 +44,17 @@ private:
     std::vector<NameId> m_map;
 };
 
-bool cancelled(const std::atomic<bool>* cancel) { return cancel && cancel->load(std::memory_order_relaxed); }
-
 // False when cancelled: re-interning the string columns of millions of rows takes a while.
 bool absorbKernels(KernelTable& into, KernelTable&& k, IdMap& map, const std::atomic<bool>* cancel)
 {
     for (auto* c : {&k.name, &k.type, &k.taskType, &k.opState, &k.inputShapes, &k.inputDtypes, &k.inputFormats,
                     &k.outputShapes, &k.outputDtypes, &k.outputFormats}) {
-        if (cancelled(cancel))
+        if (isCancelled(cancel))
             return false;
         map.column(*c);
     }
     for (auto& c : k.extra) {
-        if (cancelled(cancel))
+        if (isCancelled(cancel))
             return false;
         map.column(c);
     }
@@ -114,7 +113,7 @@ bool Profile::absorbSideTables(Profile&& other, const std::atomic<bool>* cancel)
         r.coreType = map(r.coreType);
     }
     appendMoved(stats, std::move(other.stats));
-    if (cancelled(cancel))
+    if (isCancelled(cancel))
         return false;
     for (auto& r : other.opDetails) {
         r.name = map(r.name);
