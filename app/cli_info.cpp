@@ -48,6 +48,7 @@
 #include <cstdio>
 #include <map>
 #include <string>
+#include <unordered_map>
 
 namespace npuscope::cli {
 
@@ -124,6 +125,23 @@ Json diagnosticsJson(const std::vector<Diagnostic>& diags, const Relativizer& re
     return out;
 }
 
+// Calls f(row) for every slice on a Stream track (a device task), track by track once the
+// profile is finalized.
+template <typename F>
+void forStreamRows(const Profile& p, F f)
+{
+    if (!p.finalized()) {
+        for (std::size_t i = 0; i < p.slices.size(); ++i)
+            if (p.tracks[p.slices.track[i].v].kind == TrackKind::Stream)
+                f(i);
+        return;
+    }
+    for (const Track& t : p.tracks)
+        if (t.kind == TrackKind::Stream)
+            for (std::size_t i = t.sliceBegin; i < t.sliceEnd; ++i)
+                f(i);
+}
+
 // Name -> count, as a JSON object sorted by count (desc) then name.
 Json countsByDesc(const std::map<std::string, std::uint64_t>& counts)
 {
@@ -141,25 +159,30 @@ Json opTypes(const Profile& p)
         std::uint64_t count = 0;
         TimeNs total = 0;
     };
-    std::map<std::string, Agg> byType;
+    // Summed by pooled name first: a string per row would be most of the cost.
+    std::unordered_map<std::uint32_t, Agg> byId;
     std::string source;
     if (p.kernels.size() > 0) {
         source = "kernels";
         for (std::size_t i = 0; i < p.kernels.size(); ++i) {
-            Agg& a = byType[std::string(p.str(p.kernels.type[i]))];
+            Agg& a = byId[p.kernels.type[i].v];
             ++a.count;
             a.total += p.kernels.dur[i];
         }
     } else {
         // No kernel table: device tasks on Stream tracks, by task name.
         source = "timeline";
-        for (std::size_t i = 0; i < p.slices.size(); ++i) {
-            if (p.tracks[p.slices.track[i].v].kind != TrackKind::Stream)
-                continue;
-            Agg& a = byType[std::string(p.str(p.slices.name[i]))];
+        forStreamRows(p, [&](std::size_t i) {
+            Agg& a = byId[p.slices.name[i].v];
             ++a.count;
             a.total += p.slices.dur[i];
-        }
+        });
+    }
+    std::map<std::string, Agg> byType;
+    for (const auto& [id, a] : byId) {
+        Agg& into = byType[std::string(p.str(NameId{id}))];
+        into.count += a.count;
+        into.total += a.total;
     }
     std::vector<std::pair<std::string, Agg>> rows(byType.begin(), byType.end());
     std::stable_sort(rows.begin(), rows.end(),
@@ -218,16 +241,23 @@ Json rankJson(const Profile& p, const Relativizer& rel)
     r["ignored"] = ignored;
 
     std::map<TrackKind, std::uint64_t> byKind;
-    std::map<std::string, std::uint64_t> byTaskType;
-    std::uint64_t deviceTasks = 0;
-    for (std::size_t i = 0; i < p.slices.size(); ++i) {
-        const TrackKind k = p.tracks[p.slices.track[i].v].kind;
-        ++byKind[k];
-        if (k == TrackKind::Stream) {
-            ++deviceTasks;
-            ++byTaskType[std::string(p.str(p.slices.category[i]))];
-        }
+    if (p.finalized()) {
+        for (const Track& t : p.tracks)
+            if (t.sliceEnd > t.sliceBegin)
+                byKind[t.kind] += t.sliceEnd - t.sliceBegin;
+    } else {
+        for (std::size_t i = 0; i < p.slices.size(); ++i)
+            ++byKind[p.tracks[p.slices.track[i].v].kind];
     }
+    std::unordered_map<std::uint32_t, std::uint64_t> byCategory;
+    std::uint64_t deviceTasks = 0;
+    forStreamRows(p, [&](std::size_t i) {
+        ++deviceTasks;
+        ++byCategory[p.slices.category[i].v];
+    });
+    std::map<std::string, std::uint64_t> byTaskType;
+    for (const auto& [id, n] : byCategory)
+        byTaskType[std::string(p.str(NameId{id}))] += n;
     Json kinds = Json::object();
     for (const auto& [k, n] : byKind)
         kinds[trackKindName(k)] = n;

@@ -1,6 +1,7 @@
 #include "model/analysis/overlap.h"
 
 #include "model/analysis/op_stats.h"
+#include "model/analysis/u64_map.h"
 
 #include <algorithm>
 #include <limits>
@@ -23,17 +24,38 @@ const char* overlapSourceName(OverlapSource s)
 namespace {
 
 // A stream task's type: the timeline may say "Other" where the joined CSV row knows the core.
-std::string_view streamTaskType(const Profile& p, std::uint32_t row)
+NameId streamTaskType(const Profile& p, std::uint32_t row)
 {
     if (const auto k = p.slices.kernel[row]; k != kNone && k < p.kernels.size())
-        return p.str(p.kernels.taskType[k]);
-    return p.str(p.slices.category[row]);
+        return p.kernels.taskType[k];
+    return p.slices.category[row];
 }
+
+// What a stream task is, by its type and name, worked out once per distinct pair: a profile has
+// a few hundred of them and millions of tasks.
+class StreamTaskKinds {
+public:
+    static constexpr std::uint32_t kCommunication = 1, kHccl = 2, kCompute = 4;
+    explicit StreamTaskKinds(const Profile& p) : m_p(p) {}
+    std::uint32_t of(std::uint32_t row)
+    {
+        const NameId type = streamTaskType(m_p, row), name = m_p.slices.name[row];
+        return m_memo.memo((std::uint64_t{type.v} << 32) | name.v, [&] {
+            const std::string_view t = m_p.str(type), n = m_p.str(name);
+            return (isCommunicationTask(t, n) ? kCommunication : 0u) | (isHcclTask(t, n) ? kHccl : 0u)
+                   | (isComputeTask(t, n) ? kCompute : 0u);
+        });
+    }
+
+private:
+    const Profile& m_p;
+    U64Map m_memo;
+};
 
 // Communication streams carry HCCL's own tasks (Notify Wait, Write Value, ...); nothing on them
 // is computation, whatever its type (a database gives the collective itself there as AI_CORE
 // without a COMPUTE_TASK_INFO row). The track indices of those streams.
-std::set<std::size_t> communicationStreams(const Profile& p)
+std::set<std::size_t> communicationStreams(const Profile& p, StreamTaskKinds& kinds)
 {
     std::set<std::size_t> out;
     for (std::size_t ti = 0; ti < p.tracks.size(); ++ti) {
@@ -41,7 +63,7 @@ std::set<std::size_t> communicationStreams(const Profile& p)
         if (t.kind != TrackKind::Stream)
             continue;
         for (std::uint32_t r = t.sliceBegin; r < t.sliceEnd; ++r)
-            if (isHcclTask(streamTaskType(p, r), p.str(p.slices.name[r]))) {
+            if (kinds.of(r) & StreamTaskKinds::kHccl) {
                 out.insert(ti);
                 break;
             }
@@ -88,7 +110,8 @@ struct Collected {
 // computation tasks. False when the timeline has no stream task.
 bool collectStreamTasks(const Profile& p, bool haveGroups, Collected& c)
 {
-    const std::set<std::size_t> commStreams = communicationStreams(p);
+    StreamTaskKinds kinds(p);
+    const std::set<std::size_t> commStreams = communicationStreams(p, kinds);
     const bool kernelsJoined = everyKernelJoined(p);
     bool haveStream = false;
     for (std::size_t ti = 0; ti < p.tracks.size(); ++ti) {
@@ -98,20 +121,19 @@ bool collectStreamTasks(const Profile& p, bool haveGroups, Collected& c)
         const bool commStream = commStreams.count(ti) > 0;
         for (std::uint32_t r = t.sliceBegin; r < t.sliceEnd; ++r) {
             haveStream = true;
-            const std::string_view type = streamTaskType(p, r);
-            const std::string_view name = p.str(p.slices.name[r]);
+            const std::uint32_t kind = kinds.of(r);
             const TimeNs b = p.slices.start[r], e = p.slices.end(r);
             c.span(b, e);
-            if (isCommunicationTask(type, name)) {
+            if (kind & StreamTaskKinds::kCommunication) {
                 if (!haveGroups)
-                    c.addComm(name, b, e);
+                    c.addComm(p.str(p.slices.name[r]), b, e);
                 continue;
             }
             // A kernel row joined to the task makes it a kernel.
             const bool kernelRow = p.slices.kernel[r] != kNone && p.slices.kernel[r] < p.kernels.size();
             if (commStream || (!kernelRow && kernelsJoined))
                 continue;
-            if (kernelRow ? !isHcclTask(type, name) : isComputeTask(type, name))
+            if (kernelRow ? !(kind & StreamTaskKinds::kHccl) : (kind & StreamTaskKinds::kCompute) != 0)
                 c.compute.push_back({b, e});
         }
     }
