@@ -9,8 +9,6 @@
 #include <string>
 #include <vector>
 
-class QGuiApplication;
-
 namespace npuscope::cli {
 
 using Args = std::vector<std::string>;
@@ -25,9 +23,6 @@ int cache(const Args& args);    // cli_cache.cpp
 int clusterSummary(const Args& args); // cli_cluster_summary.cpp
 // Prints to stderr and returns true when --help/-h is among args (verb-level help).
 bool wantsHelp(const Args& args);
-// A QGuiApplication for drawing from the command line (a PDF, a chart), on the offscreen platform
-// when there is no display; null when the process has one already. Keep it alive while drawing.
-std::unique_ptr<QGuiApplication> paintingApp();
 // Never silently partial: one warning line per file read in part or not at all, on stderr
 // ("npuscope VERB: warning: FILE: partial, 3 records skipped: line 12: ..."), printed safely.
 std::vector<InputProblem> warnInputProblems(const std::string& verb, const Session& s);

@@ -9,9 +9,7 @@
 #include "model/analysis/atomic_file.h"
 #include "model/formats/loader.h"
 #include "model/io/memory_budget.h"
-#include "views/report_pdf.h"
-
-#include <QGuiApplication>
+#include "app/qt_parts.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -44,15 +42,8 @@ void usage(std::FILE* out)
 // an old one. Returns the exit code.
 int writeAdvice(const advisor::AdvisorReport& report, const std::string& format, const std::string& output)
 {
-    if (format == "pdf") {
-        const std::unique_ptr<QGuiApplication> app = paintingApp(); // QTextDocument and QPdfWriter need one
-        std::string err;
-        if (!writeReportPdf(report, output, &err)) {
-            std::fprintf(stderr, "npuscope advise: cannot write %s: %s\n", output.c_str(), err.c_str());
-            return 1;
-        }
-        return 0;
-    }
+    if (format == "pdf")
+        return writeAdvicePdf(report, output);
     std::string text;
     if (format == "text")
         text = advisor::writeText(report);
@@ -164,6 +155,8 @@ int advise(const Args& args)
     }
     if (const int bad = checkOptions(format, output, config))
         return bad;
+    if (format == "pdf")
+        needQt();
 
     // The rules reuse the heap memory the load freed (see LoadAllocationScope).
     const LoadAllocationScope heapReuse;

@@ -13,6 +13,7 @@
 // the folder's session cache entry (in DIR/session-cache) and reopens it --runs times.
 #include "app/cli.h"
 #include "app/cli_bench_frames.h"
+#include "app/qt_parts.h"
 #include "advisor/advisor.h"
 #include "bench/child_process.h"
 #include "bench/db_bench.h"
@@ -662,6 +663,8 @@ int bench(const Args& args)
     if (const int* code = std::get_if<int>(&parsed))
         return *code;
     const BenchOptions& o = std::get<BenchOptions>(parsed);
+    if (o.frames && !o.dbBench)
+        needQt(); // the frames are painted by the window's own timeline
     if (o.dbBench)
         return bench::dbVsTextBench(o.sizeMb, profileDir(o, o.sizeMb).string() + "-db", o.seed);
     const std::optional<BenchInputs> in = prepareInputs(o);

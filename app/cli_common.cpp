@@ -1,9 +1,8 @@
 #include "app/cli.h"
+#include "app/qt_parts.h"
 
 #include "model/cache/session_cache.h"
 #include "model/store/safe_text.h"
-
-#include <QGuiApplication>
 
 #include <cstdio>
 #include <cstdlib>
@@ -11,17 +10,13 @@
 
 namespace npuscope::cli {
 
-std::unique_ptr<QGuiApplication> paintingApp()
-{
-    if (!std::getenv("QT_QPA_PLATFORM") && !std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY"))
-        setenv("QT_QPA_PLATFORM", "offscreen", 1);
-    if (QGuiApplication::instance())
-        return nullptr;
-    static int argc = 1;
-    static char name[] = "npuscope";
-    static char* argv[] = {name, nullptr};
-    return std::make_unique<QGuiApplication>(argc, argv);
+namespace {
+char** g_argv = nullptr;
 }
+
+void setCommandLine(char** argv) { g_argv = argv; }
+
+char** commandLine() { return g_argv; }
 
 bool wantsHelp(const Args& args)
 {

@@ -2,6 +2,7 @@
 // L2, HBM, exposed communication) and the per-operator diff.
 #include "app/cli.h"
 #include "app/cli_table.h"
+#include "app/qt_parts.h"
 
 #include "advisor/advisor.h"
 #include "advisor/advisor_diff.h"
@@ -11,9 +12,6 @@
 #include "model/cluster_summary/cluster_summary.h"
 #include "model/formats/loader.h"
 #include "model/io/memory_budget.h"
-#include "views/compare_export.h"
-
-#include <QGuiApplication>
 
 #include <cstdio>
 #include <cstdlib>
@@ -81,19 +79,9 @@ SessionPtr load(const std::string& path, bool useCache)
 int writeComparison(const CompareResult& r, const std::string& baseline, const std::string& optimized,
                     const std::string& format, const std::string& exportPath, std::size_t top)
 {
-    // The chart is drawn with QPainter.
-    const std::unique_ptr<QGuiApplication> app = format == "html" || format == "pdf" ? paintingApp() : nullptr;
-    if (format == "pdf") {
-        std::string err;
-        if (!writeComparePdf(r, baseline, optimized, exportPath, &err)) {
-            std::fprintf(stderr, "npuscope compare: cannot write %s: %s\n", exportPath.c_str(), err.c_str());
-            return 1;
-        }
-        return 0;
-    }
-    const std::string out = format == "html" ? compareHtml(r, baseline, optimized)
-                                             : formatCompareReport(r, baseline, optimized, format, top);
-    return writeOutput("compare", exportPath, out) ? 0 : 1;
+    if (format == "html" || format == "pdf")
+        return writeDrawnComparison(r, baseline, optimized, format, exportPath);
+    return writeOutput("compare", exportPath, formatCompareReport(r, baseline, optimized, format, top)) ? 0 : 1;
 }
 
 } // namespace
@@ -169,6 +157,10 @@ int compare(const Args& args)
     }
     if (paths.size() != 2)
         return usage("give exactly two profiles: BASELINE OPTIMIZED");
+    if (format == "pdf" && (exportPath.empty() || exportPath == "-"))
+        return usage("--format pdf needs -o FILE");
+    if (format == "html" || format == "pdf")
+        needQt();
 
     const SessionPtr base = load(paths[0], useCache);
     if (!base)
@@ -176,8 +168,6 @@ int compare(const Args& args)
     const SessionPtr cur = load(paths[1], useCache);
     if (!cur)
         return 1;
-    if (format == "pdf" && (exportPath.empty() || exportPath == "-"))
-        return usage("--format pdf needs -o FILE");
     if ((cluster_summary::isSummarySession(*base) || cluster_summary::isSummarySession(*cur)) && co.groupBy == GroupBy::Name)
         std::fprintf(stderr, "npuscope compare: warning: a cluster summary keeps op types, not names: operators are "
                              "compared by type\n");

@@ -2,6 +2,7 @@
 #include "app/cli.h"
 #include "app/gui_main.h"
 #include "app/heap_huge_pages.h"
+#include "app/qt_parts.h"
 #include "model/io/memory_budget.h"
 
 #include <cstdio>
@@ -49,6 +50,7 @@ void printHelp()
 
 int main(int argc, char** argv)
 {
+    npuscope::cli::setCommandLine(argv);
     npuscope::setUpHeapHugePages();
     if (argc >= 2) {
         const std::string verb = argv[1];

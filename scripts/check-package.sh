@@ -23,7 +23,7 @@ root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
 dpkg-deb -I "$deb" | grep -E '^ (Package|Version|Architecture|Depends):'
 dpkg-deb -x "$deb" "$root"
-for f in usr/bin/npuscope usr/share/applications/io.github.npuscope.desktop \
+for f in usr/bin/npuscope usr/bin/npuscope-gui usr/share/applications/io.github.npuscope.desktop \
          usr/share/metainfo/io.github.npuscope.metainfo.xml usr/share/icons/hicolor/scalable/apps/npuscope.svg \
          usr/share/icons/hicolor/{16x16,24x24,32x32,48x48,64x64,128x128,256x256}/apps/npuscope.png \
          usr/share/man/man1/npuscope.1.gz usr/share/npuscope/advisor/thresholds.json; do
@@ -56,6 +56,7 @@ done
 
 # Runs on any x86-64 CPU: the unstripped binary of the same build (the packaged one is stripped).
 bash scripts/check-avx.sh "$dir/app/npuscope"
+bash scripts/check-avx.sh "$dir/app/npuscope-gui"
 # apt can resolve the package's dependencies on this machine (as `apt-get install ./…deb` would).
 apt-get install -s "$(realpath "$deb")" >/dev/null
 
@@ -71,6 +72,12 @@ test "$(wc -l <"$root/top.csv")" -ge 4
 "$bin" advise "$root/demo" --format json -o "$root/advice.json"
 grep -q '"findings"' "$root/advice.json"
 "$bin" compare "$root/demo" "$root/demo" --format csv >/dev/null
+# The verbs start without Qt; what draws with it is handed over to npuscope-gui.
+if ldd "$bin" | grep -q 'libQt6'; then
+  echo "package check: npuscope links Qt (its verbs should start without it)" >&2; exit 1
+fi
+"$bin" advise "$root/demo" --format pdf -o "$root/advice.pdf"
+head -c 5 "$root/advice.pdf" | grep -q '%PDF-'
 # The package stays MPI-free: cluster-summary runs on one machine's threads.
 if dpkg-deb -f "$deb" Depends | grep -qi 'openmpi\|libmpi' || ldd "$bin" | grep -qi 'libmpi'; then
   echo "package check: the package depends on MPI (build it without -DNPUSCOPE_MPI)" >&2; exit 1

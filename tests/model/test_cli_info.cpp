@@ -1,4 +1,5 @@
-// `npuscope info` run as a process: text and JSON on a real rank folder, and the error exits.
+// `npuscope info` run as a process: text and JSON on a real rank folder, and the error exits;
+// the hand-over of what draws with Qt to npuscope-gui.
 #include "cli_run.h"
 #include "model/io/memory_budget.h"
 
@@ -246,6 +247,62 @@ private slots:
         r = runInfo({"--help"});
         QCOMPARE(r.code, 0);
         QVERIFY(r.out.contains("Usage: npuscope info"));
+    }
+
+    // `npuscope` starts without Qt; a command line that draws with it runs in npuscope-gui,
+    // which gives the same answers to the verbs.
+    void verbsWithoutQt()
+    {
+        QProcess ldd;
+        ldd.start(QStringLiteral("ldd"), {QStringLiteral(NPUSCOPE_BINARY)});
+        QVERIFY(ldd.waitForFinished(30000));
+        const QString libs = QString::fromUtf8(ldd.readAllStandardOutput());
+        QVERIFY2(libs.contains("libc.so"), qPrintable(libs));
+        QVERIFY2(!libs.contains("libQt6"), qPrintable(libs));
+
+        const CliRun plain = runInfo({kRank0, "--format", "json", "--no-cache"});
+        QVERIFY2(plain.code == 0, qPrintable(plain.err));
+        QProcess gui;
+        gui.start(QStringLiteral(NPUSCOPE_GUI_BINARY), {"info", kRank0, "--format", "json", "--no-cache"});
+        QVERIFY(gui.waitForFinished(60000));
+        QCOMPARE(gui.exitCode(), 0);
+        QCOMPARE(QString::fromUtf8(gui.readAllStandardOutput()), plain.out);
+    }
+
+    void drawnReportsHandedOver()
+    {
+        QTemporaryDir tmp;
+        const QString pdf = tmp.path() + "/advice.pdf";
+        CliRun r = runCli({"advise", kRank0, "--format", "pdf", "-o", pdf, "--no-cache"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QFile f(pdf);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.read(5), QByteArray("%PDF-"));
+        const QString html = tmp.path() + "/compare.html";
+        r = runCli({"compare", kRank0, kRank0, "--format", "html", "-o", html, "--no-cache"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QFile h(html);
+        QVERIFY(h.open(QIODevice::ReadOnly));
+        QVERIFY(h.readAll().contains("<html"));
+        // A usage error is found before the hand-over, by either binary.
+        r = runCli({"compare", kRank0, kRank0, "--format", "pdf"});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("--format pdf needs -o FILE"), qPrintable(r.err));
+
+        // Without npuscope-gui beside it, the verbs still run and a drawn report says why not.
+        const QString alone = tmp.path() + "/npuscope";
+        QVERIFY(QFile::copy(QStringLiteral(NPUSCOPE_BINARY), alone));
+        QProcess p;
+        p.start(alone, {"advise", kRank0, "--format", "json", "--no-cache"});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 0);
+        QVERIFY(p.readAllStandardOutput().contains("\"findings\""));
+        p.start(alone, {"advise", kRank0, "--format", "pdf", "-o", tmp.path() + "/no.pdf", "--no-cache"});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 1);
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        QVERIFY2(err.contains("cannot start " + tmp.path() + "/npuscope-gui"), qPrintable(err));
+        QVERIFY(!QFile::exists(tmp.path() + "/no.pdf"));
     }
 };
 
