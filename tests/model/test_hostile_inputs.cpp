@@ -640,6 +640,43 @@ private slots:
         QCOMPARE(me->count, std::uint64_t(1));
     }
 
+    // One byte of a real kernel_details.csv turned into a quote, inside the rows the reader
+    // samples to find its metric columns: the damaged cell reads as missing and is named, and
+    // its column stays a metric with every other value as in the undamaged file.
+    void quoteInSampledMetricCell()
+    {
+        const std::string path = kSamples + "/msinsight/test/data/pytorch/text/level1/rank0_ascend_pt/"
+                                            "ASCEND_PROFILER_OUTPUT/kernel_details.csv";
+        const std::string clean = readFile(path);
+        const std::size_t cell = clean.find(",3.355,0.166,"); // aiv_mte3_time(us) of one row
+        QVERIFY(cell != std::string::npos);
+        std::string damaged = clean;
+        damaged[cell + 5] = '"'; // 3.355 -> 3.35"
+        Profile a, b;
+        QCOMPARE(readers::readKernelCsv(clean, a, ctxFor("/q/kernel_details.csv")).records, std::uint64_t(191));
+        QCOMPARE(readers::readKernelCsv(damaged, b, ctxFor("/q/kernel_details.csv")).records, std::uint64_t(191));
+        QCOMPARE(b.kernels.metricNames, a.kernels.metricNames);
+        const int mte3 = b.kernels.metricIndex("aiv_mte3_time(us)");
+        QVERIFY(mte3 >= 0);
+        const std::int64_t line = std::count(damaged.begin(), damaged.begin() + cell, '\n') + 1;
+        const std::size_t row = static_cast<std::size_t>(line - 2); // after the header
+        QCOMPARE(a.kernels.metrics[mte3][row], 3.355);
+        for (std::size_t m = 0; m < a.kernels.metrics.size(); ++m)
+            for (std::size_t r = 0; r < a.kernels.size(); ++r) {
+                const double x = a.kernels.metrics[m][r], y = b.kernels.metrics[m][r];
+                if (static_cast<int>(m) == mte3 && r == row)
+                    QVERIFY(std::isnan(y));
+                else
+                    QVERIFY(x == y || (std::isnan(x) && std::isnan(y)));
+            }
+        QVERIFY(!find(a.diagnostics, "/q/kernel_details.csv", "non-numeric text"));
+        const Diagnostic* d = find(b.diagnostics, "/q/kernel_details.csv", "non-numeric text in id, metric");
+        QVERIFY2(d, dump(b.diagnostics).c_str());
+        QCOMPARE(d->count, std::uint64_t(1));
+        QCOMPARE(d->line, line);
+        QCOMPARE(d->byteOffset, std::int64_t(damaged.rfind('\n', cell) + 1));
+    }
+
     // Device ids and ranks beyond what a profiler writes read as unknown (-1): an int cast
     // would wrap 2^32 onto device or rank 0.
     void idsOutOfRange()

@@ -25,9 +25,13 @@ bool knownTextColumn(std::string_view h)
     return h == "HF32 Eligible" || h == "Model Name" || h == "Op Name" || h == "Name";
 }
 
-// A column whose sampled non-missing cells all parse as numbers is a metric. Sampling the first
-// rows keeps the reader single-pass over the rest of a large file. `rowsGuess` is the row count
-// the sample's bytes per row predict for the whole file.
+// A column whose sampled non-missing cells are at least three quarters numbers is a metric: a
+// damaged cell among them is read as missing and warned about, like one after the sample,
+// rather than turning the whole column into text without a word. A column of names, where a
+// few names happen to be digits, stays text. The known text columns are metrics only when
+// every sampled cell is a number. Sampling the first rows keeps the reader single-pass over the
+// rest of a large file. `rowsGuess` is the row count the sample's bytes per row predict for the
+// whole file.
 std::vector<bool> numericColumns(std::string_view bytes, const std::vector<std::string>& header, std::size_t& rowsGuess)
 {
     constexpr int kSampleRows = 512;
@@ -54,7 +58,7 @@ std::vector<bool> numericColumns(std::string_view bytes, const std::vector<std::
     rowsGuess = sampled ? static_cast<std::size_t>((bytes.size() - first) / perRow) : 0;
     std::vector<bool> out(header.size());
     for (std::size_t k = 0; k < header.size(); ++k)
-        out[k] = text[k] == 0 && !(numeric[k] == 0 && knownTextColumn(header[k]));
+        out[k] = knownTextColumn(header[k]) ? text[k] == 0 && numeric[k] > 0 : numeric[k] >= 3 * text[k];
     return out;
 }
 
