@@ -677,6 +677,30 @@ private slots:
         QCOMPARE(d->byteOffset, std::int64_t(damaged.rfind('\n', cell) + 1));
     }
 
+    // A device cell of a real npu_module_mem.csv damaged by one byte ("NPU:0" -> "NPU:x"): the
+    // row's values are kept under an unknown device, and the file is warned about, with the line.
+    void damagedDeviceCell()
+    {
+        const std::string path = kSamples + "/msinsight/test/data/pytorch/text/level1/rank0_ascend_pt/"
+                                            "ASCEND_PROFILER_OUTPUT/npu_module_mem.csv";
+        std::string bytes = readFile(path);
+        const std::size_t at = bytes.find(",NPU:0\n", bytes.size() / 2);
+        QVERIFY(at != std::string::npos);
+        bytes[at + 5] = 'x';
+        Profile p;
+        const FileRecord r = readers::readMemoryCsv(bytes, p, ctxFor("/d/npu_module_mem.csv"));
+        QCOMPARE(r.records, std::uint64_t(1078)); // python3: rows of the undamaged file
+        const Diagnostic* d = find(p.diagnostics, "/d/npu_module_mem.csv", "non-numeric text in device cells");
+        QVERIFY2(d, dump(p.diagnostics).c_str());
+        QCOMPARE(d->count, std::uint64_t(1));
+        QCOMPARE(d->line, std::int64_t(std::count(bytes.begin(), bytes.begin() + at, '\n') + 1));
+        std::size_t unknown = 0;
+        for (const auto& s : p.counters)
+            if (s.device == -1)
+                unknown += s.value.size();
+        QCOMPARE(unknown, std::size_t(1));
+    }
+
     // Device ids and ranks beyond what a profiler writes read as unknown (-1): an int cast
     // would wrap 2^32 onto device or rank 0.
     void idsOutOfRange()
@@ -694,9 +718,14 @@ private slots:
         readers::readInfoJson(R"({"DeviceInfo": [{"id": 4294967296, "ai_core_num": 24}]})", c, ctxFor("/i/info.json"));
         QCOMPARE(c.deviceInfo.size(), std::size_t(1));
         QCOMPARE(c.deviceInfo[0].device, -1);
-        QCOMPARE(parseDeviceText("65535"), 65535);
-        QCOMPARE(parseDeviceText("65536"), -1);
-        QCOMPARE(parseDeviceText("4294967296"), -1);
+        QCOMPARE(deviceTextValue("65535"), std::optional<int>(65535));
+        QCOMPARE(deviceTextValue("65536"), std::optional<int>(-1));
+        QCOMPARE(deviceTextValue("4294967296"), std::optional<int>(-1));
+        QCOMPARE(deviceTextValue(" NPU:7\t"), std::optional<int>(7));
+        QCOMPARE(deviceTextValue("npu:1"), std::optional<int>(1));
+        QCOMPARE(deviceTextValue("Host"), std::optional<int>(-1));
+        QCOMPARE(deviceTextValue("CPU:0"), std::optional<int>(-1));
+        QVERIFY(!deviceTextValue("N/A") && !deviceTextValue("NPUx0") && !deviceTextValue("NPU:x"));
         QCOMPARE(rankOf(2147483647), 2147483647);
         QCOMPARE(rankOf(2147483648), -1);
     }

@@ -5,6 +5,7 @@
 #include "model/store/decimal_digits.h"
 
 #include <algorithm>
+#include <cctype>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -367,12 +368,24 @@ void CsvTable::finish()
     m_record.status = m_record.skipped > 0 ? FileStatus::Partial : FileStatus::Loaded;
 }
 
-int parseDeviceText(std::string_view text)
+std::optional<int> deviceTextValue(std::string_view text)
 {
     text = trimText(text);
-    if (const auto colon = text.find(':'); colon != std::string_view::npos)
+    const auto colon = text.find(':');
+    const std::string_view kind = text.substr(0, colon);
+    auto is = [kind](std::string_view name) {
+        return kind.size() == name.size() && std::equal(kind.begin(), kind.end(), name.begin(), [](char a, char b) {
+                   return std::tolower(static_cast<unsigned char>(a)) == b;
+               });
+    };
+    if (is("host") || is("cpu"))
+        return -1;
+    if (colon != std::string_view::npos)
         text = text.substr(colon + 1);
-    return deviceIdOf(parseInt64(text).value_or(-1));
+    const auto v = parseInt64(text);
+    if (!v)
+        return std::nullopt;
+    return deviceIdOf(*v);
 }
 
 std::optional<std::int64_t> idTextValue(std::string_view text)

@@ -113,6 +113,9 @@ private:
 // An id cell as parseIdText below reads it, but text that is no number (a missing spelling or
 // junk) gives none.
 std::optional<std::int64_t> idTextValue(std::string_view text);
+// "NPU:0" / "npu:1" / "0" -> device number; "host" / "CPU" / "cpu:0" and numbers beyond a device
+// id -> -1. Nothing for a missing cell or unreadable text ("NPUx0"), which a reader counts.
+std::optional<int> deviceTextValue(std::string_view text);
 
 // Cells whose text is neither a number nor a spelling of "missing" (isMissingText). Their
 // value reads as missing, and the file gets one warning with the count and the first place,
@@ -145,6 +148,11 @@ public:
         return cellAs(col, [](std::string_view t) { return parseInt64(t); });
     }
     // An id cell (parseIdText): -1 when col < 0, the cell is missing, a "none" sentinel or text.
+    // A device cell (deviceTextValue): -1 when col < 0, the cell is missing or unreadable.
+    int device(int col)
+    {
+        return cellAs(col, [](std::string_view t) { return deviceTextValue(t); }).value_or(-1);
+    }
     std::int64_t id(int col)
     {
         return cellAs(col, [](std::string_view t) { return idTextValue(t); }).value_or(-1);
@@ -173,8 +181,6 @@ private:
     std::int64_t m_line = -1, m_offset = -1;
 };
 
-// "NPU:0" / "npu:1" / "0" / "host" -> device number, or -1.
-int parseDeviceText(std::string_view text);
 // Id cells: N/A, empty, junk, 4294967295 and 18446744073709551615 (the "none" sentinels) -> -1.
 std::int64_t parseIdText(std::string_view text);
 

@@ -35,9 +35,16 @@ std::optional<std::uint64_t> countOf(std::string_view text)
     return std::nullopt;
 }
 
-int rowDevice(const CsvTable& t, int col, const ReadContext& ctx)
+// The row's device: its cell when the file has the column (unreadable text counted in
+// `devices`), else the file's.
+int rowDevice(UnreadableCells& devices, int col, const ReadContext& ctx)
 {
-    return col >= 0 ? parseDeviceText(t.cell(col)) : ctx.device;
+    return col >= 0 ? devices.device(col) : ctx.device;
+}
+
+void reportDevices(const UnreadableCells& devices, Profile& sink, const ReadContext& ctx)
+{
+    devices.report(sink.diagnostics, ctx, "device cells");
 }
 
 // op_statistic, communication_statistic (hccl_statistic) and api_statistic share one shape.
@@ -63,6 +70,7 @@ FileRecord readStatCsv(std::string_view bytes, Profile& sink, const ReadContext&
         !t.require(total, api ? "Time(us)" : "Total Time(us)"))
         return rec;
     UnreadableCells unreadable(t);
+    UnreadableCells devices(t);
     while (t.nextRow()) {
         const auto n = countOf(t.cell(count));
         const auto time = parseMicrosToNs(t.cell(total));
@@ -72,7 +80,7 @@ FileRecord readStatCsv(std::string_view bytes, Profile& sink, const ReadContext&
             continue;
         }
         StatRow r;
-        r.device = rowDevice(t, dev, ctx);
+        r.device = rowDevice(devices, dev, ctx);
         r.kind = kind;
         r.name = sink.strings.intern(t.cell(name));
         r.coreType = core >= 0 ? sink.strings.intern(t.cell(core)) : NameId(0);
@@ -87,6 +95,7 @@ FileRecord readStatCsv(std::string_view bytes, Profile& sink, const ReadContext&
         ++rec.records;
     }
     unreadable.report(sink.diagnostics, ctx, "min, avg, max, ratio or variance cells");
+    reportDevices(devices, sink, ctx);
     t.finish();
     return rec;
 }
@@ -164,6 +173,7 @@ FileRecord readTaskTimeCsv(std::string_view bytes, Profile& sink, const ReadCont
         return rec;
     const NameId hw = sink.strings.intern("Ascend Hardware");
     UnreadableCells unreadable(t); // task ids
+    UnreadableCells devices(t);
     while (t.nextRow()) {
         const auto s = parseMicrosToNs(t.cell(start));
         TimeNs durNs = -1;
@@ -176,7 +186,7 @@ FileRecord readTaskTimeCsv(std::string_view bytes, Profile& sink, const ReadCont
             t.skipRow("bad start, duration or stream id");
             continue;
         }
-        const int device = rowDevice(t, dev, ctx);
+        const int device = rowDevice(devices, dev, ctx);
         const TrackId tr = sink.trackFor(kTaskTimePidBase - device, streamId);
         Track& track = sink.tracks[tr.v];
         if (!track.process.valid() || track.process.v == 0) {
@@ -193,6 +203,7 @@ FileRecord readTaskTimeCsv(std::string_view bytes, Profile& sink, const ReadCont
         ++rec.records;
     }
     unreadable.report(sink.diagnostics, ctx, "task id cells");
+    reportDevices(devices, sink, ctx);
     t.finish();
     return rec;
 }
@@ -210,15 +221,17 @@ FileRecord readStepTraceCsv(std::string_view bytes, Profile& sink, const ReadCon
     if (!t.require(step, "Step") || !t.require(c.computing, "Computing"))
         return rec;
     UnreadableCells unreadable(t);
+    UnreadableCells devices(t);
     while (t.nextRow()) {
         StepRow r;
         r.step = std::string(t.cell(step));
-        r.device = rowDevice(t, dev, ctx);
+        r.device = rowDevice(devices, dev, ctx);
         fillStep(r, unreadable, c);
         sink.steps.push_back(std::move(r));
         ++rec.records;
     }
     unreadable.report(sink.diagnostics, ctx, "time cells");
+    reportDevices(devices, sink, ctx);
     t.finish();
     return rec;
 }
@@ -306,17 +319,14 @@ FileRecord readMemoryCsv(std::string_view bytes, Profile& sink, const ReadContex
         keys.push_back(sink.strings.intern(t.header()[static_cast<std::size_t>(v)]));
     std::uint64_t emptyCells = 0;
     UnreadableCells unreadable(t);
+    UnreadableCells devices(t);
     while (t.nextRow()) {
         const auto ts = parseMicrosToNs(t.cell(tsCol));
         if (!ts) {
             t.skipRow("bad timestamp '" + std::string(t.cell(tsCol)) + "'");
             continue;
         }
-        int device = ctx.device;
-        if (dev >= 0)
-            device = parseDeviceText(t.cell(dev));
-        else if (deviceText >= 0)
-            device = parseDeviceText(t.cell(deviceText));
+        const int device = rowDevice(devices, dev >= 0 ? dev : deviceText, ctx);
         const NameId name = sink.strings.intern(t.cell(nameCol));
         for (std::size_t k = 0; k < values.size(); ++k) {
             const auto v = unreadable.number(values[k]);
@@ -336,6 +346,7 @@ FileRecord readMemoryCsv(std::string_view bytes, Profile& sink, const ReadContex
         sink.diagnostics.push_back(
             Diagnostic{Severity::Info, ctx.file, -1, -1, "empty or N/A value cells skipped", emptyCells});
     unreadable.report(sink.diagnostics, ctx, "value cells");
+    reportDevices(devices, sink, ctx);
     t.finish();
     return rec;
 }
@@ -356,6 +367,7 @@ FileRecord readL2CacheCsv(std::string_view bytes, Profile& sink, const ReadConte
     if (!t.require(stream, "Stream Id") || !t.require(task, "Task Id") || !t.require(hit, "Hit Rate"))
         return rec;
     UnreadableCells unreadable(t);
+    UnreadableCells devices(t);
     auto rate = [&unreadable](int col) {
         const auto v = unreadable.number(col);
         if (!v)
@@ -364,7 +376,7 @@ FileRecord readL2CacheCsv(std::string_view bytes, Profile& sink, const ReadConte
     };
     while (t.nextRow()) {
         L2Row r;
-        r.device = rowDevice(t, dev, ctx);
+        r.device = rowDevice(devices, dev, ctx);
         r.streamId = unreadable.id(stream);
         r.taskId = unreadable.id(task);
         r.hitRate = rate(hit);
@@ -374,6 +386,7 @@ FileRecord readL2CacheCsv(std::string_view bytes, Profile& sink, const ReadConte
         ++rec.records;
     }
     unreadable.report(sink.diagnostics, ctx, "id or rate cells");
+    reportDevices(devices, sink, ctx);
     t.finish();
     return rec;
 }

@@ -360,6 +360,7 @@ FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContex
 
     const int fileDevice = ctx.device;
     UnreadableCells unreadable(t);
+    UnreadableCells devices(t);
     TextCells text(t, sink.strings);
     RowChecks checks(rowsGuess);
     MetricBlock metrics(K, other.metrics, rowsGuess);
@@ -380,7 +381,7 @@ FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContex
         }
         int device = fileDevice;
         if (c.device >= 0)
-            device = parseDeviceText(t.cell(c.device)); // "host" -> -1
+            device = devices.device(c.device); // "host" -> -1
         K.device.push_back(device);
         K.step.push_back(unreadable.id(c.step));
         K.modelId.push_back(unreadable.id(c.model));
@@ -422,6 +423,7 @@ FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContex
     for (auto& e : K.extra)
         e.resize(K.size(), NameId(0));
     unreadable.report(sink.diagnostics, ctx, "id, metric, wait time or block dim cells");
+    devices.report(sink.diagnostics, ctx, "device cells");
     t.finish();
     return rec;
 }

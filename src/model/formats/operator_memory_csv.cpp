@@ -63,6 +63,7 @@ FileRecord readOperatorMemoryCsv(std::string_view bytes, Profile& sink, const Re
     if (!t.require(name, "Name") || !t.require(size.col, "Size(KB)") || !t.require(alloc, "Allocation Time(us)"))
         return rec;
     UnreadableCells unreadable(t);
+    UnreadableCells devices(t);
     auto amount = [&unreadable](const SizedColumn& c) {
         const auto v = unreadable.number(c.col);
         return v ? *v * c.toBytes : kNaN;
@@ -87,14 +88,14 @@ FileRecord readOperatorMemoryCsv(std::string_view bytes, Profile& sink, const Re
         a.releaseTotalReserved = amount(rRes);
         a.releaseTotalActive = amount(rAct);
         a.streamPtr = stream >= 0 ? unreadable.integer(stream).value_or(-1) : -1;
-        a.device = dev >= 0 ? parseDeviceText(t.cell(dev))
-                            : (deviceText >= 0 ? parseDeviceText(t.cell(deviceText)) : ctx.device);
+        a.device = devices.device(dev >= 0 ? dev : deviceText);
         if (a.device < 0)
             a.device = ctx.device;
         sink.opMemory.push_back(a);
         ++rec.records;
     }
     unreadable.report(sink.diagnostics, ctx, "size, time or total cells");
+    devices.report(sink.diagnostics, ctx, "device cells");
     t.finish();
     return rec;
 }
