@@ -677,6 +677,36 @@ private slots:
         QCOMPARE(d->byteOffset, std::int64_t(damaged.rfind('\n', cell) + 1));
     }
 
+    // One byte of a real op_statistic.csv's header turned into a quote that opens a cell and is
+    // never closed: the cell would run to the end of the file and take every row with it. The
+    // quote is read as a plain character, every row is kept, and the file is warned about.
+    void unclosedQuoteInRealHeader()
+    {
+        const std::string path = kSamples + "/msinsight/test/data/pytorch/text/level1/rank0_ascend_pt/"
+                                            "ASCEND_PROFILER_OUTPUT/op_statistic.csv";
+        const std::string clean = readFile(path);
+        const std::size_t at = clean.find("Max Time(us)");
+        QVERIFY(at != std::string::npos && clean.find('"') == std::string::npos);
+        std::string damaged = clean;
+        damaged[at] = '"';
+        Profile a, b;
+        QCOMPARE(readers::readOpStatisticCsv(clean, a, ctxFor("/u/op_statistic.csv")).records, std::uint64_t(33));
+        const FileRecord r = readers::readOpStatisticCsv(damaged, b, ctxFor("/u/op_statistic.csv"));
+        QCOMPARE(r.records, std::uint64_t(33));
+        QCOMPARE(r.status, FileStatus::Loaded);
+        for (std::size_t i = 0; i < a.stats.size(); ++i) {
+            QCOMPARE(b.stats[i].count, a.stats[i].count);
+            QCOMPARE(b.stats[i].total, a.stats[i].total);
+            QCOMPARE(b.stats[i].avg, a.stats[i].avg);
+            QCOMPARE(b.stats[i].max, TimeNs(0)); // its column is gone with its name
+        }
+        const Diagnostic* d = find(b.diagnostics, "/u/op_statistic.csv", "a quote that opens a cell is never closed");
+        QVERIFY2(d, dump(b.diagnostics).c_str());
+        QCOMPARE(d->line, std::int64_t(1));
+        QCOMPARE(d->byteOffset, std::int64_t(at));
+        QVERIFY(!find(a.diagnostics, "/u/op_statistic.csv", "quote"));
+    }
+
     // A device cell of a real npu_module_mem.csv damaged by one byte ("NPU:0" -> "NPU:x"): the
     // row's values are kept under an unknown device, and the file is warned about, with the line.
     void damagedDeviceCell()

@@ -183,6 +183,8 @@ bool CsvReader::next()
             std::size_t p = m_pos;
             while (p < n && (d[p] == ' ' || d[p] == '\t'))
                 ++p;
+            const std::size_t quoteAt = p;
+            const std::int64_t lineAtQuote = m_line;
             if (p < n && d[p] == '"') {
                 // Quoted cell: unescape into scratch only when a doubled quote occurs.
                 ++p;
@@ -191,6 +193,7 @@ bool CsvReader::next()
                 bool useScratch = false;
                 std::size_t scratchBegin = m_scratch.size();
                 std::size_t contentEnd = n; // unterminated quote at EOF: keep what is there
+                bool closed = false;
                 for (;;) {
                     if (p >= n)
                         break;
@@ -207,6 +210,7 @@ bool CsvReader::next()
                         }
                         contentEnd = p;
                         ++p; // closing quote
+                        closed = true;
                         break;
                     }
                     if (c == '\n')
@@ -215,32 +219,44 @@ bool CsvReader::next()
                         m_scratch.push_back(c);
                     ++p;
                 }
-                if (useScratch) {
-                    s.scratch = true;
-                    s.begin = scratchBegin;
-                    s.length = m_scratch.size() - scratchBegin;
+                if (!closed && m_line != lineAtQuote) {
+                    // A quote never closed, whose cell would swallow every line to the end of
+                    // the file (one damaged byte): read it as a plain character. Every quote
+                    // after it that opens a cell is then the first of a pair, so this scan to
+                    // the end happens at most once per file.
+                    m_line = lineAtQuote;
+                    m_strayQuoteLine = lineAtQuote;
+                    m_strayQuoteOffset = quoteAt;
+                    p = delimiterAt(d, m_pos, n);
+                    finishCell(false, m_pos, p - m_pos);
                 } else {
-                    s.length = contentEnd - start;
-                }
-                // Anything between the closing quote and the delimiter is tolerated and dropped
-                // when it is blank (trailing TAB), appended otherwise.
-                std::size_t q = p;
-                while (q < n && d[q] != ',' && d[q] != '\n')
-                    ++q;
-                bool blank = true;
-                for (std::size_t k = p; k < q; ++k)
-                    blank = blank && isTrim(d[k]);
-                if (!blank) {
-                    if (!s.scratch) {
+                    if (useScratch) {
                         s.scratch = true;
-                        s.begin = m_scratch.size();
-                        m_scratch.append(d + start, s.length);
+                        s.begin = scratchBegin;
+                        s.length = m_scratch.size() - scratchBegin;
+                    } else {
+                        s.length = contentEnd - start;
                     }
-                    m_scratch.append(d + p, q - p);
-                    s.length = m_scratch.size() - s.begin;
+                    // Anything between the closing quote and the delimiter is tolerated and
+                    // dropped when it is blank (trailing TAB), appended otherwise.
+                    std::size_t q = p;
+                    while (q < n && d[q] != ',' && d[q] != '\n')
+                        ++q;
+                    bool blank = true;
+                    for (std::size_t k = p; k < q; ++k)
+                        blank = blank && isTrim(d[k]);
+                    if (!blank) {
+                        if (!s.scratch) {
+                            s.scratch = true;
+                            s.begin = m_scratch.size();
+                            m_scratch.append(d + start, s.length);
+                        }
+                        m_scratch.append(d + p, q - p);
+                        s.length = m_scratch.size() - s.begin;
+                    }
+                    finishCell(s.scratch, s.begin, s.length);
+                    p = q;
                 }
-                finishCell(s.scratch, s.begin, s.length);
-                p = q;
             } else {
                 p = m_pos;
                 const std::size_t start = p;
@@ -363,6 +379,9 @@ void CsvTable::finish()
 {
     if (m_ctx.progress)
         m_ctx.progress(m_reader.size());
+    if (m_reader.strayQuoteLine() >= 0)
+        m_report(Severity::Warning, m_reader.strayQuoteLine(), static_cast<std::int64_t>(m_reader.strayQuoteOffset()),
+                 "a quote that opens a cell is never closed: read as a plain character");
     if (m_record.status == FileStatus::Failed || m_record.note == "cancelled")
         return;
     m_record.status = m_record.skipped > 0 ? FileStatus::Partial : FileStatus::Loaded;

@@ -28,7 +28,9 @@ public:
     enum class Scan { Blocks, BytesOnly };
     explicit CsvReader(std::string_view bytes, Scan scan = Scan::Blocks);
 
-    // Reads the next record. Blank lines are skipped. Returns false at the end of the input.
+    // Reads the next record. Blank lines are skipped. Returns false at the end of the input. A
+    // quote that opens a cell and is never closed, where the cell would run over lines to the
+    // end of the input, is read as a plain character (strayQuoteLine()).
     bool next();
     // Cells of the current record; valid until the next call to next().
     const std::vector<std::string_view>& cells() const { return m_cells; }
@@ -38,6 +40,10 @@ public:
     bool atEnd() const { return m_pos >= m_bytes.size(); }
     std::uint64_t position() const { return m_pos; }
     std::uint64_t size() const { return m_bytes.size(); }
+    // Where a quote opening a cell was never closed and was read as a plain character (next()):
+    // its line (-1: none) and byte offset.
+    std::int64_t strayQuoteLine() const { return m_strayQuoteLine; }
+    std::uint64_t strayQuoteOffset() const { return m_strayQuoteOffset; }
 
 private:
     struct Span {
@@ -60,6 +66,8 @@ private:
     std::vector<Span> m_spans;
     std::string m_scratch;
     std::vector<std::string_view> m_cells;
+    std::int64_t m_strayQuoteLine = -1;
+    std::uint64_t m_strayQuoteOffset = 0;
 };
 
 // Where a reader's problems go: Profile::report, or a plain vector for the cluster files.
