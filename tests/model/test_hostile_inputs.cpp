@@ -677,6 +677,35 @@ private slots:
         QCOMPARE(d->byteOffset, std::int64_t(damaged.rfind('\n', cell) + 1));
     }
 
+    // A real op_summary of one row, one digit of a PMU value damaged (32.786 -> 3x.786): the
+    // sample is that one cell, yet the column, named like a metric, stays one; the value reads
+    // as missing, with a warning.
+    void damagedMetricInOneRowTable()
+    {
+        const std::string path = kSamples + "/ascend-msprof-skill/tests/fixtures/tilelang_design_feedback/"
+                                            "candidate_comparability/workload_mismatch_candidate/reports/app/"
+                                            "PROF_000001_20260606121448940_RGBHHJGBAJGRQEOB/mindstudio_profiler_output/"
+                                            "op_summary_20260606121516.csv";
+        std::string bytes = readFile(path);
+        const std::size_t at = bytes.find(",32.786,");
+        QVERIFY(at != std::string::npos);
+        Profile a;
+        QCOMPARE(readers::readKernelCsv(bytes, a, ctxFor("/o/op_summary.csv")).records, std::uint64_t(1));
+        bytes[at + 2] = 'x';
+        Profile b;
+        QCOMPARE(readers::readKernelCsv(bytes, b, ctxFor("/o/op_summary.csv")).records, std::uint64_t(1));
+        QCOMPARE(b.kernels.metricNames, a.kernels.metricNames);
+        int changed = -1;
+        for (std::size_t m = 0; m < a.kernels.metrics.size(); ++m)
+            if (a.kernels.metrics[m][0] == 32.786)
+                changed = static_cast<int>(m);
+        QVERIFY(changed >= 0);
+        QVERIFY(std::isnan(b.kernels.metrics[changed][0]));
+        const Diagnostic* d = find(b.diagnostics, "/o/op_summary.csv", "non-numeric text in id, metric");
+        QVERIFY2(d, dump(b.diagnostics).c_str());
+        QCOMPARE(d->line, std::int64_t(2));
+    }
+
     // One byte of a real op_statistic.csv's header turned into a quote that opens a cell and is
     // never closed: the cell would run to the end of the file and take every row with it. The
     // quote is read as a plain character, every row is kept, and the file is warned about.

@@ -25,7 +25,22 @@ bool knownTextColumn(std::string_view h)
     return h == "HF32 Eligible" || h == "Model Name" || h == "Op Name" || h == "Name";
 }
 
-// A column whose sampled non-missing cells are at least three quarters numbers is a metric: a
+// A column named like a metric (PMU counters "aic_*"/"aiv_*", times, ratios, rates, bandwidths,
+// sizes) is one whatever its cells say: in a table of one row, a damaged number is all the
+// sample has. It holds in every real kernel table and op summary.
+bool metricName(std::string_view h)
+{
+    static constexpr std::string_view kSuffixes[] = {"(us)", "(ms)", "(ns)",   "(%)",     "_ratio", "_rate",
+                                                     "(GB/s)", "(KB)", "(MB)", "_cycles", "_fops"};
+    if (h.starts_with("aic_") || h.starts_with("aiv_"))
+        return true;
+    for (auto s : kSuffixes)
+        if (h.ends_with(s))
+            return true;
+    return false;
+}
+
+// A column whose sampled non-missing cells are at least three quarters numbers is a metric too: a
 // damaged cell among them is read as missing and warned about, like one after the sample,
 // rather than turning the whole column into text without a word. A column of names, where a
 // few names happen to be digits, stays text. The known text columns are metrics only when
@@ -58,7 +73,8 @@ std::vector<bool> numericColumns(std::string_view bytes, const std::vector<std::
     rowsGuess = sampled ? static_cast<std::size_t>((bytes.size() - first) / perRow) : 0;
     std::vector<bool> out(header.size());
     for (std::size_t k = 0; k < header.size(); ++k)
-        out[k] = knownTextColumn(header[k]) ? text[k] == 0 && numeric[k] > 0 : numeric[k] >= 3 * text[k];
+        out[k] = knownTextColumn(header[k]) ? text[k] == 0 && numeric[k] > 0
+                                            : metricName(header[k]) || numeric[k] >= 3 * text[k];
     return out;
 }
 
