@@ -258,6 +258,43 @@ private slots:
         QVERIFY(ops > 0 && links > 0);
     }
 
+    // One byte of a real file's key damaged so that the key names no rank: the link ("0-0" ->
+    // "0-x") or the rank's op ("0" -> "x") is skipped and counted, with the op it was under,
+    // and both parsers agree; nothing else changes.
+    void damagedKeys()
+    {
+        struct Case {
+            std::string file, from, to;
+            Kind kind;
+        };
+        const std::vector<Case> cases = {
+            {kSamples + "/msinsight/server/src/test/test_data/test_rank_0/ASCEND_PROFILER_OUTPUT/communication_matrix.json",
+             "\"0-0\"", "\"0-x\"", Kind::Matrix},
+            {kSamples + "/msprof-analyze/test/resource/advisor/cluster_analysis_output/cluster_communication.json",
+             "{\"0\": {\"Communication Time Info\"", "{\"x\": {\"Communication Time Info\"", Kind::ClusterComm},
+        };
+        for (const Case& c : cases) {
+            const std::string clean = fileBytes(c.file);
+            const std::size_t at = clean.find(c.from);
+            QVERIFY2(at != std::string::npos, c.file.c_str());
+            std::string damaged = clean;
+            damaged.replace(at, c.from.size(), c.to);
+            const Result a = read(c.kind, clean, c.file, CommJsonParser::Auto);
+            const Result b = read(c.kind, damaged, c.file, CommJsonParser::Auto);
+            QCOMPARE(a.rec.status, FileStatus::Loaded);
+            QCOMPARE(b.rec.status, FileStatus::Partial);
+            QCOMPARE(b.rec.records, a.rec.records - 1);
+            QCOMPARE(b.rec.skipped, std::uint64_t(1));
+            QCOMPARE(b.ops.size() + b.links.size(), a.ops.size() + a.links.size() - 1);
+            QCOMPARE(b.diags.size(), a.diags.size() + 1);
+            const Diagnostic& d = b.diags.back();
+            QCOMPARE(d.severity, Severity::Warning);
+            QVERIFY2(d.reason.find("under 'hcom_") != std::string::npos, d.reason.c_str());
+            const std::string diff = compare(b, read(c.kind, damaged, c.file, CommJsonParser::DomOnly));
+            QVERIFY2(diff.empty(), diff.c_str());
+        }
+    }
+
     // Cut at 40 offsets: simdjson rejects each, and the result is the DOM parser's (partial, every
     // complete op kept, the parse error located).
     void truncatedFallsBack()

@@ -549,8 +549,23 @@ struct UnreadableValues {
         else
             first += v.isObject() ? ": an object" : v.isArray() ? ": a list" : ": true/false";
     }
+    // Records whose key does not say where they belong (a link key that is not "<src>-<dst>",
+    // a rank key that is not a number): skipped, and counted as the file's skipped records.
+    std::uint64_t badKeys = 0;
+    std::string firstBadKey;
+    void noteBadKey(std::string_view what, std::string_view under)
+    {
+        if (badKeys++ == 0)
+            firstBadKey = std::string(what) + " under '" + std::string(under) + "'";
+    }
+
     void report(std::vector<Diagnostic>& out, const std::string& file) const
     {
+        if (badKeys > 0)
+            out.push_back(Diagnostic{Severity::Warning, file, -1, -1,
+                                     firstBadKey
+                                         + (badKeys > 1 ? " (first of " + std::to_string(badKeys) + ")" : ""),
+                                     badKeys});
         if (count > 0)
             out.push_back(Diagnostic{Severity::Warning, file, -1, -1,
                                      std::to_string(count) + " value(s) where a number belongs read as missing (first: "
@@ -709,12 +724,16 @@ bool isLinkKey(std::string_view k, int& src, int& dst)
            r2.ptr == k.data() + k.size();
 }
 
-// A "<src>-<dst>" link object.
+// A link object, keyed "<src>-<dst>". src and dst are -1 when an object with a link's fields
+// has a key that is not two ranks (a damaged key): the readers skip and count it.
 template <typename Node>
 bool isLink(std::string_view k, const Node& v, int& src, int& dst)
 {
-    return v.isObject() && isLinkKey(k, src, dst) &&
-           (v.find("Transport Type").exists() || v.find("Transit Size(MB)").exists());
+    if (!v.isObject() || !(v.find("Transport Type").exists() || v.find("Transit Size(MB)").exists()))
+        return false;
+    if (!isLinkKey(k, src, dst))
+        src = dst = -1;
+    return true;
 }
 
 // Visits every "<src>-<dst>" link object with the keys above it (op name last).
@@ -805,6 +824,15 @@ void finishRecord(FileRecord& rec)
 {
     if (rec.status == FileStatus::Loaded && rec.records == 0)
         rec.note = "no records";
+}
+
+// As above, with the records skipped for their keys counted.
+void finishRecord(FileRecord& rec, const UnreadableValues& bad)
+{
+    rec.skipped += bad.badKeys;
+    if (bad.badKeys > 0 && rec.status == FileStatus::Loaded)
+        rec.status = FileStatus::Partial;
+    finishRecord(rec);
 }
 
 enum class Walk { Ops, Links };
@@ -933,7 +961,7 @@ FileRecord readCommunicationJson(std::string_view bytes, Profile& sink, const Re
                                    ++rec.records;
                                });
     bad.report(sink.diagnostics, ctx.file);
-    finishRecord(rec);
+    finishRecord(rec, bad);
     return rec;
 }
 
@@ -947,6 +975,8 @@ FileRecord readCommunicationMatrixJson(std::string_view bytes, Profile& sink, co
         [&](const auto& v, const KeyPath& p, int src, int dst) {
             if (ctx.cancelled())
                 return;
+            if (src < 0 || dst < 0)
+                return bad.noteBadKey("a link key that is not '<src>-<dst>'", p.empty() ? "" : p.back());
             CommLink l = makeLink(v, src, dst, p.empty() ? std::string_view() : p.back(), sink.strings, bad);
             if (!p.empty()) {
                 nameLink(l, p.back(), sink.strings);
@@ -959,7 +989,7 @@ FileRecord readCommunicationMatrixJson(std::string_view bytes, Profile& sink, co
             ++rec.records;
         });
     bad.report(sink.diagnostics, ctx.file);
-    finishRecord(rec);
+    finishRecord(rec, bad);
     return rec;
 }
 
@@ -974,8 +1004,12 @@ FileRecord readClusterCommunicationJson(std::string_view bytes, ClusterData& sin
                                [&](const auto& v, const KeyPath& p) {
                                    if (p.size() < 2)
                                        return;
+                                   const int rank = rankOf(parseInt64(p.back()).value_or(-1));
+                                   if (rank < 0)
+                                       return bad.noteBadKey("a rank key '" + std::string(p.back()) + "'",
+                                                             p[p.size() - 2]);
                                    CommOp op = makeOp(v, p[p.size() - 2], sink.strings, bad);
-                                   op.rank = rankOf(parseInt64(p.back()).value_or(-1));
+                                   op.rank = rank;
                                    if (p.size() >= 4) {
                                        op.kind = p[p.size() - 4];
                                        op.step = p[p.size() - 3];
@@ -986,7 +1020,7 @@ FileRecord readClusterCommunicationJson(std::string_view bytes, ClusterData& sin
                                    ++rec.records;
                                });
     bad.report(diags, ctx.file);
-    finishRecord(rec);
+    finishRecord(rec, bad);
     return rec;
 }
 
@@ -1000,6 +1034,8 @@ FileRecord readClusterCommunicationMatrixJson(std::string_view bytes, ClusterDat
     readCommRecords<Walk::Links>(
         bytes, rec, ctx, vectorReport(diags, ctx), sink.links, sink.strings, bad,
         [&](const auto& v, const KeyPath& p, int src, int dst) {
+            if (src < 0 || dst < 0)
+                return bad.noteBadKey("a link key that is not '<src>-<dst>'", p.empty() ? "" : p.back());
             CommLink l = makeLink(v, src, dst, p.empty() ? std::string_view() : p.back(), sink.strings, bad);
             if (!p.empty())
                 nameLink(l, p.back(), sink.strings);
@@ -1011,7 +1047,7 @@ FileRecord readClusterCommunicationMatrixJson(std::string_view bytes, ClusterDat
             ++rec.records;
         });
     bad.report(diags, ctx.file);
-    finishRecord(rec);
+    finishRecord(rec, bad);
     return rec;
 }
 
@@ -1066,7 +1102,7 @@ FileRecord readInfoJson(std::string_view bytes, Profile& sink, const ReadContext
         ++rec.records;
     }
     bad.report(sink.diagnostics, ctx.file);
-    finishRecord(rec);
+    finishRecord(rec, bad);
     return rec;
 }
 
