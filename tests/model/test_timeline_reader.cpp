@@ -497,6 +497,47 @@ private slots:
         QCOMPARE(l->p.slices.size(), std::size_t(2));
     }
 
+    // One byte of a real msprof timeline damaged inside a bare value ("pid": 2798150911 ->
+    // 27x8150911, and the same in "tid", "ts", "dur" and an argument): no JSON number, so the event is
+    // skipped and named by its offset, read with or without the plain-form reader; simdjson's raw
+    // token alone would have taken "27x8150911" as a process name.
+    void damagedBareValuesInRealTrace_data()
+    {
+        QTest::addColumn<QString>("from");
+        QTest::addColumn<QString>("to");
+        QTest::addColumn<bool>("plain");
+        for (const bool plain : {true, false}) {
+            const char* mode = plain ? "plain" : "simdjson";
+            QTest::newRow((std::string("pid ") + mode).c_str()) << "\"pid\": 2798150911" << "\"pid\": 27x8150911" << plain;
+            QTest::newRow((std::string("tid ") + mode).c_str()) << "\"tid\": 2732569" << "\"tid\": 27325x9" << plain;
+            QTest::newRow((std::string("ts ") + mode).c_str()) << "\"ts\": \"" << "\"ts\": x\"" << plain;
+            QTest::newRow((std::string("argument ") + mode).c_str()) << "\"Batch Id\": 0," << "\"Batch Id\": x,"
+                                                                      << plain;
+            QTest::newRow((std::string("dur ") + mode).c_str()) << "\"dur\": 0.02," << "\"dur\": 0.0x," << plain;
+        }
+    }
+    void damagedBareValuesInRealTrace()
+    {
+        QFETCH(QString, from);
+        QFETCH(QString, to);
+        QFETCH(bool, plain);
+        const std::string clean = fileBytes(kMsprof);
+        const std::size_t at = clean.find(from.toStdString());
+        QVERIFY(at != std::string::npos);
+        std::string damaged = clean;
+        damaged.replace(at, from.size(), to.toStdString());
+        auto a = readText(clean, "msprof.json", 0, plain);
+        auto b = readText(damaged, "msprof.json", 0, plain);
+        QCOMPARE(a->rec.status, FileStatus::Loaded);
+        QCOMPARE(b->rec.status, FileStatus::Partial);
+        QCOMPARE(b->rec.records, a->rec.records - 1);
+        QCOMPARE(b->rec.skipped, quint64(1));
+        const Diagnostic* d = diagWith(b->p, "malformed event");
+        QVERIFY(d);
+        QCOMPARE(d->byteOffset, qint64(damaged.rfind("\n  {\n", at) + 3)); // the event's own brace
+        QCOMPARE(b->p.tracks.size() <= a->p.tracks.size(), true); // no process named by the damage
+    }
+
     void toleratedShapes()
     {
         // Missing ']': every event complete, so all kept (warning only).

@@ -57,6 +57,22 @@ inline std::string_view unquote(std::string_view tok)
         return tok.substr(1, tok.size() - 2);
     return tok;
 }
+// True when a bare token (trimmed) is a literal (true, false, null) or reads as a number the way
+// the plain-form reader takes one: a '-' or a digit, then only digits, '.', 'e', 'E', '+', '-'.
+// simdjson's raw token runs to the next delimiter whatever it holds ("27x81" after a damaged
+// byte), and is checked with this before its text is taken, so that both readings refuse the
+// same events.
+inline bool isBareScalar(std::string_view t)
+{
+    if (t == "true" || t == "false" || t == "null")
+        return true;
+    if (t.empty() || !(t[0] == '-' || (t[0] >= '0' && t[0] <= '9')))
+        return false;
+    for (const char c : t)
+        if (!((c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'))
+            return false;
+    return true;
+}
 } // namespace jsontext
 
 } // namespace npuscope

@@ -18,6 +18,23 @@ simdjson::error_code getText(od::value v, std::string_view& out)
     return v.get_string().get(out);
 }
 
+// The token of a value that is no string, object or array: NUMBER_ERROR unless it is a JSON number
+// or literal.
+simdjson::error_code bareToken(od::value v, std::string_view& out)
+{
+    out = trimToken(v.raw_json_token());
+    return isBareScalar(out) ? simdjson::SUCCESS : simdjson::NUMBER_ERROR;
+}
+
+// A scalar's text without a string's quotes (ts, dur): NUMBER_ERROR for a bare token that is no
+// JSON number or literal.
+simdjson::error_code scalarText(od::value v, std::string_view& out)
+{
+    const std::string_view tok = trimToken(v.raw_json_token());
+    out = unquote(tok);
+    return out.data() != tok.data() || isBareScalar(tok) ? simdjson::SUCCESS : simdjson::NUMBER_ERROR;
+}
+
 // pid/tid: a string (unescaped) or the token of another value, read by readTraceId.
 simdjson::error_code readId(od::value v, std::int64_t& num, std::string_view& text)
 {
@@ -28,8 +45,8 @@ simdjson::error_code readId(od::value v, std::int64_t& num, std::string_view& te
     if (type == od::json_type::string) {
         if (auto e = v.get_string().get(s))
             return e;
-    } else {
-        s = trimToken(v.raw_json_token());
+    } else if (auto e = bareToken(v, s)) {
+        return e;
     }
     readTraceId(type == od::json_type::string, s, num, text);
     return simdjson::SUCCESS;
@@ -64,7 +81,8 @@ simdjson::error_code readArgs(od::value v, TraceEvent& ev, std::vector<TraceArg>
             break;
         case od::json_type::number:
             a.kind = TraceArg::Kind::Number;
-            a.value = trimToken(val.raw_json_token());
+            if (auto e = bareToken(val, a.value))
+                return e;
             break;
         case od::json_type::object: {
             a.kind = TraceArg::Kind::Object;
@@ -88,7 +106,8 @@ simdjson::error_code readArgs(od::value v, TraceEvent& ev, std::vector<TraceArg>
         }
         default:
             a.kind = TraceArg::Kind::Literal;
-            a.value = trimToken(val.raw_json_token());
+            if (auto e = bareToken(val, a.value))
+                return e;
             break;
         }
         ++ev.argc;
@@ -141,22 +160,20 @@ simdjson::error_code readEvent(od::object obj, TraceEvent& ev, std::vector<Trace
             ev.ph = s.empty() ? '?' : s[0];
         } else if (key == Key::Ts) {
             ev.hasTs = true;
-            ev.tsNs = parseMicrosToNs(unquote(v.raw_json_token())); // on the parsing thread, not in the builder
+            e = scalarText(v, s);
+            ev.tsNs = parseMicrosToNs(s); // on the parsing thread, not in the builder
         } else if (key == Key::Dur) {
             ev.hasDur = true;
-            ev.durNs = parseMicrosToNs(unquote(v.raw_json_token()));
+            e = scalarText(v, s);
+            ev.durNs = parseMicrosToNs(s);
         } else if (key == Key::Name) {
             e = getText(v, ev.name);
-            if (e == simdjson::INCORRECT_TYPE) { // a number as a name: keep its text
-                ev.name = trimToken(v.raw_json_token());
-                e = simdjson::SUCCESS;
-            }
+            if (e == simdjson::INCORRECT_TYPE) // a number as a name: keep its text
+                e = bareToken(v, ev.name);
         } else if (key == Key::Cat) {
             e = getText(v, ev.cat);
-            if (e == simdjson::INCORRECT_TYPE) {
-                ev.cat = trimToken(v.raw_json_token());
-                e = simdjson::SUCCESS;
-            }
+            if (e == simdjson::INCORRECT_TYPE)
+                e = bareToken(v, ev.cat);
         } else if (key == Key::Pid) {
             e = readId(v, ev.pid, ev.pidText);
             ev.hasPid = true;
@@ -175,7 +192,7 @@ simdjson::error_code readEvent(od::object obj, TraceEvent& ev, std::vector<Trace
             if (ev.idIsString)
                 e = v.get_string().get(ev.id);
             else
-                ev.id = tok;
+                e = bareToken(v, ev.id);
             ev.hasId = true;
         } else if (key == Key::Bp) {
             e = v.get_string().get(ev.bp);
@@ -184,7 +201,7 @@ simdjson::error_code readEvent(od::object obj, TraceEvent& ev, std::vector<Trace
             if (!tok.empty() && tok.front() == '"')
                 e = v.get_string().get(ev.bindId);
             else
-                ev.bindId = tok;
+                e = bareToken(v, ev.bindId);
         } else if (key == Key::FlowIn) {
             ev.flowIn = readBool(v) ? 1 : 0;
         } else if (key == Key::FlowOut) {

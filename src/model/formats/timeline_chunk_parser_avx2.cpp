@@ -42,6 +42,7 @@ namespace {
 namespace od = simdjson::ondemand;
 using jsontext::trimToken;
 using jsontext::unquote;
+using jsontext::isBareScalar;
 #include "model/formats/timeline_chunk_parser.inl"
 } // namespace
 } // namespace avx2
