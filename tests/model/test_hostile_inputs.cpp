@@ -736,6 +736,56 @@ private slots:
         QVERIFY(!find(a.diagnostics, "/u/op_statistic.csv", "quote"));
     }
 
+    // One byte of a real step_trace_time.csv's header damaged ("Communication(Not Overlapped)"
+    // -> "Communicatio\"(Not Overlapped)"): the column is not read, and the file names the
+    // header cell one character off the name looked for.
+    void headerNameOneCharacterOff()
+    {
+        const std::string path =
+            kSamples + "/msinsight/server/src/test/test_data/test_rank_0/ASCEND_PROFILER_OUTPUT/step_trace_time.csv";
+        const std::string clean = readFile(path);
+        const std::size_t at = clean.find("Communication(Not Overlapped)");
+        QVERIFY(at != std::string::npos);
+        std::string damaged = clean;
+        damaged[at + 12] = '"';
+        Profile a, b;
+        QCOMPARE(readers::readStepTraceCsv(clean, a, ctxFor("/h/step_trace_time.csv")).records, std::uint64_t(1));
+        QCOMPARE(readers::readStepTraceCsv(damaged, b, ctxFor("/h/step_trace_time.csv")).records, std::uint64_t(1));
+        QCOMPARE(*a.steps[0].commNotOverlapped, TimeNs(146'614'020)); // 146614.02034375005 µs
+        QVERIFY(!b.steps[0].commNotOverlapped);
+        QCOMPARE(*b.steps[0].computing, *a.steps[0].computing);
+        QVERIFY(!find(a.diagnostics, "/h/step_trace_time.csv", "one character off"));
+        const Diagnostic* d = find(b.diagnostics, "/h/step_trace_time.csv",
+                                   "column 3 'Communicatio\"(Not Overlapped)' is one character off "
+                                   "'Communication(Not Overlapped)'");
+        QVERIFY2(d, dump(b.diagnostics).c_str());
+        QCOMPARE(d->severity, Severity::Warning);
+        QCOMPARE(d->line, std::int64_t(1));
+    }
+
+    // A real kernel_details.csv with a quote put inside a quoted shape ("""2,8193;2;2""" ->
+    // """2,8193;";2"""): the cell closes early and the rest is kept as text after it, which a
+    // well-formed file never has; the file says so, with the line.
+    void textAfterClosingQuote()
+    {
+        const std::string path =
+            kSamples + "/msinsight/server/src/test/test_data/test_rank_0/ASCEND_PROFILER_OUTPUT/kernel_details.csv";
+        std::string bytes = readFile(path);
+        const std::size_t at = bytes.find("\"\"\"2,8193;2;2\"\"\"");
+        QVERIFY(at != std::string::npos);
+        Profile a;
+        const FileRecord ra = readers::readKernelCsv(bytes, a, ctxFor("/t/kernel_details.csv"));
+        bytes[at + 10] = '"';
+        Profile b;
+        const FileRecord rb = readers::readKernelCsv(bytes, b, ctxFor("/t/kernel_details.csv"));
+        QCOMPARE(rb.records, ra.records);
+        QVERIFY(!find(a.diagnostics, "/t/kernel_details.csv", "closing quote"));
+        const Diagnostic* d = find(b.diagnostics, "/t/kernel_details.csv", "text after a cell's closing quote");
+        QVERIFY2(d, dump(b.diagnostics).c_str());
+        QCOMPARE(d->line, std::int64_t(std::count(bytes.begin(), bytes.begin() + at, '\n') + 1));
+        QCOMPARE(d->byteOffset, std::int64_t(at));
+    }
+
     // A device cell of a real npu_module_mem.csv damaged by one byte ("NPU:0" -> "NPU:x"): the
     // row's values are kept under an unknown device, and the file is warned about, with the line.
     void damagedDeviceCell()

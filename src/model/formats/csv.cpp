@@ -246,6 +246,10 @@ bool CsvReader::next()
                     for (std::size_t k = p; k < q; ++k)
                         blank = blank && isTrim(d[k]);
                     if (!blank) {
+                        if (m_textAfterQuoteLine < 0) {
+                            m_textAfterQuoteLine = m_recordLine;
+                            m_textAfterQuoteOffset = quoteAt;
+                        }
                         if (!s.scratch) {
                             s.scratch = true;
                             s.begin = m_scratch.size();
@@ -311,20 +315,64 @@ bool CsvTable::open()
     return true;
 }
 
+namespace {
+
+// One character changed, added or dropped.
+bool oneEditApart(std::string_view a, std::string_view b)
+{
+    if (a.size() > b.size())
+        std::swap(a, b);
+    if (b.size() - a.size() > 1 || a == b)
+        return false;
+    std::size_t i = 0;
+    while (i < a.size() && a[i] == b[i])
+        ++i;
+    if (a.size() == b.size())
+        return a.substr(i + 1) == b.substr(i + 1);
+    return a.substr(i) == b.substr(i + 1);
+}
+
+} // namespace
+
 int CsvTable::column(std::initializer_list<std::string_view> aliases) const
 {
     for (auto a : aliases) {
         for (std::size_t i = 0; i < m_header.size(); ++i)
-            if (m_header[i] == a)
+            if (m_header[i] == a) {
+                m_used.resize(m_header.size());
+                m_used[i] = true;
                 return static_cast<int>(i);
+            }
     }
+    for (auto a : aliases)
+        m_missing.emplace_back(a);
     return -1;
+}
+
+void CsvTable::reportNearMisses() const
+{
+    // A header cell no lookup took, one character off a name looked for and not found, is most
+    // likely that column with a damaged byte: it was not read as it, and the file says so.
+    m_used.resize(m_header.size());
+    for (std::size_t i = 0; i < m_header.size(); ++i) {
+        if (m_used[i])
+            continue;
+        for (const std::string& a : m_missing) {
+            if (a.size() < 4 || !oneEditApart(m_header[i], a))
+                continue;
+            m_report(Severity::Warning, 1, 0,
+                     "column " + std::to_string(i + 1) + " '" + m_header[i] + "' is one character off '" + a
+                         + "': not read as it");
+            break;
+        }
+    }
 }
 
 bool CsvTable::require(int col, std::string_view name)
 {
     if (col >= 0)
         return true;
+    reportNearMisses();
     m_record.status = FileStatus::Failed;
     std::string reason = "missing column '";
     reason += name;
@@ -379,6 +427,11 @@ void CsvTable::finish()
 {
     if (m_ctx.progress)
         m_ctx.progress(m_reader.size());
+    reportNearMisses();
+    if (m_reader.textAfterQuoteLine() >= 0)
+        m_report(Severity::Warning, m_reader.textAfterQuoteLine(),
+                 static_cast<std::int64_t>(m_reader.textAfterQuoteOffset()),
+                 "text after a cell's closing quote, kept as part of the cell (first here)");
     if (m_reader.strayQuoteLine() >= 0)
         m_report(Severity::Warning, m_reader.strayQuoteLine(), static_cast<std::int64_t>(m_reader.strayQuoteOffset()),
                  "a quote that opens a cell is never closed: read as a plain character");

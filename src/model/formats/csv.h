@@ -44,6 +44,10 @@ public:
     // its line (-1: none) and byte offset.
     std::int64_t strayQuoteLine() const { return m_strayQuoteLine; }
     std::uint64_t strayQuoteOffset() const { return m_strayQuoteOffset; }
+    // The first cell with text between its closing quote and the delimiter (`"a"b`, kept as
+    // `ab`): its record's line (-1: none) and the cell's opening quote.
+    std::int64_t textAfterQuoteLine() const { return m_textAfterQuoteLine; }
+    std::uint64_t textAfterQuoteOffset() const { return m_textAfterQuoteOffset; }
 
 private:
     struct Span {
@@ -67,6 +71,8 @@ private:
     std::string m_scratch;
     std::vector<std::string_view> m_cells;
     std::int64_t m_strayQuoteLine = -1;
+    std::int64_t m_textAfterQuoteLine = -1;
+    std::uint64_t m_textAfterQuoteOffset = 0;
     std::uint64_t m_strayQuoteOffset = 0;
 };
 
@@ -109,11 +115,16 @@ public:
     void finish();
 
 private:
+    void reportNearMisses() const;
+
     CsvReader m_reader;
     const ReadContext& m_ctx;
     FileRecord& m_record;
     ReportFn m_report;
     std::vector<std::string> m_header;
+    // What column() found and did not find, for reportNearMisses() at finish().
+    mutable std::vector<bool> m_used;
+    mutable std::vector<std::string> m_missing;
     std::uint64_t m_rowsSeen = 0;
     std::uint64_t m_lastProgress = 0;
 };
