@@ -78,6 +78,12 @@ std::uint64_t checksum(const char* data, std::size_t n, std::uint64_t seed)
 
 BlockWriter::BlockWriter(std::FILE* f) : m_file(f) { m_block.reserve(kBlockBytes); }
 
+void BlockWriter::alignTo(std::size_t alignment)
+{
+    static constexpr char kZeros[16] = {};
+    put(kZeros, (alignment - m_total % alignment) % alignment);
+}
+
 void BlockWriter::put(const void* data, std::size_t n)
 {
     const char* p = static_cast<const char*>(data);
@@ -182,6 +188,17 @@ void ByteReader::getAcrossBlocks(char* out, std::size_t n)
     }
 }
 
+void ByteReader::alignTo(std::size_t alignment)
+{
+    const std::size_t pad = (alignment - position() % alignment) % alignment;
+    if (pad == 0)
+        return;
+    const char* p = take(pad);
+    for (std::size_t i = 0; i < pad; ++i)
+        if (p[i] != 0)
+            throw CorruptData("padding that is not zero");
+}
+
 const char* ByteReader::take(std::size_t n)
 {
     if (n <= static_cast<std::size_t>(m_end - m_p)) {
@@ -232,11 +249,14 @@ void pod(BlockWriter& o, const T& v)
     o.put(&v, sizeof v);
 }
 
+// A column's values start at their type's alignment in the payload, so that a reader can copy
+// them as a range of T (ByteReader::appendTo).
 template <typename T>
 void column(BlockWriter& o, const std::vector<T>& v)
 {
-    static_assert(std::is_trivially_copyable_v<T>);
+    static_assert(std::is_trivially_copyable_v<T> && alignof(T) <= 16);
     putU64(o, v.size());
+    o.alignTo(alignof(T));
     o.put(v.data(), v.size() * sizeof(T));
 }
 
@@ -594,8 +614,9 @@ template <typename T>
 void column(ByteReader& in, std::vector<T>& v)
 {
     const std::size_t n = count(in, sizeof(T));
-    v.resize(n);
-    in.get(v.data(), n * sizeof(T));
+    in.alignTo(alignof(T));
+    v.clear();
+    in.appendTo(v, n);
 }
 
 bool flag(ByteReader& in)
