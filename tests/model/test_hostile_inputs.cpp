@@ -26,8 +26,10 @@ namespace {
 
 const std::string kSamples = NPUSCOPE_SAMPLES;
 const std::string kRank0 = kSamples + "/msinsight/test/data/pytorch/text/level0/rank0_ascend_pt";
+const std::string kLevel1Out = kSamples + "/msinsight/test/data/pytorch/text/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/";
+const std::string kTestRank0Out = kSamples + "/msinsight/server/src/test/test_data/test_rank_0/ASCEND_PROFILER_OUTPUT/";
 const std::string kTraceView = kSamples + "/msprof-analyze/test/ut/advisor/timeline_advice/trace_view.json";
-const std::string kCommJson = kSamples + "/msinsight/server/src/test/test_data/test_rank_0/ASCEND_PROFILER_OUTPUT/communication.json";
+const std::string kCommJson = kTestRank0Out + "communication.json";
 
 void writeFile(const fs::path& p, const std::string& text)
 {
@@ -645,8 +647,7 @@ private slots:
     // its column stays a metric with every other value as in the undamaged file.
     void quoteInSampledMetricCell()
     {
-        const std::string path = kSamples + "/msinsight/test/data/pytorch/text/level1/rank0_ascend_pt/"
-                                            "ASCEND_PROFILER_OUTPUT/kernel_details.csv";
+        const std::string path = kLevel1Out + "kernel_details.csv";
         const std::string clean = readFile(path);
         const std::size_t cell = clean.find(",3.355,0.166,"); // aiv_mte3_time(us) of one row
         QVERIFY(cell != std::string::npos);
@@ -711,8 +712,7 @@ private slots:
     // quote is read as a plain character, every row is kept, and the file is warned about.
     void unclosedQuoteInRealHeader()
     {
-        const std::string path = kSamples + "/msinsight/test/data/pytorch/text/level1/rank0_ascend_pt/"
-                                            "ASCEND_PROFILER_OUTPUT/op_statistic.csv";
+        const std::string path = kLevel1Out + "op_statistic.csv";
         const std::string clean = readFile(path);
         const std::size_t at = clean.find("Max Time(us)");
         QVERIFY(at != std::string::npos && clean.find('"') == std::string::npos);
@@ -741,8 +741,7 @@ private slots:
     // header cell one character off the name looked for.
     void headerNameOneCharacterOff()
     {
-        const std::string path =
-            kSamples + "/msinsight/server/src/test/test_data/test_rank_0/ASCEND_PROFILER_OUTPUT/step_trace_time.csv";
+        const std::string path = kTestRank0Out + "step_trace_time.csv";
         const std::string clean = readFile(path);
         const std::size_t at = clean.find("Communication(Not Overlapped)");
         QVERIFY(at != std::string::npos);
@@ -768,8 +767,7 @@ private slots:
     // well-formed file never has; the file says so, with the line.
     void textAfterClosingQuote()
     {
-        const std::string path =
-            kSamples + "/msinsight/server/src/test/test_data/test_rank_0/ASCEND_PROFILER_OUTPUT/kernel_details.csv";
+        const std::string path = kTestRank0Out + "kernel_details.csv";
         std::string bytes = readFile(path);
         const std::size_t at = bytes.find("\"\"\"2,8193;2;2\"\"\"");
         QVERIFY(at != std::string::npos);
@@ -790,8 +788,7 @@ private slots:
     // row's values are kept under an unknown device, and the file is warned about, with the line.
     void damagedDeviceCell()
     {
-        const std::string path = kSamples + "/msinsight/test/data/pytorch/text/level1/rank0_ascend_pt/"
-                                            "ASCEND_PROFILER_OUTPUT/npu_module_mem.csv";
+        const std::string path = kLevel1Out + "npu_module_mem.csv";
         std::string bytes = readFile(path);
         const std::size_t at = bytes.find(",NPU:0\n", bytes.size() / 2);
         QVERIFY(at != std::string::npos);
