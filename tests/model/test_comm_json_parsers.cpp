@@ -295,6 +295,47 @@ private slots:
         }
     }
 
+    // One byte of a key a reader looks for damaged ("Transit Size(MB)" -> "Transit Size(MB,",
+    // "Communication Time Info" -> "Communication Time Infx"): the value is not read, and the
+    // file names the key one character off; both parsers agree.
+    void keysOneCharacterOff()
+    {
+        struct Case {
+            std::string file, from, to;
+            Kind kind;
+        };
+        const std::string dir = kSamples + "/msinsight/server/src/test/test_data/test_rank_0/ASCEND_PROFILER_OUTPUT/";
+        const std::vector<Case> cases = {
+            {dir + "communication_matrix.json", "\"Transit Size(MB)\"", "\"Transit Size(MB,\"", Kind::Matrix},
+            {dir + "communication.json", "\"Communication Time Info\"", "\"Communication Time Infx\"", Kind::Comm},
+        };
+        for (const Case& c : cases) {
+            const std::string clean = fileBytes(c.file);
+            const std::size_t at = clean.find(c.from);
+            QVERIFY2(at != std::string::npos, c.file.c_str());
+            std::string damaged = clean;
+            damaged.replace(at, c.from.size(), c.to);
+            const Result a = read(c.kind, clean, c.file, CommJsonParser::Auto);
+            const Result b = read(c.kind, damaged, c.file, CommJsonParser::Auto);
+            QCOMPARE(b.rec.records, a.rec.records);
+            QCOMPARE(b.diags.size(), a.diags.size() + 1);
+            const Diagnostic& d = b.diags.back();
+            QCOMPARE(d.severity, Severity::Warning);
+            const std::string key = c.to.substr(1, c.to.size() - 2), want = c.from.substr(1, c.from.size() - 2);
+            QVERIFY2(d.reason.find("one character off") != std::string::npos
+                         && d.reason.find("'" + key + "' for '" + want + "'") != std::string::npos,
+                     d.reason.c_str());
+            if (c.kind == Kind::Matrix) {
+                QVERIFY(!std::isnan(a.links[0].sizeMB));
+                QVERIFY(std::isnan(b.links[0].sizeMB));
+            } else {
+                QVERIFY(a.ops[0].start && !b.ops[0].start);
+            }
+            const std::string diff = compare(b, read(c.kind, damaged, c.file, CommJsonParser::DomOnly));
+            QVERIFY2(diff.empty(), diff.c_str());
+        }
+    }
+
     // Cut at 40 offsets: simdjson rejects each, and the result is the DOM parser's (partial, every
     // complete op kept, the parse error located).
     void truncatedFallsBack()

@@ -315,25 +315,6 @@ bool CsvTable::open()
     return true;
 }
 
-namespace {
-
-// One character changed, added or dropped.
-bool oneEditApart(std::string_view a, std::string_view b)
-{
-    if (a.size() > b.size())
-        std::swap(a, b);
-    if (b.size() - a.size() > 1 || a == b)
-        return false;
-    std::size_t i = 0;
-    while (i < a.size() && a[i] == b[i])
-        ++i;
-    if (a.size() == b.size())
-        return a.substr(i + 1) == b.substr(i + 1);
-    return a.substr(i) == b.substr(i + 1);
-}
-
-} // namespace
-
 int CsvTable::column(std::initializer_list<std::string_view> aliases) const
 {
     for (auto a : aliases) {

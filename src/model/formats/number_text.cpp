@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <utility>
 #include <cstring>
 #include <limits>
 
@@ -232,6 +233,20 @@ bool detail::parseDoubleGeneral(std::string_view text, double& out)
     if (std::isnan(v))
         return false;
     return (out = v), true;
+}
+
+bool oneEditApart(std::string_view a, std::string_view b)
+{
+    if (a.size() > b.size())
+        std::swap(a, b);
+    if (b.size() - a.size() > 1 || a == b)
+        return false;
+    std::size_t i = 0;
+    while (i < a.size() && a[i] == b[i])
+        ++i;
+    if (a.size() == b.size())
+        return a.substr(i + 1) == b.substr(i + 1);
+    return a.substr(i) == b.substr(i + 1);
 }
 
 TimeNs microsDoubleToNs(double us)

@@ -14,6 +14,9 @@ std::string_view trimText(std::string_view s);
 // The spellings of "no value" the profilers write (after trimming): empty, N/A, NA, n/a, null,
 // None, "-". Text that is neither this nor a number is unreadable, and readers count it.
 bool isMissingText(std::string_view s);
+// True when a and b differ by one character changed, added or dropped: a name looked for and
+// the same name with a damaged byte.
+bool oneEditApart(std::string_view a, std::string_view b);
 
 // Each parser stores the value in `out` and says whether there was one; the optional forms
 // below wrap them inline, so that no optional is returned through memory from a call (a byte

@@ -559,8 +559,33 @@ struct UnreadableValues {
             firstBadKey = std::string(what) + " under '" + std::string(under) + "'";
     }
 
+    // Keys looked for and missing, with a key one character off beside them (a damaged byte):
+    // not read as them.
+    std::uint64_t nearMisses = 0;
+    std::string firstNearMiss;
+    template <typename Node>
+    void noteIfNearMiss(const Node& object, std::string_view key)
+    {
+        if (!object.isObject())
+            return;
+        bool found = false;
+        object.forEachMember([&](std::string_view k, const Node&) {
+            if (found || !oneEditApart(k, key))
+                return;
+            found = true;
+            if (nearMisses++ == 0)
+                firstNearMiss = "'" + std::string(k) + "' for '" + std::string(key) + "' of '" + std::string(record) + "'";
+        });
+    }
+
     void report(std::vector<Diagnostic>& out, const std::string& file) const
     {
+        if (nearMisses > 0)
+            out.push_back(Diagnostic{Severity::Warning, file, -1, -1,
+                                     std::to_string(nearMisses)
+                                         + " key(s) one character off a key looked for, not read as it (first: "
+                                         + firstNearMiss + ")",
+                                     nearMisses});
         if (badKeys > 0)
             out.push_back(Diagnostic{Severity::Warning, file, -1, -1,
                                      firstBadKey
@@ -580,6 +605,8 @@ double num(const Node& o, std::string_view key, UnreadableValues& bad)
     const Node v = o.find(key);
     if (v.numKind() != NumKind::None)
         return v.asDouble();
+    if (!v.exists())
+        bad.noteIfNearMiss(o, key);
     if (!v.exists() || v.isNull())
         return kNaN;
     if (v.isString()) {
@@ -601,6 +628,8 @@ template <typename Node>
 std::optional<TimeNs> microsText(const Node& o, std::string_view key, UnreadableValues& bad)
 {
     const Node v = o.find(key);
+    if (!v.exists())
+        bad.noteIfNearMiss(o, key);
     if (v.isString()) {
         const auto t = parseMicrosToNs(v.text());
         if (!t && !isMissingText(v.text()))
@@ -660,6 +689,8 @@ CommOp makeOp(const Node& v, std::string_view fullName, StringPool& pool, Unread
     op.opName = opName;
     op.group = group;
     const Node ti = v.find("Communication Time Info");
+    if (!ti.exists())
+        bad.noteIfNearMiss(v, "Communication Time Info");
     op.start = microsText(ti, kStartKey, bad);
     op.elapseMs = num(ti, "Elapse Time(ms)", bad);
     op.transitMs = num(ti, "Transit Time(ms)", bad);
@@ -668,7 +699,10 @@ CommOp makeOp(const Node& v, std::string_view fullName, StringPool& pool, Unread
     op.idleMs = num(ti, "Idle Time(ms)", bad);
     op.waitRatio = num(ti, "Wait Time Ratio", bad);
     op.syncRatio = num(ti, "Synchronization Time Ratio", bad);
-    if (const Node bi = v.find("Communication Bandwidth Info"); bi.isObject()) {
+    const Node bi = v.find("Communication Bandwidth Info");
+    if (!bi.exists())
+        bad.noteIfNearMiss(v, "Communication Bandwidth Info");
+    if (bi.isObject()) {
         bi.forEachMember([&](std::string_view transport, const Node& b) {
             CommBandwidth cb;
             cb.transport = pool.intern(transport);
@@ -788,8 +822,8 @@ CommLink makeLink(const Node& v, int src, int dst, std::string_view record, Stri
     l.dst = dst;
     if (const Node t = v.find("Transport Type"); t.isString())
         l.transport = pool.intern(t.text());
-    else
-        l.transport = NameId(0);
+    else if (l.transport = NameId(0); !t.exists())
+        bad.noteIfNearMiss(v, "Transport Type");
     l.sizeMB = num(v, "Transit Size(MB)", bad);
     l.timeMs = num(v, "Transit Time(ms)", bad);
     l.bandwidthGBps = num(v, "Bandwidth(GB/s)", bad);
