@@ -228,6 +228,22 @@ std::string autoMatchesDom(Kind kind, std::string_view bytes)
 const std::string kSamples = NPUSCOPE_SAMPLES;
 const std::string kCommJson = kSamples + "/msinsight/server/src/test/test_data/test_rank_0/ASCEND_PROFILER_OUTPUT/communication.json";
 
+// A real communication file with the first `from` in it replaced by `to`.
+struct Damage {
+    std::string file, from, to;
+    Kind kind;
+};
+
+// The damaged bytes; empty when `from` is not in the file.
+std::string damagedBytes(const Damage& c)
+{
+    std::string bytes = fileBytes(c.file);
+    const std::size_t at = bytes.find(c.from);
+    if (at == std::string::npos)
+        return {};
+    return bytes.replace(at, c.from.size(), c.to);
+}
+
 } // namespace
 
 class TestCommJsonParsers : public QObject {
@@ -263,23 +279,16 @@ private slots:
     // and both parsers agree; nothing else changes.
     void damagedKeys()
     {
-        struct Case {
-            std::string file, from, to;
-            Kind kind;
-        };
-        const std::vector<Case> cases = {
+        const std::vector<Damage> cases = {
             {kSamples + "/msinsight/server/src/test/test_data/test_rank_0/ASCEND_PROFILER_OUTPUT/communication_matrix.json",
              "\"0-0\"", "\"0-x\"", Kind::Matrix},
             {kSamples + "/msprof-analyze/test/resource/advisor/cluster_analysis_output/cluster_communication.json",
              "{\"0\": {\"Communication Time Info\"", "{\"x\": {\"Communication Time Info\"", Kind::ClusterComm},
         };
-        for (const Case& c : cases) {
-            const std::string clean = fileBytes(c.file);
-            const std::size_t at = clean.find(c.from);
-            QVERIFY2(at != std::string::npos, c.file.c_str());
-            std::string damaged = clean;
-            damaged.replace(at, c.from.size(), c.to);
-            const Result a = read(c.kind, clean, c.file, CommJsonParser::Auto);
+        for (const Damage& c : cases) {
+            const std::string damaged = damagedBytes(c);
+            QVERIFY2(!damaged.empty(), c.file.c_str());
+            const Result a = read(c.kind, fileBytes(c.file), c.file, CommJsonParser::Auto);
             const Result b = read(c.kind, damaged, c.file, CommJsonParser::Auto);
             QCOMPARE(a.rec.status, FileStatus::Loaded);
             QCOMPARE(b.rec.status, FileStatus::Partial);
@@ -300,22 +309,15 @@ private slots:
     // file names the key one character off; both parsers agree.
     void keysOneCharacterOff()
     {
-        struct Case {
-            std::string file, from, to;
-            Kind kind;
-        };
         const std::string dir = kSamples + "/msinsight/server/src/test/test_data/test_rank_0/ASCEND_PROFILER_OUTPUT/";
-        const std::vector<Case> cases = {
+        const std::vector<Damage> cases = {
             {dir + "communication_matrix.json", "\"Transit Size(MB)\"", "\"Transit Size(MB,\"", Kind::Matrix},
             {dir + "communication.json", "\"Communication Time Info\"", "\"Communication Time Infx\"", Kind::Comm},
         };
-        for (const Case& c : cases) {
-            const std::string clean = fileBytes(c.file);
-            const std::size_t at = clean.find(c.from);
-            QVERIFY2(at != std::string::npos, c.file.c_str());
-            std::string damaged = clean;
-            damaged.replace(at, c.from.size(), c.to);
-            const Result a = read(c.kind, clean, c.file, CommJsonParser::Auto);
+        for (const Damage& c : cases) {
+            const std::string damaged = damagedBytes(c);
+            QVERIFY2(!damaged.empty(), c.file.c_str());
+            const Result a = read(c.kind, fileBytes(c.file), c.file, CommJsonParser::Auto);
             const Result b = read(c.kind, damaged, c.file, CommJsonParser::Auto);
             QCOMPARE(b.rec.records, a.rec.records);
             QCOMPARE(b.diags.size(), a.diags.size() + 1);
