@@ -419,14 +419,78 @@ std::size_t TimelineBuilder::FlowStartMap::slotOf(const FlowKey& key) const
     }
 }
 
+TimelineBuilder::FlowStartMap::RisingQueue::Entry* TimelineBuilder::FlowStartMap::RisingQueue::find(std::uint64_t id)
+{
+    if (open == 0 || id < entries[head].start.id.value || id > entries.back().start.id.value)
+        return nullptr;
+    if (entries[head].start.id.value == id)
+        return &entries[head];
+    const auto it = std::lower_bound(entries.begin() + static_cast<std::ptrdiff_t>(head) + 1, entries.end(), id,
+                                     [](const Entry& e, std::uint64_t v) { return e.start.id.value < v; });
+    return it != entries.end() && it->open && it->start.id.value == id ? &*it : nullptr;
+}
+
+void TimelineBuilder::FlowStartMap::RisingQueue::push(const FlowEnd& start)
+{
+    if (open == 0) {
+        entries.clear();
+        head = 0;
+    }
+    entries.push_back(Entry{start, true});
+    ++open;
+}
+
+void TimelineBuilder::FlowStartMap::RisingQueue::close(Entry& e)
+{
+    e.open = false;
+    --open;
+    while (head < entries.size() && !entries[head].open)
+        ++head;
+    // Drop the closed head once it is half the queue: each entry is moved at most once per
+    // halving, and the queue never holds more than twice its open starts for long.
+    if (head >= 4096 && 2 * head >= entries.size()) {
+        entries.erase(entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(head));
+        head = 0;
+    }
+}
+
+TimelineBuilder::FlowStartMap::RisingQueue* TimelineBuilder::FlowStartMap::queueOf(NameId cat)
+{
+    for (RisingQueue& q : m_queues)
+        if (q.cat == cat)
+            return &q;
+    return nullptr;
+}
+
+std::size_t TimelineBuilder::FlowStartMap::size() const
+{
+    std::size_t n = m_size;
+    for (const RisingQueue& q : m_queues)
+        n += q.open;
+    return n;
+}
+
 TimelineBuilder::FlowEnd* TimelineBuilder::FlowStartMap::find(const FlowKey& key)
 {
+    if (key.id.number)
+        if (RisingQueue* q = queueOf(key.cat))
+            if (RisingQueue::Entry* e = q->find(key.id.value))
+                return &e->start;
     const std::size_t i = slotOf(key);
     return i == kAbsent ? nullptr : &m_slots[i].start;
 }
 
 void TimelineBuilder::FlowStartMap::insert(const FlowEnd& start)
 {
+    if (start.id.number) {
+        RisingQueue* q = queueOf(start.cat);
+        if (!q)
+            q = &m_queues.emplace_back(RisingQueue{start.cat, {}, 0, 0});
+        if (q->accepts(start.id.value)) {
+            q->push(start);
+            return;
+        }
+    }
     if (2 * (m_size + 1) > m_slots.size())
         grow();
     std::size_t i = home(FlowKey{start.cat, start.id});
@@ -438,6 +502,12 @@ void TimelineBuilder::FlowStartMap::insert(const FlowEnd& start)
 
 void TimelineBuilder::FlowStartMap::erase(const FlowKey& key)
 {
+    if (key.id.number)
+        if (RisingQueue* q = queueOf(key.cat))
+            if (RisingQueue::Entry* e = q->find(key.id.value)) {
+                q->close(*e);
+                return;
+            }
     std::size_t hole = slotOf(key);
     if (hole == kAbsent)
         return;

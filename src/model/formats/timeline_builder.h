@@ -202,9 +202,30 @@ private:
         FlowEnd* find(const FlowKey& key);
         void insert(const FlowEnd& start); // its key is not in the map
         void erase(const FlowKey& key);
-        std::size_t size() const { return m_size; }
+        std::size_t size() const;
 
     private:
+        // The starts of one category whose numeric ids rise in the order they come. torch_npu
+        // numbers its enqueues with a counter and writes the Dequeue ends later in the same
+        // order, so at 10 GB the map holds millions of starts at once and a table lookup per
+        // event is a cache miss. These starts are appended in order, and an end is looked for
+        // at the head (the oldest open start) first, then by a binary search over the ids.
+        struct RisingQueue {
+            struct Entry {
+                FlowEnd start;
+                bool open = true;
+            };
+            NameId cat;
+            std::vector<Entry> entries; // ids strictly rising; the closed ones before `head` gone
+            std::size_t head = 0, open = 0;
+            bool accepts(std::uint64_t id) const { return open == 0 || id > entries.back().start.id.value; }
+            Entry* find(std::uint64_t id);
+            void push(const FlowEnd& start);
+            void close(Entry& e);
+        };
+        RisingQueue* queueOf(NameId cat);
+        std::vector<RisingQueue> m_queues; // a few categories: searched in order
+
         struct Slot {
             FlowEnd start;
             bool used = false;
