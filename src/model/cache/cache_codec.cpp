@@ -28,7 +28,7 @@ static_assert(sizeof(CommBandwidth) == 64, "CommBandwidth changed: update cache_
 static_assert(sizeof(SizeBucket) == 48, "SizeBucket changed: update cache_codec.cpp");
 static_assert(sizeof(CommLink) == 64, "CommLink changed: update cache_codec.cpp");
 static_assert(sizeof(OpAllocation) == 136, "OpAllocation changed: update cache_codec.cpp");
-static_assert(sizeof(OpDetailRow) == 112, "OpDetailRow changed: update cache_codec.cpp");
+static_assert(sizeof(OpDetailRow) == 64, "OpDetailRow changed: update cache_codec.cpp");
 static_assert(sizeof(StreamOverview) == 152, "StreamOverview changed: update cache_codec.cpp");
 static_assert(sizeof(StepRow) == 248, "StepRow changed: update cache_codec.cpp");
 static_assert(sizeof(StatRow) == 104, "StatRow changed: update cache_codec.cpp");
@@ -504,7 +504,7 @@ void opDetails(BlockWriter& o, const std::vector<OpDetailRow>& v)
         pod(o, d.callStack);
         for (const auto* t : {&d.hostSelf, &d.hostTotal, &d.deviceSelf, &d.deviceTotal, &d.deviceSelfAiCore,
                               &d.deviceTotalAiCore})
-            optTime(o, *t);
+            optTime(o, t->optional());
     }
 }
 
