@@ -158,6 +158,62 @@ private slots:
         QVERIFY(!diagWith(p, "without"));
     }
 
+    // torch_npu's enqueue flows: thousands of starts with rising numeric ids, all written before
+    // their ends. The builder queues such starts; an end is taken from the queue's head, found
+    // further in by a binary search, or, for a start whose id did not rise, in the table. Every
+    // way must pair each end with its own start, and count the ends and starts left over.
+    void risingFlowIdsPairWhateverOrderTheEndsCome()
+    {
+        constexpr int kStarts = 6000;
+        std::string json = "[\n";
+        auto slice = [&](const std::string& name, int tid, long long ts) {
+            json += "{\"ph\":\"X\",\"name\":\"" + name + "\",\"pid\":1,\"tid\":" + std::to_string(tid)
+                + ",\"ts\":" + std::to_string(ts) + ",\"dur\":1},\n";
+        };
+        auto flow = [&](char ph, int id, int tid, long long ts) {
+            json += "{\"ph\":\"" + std::string(1, ph) + "\",\"bp\":\"e\",\"name\":\"q\",\"cat\":\"Q\",\"id\":"
+                + std::to_string(id) + ",\"pid\":1,\"tid\":" + std::to_string(tid) + ",\"ts\":" + std::to_string(ts)
+                + "},\n";
+        };
+        // Start k (id 2k, rising with gaps) on slice s<k>; its end on slice e<k>.
+        for (int k = 1; k <= kStarts; ++k) {
+            slice("s" + std::to_string(k), 1, 10LL * k);
+            slice("e" + std::to_string(k), 2, 1000000LL + 10LL * k);
+        }
+        slice("low", 1, 10LL * (kStarts + 1));
+        slice("elow", 2, 2000000);
+        for (int k = 1; k <= kStarts; ++k)
+            flow('s', 2 * k, 1, 10LL * k);
+        flow('s', 3, 1, 10LL * (kStarts + 1)); // an id below the last: not queued
+        auto end = [&](int k) { flow('f', 2 * k, 2, 1000000LL + 10LL * k); };
+        for (int k = 1; k <= 5000; ++k) // in order: the head, past the queue's first compaction
+            end(k);
+        end(kStarts);              // the last one: a binary search
+        flow('f', 3, 2, 2000000);  // the one in the table
+        for (int k = kStarts - 1; k > 5000; --k) // the rest backwards, one left open
+            if (k != 5500)
+                end(k);
+        flow('f', 2, 2, 2000001);     // its start already ended, dropped from the queue
+        flow('f', 11998, 2, 2000002); // its start already ended, still in the queue
+        flow('f', 99999, 2, 2000003); // above every id
+        json.resize(json.size() - 2);
+        json += "\n]";
+        const auto l = loadText(json, "rising.json");
+        const Profile& p = l->p;
+        std::set<std::string> want{"low->elow"};
+        for (int k = 1; k <= kStarts; ++k)
+            if (k != 5500)
+                want.insert("s" + std::to_string(k) + "->e" + std::to_string(k));
+        QCOMPARE(p.flows.size(), want.size());
+        QCOMPARE(flowPairs(p), want);
+        const Diagnostic* noStart = diagWith(p, "flow ends (f) without a start");
+        QVERIFY(noStart);
+        QCOMPARE(noStart->count, std::uint64_t(3));
+        const Diagnostic* noEnd = diagWith(p, "flow starts (s/t) without an end (f)");
+        QVERIFY(noEnd);
+        QCOMPARE(noEnd->count, std::uint64_t(1)); // id 11000
+    }
+
     // Flows of different keys interleaved, a step, an id reused, and a start left open last:
     // the builder holds the latest start apart from its map of open starts, and each of these
     // moves a start between the two.
