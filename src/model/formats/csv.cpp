@@ -5,8 +5,8 @@
 #include "model/store/decimal_digits.h"
 
 #include <algorithm>
-#include <cctype>
 #include <bit>
+#include <cctype>
 #include <cstdint>
 #include <cstring>
 

@@ -166,12 +166,15 @@ public:
     {
         return cellAs(col, [](std::string_view t) { return parseInt64(t); });
     }
-    // An id cell (parseIdText): -1 when col < 0, the cell is missing, a "none" sentinel or text.
-    // A device cell (deviceTextValue): -1 when col < 0, the cell is missing or unreadable.
-    int device(int col)
+    // A device cell (deviceTextValue): -1 when the cell is missing or unreadable; `absent` when
+    // the file has no such column (col < 0).
+    int device(int col, int absent = -1)
     {
+        if (col < 0)
+            return absent;
         return cellAs(col, [](std::string_view t) { return deviceTextValue(t); }).value_or(-1);
     }
+    // An id cell (parseIdText): -1 when col < 0, the cell is missing, a "none" sentinel or text.
     std::int64_t id(int col)
     {
         return cellAs(col, [](std::string_view t) { return idTextValue(t); }).value_or(-1);
@@ -184,6 +187,8 @@ public:
             out.push_back(Diagnostic{Severity::Warning, ctx.file, m_line, m_offset,
                                      "non-numeric text in " + what + " read as missing (first here)", m_count});
     }
+    // The same for the device cells read by device().
+    void reportDevices(std::vector<Diagnostic>& out, const ReadContext& ctx) const { report(out, ctx, "device cells"); }
 
 private:
     template <typename Parse>

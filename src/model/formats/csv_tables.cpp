@@ -35,18 +35,6 @@ std::optional<std::uint64_t> countOf(std::string_view text)
     return std::nullopt;
 }
 
-// The row's device: its cell when the file has the column (unreadable text counted in
-// `devices`), else the file's.
-int rowDevice(UnreadableCells& devices, int col, const ReadContext& ctx)
-{
-    return col >= 0 ? devices.device(col) : ctx.device;
-}
-
-void reportDevices(const UnreadableCells& devices, Profile& sink, const ReadContext& ctx)
-{
-    devices.report(sink.diagnostics, ctx, "device cells");
-}
-
 // op_statistic, communication_statistic (hccl_statistic) and api_statistic share one shape.
 FileRecord readStatCsv(std::string_view bytes, Profile& sink, const ReadContext& ctx, const char* kind)
 {
@@ -80,7 +68,7 @@ FileRecord readStatCsv(std::string_view bytes, Profile& sink, const ReadContext&
             continue;
         }
         StatRow r;
-        r.device = rowDevice(devices, dev, ctx);
+        r.device = devices.device(dev, ctx.device);
         r.kind = kind;
         r.name = sink.strings.intern(t.cell(name));
         r.coreType = core >= 0 ? sink.strings.intern(t.cell(core)) : NameId(0);
@@ -95,7 +83,7 @@ FileRecord readStatCsv(std::string_view bytes, Profile& sink, const ReadContext&
         ++rec.records;
     }
     unreadable.report(sink.diagnostics, ctx, "min, avg, max, ratio or variance cells");
-    reportDevices(devices, sink, ctx);
+    devices.reportDevices(sink.diagnostics, ctx);
     t.finish();
     return rec;
 }
@@ -186,7 +174,7 @@ FileRecord readTaskTimeCsv(std::string_view bytes, Profile& sink, const ReadCont
             t.skipRow("bad start, duration or stream id");
             continue;
         }
-        const int device = rowDevice(devices, dev, ctx);
+        const int device = devices.device(dev, ctx.device);
         const TrackId tr = sink.trackFor(kTaskTimePidBase - device, streamId);
         Track& track = sink.tracks[tr.v];
         if (!track.process.valid() || track.process.v == 0) {
@@ -203,7 +191,7 @@ FileRecord readTaskTimeCsv(std::string_view bytes, Profile& sink, const ReadCont
         ++rec.records;
     }
     unreadable.report(sink.diagnostics, ctx, "task id cells");
-    reportDevices(devices, sink, ctx);
+    devices.reportDevices(sink.diagnostics, ctx);
     t.finish();
     return rec;
 }
@@ -225,13 +213,13 @@ FileRecord readStepTraceCsv(std::string_view bytes, Profile& sink, const ReadCon
     while (t.nextRow()) {
         StepRow r;
         r.step = std::string(t.cell(step));
-        r.device = rowDevice(devices, dev, ctx);
+        r.device = devices.device(dev, ctx.device);
         fillStep(r, unreadable, c);
         sink.steps.push_back(std::move(r));
         ++rec.records;
     }
     unreadable.report(sink.diagnostics, ctx, "time cells");
-    reportDevices(devices, sink, ctx);
+    devices.reportDevices(sink.diagnostics, ctx);
     t.finish();
     return rec;
 }
@@ -326,7 +314,7 @@ FileRecord readMemoryCsv(std::string_view bytes, Profile& sink, const ReadContex
             t.skipRow("bad timestamp '" + std::string(t.cell(tsCol)) + "'");
             continue;
         }
-        const int device = rowDevice(devices, dev >= 0 ? dev : deviceText, ctx);
+        const int device = devices.device(dev >= 0 ? dev : deviceText, ctx.device);
         const NameId name = sink.strings.intern(t.cell(nameCol));
         for (std::size_t k = 0; k < values.size(); ++k) {
             const auto v = unreadable.number(values[k]);
@@ -346,7 +334,7 @@ FileRecord readMemoryCsv(std::string_view bytes, Profile& sink, const ReadContex
         sink.diagnostics.push_back(
             Diagnostic{Severity::Info, ctx.file, -1, -1, "empty or N/A value cells skipped", emptyCells});
     unreadable.report(sink.diagnostics, ctx, "value cells");
-    reportDevices(devices, sink, ctx);
+    devices.reportDevices(sink.diagnostics, ctx);
     t.finish();
     return rec;
 }
@@ -376,7 +364,7 @@ FileRecord readL2CacheCsv(std::string_view bytes, Profile& sink, const ReadConte
     };
     while (t.nextRow()) {
         L2Row r;
-        r.device = rowDevice(devices, dev, ctx);
+        r.device = devices.device(dev, ctx.device);
         r.streamId = unreadable.id(stream);
         r.taskId = unreadable.id(task);
         r.hitRate = rate(hit);
@@ -386,7 +374,7 @@ FileRecord readL2CacheCsv(std::string_view bytes, Profile& sink, const ReadConte
         ++rec.records;
     }
     unreadable.report(sink.diagnostics, ctx, "id or rate cells");
-    reportDevices(devices, sink, ctx);
+    devices.reportDevices(sink.diagnostics, ctx);
     t.finish();
     return rec;
 }

@@ -395,10 +395,7 @@ FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContex
             t.skipRow("negative duration '" + std::string(t.cell(c.dur)) + "'");
             continue;
         }
-        int device = fileDevice;
-        if (c.device >= 0)
-            device = devices.device(c.device); // "host" -> -1
-        K.device.push_back(device);
+        K.device.push_back(devices.device(c.device, fileDevice)); // "host" -> -1
         K.step.push_back(unreadable.id(c.step));
         K.modelId.push_back(unreadable.id(c.model));
         K.streamId.push_back(unreadable.id(c.stream));
@@ -439,7 +436,7 @@ FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContex
     for (auto& e : K.extra)
         e.resize(K.size(), NameId(0));
     unreadable.report(sink.diagnostics, ctx, "id, metric, wait time or block dim cells");
-    devices.report(sink.diagnostics, ctx, "device cells");
+    devices.reportDevices(sink.diagnostics, ctx);
     t.finish();
     return rec;
 }

@@ -4,9 +4,9 @@
 
 #include <charconv>
 #include <cmath>
-#include <utility>
 #include <cstring>
 #include <limits>
+#include <utility>
 
 namespace npuscope {
 

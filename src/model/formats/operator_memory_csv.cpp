@@ -95,7 +95,7 @@ FileRecord readOperatorMemoryCsv(std::string_view bytes, Profile& sink, const Re
         ++rec.records;
     }
     unreadable.report(sink.diagnostics, ctx, "size, time or total cells");
-    devices.report(sink.diagnostics, ctx, "device cells");
+    devices.reportDevices(sink.diagnostics, ctx);
     t.finish();
     return rec;
 }

@@ -820,9 +820,9 @@ CommLink makeLink(const Node& v, int src, int dst, std::string_view record, Stri
     CommLink l;
     l.src = src;
     l.dst = dst;
-    if (const Node t = v.find("Transport Type"); t.isString())
-        l.transport = pool.intern(t.text());
-    else if (l.transport = NameId(0); !t.exists())
+    const Node transport = v.find("Transport Type");
+    l.transport = transport.isString() ? pool.intern(transport.text()) : NameId(0);
+    if (!transport.exists())
         bad.noteIfNearMiss(v, "Transport Type");
     l.sizeMB = num(v, "Transit Size(MB)", bad);
     l.timeMs = num(v, "Transit Time(ms)", bad);
