@@ -707,6 +707,68 @@ private slots:
         QCOMPARE(d->line, std::int64_t(2));
     }
 
+    // A real profiler_info_1.json and profiler_metadata.json changed by a byte or two: a key looked
+    // for one character off ("rank_id" -> "rank_ix", "global_ranks" -> "global_rankz") or a rank
+    // turned into text. Each is named; the rank then comes from the file's name.
+    void damagedProfilerInfoAndMetadata()
+    {
+        const std::string info = readFile(kSamples + "/msinsight/test/data/pytorch/text/level1/rank1_ascend_pt/"
+                                                     "profiler_info_1.json");
+        const std::size_t key = info.find("\"rank_id\"");
+        QVERIFY(key != std::string::npos);
+        std::string damaged = info;
+        damaged[key + 7] = 'x';
+        Profile clean, a;
+        QCOMPARE(readers::readProfilerInfoJson(info, clean, ctxFor("/i/profiler_info_1.json")).status, FileStatus::Loaded);
+        QCOMPARE(clean.rank, 1);
+        QVERIFY2(clean.diagnostics.empty(), dump(clean.diagnostics).c_str());
+        readers::readProfilerInfoJson(damaged, a, ctxFor("/i/profiler_info_1.json"));
+        QCOMPARE(a.rank, -1);
+        QCOMPARE(a.meta.profilerLevel, clean.meta.profilerLevel);
+        const Diagnostic* d = find(a.diagnostics, "/i/profiler_info_1.json", "one character off");
+        QVERIFY2(d, dump(a.diagnostics).c_str());
+        QVERIFY(d->reason.find("'rank_ix' for 'rank_id' of 'profiler_info'") != std::string::npos);
+        damaged = info;
+        const std::size_t digit = info.find_first_of("0123456789", key);
+        damaged.replace(digit, 1, "\"" + info.substr(digit, 1) + "\""); // 1 -> "1"
+        Profile b;
+        readers::readProfilerInfoJson(damaged, b, ctxFor("/i/profiler_info_1.json"));
+        QCOMPARE(b.rank, -1);
+        QVERIFY2(find(b.diagnostics, "/i/profiler_info_1.json", "'rank_id' of 'profiler_info': \""),
+                 dump(b.diagnostics).c_str());
+
+        const std::string meta = readFile(kSamples + "/msinsight/server/src/test/test_data/metadata/profiler_metadata.json");
+        const std::size_t ranks = meta.find("\"global_ranks\"");
+        QVERIFY(ranks != std::string::npos);
+        std::string m = meta;
+        m[ranks + 12] = 'z';
+        Profile p, q;
+        readers::readProfilerMetadataJson(meta, p, ctxFor("/i/profiler_metadata.json"));
+        QVERIFY2(p.diagnostics.empty(), dump(p.diagnostics).c_str());
+        readers::readProfilerMetadataJson(m, q, ctxFor("/i/profiler_metadata.json"));
+        QCOMPARE(q.meta.groups.size(), p.meta.groups.size());
+        const Diagnostic* g = find(q.diagnostics, "/i/profiler_metadata.json", "one character off");
+        QVERIFY2(g, dump(q.diagnostics).c_str());
+        QVERIFY(g->reason.find("'global_rankz' for 'global_ranks'") != std::string::npos);
+        QCOMPARE(g->count, std::uint64_t(1));
+        // A rank in a group's list turned into text: dropped from the group, and counted.
+        m = meta;
+        const std::size_t list = meta.find('[', ranks);
+        m.insert(meta.find_first_of(",]", list), "\"");
+        m.insert(list + 1, "\"");
+        Profile r;
+        readers::readProfilerMetadataJson(m, r, ctxFor("/i/profiler_metadata.json"));
+        QCOMPARE(r.meta.groups.size(), p.meta.groups.size());
+        auto ranksIn = [](const Profile& x) {
+            std::size_t n = 0;
+            for (const auto& grp : x.meta.groups)
+                n += grp.ranks.size();
+            return n;
+        };
+        QCOMPARE(ranksIn(r) + 1, ranksIn(p));
+        QVERIFY2(find(r.diagnostics, "/i/profiler_metadata.json", "'global_ranks' of '"), dump(r.diagnostics).c_str());
+    }
+
     // One byte of a real op_statistic.csv's header turned into a quote that opens a cell and is
     // never closed: the cell would run to the end of the file and take every row with it. The
     // quote is read as a plain character, every row is kept, and the file is warned about.
@@ -814,10 +876,18 @@ private slots:
         Profile a;
         readers::readProfilerInfoJson(R"({"rank_id": 4294967296})", a, ctxFor("/i/profiler_info_0.json"));
         QCOMPARE(a.rank, -1);
+        QVERIFY2(find(a.diagnostics, "/i/profiler_info_0.json", "'rank_id' of 'profiler_info': 4294967296, out of range"),
+                 dump(a.diagnostics).c_str());
+        Profile single; // single-device runs write -1: not damage
+        readers::readProfilerInfoJson(R"({"rank_id": -1})", single, ctxFor("/i/profiler_info_0.json"));
+        QCOMPARE(single.rank, -1);
+        QVERIFY(single.diagnostics.empty());
         Profile b;
         readers::readProfilerMetadataJson(R"({"distributed_args": {"rank": 4294967296}})", b,
                                           ctxFor("/i/profiler_metadata.json"));
         QCOMPARE(b.rank, -1);
+        QVERIFY2(find(b.diagnostics, "/i/profiler_metadata.json", "'rank' of 'distributed_args'"),
+                 dump(b.diagnostics).c_str());
         readers::readProfilerMetadataJson(R"({"distributed_args": {"rank": 3}})", b, ctxFor("/i/profiler_metadata.json"));
         QCOMPARE(b.rank, 3);
         Profile c;

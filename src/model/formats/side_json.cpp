@@ -547,7 +547,7 @@ struct UnreadableValues {
         else if (v.numKind() == NumKind::Signed)
             first += ": " + std::to_string(v.asSigned()) + ", out of range";
         else
-            first += v.isObject() ? ": an object" : v.isArray() ? ": a list" : ": true/false";
+            first += v.isObject() ? ": an object" : v.isArray() ? ": a list" : v.isNull() ? ": null" : ": true/false";
     }
     // Records whose key does not say where they belong (a link key that is not "<src>-<dst>",
     // a rank key that is not a number): skipped, and counted as the file's skipped records.
@@ -1140,6 +1140,22 @@ FileRecord readInfoJson(std::string_view bytes, Profile& sink, const ReadContext
     return rec;
 }
 
+namespace {
+
+// The member `key` of `object`, or null; when it is missing, a key one character off it is
+// noted in `bad` (a damaged byte: not read as it).
+const json* memberOrNearMiss(const json& object, std::string_view key, UnreadableValues& bad)
+{
+    if (!object.is_object())
+        return nullptr;
+    if (const auto it = object.find(key); it != object.end())
+        return &*it;
+    bad.noteIfNearMiss(DomNode(&object), key);
+    return nullptr;
+}
+
+} // namespace
+
 FileRecord readProfilerInfoJson(std::string_view bytes, Profile& sink, const ReadContext& ctx)
 {
     FileRecord rec;
@@ -1152,16 +1168,24 @@ FileRecord readProfilerInfoJson(std::string_view bytes, Profile& sink, const Rea
         rec.note = "not a JSON object";
         return rec;
     }
-    if (auto r = root.find("rank_id"); r != root.end() && r->is_number_integer())
-        sink.rank = rankOf(r->get<std::int64_t>());
+    // A damaged byte in a key or in the rank is said: the rank then comes from the file's name
+    // (profiler_info_<N>.json), and a level or export type read as missing changes what the
+    // advisor can check.
+    UnreadableValues bad;
+    bad.record = "profiler_info";
+    const json* rank = memberOrNearMiss(root, "rank_id", bad);
+    if (rank && rank->is_number_integer() && (rankOf(rank->get<std::int64_t>()) >= 0 || *rank == -1))
+        sink.rank = rankOf(rank->get<std::int64_t>()); // single-device runs write -1
+    else if (rank)
+        bad.note(DomNode(rank), "rank_id");
     const json* exp = nullptr;
-    if (auto c = root.find("config"); c != root.end() && c->is_object())
-        if (auto e = c->find("experimental_config"); e != c->end() && e->is_object())
-            exp = &*e;
+    if (const json* c = memberOrNearMiss(root, "config", bad); c && c->is_object())
+        if (const json* e = memberOrNearMiss(*c, "experimental_config", bad); e && e->is_object())
+            exp = e;
     if (exp) {
-        if (auto l = exp->find("_profiler_level"); l != exp->end())
+        if (const json* l = memberOrNearMiss(*exp, "_profiler_level", bad))
             sink.meta.profilerLevel = textOf(*l);
-        if (auto t = exp->find("_export_type"); t != exp->end()) {
+        if (const json* t = memberOrNearMiss(*exp, "_export_type", bad)) {
             // Newer versions write a list (["text"]).
             sink.meta.exportType = t->is_array() && !t->empty() ? textOf(t->front()) : textOf(*t);
         }
@@ -1174,6 +1198,7 @@ FileRecord readProfilerInfoJson(std::string_view bytes, Profile& sink, const Rea
     }
     sink.meta.profilerInfo = nlohmann::json(root);
     rec.records = 1;
+    bad.report(sink.diagnostics, ctx.file);
     return rec;
 }
 
@@ -1189,29 +1214,46 @@ FileRecord readProfilerMetadataJson(std::string_view bytes, Profile& sink, const
         rec.note = "not a JSON object";
         return rec;
     }
-    if (auto env = root.find("ENV_VARIABLES"); env != root.end() && env->is_object())
+    // Every member is optional (level-0 files hold ENV_VARIABLES alone); a key one character off
+    // one of them, or a rank that is not one, is said.
+    UnreadableValues bad;
+    bad.record = "profiler_metadata";
+    if (const json* env = memberOrNearMiss(root, "ENV_VARIABLES", bad); env && env->is_object())
         for (const auto& [k, v] : env->items())
             sink.meta.env[k] = textOf(v);
-    if (auto g = root.find("parallel_group_info"); g != root.end() && g->is_object()) {
+    if (const json* g = memberOrNearMiss(root, "parallel_group_info", bad); g && g->is_object()) {
         for (const auto& [k, v] : g->items()) {
             ParallelGroup pg;
             pg.name = k;
+            bad.record = k;
             if (v.is_object()) {
-                if (auto n = v.find("group_name"); n != v.end())
+                if (const json* n = memberOrNearMiss(v, "group_name", bad))
                     pg.groupName = textOf(*n);
-                if (auto r = v.find("global_ranks"); r != v.end() && r->is_array())
-                    for (const auto& x : *r)
-                        if (x.is_number_integer())
-                            pg.ranks.push_back(x.get<int>());
+                if (const json* r = memberOrNearMiss(v, "global_ranks", bad); r && r->is_array())
+                    for (const auto& x : *r) {
+                        if (x.is_number_integer() && rankOf(x.get<std::int64_t>()) >= 0)
+                            pg.ranks.push_back(rankOf(x.get<std::int64_t>()));
+                        else
+                            bad.note(DomNode(&x), "global_ranks");
+                    }
             }
             sink.meta.groups.push_back(std::move(pg));
         }
+        bad.record = "profiler_metadata";
     }
-    if (auto d = root.find("distributed_args"); d != root.end() && d->is_object())
-        if (auto r = d->find("rank"); r != d->end() && r->is_number_integer() && sink.rank < 0)
-            sink.rank = rankOf(r->get<std::int64_t>());
+    if (const json* d = memberOrNearMiss(root, "distributed_args", bad); d && d->is_object()) {
+        bad.record = "distributed_args";
+        if (const json* r = memberOrNearMiss(*d, "rank", bad)) {
+            const int rank = r->is_number_integer() ? rankOf(r->get<std::int64_t>()) : -1;
+            if (rank < 0)
+                bad.note(DomNode(r), "rank");
+            else if (sink.rank < 0)
+                sink.rank = rank;
+        }
+    }
     sink.meta.profilerMetadata = nlohmann::json(root);
     rec.records = 1;
+    bad.report(sink.diagnostics, ctx.file);
     return rec;
 }
 
