@@ -14,6 +14,12 @@ std::string_view trimText(std::string_view s);
 // The spellings of "no value" the profilers write (after trimming): empty, N/A, NA, n/a, null,
 // None, "-". Text that is neither this nor a number is unreadable, and readers count it.
 bool isMissingText(std::string_view s);
+// A byte the timeline readers take as part of a bare JSON number: a digit, '.', an exponent's
+// 'e' or 'E', a sign.
+constexpr bool isJsonNumberByte(char c)
+{
+    return (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-';
+}
 // True when a and b differ by one character changed, added or dropped: a name looked for and
 // the same name with a damaged byte.
 bool oneEditApart(std::string_view a, std::string_view b);

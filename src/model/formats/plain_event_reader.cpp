@@ -29,8 +29,9 @@ constexpr std::array<std::uint8_t, 256> kClass = [] {
     std::array<std::uint8_t, 256> c{};
     for (const char e : {' ', '\n', '\r', '\t', ',', '}', ']', ':', '{', '[', '"'})
         c[static_cast<unsigned char>(e)] = kTokenEnd;
-    for (const char n : {'0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '.', 'e', 'E', '+', '-'})
-        c[static_cast<unsigned char>(n)] = kNumberByte;
+    for (int b = 0; b < 256; ++b)
+        if (isJsonNumberByte(static_cast<char>(b)))
+            c[static_cast<std::size_t>(b)] = kNumberByte;
     return c;
 }();
 

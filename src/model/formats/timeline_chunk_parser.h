@@ -4,6 +4,7 @@
 // (simdjson's On-Demand kernel is chosen at compile time, so the fast kernel needs its own
 // translation unit); timeline_reader.cpp picks one at run time.
 #include "model/formats/json_event_scanner.h"
+#include "model/formats/number_text.h"
 
 #include <memory>
 #include <string_view>
@@ -69,7 +70,7 @@ inline bool isBareScalar(std::string_view t)
     if (t.empty() || !(t[0] == '-' || (t[0] >= '0' && t[0] <= '9')))
         return false;
     for (const char c : t)
-        if (!((c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'))
+        if (!isJsonNumberByte(c))
             return false;
     return true;
 }
