@@ -878,6 +878,11 @@ private slots:
         QCOMPARE(a.rank, -1);
         QVERIFY2(find(a.diagnostics, "/i/profiler_info_0.json", "'rank_id' of 'profiler_info': 4294967296, out of range"),
                  dump(a.diagnostics).c_str());
+        Profile wrapped; // unsigned to the parser: as int64 it would read as -1
+        readers::readProfilerInfoJson(R"({"rank_id": 18446744073709551615})", wrapped, ctxFor("/i/profiler_info_0.json"));
+        QCOMPARE(wrapped.rank, -1);
+        QVERIFY2(find(wrapped.diagnostics, "/i/profiler_info_0.json", "'rank_id' of 'profiler_info'"),
+                 dump(wrapped.diagnostics).c_str());
         Profile single; // single-device runs write -1: not damage
         readers::readProfilerInfoJson(R"({"rank_id": -1})", single, ctxFor("/i/profiler_info_0.json"));
         QCOMPARE(single.rank, -1);

@@ -1154,6 +1154,17 @@ const json* memberOrNearMiss(const json& object, std::string_view key, Unreadabl
     return nullptr;
 }
 
+// The rank a JSON value holds (a whole number from 0 to INT_MAX), or -1 for anything else. A
+// number past 2^63 is unsigned to the parser and is no rank (read as int64 it would wrap).
+int rankValue(const json& v)
+{
+    if (v.is_number_unsigned())
+        return v.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<int>::max())
+                   ? static_cast<int>(v.get<std::uint64_t>())
+                   : -1;
+    return v.is_number_integer() ? rankOf(v.get<std::int64_t>()) : -1;
+}
+
 } // namespace
 
 FileRecord readProfilerInfoJson(std::string_view bytes, Profile& sink, const ReadContext& ctx)
@@ -1173,11 +1184,13 @@ FileRecord readProfilerInfoJson(std::string_view bytes, Profile& sink, const Rea
     // advisor can check.
     UnreadableValues bad;
     bad.record = "profiler_info";
-    const json* rank = memberOrNearMiss(root, "rank_id", bad);
-    if (rank && rank->is_number_integer() && (rankOf(rank->get<std::int64_t>()) >= 0 || *rank == -1))
-        sink.rank = rankOf(rank->get<std::int64_t>()); // single-device runs write -1
-    else if (rank)
-        bad.note(DomNode(rank), "rank_id");
+    if (const json* rank = memberOrNearMiss(root, "rank_id", bad)) {
+        const bool single = rank->is_number_integer() && !rank->is_number_unsigned() && rank->get<std::int64_t>() == -1;
+        if (const int value = rankValue(*rank); value >= 0 || single)
+            sink.rank = value; // single-device runs write -1
+        else
+            bad.note(DomNode(rank), "rank_id");
+    }
     const json* exp = nullptr;
     if (const json* c = memberOrNearMiss(root, "config", bad); c && c->is_object())
         if (const json* e = memberOrNearMiss(*c, "experimental_config", bad); e && e->is_object())
@@ -1231,8 +1244,8 @@ FileRecord readProfilerMetadataJson(std::string_view bytes, Profile& sink, const
                     pg.groupName = textOf(*n);
                 if (const json* r = memberOrNearMiss(v, "global_ranks", bad); r && r->is_array())
                     for (const auto& x : *r) {
-                        if (x.is_number_integer() && rankOf(x.get<std::int64_t>()) >= 0)
-                            pg.ranks.push_back(rankOf(x.get<std::int64_t>()));
+                        if (const int rank = rankValue(x); rank >= 0)
+                            pg.ranks.push_back(rank);
                         else
                             bad.note(DomNode(&x), "global_ranks");
                     }
@@ -1244,7 +1257,7 @@ FileRecord readProfilerMetadataJson(std::string_view bytes, Profile& sink, const
     if (const json* d = memberOrNearMiss(root, "distributed_args", bad); d && d->is_object()) {
         bad.record = "distributed_args";
         if (const json* r = memberOrNearMiss(*d, "rank", bad)) {
-            const int rank = r->is_number_integer() ? rankOf(r->get<std::int64_t>()) : -1;
+            const int rank = rankValue(*r);
             if (rank < 0)
                 bad.note(DomNode(r), "rank");
             else if (sink.rank < 0)
