@@ -15,6 +15,7 @@ struct ReadContext {
     const std::atomic<bool>* cancel = nullptr;
     int device = -1;                                    // device implied by the layout (legacy device_N)
     std::uint64_t chunkBytes = 0;                       // timeline JSON parsed per chunk; 0: the reader's choice
+    std::size_t chunkSlots = 0;                         // timeline chunks in flight (2 or 3); 0: the reader's choice
     std::size_t readableAfterEnd = 0;                   // bytes past the input's end a parser may read
     bool plainEvents = true;                            // timeline events of the plain form read without
                                                         // simdjson (false: all with it; the tests compare)

@@ -27,7 +27,8 @@ public:
     virtual ~EventChunkParser() = default;
     // Parses `spans`, consecutive elements of the events array of `bytes` (given at creation),
     // into `out` (cleared first). The views in `out` stay valid until this parser parses again.
-    virtual void parse(const std::vector<ElementSpan>& spans, EventBatch& out) = 0;
+    // True when every event was read as a plain one (without simdjson).
+    virtual bool parse(const std::vector<ElementSpan>& spans, EventBatch& out) = 0;
     // Reads the bytes [begin, end) of the events array, which start after an element (or at the
     // array's start) and end with an event's '}', as plain events and the separators between
     // them (readPlainEventAt), into `out`. False, with `out` empty, at the first byte that is

@@ -217,17 +217,17 @@ class ChunkParser final : public EventChunkParser {
 public:
     ChunkParser(std::string_view bytes, bool plainEvents) : m_bytes(bytes), m_plainEvents(plainEvents) {}
 
-    void parse(const std::vector<ElementSpan>& spans, EventBatch& out) override
+    bool parse(const std::vector<ElementSpan>& spans, EventBatch& out) override
     {
         out.clear();
         if (spans.empty())
-            return;
+            return false;
         // A chunk that was not all plain events is likely followed by more such chunks: then the
         // plain reading is tried again only every 16th chunk, not to be thrown away each time.
         if (m_plainEvents && (m_lastPlain || ++m_sinceTried % 16 == 0)) {
             m_lastPlain = parsePlain(spans, out);
             if (m_lastPlain)
-                return;
+                return true;
         }
         out.clear();
         const std::uint64_t begin = spans.front().begin;
@@ -249,6 +249,7 @@ public:
             parseEach(spans, out);
         }
         out.bindArgs();
+        return false;
     }
 
     bool parseRange(std::uint64_t begin, std::uint64_t end, EventBatch& out) override

@@ -14,6 +14,7 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstring>
@@ -74,13 +75,17 @@ std::unique_ptr<EventChunkParser> makeChunkParser(std::string_view bytes, bool p
 // the chunk before it ended (so, by induction from the array's start, at an element's end);
 // else its bytes are cut exactly from there and read again. When that exact cut ends elsewhere
 // than the guess, the chunks cut after it are dropped and scanning goes on exactly from there.
-// That reading again is done by the building thread alone, so after the first guessed chunk
-// that was not all plain events (a file of other events), the rest is cut exactly.
+// That reading again is done by the building thread alone, so after a guessed chunk that was
+// not all plain events, chunks are cut exactly until a run of them were all plain events
+// (twice as long a run after each such guess, so a file of other events is soon cut exactly
+// to its end).
 class ChunkPipeline {
 public:
     ChunkPipeline(std::string_view bytes, JsonEventScanner& scanner, const ReadContext& ctx)
         : m_bytes(bytes), m_scanner(scanner), m_ctx(ctx), m_sizes(chunkSizes(bytes.size(), ctx)),
-          m_guess(ctx.plainEvents), m_settled(scanner.position())
+          m_guess(ctx.plainEvents), m_settled(scanner.position()),
+          m_slotCount(std::clamp<std::size_t>(ctx.chunkSlots ? ctx.chunkSlots : bytes.size() >= kLargeLoadBytes ? 3 : 2,
+                                              2, kMaxSlots))
     {
         for (auto& s : m_slots)
             s.parser = makeChunkParser(bytes, ctx.plainEvents);
@@ -116,11 +121,14 @@ private:
         bool guessed = false;           // else a chunk cut by a guess: `range`,
         ElementSpan range;
         bool read = false;              // and read whole as plain events
+        bool plain = false;             // a chunk cut exactly, all of whose events were plain
         EventBatch batch;
         State state = State::Free;
     };
-    // Two: a third loaded the 1 GB profile no faster and raised the 100 MB one's peak by 15 MB.
-    static constexpr std::size_t kSlots = 2;
+    // Three in large files, where they keep both threads busier than two once the chunks are cut
+    // by guesses (the 10 GB profile's timeline is read 10 % sooner); two in smaller ones, where
+    // a third loaded the 1 GB profile no faster and raised the 100 MB one's peak by 15 MB.
+    static constexpr std::size_t kMaxSlots = 3;
 
     // One thread's loop: build, else scan, else parse, else wait; until every chunk is built.
     template <typename Build>
@@ -128,7 +136,7 @@ private:
     {
         std::unique_lock lock(m_mutex);
         for (;;) {
-            Slot& next = m_slots[m_built % kSlots];
+            Slot& next = m_slots[m_built % m_slotCount];
             if (m_stop || (m_scanDone && m_built == m_scanned))
                 return;
             if (next.state == State::Parsed && m_built < m_scanned) {
@@ -143,14 +151,19 @@ private:
                 }
                 lock.lock();
                 if (!aligned) {
-                    // The chunk cut after this one starts inside an element: dropped, once no
-                    // thread is cutting or reading it.
-                    Slot& after = m_slots[(m_built + 1) % kSlots];
-                    m_cv.wait(lock, [&] { return after.state != State::Scanning && after.state != State::Parsing; });
-                    if (m_scanned > m_built + 1) {
-                        after.state = State::Free;
-                        m_scanned = m_built + 1;
-                    }
+                    // The chunks cut after this one start inside an element: dropped, once no
+                    // thread is cutting or reading them.
+                    m_cv.wait(lock, [&] {
+                        for (std::size_t k = 1; k < m_slotCount; ++k) {
+                            const State st = m_slots[(m_built + k) % m_slotCount].state;
+                            if (st == State::Scanning || st == State::Parsing)
+                                return false;
+                        }
+                        return true;
+                    });
+                    for (std::uint64_t k = m_built + 1; k < m_scanned; ++k)
+                        m_slots[k % m_slotCount].state = State::Free;
+                    m_scanned = std::min(m_scanned, m_built + 1);
                     m_scanner = m_resync;
                     m_scanDone = false;
                 }
@@ -165,7 +178,7 @@ private:
             }
             // One scanner at a time: while a chunk is scanned, its slot (the one after the last
             // scanned) is not Free.
-            Slot& free = m_slots[m_scanned % kSlots];
+            Slot& free = m_slots[m_scanned % m_slotCount];
             if (!m_scanDone && free.state == State::Free) {
                 free.state = State::Scanning;
                 lock.unlock();
@@ -183,8 +196,8 @@ private:
             }
             Slot* toParse = nullptr;
             for (std::uint64_t k = m_built; k < m_scanned && !toParse; ++k)
-                if (m_slots[k % kSlots].state == State::Scanned)
-                    toParse = &m_slots[k % kSlots];
+                if (m_slots[k % m_slotCount].state == State::Scanned)
+                    toParse = &m_slots[k % m_slotCount];
             if (toParse) {
                 toParse->state = State::Parsing;
                 lock.unlock();
@@ -216,7 +229,7 @@ private:
         if (s.guessed)
             s.read = s.parser->parseRange(s.range.begin, s.range.end, s.batch);
         else
-            s.parser->parse(s.spans, s.batch);
+            s.plain = s.parser->parse(s.spans, s.batch);
     }
 
     // Makes `s` the chunk that starts where the last one built ended (see the class comment).
@@ -239,8 +252,17 @@ private:
             aligned = exact.state() == JsonEventScanner::State::Scanning && exact.position() == s.range.end;
             if (!aligned)
                 m_resync = exact;
-            // Cut exactly from now on (a cut already made stays a guess, settled in turn).
+            // Cut exactly from now on (a cut already made stays a guess, settled in turn), until
+            // twice as many chunks in a row as last time were all plain events.
             m_guess = false;
+            m_plainRun = 0;
+            m_plainRunToGuess = std::min(2 * m_plainRunToGuess, kMaxPlainRunToGuess);
+        } else if (m_ctx.plainEvents) {
+            m_plainRun = s.plain ? m_plainRun + 1 : 0;
+            if (m_plainRun >= m_plainRunToGuess) {
+                m_guess = true; // the scanner stands at the end of this chunk's last element
+                m_plainRun = 0;
+            }
         }
         if (!s.spans.empty())
             m_settled = s.spans.back().end;
@@ -263,9 +285,15 @@ private:
     const ReadContext& m_ctx;
     const ChunkSizes m_sizes;
     std::atomic<bool> m_guess;    // chunks cut by guesses
+    // Exactly cut chunks of plain events in a row (settled so far), and how many make the
+    // scanner guess again: a file's events of other forms often come in one stretch (torch_npu
+    // writes the operators' events, whose shapes hold escapes, before all others).
+    static constexpr unsigned kMaxPlainRunToGuess = 1024;
+    unsigned m_plainRun = 0, m_plainRunToGuess = 4;
     std::uint64_t m_settled;      // where the last chunk built ended: an element's end
     JsonEventScanner m_resync{std::string_view()};
-    Slot m_slots[kSlots];
+    const std::size_t m_slotCount;
+    Slot m_slots[kMaxSlots];
     std::mutex m_mutex;
     std::condition_variable m_cv;
     std::uint64_t m_scanned = 0, m_built = 0; // chunks scanned and built so far
