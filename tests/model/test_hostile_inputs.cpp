@@ -414,14 +414,18 @@ private slots:
     // A trace too big to be read into memory is mapped; another process truncating it while it
     // is scanned must not kill us with SIGBUS. The vanished pages read as zeros: the events
     // before the cut are kept, the cut event is reported at its byte offset, and shrankAt() says
-    // where the file ended. Once at a page boundary (every later page faults) and once mid-page.
+    // where the file ended. Once at a page boundary (every later page faults) and once mid-page;
+    // each read in place and with its chunks copied (pread, as the loader reads a mapped file).
     void mappedFileTruncatedWhileRead()
     {
         const std::string full = syntheticTimeline(250000);
         QVERIFY(full.size() > (12u << 20)); // above the 8 MiB read-instead-of-map limit
         QTemporaryDir tmp;
         const std::string file = tmp.filePath("trace_view.json").toStdString();
-        for (const std::uint64_t cut : {std::uint64_t(10) << 20, (std::uint64_t(10) << 20) + 100}) {
+        const std::uint64_t cuts[] = {std::uint64_t(10) << 20, (std::uint64_t(10) << 20) + 100};
+        for (int run = 0; run < 4; ++run) {
+            const bool copied = run >= 2;
+            const std::uint64_t cut = cuts[run % 2];
             writeFile(file, full);
             std::string error;
             std::optional<MappedFile> mf = MappedFile::open(file, &error);
@@ -432,7 +436,12 @@ private slots:
             for (std::size_t pos = 0; (pos = full.find('}', pos)) != std::string::npos && pos < cut; ++pos)
                 ++complete;
             Profile p;
-            const FileRecord r = readers::readTimelineJson(mf->bytes(), p, ctxFor(file));
+            ReadContext ctx = ctxFor(file);
+            if (copied) {
+                QVERIFY(mf->mapped());
+                ctx.copyBytes = [&mf](std::uint64_t at, char* to, std::size_t n) { mf->copyBytes(at, to, n); };
+            }
+            const FileRecord r = readers::readTimelineJson(mf->bytes(), p, ctx);
             QCOMPARE(r.records, complete);
             QCOMPARE(r.status, FileStatus::Partial);
             const Diagnostic* d = find(p.diagnostics, file, "truncated");

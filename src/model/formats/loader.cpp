@@ -208,6 +208,8 @@ FileRecord mapAndRead(const layout::PlannedFile& f, const Env& env, ReadFn&& rea
         ctx.cancel = env.options.cancel;
         ctx.device = f.device;
         ctx.readableAfterEnd = mf->readableAfterEnd();
+        if (mf->mapped())
+            ctx.copyBytes = [&mf](std::uint64_t offset, char* to, std::size_t n) { mf->copyBytes(offset, to, n); };
         std::uint64_t reported = 0;
         const std::uint64_t ahead = mf->size() >= kLargeLoadBytes ? kMapAhead : 0;
         mf->mapAhead(0, ahead);

@@ -17,6 +17,10 @@ struct ReadContext {
     std::uint64_t chunkBytes = 0;                       // timeline JSON parsed per chunk; 0: the reader's choice
     std::size_t chunkSlots = 0;                         // timeline chunks in flight (2 or 3); 0: the reader's choice
     std::size_t readableAfterEnd = 0;                   // bytes past the input's end a parser may read
+    // Copies bytes of the input (offset, destination, count) without touching its mapping
+    // (MappedFile::copyBytes); empty when the bytes were read into memory. A reader that reads a
+    // large stretch once may copy it into a buffer of its own instead of reading it in place.
+    std::function<void(std::uint64_t offset, char* to, std::size_t n)> copyBytes;
     bool plainEvents = true;                            // timeline events of the plain form read without
                                                         // simdjson (false: all with it; the tests compare)
     bool cancelled() const { return isCancelled(cancel); }

@@ -21,14 +21,14 @@ using jsontext::isBareScalar;
 #include "model/formats/timeline_chunk_parser.inl"
 } // namespace
 
-std::unique_ptr<EventChunkParser> makePortableChunkParser(std::string_view bytes, bool plainEvents)
+std::unique_ptr<EventChunkParser> makePortableChunkParser(std::string_view bytes, const ChunkParserOptions& options)
 {
-    return std::make_unique<ChunkParser>(bytes, plainEvents);
+    return std::make_unique<ChunkParser>(bytes, options);
 }
 
 #ifndef NPUSCOPE_AVX2_CHUNK_PARSER
 // No separate AVX2 build: not x86-64 with GCC, or the baseline already runs simdjson's Haswell kernel.
-std::unique_ptr<EventChunkParser> makeAvx2ChunkParser(std::string_view, bool) { return nullptr; }
+std::unique_ptr<EventChunkParser> makeAvx2ChunkParser(std::string_view, const ChunkParserOptions&) { return nullptr; }
 #endif
 
 } // namespace npuscope

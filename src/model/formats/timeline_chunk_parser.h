@@ -6,6 +6,7 @@
 #include "model/formats/json_event_scanner.h"
 #include "model/formats/number_text.h"
 
+#include <functional>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -36,12 +37,19 @@ public:
     virtual bool parseRange(std::uint64_t begin, std::uint64_t end, EventBatch& out) = 0;
 };
 
-// With `plainEvents`, a chunk whose events are all of the plain form (plain_event_reader.h) is
-// read without simdjson; any other chunk, and every chunk without it, is read with simdjson.
-std::unique_ptr<EventChunkParser> makePortableChunkParser(std::string_view bytes, bool plainEvents);
+// How a chunk parser reads: with `plainEvents`, a chunk whose events are all of the plain form
+// (plain_event_reader.h) is read without simdjson; any other chunk, and every chunk without it,
+// is read with simdjson. With `copyBytes` (ReadContext::copyBytes), a chunk cut by a guess is
+// copied into the parser's buffer and read there: bytes nobody touched yet, which the copy
+// brings in for less than reading them in place costs.
+struct ChunkParserOptions {
+    bool plainEvents = true;
+    const std::function<void(std::uint64_t offset, char* to, std::size_t n)>* copyBytes = nullptr;
+};
+std::unique_ptr<EventChunkParser> makePortableChunkParser(std::string_view bytes, const ChunkParserOptions& options);
 // nullptr when this build has no AVX2 variant (non-x86 targets, or the baseline already runs
 // simdjson's Haswell kernel). Call only when the CPU supports AVX2, BMI1, PCLMUL and LZCNT.
-std::unique_ptr<EventChunkParser> makeAvx2ChunkParser(std::string_view bytes, bool plainEvents);
+std::unique_ptr<EventChunkParser> makeAvx2ChunkParser(std::string_view bytes, const ChunkParserOptions& options);
 
 namespace jsontext {
 // Token text without trailing whitespace.

@@ -215,7 +215,10 @@ simdjson::error_code readEvent(od::object obj, TraceEvent& ev, std::vector<Trace
 
 class ChunkParser final : public EventChunkParser {
 public:
-    ChunkParser(std::string_view bytes, bool plainEvents) : m_bytes(bytes), m_plainEvents(plainEvents) {}
+    ChunkParser(std::string_view bytes, const ChunkParserOptions& options)
+        : m_bytes(bytes), m_plainEvents(options.plainEvents), m_copyBytes(options.copyBytes)
+    {
+    }
 
     bool parse(const std::vector<ElementSpan>& spans, EventBatch& out) override
     {
@@ -255,18 +258,27 @@ public:
     bool parseRange(std::uint64_t begin, std::uint64_t end, EventBatch& out) override
     {
         out.clear();
-        const std::string_view range = m_bytes.substr(0, end);
-        for (std::uint64_t at = skipSeparators(range, begin); at != end; at = skipSeparators(range, at)) {
-            const char* const p = m_bytes.data() + at;
-            __builtin_prefetch(p + 1024); // the file's bytes come from memory, not from a copy in cache
+        const std::size_t len = end - begin;
+        const char* first = m_bytes.data() + begin; // the chunk's bytes: in the file's mapping or in a copy
+        if (m_copyBytes) {
+            if (m_buf.size() < len + simdjson::SIMDJSON_PADDING)
+                m_buf.resize(len + len / 8 + simdjson::SIMDJSON_PADDING);
+            (*m_copyBytes)(begin, m_buf.data(), len);
+            std::memset(m_buf.data() + len, ' ', simdjson::SIMDJSON_PADDING);
+            first = m_buf.data();
+        }
+        const std::string_view range(first, len);
+        for (std::size_t at = skipSeparators(range, 0); at != len; at = skipSeparators(range, at)) {
+            const char* const p = first + at;
+            __builtin_prefetch(p + 1024); // read in place, the file's bytes come from memory
             TraceEvent& ev = out.events.emplace_back();
-            ev.offset = at;
-            const char* const next = readPlainEventAt(p, m_bytes.data() + end, ev, out.args);
+            ev.offset = begin + at;
+            const char* const next = readPlainEventAt(p, first + len, ev, out.args);
             if (!next) {
                 out.clear();
                 return false;
             }
-            at = static_cast<std::uint64_t>(next - m_bytes.data());
+            at = static_cast<std::size_t>(next - first);
         }
         out.bindArgs();
         return true;
@@ -369,6 +381,7 @@ private:
     std::string_view m_bytes;
     bool m_plainEvents = true;
     bool m_lastPlain = true;        // the last chunk tried was all plain events
+    const std::function<void(std::uint64_t, char*, std::size_t)>* m_copyBytes = nullptr;
     std::uint32_t m_sinceTried = 0; // chunks read with simdjson since
     od::parser m_parser;
     std::vector<char> m_buf; // reused: first-touch page faults cost more than parsing

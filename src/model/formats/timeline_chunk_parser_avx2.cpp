@@ -47,9 +47,9 @@ using jsontext::isBareScalar;
 } // namespace
 } // namespace avx2
 
-std::unique_ptr<EventChunkParser> makeAvx2ChunkParser(std::string_view bytes, bool plainEvents)
+std::unique_ptr<EventChunkParser> makeAvx2ChunkParser(std::string_view bytes, const ChunkParserOptions& options)
 {
-    return std::make_unique<avx2::ChunkParser>(bytes, plainEvents);
+    return std::make_unique<avx2::ChunkParser>(bytes, options);
 }
 
 } // namespace npuscope

@@ -47,7 +47,7 @@ ChunkSizes chunkSizes(std::uint64_t fileBytes, const ReadContext& ctx)
     return s;
 }
 
-std::unique_ptr<EventChunkParser> makeChunkParser(std::string_view bytes, bool plainEvents)
+std::unique_ptr<EventChunkParser> makeChunkParser(std::string_view bytes, const ChunkParserOptions& options)
 {
     // The header-only On-Demand API compiles for the build's baseline CPU (the portable kernel on
     // plain x86-64); use the AVX2 build of the chunk parser when this CPU supports it.
@@ -56,9 +56,9 @@ std::unique_ptr<EventChunkParser> makeChunkParser(std::string_view bytes, bool p
         return impl && impl->supported_by_runtime_system();
     }();
     if (haswell)
-        if (auto p = makeAvx2ChunkParser(bytes, plainEvents))
+        if (auto p = makeAvx2ChunkParser(bytes, options))
             return p;
-    return makePortableChunkParser(bytes, plainEvents);
+    return makePortableChunkParser(bytes, options);
 }
 
 // Scans, parses and builds the events array chunk by chunk. Scanning (cutting the next chunk at
@@ -87,8 +87,9 @@ public:
           m_slotCount(std::clamp<std::size_t>(ctx.chunkSlots ? ctx.chunkSlots : bytes.size() >= kLargeLoadBytes ? 3 : 2,
                                               2, kMaxSlots))
     {
+        const ChunkParserOptions options{ctx.plainEvents, ctx.copyBytes ? &ctx.copyBytes : nullptr};
         for (auto& s : m_slots)
-            s.parser = makeChunkParser(bytes, ctx.plainEvents);
+            s.parser = makeChunkParser(bytes, options);
     }
 
     // Returns false when cancelled. Two threads run when there is more than one chunk and a

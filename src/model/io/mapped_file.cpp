@@ -123,6 +123,8 @@ struct MappedFile::Impl {
     GuardSlot* guard = nullptr;
     mutable std::uint64_t dropped = 0; // pages before this offset were given back
     mutable std::uint64_t mappedAhead = 0; // pages before this offset were asked for by mapAhead
+    int fd = -1;                           // a mapped file's, for copyBytes()
+    mutable std::atomic<std::int64_t> copiedShort{-1}; // the lowest offset copyBytes() could not read
 
     Impl() = default;
     Impl(const Impl&) = delete;
@@ -131,6 +133,8 @@ struct MappedFile::Impl {
     {
         if (guard)
             releaseGuard(guard); // before the region's pages go away
+        if (fd >= 0)
+            ::close(fd);
     }
 };
 
@@ -196,11 +200,46 @@ void MappedFile::mapAhead(std::uint64_t offset, std::uint64_t bytes) const
 #endif
 }
 
+bool MappedFile::mapped() const
+{
+    return m_impl && !m_impl->read && !m_impl->empty;
+}
+
+void MappedFile::copyBytes(std::uint64_t offset, char* to, std::size_t n) const
+{
+    const std::string_view all = bytes();
+    std::size_t got = 0;
+    if (mapped() && m_impl->fd >= 0) {
+        while (got < n) {
+            const ssize_t r = ::pread(m_impl->fd, to + got, n - got, static_cast<off_t>(offset + got));
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r <= 0)
+                break;
+            got += static_cast<std::size_t>(r);
+        }
+    } else if (offset < all.size()) {
+        got = std::min<std::uint64_t>(n, all.size() - offset);
+        std::memcpy(to, all.data() + offset, got);
+    }
+    if (got == n)
+        return;
+    std::memset(to + got, 0, n - got);
+    if (!mapped() || offset + got >= all.size())
+        return; // asked past the end: nothing went missing
+    const auto at = static_cast<std::int64_t>(offset + got);
+    std::int64_t seen = m_impl->copiedShort.load();
+    while ((seen < 0 || at < seen) && !m_impl->copiedShort.compare_exchange_weak(seen, at)) {
+    }
+}
+
 std::int64_t MappedFile::shrankAt() const
 {
     std::int64_t at = m_impl ? m_impl->readShort : -1;
     if (m_impl && m_impl->guard)
         at = m_impl->guard->vanishedAt.load();
+    if (const std::int64_t copied = m_impl ? m_impl->copiedShort.load() : -1; copied >= 0 && (at < 0 || copied < at))
+        at = copied;
     struct stat st {};
     const auto mapped = static_cast<std::int64_t>(size());
     if (!(m_impl && m_impl->read) && ::stat(m_path.c_str(), &st) == 0 && st.st_size < mapped &&
@@ -263,6 +302,7 @@ std::optional<MappedFile> MappedFile::open(const std::string& path, std::string*
                 // Readers scan front to back once; tell the kernel so it reads ahead aggressively.
                 ::madvise(impl->region.get_address(), impl->region.get_size(), MADV_SEQUENTIAL);
                 impl->guard = guardRegion(impl->region.get_address(), impl->region.get_size());
+                impl->fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC); // -1: copyBytes() reads the mapping
             }
         }
     } catch (const bip::interprocess_exception& e) {
