@@ -1,10 +1,11 @@
 // Chrome-trace / msprof timeline JSON reader: the structural scanner cuts the events array into
 // ~2 MB chunks at event boundaries. A chunk whose events are all of the plain form is read from
-// the file's bytes (plain_event_reader.h); any other is copied into a reused padded buffer and
-// parsed with simdjson On-Demand as an array (a chunk that fails falls back to one document per
-// event, so a malformed event costs only itself). Either gives an EventBatch, which a
-// TimelineBuilder turns into the columnar Profile. Files of more than one chunk use two threads
-// that share the scanning, parsing and building (see ChunkPipeline).
+// the file's bytes (plain_event_reader.h), in place or, when the loader can copy them without
+// touching the mapping (ReadContext::copyBytes), from a copy; any other is copied into a reused
+// padded buffer and parsed with simdjson On-Demand as an array (a chunk that fails falls back to
+// one document per event, so a malformed event costs only itself). Either gives an EventBatch,
+// which a TimelineBuilder turns into the columnar Profile. Files of more than one chunk use two
+// threads that share the scanning, parsing and building (see ChunkPipeline).
 #include "model/formats/json_event_scanner.h"
 #include "model/formats/number_text.h"
 #include "model/formats/readers.h"
