@@ -19,9 +19,10 @@ std::optional<std::uint64_t> parseByteSize(std::string_view text);
 std::string formatBytes(std::uint64_t bytes);
 
 // Where a load counts as large. A load (or a file) of at least kLargeLoadBytes is read for
-// throughput: 2 MiB timeline chunks, pages mapped ahead, the communication files last and the
-// heap they freed given back. A smaller one is read for a low peak: 512 KiB chunks, pages
-// dropped every 2 MiB, the communication files first, the heap they freed reused by the rest.
+// throughput: 2 MiB timeline chunks, three of them in flight, pages mapped ahead, the
+// communication files last. A smaller one is read for a low peak: 512 KiB chunks, two in flight,
+// pages dropped every 2 MiB, the communication files first. Either way, the heap the
+// communication files freed is reused by the rest of the load.
 // Each choice is measured on the benchmark profiles where it is made.
 inline constexpr std::uint64_t kLargeLoadBytes = 256ull << 20;
 
