@@ -236,12 +236,10 @@ public:
         const std::uint64_t begin = spans.front().begin;
         const std::uint64_t end = spans.back().end;
         const std::size_t len = end - begin + 2; // '[' + events + ']'
-        if (m_buf.size() < len + simdjson::SIMDJSON_PADDING)
-            m_buf.resize(len + len / 8 + simdjson::SIMDJSON_PADDING);
-        m_buf[0] = '[';
-        std::memcpy(m_buf.data() + 1, m_bytes.data() + begin, end - begin);
-        m_buf[len - 1] = ']';
-        std::memset(m_buf.data() + len, ' ', simdjson::SIMDJSON_PADDING);
+        char* const buf = paddedBuffer(len);
+        buf[0] = '[';
+        std::memcpy(buf + 1, m_bytes.data() + begin, end - begin);
+        buf[len - 1] = ']';
         m_begin = begin;
 
         out.events.reserve(spans.size());
@@ -261,11 +259,9 @@ public:
         const std::size_t len = end - begin;
         const char* first = m_bytes.data() + begin; // the chunk's bytes: in the file's mapping or in a copy
         if (m_copyBytes) {
-            if (m_buf.size() < len + simdjson::SIMDJSON_PADDING)
-                m_buf.resize(len + len / 8 + simdjson::SIMDJSON_PADDING);
-            (*m_copyBytes)(begin, m_buf.data(), len);
-            std::memset(m_buf.data() + len, ' ', simdjson::SIMDJSON_PADDING);
-            first = m_buf.data();
+            char* const buf = paddedBuffer(len);
+            (*m_copyBytes)(begin, buf, len);
+            first = buf;
         }
         const std::string_view range(first, len);
         for (std::size_t at = skipSeparators(range, 0); at != len; at = skipSeparators(range, at)) {
@@ -285,6 +281,15 @@ public:
     }
 
 private:
+    // m_buf with room for `len` bytes, followed by simdjson's padding of blanks.
+    char* paddedBuffer(std::size_t len)
+    {
+        if (m_buf.size() < len + simdjson::SIMDJSON_PADDING)
+            m_buf.resize(len + len / 8 + simdjson::SIMDJSON_PADDING);
+        std::memset(m_buf.data() + len, ' ', simdjson::SIMDJSON_PADDING);
+        return m_buf.data();
+    }
+
     // Every event of the chunk read from the file's bytes (readPlainEvent), when all of them are
     // of the plain form; false at the first that is not, and the chunk goes to simdjson.
     bool parsePlain(const std::vector<ElementSpan>& spans, EventBatch& out)
