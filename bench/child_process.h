@@ -1,7 +1,8 @@
 #pragma once
 // Runs one measurement in a forked child process, so each has a fresh heap and its own peak RSS
 // and one cannot warm another's allocator. The child times `fn`, reads its peak RSS and sends the
-// result back through a pipe. M is trivially copyable with fields `double seconds`,
+// result back through a pipe (`fn` may set `seconds` itself, to time only part of its work).
+// M is trivially copyable with fields `double seconds`,
 // `long peakRssKb` and `char error[256]`.
 //
 // Before the clock starts, the child gives back the free heap it inherited. Its pages are shared
@@ -39,7 +40,8 @@ M runInChild(Fn&& fn)
         M r{};
         const auto t0 = std::chrono::steady_clock::now();
         fn(r);
-        r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (r.seconds == 0) // else `fn` timed what counts itself
+            r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         rusage ru{};
         getrusage(RUSAGE_SELF, &ru);
         r.peakRssKb = ru.ru_maxrss;
