@@ -53,7 +53,8 @@ struct Measure {
     double seconds = 0;
     long peakRssKb = 0;
     std::uint64_t events = 0;
-    std::uint64_t storeBytes = 0; // (a) only: bytes held by the store's task columns
+    std::uint64_t storeBytes = 0; // (a) only: bytes of the store's task columns' rows
+    std::uint64_t reservedBytes = 0; // (a) only: their capacity, rows included
     std::uint64_t tasks = 0;      // (a) only: slices in the store
     bool ok = false;
     double cancelMs = 0;   // cancel only: from setting the flag to the loader's return
@@ -79,18 +80,23 @@ long currentRssKb()
     return resident * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
-template <typename T>
-std::uint64_t capacityBytes(const std::vector<T>& v)
-{
-    return v.capacity() * sizeof(T);
-}
-
-std::uint64_t sliceStoreBytes(const Profile& p)
+// Bytes of the slice columns: their rows (`reserved`: their capacity, rows included). The loader
+// reserves room ahead of the rows it expects; capacity never written takes no memory.
+std::uint64_t sliceStoreBytes(const Profile& p, bool reserved = false)
 {
     const SliceTable& s = p.slices;
-    return capacityBytes(s.start) + capacityBytes(s.dur) + capacityBytes(s.name) + capacityBytes(s.category)
-        + capacityBytes(s.track) + capacityBytes(s.taskId) + capacityBytes(s.kernel) + capacityBytes(s.args)
-        + capacityBytes(s.depth);
+    std::uint64_t bytes = 0;
+    auto add = [&](const auto& v) { bytes += (reserved ? v.capacity() : v.size()) * sizeof(v[0]); };
+    add(s.start);
+    add(s.dur);
+    add(s.name);
+    add(s.category);
+    add(s.track);
+    add(s.taskId);
+    add(s.kernel);
+    add(s.args);
+    add(s.depth);
+    return bytes;
 }
 
 template <typename Fn>
@@ -394,6 +400,7 @@ Measure loadRun(const fs::path& folder)
         for (const auto& p : r.session->ranks) {
             m.tasks += p->slices.size();
             m.storeBytes += sliceStoreBytes(*p);
+            m.reservedBytes += sliceStoreBytes(*p, true);
         }
         m.events = m.tasks;
         r = LoadResult{};
@@ -542,8 +549,10 @@ void printLoads(const BenchInputs& in, const BenchOptions& o, const LoadRuns& ru
     if (load.ok && sax.ok)
         std::printf("ratio a/c: %.2f\n", load.seconds / sax.seconds);
     if (load.ok && load.tasks > 0) {
-        std::printf("store: %llu slices, %.1f bytes per task event in slice columns (goal <= 48)\n",
-                    static_cast<unsigned long long>(load.tasks), static_cast<double>(load.storeBytes) / load.tasks);
+        std::printf("store: %llu slices, %.1f bytes per task event in slice columns (goal <= 48); their capacity "
+                    "%.1f (room reserved ahead, no memory until written)\n",
+                    static_cast<unsigned long long>(load.tasks), static_cast<double>(load.storeBytes) / load.tasks,
+                    static_cast<double>(load.reservedBytes) / load.tasks);
         std::printf("peak RSS of the load / JSON size: %.2f (goal <= 1.0)\n", load.peakRssKb / 1024.0 / (in.mb / 1.048576));
     }
 }
