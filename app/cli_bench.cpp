@@ -612,7 +612,7 @@ void printAdvise(const Measure& advise, std::uint64_t folderBytes)
     if (advise.ok) {
         // msprof-analyze's `advisor all` on the development machine's 1.6 GB folder (the issue's
         // figures, not measured here): 704 s and 13.2 GB.
-        std::printf("advise end to end on the folder (%.1f MB): %.3f s (load %.3f s, rules %.3f s; goal <= 1 s), "
+        std::printf("advise end to end on the folder (%.1f MB): %.3f s (load %.3f s, rules %.3f s; goal for the rules <= 1 s), "
                     "peak RSS %.1f MiB, %llu findings fired; msprof-analyze advisor all on 1.6 GB took 704 s and "
                     "13.2 GB (goal: 100x faster, 10x leaner)\n",
                     folderBytes / 1e6, advise.seconds, advise.loadSeconds, advise.rulesSeconds, advise.peakRssKb / 1024.0,
