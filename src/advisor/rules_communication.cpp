@@ -301,7 +301,6 @@ void align(const RuleCtx& c, RuleOut& out)
     const ProfileFacts& f = *c.f;
     const Profile& p = f.p;
     const double minBytes = c.param("min_bytes");
-    auto argOf = [&](std::uint32_t row, std::string_view key) { return p.args.find(row, key, p.strings); };
     struct T {
         std::uint32_t slice;
         double bytes;
@@ -313,14 +312,15 @@ void align(const RuleCtx& c, RuleOut& out)
         if (tr.kind != TrackKind::CommPlane)
             continue;
         for (std::uint32_t i = tr.sliceBegin; i < tr.sliceEnd; ++i) {
-            const auto a = p.slices.args[i];
-            if (argOf(a, "transport type") != "SDMA")
+            // One pass over the task's arguments (one read when they are kept in the file).
+            const std::vector<std::string> arg =
+                p.args.find(p.slices.args[i], {"transport type", "link type", "size(Byte)"}, p.strings);
+            if (arg[0] != "SDMA")
                 continue;
             ++n;
-            const std::string_view link = argOf(a, "link type");
-            if (link == "ON_CHIP")
+            if (arg[1] == "ON_CHIP")
                 continue;
-            const double bytes = std::strtod(std::string(argOf(a, "size(Byte)")).c_str(), nullptr);
+            const double bytes = std::strtod(arg[2].c_str(), nullptr);
             if (!(bytes > minBytes))
                 continue;
             if (std::fmod(bytes, 512.0) != 0)

@@ -163,6 +163,10 @@ void SelectionPanel::refresh()
             }
         };
         fields(tr("Arguments"), d.args);
+        if (!d.argsError.empty()) {
+            auto* it = new QTreeWidgetItem(section(tr("Arguments")), {tr("(not read)"), qstr(d.argsError)});
+            it->setToolTip(1, qstr(d.argsError));
+        }
         fields(tr("Kernel row"), d.kernel);
 
         auto link = [&](QTreeWidgetItem* sec, const SliceLink& l, const QString& label) {

@@ -285,21 +285,27 @@ QString TimelineView::tooltipFor(const DrawItem& it) const
     }
     // The event's own arguments as the file wrote them (call stack, input dims, ids, ...), each
     // value cut at 300 characters and at most 16 of them.
-    if (const std::uint32_t row = p.slices.args[r]; row != kNone && row < p.args.rows.size()) {
-        constexpr std::uint32_t kMaxArgs = 16;
-        constexpr qsizetype kMaxValue = 300;
-        const ArgTable::Range range = p.args.rows[row];
-        for (std::uint32_t i = range.begin; i < range.begin + std::min(range.count, kMaxArgs); ++i) {
-            QString v = qstr(p.args.value(i, p.strings));
-            if (v.size() > kMaxValue)
-                v = v.left(kMaxValue) + QChar(0x2026);
-            html += QStringLiteral("<br>%1: %2")
-                        .arg(qstr(p.str(p.args.key(i))).toHtmlEscaped(),
-                             v.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>&nbsp;&nbsp;")));
+    constexpr std::uint32_t kMaxArgs = 16;
+    constexpr qsizetype kMaxValue = 300;
+    std::uint32_t shown = 0, more = 0;
+    std::string argsError;
+    p.args.forEach(p.slices.args[r], p.strings, [&](std::string_view k, std::string_view value) {
+        if (shown == kMaxArgs) {
+            ++more;
+            return;
         }
-        if (range.count > kMaxArgs)
-            html += tr("<br>… %n more argument(s)", nullptr, static_cast<int>(range.count - kMaxArgs));
-    }
+        ++shown;
+        QString v = qstr(value);
+        if (v.size() > kMaxValue)
+            v = v.left(kMaxValue) + QChar(0x2026);
+        html += QStringLiteral("<br>%1: %2")
+                    .arg(qstr(k).toHtmlEscaped(),
+                         v.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>&nbsp;&nbsp;")));
+    }, &argsError);
+    if (more > 0)
+        html += tr("<br>… %n more argument(s)", nullptr, static_cast<int>(more));
+    if (!argsError.empty())
+        html += tr("<br><i>arguments not read: %1</i>").arg(qstr(argsError).toHtmlEscaped());
     if (it.hit)
         html += tr("<br>matches “%1”").arg(m_search.toHtmlEscaped());
     return html;

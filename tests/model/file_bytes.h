@@ -15,6 +15,14 @@ inline std::string fileBytes(const std::string& path)
     return ss.str();
 }
 
+// Writes `bytes` as the whole of `path`; false when it cannot.
+inline bool writeBytes(const std::string& path, const std::string& bytes)
+{
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << bytes;
+    return static_cast<bool>(out.flush());
+}
+
 inline std::string fileBytes(const QString& path)
 {
     return fileBytes(path.toStdString());

@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <string>
 
 #include <fcntl.h>
@@ -180,6 +181,47 @@ private slots:
             for (std::size_t k = 0; k < a.args.keys.size(); ++k)
                 QCOMPARE(const_cast<Profile&>(b).args.keyIndex(a.args.keys[k]), std::uint16_t(k));
         }
+    }
+
+    // Arguments kept as the events' offsets (a large trace's, here forced for the small sample)
+    // survive the cache: the entry lists the trace file, and the reopened session reads every
+    // slice's arguments from it as a load that stored them has them.
+    void lazyArgumentsRoundTrip()
+    {
+        const std::string path = copyOfRank0("lazy-args");
+        const auto s = settings("lazy-args-cache");
+        LoadOptions lazy;
+        lazy.lazyArgsFrom = 0;
+        LoadOptions eager;
+        eager.lazyArgsFrom = std::numeric_limits<std::uint64_t>::max();
+        const LoadResult stored = loadSession(path, eager);
+        QVERIFY(stored.session);
+        SessionCacheReport first, second;
+        const LoadResult miss = loadSessionsCached({path}, lazy, s, &first);
+        QVERIFY2(first.stored, first.storeError.c_str());
+        const LoadResult hit = loadSessionsCached({path}, lazy, s, &second);
+        QVERIFY2(second.hit, second.note.c_str());
+        QCOMPARE(encoded(*hit.session), encoded(*miss.session));
+        const Profile& a = *stored.session->ranks.front();
+        const Profile& b = *hit.session->ranks.front();
+        QVERIFY(b.args.args.empty());
+        QCOMPARE(b.args.files.size(), std::size_t(1));
+        QVERIFY(b.args.files.front().path.find("trace_view.json") != std::string::npos);
+        QCOMPARE(b.slices.size(), a.slices.size());
+        std::size_t lazyRows = 0, values = 0;
+        for (std::size_t i = 0; i < a.slices.size(); ++i) {
+            std::string x, y;
+            auto into = [](std::string& out) {
+                return [&out](std::string_view k, std::string_view v) { (out += k) += '=', (out += v) += ';'; };
+            };
+            QVERIFY(a.args.forEach(a.slices.args[i], a.strings, into(x)));
+            QVERIFY(b.args.forEach(b.slices.args[i], b.strings, into(y)));
+            QCOMPARE(y, x);
+            lazyRows += b.args.isLazy(b.slices.args[i]);
+            values += !x.empty();
+        }
+        QVERIFY(lazyRows > 1000);
+        QCOMPARE(lazyRows, values);
     }
 
     void generatedProfile()

@@ -7,6 +7,7 @@
 #include "model/formats/readers.h"
 #include "model/io/mapped_file.h"
 
+#include <QTemporaryDir>
 #include <QtTest/QtTest>
 
 #include <nlohmann/json.hpp>
@@ -37,11 +38,13 @@ const char* kTimeline = R"([
 {"ph":"f","id":"99","name":"async_npu","cat":"async_npu","pid":2,"tid":7,"ts":"1050.000","bp":"e"}
 ])";
 
-Profile load(std::string_view json, const std::string& file)
+// `lazyArgs`: the arguments kept as the events' offsets in `file`, which then holds `json`.
+Profile load(std::string_view json, const std::string& file, bool lazyArgs = false)
 {
     Profile p;
     ReadContext ctx;
     ctx.file = file;
+    ctx.lazyArgs = lazyArgs;
     readers::readTimelineJson(json, p, ctx);
     p.finalize();
     return p;
@@ -96,6 +99,28 @@ private slots:
         QVERIFY(mm.flowsIn.empty());
         QVERIFY(mm.next && mm.next->name == "aten::add");
         QVERIFY(!mm.previous);
+    }
+
+    // The same detail when the arguments are read from the file again; none, and the reason
+    // naming the file, once it changed.
+    void hostOpSliceWithLazyArguments()
+    {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("trace_view.json").toStdString();
+        std::ofstream(path, std::ios::binary) << kTimeline;
+        const Profile p = load(kTimeline, path, true);
+        QVERIFY(p.args.args.empty());
+        const SliceDetail mm = describeSlice(p, find(p, "aten::mm"), p.begin);
+        QCOMPARE(field(mm.args, "Sequence number"), std::string("5"));
+        QCOMPARE(field(mm.args, "Call stack"), std::string("model.py(12): forward;train.py(40): step"));
+        QCOMPARE(mm.callStack, (std::vector<std::string>{"model.py(12): forward", "train.py(40): step"}));
+        QVERIFY(mm.argsError.empty());
+
+        std::ofstream(path, std::ios::binary | std::ios::app) << "\n";
+        const SliceDetail changed = describeSlice(p, find(p, "aten::mm"), p.begin);
+        QVERIFY(changed.args.empty());
+        QVERIFY(changed.callStack.empty());
+        QVERIFY2(changed.argsError.find(path + " changed") == 0, changed.argsError.c_str());
     }
 
     void deviceTask()

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <string>
@@ -54,6 +55,24 @@ std::unique_ptr<Loaded> readText(std::string_view bytes, const std::string& name
         };
     ctx.plainEvents = plainEvents;
     l->rec = readers::readTimelineJson(bytes, l->p, ctx);
+    l->p.finalize();
+    return l;
+}
+
+// `path` read with its arguments kept as the events' offsets (ReadContext::lazyArgs).
+std::unique_ptr<Loaded> readLazy(const std::string& path, std::uint64_t chunkBytes = 0, bool plainEvents = true)
+{
+    std::string err;
+    auto m = MappedFile::open(path, &err);
+    if (!m)
+        qFatal("%s", err.c_str());
+    auto l = std::make_unique<Loaded>();
+    ReadContext ctx;
+    ctx.file = path;
+    ctx.chunkBytes = chunkBytes;
+    ctx.plainEvents = plainEvents;
+    ctx.lazyArgs = true;
+    l->rec = readers::readTimelineJson(m->bytes(), l->p, ctx);
     l->p.finalize();
     return l;
 }
@@ -109,11 +128,10 @@ std::string describe(const Loaded& l)
         add(std::to_string(s.start[i]), std::to_string(s.dur[i]), std::string(p.str(s.name[i])),
             std::string(p.str(s.category[i])), std::to_string(s.track[i].v), std::to_string(s.depth[i]),
             std::to_string(s.taskId[i]));
-        if (s.args[i] == kNone)
-            continue;
-        const ArgTable::Range r = p.args.rows[s.args[i]];
-        for (std::uint32_t a = r.begin; a < r.begin + r.count; ++a)
-            add(std::string(p.str(p.args.key(a))), std::string(p.args.value(a, p.strings)));
+        std::string error;
+        if (!p.args.forEach(s.args[i], p.strings,
+                            [&](std::string_view k, std::string_view v) { add(std::string(k), std::string(v)); }, &error))
+            add("arguments not read:", error);
     }
     for (std::size_t f = 0; f < p.flows.size(); ++f)
         add(p.flows.idOf(f, p.strings), p.flows.nameOf(f, p.strings), std::to_string(p.flows.srcTs[f]),
@@ -403,7 +421,7 @@ private slots:
             QCOMPARE(p.args.value(r.begin, p.strings), std::string_view(values[i]));
             QCOMPARE(p.str(p.args.key(r.begin + 1)), std::string_view("common"));
             QCOMPARE(p.args.value(r.begin + 1, p.strings), std::string_view(std::to_string(i)));
-            QCOMPARE(p.args.find(p.slices.args[i], "common", p.strings), std::string_view(std::to_string(i)));
+            QCOMPARE(p.args.find(p.slices.args[i], "common", p.strings), std::to_string(i));
             // "key 0" and "common" come first, then "key 1" ...: "key 65533" takes the last index.
             const bool inText = i % kKeys >= 65534;
             QCOMPARE(p.args.args[r.begin].key == ArgTable::kKeyInText, inText);
@@ -805,6 +823,70 @@ private slots:
                                      .arg(chunk)
                                      .arg(firstDifference(general, plain))));
         }
+    }
+
+    // Arguments kept as the events' offsets (a large file's, ArgTable's lazy rows) are read again
+    // exactly as they would have been stored: every file and odd event above, whichever way its
+    // events were read at load (plain or simdjson, whole or one event per chunk).
+    void lazyArgumentsReadAsStored_data() { plainFormReadAsSimdjsonReadsIt_data(); }
+
+    void lazyArgumentsReadAsStored()
+    {
+        QFETCH(std::string, json);
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("trace_view.json").toStdString();
+        writeBytes(path, json);
+        for (std::uint64_t chunk : {std::uint64_t(1) << 40, std::uint64_t(1)})
+            for (bool plain : {true, false}) {
+                const auto eager = readText(json, path, chunk, plain);
+                const auto lazy = readLazy(path, chunk, plain);
+                QVERIFY(lazy->p.args.args.empty());
+                QCOMPARE(lazy->p.args.rows.size(), eager->p.args.rows.size());
+                for (std::size_t r = 0; r < lazy->p.args.rows.size(); ++r)
+                    QCOMPARE(lazy->p.args.isLazy(static_cast<std::uint32_t>(r)), eager->p.args.rows[r].count > 0);
+                const std::string a = describe(*eager), b = describe(*lazy);
+                if (a != b)
+                    QFAIL(qPrintable(QStringLiteral("chunks of %1 bytes, plain %2, stored | lazy: %3")
+                                         .arg(chunk)
+                                         .arg(plain)
+                                         .arg(firstDifference(a, b))));
+            }
+    }
+
+    // A file changed or removed after it was read: its arguments are not read from what is there
+    // now, and the reason names the file.
+    void lazyArgumentsOfAChangedFile()
+    {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("trace_view.json").toStdString();
+        writeBytes(path, fileBytes(kLevel1));
+        auto l = readLazy(path);
+        const Profile& p = l->p;
+        std::uint32_t row = kNone;
+        for (std::size_t i = 0; i < p.slices.size() && row == kNone; ++i)
+            if (p.args.find(p.slices.args[i], "Call stack", p.strings).size() > 0)
+                row = p.slices.args[i];
+        QVERIFY(row != kNone);
+        const std::string stack = p.args.find(row, "Call stack", p.strings);
+        QVERIFY(!stack.empty());
+
+        // Same size, one byte changed and a later modification time.
+        std::string changed = fileBytes(kLevel1);
+        changed[changed.size() / 2] = changed[changed.size() / 2] == ' ' ? '\t' : changed[changed.size() / 2];
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        writeBytes(path, changed);
+        std::string error;
+        QVERIFY(!p.args.forEach(row, p.strings, [](std::string_view, std::string_view) {}, &error));
+        QVERIFY2(error.find(path) != std::string::npos && error.find("changed") != std::string::npos, error.c_str());
+        QCOMPARE(p.args.find(row, "Call stack", p.strings), std::string());
+
+        // Removed before any argument was read: not opened again.
+        auto again = readLazy(path);
+        QVERIFY(std::filesystem::remove(path));
+        error.clear();
+        QVERIFY(!again->p.args.forEach(row, again->p.strings, [](std::string_view, std::string_view) {}, &error));
+        QVERIFY2(error.find(path) != std::string::npos && error.find("cannot be opened") != std::string::npos,
+                 error.c_str());
     }
 
     // readPlainEvent on spans of exactly their bytes (the ASan build catches a read past them):

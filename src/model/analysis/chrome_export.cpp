@@ -153,7 +153,8 @@ std::vector<std::uint32_t> trackOrder(const Profile& p)
     return order;
 }
 
-void writeProfile(Writer& w, const Profile& p, RankMap& rm)
+// False, with `argError` set, when arguments kept in the trace file could not be read again.
+bool writeProfile(Writer& w, const Profile& p, RankMap& rm, std::string& argError)
 {
     const std::vector<std::uint32_t> order = trackOrder(p);
     // Processes in order of first appearance among tracks, then counters.
@@ -209,7 +210,7 @@ void writeProfile(Writer& w, const Profile& p, RankMap& rm)
             appendEscaped(o, cat);
         }
         const bool device = t.kind == TrackKind::Stream;
-        const bool hasArgs = s.args[i] != kNone && s.args[i] < p.args.rows.size() && p.args.rows[s.args[i]].count > 0;
+        const bool hasArgs = p.args.hasArgs(s.args[i]);
         if (device || hasArgs) {
             o += ",\"args\":{";
             bool first = true;
@@ -230,16 +231,13 @@ void writeProfile(Writer& w, const Profile& p, RankMap& rm)
                     appendInt(o, s.taskId[i]);
                 }
             }
-            if (hasArgs) {
-                const ArgTable::Range r = p.args.rows[s.args[i]];
-                for (std::uint32_t a = r.begin; a < r.begin + r.count; ++a) {
-                    const std::string_view k = p.str(p.args.key(a));
+            if (hasArgs && !p.args.forEach(s.args[i], p.strings, [&](std::string_view k, std::string_view v) {
                     if (device && (k == "Task Type" || k == "Task Id"))
-                        continue;
+                        return;
                     key(k);
-                    appendEscaped(o, p.args.value(a, p.strings));
-                }
-            }
+                    appendEscaped(o, v);
+                }, &argError))
+                return false; // a trace without some events' arguments would pass for whole
             o += '}';
         }
         o += '}';
@@ -291,11 +289,12 @@ void writeProfile(Writer& w, const Profile& p, RankMap& rm)
         }
         w.flush();
     }
+    return true;
 }
 
 } // namespace
 
-bool writeChromeTrace(const Session& s, std::FILE* f)
+bool writeChromeTrace(const Session& s, std::FILE* f, std::string* error)
 {
     Writer w(f);
     w.raw("{\"traceEvents\":[");
@@ -304,7 +303,11 @@ bool writeChromeTrace(const Session& s, std::FILE* f)
         rm.remap = s.ranks.size() > 1;
         rm.rankIndex = i;
         rm.rank = s.ranks[i]->rank >= 0 ? s.ranks[i]->rank : static_cast<int>(i);
-        writeProfile(w, *s.ranks[i], rm);
+        if (std::string why; !writeProfile(w, *s.ranks[i], rm, why)) {
+            if (error)
+                *error = why;
+            return false;
+        }
     }
     // Viewers skip keys they do not know; the problems travel with the trace.
     w.raw("\n],\"displayTimeUnit\":\"ns\",\"input_problems\":");
@@ -329,7 +332,11 @@ std::string chromeTraceJson(const Session& s)
 
 bool exportChromeTrace(const Session& s, const std::string& path, std::string* error)
 {
-    return writeFileAtomically(path, [&](std::FILE* f) { return writeChromeTrace(s, f); }, error);
+    std::string argError;
+    const bool ok = writeFileAtomically(path, [&](std::FILE* f) { return writeChromeTrace(s, f, &argError); }, error);
+    if (!ok && !argError.empty() && error)
+        *error = "cannot export " + path + ": " + argError;
+    return ok;
 }
 
 } // namespace npuscope

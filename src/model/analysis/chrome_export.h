@@ -16,8 +16,9 @@
 
 namespace npuscope {
 
-// Streams the JSON to f; false on a write error.
-bool writeChromeTrace(const Session& s, std::FILE* f);
+// Streams the JSON to f; false on a write error, or with `error` set when the arguments of
+// events kept in a timeline file (ArgTable's lazy rows) could not be read again.
+bool writeChromeTrace(const Session& s, std::FILE* f, std::string* error = nullptr);
 std::string chromeTraceJson(const Session& s);
 // Writes `path` atomically (atomic_file.h). false with *error naming the path and why.
 bool exportChromeTrace(const Session& s, const std::string& path, std::string* error);

@@ -257,9 +257,9 @@ AllocationOrigin originOf(const Profile& p, const OpAllocation& a)
         const std::uint32_t row = p.slices.args[h.slice];
         if (row == kNone)
             continue;
-        const std::string_view stack = p.args.find(row, "Call stack", p.strings);
+        std::string stack = p.args.find(row, "Call stack", p.strings);
         if (!stack.empty()) {
-            best.callStack = std::string(stack);
+            best.callStack = std::move(stack);
             break;
         }
     }

@@ -76,7 +76,7 @@ std::vector<std::string> splitStack(std::string_view text)
     return out;
 }
 
-std::string_view callStackArg(const Profile& p, std::uint32_t slice)
+std::string callStackArg(const Profile& p, std::uint32_t slice)
 {
     return p.args.find(p.slices.args[slice], "Call stack", p.strings);
 }
@@ -232,11 +232,11 @@ void addHostOp(const Profile& p, std::uint32_t slice, std::uint32_t launcher, Ti
         for (std::uint32_t a : ancestors(p, host))
             chain.push_back(a);
         for (std::uint32_t c : chain)
-            if (const std::string_view stack = callStackArg(p, c); !stack.empty()) {
+            if (const std::string stack = callStackArg(p, c); !stack.empty()) {
                 d.callStack = splitStack(stack);
                 break;
             }
-    } else if (const std::string_view stack = callStackArg(p, slice); !stack.empty()) {
+    } else if (const std::string stack = callStackArg(p, slice); !stack.empty()) {
         d.callStack = splitStack(stack);
     }
 
@@ -284,11 +284,9 @@ SliceDetail describeSlice(const Profile& p, std::uint32_t slice, TimeNs origin)
         d.args.push_back({"Task Id", std::to_string(p.slices.taskId[slice])});
     if (const std::uint32_t sub = p.slices.subtask(static_cast<std::uint32_t>(slice)); sub != kNone)
         d.args.push_back({"Subtask Id", std::to_string(sub)});
-    if (const std::uint32_t row = p.slices.args[slice]; row != kNone && row < p.args.rows.size()) {
-        const ArgTable::Range range = p.args.rows[row];
-        for (std::uint32_t i = range.begin; i < range.begin + range.count; ++i)
-            d.args.push_back({std::string(p.str(p.args.key(i))), std::string(p.args.value(i, p.strings))});
-    }
+    p.args.forEach(p.slices.args[slice], p.strings,
+                   [&](std::string_view k, std::string_view v) { d.args.push_back({std::string(k), std::string(v)}); },
+                   &d.argsError);
     if (const std::uint32_t k = p.slices.kernel[slice]; k != kNone && k < p.kernels.size())
         addKernelFields(p, k, d.kernel);
 

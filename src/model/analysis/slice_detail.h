@@ -36,6 +36,7 @@ struct SliceDetail {
     TimeNs self = 0;            // dur minus the union of its direct children on the track
     int depth = 0;
     std::vector<DetailField> args;    // task id and every argument as written, in file order
+    std::string argsError;            // why the arguments kept in the trace file could not be read
     std::vector<DetailField> kernel;  // the joined kernel row's fields; empty when none
     std::vector<SliceLink> flowsIn, flowsOut;
     std::optional<SliceLink> hostOp;  // the host op that launched a device task

@@ -1,5 +1,7 @@
 #include "model/cache/cache_codec.h"
 
+#include "model/formats/lazy_args.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -14,11 +16,11 @@ namespace npuscope::cache {
 // field is added to the writer and the reader below and kFormatVersion (session_cache.h) raised.
 // (Sizes of the x86-64 GNU build the checks were written on.)
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-static_assert(sizeof(Profile) == 2200, "Profile changed: update cache_codec.cpp");
+static_assert(sizeof(Profile) == 2240, "Profile changed: update cache_codec.cpp");
 static_assert(sizeof(Session) == 416, "Session changed: update cache_codec.cpp");
 static_assert(sizeof(ClusterData) == 248, "ClusterData changed: update cache_codec.cpp");
 static_assert(sizeof(SliceTable) == 264, "SliceTable changed: update cache_codec.cpp");
-static_assert(sizeof(ArgTable) == 128, "ArgTable changed: update cache_codec.cpp");
+static_assert(sizeof(ArgTable) == 168, "ArgTable changed: update cache_codec.cpp");
 static_assert(sizeof(FlowTable) == 240, "FlowTable changed: update cache_codec.cpp");
 static_assert(sizeof(KernelTable) == 624, "KernelTable changed: update cache_codec.cpp");
 static_assert(sizeof(Track) == 72, "Track changed: update cache_codec.cpp");
@@ -508,6 +510,19 @@ void opDetails(BlockWriter& o, const std::vector<OpDetailRow>& v)
     }
 }
 
+void argTable(BlockWriter& o, const ArgTable& a)
+{
+    column(o, a.rows);
+    column(o, a.args);
+    column(o, a.keys);
+    putU64(o, a.files.size());
+    for (const ArgFile& f : a.files) {
+        putString(o, f.path);
+        pod(o, f.size);
+        pod(o, f.mtimeNs);
+    }
+}
+
 void profile(BlockWriter& o, const Profile& p)
 {
     putString(o, p.name);
@@ -529,9 +544,7 @@ void profile(BlockWriter& o, const Profile& p)
     column(o, s.depth);
     column(o, s.subtaskRow);
     column(o, s.subtaskId);
-    column(o, p.args.rows);
-    column(o, p.args.args);
-    column(o, p.args.keys);
+    argTable(o, p.args);
     const FlowTable& f = p.flows;
     column(o, f.category);
     column(o, f.name);
@@ -895,6 +908,26 @@ void opDetails(ByteReader& in, std::vector<OpDetailRow>& v)
     }
 }
 
+void argTable(ByteReader& in, ArgTable& a)
+{
+    column(in, a.rows);
+    column(in, a.args);
+    column(in, a.keys);
+    a.files.resize(count(in, 24));
+    for (ArgFile& f : a.files) {
+        f.path = getString(in);
+        f.size = rd<std::uint64_t>(in);
+        f.mtimeNs = rd<std::int64_t>(in);
+    }
+    // The lazy rows' file is the one the entry's key pinned: its arguments are read from it.
+    if (!a.files.empty())
+        a.reader = makeTraceArgReader();
+    for (const ArgTable::Range& r : a.rows)
+        if ((r.count & ArgTable::kLazy) ? ((r.count & ~ArgTable::kLazy) >> 16) >= a.files.size()
+                                        : std::uint64_t{r.begin} + r.count > a.args.size())
+            throw CorruptData("an argument row out of range");
+}
+
 std::shared_ptr<Profile> profile(ByteReader& in)
 {
     auto p = std::make_shared<Profile>();
@@ -919,9 +952,7 @@ std::shared_ptr<Profile> profile(ByteReader& in)
     column(in, s.subtaskId);
     if (s.subtaskRow.size() != s.subtaskId.size())
         throw CorruptData("subtask columns of different lengths");
-    column(in, p->args.rows);
-    column(in, p->args.args);
-    column(in, p->args.keys);
+    argTable(in, p->args);
     FlowTable& f = p->flows;
     column(in, f.category);
     column(in, f.name);

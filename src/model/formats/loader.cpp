@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <exception>
 #include <filesystem>
 #include <mutex>
@@ -21,6 +22,17 @@
 #include <thread>
 
 namespace npuscope {
+
+std::uint64_t LoadOptions::defaultLazyArgsFrom()
+{
+    if (const char* v = std::getenv("NPUSCOPE_LAZY_ARGS_FROM"); v && *v) {
+        char* end = nullptr;
+        const unsigned long long n = std::strtoull(v, &end, 10);
+        if (end && *end == 0)
+            return n;
+    }
+    return kLargeLoadBytes;
+}
 
 namespace {
 
@@ -208,6 +220,7 @@ FileRecord mapAndRead(const layout::PlannedFile& f, const Env& env, ReadFn&& rea
         ctx.cancel = env.options.cancel;
         ctx.device = f.device;
         ctx.readableAfterEnd = mf->readableAfterEnd();
+        ctx.lazyArgs = mf->size() >= env.options.lazyArgsFrom;
         if (mf->mapped())
             ctx.copyBytes = [&mf](std::uint64_t offset, char* to, std::size_t n) { mf->copyBytes(offset, to, n); };
         std::uint64_t reported = 0;

@@ -39,6 +39,11 @@ struct LoadOptions {
     // When a folder holds several unrelated runs (layout::listRuns): which one to open,
     // 1-based. 0 opens none of them: the load fails and LoadResult::runs lists them.
     std::size_t run = 0;
+    // Timeline files of at least this many bytes keep their events' arguments as byte offsets,
+    // read from the file again when asked for (ArgTable's lazy rows); smaller ones store them.
+    // The default is NPUSCOPE_LAZY_ARGS_FROM (bytes) when set, else 256 MiB (kLargeLoadBytes).
+    std::uint64_t lazyArgsFrom = defaultLazyArgsFrom();
+    static std::uint64_t defaultLazyArgsFrom();
 };
 
 struct LoadResult {

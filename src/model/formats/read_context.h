@@ -23,6 +23,9 @@ struct ReadContext {
     std::function<void(std::uint64_t offset, char* to, std::size_t n)> copyBytes;
     bool plainEvents = true;                            // timeline events of the plain form read without
                                                         // simdjson (false: all with it; the tests compare)
+    // Timeline events' arguments kept as the events' byte offsets in `file` and read again when
+    // asked for (ArgTable's lazy rows), instead of stored: the loader's choice for large files.
+    bool lazyArgs = false;
     bool cancelled() const { return isCancelled(cancel); }
 };
 

@@ -1,5 +1,6 @@
 #include "model/formats/timeline_builder.h"
 
+#include "model/formats/lazy_args.h"
 #include "model/formats/number_text.h"
 #include "model/store/cancellable_rows.h"
 
@@ -29,7 +30,15 @@ std::optional<std::int64_t> numberAfter(std::string_view s, std::string_view pre
 
 } // namespace
 
-TimelineBuilder::TimelineBuilder(Profile& sink, const ReadContext& ctx) : m_p(sink), m_ctx(ctx) {}
+TimelineBuilder::TimelineBuilder(Profile& sink, const ReadContext& ctx) : m_p(sink), m_ctx(ctx)
+{
+    // A file that cannot be looked at, or one too many, keeps its arguments.
+    if (ArgFile f; ctx.lazyArgs && argFileOf(ctx.file, f, nullptr)) {
+        m_argFile = m_p.args.fileIndex(f);
+        if (m_argFile != kNone && !m_p.args.reader)
+            m_p.args.reader = makeTraceArgReader();
+    }
+}
 
 void TimelineBuilder::skip(std::uint64_t offset, const std::string& reason)
 {
@@ -147,6 +156,8 @@ std::uint32_t TimelineBuilder::addArgs(const TraceEvent& ev)
 {
     if (ev.argc == 0)
         return kNone;
+    if (m_argFile != kNone && ev.offset <= ArgTable::kMaxLazyOffset)
+        return m_p.args.addLazyRow(m_argFile, ev.offset);
     const std::size_t first = m_p.args.args.size();
     std::size_t position = 0;
     for (const auto& a : ev.args()) {

@@ -170,6 +170,7 @@ private:
 
     Profile& m_p;
     const ReadContext& m_ctx;
+    std::uint32_t m_argFile = kNone; // ctx.file in m_p.args.files, when its arguments are lazy
     std::uint64_t m_kept = 0, m_skipped = 0;
     std::array<std::uint64_t, 256> m_phaseCount{};
     // Argument keys repeat from event to event in the same places: the id of the key last seen

@@ -187,15 +187,71 @@ std::string_view ArgTable::value(std::size_t arg, const StringPool& pool) const
     return pool.view(id);
 }
 
-std::string_view ArgTable::find(std::uint32_t row, std::string_view key, const StringPool& pool) const
+std::uint32_t ArgTable::fileIndex(const ArgFile& file)
+{
+    for (std::size_t i = 0; i < files.size(); ++i)
+        if (files[i] == file)
+            return static_cast<std::uint32_t>(i);
+    if (files.size() >= kMaxLazyFiles)
+        return kNone;
+    files.push_back(file);
+    return static_cast<std::uint32_t>(files.size() - 1);
+}
+
+std::uint32_t ArgTable::addLazyRow(std::uint32_t file, std::uint64_t offset)
+{
+    rows.push_back(Range{static_cast<std::uint32_t>(offset),
+                         kLazy | (file << 16) | static_cast<std::uint32_t>((offset >> 32) & 0xFFFF)});
+    return static_cast<std::uint32_t>(rows.size() - 1);
+}
+
+bool ArgTable::forEach(std::uint32_t row, const StringPool& pool, const ArgReader::Visit& visit, std::string* error) const
 {
     if (row >= rows.size())
-        return {};
+        return true;
     const Range r = rows[row];
-    for (std::uint32_t i = r.begin; i < r.begin + r.count; ++i)
-        if (pool.view(this->key(i)) == key)
-            return value(i, pool);
-    return {};
+    if (!(r.count & kLazy)) {
+        for (std::uint32_t i = r.begin; i < r.begin + r.count; ++i)
+            visit(pool.view(key(i)), value(i, pool));
+        return true;
+    }
+    const std::uint32_t file = (r.count & ~kLazy) >> 16;
+    const std::uint64_t offset = (static_cast<std::uint64_t>(r.count & 0xFFFF) << 32) | r.begin;
+    std::string why;
+    if (file >= files.size())
+        why = "arguments of a file that is not listed";
+    else if (!reader)
+        why = files[file].path + ": its arguments cannot be read again";
+    else if (reader->read(files[file], offset, [&](std::string_view k, std::string_view v) {
+                 visit(StringPool::clip(k), StringPool::clip(v)); // as interned
+             }, &why))
+        return true;
+    if (error)
+        *error = why;
+    return false;
+}
+
+std::string ArgTable::find(std::uint32_t row, std::string_view key, const StringPool& pool) const
+{
+    return std::move(find(row, {key}, pool).front());
+}
+
+std::vector<std::string> ArgTable::find(std::uint32_t row, std::initializer_list<std::string_view> wanted,
+                                        const StringPool& pool) const
+{
+    std::vector<std::string> out(wanted.size());
+    std::vector<bool> seen(wanted.size());
+    forEach(row, pool, [&](std::string_view k, std::string_view v) {
+        std::size_t i = 0;
+        for (const std::string_view w : wanted) {
+            if (k == w && !seen[i]) { // the first argument of a key, as a lookup finds it
+                out[i] = v;
+                seen[i] = true;
+            }
+            ++i;
+        }
+    });
+    return out;
 }
 
 int KernelTable::metricIndex(std::initializer_list<const char*> names) const

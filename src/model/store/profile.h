@@ -21,11 +21,14 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <functional>
+#include <initializer_list>
 #include <limits>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -93,13 +96,41 @@ struct SliceTable {
     bool reserve(std::size_t n, const std::atomic<bool>* cancel = nullptr);
 };
 
+// A timeline file whose events' arguments are read again when asked for (ArgTable's lazy
+// rows): its path, and its size and modification time when it was read, which must still hold.
+struct ArgFile {
+    std::string path;
+    std::uint64_t size = 0;
+    std::int64_t mtimeNs = 0;
+    bool operator==(const ArgFile&) const = default;
+};
+
+// Reads the arguments of the event at a byte offset of an ArgFile again (the timeline reader's
+// parse, formats/lazy_args.h); the model itself parses no JSON.
+class ArgReader {
+public:
+    using Visit = std::function<void(std::string_view key, std::string_view value)>;
+    virtual ~ArgReader() = default;
+    // Calls visit(key, value) for each argument of the event, in order. False, with `error` set
+    // to a sentence naming the file, when it cannot be read again (changed, removed).
+    virtual bool read(const ArgFile& file, std::uint64_t offset, const Visit& visit, std::string* error) const = 0;
+};
+
 // Key/value arguments of slices that keep them (all but device tasks, whose known args are
 // columns). Values are kept as text (numbers as written), so ids > 2^53 stay exact. Short values
 // (numbers, ids, modes: most of them, and mostly distinct) are stored in the argument itself;
 // longer ones (shapes, call stacks: few distinct, often repeated) once in the string pool.
 // Keys are few (tens in a profile), so an argument names its key by an index into `keys`.
+// The arguments of a large timeline file are not kept at all: a lazy row holds the event's byte
+// offset in one of `files`, and `reader` parses them again when they are asked for.
 struct ArgTable {
+    // An eager row: `count` arguments from `begin`. A lazy row: kLazy set in `count`, the file's
+    // index in its bits 16-30 and the offset's bits 32-47 in its bits 0-15; `begin` holds the
+    // offset's bits 0-31.
     struct Range { std::uint32_t begin = 0, count = 0; };
+    static constexpr std::uint32_t kLazy = 0x80000000u;
+    static constexpr std::uint32_t kMaxLazyFiles = 0x7FFF;
+    static constexpr std::uint64_t kMaxLazyOffset = (std::uint64_t{1} << 48) - 1;
     static constexpr std::size_t kInline = 9;
     static constexpr std::uint8_t kPooled = 0xFF;
     // The key index of an argument whose key came after 65,535 others: its key's NameId is in
@@ -113,6 +144,8 @@ struct ArgTable {
     std::vector<Range> rows;
     std::vector<Arg> args;
     std::vector<NameId> keys; // the distinct keys, by index
+    std::vector<ArgFile> files;                // of the lazy rows, by index
+    std::shared_ptr<const ArgReader> reader;   // reads the lazy rows; set with `files`
 
     // The index of `key` in `keys` (added when new), or kKeyInText when 65,535 are taken.
     std::uint16_t keyIndex(NameId key);
@@ -124,10 +157,26 @@ struct ArgTable {
     // ... and closes the row made of the arguments from `firstArg` on; returns its index.
     std::uint32_t endRow(std::size_t firstArg);
 
+    // The index of `file` in `files` (added when new), or kNone when kMaxLazyFiles are taken.
+    std::uint32_t fileIndex(const ArgFile& file);
+    // A lazy row: the arguments of the event at `offset` of files[file] (offset <= kMaxLazyOffset).
+    std::uint32_t addLazyRow(std::uint32_t file, std::uint64_t offset);
+    bool isLazy(std::uint32_t row) const { return row < rows.size() && (rows[row].count & kLazy); }
+    // True when `row` exists and has arguments (a lazy row always has).
+    bool hasArgs(std::uint32_t row) const { return row < rows.size() && rows[row].count > 0; }
+
+    // Calls visit(key, value) for each argument of `row`, in order (none for kNone). False, with
+    // `error` set, when a lazy row could not be read again.
+    bool forEach(std::uint32_t row, const StringPool& pool, const ArgReader::Visit& visit,
+                 std::string* error = nullptr) const;
+    // The value of `key` in `row`; empty when the row or the key is absent (or unreadable).
+    std::string find(std::uint32_t row, std::string_view key, const StringPool& pool) const;
+    // The values of several keys in one pass over `row` (one read of a lazy row).
+    std::vector<std::string> find(std::uint32_t row, std::initializer_list<std::string_view> keys,
+                                  const StringPool& pool) const;
+
     NameId key(std::size_t arg) const;
     std::string_view value(std::size_t arg, const StringPool& pool) const;
-    // The value of `key` in `row`; empty when the row or the key is absent.
-    std::string_view find(std::uint32_t row, std::string_view key, const StringPool& pool) const;
     // Rebuilds the lookup of `keys` (for a table whose columns were filled directly: the cache).
     void rebuildKeyIndex();
 

@@ -120,15 +120,22 @@ void StringPool::grow()
             insertSlot(s.tag, s.id - 1);
 }
 
+std::string_view StringPool::clip(std::string_view s)
+{
+    if (s.size() <= kMaxTextBytes)
+        return s;
+    std::size_t n = kMaxTextBytes;
+    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) // not inside a character
+        --n;
+    return s.substr(0, n);
+}
+
 NameId StringPool::intern(std::string_view s)
 {
     if (m_slots.empty()) // a moved-from pool starts over
         *this = StringPool();
     if (s.size() > kMaxTextBytes) {
-        std::size_t n = kMaxTextBytes;
-        while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) // not inside a character
-            --n;
-        s = s.substr(0, n);
+        s = clip(s);
         ++m_cutStrings;
     }
     const std::uint32_t tag = tagOf(s);

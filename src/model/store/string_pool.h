@@ -68,6 +68,8 @@ public:
     // names still pass whole.
     static constexpr std::size_t kMaxTextBytes = std::size_t{16} << 20;
 
+    // `s`, or its first kMaxTextBytes bytes cut where a UTF-8 character starts (as kept).
+    static std::string_view clip(std::string_view s);
     // Id 0 is always the empty string.
     NameId intern(std::string_view s);
     // How many strings were longer than kMaxTextBytes and cut.

@@ -1,0 +1,141 @@
+#include "model/formats/lazy_args.h"
+
+#include "model/formats/json_event_scanner.h"
+#include "model/formats/timeline_builder.h"
+#include "model/formats/timeline_chunk_parser.h"
+
+#include <simdjson.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace npuscope {
+
+namespace {
+
+std::int64_t mtimeOf(const struct stat& st)
+{
+    return static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+}
+
+// Reads n bytes at `offset` completely; false on an error or an early end.
+bool readFully(int fd, char* to, std::size_t n, std::uint64_t offset)
+{
+    while (n > 0) {
+        const ssize_t got = ::pread(fd, to, n, static_cast<off_t>(offset));
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            return false;
+        to += got;
+        n -= static_cast<std::size_t>(got);
+        offset += static_cast<std::uint64_t>(got);
+    }
+    return true;
+}
+
+class TraceArgReader final : public ArgReader {
+public:
+    ~TraceArgReader() override
+    {
+        for (const auto& [path, fd] : m_fds)
+            ::close(fd);
+    }
+
+    bool read(const ArgFile& file, std::uint64_t offset, const Visit& visit, std::string* error) const override
+    {
+        std::string why;
+        const int fd = open(file, why);
+        if (fd < 0) {
+            if (error)
+                *error = why;
+            return false;
+        }
+        // Events are a few hundred bytes: a first read of 4 KiB mostly holds the whole of one.
+        std::vector<char> buf;
+        std::size_t end = std::string_view::npos;
+        std::size_t n = 0;
+        for (std::uint64_t want = 4096;; want *= 4) {
+            n = static_cast<std::size_t>(std::min<std::uint64_t>(want, file.size - std::min(offset, file.size)));
+            buf.resize(n + simdjson::SIMDJSON_PADDING);
+            if (n == 0 || !readFully(fd, buf.data(), n, offset))
+                break;
+            end = JsonEventScanner::valueEnd(std::string_view(buf.data(), n), 0);
+            if (end != std::string_view::npos || offset + n >= file.size)
+                break;
+        }
+        const std::string_view bytes(buf.data(), n);
+        EventBatch batch;
+        std::unique_ptr<EventChunkParser> parser; // the arguments' views may point into it
+        if (end != std::string_view::npos && bytes[0] == '{') {
+            parser = makePortableChunkParser(bytes, ChunkParserOptions{});
+            parser->parse({ElementSpan{0, end}}, batch);
+        }
+        if (batch.events.size() != 1) {
+            if (error)
+                *error = file.path + ": no event at byte offset " + std::to_string(offset)
+                         + " any more: its arguments cannot be read again";
+            return false;
+        }
+        for (const TraceArg& a : batch.events.front().args())
+            visit(a.key, a.value);
+        return true;
+    }
+
+private:
+    // The file's descriptor, opened once; -1 with `why` set when it cannot be opened or it is
+    // no longer the file that was read (another size or modification time).
+    int open(const ArgFile& file, std::string& why) const
+    {
+        std::lock_guard lock(m_mutex);
+        int fd = -1;
+        if (const auto it = m_fds.find(file.path); it != m_fds.end()) {
+            fd = it->second;
+        } else {
+            fd = ::open(file.path.c_str(), O_RDONLY | O_CLOEXEC);
+            if (fd < 0) {
+                why = file.path + ": cannot be opened again (" + std::strerror(errno)
+                      + "): its events' arguments cannot be read";
+                return -1;
+            }
+            m_fds.emplace(file.path, fd);
+        }
+        struct stat st {};
+        if (::fstat(fd, &st) != 0 || static_cast<std::uint64_t>(st.st_size) != file.size || mtimeOf(st) != file.mtimeNs) {
+            why = file.path + " changed after it was read: its events' arguments cannot be read again (reopen the "
+                  "profile)";
+            return -1;
+        }
+        return fd;
+    }
+
+    mutable std::mutex m_mutex;
+    mutable std::map<std::string, int> m_fds;
+};
+
+} // namespace
+
+bool argFileOf(const std::string& path, ArgFile& out, std::string* error)
+{
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+        if (error)
+            *error = path + ": " + std::strerror(errno);
+        return false;
+    }
+    out.path = path;
+    out.size = static_cast<std::uint64_t>(st.st_size);
+    out.mtimeNs = mtimeOf(st);
+    return true;
+}
+
+std::shared_ptr<const ArgReader> makeTraceArgReader() { return std::make_shared<TraceArgReader>(); }
+
+} // namespace npuscope
