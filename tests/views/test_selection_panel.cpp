@@ -32,6 +32,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <map>
 
 using namespace npuscope;
@@ -170,6 +172,43 @@ private slots:
         QCOMPARE(panel->fieldText(QStringLiteral("Duration"), QStringLiteral("Range")),
                  QStringLiteral("%1 (%2 ns)").arg(formatDuration(2'500'000)).arg(2'500'000));
         w.grab().save(QDir::temp().filePath(QStringLiteral("npuscope-selection-panel.png")));
+    }
+
+    // Arguments kept in the trace file (a large file's; forced here for the sample) show as
+    // stored ones do; once the file changed, the panel says they were not read and why.
+    void lazyArgumentsInThePanel()
+    {
+        QTemporaryDir dir;
+        const std::string copy = dir.filePath(QStringLiteral("rank0_ascend_pt")).toStdString();
+        std::filesystem::copy(kRank0.toStdString(), copy, std::filesystem::copy_options::recursive);
+        qputenv("NPUSCOPE_LAZY_ARGS_FROM", "0");
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        const bool opened = openAndWait(w, {QString::fromStdString(copy)});
+        qunsetenv("NPUSCOPE_LAZY_ARGS_FROM");
+        QVERIFY(opened);
+        const Profile& p = *w.session()->ranks[0];
+        QVERIFY(p.args.args.empty());
+        QCOMPARE(p.args.files.size(), std::size_t(1));
+        std::uint32_t op = kNone;
+        std::string stack;
+        for (std::uint32_t i = 0; i < p.slices.size() && op == kNone; ++i)
+            if (stack = p.args.find(p.slices.args[i], "Call stack", p.strings); !stack.empty())
+                op = i;
+        QVERIFY(op != kNone);
+        w.selection()->setSelectedTask({0, op});
+        SelectionPanel* panel = w.selectionPanel();
+        QCOMPARE(panel->fieldText(QStringLiteral("Call stack"), QStringLiteral("Arguments")), QString::fromStdString(stack));
+
+        std::ofstream(p.args.files.front().path, std::ios::binary | std::ios::app) << "\n";
+        w.selection()->setSelectedTask({0, op + 1});
+        w.selection()->setSelectedTask({0, op});
+        QVERIFY(panel->fieldText(QStringLiteral("Call stack"), QStringLiteral("Arguments")).isEmpty());
+        const QString why = panel->fieldText(QStringLiteral("(not read)"), QStringLiteral("Arguments"));
+        QVERIFY2(why.contains(QStringLiteral("trace_view.json changed after it was read")), qPrintable(why));
+        w.grab().save(QDir::temp().filePath(QStringLiteral("npuscope-lazy-args.png")));
     }
 
     void allRanksAggregateEveryRank()
