@@ -6,8 +6,10 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <vector>
@@ -41,6 +43,23 @@ bool readFully(int fd, char* to, std::size_t n, std::uint64_t offset)
     return true;
 }
 
+// A thread's buffer for an event's bytes, followed by simdjson's padding, and a parser over it.
+struct Scratch {
+    std::vector<char> buf;
+    std::unique_ptr<EventChunkParser> parser;
+    EventBatch batch;
+
+    // Room for n bytes; a buffer that moves gets a new parser.
+    void room(std::size_t n)
+    {
+        if (parser && buf.size() >= n + simdjson::SIMDJSON_PADDING)
+            return;
+        buf.resize(std::max(buf.size(), n + simdjson::SIMDJSON_PADDING));
+        parser = makePortableChunkParser(std::string_view(buf.data(), buf.size() - simdjson::SIMDJSON_PADDING),
+                                         ChunkParserOptions{});
+    }
+};
+
 class TraceArgReader final : public ArgReader {
 public:
     ~TraceArgReader() override
@@ -58,26 +77,24 @@ public:
                 *error = why;
             return false;
         }
-        // Events are a few hundred bytes: a first read of 4 KiB mostly holds the whole of one.
-        std::vector<char> buf;
+        // Events are a few hundred bytes: a first read of 1 KiB mostly holds the whole of one.
+        // The buffer, the parser over it and the batch are the thread's, kept across reads.
+        thread_local Scratch t;
         std::size_t end = std::string_view::npos;
         std::size_t n = 0;
-        for (std::uint64_t want = 4096;; want *= 4) {
+        for (std::uint64_t want = 1024;; want *= 4) {
             n = static_cast<std::size_t>(std::min<std::uint64_t>(want, file.size - std::min(offset, file.size)));
-            buf.resize(n + simdjson::SIMDJSON_PADDING);
-            if (n == 0 || !readFully(fd, buf.data(), n, offset))
+            t.room(n);
+            if (n == 0 || !readFully(fd, t.buf.data(), n, offset))
                 break;
-            end = JsonEventScanner::valueEnd(std::string_view(buf.data(), n), 0);
+            end = JsonEventScanner::valueEnd(std::string_view(t.buf.data(), n), 0);
             if (end != std::string_view::npos || offset + n >= file.size)
                 break;
         }
-        const std::string_view bytes(buf.data(), n);
-        EventBatch batch;
-        std::unique_ptr<EventChunkParser> parser; // the arguments' views may point into it
-        if (end != std::string_view::npos && bytes[0] == '{') {
-            parser = makePortableChunkParser(bytes, ChunkParserOptions{});
-            parser->parse({ElementSpan{0, end}}, batch);
-        }
+        EventBatch& batch = t.batch;
+        batch.clear();
+        if (end != std::string_view::npos && t.buf[0] == '{')
+            t.parser->parse({ElementSpan{0, end}}, batch);
         if (batch.events.size() != 1) {
             if (error)
                 *error = file.path + ": no event at byte offset " + std::to_string(offset)
@@ -130,7 +147,10 @@ bool argFileOf(const std::string& path, ArgFile& out, std::string* error)
             *error = path + ": " + std::strerror(errno);
         return false;
     }
-    out.path = path;
+    // Absolute: the profile may be read again from another working directory (the cache).
+    std::error_code ec;
+    const std::filesystem::path abs = std::filesystem::absolute(path, ec).lexically_normal();
+    out.path = ec ? path : abs.string();
     out.size = static_cast<std::uint64_t>(st.st_size);
     out.mtimeNs = mtimeOf(st);
     return true;

@@ -10,7 +10,7 @@
 
 namespace npuscope {
 
-// `path` as an ArgFile (its size and modification time now); false with `error` set when it
+// `path` as an ArgFile (made absolute; its size and modification time now); false with `error` set when it
 // cannot be looked at.
 bool argFileOf(const std::string& path, ArgFile& out, std::string* error);
 

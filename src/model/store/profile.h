@@ -111,7 +111,8 @@ class ArgReader {
 public:
     using Visit = std::function<void(std::string_view key, std::string_view value)>;
     virtual ~ArgReader() = default;
-    // Calls visit(key, value) for each argument of the event, in order. False, with `error` set
+    // Calls visit(key, value) for each argument of the event, in order (visit reads no arguments
+    // itself: the views may live in the reader's per-thread buffers). False, with `error` set
     // to a sentence naming the file, when it cannot be read again (changed, removed).
     virtual bool read(const ArgFile& file, std::uint64_t offset, const Visit& visit, std::string* error) const = 0;
 };
