@@ -125,7 +125,8 @@ private:
             m_fds.emplace(file.path, fd);
         }
         struct stat st {};
-        if (::fstat(fd, &st) != 0 || static_cast<std::uint64_t>(st.st_size) != file.size || mtimeOf(st) != file.mtimeNs) {
+        if (::fstat(fd, &st) != 0 || static_cast<std::uint64_t>(st.st_size) != file.size
+            || mtimeOf(st) != file.mtimeNs) {
             why = file.path + " changed after it was read: its events' arguments cannot be read again (reopen the "
                   "profile)";
             return -1;

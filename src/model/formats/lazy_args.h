@@ -10,8 +10,8 @@
 
 namespace npuscope {
 
-// `path` as an ArgFile (made absolute; its size and modification time now); false with `error` set when it
-// cannot be looked at.
+// `path` as an ArgFile (made absolute; its size and modification time now); false with `error`
+// set when it cannot be looked at.
 bool argFileOf(const std::string& path, ArgFile& out, std::string* error);
 
 // A reader of the events of ArgFiles: it keeps each file open once read, until it is destroyed

@@ -205,7 +205,8 @@ std::uint32_t ArgTable::addLazyRow(std::uint32_t file, std::uint64_t offset)
     return static_cast<std::uint32_t>(rows.size() - 1);
 }
 
-bool ArgTable::forEach(std::uint32_t row, const StringPool& pool, const ArgReader::Visit& visit, std::string* error) const
+bool ArgTable::forEach(std::uint32_t row, const StringPool& pool, const ArgReader::Visit& visit,
+                       std::string* error) const
 {
     if (row >= rows.size())
         return true;
