@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Configures and builds npuscope into ./build (Release with line tables).
+# Configures and builds npuscope into ./build (Release with line tables): every target, or only
+# the targets named as arguments (the demo builds `npuscope`, which brings `npuscope-gui`).
 # NPUSCOPE_MARCH=x86-64 builds for any x86-64 CPU instead of this machine's (CI does, so that
 # the package check can package this same build instead of compiling everything again).
 set -euo pipefail
@@ -19,4 +20,4 @@ fi
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
   -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" "${mpi[@]}" "${march[@]}" >/dev/null
 # One job more than cores: a core is not left idle while another job links or writes.
-cmake --build build -j"$(( $(nproc) + 1 ))"
+cmake --build build -j"$(( $(nproc) + 1 ))" ${1:+--target "$@"}

@@ -4,6 +4,7 @@
 # summary instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/deps.sh
-bash scripts/build.sh
+# Only the two programs are built: the tests are scripts/test.sh's.
+bash scripts/deps.sh --build-only
+bash scripts/build.sh npuscope
 exec ./build/app/npuscope --demo "$@"
