@@ -183,7 +183,9 @@ void printUsage(std::FILE* to)
                "  --no-frames) measures offscreen the time to\n"
                "  the first timeline frame and the paint time of one frame of an N-event profile\n"
                "  (--frame-events, default 10000000) at zoom levels from the whole span to microseconds,\n"
-               "  painted into an image kept across frames (a window's backing store) and grabbed.\n",
+               "  painted into an image kept across frames (a window's backing store) and grabbed;\n"
+               "  and the utilisation curves of an N-task kernel table at the same zoom levels: each\n"
+               "  zoom step's windows read again from the curves' pyramid and replotted.\n",
                to);
 }
 
@@ -723,8 +725,10 @@ int bench(const Args& args)
     printCancels(load, cancel, lateCancels, fastestLoad);
     printAdvise(advise, folderBytes(in->dir));
     printCache(cache, folderBytes(in->dir));
-    if (o.frames)
+    if (o.frames) {
         benchFrames(in->dir.string(), o.frameEvents);
+        benchCurves(o.frameEvents);
+    }
     return (load.ok && floor.ok && sax.ok && (!o.compact || (compactLoad.ok && compactFloor.ok))) ? 0 : 1;
 }
 

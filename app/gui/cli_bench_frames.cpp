@@ -2,13 +2,18 @@
 // platform: the time from the start of a load to the first painted timeline frame of the
 // generated profile, and the time to paint one frame of a 10 M-event profile at zoom levels from
 // the whole span down to a few microseconds, painted into an image kept across frames (as a
-// window paints into its backing store) and grabbed into a fresh pixmap.
+// window paints into its backing store) and grabbed into a fresh pixmap. Then the utilisation
+// curves of a 10 M-task kernel table at the same zoom levels: the pyramid built once, then each
+// zoom step's windows read again and the plots replotted.
 #include "app/cli_bench_frames.h"
 
 #include "bench/child_process.h"
 #include "model/formats/loader.h"
 #include "views/selection_controller.h"
 #include "views/timeline_view.h"
+#include "views/utilization_plots.h"
+
+#include <qcustomplot.h>
 
 #include <QApplication>
 #include <QImage>
@@ -39,6 +44,21 @@ struct FrameMeasure {
     double reusedMedianMs[kZoomLevels] = {}; // QWidget::render into one image kept across frames
     double reusedMaxMs[kZoomLevels] = {};
     double windowNs[kZoomLevels] = {};
+    bool ok = false;
+    char error[256] = {};
+};
+
+struct CurvesMeasure {
+    double seconds = 0;
+    long peakRssKb = 0;
+    std::uint64_t tasks = 0;
+    double buildSeconds = 0; // the session set: the series and their pyramids computed
+    double recomputeMedianMs[kZoomLevels] = {}; // the windows read again (setVisibleRange)
+    double recomputeMaxMs[kZoomLevels] = {};
+    double frameMedianMs[kZoomLevels] = {}; // the same, then replotted and painted
+    double frameMaxMs[kZoomLevels] = {};
+    double windowNs[kZoomLevels] = {};
+    long long binNs[kZoomLevels] = {}; // the bins drawn at the last frame of the level (0: task edges)
     bool ok = false;
     char error[256] = {};
 };
@@ -102,7 +122,131 @@ SessionPtr makeDenseSession(std::uint64_t events)
     return session;
 }
 
+// `tasks` kernel rows shaped as makeDenseSession's tasks, with the metrics every derived curve
+// reads (cube utilisation, main-memory bandwidth, L2 hits and misses). Only the columns the
+// curves read are filled, so that 10 M rows fit beside the plots.
+SessionPtr makeDenseKernels(std::uint64_t tasks)
+{
+    auto p = std::make_shared<Profile>();
+    p->name = "dense kernels";
+    p->rank = 0;
+    KernelTable& k = p->kernels;
+    const NameId type = p->strings.intern("MatMulV2"), core = p->strings.intern("AI_CORE");
+    k.metricNames = {"cube_utilization(%)", "aic_main_mem_read_bw(GB/s)", "aic_r0_read_cache_hit",
+                     "aic_r0_read_cache_miss_allocate"};
+    k.metrics.resize(k.metricNames.size());
+    for (auto* col : {&k.start, &k.dur})
+        col->reserve(tasks);
+    constexpr int kStreams = 32;
+    std::mt19937_64 rng(7);
+    std::uniform_int_distribution<TimeNs> dur(1000, 40000), gap(0, 5000);
+    std::uniform_int_distribution<int> permille(0, 1000);
+    const std::uint64_t perStream = tasks / kStreams;
+    for (int s = 0; s < kStreams; ++s) {
+        TimeNs t = 0;
+        for (std::uint64_t i = 0; i < perStream; ++i) {
+            const TimeNs d = dur(rng);
+            k.device.push_back(0);
+            k.start.push_back(t);
+            k.dur.push_back(d);
+            k.name.push_back(type);
+            k.type.push_back(type);
+            k.taskType.push_back(core);
+            k.metrics[0].push_back(permille(rng) / 10.0);
+            k.metrics[1].push_back(permille(rng) * 1.6);
+            k.metrics[2].push_back(permille(rng) * 100.0);
+            k.metrics[3].push_back(permille(rng) * 10.0);
+            t += d + gap(rng);
+            p->end = std::max(p->end, t);
+        }
+    }
+    k.compactMetrics();
+    p->begin = 0;
+    auto session = std::make_shared<Session>();
+    session->ranks.push_back(p);
+    return session;
+}
+
+void printCurves(const CurvesMeasure& c)
+{
+    if (!c.ok) {
+        std::printf("curves bench: failed: %s\n", c.error);
+        return;
+    }
+    std::printf("utilisation curves of a %llu-task kernel table (1600x300 offscreen, at least one bin per 2 px),\n"
+                "goal <= 16 ms per zoom step: series and pyramids built in %.3f s\n",
+                static_cast<unsigned long long>(c.tasks), c.buildSeconds);
+    std::printf("%16s %12s %12s %12s %12s %10s\n", "window", "recompute ms", "max ms", "frame ms", "max ms", "bin");
+    double worst = 0;
+    for (int level = 0; level < kZoomLevels; ++level) {
+        const double w = c.windowNs[level];
+        char label[32], bin[32];
+        if (w >= 1e9)
+            std::snprintf(label, sizeof label, "%.2f s", w / 1e9);
+        else if (w >= 1e6)
+            std::snprintf(label, sizeof label, "%.2f ms", w / 1e6);
+        else
+            std::snprintf(label, sizeof label, "%.2f us", w / 1e3);
+        if (c.binNs[level] == 0)
+            std::snprintf(bin, sizeof bin, "edges");
+        else
+            std::snprintf(bin, sizeof bin, "%lld ns", c.binNs[level]);
+        std::printf("%16s %12.2f %12.2f %12.2f %12.2f %10s\n", label, c.recomputeMedianMs[level], c.recomputeMaxMs[level],
+                    c.frameMedianMs[level], c.frameMaxMs[level], bin);
+        worst = std::max(worst, c.frameMaxMs[level]);
+    }
+    std::printf("slowest curves frame: %.2f ms; peak RSS of that process %.1f MiB\n", worst, c.peakRssKb / 1024.0);
+}
+
 } // namespace
+
+void benchCurves(std::uint64_t denseTasks)
+{
+    const CurvesMeasure curves = bench::runInChild<CurvesMeasure>([&](CurvesMeasure& m) {
+        OffscreenApp app;
+        const SessionPtr session = makeDenseKernels(denseTasks);
+        m.tasks = session->ranks[0]->kernels.size();
+        SelectionController sel;
+        UtilizationPlots plots(&sel);
+        plots.resize(1600, 300);
+        const auto built = std::chrono::steady_clock::now();
+        sel.setSession(session);
+        m.buildSeconds = msSince(built) / 1000;
+        plots.plot()->replot();
+        QImage backingStore(plots.size(), QImage::Format_ARGB32_Premultiplied);
+        const TimeRange full = sel.visibleRange();
+        std::mt19937_64 rng(11);
+        for (int level = 0; level < kZoomLevels; ++level) {
+            // The whole span less 1 ns, so that every other frame is a new range there too.
+            double window = static_cast<double>(full.end - full.begin - 1);
+            for (int i = 0; i < level; ++i)
+                window /= 10;
+            m.windowNs[level] = window;
+            std::vector<double> recompute, frame;
+            for (int f = 0; f < kFramesPerLevel; ++f) {
+                std::uniform_real_distribution<double> at(0, static_cast<double>(full.end - full.begin) - window);
+                const TimeNs begin = full.begin + static_cast<TimeNs>(level == 0 ? f % 2 : at(rng));
+                const auto t0 = std::chrono::steady_clock::now();
+                sel.setVisibleRange({begin, begin + static_cast<TimeNs>(window)});
+                recompute.push_back(msSince(t0));
+                plots.plot()->replot();
+                plots.render(&backingStore);
+                frame.push_back(msSince(t0));
+            }
+            std::sort(recompute.begin(), recompute.end());
+            std::sort(frame.begin(), frame.end());
+            m.recomputeMedianMs[level] = recompute[recompute.size() / 2];
+            m.recomputeMaxMs[level] = recompute.back();
+            m.frameMedianMs[level] = frame[frame.size() / 2];
+            m.frameMaxMs[level] = frame.back();
+            m.binNs[level] = plots.curveBinNs();
+        }
+        m.ok = plots.plotCount() >= 3;
+        if (!m.ok)
+            std::snprintf(m.error, sizeof m.error, "%d plots", plots.plotCount());
+    });
+    printCurves(curves);
+}
 
 void benchFrames(const std::string& profileDir, std::uint64_t denseEvents)
 {

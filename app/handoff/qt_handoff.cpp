@@ -60,6 +60,7 @@ int writeDrawnComparison(const CompareResult&, const std::string&, const std::st
 }
 
 void benchFrames(const std::string&, std::uint64_t) { needQt(); }
+void benchCurves(std::uint64_t) { needQt(); }
 
 } // namespace npuscope::cli
 

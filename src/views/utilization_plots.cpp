@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 
@@ -117,15 +118,17 @@ private:
 };
 
 // The timeline ruler's ticks on a plot's time axis (x in ms since the trace start): the same
-// step for the same pixels per ns, the same text.
+// step for the same pixels per ns, the same text. The width comes from the plots' margins, not
+// the axis rect: QCustomPlot asks for the ticks before it lays the rects out, and a new rect has
+// no width yet (its first replot would show one tick, "0 ms").
 class TimeAxisTicker : public QCPAxisTicker {
 public:
-    explicit TimeAxisTicker(QCPAxisRect* rect) : m_rect(rect) {}
+    explicit TimeAxisTicker(std::function<int()> width) : m_width(std::move(width)) {}
 
 protected:
     double getTickStep(const QCPRange& range) override
     {
-        m_ticks = timeTicks(roundNs(range.lower * 1e6), roundNs(range.upper * 1e6), m_rect->width());
+        m_ticks = timeTicks(roundNs(range.lower * 1e6), roundNs(range.upper * 1e6), m_width());
         return static_cast<double>(m_ticks.step) / 1e6;
     }
     int getSubTickCount(double) override { return 0; }
@@ -135,7 +138,7 @@ protected:
     }
 
 private:
-    QCPAxisRect* m_rect;
+    std::function<int()> m_width;
     TimeTicks m_ticks;
 };
 
@@ -238,7 +241,7 @@ double UtilizationPlots::xOf(int plotIndex, TimeNs t) const
     return m_plot->x() + m_rects[static_cast<std::size_t>(plotIndex)]->axis(QCPAxis::atBottom)->coordToPixel(toMs(t));
 }
 
-void UtilizationPlots::placeAxes()
+std::pair<int, int> UtilizationPlots::sideMargins() const
 {
     int left = kGutter, right = 0;
     if (m_timeline) {
@@ -247,7 +250,19 @@ void UtilizationPlots::placeAxes()
         left = std::max(0, left);
         right = std::max(0, m_plot->width() - left - cr.width());
     }
-    const int width = std::max(1, m_plot->width() - left - right);
+    return {left, right};
+}
+
+int UtilizationPlots::timeAxisWidth() const
+{
+    const auto [left, right] = sideMargins();
+    return std::max(1, m_plot->width() - left - right);
+}
+
+void UtilizationPlots::placeAxes()
+{
+    const auto [left, right] = sideMargins();
+    const int width = timeAxisWidth();
     // Top and bottom: half a value label each (the top and bottom ticks' labels stick out that
     // far), and the time labels under the last plot. Automatic margins would leave a plot a few
     // dozen pixels high with no room for its curves.
@@ -269,6 +284,52 @@ void UtilizationPlots::placeAxes()
         if (index >= 0)
             inset->setInsetRect(index, QRectF(static_cast<double>(4 - left) / width, 0,
                                           static_cast<double>(legendWidth) / width, 1));
+    }
+    refreshCurves(); // the width may have changed since the window was read
+}
+
+void UtilizationPlots::refreshCurves()
+{
+    if (m_derived.empty()) {
+        m_binNs = -1;
+        return;
+    }
+    const TimeRange r = m_sel->visibleRange();
+    // At least one bin per two pixels.
+    const TimeNs maxBin = std::max<TimeNs>(1, (r.end - r.begin) * 2 / std::max(2, timeAxisWidth()));
+    if (r == m_drawnRange && maxBin == m_maxBinNs)
+        return;
+    m_drawnRange = r;
+    m_maxBinNs = maxBin;
+    m_binNs = 0;
+    for (const DerivedGraph& d : m_derived) {
+        const CurveWindow w = d.series->pyramid->window(d.series->quantity, r.begin, r.end, maxBin);
+        QVector<double> x(static_cast<qsizetype>(w.t.size())), y(static_cast<qsizetype>(w.v.size()));
+        for (std::size_t i = 0; i < w.t.size(); ++i) {
+            x[static_cast<qsizetype>(i)] = toMs(w.t[i]);
+            y[static_cast<qsizetype>(i)] = w.v[i] * d.scale;
+        }
+        d.graph->setData(x, y, true);
+        m_binNs = std::max(m_binNs, w.binNs);
+    }
+    // A rate's axis scales to the window: finer bins show peaks the whole span's average hides.
+    for (QCPAxisRect* rect : m_rects) {
+        if (rect->property("unit").toString() == QStringLiteral("%"))
+            continue;
+        double high = 0, low = 0;
+        bool any = false;
+        for (const DerivedGraph& d : m_derived) {
+            if (d.graph->keyAxis()->axisRect() != rect)
+                continue;
+            any = true;
+            for (auto it = d.graph->data()->constBegin(); it != d.graph->data()->constEnd(); ++it)
+                if (!std::isnan(it->value)) {
+                    high = std::max(high, it->value);
+                    low = std::min(low, it->value);
+                }
+        }
+        if (any)
+            rect->axis(QCPAxis::atLeft)->setRange(low, high > 0 ? high * 1.1 : 1.0);
     }
 }
 
@@ -347,7 +408,8 @@ QCPAxisRect* UtilizationPlots::addPlotRect(int row, const QString& key, const QS
     small.setPointSizeF(std::max(6.0, small.pointSizeF() - 1));
     rect->axis(QCPAxis::atLeft)->setTickLabelFont(small);
     rect->axis(QCPAxis::atLeft)->setLabelFont(small);
-    rect->axis(QCPAxis::atBottom)->setTicker(QSharedPointer<QCPAxisTicker>(new TimeAxisTicker(rect)));
+    rect->axis(QCPAxis::atBottom)->setTicker(
+        QSharedPointer<QCPAxisTicker>(new TimeAxisTicker([this] { return timeAxisWidth(); })));
     rect->setRangeDrag(Qt::Horizontal);
     rect->setRangeZoom(Qt::Horizontal);
     rect->axis(QCPAxis::atLeft)->setLabel(plotTitle(key, unit));
@@ -395,12 +457,21 @@ void UtilizationPlots::addCurves(QCPAxisRect* rect, QCPLegend* legend, const std
         // Sampled counters hold their value until the next sample; derived buckets too.
         g->setLineStyle(QCPGraph::lsStepLeft);
         g->setAdaptiveSampling(true);
-        QVector<double> x(static_cast<qsizetype>(ser->t.size())), y(static_cast<qsizetype>(ser->v.size()));
-        for (std::size_t i = 0; i < ser->t.size(); ++i) {
-            x[static_cast<qsizetype>(i)] = toMs(ser->t[i]);
-            y[static_cast<qsizetype>(i)] = ser->v[i] * (percent && ser->unit != "%" ? 100.0 : 1.0);
+        // Steps are horizontal and vertical lines: smoothing their edges blurs them and costs
+        // most of a replot's time with a thousand bins a curve.
+        g->setAntialiased(false);
+        g->setAntialiasedFill(false);
+        const double scale = percent && ser->unit != "%" ? 100.0 : 1.0;
+        if (ser->pyramid) {
+            m_derived.push_back({g, ser, scale}); // its data: the visible window's (refreshCurves)
+        } else {
+            QVector<double> x(static_cast<qsizetype>(ser->t.size())), y(static_cast<qsizetype>(ser->v.size()));
+            for (std::size_t i = 0; i < ser->t.size(); ++i) {
+                x[static_cast<qsizetype>(i)] = toMs(ser->t[i]);
+                y[static_cast<qsizetype>(i)] = ser->v[i] * scale;
+            }
+            g->setData(x, y, true);
         }
-        g->setData(x, y, true);
         QString name = qstr(ser->name) + (sampled ? tr(" (sampled)") : tr(" (derived)"));
         if (rank >= 0) {
             // One colour per rank, the same in every plot; past the palette, dashed.
@@ -449,8 +520,12 @@ void UtilizationPlots::addSelectionBand(QCPAxisRect* rect)
 {
     auto* band = new QCPItemRect(m_plot);
     band->setClipAxisRect(rect);
-    band->topLeft->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
-    band->bottomRight->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    // The vertical extent is a ratio of the rect's height: of this rect's, not the first one's
+    // (a position's axis rect is QCustomPlot's first until it is told otherwise).
+    for (QCPItemPosition* corner : {band->topLeft, band->bottomRight}) {
+        corner->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+        corner->setAxisRect(rect);
+    }
     band->topLeft->setTypeY(QCPItemPosition::ptAxisRectRatio);
     band->bottomRight->setTypeY(QCPItemPosition::ptAxisRectRatio);
     QColor hl = palette().highlight().color();
@@ -472,12 +547,17 @@ void UtilizationPlots::rebuild()
     m_bands.clear();
     m_legends.clear();
     m_names.clear();
+    m_derived.clear();
+    m_drawnRange = {};
+    m_maxBinNs = 0;
     m_plot->plotLayout()->clear(); // deletes the axis rects
 
     const SessionPtr& s = m_sel->session();
     const std::size_t ranks = s ? s->ranks.size() : 0;
-    if (m_series.size() != ranks) // a session set before this widget heard of it
+    if (m_series.size() != ranks || m_seriesSession != s) { // a session set before this widget heard of it
         m_series.assign(ranks, std::nullopt);
+        m_seriesSession = s;
+    }
     QSet<QString> present;
     const CurvesByPlot byPlot = collectCurves(ranks, present);
     updateRankNote();
@@ -516,6 +596,7 @@ void UtilizationPlots::onVisibleRangeChanged(TimeRange r)
     for (QCPAxisRect* rect : m_rects)
         rect->axis(QCPAxis::atBottom)->setRange(toMs(r.begin), toMs(r.end));
     m_syncing = false;
+    refreshCurves();
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -7,6 +7,11 @@
 // and their text are the ruler's (model/analysis/time_axis.h). A selected range shows as a
 // band in every plot; Shift+drag in a plot selects a range, plain drag/wheel pans/zooms.
 //
+// The derived curves follow the zoom: each window (a pan, a zoom, a resize) is read again from
+// the series' pyramid (model/analysis/utilization_pyramid.h) with at least one bin per two
+// pixels, or between the tasks' own edges once zoomed in that far; the bandwidth axis scales to
+// what the window shows. Sampled counters are drawn as recorded.
+//
 // On a cluster a "Curves of:" selector above the plots picks one rank's curves or every rank's
 // (each plot's main series, its first with two samples or more, once per rank, one colour a
 // rank); it follows the toolbar's rank and keeps its own choice while the toolbar says All
@@ -30,6 +35,7 @@ class QLabel;
 class QMenu;
 class QCustomPlot;
 class QCPAxisRect;
+class QCPGraph;
 class QCPItemRect;
 class QMouseEvent;
 class QCPLegend;
@@ -58,6 +64,10 @@ public:
     // On a cluster, which rank's curves are shown ("Curves of rank 0 only; …", "One curve per
     // rank …"); empty for a single rank.
     QString rankNote() const { return m_rankNote; }
+    // The derived curves as last drawn: the widest bin of any (0 when every one runs between its
+    // tasks' edges, -1 without derived curves), and the widest a bin may be (two pixels' time).
+    TimeNs curveBinNs() const { return m_binNs; }
+    TimeNs curveMaxBinNs() const { return m_maxBinNs; }
 
     // The "Curves of:" choice: an index into Session::ranks, or kEveryRank.
     static constexpr int kEveryRank = -1;
@@ -111,6 +121,10 @@ private:
     bool eventFilter(QObject* watched, QEvent* e) override;
     void showReadout(QPointF pos, QPoint global);
     void placeAxes(); // margins and legends from the timeline's geometry, before each replot
+    std::pair<int, int> sideMargins() const; // left (the gutter) and right of every axis rect
+    int timeAxisWidth() const;               // the axis rects' width in pixels, before a layout too
+    // Reads the derived curves again for the visible range and width, unless they show it already.
+    void refreshCurves();
     double toMs(TimeNs t) const;
     TimeNs fromMs(double ms) const;
 
@@ -131,6 +145,16 @@ private:
     QList<QAction*> m_plotActions;
     QAction* m_showAll = nullptr;
     std::vector<std::optional<std::vector<Series>>> m_series; // per rank, this session's
+    SessionPtr m_seriesSession; // the session m_series was computed from: their pyramids read it
+    // A derived curve's graph and its series (in m_series), its values times `scale`.
+    struct DerivedGraph {
+        QCPGraph* graph;
+        const Series* series;
+        double scale;
+    };
+    std::vector<DerivedGraph> m_derived;
+    TimeRange m_drawnRange{};
+    TimeNs m_maxBinNs = 0, m_binNs = -1;
     bool m_syncing = false;
     bool m_selecting = false;
     double m_selectStartMs = 0;

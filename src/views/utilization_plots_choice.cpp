@@ -76,6 +76,7 @@ void UtilizationPlots::onSessionChanged()
     const SessionPtr& s = m_sel->session();
     const int ranks = s ? static_cast<int>(s->ranks.size()) : 0;
     m_series.assign(static_cast<std::size_t>(ranks), std::nullopt);
+    m_seriesSession = s;
     // The choice stays across a reload while that rank exists.
     if (m_curvesRank >= ranks)
         m_curvesRank = kEveryRank;

@@ -1,8 +1,14 @@
 // The utilisation plots of the real window on a generated 4-rank cluster: "Curves of:" draws one
-// curve per rank (equal to the model's utilizationSeries of each rank) or one rank's curves, and
-// follows the toolbar; each plot can be hidden from its right-click menu or View → Curves, the
-// others keep the timeline's time axis (±1 px), a new window starts with it hidden, and Reset
-// Layout shows every plot again.
+// curve per rank (equal to the model's utilizationSeries of each rank, read for the visible
+// window) or one rank's curves, and follows the toolbar; each plot can be hidden from its
+// right-click menu or View → Curves, the others keep the timeline's time axis (±1 px), a new
+// window starts with it hidden, and Reset Layout shows every plot again.
+// On the real level-1 sample, the curves follow the zoom: at three zooms every bin is at most two
+// pixels of time wide (exact task edges when zoomed in), a kernel's utilisation there equals what
+// its rows say, and its step starts at the kernel; a range selection shades every plot; the time
+// axis has its ticks from the first replot.
+#include "model/analysis/op_stats.h"
+#include "model/analysis/time_axis.h"
 #include "model/analysis/utilization.h"
 #include "model/synth/synth.h"
 #include "views/main_window.h"
@@ -60,17 +66,19 @@ const Series* aicSeries(const std::vector<Series>& all)
     return nullptr;
 }
 
-// The graph's samples are the series' (a few of them compared): x in ms since the trace start,
-// y in % of the plot.
-void compareCurve(const QCPGraph* g, const Series& s, TimeNs origin)
+// The graph's samples are the series' over the visible window, at the plots' bin width (a few of
+// them compared): x in ms since the trace start, y in % of the plot.
+void compareCurve(const QCPGraph* g, const Series& s, TimeNs origin, const UtilizationPlots* plots, TimeRange visible)
 {
+    QVERIFY(s.pyramid);
+    const CurveWindow w = s.pyramid->window(s.quantity, visible.begin, visible.end, plots->curveMaxBinNs());
     const auto data = g->data();
-    QCOMPARE(data->size(), static_cast<int>(s.t.size()));
+    QCOMPARE(data->size(), static_cast<int>(w.t.size()));
     const double scale = s.unit == "%" ? 1.0 : 100.0;
-    for (const std::size_t i : { std::size_t(0), s.t.size() / 3, s.t.size() / 2, s.t.size() - 1 }) {
+    for (const std::size_t i : { std::size_t(0), w.t.size() / 3, w.t.size() / 2, w.t.size() - 1 }) {
         const auto it = data->at(static_cast<int>(i));
-        QCOMPARE(it->key, static_cast<double>(s.t[i] - origin) / 1e6);
-        QCOMPARE(it->value, s.v[i] * scale);
+        QCOMPARE(it->key, static_cast<double>(w.t[i] - origin) / 1e6);
+        QCOMPARE(it->value, w.v[i] * scale);
     }
 }
 
@@ -106,6 +114,44 @@ int plotIndexOf(UtilizationPlots* plots, const QString& kind)
         if (plots->plotKindAt(i) == kind)
             return i;
     return -1;
+}
+
+const QString kLevel1Rank0 = QStringLiteral(NPUSCOPE_SAMPLES "/msinsight/test/data/pytorch/text/level1/rank0_ascend_pt");
+
+// A kernel row's AI Core utilisation as kernel_details.csv says it (0..1): cube_utilization(%),
+// else the larger of the cube and vector pipe ratios; NaN for a row that does not count.
+double rowUtil(const Profile& p, std::size_t r)
+{
+    const KernelTable& k = p.kernels;
+    if (k.dur[r] <= 0 || isCommunicationTask(p.str(k.taskType[r]), p.str(k.type[r])))
+        return kNaN;
+    const double cube = k.metric(k.metricIndex({ "cube_utilization(%)" }), r);
+    if (!std::isnan(cube))
+        return cube / 100;
+    const double mac = k.metric(k.metricIndex({ "aic_mac_ratio" }), r), vec = k.metric(k.metricIndex({ "aiv_vec_ratio" }), r);
+    return std::isnan(mac) ? vec : (std::isnan(vec) ? mac : std::max(mac, vec));
+}
+
+// The AI Core utilisation (%) over [a, b) from every kernel row: Σ u·overlap / (b − a), at most 100 %.
+double utilOver(const Profile& p, TimeNs a, TimeNs b)
+{
+    double sum = 0;
+    for (std::size_t r = 0; r < p.kernels.size(); ++r) {
+        const double u = rowUtil(p, r);
+        const TimeNs ov = std::min(b, p.kernels.start[r] + p.kernels.dur[r]) - std::max(a, p.kernels.start[r]);
+        if (!std::isnan(u) && ov > 0)
+            sum += u * static_cast<double>(ov);
+    }
+    return std::min(1.0, sum / static_cast<double>(b - a)) * 100;
+}
+
+// The plot's curve as drawn: (start ns, value) of each piece, and where the last one ends.
+std::vector<std::pair<TimeNs, double>> pieces(const QCPGraph* g, TimeNs origin)
+{
+    std::vector<std::pair<TimeNs, double>> out;
+    for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it)
+        out.emplace_back(origin + std::llround(it->key * 1e6), it->value);
+    return out;
 }
 
 } // namespace
@@ -167,7 +213,7 @@ private slots:
             QVERIFY(aic);
             const QCPGraph* g = rect->graphs()[r];
             QCOMPARE(g->name(), QString::fromStdString(aic->name) + QStringLiteral(" (derived) · rank %1").arg(r));
-            compareCurve(g, *aic, origin);
+            compareCurve(g, *aic, origin, plots, w.selection()->visibleRange());
             if (QTest::currentTestFailed())
                 return;
             colours.insert(g->pen().color().rgb());
@@ -232,7 +278,7 @@ private slots:
         QCPAxisRect* rect = plots->plot()->axisRect(0);
         QCOMPARE(plots->plotKindAt(0), QStringLiteral("util"));
         QCOMPARE(rect->graphs().size(), 1);
-        compareCurve(rect->graphs()[0], *aicSeries(rank2), origin);
+        compareCurve(rect->graphs()[0], *aicSeries(rank2), origin, plots, w.selection()->visibleRange());
         QCOMPARE(
             rect->graphs()[0]->name(), QString::fromStdString(aicSeries(rank2)->name) + QStringLiteral(" (derived)"));
         QCOMPARE(plots->rankNote(), QStringLiteral("Curves of rank 2 only; the rest of the window shows all ranks"));
@@ -256,7 +302,8 @@ private slots:
         QCOMPARE(curvesOf->currentText(), QStringLiteral("Rank 1"));
         QCOMPARE(plots->curvesRank(), 1);
         QCOMPARE(plots->rankNote(), QStringLiteral("Curves of rank 1"));
-        compareCurve(plots->plot()->axisRect(0)->graphs()[0], *aicSeries(utilizationSeries(*s->ranks[1], 0)), origin);
+        compareCurve(plots->plot()->axisRect(0)->graphs()[0], *aicSeries(utilizationSeries(*s->ranks[1], 0)), origin,
+                     plots, w.selection()->visibleRange());
         // Back to All ranks: the selector keeps rank 1, and says the rest shows all ranks.
         QTest::keyClick(toolbar, Qt::Key_Home);
         QCOMPARE(w.selection()->currentRank(), -1);
@@ -382,6 +429,140 @@ private slots:
         QVERIFY(std::isnan(w.plots()->xOf(0, w.selection()->fullRange().begin)));
         w.plots()->setHiddenPlots({});
         QVERIFY(w.plots()->plotCount() >= 4);
+    }
+
+    // The curves are read again at every zoom: the whole trace, a twentieth of it, and four times
+    // a kernel's length around it.
+    void curvesFollowTheZoom()
+    {
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(load(w, kLevel1Rank0));
+        const Profile& p = *w.session()->ranks[0];
+        UtilizationPlots* plots = w.plots();
+        const int util = plotIndexOf(plots, QStringLiteral("util"));
+        QVERIFY(util >= 0);
+        QCPAxisRect* rect = plots->plot()->axisRect(util);
+        QCOMPARE(rect->graphs().size(), 1);
+        const QCPGraph* g = rect->graphs()[0];
+        const TimeNs origin = w.selection()->fullRange().begin;
+        // The longest kernel with a utilisation above 0: a MatMul-sized task.
+        std::size_t kernel = p.kernels.size();
+        for (std::size_t r = 0; r < p.kernels.size(); ++r)
+            if (rowUtil(p, r) > 0 && (kernel == p.kernels.size() || p.kernels.dur[r] > p.kernels.dur[kernel]))
+                kernel = r;
+        QVERIFY(kernel < p.kernels.size());
+        const TimeNs start = p.kernels.start[kernel], dur = p.kernels.dur[kernel];
+        QVERIFY2(dur > 50'000, qPrintable(QString::number(dur)));
+
+        const TimeRange full = w.selection()->fullRange();
+        const TimeNs length = full.end - full.begin;
+        const std::vector<TimeRange> zooms = {
+            full,
+            { start - length / 40, start + length / 40 },
+            { start - dur * 3 / 2, start + dur * 5 / 2 },
+        };
+        std::vector<TimeNs> bins;
+        for (const TimeRange& zoom : zooms) {
+            w.selection()->setVisibleRange(zoom);
+            QCOMPARE(w.selection()->visibleRange(), zoom);
+            settle(w);
+            // Two pixels' worth of time on the plot as laid out.
+            const TimeNs twoPx = (zoom.end - zoom.begin) * 2 / rect->width();
+            QVERIFY2(plots->curveBinNs() >= 0 && plots->curveBinNs() <= twoPx,
+                     qPrintable(QStringLiteral("bins of %1 ns, two pixels %2 ns").arg(plots->curveBinNs()).arg(twoPx)));
+            QVERIFY(plots->curveMaxBinNs() <= twoPx);
+            bins.push_back(plots->curveBinNs());
+            const auto drawn = pieces(g, origin);
+            QVERIFY(drawn.size() >= 2);
+            QVERIFY(drawn.front().first <= std::max(zoom.begin, p.begin) && drawn.back().first >= std::min(zoom.end, p.end));
+            // Every piece: a bin of the stated width, or (binNs 0) a stretch between task edges;
+            // its value is the rows' over it.
+            for (std::size_t i = 0; i + 1 < drawn.size(); ++i) {
+                const TimeNs a = drawn[i].first, b = drawn[i + 1].first;
+                if (plots->curveBinNs() > 0)
+                    QCOMPARE(b - a, plots->curveBinNs());
+                if (b < zoom.begin || a > zoom.end)
+                    continue;
+                QVERIFY2(std::fabs(drawn[i].second - utilOver(p, a, b)) < 1e-9,
+                         qPrintable(QStringLiteral("[%1, %2): drawn %3, rows %4").arg(a).arg(b).arg(drawn[i].second).arg(utilOver(p, a, b))));
+            }
+            // The piece holding the kernel's start begins within one bin of it.
+            const auto at = std::upper_bound(drawn.begin(), drawn.end(), start,
+                                             [](TimeNs t, const auto& piece) { return t < piece.first; });
+            QVERIFY(at != drawn.begin());
+            const TimeNs stepAt = std::prev(at)->first;
+            QVERIFY2(start - stepAt < std::max<TimeNs>(1, plots->curveBinNs()),
+                     qPrintable(QStringLiteral("kernel at %1, its step at %2").arg(start).arg(stepAt)));
+        }
+        // The whole trace in bins, the closest zoom between the tasks' own edges: the kernel's step
+        // is at its start, and holds its utilisation.
+        QVERIFY2(bins[0] > 0 && bins[1] <= bins[0], qPrintable(QStringLiteral("%1 %2").arg(bins[0]).arg(bins[1])));
+        QCOMPARE(bins[2], TimeNs(0));
+        const auto drawn = pieces(g, origin);
+        const auto step = std::find_if(drawn.begin(), drawn.end(), [&](const auto& piece) { return piece.first == start; });
+        QVERIFY(step != drawn.end());
+        QVERIFY(step->second >= rowUtil(p, kernel) * 100 - 1e-9);
+        w.grab().save(QDir::temp().filePath(QStringLiteral("npuscope-curves-zoomed.png")));
+    }
+
+    // A range selected with Shift+drag in the last plot is shaded in every plot, each over its
+    // own height; and the time axis reads the ruler's ticks from its first replot.
+    void selectionShadesEveryPlot()
+    {
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(load(w, kLevel1Rank0));
+        UtilizationPlots* plots = w.plots();
+        settle(w);
+        QVERIFY(plots->plotCount() >= 3);
+        QCustomPlot* plot = plots->plot();
+        const QImage before = plot->toPixmap().toImage();
+        QCPAxisRect* last = plot->axisRect(plots->plotCount() - 1);
+        const int y = last->rect().center().y();
+        const QPoint a(last->left() + last->width() / 4, y), b(last->left() + last->width() / 2, y);
+        QTest::mousePress(plot, Qt::LeftButton, Qt::ShiftModifier, a);
+        QMouseEvent move(QEvent::MouseMove, QPointF(b), plot->mapToGlobal(QPointF(b)), Qt::NoButton, Qt::LeftButton,
+                         Qt::ShiftModifier);
+        QApplication::sendEvent(plot, &move);
+        QTest::mouseRelease(plot, Qt::LeftButton, Qt::ShiftModifier, b);
+        const auto selected = w.selection()->selectedRange();
+        QVERIFY(selected);
+        QCOMPARE(plots->highlightedRange(), selected);
+        settle(w);
+        const QImage after = plot->toPixmap().toImage();
+        const int inside = (a.x() + b.x()) / 2, outside = last->left() + last->width() * 3 / 4;
+        for (int i = 0; i < plots->plotCount(); ++i) {
+            const QRect r = plot->axisRect(i)->rect();
+            int shaded = 0, elsewhere = 0;
+            for (int yy = r.top() + 1; yy < r.bottom(); ++yy) {
+                shaded += before.pixel(inside, yy) != after.pixel(inside, yy);
+                elsewhere += before.pixel(outside, yy) != after.pixel(outside, yy);
+            }
+            // The band covers the plot's height (its rows all change), and nothing outside it changes.
+            QVERIFY2(shaded >= r.height() - 3, qPrintable(QStringLiteral("plot %1: %2 of %3 rows shaded").arg(i).arg(shaded).arg(r.height())));
+            QCOMPARE(elsewhere, 0);
+        }
+
+        // A new plots widget on the same session: its first replot already has the ruler's ticks.
+        SelectionController sel;
+        UtilizationPlots fresh(&sel);
+        fresh.resize(1400, 400);
+        sel.setSession(w.session());
+        sel.setVisibleRange(w.selection()->fullRange());
+        fresh.plot()->replot();
+        QCPAxis* axis = fresh.plot()->axisRect(fresh.plotCount() - 1)->axis(QCPAxis::atBottom);
+        const int width = 1400 - UtilizationPlots::kGutter;
+        const TimeRange v = sel.visibleRange();
+        const TimeTicks ticks = timeTicks(0, v.end - v.begin, width);
+        const QVector<double> at = axis->tickVector();
+        QVERIFY2(at.size() >= 5, qPrintable(axis->tickVectorLabels().join(QLatin1Char(','))));
+        QCOMPARE(at[1] - at[0], static_cast<double>(ticks.step) / 1e6);
+        QCOMPARE(axis->tickVectorLabels().size(), at.size());
     }
 };
 

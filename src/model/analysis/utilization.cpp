@@ -1,7 +1,5 @@
 #include "model/analysis/utilization.h"
 
-#include "model/analysis/op_stats.h"
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -13,152 +11,39 @@ namespace {
 
 bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
 
-struct Buckets {
-    TimeNs begin = 0, width = 1;
-    std::size_t n = 0;
-    // Calls f(bucket, overlap ns) for every bucket [s, s+d) touches.
-    template <typename F>
-    void spread(TimeNs s, TimeNs d, F&& f) const
-    {
-        if (d <= 0 || n == 0)
-            return;
-        const TimeNs e = s + d;
-        auto first = static_cast<std::int64_t>((std::max(s, begin) - begin) / width);
-        for (auto b = static_cast<std::size_t>(std::max<std::int64_t>(first, 0)); b < n; ++b) {
-            const TimeNs bs = begin + static_cast<TimeNs>(b) * width, be = bs + width;
-            if (bs >= e)
-                break;
-            const TimeNs ov = std::min(e, be) - std::max(s, bs);
-            if (ov > 0)
-                f(b, ov);
-        }
-    }
-    std::vector<TimeNs> starts() const
-    {
-        std::vector<TimeNs> t(n);
-        for (std::size_t i = 0; i < n; ++i)
-            t[i] = begin + static_cast<TimeNs>(i) * width;
-        return t;
-    }
-};
+constexpr TimeNs kAutoBuckets = 2000;
 
-double sumCols(const KernelTable& k, const std::vector<int>& cols, std::size_t row)
+// The derived series of one device (-1: all), in buckets of bucketNs from `begin`, or (0) of the
+// automatic width: the pyramid's level with at least kAutoBuckets bins over the span.
+void derivedSeries(const Profile& p, TimeNs begin, TimeNs end, TimeNs bucketNs, int device, bool wantBandwidth,
+                   std::vector<Series>& out)
 {
-    double s = kNaN;
-    for (int c : cols)
-        if (const double v = k.metric(c, row); !std::isnan(v))
-            s = std::isnan(s) ? v : s + v;
-    return s;
-}
-
-std::vector<int> cols(const KernelTable& k, std::initializer_list<const char*> names)
-{
-    std::vector<int> out;
-    for (const char* n : names)
-        if (int i = k.metricIndex(std::string(n)); i >= 0)
-            out.push_back(i);
-    return out;
-}
-
-void derivedSeries(const Profile& p, const Buckets& bk, int device, bool wantBandwidth, std::vector<Series>& out)
-{
-    const KernelTable& k = p.kernels;
-    const int cube = k.metricIndex({"cube_utilization(%)"});
-    const int mac = k.metricIndex({"aic_mac_ratio", "mac_ratio"});
-    const int vec = k.metricIndex({"aiv_vec_ratio", "vec_ratio"});
-    const int l2Rate = k.metricIndex({"l2_hit_rate"});
-    auto bwRead = cols(k, {"aic_main_mem_read_bw(GB/s)", "aiv_main_mem_read_bw(GB/s)"});
-    if (bwRead.empty())
-        bwRead = cols(k, {"main_mem_read_bw(GB/s)"});
-    auto bwWrite = cols(k, {"aic_main_mem_write_bw(GB/s)", "aiv_main_mem_write_bw(GB/s)"});
-    if (bwWrite.empty())
-        bwWrite = cols(k, {"main_mem_write_bw(GB/s)"});
-    std::vector<int> hits, misses;
-    for (std::size_t i = 0; i < k.metricNames.size(); ++i) {
-        const std::string& n = k.metricNames[i];
-        if (n.size() > 10 && n.compare(n.size() - 10, 10, "_cache_hit") == 0)
-            hits.push_back(static_cast<int>(i));
-        else if (n.size() > 20 && n.compare(n.size() - 20, 20, "_cache_miss_allocate") == 0)
-            misses.push_back(static_cast<int>(i));
-    }
-
-    std::vector<double> util(bk.n, 0.0), bw(bk.n, 0.0), h(bk.n, 0.0), m(bk.n, 0.0), rateSum(bk.n, 0.0),
-        rateW(bk.n, 0.0);
-    bool anyUtil = false, anyBw = false, anyCounters = false, anyRate = false;
-    std::string utilSource;
-    for (std::size_t r = 0; r < k.size(); ++r) {
-        if (device >= 0 && k.device[r] != device)
-            continue;
-        const std::string_view type = p.str(k.type[r]);
-        if (isCommunicationTask(p.str(k.taskType[r]), type.empty() ? p.str(k.name[r]) : type))
-            continue;
-        double u = k.metric(cube, r);
-        if (!std::isnan(u)) {
-            u /= 100.0;
-            utilSource = "cube_utilization(%)";
-        } else {
-            const double a = k.metric(mac, r), b = k.metric(vec, r);
-            u = std::isnan(a) ? b : (std::isnan(b) ? a : std::max(a, b));
-            if (!std::isnan(u) && utilSource.empty())
-                utilSource = "dominant pipe ratio (aic_mac_ratio, aiv_vec_ratio)";
-        }
-        const double rw = sumCols(k, bwRead, r), ww = sumCols(k, bwWrite, r);
-        const double b = std::isnan(rw) && std::isnan(ww) ? kNaN : (std::isnan(rw) ? 0 : rw) + (std::isnan(ww) ? 0 : ww);
-        const double hh = sumCols(k, hits, r), mm = sumCols(k, misses, r);
-        const double rate = k.metric(l2Rate, r);
-        const double d = static_cast<double>(k.dur[r]);
-        bk.spread(k.start[r], k.dur[r], [&](std::size_t i, TimeNs ov) {
-            const double w = static_cast<double>(ov);
-            if (!std::isnan(u)) {
-                util[i] += u * w;
-                anyUtil = true;
-            }
-            if (!std::isnan(b)) {
-                bw[i] += b * w;
-                anyBw = true;
-            }
-            if (!std::isnan(hh) || !std::isnan(mm)) {
-                h[i] += (std::isnan(hh) ? 0 : hh) * w / d;
-                m[i] += (std::isnan(mm) ? 0 : mm) * w / d;
-                anyCounters = true;
-            } else if (!std::isnan(rate)) {
-                rateSum[i] += rate * w;
-                rateW[i] += w;
-                anyRate = true;
-            }
-        });
-    }
+    auto pyramid = std::make_shared<const UtilizationPyramid>(p, device, begin, end);
     const std::string suffix = device >= 0 ? " (device " + std::to_string(device) + ")" : "";
-    const double width = static_cast<double>(bk.width);
-    if (anyUtil) {
-        Series s{"AI Core utilization" + suffix, "%", "derived: time-weighted from kernel table " + utilSource, bk.starts(), {}, device};
-        s.v.resize(bk.n);
-        for (std::size_t i = 0; i < bk.n; ++i)
-            s.v[i] = std::min(1.0, util[i] / width) * 100.0;
-        out.push_back(std::move(s));
-    }
-    if (anyBw && wantBandwidth) {
-        Series s{"Memory bandwidth" + suffix, "GB/s",
-                 "derived: time-weighted from kernel table main_mem_{read,write}_bw(GB/s)", bk.starts(), {}, device};
-        s.v.resize(bk.n);
-        for (std::size_t i = 0; i < bk.n; ++i)
-            s.v[i] = bw[i] / width;
-        out.push_back(std::move(s));
-    }
-    if (anyCounters || anyRate) {
-        Series s{"L2 hit rate" + suffix, "%",
-                 anyCounters ? "derived: L2 hit/miss counters of the kernel table, spread by time"
-                             : "derived: time-weighted l2_cache Hit Rate",
-                 bk.starts(), {}, device};
-        s.v.resize(bk.n);
-        for (std::size_t i = 0; i < bk.n; ++i) {
-            if (anyCounters)
-                s.v[i] = h[i] + m[i] > 0 ? h[i] / (h[i] + m[i]) * 100.0 : kNaN;
-            else
-                s.v[i] = rateW[i] > 0 ? rateSum[i] / rateW[i] * 100.0 : kNaN;
+    const auto width = bucketNs > 0 ? bucketNs : std::max<TimeNs>(1000, (end - begin + kAutoBuckets - 1) / kAutoBuckets);
+    auto add = [&](DerivedQuantity q, std::string name, std::string unit, std::string source) {
+        if (!pyramid->has(q))
+            return;
+        CurveWindow w = bucketNs > 0
+            ? pyramid->buckets(q, begin, bucketNs, static_cast<std::size_t>((end - begin + bucketNs - 1) / bucketNs))
+            : pyramid->window(q, begin, end, width);
+        if (!w.t.empty()) { // a series holds where each value starts; the window's end goes
+            w.t.pop_back();
+            w.v.pop_back();
         }
+        Series s{std::move(name) + suffix, std::move(unit), std::move(source), std::move(w.t), std::move(w.v), device};
+        s.pyramid = pyramid;
+        s.quantity = q;
         out.push_back(std::move(s));
-    }
+    };
+    add(DerivedQuantity::AiCoreUtilization, "AI Core utilization", "%",
+        "derived: time-weighted from kernel table " + pyramid->utilizationSource());
+    if (wantBandwidth)
+        add(DerivedQuantity::Bandwidth, "Memory bandwidth", "GB/s",
+            "derived: time-weighted from kernel table main_mem_{read,write}_bw(GB/s)");
+    add(DerivedQuantity::L2HitRate, "L2 hit rate", "%",
+        pyramid->l2FromCounters() ? "derived: L2 hit/miss counters of the kernel table, spread by time"
+                                  : "derived: time-weighted l2_cache Hit Rate");
 }
 
 } // namespace
@@ -174,12 +59,6 @@ std::vector<Series> utilizationSeries(const Profile& p, TimeNs bucketNs)
         for (std::size_t r = 0; r < p.kernels.size(); ++r)
             end = std::max(end, p.kernels.start[r] + p.kernels.dur[r]);
     }
-    Buckets bk;
-    bk.begin = begin;
-    if (end > begin) {
-        bk.width = bucketNs > 0 ? bucketNs : std::max<TimeNs>(1000, (end - begin + 1999) / 2000);
-        bk.n = static_cast<std::size_t>((end - begin + bk.width - 1) / bk.width);
-    }
 
     bool haveHbm = false;
     for (const CounterSeries& c : p.counters) {
@@ -188,18 +67,18 @@ std::vector<Series> utilizationSeries(const Profile& p, TimeNs bucketNs)
             haveHbm = true;
     }
 
-    if (p.kernels.size() > 0 && bk.n > 0) {
+    if (p.kernels.size() > 0 && end > begin) {
         std::vector<int> devices;
         for (int d : p.kernels.device)
             if (std::find(devices.begin(), devices.end(), d) == devices.end())
                 devices.push_back(d);
         if (devices.size() <= 1)
-            derivedSeries(p, bk, -1, !haveHbm, out);
+            derivedSeries(p, begin, end, bucketNs, -1, !haveHbm, out);
         else {
             std::sort(devices.begin(), devices.end());
             for (int d : devices)
                 if (d >= 0)
-                    derivedSeries(p, bk, d, !haveHbm, out);
+                    derivedSeries(p, begin, end, bucketNs, d, !haveHbm, out);
         }
     }
 

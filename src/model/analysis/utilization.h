@@ -2,7 +2,8 @@
 // Time series of hardware use for the utilisation plots, over the profile's span.
 //
 // Sampled series are the timeline's counters as recorded (a value holds until the next sample).
-// Derived series come from per-task metrics of the kernel table, spread over fixed buckets:
+// Derived series come from per-task metrics of the kernel table, spread over buckets
+// (utilization_pyramid.h computes them, and recomputes them for any window and zoom):
 //  - AI Core utilisation: Σ_tasks u·|task ∩ bucket| / bucket width, u = cube_utilization(%)/100,
 //    else the dominant pipe ratio (max of aic_mac_ratio, aiv_vec_ratio); idle time counts as 0,
 //    concurrent tasks add up and the sum is capped at 1.
@@ -13,8 +14,10 @@
 //    NaN in buckets without a task (a gap, not a zero).
 // Sampled: AI Core frequency (MHz, "AI Core Freq"), HBM Read/Write (MB/s -> GB/s), memory use
 // (counters whose key is in KB or MB, shown in MB).
+#include "model/analysis/utilization_pyramid.h"
 #include "model/store/profile.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,9 +29,15 @@ struct Series {
     std::vector<TimeNs> t; // sample times (sampled) or bucket starts (derived)
     std::vector<double> v;
     int device = -1;
+    // Derived series: the same numbers for any window, at the bin width a view needs; shared by
+    // the series of one device. Null for sampled ones.
+    std::shared_ptr<const UtilizationPyramid> pyramid;
+    DerivedQuantity quantity = DerivedQuantity::AiCoreUtilization;
 };
 
-// bucketNs 0 = automatic: the span split into about 2000 buckets (at least 1 µs each).
+// bucketNs 0 = automatic: the widest power-of-two bins no wider than a 2000th of the span or 1 µs,
+// whichever is wider (or the tasks' own edges, on a profile with fewer tasks than that).
+// The pyramids read p's kernel table: keep p alive while they are used.
 std::vector<Series> utilizationSeries(const Profile& p, TimeNs bucketNs = 0);
 
 } // namespace npuscope
