@@ -27,9 +27,13 @@ const char* kHelp =
     "Usage: npuscope compare BASELINE OPTIMIZED [options]\n"
     "\n"
     "Compare two profiles: headline numbers (ratio = optimized / baseline, delta = optimized - baseline,\n"
-    "with which direction is better), then every operator type's time, sorted by |delta|. A change of\n"
-    "less than 1 % (--same-within) of the larger value is 'same', neither improved nor regressed, and so\n"
-    "is a change inside the 95 % bootstrap interval of the per-step values. Then the operator mapping\n"
+    "with which direction is better), then every operator type's time per step, sorted by |delta|: its\n"
+    "time inside the steps the step time is computed over, divided by their number (the run's total\n"
+    "divided by the steps when they have no spans), so that runs of different lengths compare. A change\n"
+    "of less than 1 % (--same-within) of the larger value is 'same', neither improved nor regressed, and\n"
+    "so is a change inside the 95 % bootstrap interval of the per-step values; an operator's verdict is\n"
+    "per step, and one only in the optimized run that replaced baseline operators is 'new'. JSON and CSV\n"
+    "carry both the per-step and the whole-run times. Then the operator mapping\n"
     "(unchanged, changed, and replaced windows such as BatchMatMul->SoftmaxV2->BatchMatMul =>\n"
     "FlashAttentionScore, from a sequence diff of the per-step operators) and the advisor findings\n"
     "of both runs matched by id: fixed, remaining, new.\n"
@@ -40,6 +44,8 @@ const char* kHelp =
     "  --format F              table (default) | csv | json | markdown | html | pdf\n"
     "  --group-by G            type (default) | name\n"
     "  --top N                 operator rows (default 20, 0 = all)\n"
+    "  --per-step              operator times per step (default)\n"
+    "  --whole-run             operator times over the whole run (sorted by them; verdicts stay per step)\n"
     "  --tokens-per-step N     adds per-token latency\n"
     "  --peak-hbm-gbps X       peak HBM bandwidth (default: per chip, 1200)\n"
     "  --same-within PCT       a change under PCT % is 'same' (default 1; 0 to 50)\n"
@@ -116,9 +122,7 @@ int compare(const Args& args)
         std::string v;
         if (a == "--no-cache") {
             useCache = false;
-            continue;
-        }
-        if (is("--format")) {
+        } else if (is("--format")) {
             if (!take(v) || (v != "table" && v != "csv" && v != "json" && v != "markdown" && v != "html" && v != "pdf"))
                 return usage("--format needs table, csv, json, markdown, html or pdf");
             format = v;
@@ -144,6 +148,8 @@ int compare(const Args& args)
             if (!take(v) || (pct = std::strtod(v.c_str(), &end), v.empty() || *end || !(pct >= 0 && pct <= 50)))
                 return usage("--same-within needs a percentage from 0 to 50");
             co.sameWithin = pct / 100.0;
+        } else if (a == "--per-step" || a == "--whole-run") {
+            co.opTimes = a == "--per-step" ? OpTimes::PerStep : OpTimes::WholeRun;
         } else if (a == "--no-advisor") {
             advisorDiff = false;
         } else if (is("--export") || is("--output") || a == "-o") {

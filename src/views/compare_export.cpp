@@ -33,6 +33,38 @@ QString tableHtml(const text::Table& t)
     return h + QStringLiteral("</table>");
 }
 
+// The operators with the largest change, compact for a page: the times of r.opTimes, the
+// verdict per step.
+QString operatorsHtml(const CompareResult& r)
+{
+    const bool perStep = r.opTimes == OpTimes::PerStep;
+    text::Table ops;
+    ops.addColumn("operator", false);
+    ops.addColumn(perStep ? "count/step" : "count", true);
+    ops.addColumn(perStep ? "baseline ms/step" : "baseline ms", true);
+    ops.addColumn(perStep ? "optimized ms/step" : "optimized ms", true);
+    ops.addColumn(perStep ? "Δ ms/step" : "Δ ms", true);
+    ops.addColumn("ratio", true);
+    ops.addColumn("verdict", false);
+    auto count = [perStep](bool in, std::uint64_t n, double perStepN) {
+        return !in ? std::string("—") : perStep ? text::fixed(perStepN, 1) : std::to_string(n);
+    };
+    for (std::size_t i = 0; i < std::min<std::size_t>(r.ops.size(), 15); ++i) {
+        const OpDiffRow& d = r.ops[i];
+        ops.rows.push_back({d.key,
+                            count(d.inBaseline, d.baselineCount, d.baselineCountPerStep) + " → "
+                                + count(d.inCurrent, d.currentCount, d.currentCountPerStep),
+                            text::fixed(d.baselineNs(r.opTimes) / 1e6, 3), text::fixed(d.currentNs(r.opTimes) / 1e6, 3),
+                            text::fixed(d.deltaNs(r.opTimes) / 1e6, 3), text::fixed(d.ratioOf(r.opTimes), 3),
+                            opVerdict(d, r.sameWithin)});
+    }
+    return QStringLiteral("<h2>Operators</h2><p>%1; the %2 with the largest change of %3.</p>")
+               .arg(esc(operatorStepsNote(r)))
+               .arg(ops.rows.size())
+               .arg(perStep ? QStringLiteral("time per step") : QStringLiteral("total time"))
+           + tableHtml(ops);
+}
+
 // The report body; `chart` is the <img> source of the diff chart.
 QString bodyHtml(const CompareResult& r, const std::string& baselinePath, const std::string& optimizedPath,
                  const QString& chart)
@@ -55,6 +87,7 @@ QString bodyHtml(const CompareResult& r, const std::string& baselinePath, const 
                              text::fixed(row.delta, digits), text::fixed(row.ratio, 3), headlineVerdict(row, r.sameWithin)});
     }
     h += QStringLiteral("<h2>Headline</h2>") + tableHtml(head);
+    h += operatorsHtml(r);
     h += QStringLiteral("<h2>Where the time moved</h2><p><img src=\"%1\" width=\"640\"></p>").arg(chart);
     h += QStringLiteral("<h2>Steps side by side</h2><p>%1</p>").arg(esc(stepAlignmentNote(r)));
     if (!r.stepPairs.empty()) {
@@ -133,11 +166,14 @@ QString bodyHtml(const CompareResult& r, const std::string& baselinePath, const 
 QImage renderCompareChart(const CompareResult& r, int width)
 {
     const std::size_t steps = std::min<std::size_t>(std::max(r.baselineSteps.size(), r.currentSteps.size()), 16);
-    // Operator types with the largest change of time per step.
+    // Operator types with the largest change of time per step (the operators table's numbers).
     std::vector<const OpDiffRow*> ops;
     for (const OpDiffRow& d : r.ops)
-        if (ops.size() < 10)
-            ops.push_back(&d);
+        ops.push_back(&d);
+    std::stable_sort(ops.begin(), ops.end(), [](const OpDiffRow* x, const OpDiffRow* y) {
+        return std::abs(x->deltaNs(OpTimes::PerStep)) > std::abs(y->deltaNs(OpTimes::PerStep));
+    });
+    ops.resize(std::min<std::size_t>(ops.size(), 10));
     const int pairH = 40, opH = 20, left = 170, right = 110;
     const int height = 24 + static_cast<int>(steps) * pairH + 30 + 24 + static_cast<int>(ops.size()) * opH + 10;
     QImage img(width, height, QImage::Format_ARGB32_Premultiplied);
@@ -192,13 +228,12 @@ QImage renderCompareChart(const CompareResult& r, int width)
         x += 16 + p.fontMetrics().horizontalAdvance(t) + 24;
     }
     y += 30;
-    const double stepsB = std::max<std::size_t>(1, r.baselineSteps.size()), stepsC = std::max<std::size_t>(1, r.currentSteps.size());
     p.drawText(QPoint(4, y + 14), QStringLiteral("Per operator type: optimized − baseline, ms per step"));
     y += 22;
     double maxD = 0;
     std::vector<double> deltas;
     for (const OpDiffRow* d : ops) {
-        const double v = static_cast<double>(d->currentTotal) / stepsC - static_cast<double>(d->baselineTotal) / stepsB;
+        const double v = d->deltaNs(OpTimes::PerStep);
         deltas.push_back(v);
         maxD = std::max(maxD, std::abs(v));
     }

@@ -189,6 +189,15 @@ void OperatorDiffModel::setRows(std::vector<OpDiffRow> rows, double sameWithin)
     endResetModel();
 }
 
+void OperatorDiffModel::setOpTimes(OpTimes t)
+{
+    if (t == m_times)
+        return;
+    beginResetModel(); // every time column and the headers change; a sorting proxy sorts again
+    m_times = t;
+    endResetModel();
+}
+
 int OperatorDiffModel::rowForKey(const QString& key) const
 {
     for (std::size_t i = 0; i < m_rows.size(); ++i)
@@ -211,20 +220,27 @@ QVariant OperatorDiffModel::data(const QModelIndex& index, int role) const
     const OpDiffRow& d = m_rows[static_cast<std::size_t>(index.row())];
     const Presence p = presence(d);
     const int col = index.column();
+    const bool perStep = m_times == OpTimes::PerStep && d.perStepKnown();
+    const std::string verdict = opVerdict(d, m_sameWithin);
+    const Change change = changeOf(verdict);
     auto raw = [&]() -> QVariant {
         switch (col) {
         case Name: return qstr(d.key);
         case Present: return static_cast<int>(p);
-        case BaselineCount: return static_cast<qulonglong>(d.baselineCount);
-        case OptimizedCount: return static_cast<qulonglong>(d.currentCount);
-        case BaselineTotal: return static_cast<qlonglong>(d.baselineTotal);
-        case OptimizedTotal: return static_cast<qlonglong>(d.currentTotal);
-        case Delta: return static_cast<qlonglong>(d.delta);
-        case Ratio: return d.ratio;
+        case BaselineCount: return perStep ? QVariant(d.baselineCountPerStep) : QVariant(static_cast<qulonglong>(d.baselineCount));
+        case OptimizedCount: return perStep ? QVariant(d.currentCountPerStep) : QVariant(static_cast<qulonglong>(d.currentCount));
+        case BaselineTotal: return perStep ? QVariant(d.baselineNsPerStep) : QVariant(static_cast<qlonglong>(d.baselineTotal));
+        case OptimizedTotal: return perStep ? QVariant(d.currentNsPerStep) : QVariant(static_cast<qlonglong>(d.currentTotal));
+        case Delta: return perStep ? QVariant(d.deltaPerStep()) : QVariant(static_cast<qlonglong>(d.delta));
+        case Ratio: return d.ratioOf(m_times);
         case BaselineAvg: return d.baselineAvgNs;
         case OptimizedAvg: return d.currentAvgNs;
+        case Verdict: return qstr(verdict);
         }
         return {};
+    };
+    auto countText = [perStep](bool in, std::uint64_t n, double perStepN) {
+        return !in ? kMissing : perStep ? QString::number(perStepN, 'f', 1) : fmt::count(n);
     };
     switch (role) {
     case Qt::DisplayRole:
@@ -232,21 +248,24 @@ QVariant OperatorDiffModel::data(const QModelIndex& index, int role) const
         case Name: return qstr(d.key);
         case Present:
             return p == Presence::Both ? tr("both") : p == Presence::BaselineOnly ? tr("baseline only") : tr("optimized only");
-        case BaselineCount: return d.inBaseline ? fmt::count(d.baselineCount) : kMissing;
-        case OptimizedCount: return d.inCurrent ? fmt::count(d.currentCount) : kMissing;
-        case BaselineTotal: return d.inBaseline ? fmt::duration(static_cast<double>(d.baselineTotal)) : kMissing;
-        case OptimizedTotal: return d.inCurrent ? fmt::duration(static_cast<double>(d.currentTotal)) : kMissing;
-        case Delta: return fmt::signedDuration(d.delta);
-        case Ratio: return p == Presence::Both ? ratioText(d.ratio) : kMissing; // the In column says which side
+        case BaselineCount: return countText(d.inBaseline, d.baselineCount, d.baselineCountPerStep);
+        case OptimizedCount: return countText(d.inCurrent, d.currentCount, d.currentCountPerStep);
+        case BaselineTotal: return d.inBaseline ? fmt::duration(d.baselineNs(m_times)) : kMissing;
+        case OptimizedTotal: return d.inCurrent ? fmt::duration(d.currentNs(m_times)) : kMissing;
+        case Delta: return fmt::signedDuration(std::llround(d.deltaNs(m_times)));
+        case Ratio: return p == Presence::Both ? ratioText(d.ratioOf(m_times)) : kMissing; // the In column says which side
         case BaselineAvg: return fmt::duration(d.baselineAvgNs);
         case OptimizedAvg: return fmt::duration(d.currentAvgNs);
+        case Verdict: return tr(verdict.c_str());
         }
         return {};
     case SortRole:
         if (col == Delta)
-            return static_cast<qlonglong>(d.delta < 0 ? -d.delta : d.delta);
+            return std::abs(d.deltaNs(m_times));
         if (col == Present)
             return p == Presence::Both ? 0 : p == Presence::BaselineOnly ? 1 : 2;
+        if (col == Verdict)
+            return static_cast<int>(change);
         return raw();
     case RawValueRole:
         return raw();
@@ -255,59 +274,92 @@ QVariant OperatorDiffModel::data(const QModelIndex& index, int role) const
     case PresenceRole:
         return static_cast<int>(p);
     case ChangeRole:
-        return static_cast<int>(changeOf(opVerdict(d, m_sameWithin)));
+        return static_cast<int>(change);
     case Qt::ForegroundRole:
-        if (col == Delta || col == Ratio) {
-            const QColor c = changeColour(changeOf(opVerdict(d, m_sameWithin)));
+        if (col == Delta || col == Ratio || col == Verdict) {
+            const QColor c = changeColour(change);
             if (c.isValid())
                 return c;
         }
         return {};
     case Qt::FontRole:
-        if (p != Presence::Both && (col == Name || col == Present)) {
+        if ((p != Presence::Both && (col == Name || col == Present)) || col == Verdict) {
             QFont f;
-            f.setItalic(true);
-            f.setBold(col == Present);
+            f.setItalic(p != Presence::Both && col != Verdict);
+            f.setBold(col == Present || col == Verdict);
             return f;
         }
         return {};
     case Qt::TextAlignmentRole:
-        return col == Name || col == Present ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
-                                             : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        return col == Name || col == Present || col == Verdict ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
+                                                               : QVariant(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::ToolTipRole:
-        switch (col) {
-        case Name: return qstr(d.key);
-        case Present:
-            return p == Presence::Both ? tr("In both profiles")
-                   : p == Presence::BaselineOnly ? tr("Only in the baseline (removed or fused away in the optimized run)")
-                                                 : tr("Only in the optimized run (new, e.g. a fused kernel)");
-        case Delta: return tr("Total time, optimized − baseline (sorted by magnitude)");
-        case Ratio: return tr("Total time, optimized / baseline");
-        default: return {};
-        }
+        return toolTip(d, col);
     }
     return {};
+}
+
+QVariant OperatorDiffModel::toolTip(const OpDiffRow& d, int col) const
+{
+    const Presence p = presence(d);
+    const bool perStep = m_times == OpTimes::PerStep && d.perStepKnown();
+    const QString per = perStep ? tr("per step") : tr("over the whole run");
+    switch (col) {
+    case Name: return qstr(d.key);
+    case Present:
+        return p == Presence::Both ? tr("In both profiles")
+               : p == Presence::BaselineOnly ? tr("Only in the baseline (removed or fused away in the optimized run)")
+               : d.replacement ? tr("Only in the optimized run: the operator mapping has it replacing baseline operators")
+                               : tr("Only in the optimized run (new, e.g. a fused kernel)");
+    case BaselineCount:
+    case OptimizedCount:
+        return perStep ? tr("Instances per step (%1 over the whole run)")
+                             .arg(fmt::count(col == BaselineCount ? d.baselineCount : d.currentCount))
+                       : tr("Instances over the whole run");
+    case BaselineTotal:
+    case OptimizedTotal:
+        return perStep ? tr("Time per step: inside the steps the step time is computed over, divided by their "
+                            "number (%1 over the whole run)")
+                             .arg(fmt::duration(static_cast<double>(col == BaselineTotal ? d.baselineTotal : d.currentTotal)))
+                       : tr("Total time over the whole run");
+    case Delta: return tr("Time %1, optimized − baseline (sorted by magnitude)").arg(per);
+    case Ratio: return tr("Time %1, optimized / baseline").arg(per);
+    case Verdict:
+        if (d.replacement)
+            return tr("New: replaces baseline operators (see the operator mapping)");
+        if (!d.perStepKnown())
+            return tr("Decided on the totals: no per-step times");
+        return tr("Decided per step: %1 → %2 per step, as the headline's step time")
+            .arg(fmt::duration(d.baselineNsPerStep), fmt::duration(d.currentNsPerStep));
+    default: return {};
+    }
 }
 
 QVariant OperatorDiffModel::headerData(int section, Qt::Orientation o, int role) const
 {
     if (o != Qt::Horizontal)
         return QAbstractTableModel::headerData(section, o, role);
+    const bool perStep = m_times == OpTimes::PerStep;
     if (role == Qt::ToolTipRole && section == Delta)
-        return tr("Total time, optimized − baseline; sorts by magnitude |Δ|");
+        return perStep ? tr("Time per step, optimized − baseline; sorts by magnitude |Δ|")
+                       : tr("Total time, optimized − baseline; sorts by magnitude |Δ|");
+    if (role == Qt::ToolTipRole && section == Verdict)
+        return tr("Improved, regressed or the same, per step whatever is shown; new for an operator that "
+                  "replaced baseline operators");
     if (role != Qt::DisplayRole)
         return {};
     switch (section) {
     case Name: return tr("Operator");
     case Present: return tr("In");
-    case BaselineCount: return tr("Count (base)");
-    case OptimizedCount: return tr("Count (opt)");
-    case BaselineTotal: return tr("Total (base)");
-    case OptimizedTotal: return tr("Total (opt)");
-    case Delta: return tr("Δ total");
+    case BaselineCount: return perStep ? tr("Count/step (base)") : tr("Count (base)");
+    case OptimizedCount: return perStep ? tr("Count/step (opt)") : tr("Count (opt)");
+    case BaselineTotal: return perStep ? tr("Per step (base)") : tr("Total (base)");
+    case OptimizedTotal: return perStep ? tr("Per step (opt)") : tr("Total (opt)");
+    case Delta: return perStep ? tr("Δ per step") : tr("Δ total");
     case Ratio: return tr("Ratio");
     case BaselineAvg: return tr("Avg (base)");
     case OptimizedAvg: return tr("Avg (opt)");
+    case Verdict: return tr("Verdict");
     }
     return {};
 }

@@ -45,19 +45,24 @@ private:
 class OperatorDiffModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Columns { Name, Present, BaselineCount, OptimizedCount, BaselineTotal, OptimizedTotal, Delta, Ratio,
+    // The count and time columns are per step or over the whole run (setOpTimes); Verdict is per
+    // step either way, as the headline's.
+    // The times, their change and the verdict come first: they are what a narrow window shows.
+    enum Columns { Name, Present, BaselineTotal, OptimizedTotal, Delta, Ratio, Verdict, BaselineCount, OptimizedCount,
                    BaselineAvg, OptimizedAvg, ColumnCount };
     enum Roles {
         SortRole = Qt::UserRole + 1, // raw number or text; Delta sorts by |delta|
-        RawValueRole,                // ns for times, counts, ratio (NaN = missing)
+        RawValueRole,                // ns for times (per step: a double), counts, ratio (NaN = missing)
         KeyRole,                     // the operator key (OP Type or Op Name)
         PresenceRole,                // int(Presence)
-        ChangeRole,                  // int(Change): a faster operator is improved
+        ChangeRole,                  // int(Change) of the per-step verdict: a faster operator is improved
     };
     enum class Presence { Both, BaselineOnly, OptimizedOnly };
 
     explicit OperatorDiffModel(QObject* parent = nullptr);
     void setRows(std::vector<OpDiffRow> rows, double sameWithin = kSameWithin);
+    void setOpTimes(OpTimes t);
+    OpTimes opTimes() const { return m_times; }
     const OpDiffRow& rowAt(int row) const { return m_rows.at(static_cast<std::size_t>(row)); }
     int rowForKey(const QString& key) const; // -1 when absent
 
@@ -67,8 +72,11 @@ public:
     QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
 
 private:
+    QVariant toolTip(const OpDiffRow& d, int column) const;
+
     std::vector<OpDiffRow> m_rows;
     double m_sameWithin = kSameWithin;
+    OpTimes m_times = OpTimes::PerStep;
 };
 
 // Sorts by OperatorDiffModel::SortRole, filters by name (case-insensitive substring) and by

@@ -11,6 +11,7 @@
 #include "views/export_notice.h"
 #include "views/format.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
@@ -61,7 +62,7 @@ QTableView* makeTable(QWidget* parent)
 CompareView::CompareView(QWidget* parent)
     : QWidget(parent), m_header(new QLabel), m_swap(new QPushButton(tr("Swap"))), m_export(new QPushButton(tr("Export…"))),
       m_groupBy(new QComboBox), m_tokens(new QSpinBox), m_sameWithin(new QDoubleSpinBox), m_show(new QComboBox),
-      m_filter(new QLineEdit),
+      m_filter(new QLineEdit), m_wholeRun(new QCheckBox(tr("Whole run"))), m_opTitle(new QLabel), m_opNote(new QLabel),
       m_opCount(new QLabel), m_headline(new CompareHeadlineModel(this)), m_ops(new OperatorDiffModel(this)),
       m_proxy(new OperatorDiffProxy(this)), m_headlineTable(makeTable(this)), m_opTable(makeTable(this)),
       m_mapping(new OperatorMappingModel(this)), m_advisor(new AdvisorDiffModel(this)),
@@ -103,6 +104,12 @@ CompareView::CompareView(QWidget* parent)
     m_filter->setPlaceholderText(tr("Filter operators by name"));
     m_filter->setClearButtonEnabled(true);
     m_filter->setMaximumWidth(280);
+    m_wholeRun->setObjectName(QStringLiteral("compareWholeRun"));
+    m_wholeRun->setToolTip(tr("Show the operators' times over the whole run instead of per step. Runs of different "
+                              "lengths have totals that differ by their length: the verdicts stay per step"));
+    m_opNote->setObjectName(QStringLiteral("compareOperatorSteps"));
+    m_opNote->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_opNote->setWordWrap(true);
 
     m_headlineTable->setObjectName(QStringLiteral("compareHeadline"));
     m_headlineTable->setModel(m_headline);
@@ -145,9 +152,9 @@ CompareView::CompareView(QWidget* parent)
     top->addWidget(m_export);
 
     auto* opBar = new QHBoxLayout;
-    auto* opTitle = new QLabel(tr("<b>Operators</b> by |Δ total|"));
-    opBar->addWidget(opTitle);
+    opBar->addWidget(m_opTitle);
     opBar->addSpacing(12);
+    opBar->addWidget(m_wholeRun);
     opBar->addWidget(new QLabel(tr("Match by")));
     opBar->addWidget(m_groupBy);
     opBar->addWidget(m_show);
@@ -158,6 +165,7 @@ CompareView::CompareView(QWidget* parent)
     auto* opLay = new QVBoxLayout(opPage);
     opLay->setContentsMargins(0, 4, 0, 0);
     opLay->addLayout(opBar);
+    opLay->addWidget(m_opNote);
     opLay->addWidget(m_opTable, 1);
     m_details->setObjectName(QStringLiteral("compareDetails"));
     m_details->addTab(opPage, tr("Operators"));
@@ -195,6 +203,8 @@ CompareView::CompareView(QWidget* parent)
         updateHeader();
     });
     connect(m_filter, &QLineEdit::textChanged, this, &CompareView::setFilterText);
+    connect(m_wholeRun, &QCheckBox::toggled, this,
+            [this](bool whole) { setOpTimes(whole ? OpTimes::WholeRun : OpTimes::PerStep); });
     connect(m_opTable, &QTableView::doubleClicked, this, &CompareView::onOperatorActivated);
     updateHeader();
 }
@@ -248,6 +258,21 @@ void CompareView::setSameWithinPercent(double percent)
         return;
     m_in.options.sameWithin = share;
     recompute();
+}
+
+void CompareView::setOpTimes(OpTimes t)
+{
+    if (m_wholeRun->isChecked() != (t == OpTimes::WholeRun))
+        m_wholeRun->setChecked(t == OpTimes::WholeRun); // emits toggled -> here again
+    // Both kinds of times are in the result: no new comparison, only what is shown and exported.
+    m_in.options.opTimes = t;
+    m_shown.options.opTimes = t;
+    if (m_result.opTimes != t) {
+        m_result.opTimes = t;
+        sortOps(m_result);
+    }
+    m_ops->setOpTimes(t);
+    updateHeader();
 }
 
 void CompareView::setFilterText(const QString& text)
@@ -307,7 +332,8 @@ void CompareView::cancel()
 
 void CompareView::syncControls()
 {
-    const QSignalBlocker b1(m_groupBy), b2(m_tokens), b3(m_sameWithin);
+    const QSignalBlocker b1(m_groupBy), b2(m_tokens), b3(m_sameWithin), b4(m_wholeRun);
+    m_wholeRun->setChecked(m_in.options.opTimes == OpTimes::WholeRun);
     if (const int i = m_groupBy->findData(static_cast<int>(m_in.options.groupBy)); i >= 0)
         m_groupBy->setCurrentIndex(i);
     m_tokens->setValue(static_cast<int>(m_in.options.tokensPerStep));
@@ -317,8 +343,15 @@ void CompareView::syncControls()
 void CompareView::showResult(CompareResult result)
 {
     m_result = std::move(result);
+    // Per step or whole run is a choice of what to show, kept across comparisons.
+    m_shown.options.opTimes = m_in.options.opTimes;
+    if (m_result.opTimes != m_in.options.opTimes) {
+        m_result.opTimes = m_in.options.opTimes;
+        sortOps(m_result);
+    }
     m_headline->setRows(m_result.headline, m_result.sameWithin);
     m_ops->setRows(m_result.ops, m_result.sameWithin);
+    m_ops->setOpTimes(m_result.opTimes);
     m_mapping->setMapping(m_result.mapping);
     m_advisor->setRows(m_result.advisor);
     m_timelines->setRuns(m_shown.baseline, m_shown.optimized, m_result);
@@ -383,6 +416,9 @@ void CompareView::updateHeader()
     m_header->setText(html);
     m_header->setToolTip(tr("Baseline: %1\nOptimized: %2").arg(m_shown.baselinePath, m_shown.optimizedPath));
     m_opCount->setText(tr("%1 of %2").arg(m_proxy->rowCount()).arg(m_ops->rowCount()));
+    const bool perStep = m_ops->opTimes() == OpTimes::PerStep;
+    m_opTitle->setText(perStep ? tr("<b>Operators</b> by |Δ per step|") : tr("<b>Operators</b> by |Δ total|"));
+    m_opNote->setText(m_shown.baseline && m_shown.optimized ? qstr(operatorStepsNote(m_result)) : QString());
     m_swap->setEnabled(m_in.baseline && m_in.optimized);
     // The export writes the shown result, never one being computed.
     m_export->setEnabled(!m_busy && m_shown.baseline && m_shown.optimized);

@@ -13,6 +13,7 @@
 
 #include <QWidget>
 
+class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
@@ -76,6 +77,9 @@ public slots:
     // A change of less than `percent` % of the larger value shows as the same (default 1).
     void setSameWithinPercent(double percent);
     void setFilterText(const QString& text);
+    // The operators' times per step (the default) or over the whole run: what the table shows and
+    // sorts by and what Export… writes. Verdicts stay per step; nothing is computed again.
+    void setOpTimes(npuscope::OpTimes t);
     void exportWithDialog();
     // Drops the running comparison (its late result is ignored); the view goes back to the
     // profiles and options of the shown result. Nothing happens when none runs.
@@ -115,6 +119,9 @@ private:
     QDoubleSpinBox* m_sameWithin;
     QComboBox* m_show;
     QLineEdit* m_filter;
+    QCheckBox* m_wholeRun;
+    QLabel* m_opTitle;
+    QLabel* m_opNote;
     QLabel* m_opCount;
     CompareHeadlineModel* m_headline;
     OperatorDiffModel* m_ops;

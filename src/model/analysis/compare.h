@@ -11,6 +11,7 @@
 #include "model/store/input_problems.h"
 #include "model/store/session.h"
 
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
@@ -31,6 +32,11 @@ struct HeadlineRow {
     bool improved() const;
 };
 
+// How the operator diff puts two runs side by side. Runs of different lengths (11 steps against
+// 21) have whole-run totals that say more about the length than about the operators, so the
+// diff is per step unless the whole run is asked for; the verdict is per step either way.
+enum class OpTimes { PerStep, WholeRun };
+
 struct OpDiffRow {
     std::string key;
     bool inBaseline = false, inCurrent = false;
@@ -39,6 +45,22 @@ struct OpDiffRow {
     double baselineAvgNs = kNaN, currentAvgNs = kNaN;
     TimeNs delta = 0;     // currentTotal − baselineTotal
     double ratio = kNaN;  // currentTotal / baselineTotal (NaN when only in current)
+    // Per step (CompareSide::opsPerStep): the operator's time inside the steps the step time is
+    // computed over, divided by their number, summed over ranks; NaN when not computed.
+    double baselineNsPerStep = kNaN, currentNsPerStep = kNaN;
+    double baselineCountPerStep = kNaN, currentCountPerStep = kNaN;
+    // Only in the optimized run, and the operator mapping has it in a window that replaced
+    // baseline operators (FlashAttentionScore for BatchMatMul→SoftmaxV2→BatchMatMul): "new".
+    bool replacement = false;
+    bool perStepKnown() const { return !std::isnan(baselineNsPerStep) && !std::isnan(currentNsPerStep); }
+    double deltaPerStep() const { return currentNsPerStep - baselineNsPerStep; }
+    // currentNsPerStep / baselineNsPerStep (NaN when only in current)
+    double ratioPerStep() const;
+    // The shown time of each side, its change and ratio: per step or over the whole run.
+    double baselineNs(OpTimes t) const;
+    double currentNs(OpTimes t) const;
+    double deltaNs(OpTimes t) const { return currentNs(t) - baselineNs(t); }
+    double ratioOf(OpTimes t) const { return t == OpTimes::PerStep && perStepKnown() ? ratioPerStep() : ratio; }
 };
 
 // A change of less than this share of the larger value is run-to-run noise: "same".
@@ -62,11 +84,17 @@ struct CompareOptions {
     double sameWithin = kSameWithin; // the share of the larger value under which a change is "same"
     bool mapOperators = true;    // fills CompareResult::mapping (op_mapping.h)
     bool stepSpans = true;       // fills CompareResult::baselineSpans / currentSpans (step_diff.h)
+    OpTimes opTimes = OpTimes::PerStep; // what the operator diff shows and sorts by
 };
 
 struct CompareResult {
     std::vector<HeadlineRow> headline;
-    std::vector<OpDiffRow> ops;  // sorted by |delta| descending, then key
+    std::vector<OpDiffRow> ops;  // sorted by |deltaNs(opTimes)| descending, then key
+    OpTimes opTimes = OpTimes::PerStep; // as asked for (CompareOptions)
+    // How many steps the operators' per-step times of each run are over (CompareSide::opSteps)
+    // and how the operators were put into them (CompareSide::opBasis).
+    int baselineOpSteps = 0, currentOpSteps = 0;
+    std::string baselineOpBasis, currentOpBasis;
     double speedup = kNaN;       // baseline step / current step
     double sameWithin = kSameWithin; // as asked for (CompareOptions)
     // Per-step step times (ms) of the rank the step time comes from (the slowest), and the 95 %
@@ -96,6 +124,12 @@ struct CompareSide {
     double stepMs = kNaN, computingMs = kNaN, notOverlappedMs = kNaN, freeMs = kNaN; // of the slowest rank
     double aicUtil = kNaN, l2Hit = kNaN, hbmUtil = kNaN, hbmGBps = kNaN;             // means over ranks
     std::map<std::string, std::pair<std::uint64_t, TimeNs>> ops; // key -> (count, total), summed over ranks
+    // key -> (count, ns) per step, summed over ranks: each rank's operator time inside the spans
+    // of the steps its step time is computed over, divided by their number. Empty when the steps
+    // have no spans (a cluster summary): compareSides then divides `ops` by the steps.
+    std::map<std::string, std::pair<double, double>> opsPerStep;
+    int opSteps = 0;         // the steps of the rank with the most (per-step operator times)
+    std::string opBasis;     // "inside the steps' spans" or "run total / steps"
     std::vector<double> stepsMs;       // per step, of the slowest rank
     std::vector<StepBreakdown> steps;
 };
@@ -103,6 +137,9 @@ CompareSide compareSide(const Session& s, const CompareOptions& o = {});
 // The headline, the verdict and its interval, and the operator diff of two sides (no mapping,
 // no steps side by side: they need the operators in order, which only profiles have).
 CompareResult compareSides(const CompareSide& baseline, const CompareSide& current, const CompareOptions& o = {});
+// Orders r.ops by the magnitude of their change in r.opTimes, the largest first, then by key: what
+// compareSides does, again after r.opTimes changed.
+void sortOps(CompareResult& r);
 // Sets the runs' steps (step_diff.h) in r, with the median step of each as the anchors and the
 // pairs around them: what compareSessions does with o.stepSpans.
 void alignStepSpans(CompareResult& r, std::vector<StepSpan> baseline, std::vector<StepSpan> current);

@@ -25,10 +25,13 @@ std::string headlineVerdict(const HeadlineRow& h, double sameWithin)
 
 std::string opVerdict(const OpDiffRow& d, double sameWithin)
 {
-    const double larger = static_cast<double>(std::max(d.baselineTotal, d.currentTotal));
-    if (std::abs(static_cast<double>(d.delta)) <= sameWithin * larger)
+    if (d.replacement)
+        return "new";
+    // Per step when known: whole-run totals of runs of different lengths are not comparable.
+    const double b = d.baselineNs(OpTimes::PerStep), c = d.currentNs(OpTimes::PerStep);
+    if (std::abs(c - b) <= sameWithin * std::max(std::abs(b), std::abs(c)))
         return "same";
-    return d.delta < 0 ? "improved" : "regressed";
+    return c < b ? "improved" : "regressed";
 }
 
 std::string presenceText(const OpDiffRow& d)
@@ -170,17 +173,35 @@ text::Table headlineTable(const CompareResult& r)
     return head;
 }
 
-text::Table operatorsTable(const CompareResult& r, std::size_t top)
+std::string operatorStepsNote(const CompareResult& r)
+{
+    auto side = [](int steps, const std::string& basis) {
+        return std::to_string(steps) + (steps == 1 ? " step" : " steps") + (basis.empty() ? "" : " (" + basis + ")");
+    };
+    const std::string steps = "baseline " + side(r.baselineOpSteps, r.baselineOpBasis) + ", optimized "
+                              + side(r.currentOpSteps, r.currentOpBasis);
+    return r.opTimes == OpTimes::PerStep ? "Operator times per step: " + steps + "; the verdict is per step"
+                                         : "Operator times over the whole run; the verdict is per step: " + steps;
+}
+
+text::Table operatorsTable(const CompareResult& r, std::size_t top, bool allColumns)
 {
     using text::fixed;
+    const bool perStep = allColumns || r.opTimes == OpTimes::PerStep;
+    const bool whole = allColumns || r.opTimes == OpTimes::WholeRun;
     text::Table ops;
     ops.addColumn("operator_name", false);
     ops.addColumn("baseline_count", true);
     ops.addColumn("optimized_count", true);
-    ops.addColumn("baseline_ms", true);
-    ops.addColumn("optimized_ms", true);
-    ops.addColumn("delta_ms", true);
-    ops.addColumn("ratio", true);
+    if (perStep) {
+        for (const char* c : {"baseline_per_step", "optimized_per_step", "baseline_ms_per_step", "optimized_ms_per_step",
+                              "delta_ms_per_step", allColumns ? "ratio_per_step" : "ratio"})
+            ops.addColumn(c, true);
+    }
+    if (whole) {
+        for (const char* c : {"baseline_ms", "optimized_ms", "delta_ms", "ratio"})
+            ops.addColumn(c, true);
+    }
     ops.addColumn("baseline_avg_us", true);
     ops.addColumn("optimized_avg_us", true);
     ops.addColumn("present", false);
@@ -189,10 +210,22 @@ text::Table operatorsTable(const CompareResult& r, std::size_t top)
     for (const OpDiffRow& d : r.ops) {
         if (top > 0 && n++ >= top)
             break;
-        ops.rows.push_back({d.key, std::to_string(d.baselineCount), std::to_string(d.currentCount),
-                            nsToMillisText(d.baselineTotal), nsToMillisText(d.currentTotal), nsToMillisText(d.delta),
-                            fixed(d.ratio, 4), fixed(d.baselineAvgNs / 1000.0, 3), fixed(d.currentAvgNs / 1000.0, 3),
-                            presenceText(d), opVerdict(d, r.sameWithin)});
+        std::vector<std::string> row{d.key, std::to_string(d.baselineCount), std::to_string(d.currentCount)};
+        if (perStep) {
+            const double b = d.baselineNs(OpTimes::PerStep), c = d.currentNs(OpTimes::PerStep);
+            for (std::string v : {fixed(d.baselineCountPerStep, 2), fixed(d.currentCountPerStep, 2), fixed(b / 1e6, 6),
+                                  fixed(c / 1e6, 6), fixed((c - b) / 1e6, 6), fixed(d.ratioOf(OpTimes::PerStep), 4)})
+                row.push_back(std::move(v));
+        }
+        if (whole) {
+            for (std::string v : {nsToMillisText(d.baselineTotal), nsToMillisText(d.currentTotal), nsToMillisText(d.delta),
+                                  fixed(d.ratio, 4)})
+                row.push_back(std::move(v));
+        }
+        for (std::string v : {fixed(d.baselineAvgNs / 1000.0, 3), fixed(d.currentAvgNs / 1000.0, 3), presenceText(d),
+                              opVerdict(d, r.sameWithin)})
+            row.push_back(std::move(v));
+        ops.rows.push_back(std::move(row));
     }
 
     return ops;
@@ -203,7 +236,9 @@ std::string formatCompareReport(const CompareResult& r, const std::string& basel
 {
     using text::fixed;
     const text::Table head = headlineTable(r);
-    const text::Table ops = operatorsTable(r, top);
+    // JSON and CSV are read by programs: both kinds of operator times, whatever is shown.
+    const text::Table ops = operatorsTable(r, top, format == "json" || format == "csv");
+    const std::string opNote = operatorStepsNote(r);
     const text::Table map = mappingTable(r, top);
     const text::Table adv = advisorTable(r);
     const text::Table steps = stepPairsTable(r);
@@ -236,7 +271,11 @@ std::string formatCompareReport(const CompareResult& r, const std::string& basel
                + ",\n\"verdict\": " + text::jsonString(verdict) + ", \"step_ratio\": " + num(ci.ratio, 6)
                + ", \"step_ratio_ci95\": [" + num(ci.low, 6) + ", " + num(ci.high, 6) + "], \"baseline_steps\": "
                + std::to_string(ci.baselineSteps) + ", \"optimized_steps\": " + std::to_string(ci.optimizedSteps)
-               + ",\n\"headline\": " + head.toJson() + ",\"operators\": " + ops.toJson()
+               + ",\n\"headline\": " + head.toJson() + ",\n\"operator_times\": "
+               + text::jsonString(r.opTimes == OpTimes::PerStep ? "per_step" : "whole_run")
+               + ", \"operator_steps\": {\"baseline\": " + std::to_string(r.baselineOpSteps) + ", \"optimized\": "
+               + std::to_string(r.currentOpSteps) + ", \"baseline_basis\": " + text::jsonString(r.baselineOpBasis)
+               + ", \"optimized_basis\": " + text::jsonString(r.currentOpBasis) + "}, \"operators\": " + ops.toJson()
                + ",\n\"step_alignment\": " + text::jsonString(stepNote) + ", \"step_pairs\": " + steps.toJson()
                + ",\n\"mapping_steps\": " + std::to_string(r.mapping.steps) + ", \"mapping\": " + map.toJson()
                + ",\n\"advisor_compared\": " + (r.advisorCompared ? "true" : "false") + ", \"advisor\": " + adv.toJson()
@@ -255,7 +294,7 @@ std::string formatCompareReport(const CompareResult& r, const std::string& basel
                + (speedup.empty() ? "" : ", speedup " + speedup + "×") + "; a change under " + band
                + " % is the same.\n\n" + (verdict.empty() ? "" : "Optimized is " + verdict + ".\n\n") + head.toMarkdown()
                + "\n## Steps side by side\n\n" + text::markdownCell(stepNote) + "\n\n" + steps.toMarkdown()
-               + "\n## Operators\n\n" + ops.toMarkdown() + "\n## Operator mapping\n\n" + mapNote + "\n\n"
+               + "\n## Operators\n\n" + text::markdownCell(opNote) + ".\n\n" + ops.toMarkdown() + "\n## Operator mapping\n\n" + mapNote + "\n\n"
                + map.toMarkdown() + (r.advisorCompared ? "\n## Advisor findings\n\n" + adv.toMarkdown() : "");
     }
     if (format == "csv") {
@@ -281,7 +320,7 @@ std::string formatCompareReport(const CompareResult& r, const std::string& basel
            + text::forTerminal(optimizedPath) + "\n"
            + (speedup.empty() ? "" : "Speedup:   " + speedup + "x\n") + (verdict.empty() ? "" : "Verdict:   " + verdict + "\n")
            + "Same:      a change under " + band + " %\n\n" + head.toText() + "\nSteps side by side: "
-           + text::plainText(stepNote) + "\n" + steps.toText() + "\n" + ops.toText() + "\nOperator mapping: "
+           + text::plainText(stepNote) + "\n" + steps.toText() + "\n" + text::plainText(opNote) + "\n" + ops.toText() + "\nOperator mapping: "
            + text::plainText(mapNote) + "\n" + map.toText() + (r.advisorCompared ? "\nAdvisor findings\n" + adv.toText() : "");
 }
 

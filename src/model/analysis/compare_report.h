@@ -13,7 +13,9 @@ namespace npuscope {
 // "improved", "regressed", "same" (a change of less than `sameWithin` of the larger value) or ""
 // when a side is missing.
 std::string headlineVerdict(const HeadlineRow& h, double sameWithin = kSameWithin);
-// The same for an operator's total time: a faster operator is improved.
+// The same for an operator's time per step (its totals when the row has no per-step times): a
+// faster operator is improved; one only in the optimized run that replaced baseline operators
+// (OpDiffRow::replacement) is "new".
 std::string opVerdict(const OpDiffRow& d, double sameWithin = kSameWithin);
 // "both", "baseline only" or "optimized only".
 std::string presenceText(const OpDiffRow& d);
@@ -34,11 +36,16 @@ std::string stepAlignmentNote(const CompareResult& r);
 text::Table advisorTable(const CompareResult& r);
 // The headline metrics (metric, unit, baseline, optimized, delta, ratio, which is better, verdict).
 text::Table headlineTable(const CompareResult& r);
-// The operators by change (counts, ms, delta, ratio, mean µs, presence, verdict); `top` limits the
-// rows (0 = all).
-text::Table operatorsTable(const CompareResult& r, std::size_t top = 0);
+// "Operator times per step: baseline 11 steps (inside the steps' spans), optimized 21 steps (…);
+// the verdict is per step", or the same for the whole run.
+std::string operatorStepsNote(const CompareResult& r);
+// The operators by change in r.opTimes (counts, counts per step, ms per step or ms of the whole
+// run, delta, ratio, mean µs, presence, verdict); `allColumns` gives both kinds of times
+// (*_ms_per_step with ratio_per_step, and *_ms with ratio). `top` limits the rows (0 = all).
+text::Table operatorsTable(const CompareResult& r, std::size_t top = 0, bool allColumns = false);
 
-// `top` limits the operator rows (0 = all). Verdicts use r.sameWithin. Unknown formats render as
+// `top` limits the operator rows (0 = all). Verdicts use r.sameWithin. JSON and CSV carry the
+// operators' times both per step and over the whole run, the other formats those of r.opTimes. Unknown formats render as
 // the aligned table.
 std::string formatCompareReport(const CompareResult& r, const std::string& baselinePath,
                                 const std::string& optimizedPath, const std::string& format, std::size_t top = 0);
