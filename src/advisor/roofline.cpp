@@ -265,6 +265,42 @@ void shapeEstimates(Acc& a, bool cube)
     }
 }
 
+// Why a point can sit above its roof: the estimates behind the roof it broke, most likely first.
+std::string aboveRoofWhy(const RooflinePoint& p, const RooflineRoofs& roofs, bool int8, bool fp32)
+{
+    std::vector<std::string> why;
+    const bool cube = p.unit == "cube";
+    if (p.achievedFlops > p.peak) {
+        if (p.flopsFrom.find("attention") != std::string::npos)
+            why.push_back("the FLOPs count every attention block, and a causal mask skips about half");
+        else if (p.flopsFrom == "element count")
+            why.push_back("the FLOPs are estimated as one per output element");
+        else if (p.flopsFrom == "shapes")
+            why.push_back("the FLOPs from the shapes may count work the kernel skips (padding, broadcast, sparsity)");
+        else
+            why.push_back("the fops counters may count more than the cube or vector did");
+        why.push_back(std::string("the roof is the ") + (cube ? (int8 ? "INT8 cube" : "FP16 cube") : (fp32 ? "FP32 vector" : "FP16 vector"))
+                      + " peak (dtypes " + (p.dtypes.empty() ? std::string("not given") : p.dtypes)
+                      + "): a narrower dtype has a higher one");
+    } else {
+        if (p.bytesFrom == "shapes")
+            why.push_back("the bytes from the shapes count every input and output as read from HBM, "
+                          "but data served from L2 or read once for a broadcast moves less");
+        else
+            why.push_back("the measured bandwidth counts L2 hits as memory traffic");
+    }
+    const std::string cores = std::to_string(roofs.aiCores) + " AI cores, " + std::to_string(roofs.vectorCores)
+                              + " vector cores at " + std::to_string(static_cast<long long>(roofs.mhz)) + " MHz and "
+                              + std::to_string(static_cast<long long>(roofs.hbmBytesPerS / 1e9)) + " GB/s of HBM";
+    why.push_back(roofs.known ? "the roofs assume " + cores
+                              : "the chip is not in the SoC table, so settable defaults fill in what the profile does "
+                                "not give: " + cores);
+    std::string out = p.achievedFlops > p.peak ? "above the compute roof: " : "above the HBM roof: ";
+    for (std::size_t i = 0; i < why.size(); ++i)
+        out += (i ? "; " : "") + why[i];
+    return out;
+}
+
 void finish(Acc& a, const RooflineRoofs& roofs)
 {
     RooflinePoint& p = a.p;
@@ -300,6 +336,9 @@ void finish(Acc& a, const RooflineRoofs& roofs)
         p.intensity = p.flops / p.bytes;
         p.attainable = std::min(p.peak, p.intensity * roofs.hbmBytesPerS);
         p.bound = p.intensity < roofs.ridge(p.peak) ? "memory" : "compute";
+        p.aboveRoof = p.achievedFlops > p.attainable;
+        if (p.aboveRoof)
+            p.aboveRoofWhy = aboveRoofWhy(p, roofs, int8, fp32);
     } else {
         p.bound = "unknown";
     }

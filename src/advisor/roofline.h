@@ -46,6 +46,10 @@ struct RooflinePoint {
     double peak = kNaN;                 // the compute roof for its unit and dtype (FLOP/s)
     double attainable = kNaN;           // min(peak, intensity × HBM bytes/s)
     std::string bound;                  // "memory", "compute", or "unknown" (no FLOPs or bytes)
+    // Achieved more than its roof allows: no kernel can, so an estimate behind the point is off.
+    // `aboveRoofWhy` names the likely ones (FLOPs or bytes estimate, dtype, core count or clock).
+    bool aboveRoof = false;
+    std::string aboveRoofWhy;
     double efficiency() const { return attainable > 0 ? achievedFlops / attainable : kNaN; }
 };
 

@@ -81,6 +81,25 @@ QColor transportColour(int i)
     }
 }
 
+// Viridis: a sequential scale that is dark at the bottom and bright at the top on either theme,
+// uniform in lightness and readable with any colour vision; neither end looks like "no data".
+QCPColorGradient sequentialGradient()
+{
+    QCPColorGradient g;
+    g.clearColorStops();
+    g.setColorStopAt(0.0, QColor(0x44, 0x01, 0x54));
+    g.setColorStopAt(0.25, QColor(0x3b, 0x52, 0x8b));
+    g.setColorStopAt(0.5, QColor(0x21, 0x91, 0x8c));
+    g.setColorStopAt(0.75, QColor(0x5e, 0xc9, 0x62));
+    g.setColorStopAt(1.0, QColor(0xfd, 0xe7, 0x25));
+    g.setNanHandling(QCPColorGradient::nhTransparent);
+    return g;
+}
+
+// Links closer than this (relative to the largest) are one colour: stretching a few percent
+// from one end of the scale to the other would invent a difference.
+constexpr double kUniformSpread = 0.05;
+
 } // namespace
 
 ClusterView::ClusterView(SelectionController* sel, QWidget* parent) : QWidget(parent), m_sel(sel)
@@ -183,6 +202,10 @@ QWidget* ClusterView::buildMatrixPane()
     followPalette(m_matrix);
     connect(m_matrix, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) { showCellTip(e->pos()); });
     mv->addWidget(m_matrix, 1);
+    m_matrixNote = new QLabel;
+    m_matrixNote->setObjectName(QStringLiteral("clusterMatrixNote"));
+    m_matrixNote->setWordWrap(true);
+    mv->addWidget(m_matrixNote);
     connect(m_metric, &QComboBox::currentIndexChanged, this, [this] { fillMatrix(); });
     connect(m_collective, &QComboBox::currentIndexChanged, this, [this] { fillMatrix(); });
     return matrixBox;
@@ -536,15 +559,29 @@ void ClusterView::fillMatrix()
         m_scale->axis()->setTicker(t);
         m_scale->axis()->setLabel(QString());
     } else {
-        g = QCPColorGradient(QCPColorGradient::gpThermal);
-        g.setNanHandling(QCPColorGradient::nhTransparent);
         // Bandwidth: dark = slow; size and time: dark = little.
+        g = sequentialGradient();
+        m_matrixScale = {lo, hi, !std::isnan(lo) && (hi - lo) <= kUniformSpread * std::abs(hi)};
+        if (m_matrixScale.uniform) {
+            const QColor mid = g.color(0.5, QCPRange(0, 1));
+            g.clearColorStops();
+            g.setColorStopAt(0, mid);
+            g.setColorStopAt(1, mid);
+        }
         m_map->setGradient(g);
         if (!std::isnan(lo) && !std::isnan(hi))
-            m_map->setDataRange(QCPRange(lo, hi > lo ? hi : lo + 1));
+            m_map->setDataRange(QCPRange(lo, hi > lo ? hi : lo + std::max(1e-9, std::abs(lo) * 1e-3)));
         m_scale->axis()->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
         m_scale->axis()->setLabel(tr(matrixMetricName(metric)));
     }
+    if (metric == MatrixMetric::Transport)
+        m_matrixScale = {};
+    // No data: hatched behind the transparent empty cells, never a colour of the scale.
+    m_matrix->axisRect()->setBackground(QBrush(palette().color(QPalette::Mid).lightness() < 128
+                                                   ? palette().color(QPalette::Light)
+                                                   : palette().color(QPalette::Dark),
+                                               Qt::BDiagPattern));
+    m_matrixNote->setText(matrixNote());
     // Slow links: an outline around the cell.
     if (cm && metric != MatrixMetric::Transport)
         for (const MatrixCell& c : cm->cells)
@@ -569,6 +606,33 @@ double ClusterView::shownValue(int src, int dst) const
     if (si == ranks.end() || *si != src || di == ranks.end() || *di != dst)
         return kNaN;
     return m_map->data()->cell(static_cast<int>(di - ranks.begin()), static_cast<int>(si - ranks.begin()));
+}
+
+QColor ClusterView::cellColour(int src, int dst) const
+{
+    const double v = shownValue(src, dst);
+    if (std::isnan(v))
+        return {};
+    return QColor::fromRgba(m_map->gradient().color(v, m_map->dataRange()));
+}
+
+QString ClusterView::matrixNote() const
+{
+    QString note = tr("Hatched: no data.");
+    const MatrixScale& s = m_matrixScale;
+    if (s.uniform && s.hi > 0) {
+        const auto metric = static_cast<MatrixMetric>(m_metric->currentData().toInt());
+        auto value = [metric](double v) {
+            return metric == MatrixMetric::Bandwidth ? fmt::bandwidth(v)
+                   : metric == MatrixMetric::Time    ? fmt::duration(v * 1e6)
+                                                     : tr("%1 MB").arg(fmt::number(v));
+        };
+        note += QLatin1Char(' ')
+                + tr("Every link between ranks lies within %1 of the largest (%2 to %3): drawn in one colour, as "
+                     "spreads under %4 are, rather than stretched over the whole scale.")
+                      .arg(fmt::percent((s.hi - s.lo) / s.hi), value(s.lo), value(s.hi), fmt::percent(kUniformSpread));
+    }
+    return note;
 }
 
 QString ClusterView::cellToolTip(int src, int dst) const

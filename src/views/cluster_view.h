@@ -10,6 +10,7 @@
 #include "model/analysis/cluster.h"
 #include "model/store/session.h"
 
+#include <QColor>
 #include <QFutureWatcher>
 #include <QWidget>
 
@@ -61,6 +62,17 @@ public:
     QString cellToolTip(int src, int dst) const;
     // The heatmap's cell (src, dst) value as drawn (NaN when empty).
     double shownValue(int src, int dst) const;
+    // The heatmap's colour scale: the shown metric's own range over the links between ranks
+    // (LOCAL copies clip at its top), one colour when they lie within 5 % of the largest.
+    struct MatrixScale {
+        double lo = kNaN, hi = kNaN;
+        bool uniform = false;
+    };
+    MatrixScale matrixScale() const { return m_matrixScale; }
+    // The colour cell (src, dst) is filled with; invalid for a cell without data (drawn hatched).
+    QColor cellColour(int src, int dst) const;
+    // What the colours mean: "no data" hatched, and a spread too small to colour.
+    QString matrixNote() const;
 
     // A cluster summary's rank (a rank id): opens its full folder when this machine reaches it
     // (rankFolderRequested), else says where it lives (rankNote()). cluster_view_summary.cpp.
@@ -103,6 +115,8 @@ private:
     QCustomPlot* m_matrix = nullptr;
     QCPColorMap* m_map = nullptr;
     QCPColorScale* m_scale = nullptr;
+    QLabel* m_matrixNote = nullptr;
+    MatrixScale m_matrixScale;
     QComboBox* m_metric = nullptr;
     QComboBox* m_collective = nullptr;
     QTableView* m_rankOverlap = nullptr;

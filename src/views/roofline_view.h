@@ -5,6 +5,7 @@
 // the ranking and the operator detail show.
 #include "advisor/advisor.h"
 
+#include <QRectF>
 #include <QWidget>
 
 #include <memory>
@@ -15,6 +16,7 @@ class QCPAbstractItem;
 class QCPAbstractPlottable;
 class QLabel;
 class QMouseEvent;
+class QResizeEvent;
 
 namespace npuscope {
 
@@ -32,9 +34,21 @@ public:
     // Clicks point i as a user would (its op type becomes the selected operator).
     bool clickPoint(int i);
     QCustomPlot* plot() const { return m_plot; }
+    // The names drawn on the plot: the shown point each belongs to and where it sits (pixels).
+    // Names that would overlap another are left off (thinned); the tooltip still has them.
+    const std::vector<int>& labelledPoints() const { return m_labelPoint; }
+    const std::vector<QRectF>& labelRects() const { return m_labelRects; }
+    // The hover text of shown point i: its numbers and, above its roof, why.
+    QString pointToolTip(int i) const;
+
+protected:
+    void resizeEvent(QResizeEvent* e) override;
 
 private:
     void rebuild();
+    void placeLabels();
+    void schedulePlaceLabels();
+    void showPointTip(const QPoint& pos);
     void onPlottableClick(QCPAbstractPlottable* plottable);
 
     SelectionController* m_sel;
@@ -44,7 +58,12 @@ private:
     QCustomPlot* m_plot = nullptr;
     std::vector<const advisor::RooflinePoint*> m_shown;
     std::vector<QCPAbstractPlottable*> m_pointGraphs; // one per shown point
-    std::vector<QCPAbstractItem*> m_labels;            // the names of the first points
+    std::vector<double> m_pointSize;                   // marker diameter per shown point (px)
+    std::vector<QCPAbstractItem*> m_labels;            // the names of the costliest points
+    std::vector<QCPAbstractItem*> m_leaders;           // lines from a point to its name set farther out
+    std::vector<int> m_labelPoint;                     // per name: the shown point it names
+    std::vector<QRectF> m_labelRects;                  // per name: its box (px)
+    bool m_placePending = false;
 };
 
 } // namespace npuscope

@@ -1,6 +1,7 @@
 #include "views/theme.h"
 
 #include <QApplication>
+#include <QLabel>
 #include <QStyle>
 #include <QStyleFactory>
 
@@ -25,6 +26,19 @@ void setStyle(const QString& name)
         return;
     if (QStyle* s = QStyleFactory::create(name.isEmpty() ? QStringLiteral("Fusion") : name))
         QApplication::setStyle(s);
+}
+
+// Rich text takes its link colour from the palette when it is parsed, so a link set under the
+// light theme would stay dark blue on the dark theme's grey: labels with links parse again.
+void reparseLinks()
+{
+    for (QWidget* w : QApplication::allWidgets())
+        if (auto* label = qobject_cast<QLabel*>(w))
+            if (label->text().contains(QLatin1String("<a ")) && label->textFormat() != Qt::PlainText) {
+                const QString text = label->text();
+                label->clear();
+                label->setText(text);
+            }
 }
 
 } // namespace
@@ -87,6 +101,7 @@ void applyTheme(Theme t)
         QApplication::setPalette(darkPalette());
         break;
     }
+    reparseLinks();
 }
 
 } // namespace npuscope

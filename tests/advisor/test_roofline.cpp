@@ -157,6 +157,43 @@ private slots:
         QVERIFY(seen);
     }
 
+    // No kernel beats its roof, so a point above it says an estimate is off: the real level-1
+    // rank's points are flagged exactly when FLOPs × calls / time (computed here) exceed
+    // min(peak, intensity × HBM), and each flag says which roof and why.
+    void aboveRoofFlagged()
+    {
+        const LoadResult lr = loadSession(kSamples + "/msinsight/test/data/pytorch/text/level1/rank0_ascend_pt");
+        QVERIFY(lr.session);
+        const AdvisorReport r = runAdvisor(*lr.session, fixture::defaults());
+        QCOMPARE(r.roofs.size(), std::size_t(1));
+        const RooflineRoofs& roofs = r.roofs.front();
+        std::size_t flagged = 0;
+        for (const RooflinePoint& p : r.roofline) {
+            if (p.bound == "unknown") {
+                QVERIFY(!p.aboveRoof);
+                continue;
+            }
+            const double achieved = p.flops * double(p.count) / (p.timeNs * 1e-9);
+            const double attainable = std::min(p.peak, p.flops / p.bytes * roofs.hbmBytesPerS);
+            QCOMPARE(p.aboveRoof, achieved > attainable);
+            QCOMPARE(p.aboveRoof, !p.aboveRoofWhy.empty());
+            if (!p.aboveRoof)
+                continue;
+            ++flagged;
+            const bool compute = achieved > p.peak;
+            QVERIFY2(p.aboveRoofWhy.rfind(compute ? "above the compute roof: " : "above the HBM roof: ", 0) == 0, p.aboveRoofWhy.c_str());
+            QVERIFY(p.aboveRoofWhy.find(std::to_string(roofs.aiCores) + " AI cores") != std::string::npos);
+        }
+        QVERIFY2(flagged >= 8, qPrintable(QString::number(flagged)));
+        // Mul [4096, 9216] × scalar, FP32: 1.5 times what HBM can feed it, by its shape's bytes.
+        const RooflinePoint* mul = pointOf(r, "Mul", "\"4096,9216;\"");
+        QVERIFY(mul);
+        QVERIFY(mul->aboveRoof);
+        QVERIFY(mul->efficiency() > 1.4 && mul->efficiency() < 1.7);
+        QVERIFY2(mul->aboveRoofWhy.find("bytes from the shapes") != std::string::npos, mul->aboveRoofWhy.c_str());
+        QVERIFY(mul->aboveRoofWhy.find("L2") != std::string::npos);
+    }
+
     // The mstt fixture has aic_cube_fops / aiv_vector_fops: the FLOPs come from them, the mean
     // over the calls of their sum, computed here from the CSV itself.
     void fopsColumns()

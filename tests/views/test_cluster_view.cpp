@@ -1,6 +1,7 @@
 // The Cluster tab in the real window: a generated four-rank cluster with a planted slow rank
 // (3) and slow link (1 -> 2), numbers checked against the files the generator wrote; the
 // tab's removal when a single rank is opened; the real two-rank run.
+#include "model/formats/loader.h"
 #include "model/synth/synth.h"
 #include "views/cluster_models.h"
 #include "views/cluster_view.h"
@@ -25,6 +26,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 using namespace npuscope;
@@ -279,6 +281,116 @@ private slots:
         QVERIFY(load(w, m_dir.path()));
         QVERIFY(clusterTab(w));
         QCOMPARE(clusterTab(w)->breakdownTable()->model()->rowCount(), 4);
+    }
+
+    // The matrix's colour scale is the data's own: on the slow-link cluster the slowest link
+    // between ranks (from the file) is the scale's dark end and the fastest its bright end; on
+    // a cluster whose links differ by under 5 % every link is one colour, with a note; a rank
+    // never profiled is hatched, unlike any value.
+    void matrixScale()
+    {
+        struct Link {
+            double mb = 0, ms = 0;
+            std::string transport;
+        };
+        auto linksOf = [](const std::string& path) {
+            std::ifstream in(path);
+            const auto j = nlohmann::json::parse(in);
+            std::map<std::pair<int, int>, Link> out;
+            for (const auto& [group, steps] : j.items())
+                for (const auto& [step, ops] : steps.items())
+                    for (const auto& [op, links] : ops.items())
+                        for (const auto& [key, l] : links.items()) {
+                            const auto dash = key.find('-');
+                            Link& a = out[{std::stoi(key.substr(0, dash)), std::stoi(key.substr(dash + 1))}];
+                            a.mb += l["Transit Size(MB)"].get<double>();
+                            a.ms += l["Transit Time(ms)"].get<double>();
+                            a.transport = l["Transport Type"].get<std::string>();
+                        }
+            return out;
+        };
+        auto show = [](ClusterView& v, const std::string& dir) {
+            const LoadResult lr = loadSession(dir);
+            if (!lr.session)
+                return false;
+            v.setSession(lr.session);
+            return QTest::qWaitFor([&v] { return !v.analysing(); }, 60000);
+        };
+        const QColor darkEnd(0x44, 0x01, 0x54), brightEnd(0xfd, 0xe7, 0x25);
+
+        ClusterView v(nullptr);
+        v.resize(1400, 900);
+        v.show();
+        QVERIFY(show(v, m_dir.path().toStdString()));
+        double lo = 1e300, hi = 0;
+        std::pair<int, int> slowest, fastest;
+        for (const auto& [link, l] : linksOf(m_out + "/cluster_communication_matrix.json")) {
+            if (l.transport == "LOCAL")
+                continue;
+            const double bw = l.mb / l.ms;
+            if (bw < lo)
+                lo = bw, slowest = link;
+            if (bw > hi)
+                hi = bw, fastest = link;
+        }
+        QCOMPARE(slowest, std::make_pair(1, 2)); // the planted slow link
+        const ClusterView::MatrixScale s = v.matrixScale();
+        QVERIFY(near(s.lo, lo) && near(s.hi, hi));
+        QVERIFY(!s.uniform);
+        QCOMPARE(v.cellColour(slowest.first, slowest.second), darkEnd);
+        QCOMPARE(v.cellColour(fastest.first, fastest.second), brightEnd);
+        QVERIFY(v.matrixNote().contains(QStringLiteral("Hatched: no data")));
+        QVERIFY(!v.matrixNote().contains(QStringLiteral("one colour")));
+        QCOMPARE(v.matrixPlot()->axisRect()->backgroundBrush().style(), Qt::BDiagPattern);
+
+        // The default scenario's links lie within 1 % of each other.
+        QTemporaryDir flatDir;
+        synth::SynthOptions o;
+        o.ranks = 4;
+        o.steps = 2;
+        QVERIFY(synth::synthesize(flatDir.path().toStdString(), o).ok);
+        QVERIFY(show(v, flatDir.path().toStdString()));
+        lo = 1e300, hi = 0;
+        const auto flat = linksOf(flatDir.path().toStdString() + "/cluster_analysis_output/cluster_communication_matrix.json");
+        for (const auto& [link, l] : flat)
+            if (l.transport != "LOCAL") {
+                lo = std::min(lo, l.mb / l.ms);
+                hi = std::max(hi, l.mb / l.ms);
+            }
+        QVERIFY(hi > lo && (hi - lo) < 0.05 * hi);
+        QVERIFY(v.matrixScale().uniform);
+        QVERIFY(near(v.matrixScale().lo, lo) && near(v.matrixScale().hi, hi));
+        std::set<QRgb> colours;
+        for (const auto& [link, l] : flat)
+            colours.insert(v.cellColour(link.first, link.second).rgb());
+        QCOMPARE(colours.size(), std::size_t(1));
+        QVERIFY2(v.matrixNote().contains(QStringLiteral("drawn in one colour")), qPrintable(v.matrixNote()));
+
+        // The real two-rank run's matrix names ranks 0 to 3; 2 and 3 were not profiled.
+        QVERIFY(show(v, kLevel1.toStdString()));
+        const int i = v.collectiveCombo()->findData(QStringLiteral("allreduce-top1"));
+        QVERIFY(i > 0);
+        v.collectiveCombo()->setCurrentIndex(i);
+        QVERIFY(v.cellColour(0, 1).isValid());
+        QVERIFY(!v.cellColour(2, 3).isValid());
+        // Drawn: the empty cell shows the hatching (two colours), the filled one a single colour.
+        QCustomPlot* plot = v.matrixPlot();
+        plot->replot();
+        const QImage img = plot->toPixmap().toImage();
+        const auto& ranks = v.analysis().matrixRanks;
+        auto coloursAt = [&](int src, int dst) {
+            const int x = static_cast<int>(std::lower_bound(ranks.begin(), ranks.end(), dst) - ranks.begin());
+            const int y = static_cast<int>(std::lower_bound(ranks.begin(), ranks.end(), src) - ranks.begin());
+            const QPoint c(static_cast<int>(plot->xAxis->coordToPixel(x)), static_cast<int>(plot->yAxis->coordToPixel(y)));
+            std::set<QRgb> seen;
+            for (int dy = -6; dy <= 6; ++dy)
+                for (int dx = -6; dx <= 6; ++dx)
+                    seen.insert(img.pixel(c + QPoint(dx, dy)));
+            return seen;
+        };
+        QCOMPARE(coloursAt(0, 1).size(), std::size_t(1));
+        QVERIFY(coloursAt(2, 3).size() >= 2);
+        QVERIFY(!coloursAt(2, 3).count(v.cellColour(0, 1).rgb()));
     }
 
     void realTwoRanks()
