@@ -75,6 +75,10 @@ void UtilizationPlots::onSessionChanged()
 {
     const SessionPtr& s = m_sel->session();
     const int ranks = s ? static_cast<int>(s->ranks.size()) : 0;
+    // The drawn curves point into the series about to be freed; a replot that the selector's
+    // layout triggers before rebuild() must find none.
+    m_derived.clear();
+    m_drawnRange = {};
     m_series.assign(static_cast<std::size_t>(ranks), std::nullopt);
     m_seriesSession = s;
     // The choice stays across a reload while that rank exists.
