@@ -126,8 +126,8 @@ std::vector<json> summariseFolder(const cs::RankFolder& folder, const Options& o
         one.layout = p->layout;
         one.ranks = {p};
         json advice = advisor::rankAdvice(one, th);
-        r["advisor_split"] = std::move(advice["advisor_split"]);
-        r["findings"] = std::move(advice["findings"]);
+        for (auto& [key, value] : advice.items()) // advisor_split, findings, claims, rules
+            r[key] = std::move(value);
         out.push_back(std::move(r));
     }
     return out;

@@ -13,9 +13,10 @@
 //               "join": {"device_tasks", "kernel_rows", "matched_exact", "matched_nearest",
 //                        "unmatched_tasks", "unmatched_kernels"},
 //               "time_span": {"begin_ns", "end_ns", "duration_ms"},
-//               "step_split": {"source", "steps", "step_ns", "computing_ns",
-//                              "comm_not_overlapped_ns", "free_ns"} (the mean step, as the summary
-//                              strip and the advisor give it; null without steps),
+//               "step_split": {"source", "steps", "partial_steps", "step_ns", "computing_ns",
+//                              "comm_not_overlapped_ns", "free_ns", "step_min_ns", "step_max_ns"}
+//                              (T, the median of the complete steps, and the median step's split,
+//                              as the summary strip and the advisor give it; null without steps),
 //               "skipped_total", "diagnostics": [{"severity", "file", "line", "byte_offset", "reason",
 //                                                 "count", "where"}],
 //               "op_types": {"source": "kernels"|"timeline", "rows": [{"type", "count", "total_ns",
@@ -219,12 +220,13 @@ Json memoryJson(const Profile& p)
 
 Json stepSplitJson(const Profile& p)
 {
-    const MeanStep m = meanStep(computeOverlap(p));
+    const StepSplit m = stepSplit(computeOverlap(p));
     if (m.steps == 0)
         return Json(nullptr);
-    return Json{{"source", m.source},       {"steps", m.steps},
+    return Json{{"source", m.source},       {"steps", m.steps},        {"partial_steps", m.partial},
                 {"step_ns", m.stepTime},    {"computing_ns", m.computing},
-                {"comm_not_overlapped_ns", m.commNotOverlapped}, {"free_ns", m.free}};
+                {"comm_not_overlapped_ns", m.commNotOverlapped}, {"free_ns", m.free},
+                {"step_min_ns", m.min},     {"step_max_ns", m.max},   {"count_text", m.countText()}};
 }
 
 Json rankJson(const Profile& p, const Relativizer& rel)
@@ -372,7 +374,7 @@ std::string peakText(const Json& k)
     if (k.is_null())
         return "none";
     char buf[128];
-    std::snprintf(buf, sizeof buf, "%.2f MB at %.3f ms (%s ns)", k["mb"].get<double>(), k["at_ms"].get<double>(),
+    std::snprintf(buf, sizeof buf, "%.2f MiB at %.3f ms (%s ns)", k["mb"].get<double>(), k["at_ms"].get<double>(),
                   k["at_ns"].dump().c_str());
     return buf;
 }
@@ -390,7 +392,7 @@ void printMemory(const Json& m)
     if (!m["app_reserved"].is_null())
         std::printf("    peak reserved (APP, whole process): %s\n", peakText(m["app_reserved"]).c_str());
     if (!m["capacity_bytes"].is_null())
-        std::printf("    device capacity: %.2f MB\n", m["capacity_bytes"].get<double>() / (1024.0 * 1024.0));
+        std::printf("    device capacity: %.2f MiB\n", m["capacity_bytes"].get<double>() / (1024.0 * 1024.0));
 }
 
 void printStepSplit(const Json& s)
@@ -402,9 +404,9 @@ void printStepSplit(const Json& s)
         std::snprintf(b, sizeof b, "%.3f ms", s[key].get<double>() / 1e6);
         return std::string(b);
     };
-    std::printf("  step: %s per step over %s step%s (%s): computing %s, communication not overlapped %s, free %s\n",
-                ms("step_ns").c_str(), num(s["steps"]).c_str(), s["steps"].get<int>() == 1 ? "" : "s",
-                str(s["source"]).c_str(), ms("computing_ns").c_str(), ms("comm_not_overlapped_ns").c_str(),
+    std::printf("  step: %s per step, %s (%s; min %s, max %s): computing %s, communication not overlapped %s, free %s\n",
+                ms("step_ns").c_str(), str(s["count_text"]).c_str(), str(s["source"]).c_str(), ms("step_min_ns").c_str(),
+                ms("step_max_ns").c_str(), ms("computing_ns").c_str(), ms("comm_not_overlapped_ns").c_str(),
                 ms("free_ns").c_str());
 }
 

@@ -13,7 +13,7 @@
 #include "advisor/rule_context.h"
 
 #include <algorithm>
-#include <unordered_set>
+#include <map>
 
 namespace npuscope::advisor {
 
@@ -28,11 +28,6 @@ constexpr std::uint64_t kPoolBit = std::uint64_t{1} << 63;
 
 std::uint64_t poolOf(const Finding& f) { return kPoolBit | static_cast<std::uint64_t>(f.gainFrom.value_or(f.category)); }
 
-struct Candidate {
-    Finding* f;
-    double all = 0; // Σ duration of its claimed tasks (ns); 0 for a pool claim
-};
-
 // The duration of the task a claim key names (0 when it names none).
 TimeNs durOf(std::uint64_t key, const std::vector<ProfileFacts>& facts)
 {
@@ -44,37 +39,126 @@ TimeNs durOf(std::uint64_t key, const std::vector<ProfileFacts>& facts)
     return task < tasks.size() ? tasks[task].dur : 0;
 }
 
+struct Candidate {
+    Finding* f;
+    std::vector<std::size_t> atoms; // the atoms naming it; none: it claims its category's pool
+    double all = 0;                 // their Σ ns
+};
+
+// The state of the greedy choice: which atoms and pools earlier actions took, and by which.
+struct Taken {
+    std::vector<int> atomBy;               // plan item that took each atom, or -1
+    std::map<std::uint64_t, int> poolBy;   // plan item that took each pool
+};
+
 // The part of c's claims no earlier action took: a share of its task time, or 1 / 0 for a pool.
-double unclaimedShare(const Candidate& c, const std::unordered_set<std::uint64_t>& taken,
-                      const std::vector<ProfileFacts>& facts)
+double unclaimedShare(const Candidate& c, const Taken& t, const std::vector<ClaimAtom>& atoms)
 {
-    if (c.f->claims.empty())
-        return taken.count(poolOf(*c.f)) ? 0.0 : 1.0;
+    if (c.atoms.empty())
+        return t.poolBy.count(poolOf(*c.f)) ? 0.0 : 1.0;
     if (!(c.all > 0))
         return 0.0;
     double left = 0;
-    for (std::uint64_t k : c.f->claims)
-        if (!taken.count(k))
-            left += static_cast<double>(durOf(k, facts));
+    for (std::size_t a : c.atoms)
+        if (t.atomBy[a] < 0)
+            left += atoms[a].ns;
     return left / c.all;
+}
+
+// The plan item that took most of c's claims (-1 when none did).
+int mostlyTakenBy(const Candidate& c, const Taken& t, const std::vector<ClaimAtom>& atoms)
+{
+    if (c.atoms.empty()) {
+        const auto it = t.poolBy.find(poolOf(*c.f));
+        return it == t.poolBy.end() ? -1 : it->second;
+    }
+    std::map<int, double> by;
+    for (std::size_t a : c.atoms)
+        if (t.atomBy[a] >= 0)
+            by[t.atomBy[a]] += atoms[a].ns;
+    int best = -1;
+    for (const auto& [item, ns] : by)
+        if (best < 0 || ns > by[best])
+            best = item;
+    return best;
+}
+
+// Why a candidate was left out of the plan, from the state the plan ended in.
+std::string whyNotInPlan(const Candidate& c, const Taken& t, const std::vector<ClaimAtom>& atoms,
+                         const AdvisorReport& rep, double sum)
+{
+    const double share = unclaimedShare(c, t, atoms);
+    const double left = c.f->gain.nsPerStep * share;
+    const int by = mostlyTakenBy(c, t, atoms);
+    const std::string byText = by >= 0 ? "action " + std::to_string(by + 1) + " (" + rep.plan[static_cast<std::size_t>(by)].findingId + ")"
+                                       : std::string("earlier actions");
+    if (!(left > 0))
+        return std::string(c.atoms.empty() ? "the time its gain comes from is already " : "its device tasks are already ")
+               + "claimed by " + byText + ", whose gain includes it";
+    if (rep.T > 0 && sum >= rep.T)
+        return "the plan's gains already reach the step time";
+    if (rep.plan.size() >= kMaxActions)
+        return "the plan holds its " + std::to_string(kMaxActions) + " actions; on what they leave it gains " + fmtMs(left);
+    return "on what the earlier actions leave (" + fmtPct(share) + " of its tasks' time, the rest claimed by " + byText
+           + ") it gains " + fmtMs(left) + ", under " + fmtPct(kMinLaterShare) + " of the step";
 }
 
 } // namespace
 
+std::vector<ClaimAtom> claimAtoms(const AdvisorReport& rep, const std::vector<ProfileFacts>& facts)
+{
+    std::map<std::uint64_t, std::vector<std::string>> byKey;
+    for (const Finding& f : rep.findings)
+        if (f.status == Status::Fired)
+            for (std::uint64_t k : f.claims) {
+                auto& ids = byKey[k];
+                if (ids.empty() || ids.back() != f.id)
+                    ids.push_back(f.id);
+            }
+    std::map<std::vector<std::string>, ClaimAtom> atoms;
+    for (auto& [key, ids] : byKey) {
+        std::sort(ids.begin(), ids.end());
+        ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+        ClaimAtom& a = atoms[ids];
+        a.ids = ids;
+        ++a.tasks;
+        a.ns += static_cast<double>(durOf(key, facts));
+        a.keys.push_back(key);
+    }
+    std::vector<ClaimAtom> out;
+    for (auto& [ids, a] : atoms)
+        out.push_back(std::move(a));
+    return out;
+}
+
 void buildPlan(AdvisorReport& rep, const std::vector<ProfileFacts>& facts)
 {
-    std::vector<Candidate> cands;
-    for (auto& f : rep.findings) {
-        if (f.status != Status::Fired || !f.gain.estimated || !(f.gain.nsPerStep > 0))
-            continue;
+    for (Finding& f : rep.findings) {
         std::sort(f.claims.begin(), f.claims.end());
         f.claims.erase(std::unique(f.claims.begin(), f.claims.end()), f.claims.end());
-        Candidate c{&f, 0};
-        for (std::uint64_t k : f.claims)
-            c.all += static_cast<double>(durOf(k, facts));
-        cands.push_back(c);
     }
-    std::unordered_set<std::uint64_t> taken;
+    buildPlanFromAtoms(rep, claimAtoms(rep, facts));
+}
+
+void buildPlanFromAtoms(AdvisorReport& rep, std::vector<ClaimAtom> atoms)
+{
+    rep.plan.clear();
+    std::vector<Candidate> cands;
+    for (auto& f : rep.findings) {
+        f.planItem = -1;
+        f.notInPlan.clear();
+        if (f.status != Status::Fired || !f.gain.estimated || !(f.gain.nsPerStep > 0))
+            continue;
+        Candidate c{&f, {}, 0};
+        for (std::size_t a = 0; a < atoms.size(); ++a)
+            if (std::binary_search(atoms[a].ids.begin(), atoms[a].ids.end(), f.id)) {
+                c.atoms.push_back(a);
+                c.all += atoms[a].ns;
+            }
+        cands.push_back(std::move(c));
+    }
+    Taken taken;
+    taken.atomBy.assign(atoms.size(), -1);
     std::vector<char> used(cands.size(), 0);
     double sum = 0;
     const double T = rep.T;
@@ -84,7 +168,7 @@ void buildPlan(AdvisorReport& rep, const std::vector<ProfileFacts>& facts)
         for (std::size_t i = 0; i < cands.size(); ++i) {
             if (used[i])
                 continue;
-            const double share = unclaimedShare(cands[i], taken, facts);
+            const double share = unclaimedShare(cands[i], taken, atoms);
             const double g = cands[i].f->gain.nsPerStep * share;
             if (g > bestGain) { // ties: the earlier finding in report order
                 best = i;
@@ -96,32 +180,54 @@ void buildPlan(AdvisorReport& rep, const std::vector<ProfileFacts>& facts)
             break;
         used[best] = 1;
         Finding& f = *cands[best].f;
-        PlanItem item;
-        item.findingId = f.id;
-        item.title = f.title;
-        item.action = f.suggestions.empty() ? f.title : f.suggestions.front();
+        const std::string action = f.suggestions.empty() ? f.title : f.suggestions.front();
+        // A finding whose action is one already in the plan adds its gain to that action: one
+        // thing to do is one line of the plan.
+        auto same = std::find_if(rep.plan.begin(), rep.plan.end(), [&](const PlanItem& p) { return p.action == action; });
+        const int index = same != rep.plan.end() ? static_cast<int>(same - rep.plan.begin()) : static_cast<int>(rep.plan.size());
+        if (same == rep.plan.end()) {
+            PlanItem item;
+            item.findingId = f.id;
+            item.title = f.title;
+            item.action = action;
+            item.gain.estimated = true;
+            rep.plan.push_back(std::move(item));
+        }
+        PlanItem& item = rep.plan[static_cast<std::size_t>(index)];
         const bool capped = T > 0 && sum + bestGain > T;
         const double g = capped ? T - sum : bestGain;
-        item.gain.estimated = true;
-        item.gain.nsPerStep = g;
-        item.gain.shareOfT = T > 0 ? g / T : 0;
-        item.gain.formula = "finding gain " + fmtMs(f.gain.nsPerStep) + " × " + fmtPct(bestShare)
-                            + (f.claims.empty() ? " of its category's time left" : " of its task time left unclaimed")
-                            + " = " + fmtMs(bestGain) + (capped ? ", capped at the step time left: " + fmtMs(g) : std::string());
-        if (f.claims.empty()) {
-            taken.insert(poolOf(f));
+        const std::string term = "finding gain " + fmtMs(f.gain.nsPerStep) + " × " + fmtPct(bestShare)
+                                 + (cands[best].atoms.empty() ? " of its category's time left" : " of its task time left unclaimed")
+                                 + " = " + fmtMs(bestGain) + (capped ? ", capped at the step time left: " + fmtMs(g) : std::string());
+        if (item.findingId != f.id) {
+            item.alsoFindings.push_back(f.id);
+            item.gain.formula += "; + " + f.id + ": " + term;
+        } else {
+            item.gain.formula = term;
+        }
+        item.gain.nsPerStep += g;
+        item.gain.shareOfT = T > 0 ? item.gain.nsPerStep / T : 0;
+        if (cands[best].atoms.empty()) {
+            taken.poolBy.emplace(poolOf(f), index);
             item.claimed.push_back(poolOf(f));
         } else {
-            for (std::uint64_t k : f.claims)
-                if (taken.insert(k).second)
-                    item.claimed.push_back(k);
-            item.tasks = item.claimed.size();
+            for (std::size_t a : cands[best].atoms)
+                if (taken.atomBy[a] < 0) {
+                    taken.atomBy[a] = index;
+                    item.tasks += atoms[a].tasks;
+                    item.claimed.insert(item.claimed.end(), atoms[a].keys.begin(), atoms[a].keys.end());
+                }
         }
         sum += g;
-        f.planItem = static_cast<int>(rep.plan.size());
-        rep.plan.push_back(std::move(item));
+        f.planItem = index;
     }
     rep.planStepNs = std::max(0.0, T - sum);
+    for (std::size_t i = 0; i < cands.size(); ++i)
+        if (!used[i])
+            cands[i].f->notInPlan = whyNotInPlan(cands[i], taken, atoms, rep, sum);
+    for (ClaimAtom& a : atoms)
+        a.keys.clear();
+    rep.claimAtoms = std::move(atoms);
 }
 
 std::string planFormula(const AdvisorReport& r)

@@ -198,24 +198,6 @@ const std::string& RuleCtx::ruleId() const { return def.id; }
 
 namespace {
 
-// Step time of a session without rank folders (a cluster summary): the mean over ranks of each
-// rank's Computing + Communication(Not Overlapped) + Free per step from its cluster step rows.
-void clusterStepTime(const ClusterData& cl, double& tSum, int& tN)
-{
-    std::map<std::string, std::pair<double, int>> perRank;
-    for (const auto& row : cl.stepTrace)
-        if (row.type == "rank" && row.computing) {
-            auto& a = perRank[row.index];
-            a.first += static_cast<double>(*row.computing + row.commNotOverlapped.value_or(0) + row.free.value_or(0));
-            ++a.second;
-        }
-    for (const auto& [rank, a] : perRank)
-        if (a.first > 0) {
-            tSum += a.first / a.second;
-            ++tN;
-        }
-}
-
 std::vector<RuleDef> allRules()
 {
     std::vector<RuleDef> r;
@@ -466,55 +448,6 @@ std::vector<ProfileFacts> buildFacts(const Session& session)
     for (auto& b : built)
         facts.push_back(std::move(*b));
     return facts;
-}
-
-// The summary's split per rank and the step time T every share is measured against: the mean
-// over the ranks that have one.
-void summarizeSteps(const Session& session, const std::vector<ProfileFacts>& facts, AdvisorReport& rep)
-{
-    double tSum = 0;
-    int tN = 0;
-    std::vector<double> allSteps;
-    for (const auto& f : facts) {
-        RankSplit rs;
-        rs.rank = f.rank;
-        rs.T = f.stepTime;
-        rs.computing = f.computing;
-        rs.commNotOverlapped = f.commNotOverlapped;
-        rs.free = f.free;
-        rs.computingParts = f.computingParts;
-        rs.commParts = f.commParts;
-        rs.source = f.stepSource;
-        rs.steps = static_cast<int>(f.steps.size());
-        std::vector<double> st;
-        for (const auto& s : f.steps)
-            st.push_back(s.total);
-        std::sort(st.begin(), st.end());
-        if (!st.empty()) {
-            rs.stepMin = st.front();
-            rs.stepMax = st.back();
-            rs.stepMedian = st[st.size() / 2];
-        }
-        allSteps.insert(allSteps.end(), st.begin(), st.end());
-        if (f.stepTime > 0) {
-            tSum += f.stepTime;
-            ++tN;
-        }
-        rep.summary.ranks.push_back(rs);
-        if (rep.summary.tSource.empty())
-            rep.summary.tSource = f.stepSource;
-    }
-    std::sort(allSteps.begin(), allSteps.end());
-    if (tN == 0)
-        clusterStepTime(session.cluster, tSum, tN); // a cluster summary: the ranks' means, no folders
-    rep.T = tN ? tSum / tN : 0;
-    rep.summary.T = rep.T;
-    rep.summary.steps = facts.empty() ? 0 : static_cast<int>(facts.front().steps.size());
-    if (!allSteps.empty()) {
-        rep.summary.stepMin = allSteps.front();
-        rep.summary.stepMax = allSteps.back();
-        rep.summary.stepMedian = allSteps[allSteps.size() / 2];
-    }
 }
 
 // One run of a rule: on one rank's facts, or on the whole session (cluster rules, f null).

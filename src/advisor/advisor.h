@@ -27,7 +27,7 @@ struct ReportIdentity {
     std::string npuscopeVersion;
 };
 
-// One rank's step, averaged over its steps (ns per step).
+// One rank's step: T, the median of its complete steps, and the median step's split (ns).
 struct RankSplit {
     int rank = -1;
     double T = 0;
@@ -35,18 +35,24 @@ struct RankSplit {
     std::vector<SplitPart> computingParts; // FA, Conv, MatMul, Vector, SDMA, other
     std::vector<SplitPart> commParts;      // wait, transmit
     std::string source;                    // "step_trace_time.csv", "timeline (ProfilerStep#)", "timeline (E2E)"
-    int steps = 0;
-    double stepMin = 0, stepMedian = 0, stepMax = 0;
+    int steps = 0;      // every step
+    int partial = 0;    // of them, cut by the capture and left out (overlap.h stepStats)
+    double stepMin = 0, stepMedian = 0, stepMax = 0; // of the complete steps
 };
 
 struct Summary {
-    double T = 0;                 // step time used for every share (ns), mean over ranks
+    // The step time every share of the whole report is measured against (ns): the median of the
+    // complete steps, of every rank's together on a cluster (a rank's findings are measured
+    // against its own T).
+    double T = 0;
     std::string tSource;
-    int steps = 0;
-    double stepMin = 0, stepMedian = 0, stepMax = 0;
+    int steps = 0;      // every step (of every rank)
+    int partial = 0;    // of them, left out as partial
+    double stepMin = 0, stepMedian = 0, stepMax = 0; // of the complete steps
     std::vector<RankSplit> ranks;
+    // fired = high + medium + low + minor: the minor group (below min_share) is counted apart.
     int high = 0, medium = 0, low = 0; // fired findings outside the minor group
-    int minor = 0;                     // fired below min_share (counted in `fired` too)
+    int minor = 0;                     // fired below min_share
     int fired = 0, passed = 0, notChecked = 0, disabled = 0, errors = 0;
     std::vector<std::string> topGains; // ids of the (up to) 3 fired findings with the largest gain
 };
@@ -58,8 +64,20 @@ struct PlanItem {
     std::string title;   // the finding's title
     std::string action;  // what to do first: the finding's first suggestion
     Gain gain;           // on what the earlier actions leave; the plan's gains add up
+    // Other findings whose first suggestion is this same action: their gains are in this one.
+    std::vector<std::string> alsoFindings;
     std::size_t tasks = 0;               // device tasks this action claims (none claimed before)
     std::vector<std::uint64_t> claimed;  // their keys (rank facts index << 40 | task index), or its pool
+};
+
+// The device tasks that the same fired findings claim (Finding::claims), as one piece: the ids of
+// those findings, how many tasks and their total duration. What the plan weighs actions by; a
+// cluster summary stores each rank's, so that its plan is the plan of its folders.
+struct ClaimAtom {
+    std::vector<std::string> ids;        // sorted
+    std::size_t tasks = 0;
+    double ns = 0;                       // Σ duration of the tasks
+    std::vector<std::uint64_t> keys;     // the claim keys, while the facts are at hand
 };
 
 struct AdvisorReport {
@@ -70,6 +88,7 @@ struct AdvisorReport {
     // The 3–7 actions to do first, in order; T − Σ gains is the estimated step after them.
     std::vector<PlanItem> plan;
     double planStepNs = 0; // T − Σ plan gains (an estimate)
+    std::vector<ClaimAtom> claimAtoms; // what the plan was weighed by (not exported)
     // One roofline per rank: its roofs, and a point per op type and shape (costliest first).
     std::vector<RooflineRoofs> roofs;
     std::vector<RooflinePoint> roofline;
@@ -121,6 +140,10 @@ struct HtmlOptions {
     int evidenceRows = -1;   // -1 = all
 };
 std::string writeHtmlBody(const AdvisorReport& r, const HtmlOptions& o);
+
+// "22 findings: 13 high, 2 medium, 6 low, 1 minor": the parts add up to the total (the minor
+// group, below min_share of the step, is counted apart from the low ones).
+std::string findingsHeadline(const Summary& s);
 
 // Formatting shared by the writers.
 std::string fmtMs(double ns);        // "18.20 ms"

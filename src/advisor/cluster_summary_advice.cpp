@@ -76,12 +76,19 @@ json findingJson(const Finding& f, bool detail)
         j["needs"] = f.needs;
     if (!f.check.empty())
         j["check"] = f.check;
-    if (!detail) // a rank's finding is its rank's; its share is of the rank's step (advisor_split T)
+    if (f.minor)
+        j["minor"] = true;
+    if (f.gainFrom)
+        j["gain_from"] = categoryName(*f.gainFrom);
+    if (!detail) { // a rank's finding is its rank's; its share is of the rank's step (advisor_split T)
+        if (!f.suggestions.empty())
+            j["action"] = f.suggestions.front(); // what the plan says to do
         return j;
+    }
+    j["suggestions"] = f.suggestions;
     j["cost_share"] = num(f.costShare);
     j["ranks"] = f.scope.ranks;
     j["description"] = f.description;
-    j["suggestions"] = f.suggestions;
     j["inputs"] = f.inputs;
     j[f.gain.estimated ? "gain_formula" : "gain_reason"] = f.gain.estimated ? f.gain.formula : f.gain.reason;
     if (!f.error.empty())
@@ -134,6 +141,9 @@ Finding findingFromJson(const json& j, double T)
     f.status = statusOf(str("status"));
     f.severity = severityOf(str("severity"));
     f.title = str("title");
+    f.minor = j.value("minor", false);
+    if (const std::string from = str("gain_from"); !from.empty())
+        f.gainFrom = categoryOf(from);
     f.costNs = static_cast<TimeNs>(std::llround(number(j, "cost_ns", 0)));
     f.costShare = number(j, "cost_share", 0);
     for (const json& r : j.value("ranks", json::array()))
@@ -144,6 +154,8 @@ Finding findingFromJson(const json& j, double T)
     f.error = str("error");
     f.description = str("description");
     f.suggestions = strings("suggestions");
+    if (const std::string action = str("action"); f.suggestions.empty() && !action.empty())
+        f.suggestions.push_back(action);
     f.inputs = strings("inputs");
     if (const double g = number(j, "gain_ns", kNaN); !std::isnan(g)) {
         f.gain.estimated = true;
@@ -196,16 +208,49 @@ json rankAdvice(const Session& rank, const Thresholds& th)
                  {"comm_not_overlapped_ns", num(rs.commNotOverlapped)},
                  {"free_ns", num(rs.free)},
                  {"steps", rs.steps},
+                 {"partial_steps", rs.partial},
                  {"source", rs.source},
                  {"step_min_ns", num(rs.stepMin)},
                  {"step_median_ns", num(rs.stepMedian)},
                  {"step_max_ns", num(rs.stepMax)}};
+        // In order, as [name, ns] pairs: the report lists the parts as the rank's facts give them.
+        for (const auto& [key, parts] : {std::pair{"computing_parts", &rs.computingParts}, {"comm_parts", &rs.commParts}}) {
+            json list = json::array();
+            for (const SplitPart& part : *parts)
+                list.push_back({part.name, num(part.ns)});
+            split[key] = std::move(list);
+        }
     }
-    json findings = json::array();
-    for (const Finding* f : rep.fired())
-        if (f->category != Category::Cluster)
-            findings.push_back(findingJson(*f, false));
-    return {{"advisor_split", std::move(split)}, {"findings", std::move(findings)}};
+    json findings = json::array(), passed = json::array(), notChecked = json::array(), errors = json::array();
+    std::vector<std::string> ids;
+    for (const Finding& f : rep.findings) {
+        if (f.category == Category::Cluster || f.status == Status::Disabled)
+            continue;
+        if (f.status == Status::Fired) {
+            findings.push_back(findingJson(f, false));
+            ids.push_back(f.id);
+        } else if (f.status == Status::Passed) { // the folders' report lists it with the ranks of each
+            passed.push_back(f.rule);
+        } else {
+            (f.status == Status::Error ? errors : notChecked).push_back({f.rule, f.status == Status::Error ? f.error : f.needs});
+        }
+    }
+    // The plan of the folders weighs each finding by the device tasks it claims, which stay in
+    // the folder: the pieces they make are kept instead, as [tasks, ns, index of each finding
+    // claiming them in "findings"...].
+    json claims = json::array();
+    for (const ClaimAtom& a : rep.claimAtoms) {
+        json atom = {a.tasks, num(a.ns)};
+        for (const std::string& id : a.ids)
+            if (const auto it = std::find(ids.begin(), ids.end(), id); it != ids.end())
+                atom.push_back(it - ids.begin());
+        if (atom.size() > 2)
+            claims.push_back(std::move(atom));
+    }
+    return {{"advisor_split", std::move(split)},
+            {"findings", std::move(findings)},
+            {"claims", std::move(claims)},
+            {"rules", {{"passed", std::move(passed)}, {"not_checked", std::move(notChecked)}, {"error", std::move(errors)}}}};
 }
 
 namespace {
@@ -323,32 +368,167 @@ json clusterSection(const Session& s, const Thresholds& th)
 
 namespace {
 
-// The ranks' fired findings a summary stores, merged by id and title (the ranks listed together).
-std::vector<Finding> rankFindings(const json& summary, double T)
+// The ranks' fired findings a summary stores, merged by id as the folders' report merges them:
+// the ranks listed together, the costliest rank's finding speaking for all (ties: the lowest
+// rank), its shares of that rank's own step.
+std::vector<Finding> rankFindings(const json& summary)
 {
     std::vector<Finding> out;
     for (const json& r : summary.value("ranks", json::array()))
         for (const json& fj : r.value("findings", json::array())) {
             const int rank = r.value("rank", -1);
-            Finding f = findingFromJson(fj, T);
-            f.status = Status::Fired;
             const double rankT = r.value("advisor_split", json::object()).value("T_ns", 0.0);
+            Finding f = findingFromJson(fj, rankT);
+            f.status = Status::Fired;
             f.costShare = rankT > 0 ? static_cast<double>(f.costNs) / rankT : 0;
             f.scope.ranks.clear();
-            auto same = std::find_if(out.begin(), out.end(), [&](const Finding& o) { return o.id == f.id && o.title == f.title; });
-            if (same != out.end()) {
-                if (rank >= 0)
-                    same->scope.ranks.push_back(rank);
-                continue;
-            }
+            if (rank >= 0)
+                f.scope.ranks.push_back(rank);
             if (!f.gain.estimated)
                 f.gain.reason = "see the rank's own report";
             else if (f.gain.formula.empty())
                 f.gain.formula = "from the rank's summary";
             f.description = "From the cluster summary; open the rank's folder for the evidence.";
-            if (rank >= 0)
-                f.scope.ranks.push_back(rank);
-            out.push_back(std::move(f));
+            auto same = std::find_if(out.begin(), out.end(), [&](const Finding& o) { return o.id == f.id; });
+            if (same == out.end()) {
+                out.push_back(std::move(f));
+                continue;
+            }
+            std::vector<int> ranks = same->scope.ranks;
+            if (rank >= 0 && std::find(ranks.begin(), ranks.end(), rank) == ranks.end())
+                ranks.push_back(rank);
+            std::sort(ranks.begin(), ranks.end());
+            if (f.costNs > same->costNs)
+                *same = std::move(f);
+            same->scope.ranks = std::move(ranks);
+        }
+    return out;
+}
+
+// Every rank's claim atoms, those naming the same findings summed: the claims of the folders'
+// report, by rank.
+std::vector<ClaimAtom> rankClaimAtoms(const json& summary)
+{
+    std::map<std::vector<std::string>, ClaimAtom> byIds;
+    for (const json& r : summary.value("ranks", json::array())) {
+        const json findings = r.value("findings", json::array());
+        for (const json& a : r.value("claims", json::array())) {
+            if (!a.is_array() || a.size() < 3 || !a[0].is_number() || !a[1].is_number())
+                continue;
+            std::vector<std::string> ids;
+            for (std::size_t i = 2; i < a.size(); ++i)
+                if (a[i].is_number_unsigned() && a[i].get<std::size_t>() < findings.size())
+                    ids.push_back(findings[a[i].get<std::size_t>()].value("id", std::string()));
+            std::sort(ids.begin(), ids.end());
+            ClaimAtom& atom = byIds[ids];
+            atom.ids = ids;
+            atom.tasks += a[0].get<std::size_t>();
+            atom.ns += a[1].get<double>();
+        }
+    }
+    std::vector<ClaimAtom> out;
+    for (auto& [ids, a] : byIds)
+        out.push_back(std::move(a));
+    return out;
+}
+
+// The summary's step split per rank (advisor_split) and T over every rank's complete steps, as
+// the folders give them.
+void summaryStepsFromJson(const json& summary, AdvisorReport& rep)
+{
+    Summary& sm = rep.summary;
+    sm.ranks.clear();
+    sm.steps = sm.partial = 0;
+    sm.tSource.clear();
+    std::vector<double> complete;
+    for (const json& r : summary.value("ranks", json::array())) {
+        const json sp = r.value("advisor_split", json::object());
+        if (!sp.is_object() || sp.empty())
+            continue;
+        auto ns = [&sp](const char* key) {
+            const auto it = sp.find(key);
+            return it != sp.end() && it->is_number() ? it->get<double>() : 0.0;
+        };
+        RankSplit rs;
+        rs.rank = r.value("rank", -1);
+        rs.T = ns("T_ns");
+        rs.computing = ns("computing_ns");
+        rs.commNotOverlapped = ns("comm_not_overlapped_ns");
+        rs.free = ns("free_ns");
+        rs.steps = sp.value("steps", 0);
+        rs.partial = sp.value("partial_steps", 0);
+        rs.source = sp.value("source", std::string());
+        rs.stepMin = ns("step_min_ns");
+        rs.stepMedian = ns("step_median_ns");
+        rs.stepMax = ns("step_max_ns");
+        for (const auto& [key, parts] : {std::pair{"computing_parts", &rs.computingParts}, {"comm_parts", &rs.commParts}})
+            for (const json& part : sp.value(key, json::array()))
+                if (part.is_array() && part.size() == 2 && part[0].is_string() && part[1].is_number())
+                    parts->push_back({part[0].get<std::string>(), part[1].get<double>()});
+        for (const json& st : r.value("steps", json::array()))
+            if (st.is_object() && !st.value("partial", false))
+                complete.push_back(st.value("computing_ns", 0.0) + st.value("comm_not_overlapped_ns", 0.0)
+                                   + st.value("free_ns", 0.0));
+        sm.steps += rs.steps;
+        sm.partial += rs.partial;
+        if (sm.tSource.empty())
+            sm.tSource = rs.source;
+        sm.ranks.push_back(std::move(rs));
+    }
+    if (sm.ranks.empty())
+        return; // no rank kept its split: T stays that of the cluster step rows
+    poolSteps(sm, std::move(complete));
+    rep.T = sm.T;
+}
+
+// The rank rules that did not fire, as the folders' report groups them: per rule, the ranks with
+// the same status, needs and error in one finding, their checks joined. Empty when the summary
+// kept no rule statuses.
+std::vector<Finding> rankRuleStatuses(const json& summary)
+{
+    const json ranks = summary.value("ranks", json::array());
+    std::map<std::string, std::vector<Finding>> byRule;
+    bool any = false;
+    for (const json& r : ranks) {
+        const int rank = r.value("rank", -1);
+        const json rules = r.value("rules", json::object());
+        if (!rules.is_object())
+            continue;
+        for (const auto& [key, status] : {std::pair{"passed", Status::Passed}, {"not_checked", Status::NotChecked}, {"error", Status::Error}})
+            for (const json& st : rules.value(key, json::array())) {
+                Finding g;
+                g.status = status;
+                if (st.is_string()) {
+                    g.rule = st.get<std::string>();
+                } else if (st.is_array() && st.size() == 2 && st[0].is_string() && st[1].is_string()) {
+                    g.rule = st[0].get<std::string>();
+                    (status == Status::Error ? g.error : g.needs) = st[1].get<std::string>();
+                } else {
+                    continue;
+                }
+                any = true;
+                g.id = g.rule;
+                auto& groups = byRule[g.rule];
+                auto same = std::find_if(groups.begin(), groups.end(), [&](const Finding& e) {
+                    return e.status == g.status && e.needs == g.needs && e.error == g.error;
+                });
+                if (same == groups.end()) {
+                    groups.push_back(std::move(g));
+                    same = groups.end() - 1;
+                }
+                if (rank >= 0)
+                    same->scope.ranks.push_back(rank);
+            }
+    }
+    std::vector<Finding> out;
+    if (!any)
+        return out;
+    for (const RuleInfo& info : ruleCatalog())
+        for (Finding& g : byRule[info.id]) {
+            std::sort(g.scope.ranks.begin(), g.scope.ranks.end());
+            g.category = info.category;
+            g.title = info.summary;
+            out.push_back(std::move(g));
         }
     return out;
 }
@@ -359,9 +539,15 @@ void orderAndCount(AdvisorReport& rep)
     std::vector<Finding> fired, others;
     for (Finding& f : rep.findings)
         (f.status == Status::Fired ? fired : others).push_back(std::move(f));
+    // Within a status the others keep the rules' order, as in a report on the folders.
+    const std::vector<RuleInfo> catalog = ruleCatalog();
+    auto ruleIndex = [&catalog](const Finding& f) {
+        return std::find_if(catalog.begin(), catalog.end(), [&f](const RuleInfo& r) { return r.id == f.rule; }) - catalog.begin();
+    };
+    std::stable_sort(others.begin(), others.end(), [&](const Finding& a, const Finding& b) { return ruleIndex(a) < ruleIndex(b); });
     orderFindings(fired, others);
     Summary& sm = rep.summary;
-    sm.high = sm.medium = sm.low = sm.fired = sm.passed = sm.notChecked = sm.disabled = sm.errors = 0;
+    sm.high = sm.medium = sm.low = sm.minor = sm.fired = sm.passed = sm.notChecked = sm.disabled = sm.errors = 0;
     sm.topGains.clear();
     countFindings(fired, others, sm);
     rep.findings = std::move(fired);
@@ -374,6 +560,7 @@ AdvisorReport adviseSummary(const Session& summarySession, const json& summary, 
                             const std::atomic<bool>* cancel)
 {
     AdvisorReport rep = runAdvisor(summarySession, th, cancel);
+    summaryStepsFromJson(summary, rep);
     const json cluster = summary.value("cluster", json::object());
     rep.findings.erase(std::remove_if(rep.findings.begin(), rep.findings.end(),
                                       [](const Finding& f) { return f.category == Category::Cluster; }),
@@ -381,9 +568,23 @@ AdvisorReport adviseSummary(const Session& summarySession, const json& summary, 
     for (const json& fj : cluster.value("findings", json::array()))
         if (fj.is_object())
             rep.findings.push_back(findingFromJson(fj, rep.T));
-    for (Finding& f : rankFindings(summary, rep.T))
+    for (Finding& f : rankFindings(summary))
         rep.findings.push_back(std::move(f));
+    if (std::vector<Finding> statuses = rankRuleStatuses(summary); !statuses.empty()) {
+        // The summary session has no rank facts: its rank rules were not checked. The ranks'
+        // own results stand for them.
+        rep.findings.erase(std::remove_if(rep.findings.begin(), rep.findings.end(),
+                                          [](const Finding& f) {
+                                              return f.category != Category::Cluster && f.status != Status::Fired
+                                                     && f.status != Status::Disabled;
+                                          }),
+                           rep.findings.end());
+        for (Finding& g : statuses)
+            rep.findings.push_back(std::move(g));
+    }
     orderAndCount(rep);
+    if (!rep.cancelled)
+        buildPlanFromAtoms(rep, rankClaimAtoms(summary));
     const std::string digest = cluster.value("thresholds_digest", std::string());
     if (!digest.empty() && digest != thresholdsHash(rep.thresholdsDigest))
         rep.warnings.push_back("The cluster findings are as the summary was made, with other thresholds than these: "

@@ -114,6 +114,8 @@ struct Finding {
     // plan would take it twice.
     std::optional<Category> gainFrom;
     int planItem = -1; // index of the plan action that stands for this finding, or -1
+    // Why a fired finding with an estimated gain is not in the plan (empty when it is).
+    std::string notInPlan;
 };
 
 } // namespace npuscope::advisor

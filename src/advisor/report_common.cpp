@@ -63,12 +63,15 @@ std::string stepsText(const Summary& s)
 {
     if (s.T <= 0 && s.steps == 0)
         return "T: no step time (" + (s.tSource.empty() ? std::string("no time data") : s.tSource) + ")";
+    StepStats st;
+    st.steps = s.steps;
+    st.partial = s.partial;
     const std::string range = "min " + fmtMs(s.stepMin) + ", median " + fmtMs(s.stepMedian) + ", max " + fmtMs(s.stepMax);
-    if (s.ranks.size() > 1) // T is the mean of the ranks' means; the range spans every rank's steps
-        return "T = " + fmtMs(s.T) + " per step (" + s.tSource + ", mean of " + std::to_string(s.ranks.size())
-               + " ranks; every rank's steps: " + range + ")";
-    return "T = " + fmtMs(s.T) + " per step (" + s.tSource + ", " + std::to_string(s.steps) + " step"
-           + (s.steps == 1 ? "" : "s") + "; " + range + ")";
+    const std::string counted = s.steps == 1 ? std::string("1 step") : "median of " + stepCountText(st);
+    if (s.ranks.size() > 1) // every rank's complete steps together
+        return "T = " + fmtMs(s.T) + " per step (" + s.tSource + ", " + counted + " over " + std::to_string(s.ranks.size())
+               + " ranks; " + range + ")";
+    return "T = " + fmtMs(s.T) + " per step (" + s.tSource + ", " + counted + "; " + range + ")";
 }
 
 std::string noFindingsReason(const Summary& s)
@@ -77,11 +80,16 @@ std::string noFindingsReason(const Summary& s)
                         : "no rule could be checked, the profile holds nothing the rules read (see Not checked)";
 }
 
+std::string findingsHeadline(const Summary& s)
+{
+    return (s.fired == 1 ? std::string("1 finding: ") : std::to_string(s.fired) + " findings: ") + std::to_string(s.high)
+           + " high, " + std::to_string(s.medium) + " medium, " + std::to_string(s.low) + " low, " + std::to_string(s.minor)
+           + " minor";
+}
+
 std::string countsText(const Summary& s)
 {
-    return std::to_string(s.high) + " high, " + std::to_string(s.medium) + " medium, " + std::to_string(s.low) + " low · "
-           + std::to_string(s.notChecked) + " not checked · " + std::to_string(s.passed) + " passed"
-           + (s.minor ? " · " + std::to_string(s.minor) + " minor" : std::string())
+    return findingsHeadline(s) + " · " + std::to_string(s.notChecked) + " not checked · " + std::to_string(s.passed) + " passed"
            + (s.disabled ? " · " + std::to_string(s.disabled) + " disabled" : std::string())
            + (s.errors ? " · " + std::to_string(s.errors) + " errors" : std::string());
 }
@@ -90,9 +98,28 @@ std::vector<std::string> planLines(const AdvisorReport& r)
 {
     std::vector<std::string> out;
     for (const auto& p : r.plan)
-        out.push_back(p.action + " (" + p.findingId + ": " + p.title + "): " + fmtMs(p.gain.nsPerStep) + "/step ("
+    {
+        std::string also;
+        for (const auto& id : p.alsoFindings)
+            also += (also.empty() ? "; also " : ", ") + id;
+        out.push_back(p.action + " (" + p.findingId + ": " + p.title + also + "): " + fmtMs(p.gain.nsPerStep) + "/step ("
                       + fmtPct(p.gain.shareOfT) + " of step)");
+    }
     return out;
+}
+
+std::string planStatus(const Finding& f)
+{
+    if (f.planItem >= 0)
+        return "plan action " + std::to_string(f.planItem + 1);
+    return f.notInPlan.empty() ? std::string() : "not in the plan: " + f.notInPlan;
+}
+
+std::string topGainLine(const Finding& f)
+{
+    const std::string plan = planStatus(f);
+    return f.title + " (" + f.id + "): " + fmtMs(f.gain.nsPerStep) + "/step (" + fmtPct(f.gain.shareOfT) + ")"
+           + (plan.empty() ? std::string() : " · " + plan);
 }
 
 std::string scopeTail(const Finding& f)
@@ -138,7 +165,7 @@ std::vector<const Finding*> topGains(const AdvisorReport& r, std::size_t n)
 {
     std::vector<const Finding*> fs;
     for (const auto& f : r.findings)
-        if (f.status == Status::Fired && f.gain.estimated)
+        if (f.status == Status::Fired && f.gain.estimated && !f.minor) // as Summary::topGains
             fs.push_back(&f);
     std::stable_sort(fs.begin(), fs.end(), [](const Finding* a, const Finding* b) { return a->gain.nsPerStep > b->gain.nsPerStep; });
     if (fs.size() > n)

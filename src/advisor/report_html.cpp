@@ -118,14 +118,14 @@ std::string writeHtmlBody(const AdvisorReport& r, const HtmlOptions& o)
              + esc(parts) + "</td></tr>";
     }
     s += "</table>";
-    s += "<p>Findings: " + esc(countsText(sm)) + "</p>";
+    s += "<p>" + esc(countsText(sm)) + "</p>";
     if (sm.fired == 0)
         s += "<p><b>No findings</b>: " + esc(noFindingsReason(sm)) + ".</p>";
     if (!sm.topGains.empty()) {
         s += "<p>Top gains:</p><ol>";
         for (const auto& g : sm.topGains)
             if (const Finding* f = findingById(r, g))
-                s += "<li>" + esc(f->title) + ": " + fmtMs(f->gain.nsPerStep) + "/step (" + fmtPct(f->gain.shareOfT) + ")</li>";
+                s += "<li>" + esc(topGainLine(*f)) + "</li>";
         s += "</ol>";
     }
     s += "<!--charts-->";

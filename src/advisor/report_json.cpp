@@ -94,7 +94,7 @@ oj planJson(const AdvisorReport& r)
     for (std::size_t i = 0; i < r.plan.size(); ++i) {
         const PlanItem& p = r.plan[i];
         items.push_back(oj{{"index", i}, {"finding", p.findingId}, {"title", p.title}, {"action", p.action},
-                           {"tasks_claimed", p.tasks}, {"gain", gainJson(p.gain)}});
+                           {"tasks_claimed", p.tasks}, {"gain", gainJson(p.gain)}, {"also_findings", p.alsoFindings}});
     }
     return items;
 }
@@ -118,6 +118,8 @@ oj findingJson(const Finding& f)
         j["gain"] = gainJson(f.gain);
         if (f.planItem >= 0)
             j["plan_item"] = f.planItem;
+        else if (!f.notInPlan.empty())
+            j["not_in_plan"] = f.notInPlan;
         oj ev = oj::array();
         for (const auto& e : f.evidence) {
             oj x;
@@ -189,6 +191,7 @@ std::string writeJson(const AdvisorReport& r)
     s["step_ns"] = sm.T;
     s["step_source"] = sm.tSource;
     s["steps"] = sm.steps;
+    s["partial_steps"] = sm.partial;
     s["step_min_ns"] = sm.stepMin;
     s["step_median_ns"] = sm.stepMedian;
     s["step_max_ns"] = sm.stepMax;
@@ -209,14 +212,13 @@ std::string writeJson(const AdvisorReport& r)
         x["comm_parts_ns"] = mp;
         x["source"] = rs.source;
         x["steps"] = rs.steps;
+        x["partial_steps"] = rs.partial;
         ranks.push_back(x);
     }
     s["ranks"] = ranks;
     s["counts"] = oj{{"high", sm.high},     {"medium", sm.medium},         {"low", sm.low},
                      {"fired", sm.fired},   {"passed", sm.passed},         {"not_checked", sm.notChecked},
-                     {"disabled", sm.disabled}, {"error", sm.errors}};
-    if (sm.minor)
-        s["counts"]["minor"] = sm.minor;
+                     {"minor", sm.minor},   {"disabled", sm.disabled}, {"error", sm.errors}};
     s["top_gains"] = sm.topGains;
     j["summary"] = s;
     j["plan"] = planJson(r);

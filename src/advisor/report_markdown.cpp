@@ -70,15 +70,14 @@ std::string writeMarkdown(const AdvisorReport& r)
              + ") | " + fmtMs(rs.commNotOverlapped) + " (" + fmtPct(rs.commNotOverlapped / T) + ") | " + fmtMs(rs.free)
              + " (" + fmtPct(rs.free / T) + ") |\n";
     }
-    s += "\nFindings: " + countsText(sm) + "\n\n";
+    s += "\n" + countsText(sm) + "\n\n";
     if (sm.fired == 0)
         s += "**No findings**: " + noFindingsReason(sm) + ".\n\n";
     if (!sm.topGains.empty()) {
         s += "Top gains:\n\n";
         for (std::size_t i = 0; i < sm.topGains.size(); ++i)
             if (const Finding* f = findingById(r, sm.topGains[i]))
-                s += std::to_string(i + 1) + ". " + cell(f->title) + ": " + fmtMs(f->gain.nsPerStep) + "/step ("
-                     + fmtPct(f->gain.shareOfT) + ")\n";
+                s += std::to_string(i + 1) + ". " + cell(topGainLine(*f)) + "\n";
         s += "\n";
     }
     const std::size_t rows = static_cast<std::size_t>(std::max(0, r.evidenceRowsMd));

@@ -66,13 +66,12 @@ std::string writeText(const AdvisorReport& r)
     s += "  " + stepsText(sm) + "\n";
     for (const auto& rs : sm.ranks)
         s += "  " + rankLabel(rs.rank) + ": " + splitText(rs) + "\n";
-    s += "  findings: " + countsText(sm) + "\n";
+    s += "  " + countsText(sm) + "\n";
     if (sm.fired == 0)
         s += "  no findings: " + noFindingsReason(sm) + "\n";
     for (std::size_t i = 0; i < sm.topGains.size(); ++i)
         if (const Finding* f = findingById(r, sm.topGains[i]))
-            s += "  top gain " + std::to_string(i + 1) + ": " + f->id + ": " + fmtMs(f->gain.nsPerStep) + "/step ("
-                 + fmtPct(f->gain.shareOfT) + ")\n";
+            s += "  top gain " + std::to_string(i + 1) + ": " + topGainLine(*f) + "\n";
     const std::size_t rows = static_cast<std::size_t>(std::max(0, r.evidenceRowsMd));
     for (Category c : kCategories) {
         const auto fs = firedIn(r, c);

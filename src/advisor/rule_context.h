@@ -78,8 +78,20 @@ inline constexpr int kClaimRankShift = 40;
 // The action plan (ADVISOR.md §3b) over the report's fired findings: at most 7 actions, each
 // the finding with the largest gain on the device time the earlier actions left unclaimed.
 void buildPlan(AdvisorReport& rep, const std::vector<ProfileFacts>& facts);
+// The fired findings' claims grouped into atoms (tasks claimed by the same findings).
+std::vector<ClaimAtom> claimAtoms(const AdvisorReport& rep, const std::vector<ProfileFacts>& facts);
+// The plan over the report's fired findings weighed by `atoms` (rep.claimAtoms when built by
+// buildPlan): the same plan whether the claims are at hand or a cluster summary stored them.
+void buildPlanFromAtoms(AdvisorReport& rep, std::vector<ClaimAtom> atoms);
 // The report's roofline (roofline.cpp): each rank's roofs and its points.
 void addRoofline(AdvisorReport& rep, const std::vector<ProfileFacts>& facts, const Thresholds& th);
+
+// The report's step time (step_summary.cpp): each rank's split, and T, the median of every
+// rank's complete steps taken together (of the cluster step rows when there are no folders).
+void summarizeSteps(const Session& session, const std::vector<ProfileFacts>& facts, AdvisorReport& rep);
+// Sets the summary's min / median / max and T from the complete steps of its ranks (sm.ranks
+// filled): one rank's T is its own, several ranks' the median of their steps together.
+void poolSteps(Summary& sm, std::vector<double> complete);
 
 // The report's order: fired findings by category, severity, gain (largest first), cost; the
 // others by status (not checked, passed, disabled, error).

@@ -33,6 +33,27 @@ struct ClusterInputs {
     std::string note; // why the cluster files were not used ("" when used or absent)
 };
 
+// A rank's mean step split over all its steps, as the cluster files and the cluster analysis
+// give it (T and the rank's facts take the median step instead).
+struct MeanSplit {
+    double comp = 0, comm = 0, free = 0;
+};
+MeanSplit meanSplit(const RankFacts& r)
+{
+    MeanSplit m;
+    for (const RankStep& s : r.steps) {
+        m.comp += s.computing;
+        m.comm += s.commNotOverlapped;
+        m.free += s.free;
+    }
+    if (const double n = static_cast<double>(r.steps.size()); n > 0) {
+        m.comp /= n;
+        m.comm /= n;
+        m.free /= n;
+    }
+    return m;
+}
+
 std::string fileName(const std::string& path)
 {
     const auto pos = path.find_last_of('/');
@@ -119,12 +140,13 @@ ClusterInputs clusterInputs(const RuleCtx& c)
         }
         for (const auto& r : c.all) {
             const auto it = comp.find(r.rank);
-            if (!r.hasStepTrace || it == comp.end() || !(r.computing > 0))
+            const double own = meanSplit(r).comp;
+            if (!r.hasStepTrace || it == comp.end() || !(own > 0))
                 continue;
             const double cm = it->second.first / it->second.second;
-            if (std::abs(cm - r.computing) > 0.01 * r.computing) {
+            if (std::abs(cm - own) > 0.01 * own) {
                 ci.note = "cluster_step_trace_time.csv gives rank " + std::to_string(r.rank) + " Computing " + fmtMs(cm)
-                          + "/step, its step_trace_time.csv " + fmtMs(r.computing) + "; recomputed from the ranks";
+                          + "/step, its step_trace_time.csv " + fmtMs(own) + "; recomputed from the ranks";
                 return ci;
             }
         }
@@ -190,7 +212,8 @@ std::vector<RankSplitTimes> rankSplits(const RuleCtx& c, const ClusterInputs& ci
                 ++unnamed;
                 continue;
             }
-            ranks.push_back({f.rank, f.computing, f.commNotOverlapped, f.free});
+            const MeanSplit m = meanSplit(f);
+            ranks.push_back({f.rank, m.comp, m.comm, m.free});
         }
     return ranks;
 }

@@ -160,14 +160,14 @@ std::string reserveGrowth(const RuleCtx& c, RuleOut& out, const memory::Componen
     const double maxGrows = c.param("max_reserve_grows");
     out.inputs.push_back("memory_record " + fw.component + " Total Reserved (" + std::to_string(r.ts.size()) + " samples)");
     const std::string check = fw.component + " reserved grew " + std::to_string(grows.size()) + " times ("
-                              + fmtNum(grown / 1048576.0, 1) + " MB), " + fmtNum(perStep, 1) + "/step (threshold "
+                              + fmtNum(grown / 1048576.0, 1) + " MiB), " + fmtNum(perStep, 1) + "/step (threshold "
                               + fmtNum(maxGrows, 0) + "/step)";
     if (perStep < maxGrows)
         return check;
     Finding& fd = out.fire("reserve-growth");
     fd.title = "The caching allocator reserves new device memory " + fmtNum(perStep, 1) + " times per step";
     fd.description = "The " + fw.component + " reserved total grows " + std::to_string(grows.size())
-                     + " times in the capture (" + fmtNum(grown / 1048576.0, 1) + " MB): each growth is a "
+                     + " times in the capture (" + fmtNum(grown / 1048576.0, 1) + " MiB): each growth is a "
                      "runtime allocation (aclrtMalloc) the cached blocks could not serve, usually because "
                      "free blocks are fragmented.";
     fd.suggestions.push_back("PYTORCH_NPU_ALLOC_CONF=expandable_segments:True.");

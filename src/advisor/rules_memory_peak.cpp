@@ -16,9 +16,9 @@ namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
 
-std::string fmtMB(double bytes)
+std::string fmtMiB(double bytes)
 {
-    return fmtNum(bytes / kMiB, std::abs(bytes) >= 100 * kMiB ? 0 : (std::abs(bytes) >= kMiB ? 1 : 3)) + " MB";
+    return fmtNum(bytes / kMiB, std::abs(bytes) >= 100 * kMiB ? 0 : (std::abs(bytes) >= kMiB ? 1 : 3)) + " MiB";
 }
 
 Evidence allocationEvidence(const ProfileFacts& f, const OpAllocation& a, const std::string& threshold)
@@ -30,7 +30,7 @@ Evidence allocationEvidence(const ProfileFacts& f, const OpAllocation& a, const 
     const TimeNs until = memory::liveUntil(a, f.p.end);
     e.at.dur = std::max<TimeNs>(0, until - a.allocAt);
     e.at.op = f.str(a.name);
-    e.metrics.push_back({"size", a.bytes / kMiB, "MB"});
+    e.metrics.push_back({"size", a.bytes / kMiB, "MiB"});
     e.metrics.push_back({"held", static_cast<double>(*e.at.dur) / 1e6, "ms"});
     if (!a.released())
         e.metrics.push_back({"never released", 1, ""});
@@ -64,7 +64,7 @@ std::string topHolders(const ProfileFacts& f, const PeakParts& parts, std::size_
     std::vector<std::string> names;
     for (std::size_t k = 0; k < parts.alive.size() && k < n; ++k) {
         const OpAllocation& a = f.p.opMemory[parts.alive[k]];
-        names.push_back(f.str(a.name) + " " + fmtMB(a.bytes) + (a.released() ? "" : " (never released)"));
+        names.push_back(f.str(a.name) + " " + fmtMiB(a.bytes) + (a.released() ? "" : " (never released)"));
     }
     return names.empty() ? "no operator allocation alive (operator_memory.csv absent)" : joinList(names);
 }
@@ -180,14 +180,14 @@ void fireLeak(const ProfileFacts& f, const Leak& leak, const memory::ComponentCu
     fd.ruleSeverity = FindingSeverity::High;
     const int nSteps = static_cast<int>(leak.floors.empty() ? worst.steps : leak.floors.size());
     fd.title = "Memory leak: " + worst.name + " allocations are never freed (" + std::to_string(worst.count)
-               + " in " + std::to_string(worst.steps) + " steps, " + fmtMB(worst.bytes) + ")";
+               + " in " + std::to_string(worst.steps) + " steps, " + fmtMiB(worst.bytes) + ")";
     std::vector<std::string> names;
     for (const auto& o : leak.ops)
-        names.push_back(o.name + " " + fmtMB(o.bytes) + " in " + std::to_string(o.count) + " allocations");
+        names.push_back(o.name + " " + fmtMiB(o.bytes) + " in " + std::to_string(o.count) + " allocations");
     fd.description = "Allocations made in every step are still held when the capture ends: " + joinList(names) + ".";
     if (!leak.floors.empty())
         fd.description += " The " + fw->component + " allocated floor rises in every one of " + std::to_string(nSteps)
-                          + " steps, " + fmtMB(leak.growth) + " in all (" + fmtMB(leak.growth / std::max(1, nSteps - 1))
+                          + " steps, " + fmtMiB(leak.growth) + " in all (" + fmtMiB(leak.growth / std::max(1, nSteps - 1))
                           + " per step).";
     fd.description += " Peak " + capText + ".";
     fd.suggestions.push_back("Free what " + worst.name
@@ -211,11 +211,11 @@ void addMemorySuggestions(Finding& fd, const PeakParts& parts, double longShareP
     const std::string frag = "Fragmentation: PYTORCH_NPU_ALLOC_CONF=expandable_segments:True lets the caching "
                              "allocator grow segments instead of reserving new blocks it cannot reuse.";
     const std::string act = "Activations: recompute (activation checkpointing) or a smaller micro-batch; "
-                            + fmtMB(parts.activations) + " of the holders at the peak live less than "
+                            + fmtMiB(parts.activations) + " of the holders at the peak live less than "
                             + fmtPct(longShareParam) + " of a step.";
     const std::string lng = "Long-lived tensors: release them earlier (del the reference, keep no Python "
                             "references to outputs past their use, offload to host); "
-                            + fmtMB(parts.longLived) + " of the holders at the peak outlive "
+                            + fmtMiB(parts.longLived) + " of the holders at the peak outlive "
                             + fmtPct(longShareParam) + " of a step.";
     const double longShare = parts.total > 0 ? parts.longLived / parts.total : 0;
     if (fragFirst)
@@ -235,8 +235,8 @@ void addMemorySuggestions(Finding& fd, const PeakParts& parts, double longShareP
 void describeHolders(Finding& fd, const PeakParts& parts, const std::string& holders, const std::string& at)
 {
     fd.description += " Alive at the peak (" + std::to_string(parts.alive.size()) + " allocations, "
-                      + fmtMB(parts.total) + "): " + holders + ". Long-lived " + fmtMB(parts.longLived)
-                      + ", activations and temporaries " + fmtMB(parts.activations) + ".";
+                      + fmtMiB(parts.total) + "): " + holders + ". Long-lived " + fmtMiB(parts.longLived)
+                      + ", activations and temporaries " + fmtMiB(parts.activations) + ".";
     fd.scope.steps = "the peak " + at;
     noGain(fd, "memory, not time");
 }
@@ -286,15 +286,15 @@ void memoryPeakRule(const RuleCtx& c, RuleOut& out)
     const std::string at = Locator{f.rank, -1, -1, peakAt, std::nullopt, {}, {}, {}, {}}.text(f.p.begin);
     const std::string holders = topHolders(f, parts, top);
     const std::string capText = !isMissing(capacity)
-        ? fmtPct(peakBytes / capacity) + " of the device's " + fmtMB(capacity) + " (" + capSource + ")"
+        ? fmtPct(peakBytes / capacity) + " of the device's " + fmtMiB(capacity) + " (" + capSource + ")"
         : "device capacity unknown (set MEM-PEAK capacity_mb)";
 
     // 1. Close to capacity.
     if (!isMissing(capacity) && peakBytes >= peakShare * capacity) {
         Finding& fd = out.fire("capacity");
         fd.ruleSeverity = FindingSeverity::High;
-        fd.title = "Device memory peak " + fmtMB(peakBytes) + " is " + capText;
-        fd.description = "The " + peakSource + " peak reaches " + fmtMB(peakBytes) + " " + at + " (threshold "
+        fd.title = "Device memory peak " + fmtMiB(peakBytes) + " is " + capText;
+        fd.description = "The " + peakSource + " peak reaches " + fmtMiB(peakBytes) + " " + at + " (threshold "
                          + fmtPct(peakShare) + " of capacity): the next larger batch or sequence runs out of memory.";
         describeHolders(fd, parts, holders, at);
         addMemorySuggestions(fd, parts, c.param("long_share"), false);
@@ -304,10 +304,10 @@ void memoryPeakRule(const RuleCtx& c, RuleOut& out)
     if (!isMissing(reservedAtPeak) && reservedAtPeak > 0 && gap >= fragShare * reservedAtPeak) {
         Finding& fd = out.fire("fragmentation");
         fd.ruleSeverity = FindingSeverity::Medium;
-        fd.title = "Reserved but unallocated " + fmtMB(gap) + " at the memory peak (" + fmtPct(gap / reservedAtPeak)
-                   + " of " + fmtMB(reservedAtPeak) + " reserved)";
-        fd.description = "At the " + peakSource + " peak " + at + " the caching allocator holds " + fmtMB(reservedAtPeak)
-                         + " but only " + fmtMB(peakBytes) + " is allocated (threshold " + fmtPct(fragShare)
+        fd.title = "Reserved but unallocated " + fmtMiB(gap) + " at the memory peak (" + fmtPct(gap / reservedAtPeak)
+                   + " of " + fmtMiB(reservedAtPeak) + " reserved)";
+        fd.description = "At the " + peakSource + " peak " + at + " the caching allocator holds " + fmtMiB(reservedAtPeak)
+                         + " but only " + fmtMiB(peakBytes) + " is allocated (threshold " + fmtPct(fragShare)
                          + " of reserved): free blocks too small or split to reuse. Peak " + capText + ".";
         describeHolders(fd, parts, holders, at);
         addMemorySuggestions(fd, parts, c.param("long_share"), true);
@@ -319,7 +319,7 @@ void memoryPeakRule(const RuleCtx& c, RuleOut& out)
     if (!leak.ops.empty() && (leak.floors.empty() || (leak.floorGrows && leak.growth >= minGrowth)))
         fireLeak(f, leak, fw, capText, out);
     if (out.fired.empty()) {
-        std::string check = "peak " + fmtMB(peakBytes) + " (" + peakSource + ") " + at + ", " + capText;
+        std::string check = "peak " + fmtMiB(peakBytes) + " (" + peakSource + ") " + at + ", " + capText;
         if (!isMissing(reservedAtPeak) && reservedAtPeak > 0)
             check += ", reserved − allocated " + fmtPct(gap / reservedAtPeak) + " (threshold " + fmtPct(fragShare) + ")";
         check += "; top holders: " + holders;

@@ -102,8 +102,13 @@ void SummaryStrip::showRank(const Profile& p, const ProfileSummary& sum)
     parts << tr("%1: step %2").arg(who, sum.stepTime > 0 ? formatDuration(sum.stepTime) : QStringLiteral("–"));
     if (sum.steps == 1)
         parts.last() += tr(" (1 step)");
+    else if (sum.steps > 1 && sum.partialSteps > 0)
+        parts.last() += (sum.steps - sum.partialSteps == 1 ? tr(" (1 complete step; %2 partial excluded)")
+                                                            : tr(" (median of %1 complete steps; %2 partial excluded)"))
+                            .arg(sum.steps - sum.partialSteps)
+                            .arg(sum.partialSteps);
     else if (sum.steps > 1)
-        parts.last() += tr(" (mean of %1 steps)").arg(sum.steps);
+        parts.last() += tr(" (median of %1 steps)").arg(sum.steps);
     parts << tr("compute %1").arg(percent(sum.computeShare));
     parts << tr("comm exposed %1").arg(percent(sum.commExposedShare));
     parts << tr("free %1").arg(percent(sum.freeShare));
@@ -113,7 +118,8 @@ void SummaryStrip::showRank(const Profile& p, const ProfileSummary& sum)
     m_plain = parts.join(QStringLiteral(" · "));
     setText(QStringLiteral("<b>") + parts.first().toHtmlEscaped() + QStringLiteral("</b> · ")
             + parts.mid(1).join(QStringLiteral(" · ")).toHtmlEscaped());
-    setToolTip(tr("Step time from %1.<br>AI Core utilisation: %2.<br>HBM peak %3 GB/s (%4); bandwidth %5 GB/s "
+    setToolTip(tr("Step time from %1: the median of the complete steps (a first or last step cut by the capture "
+                  "is left out).<br>AI Core utilisation: %2.<br>HBM peak %3 GB/s (%4); bandwidth %5 GB/s "
                   "(duration-weighted over tasks).")
                    .arg(QString::fromStdString(sum.stepSource).toHtmlEscaped(),
                         QString::fromStdString(sum.utilizationSource.empty() ? std::string("no PMU metrics") : sum.utilizationSource).toHtmlEscaped(),

@@ -163,7 +163,7 @@ private slots:
         QCOMPARE(r.source, OverlapSource::StepTrace);
         QCOMPARE(r.steps.size(), std::size_t(2));
         QCOMPARE(r.steps[0].stepTime(), TimeNs(11000));
-        QCOMPARE(r.stepTime, TimeNs(12000)); // mean of 11 and 13 µs
+        QCOMPARE(r.stepTime, TimeNs(12000)); // median of 11 and 13 µs (two complete steps)
         QCOMPARE(r.total.communication, TimeNs(5000));
         QCOMPARE(r.collectives.size(), std::size_t(2)); // still from the timeline
     }

@@ -425,7 +425,7 @@ private slots:
         const CliRun t = runCli({"info", QString::fromStdString(root)});
         QVERIFY2(t.code == 0, qPrintable(t.err));
         char want[64];
-        std::snprintf(want, sizeof want, "peak allocated (PTA+GE): %.2f MB", alloc.bytes / kMiB);
+        std::snprintf(want, sizeof want, "peak allocated (PTA+GE): %.2f MiB", alloc.bytes / kMiB);
         QVERIFY2(t.out.contains(want), qPrintable(t.out));
         QVERIFY(t.out.contains("peak reserved (PTA+GE)"));
     }

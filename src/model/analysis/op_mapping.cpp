@@ -38,6 +38,16 @@ double mean(const std::vector<double>& v)
     return v.empty() ? kNaN : s / static_cast<double>(v.size());
 }
 
+// The median, as T is of the complete steps (overlap.h): the verdict's ratio is the headline's.
+double median(std::vector<double> v)
+{
+    if (v.empty())
+        return kNaN;
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
 } // namespace
 
 RatioInterval bootstrapRatio(const std::vector<double>& baseline, const std::vector<double>& optimized, double level)
@@ -45,7 +55,7 @@ RatioInterval bootstrapRatio(const std::vector<double>& baseline, const std::vec
     RatioInterval ci;
     ci.baselineSteps = static_cast<int>(baseline.size());
     ci.optimizedSteps = static_cast<int>(optimized.size());
-    const double mb = mean(baseline), mo = mean(optimized);
+    const double mb = median(baseline), mo = median(optimized);
     if (std::isnan(mb) || std::isnan(mo) || mb <= 0)
         return ci;
     ci.ratio = mo / mb;
@@ -55,16 +65,17 @@ RatioInterval bootstrapRatio(const std::vector<double>& baseline, const std::vec
     }
     constexpr int kResamples = 2000;
     std::mt19937_64 rng(0x6e707573636f7065ULL); // fixed: the same data gives the same interval
-    auto resampledMean = [&rng](const std::vector<double>& v) {
-        double s = 0;
-        for (std::size_t i = 0; i < v.size(); ++i)
-            s += v[static_cast<std::size_t>(rng() % v.size())];
-        return s / static_cast<double>(v.size());
+    std::vector<double> draw;
+    auto resampledMedian = [&rng, &draw](const std::vector<double>& v) {
+        draw.resize(v.size());
+        for (double& x : draw)
+            x = v[static_cast<std::size_t>(rng() % v.size())];
+        return median(draw);
     };
     std::vector<double> ratios;
     ratios.reserve(kResamples);
     for (int i = 0; i < kResamples; ++i) {
-        const double b = resampledMean(baseline), o = resampledMean(optimized);
+        const double b = resampledMedian(baseline), o = resampledMedian(optimized);
         if (b > 0)
             ratios.push_back(o / b);
     }

@@ -38,15 +38,15 @@ const char* mappingKindName(MappingKind k); // "unchanged", "changed", "replaced
 
 // A two-sided interval on a per-step quantity: optimized / baseline means, percentile bootstrap.
 struct RatioInterval {
-    double ratio = std::numeric_limits<double>::quiet_NaN(); // mean(optimized) / mean(baseline)
+    double ratio = std::numeric_limits<double>::quiet_NaN(); // median(optimized) / median(baseline)
     double low = std::numeric_limits<double>::quiet_NaN(), high = std::numeric_limits<double>::quiet_NaN();
     int baselineSteps = 0, optimizedSteps = 0;
     bool valid() const { return !std::isnan(low) && !std::isnan(high); }
 };
 
 // Percentile bootstrap (2000 resamples, a fixed seed, so a report is reproducible) of
-// mean(optimized) / mean(baseline) at `level` (0.95). With fewer than 2 values on a side the
-// interval is the point ratio alone (low = high = ratio).
+// median(optimized) / median(baseline) at `level` (0.95): the step time is a median
+// (overlap.h). With fewer than 2 values on a side the interval is the point ratio alone.
 RatioInterval bootstrapRatio(const std::vector<double>& baseline, const std::vector<double>& optimized,
                              double level = 0.95);
 // "improved", "regressed" or "same" for a lower-is-better per-step quantity: the change must

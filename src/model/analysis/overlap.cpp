@@ -207,7 +207,29 @@ std::vector<std::pair<std::string, Interval>> profilerSteps(const Profile& p)
 
 namespace {
 
-void finishTotals(OverlapResult& r)
+// The mean of two breakdowns, part by part (the two middle steps of an even count).
+StepBreakdown meanOfTwo(const StepBreakdown& a, const StepBreakdown& b)
+{
+    StepBreakdown m = a;
+    m.step.clear();
+    m.computing = (a.computing + b.computing) / 2;
+    m.commNotOverlapped = (a.commNotOverlapped + b.commNotOverlapped) / 2;
+    m.overlapped = (a.overlapped + b.overlapped) / 2;
+    m.communication = (a.communication + b.communication) / 2;
+    m.free = (a.free + b.free) / 2;
+    return m;
+}
+
+// Whether a timeline file of the profile was read in part: the input ends inside its last step.
+bool timelineCut(const Profile& p)
+{
+    for (const FileRecord& f : p.files)
+        if (f.kind == "timeline" && f.status == FileStatus::Partial)
+            return true;
+    return false;
+}
+
+void finishTotals(OverlapResult& r, bool lastCut)
 {
     r.total = StepBreakdown{};
     for (const StepBreakdown& s : r.steps) {
@@ -220,7 +242,16 @@ void finishTotals(OverlapResult& r)
     if (!r.steps.empty()) {
         r.total.begin = r.steps.front().begin;
         r.total.end = r.steps.back().end;
-        r.stepTime = r.total.stepTime() / static_cast<TimeNs>(r.steps.size());
+    }
+    std::vector<double> durations;
+    durations.reserve(r.steps.size());
+    for (const StepBreakdown& s : r.steps)
+        durations.push_back(static_cast<double>(s.stepTime()));
+    r.stats = stepStats(durations, lastCut);
+    if (r.stats.complete() > 0) {
+        const StepBreakdown& lo = r.steps[r.stats.midLow];
+        r.typical = r.stats.midLow == r.stats.midHigh ? lo : meanOfTwo(lo, r.steps[r.stats.midHigh]);
+        r.stepTime = r.typical.stepTime();
     }
 }
 
@@ -337,6 +368,55 @@ bool fromTasks(const DeviceIntervals& d, const std::vector<std::pair<std::string
 
 } // namespace
 
+StepStats stepStats(const std::vector<double>& durations, bool lastCut)
+{
+    StepStats st;
+    const std::size_t n = durations.size();
+    st.steps = static_cast<int>(n);
+    st.isPartial.assign(n, 0);
+    if (n >= 2) {
+        auto medianOf = [](std::vector<double> v) {
+            std::sort(v.begin(), v.end());
+            const std::size_t k = v.size();
+            return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2.0;
+        };
+        // The steps the first and the last are measured against: the interior ones, or the
+        // other one of two.
+        const double ref = n >= 3 ? medianOf({durations.begin() + 1, durations.end() - 1}) : 0.0;
+        auto cut = [&](std::size_t i, std::size_t other) {
+            return durations[i] < kPartialStepShare * (n >= 3 ? ref : durations[other]);
+        };
+        st.isPartial[0] = cut(0, n - 1);
+        st.isPartial[n - 1] = lastCut || cut(n - 1, 0);
+        if (n == 2 && st.isPartial[0] && st.isPartial[1])
+            st.isPartial[0] = 0; // one of two stays: the input's cut end has the last word
+    }
+    std::vector<std::size_t> order;
+    for (std::size_t i = 0; i < n; ++i)
+        if (!st.isPartial[i])
+            order.push_back(i);
+        else
+            ++st.partial;
+    if (order.empty())
+        return st;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return durations[a] < durations[b]; });
+    const std::size_t k = order.size();
+    st.midLow = order[(k - 1) / 2];
+    st.midHigh = order[k / 2];
+    st.median = (durations[st.midLow] + durations[st.midHigh]) / 2.0;
+    st.min = durations[order.front()];
+    st.max = durations[order.back()];
+    return st;
+}
+
+std::string stepCountText(const StepStats& s)
+{
+    if (s.partial == 0)
+        return std::to_string(s.steps) + (s.steps == 1 ? " step" : " steps");
+    const int c = s.complete();
+    return std::to_string(c) + " complete step" + (c == 1 ? "" : "s") + "; " + std::to_string(s.partial) + " partial excluded";
+}
+
 std::vector<StepBreakdown> splitSpans(const DeviceIntervals& d, const std::vector<std::pair<std::string, Interval>>& spans)
 {
     const IntervalSet both = intersectIntervals(d.compute, d.comm);
@@ -367,7 +447,8 @@ OverlapResult computeOverlap(const Profile& p)
     r.spans = profilerSteps(p);
     if (!fromStepTrace(p, r) && !fromOverlapTracks(p, r.spans, d, r))
         fromTasks(d, r.spans, r);
-    finishTotals(r);
+    // step_trace_time.csv was written whole by the profiler, whatever became of the timeline.
+    finishTotals(r, r.source != OverlapSource::StepTrace && timelineCut(p));
     for (const auto& [name, iv] : d.commOps) {
         CollectiveOverlap c;
         c.name = name;

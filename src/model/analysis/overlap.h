@@ -18,8 +18,9 @@
 //     Overlapped = Computing ∩ Communication, Not Overlapped = Communication − Computing,
 //     Free = span − (Computing ∪ Communication); span = each ProfilerStep#N, else first to last
 //     device task.
-// Step time T (ADVISOR.md) = Computing + Communication(Not Overlapped) + Free per step; with
-// source 3 this equals the ProfilerStep#N span, or the end-to-end span without steps.
+// A step's time = Computing + Communication(Not Overlapped) + Free; with source 3 this equals
+// the ProfilerStep#N span, or the end-to-end span without steps. T (ADVISOR.md) is the median of
+// the complete steps (stepStats below).
 #include "model/analysis/intervals.h"
 #include "model/store/profile.h"
 
@@ -62,11 +63,38 @@ std::vector<std::pair<std::string, Interval>> profilerSteps(const Profile& p);
 // span − |(compute ∪ comm) ∩ span|, so Computing + Not overlapped + Free is the span.
 std::vector<StepBreakdown> splitSpans(const DeviceIntervals& d, const std::vector<std::pair<std::string, Interval>>& spans);
 
+// The steps T is taken over. A step is partial, cut by the capture window, when it is the first
+// or the last of two or more steps and either
+//  - lasts less than kPartialStepShare of the median of the other steps (the interior ones when
+//    there are three or more): the capture started or stopped inside it and took an arbitrary
+//    part of it. A slow first step (warm-up, graph compilation) is longer, never shorter: it
+//    stays. Or
+//  - is the last one and the input ends inside it (`lastCut`: a timeline read in part).
+// Partial steps are excluded from T and counted. T is the median of the complete steps (the
+// mean of the two middle ones for an even count); min and max are theirs too.
+inline constexpr double kPartialStepShare = 0.6;
+struct StepStats {
+    int steps = 0;                  // every step
+    int partial = 0;                // of them, left out as partial
+    std::vector<char> isPartial;    // per step, in step order
+    double median = 0, min = 0, max = 0; // over the complete steps, ns
+    std::size_t midLow = 0, midHigh = 0; // the middle complete step(s) by time: indices into the steps
+    int complete() const { return steps - partial; }
+};
+// `durations` in step order (ns).
+StepStats stepStats(const std::vector<double>& durations, bool lastCut = false);
+// "5 complete steps; 1 partial excluded", "1 step", "3 steps".
+std::string stepCountText(const StepStats& s);
+
 struct OverlapResult {
     OverlapSource source = OverlapSource::None;
     std::vector<StepBreakdown> steps;
     StepBreakdown total;                 // Σ over steps
-    TimeNs stepTime = 0;                 // T: mean step time over steps
+    StepStats stats;                     // which steps are complete, and their median
+    // The median complete step's split (the mean of the two middle steps' for an even count):
+    // its stepTime() is T, so Computing + Communication(Not Overlapped) + Free add up to T.
+    StepBreakdown typical;
+    TimeNs stepTime = 0;                 // T: typical.stepTime(), the median of the complete steps
     std::string stepTimeSource;          // "step_trace_time", "Overlap Analysis", "ProfilerStep#N spans", "E2E ..."
     std::vector<CollectiveOverlap> collectives; // from the timeline, whatever the breakdown source
     std::vector<std::pair<std::string, Interval>> spans; // profilerSteps(), whatever the breakdown source

@@ -239,27 +239,21 @@ void findSteps(RankFacts& f)
         s.commNotOverlapped = static_cast<double>(b.commNotOverlapped);
         s.free = static_cast<double>(b.free);
         s.total = static_cast<double>(b.stepTime());
+        s.partial = i < o.stats.isPartial.size() && o.stats.isPartial[i];
         f.steps.push_back(std::move(s));
     }
     f.stepSource = stepSourceName(o);
 }
 
-// The mean step: its time T and its split into Computing, Communication (not overlapped), Free.
-void averageSteps(RankFacts& f)
+// T and its split: the median complete step's (computeOverlap's typical step).
+void typicalStep(RankFacts& f)
 {
-    const auto& steps = f.steps;
-    f.nSteps = std::max<int>(1, static_cast<int>(steps.size()));
-    double sum = 0, c = 0, n = 0, fr = 0;
-    for (const auto& s : steps) {
-        sum += s.total;
-        c += s.computing;
-        n += s.commNotOverlapped;
-        fr += s.free;
-    }
-    f.stepTime = steps.empty() ? 0 : sum / static_cast<double>(steps.size());
-    f.computing = steps.empty() ? 0 : c / static_cast<double>(steps.size());
-    f.commNotOverlapped = steps.empty() ? 0 : n / static_cast<double>(steps.size());
-    f.free = steps.empty() ? 0 : fr / static_cast<double>(steps.size());
+    f.nSteps = std::max<int>(1, static_cast<int>(f.steps.size()));
+    const StepBreakdown& t = f.overlap.typical;
+    f.stepTime = static_cast<double>(f.overlap.stepTime);
+    f.computing = static_cast<double>(t.computing);
+    f.commNotOverlapped = static_cast<double>(t.commNotOverlapped);
+    f.free = static_cast<double>(t.free);
 }
 
 // Computing split by kind (Σdur per kind, scaled to the Computing time). The tests on op types,
@@ -396,7 +390,7 @@ RankFacts::RankFacts(const Profile& profile) : p(profile)
     computeUnion = uniteIntervals(std::move(cv));
     findCommOps(*this);
     findSteps(*this);
-    averageSteps(*this);
+    typicalStep(*this);
     computingParts = computingSplit(*this);
     commParts = communicationSplit(*this);
     groupOps(*this);

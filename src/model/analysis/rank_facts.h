@@ -61,6 +61,7 @@ struct RankStep {
     bool hasRange = false;
     TimeNs start = 0, end = 0;
     double computing = 0, commNotOverlapped = 0, free = 0, total = 0;
+    bool partial = false; // cut by the capture, left out of T (overlap.h stepStats)
 };
 
 class RankFacts {
@@ -78,9 +79,9 @@ public:
     OverlapResult overlap;          // the step breakdown of the analysis layer (computeOverlap)
     std::vector<RankStep> steps;    // its steps; at least one (E2E) when anything has a time
     std::string stepSource;
-    double stepTime = 0;            // mean step time, ns (T in ADVISOR.md)
-    int nSteps = 1;
-    double computing = 0, commNotOverlapped = 0, free = 0; // per step
+    double stepTime = 0;            // T in ADVISOR.md, ns: the median of the complete steps
+    int nSteps = 1;                 // every step, partial ones too: totals over the trace divide by it
+    double computing = 0, commNotOverlapped = 0, free = 0; // the median step's split (they add up to T)
     std::vector<SplitPart> computingParts, commParts;
     IntervalSet computeUnion;         // Cube/Vector device tasks
     struct CommInterval { TimeNs start, dur; std::string name; std::uint32_t slice; int device; };

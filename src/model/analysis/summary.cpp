@@ -39,19 +39,31 @@ double hbmPeakFor(const Profile& p, double overrideGBps, std::string* source)
     return kDefaultHbmPeakGBps;
 }
 
-MeanStep meanStep(const OverlapResult& o)
+StepSplit stepSplit(const OverlapResult& o)
 {
-    MeanStep m;
-    m.steps = static_cast<int>(o.steps.size());
+    StepSplit m;
+    m.steps = o.stats.steps;
+    m.partial = o.stats.partial;
     m.source = o.stepTimeSource;
     m.stepTime = o.stepTime;
-    if (m.steps > 0) {
-        const auto n = static_cast<TimeNs>(m.steps);
-        m.computing = o.total.computing / n;
-        m.commNotOverlapped = o.total.commNotOverlapped / n;
-        m.free = o.total.free / n;
+    if (o.stats.complete() > 0) {
+        m.computing = o.typical.computing;
+        m.commNotOverlapped = o.typical.commNotOverlapped;
+        m.free = o.typical.free;
+        m.min = o.stats.min;
+        m.max = o.stats.max;
     }
     return m;
+}
+
+std::string StepSplit::countText() const
+{
+    if (steps == 1)
+        return "1 step";
+    StepStats st;
+    st.steps = steps;
+    st.partial = partial;
+    return "median of " + stepCountText(st);
 }
 
 ProfileSummary computeSummary(const Profile& p, double peakHbmGBps)
@@ -59,8 +71,9 @@ ProfileSummary computeSummary(const Profile& p, double peakHbmGBps)
     ProfileSummary s;
     s.hbmPeakGBps = hbmPeakFor(p, peakHbmGBps, &s.hbmPeakSource);
 
-    const MeanStep m = meanStep(computeOverlap(p));
+    const StepSplit m = stepSplit(computeOverlap(p));
     s.steps = m.steps;
+    s.partialSteps = m.partial;
     s.stepTime = m.stepTime;
     s.stepSource = m.source;
     s.computing = m.computing;

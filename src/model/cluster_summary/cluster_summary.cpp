@@ -256,9 +256,11 @@ json reduceProfile(const Profile& p, const RankFolder& folder, int buckets)
         return nullptr;
     };
     json steps = json::array();
-    for (const auto& s : ov.steps) {
+    for (std::size_t i = 0; i < ov.steps.size(); ++i) {
+        const StepBreakdown& s = ov.steps[i];
         const StepSpan* sp = s.end > s.begin ? nullptr : spanOf(s.step);
         steps.push_back({{"step", s.step},
+                         {"partial", i < ov.stats.isPartial.size() && ov.stats.isPartial[i] != 0},
                          {"begin_ns", sp ? sp->begin : s.begin},
                          {"end_ns", sp ? sp->end : s.end},
                          {"computing_ns", s.computing},
@@ -554,21 +556,31 @@ SessionPtr sessionFromSummary(const json& summary, const std::string& path)
         const int rank = r.value("rank", -1);
         if (rank < 0)
             continue;
-        // The advisor's mean per step, once per step: cluster rules average the rows of a rank
-        // and count them as its steps, exactly as they read each rank's own breakdown.
-        if (const auto sp = r.find("advisor_split"); sp != r.end() && sp->is_object()) {
-            const int steps = std::max(1, sp->value("steps", 1));
-            for (int i = 0; i < steps; ++i) {
-                StepRow row;
-                row.step = std::to_string(i);
-                row.type = "rank";
-                row.index = std::to_string(rank);
-                row.computing = static_cast<TimeNs>(std::llround(numOr(*sp, "computing_ns", 0)));
-                row.commNotOverlapped = static_cast<TimeNs>(std::llround(numOr(*sp, "comm_not_overlapped_ns", 0)));
-                row.free = static_cast<TimeNs>(std::llround(numOr(*sp, "free_ns", 0)));
-                cl.stepTrace.push_back(std::move(row));
+        // Each step of the rank, as its folder's breakdown gives it: the cluster rules average
+        // a rank's rows and the advisor takes T from them, as they do on the folders. A summary
+        // without steps gives the advisor's split once per step.
+        auto addRow = [&](const json& from, std::string step) {
+            auto ns = [&from](const char* key) { return static_cast<TimeNs>(std::llround(numOr(from, key, 0))); };
+            StepRow row;
+            row.step = std::move(step);
+            row.type = "rank";
+            row.index = std::to_string(rank);
+            row.computing = ns("computing_ns");
+            row.commNotOverlapped = ns("comm_not_overlapped_ns");
+            row.free = ns("free_ns");
+            if (from.contains("overlapped_ns")) {
+                row.overlapped = ns("overlapped_ns");
+                row.communication = ns("communication_ns");
             }
-        }
+            cl.stepTrace.push_back(std::move(row));
+        };
+        const json stepList = r.value("steps", json::array());
+        for (const json& st : stepList)
+            if (st.is_object())
+                addRow(st, strOr(st, "step"));
+        if (const auto sp = r.find("advisor_split"); stepList.empty() && sp != r.end() && sp->is_object())
+            for (int i = 0; i < std::max(1, sp->value("steps", 1)); ++i)
+                addRow(*sp, std::to_string(i));
         readOverview(r, rank, cl.overview);
         for (const json& o : r.value("comm_ops", json::array())) {
             CommOp op;
@@ -724,7 +736,8 @@ CompareSide compareSideOf(const json& summary)
         b.overlapped = ns("overlapped_ns");
         b.communication = ns("communication_ns");
         b.free = ns("free_ns");
-        side.stepsMs.push_back(static_cast<double>(b.stepTime()) / 1e6);
+        if (!st.value("partial", false)) // a step cut by the capture is no sample of the step time
+            side.stepsMs.push_back(static_cast<double>(b.stepTime()) / 1e6);
         side.steps.push_back(std::move(b));
     }
     return side;
