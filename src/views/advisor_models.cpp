@@ -264,8 +264,20 @@ void EvidenceModel::setFinding(const advisor::Finding* finding, TimeNs origin)
             QStringList metrics;
             for (const auto& m : e.metrics)
                 metrics << QStringLiteral("%1 %2%3").arg(qstr(m.name)).arg(m.value, 0, 'g', 4).arg(qstr(m.unit));
-            m_rows.push_back({qstr(e.at.text(origin)), qstr(e.at.url()), metrics.join(QStringLiteral(", ")),
-                              metrics.join(QLatin1Char('\n')), qstr(e.threshold)});
+            QString at;
+            if (e.at.ts) {
+                at = QStringLiteral("%1 ms").arg(double(*e.at.ts - origin) / 1e6, 0, 'f', 3);
+                if (e.at.dur)
+                    at += QStringLiteral(" (%1 µs)").arg(double(*e.at.dur) / 1e3, 0, 'f', 1);
+            }
+            advisor::Locator rest = e.at;
+            rest.ts.reset();
+            rest.dur.reset();
+            const QString where = qstr(rest.text());
+            const QString full = qstr(e.at.text(origin));
+            const QString url = qstr(e.at.url());
+            m_rows.push_back({at, where, url.isEmpty() ? full : full + QLatin1Char('\n') + url,
+                              metrics.join(QStringLiteral(", ")), metrics.join(QLatin1Char('\n')), qstr(e.threshold)});
         }
     endResetModel();
 }
@@ -280,15 +292,20 @@ QVariant EvidenceModel::data(const QModelIndex& index, int role) const
         return {};
     const Row& r = m_rows[static_cast<std::size_t>(index.row())];
     if (role == Qt::ToolTipRole) {
-        if (index.column() == Where)
+        if (index.column() == Where || index.column() == At)
             return r.whereTooltip;
         if (index.column() == Metrics)
             return r.metricsTooltip;
+        if (index.column() == Threshold)
+            return r.threshold;
         return {};
     }
+    if (role == Qt::TextAlignmentRole && index.column() == At)
+        return int(Qt::AlignRight | Qt::AlignVCenter);
     if (role != Qt::DisplayRole)
         return {};
     switch (index.column()) {
+    case At: return r.at;
     case Where: return r.where;
     case Metrics: return r.metrics;
     case Threshold: return r.threshold;
@@ -301,6 +318,7 @@ QVariant EvidenceModel::headerData(int section, Qt::Orientation o, int role) con
     if (o != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
+    case At: return tr("At");
     case Where: return tr("Where");
     case Metrics: return tr("Metrics");
     case Threshold: return tr("Threshold");

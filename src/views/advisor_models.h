@@ -64,7 +64,9 @@ private:
 class EvidenceModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Columns { Where, Metrics, Threshold, ColumnCount };
+    // At: the event's time on the timeline's axis and its duration, a column of its own so that
+    // no width of the dock cuts it; Where: the rest of the location (rank, stream, operator).
+    enum Columns { At, Where, Metrics, Threshold, ColumnCount };
 
     explicit EvidenceModel(QObject* parent = nullptr);
 
@@ -79,7 +81,7 @@ public:
 
 private:
     struct Row {
-        QString where, whereTooltip, metrics, metricsTooltip, threshold;
+        QString at, where, whereTooltip, metrics, metricsTooltip, threshold;
     };
     std::vector<Row> m_rows;
 };

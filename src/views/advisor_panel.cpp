@@ -51,10 +51,13 @@ AdvisorPanel::AdvisorPanel(SelectionController* sel, QWidget* parent)
     m_evidence = new QTableView(this);
     m_evidence->setObjectName(QStringLiteral("advisorEvidence"));
     m_evidence->setModel(m_evidenceRows);
-    // Where and Threshold fit their text; Metrics takes the rest (its full text is the tooltip).
+    // At fits its time, Where and Threshold fit their text up to a cap, Metrics takes the rest;
+    // every column can be resized and cut text keeps both ends (the full text is the tooltip).
     m_evidence->horizontalHeader()->setStretchLastSection(false);
+    m_evidence->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     m_evidence->horizontalHeader()->setSectionResizeMode(EvidenceModel::Metrics, QHeaderView::Stretch);
-    m_evidence->setTextElideMode(Qt::ElideRight);
+    m_evidence->setTextElideMode(Qt::ElideMiddle);
+    m_evidence->setWordWrap(false);
     m_evidence->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_evidence->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_evidence->verticalHeader()->hide();
@@ -154,11 +157,13 @@ void AdvisorPanel::onFinished()
     m_report = r;
     m_reportSession = m_runSession;
     const auto& s = r->summary;
-    m_status->setText(tr("%1: %2 high, %3 medium, %4 low · %5 not checked · %6 passed · step %7")
+    // The parts add up to the total: the minor group is counted apart from the low ones.
+    m_status->setText(tr("%1: %2 high, %3 medium, %4 low, %5 minor · %6 not checked · %7 passed · step %8")
                           .arg(s.fired == 1 ? tr("1 finding") : tr("%1 findings").arg(s.fired))
                           .arg(s.high)
                           .arg(s.medium)
                           .arg(s.low)
+                          .arg(s.minor)
                           .arg(s.notChecked)
                           .arg(s.passed)
                           .arg(s.T > 0 ? qstr(advisor::fmtMs(s.T)) : QStringLiteral("–")));
@@ -238,6 +243,7 @@ void AdvisorPanel::showFinding(const advisor::Finding* f)
     // Where and Threshold as wide as their text, each at most 2/5 of the table, so that a long
     // location never squeezes the metrics out (nor the metrics the location).
     const int cap = std::max(80, m_evidence->viewport()->width() * 2 / 5);
+    m_evidence->resizeColumnToContents(EvidenceModel::At);
     for (int c : {int(EvidenceModel::Where), int(EvidenceModel::Threshold)}) {
         m_evidence->resizeColumnToContents(c);
         m_evidence->setColumnWidth(c, std::min(m_evidence->columnWidth(c), cap));

@@ -45,6 +45,9 @@ QTableView* makeTable(QAbstractItemModel* model, QObject* owner)
     t->verticalHeader()->setVisible(false);
     t->verticalHeader()->setDefaultSectionSize(t->fontMetrics().height() + 6);
     t->horizontalHeader()->setStretchLastSection(true);
+    t->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    t->setTextElideMode(Qt::ElideMiddle); // long names keep both ends
+    t->setWordWrap(false);
     t->setAlternatingRowColors(true);
     t->sortByColumn(0, Qt::AscendingOrder); // rows in rank order until sorted
     return t;

@@ -55,6 +55,8 @@ int AliveAllocationsModel::columnCount(const QModelIndex& parent) const { return
 
 QVariant AliveAllocationsModel::headerData(int section, Qt::Orientation o, int role) const
 {
+    if (o == Qt::Horizontal && role == Qt::InitialSortOrderRole) // sizes and times biggest first
+        return int(section == Size || section == Held ? Qt::DescendingOrder : Qt::AscendingOrder);
     if (o != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
@@ -104,6 +106,10 @@ QVariant AliveAllocationsModel::data(const QModelIndex& index, int role) const
             return QString::fromStdString(r.origin.callStack).replace(QStringLiteral(";\r\n"), QStringLiteral("\n"));
         if (index.column() == Size)
             return tr("%1 bytes (operator_memory Size(KB) × 1024)").arg(qlonglong(a.bytes));
+        if (index.column() == Operator)
+            return qstr(m_profile->str(a.name)); // the whole name, however narrow the column
+        if (index.column() == PythonOp)
+            return QString::fromStdString(r.origin.op);
     }
     if (role == Qt::TextAlignmentRole && (index.column() == Size || index.column() == AllocatedAt || index.column() == Held))
         return int(Qt::AlignRight | Qt::AlignVCenter);
@@ -127,6 +133,8 @@ int OperatorMemoryModel::columnCount(const QModelIndex& parent) const { return p
 
 QVariant OperatorMemoryModel::headerData(int section, Qt::Orientation o, int role) const
 {
+    if (o == Qt::Horizontal && role == Qt::InitialSortOrderRole) // numbers biggest first
+        return int(section == Operator ? Qt::AscendingOrder : Qt::DescendingOrder);
     if (o != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
@@ -167,6 +175,8 @@ QVariant OperatorMemoryModel::data(const QModelIndex& index, int role) const
         default: return {};
         }
     }
+    if (role == Qt::ToolTipRole && index.column() == Operator)
+        return QString::fromStdString(o.name); // the whole name, however narrow the column
     if (role == Qt::TextAlignmentRole && index.column() != Operator)
         return int(Qt::AlignRight | Qt::AlignVCenter);
     return {};

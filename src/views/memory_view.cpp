@@ -24,7 +24,9 @@ namespace npuscope {
 
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
+// The value axis counts decimal megabytes, as every byte count in the texts does (formatBytes:
+// kB, MB, GB by 1000), so "peak 1.32 GB" sits at 1320 on the axis.
+constexpr double kMB = 1e6;
 
 QString bytesText(double b) { return QString::fromStdString(formatBytes(b)); }
 
@@ -38,8 +40,21 @@ QTableView* makeTable(QSortFilterProxyModel* proxy, const QString& name)
     v->setAlternatingRowColors(true);
     v->verticalHeader()->hide();
     v->horizontalHeader()->setStretchLastSection(true);
+    v->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     v->setWordWrap(false);
+    // Operator names and frames keep their start and end; the tooltip has the whole text.
+    v->setTextElideMode(Qt::ElideMiddle);
     return v;
+}
+
+// Columns as wide as their text, a text column at most half the table (elided in the middle
+// past that, whole in its tooltip), so that a long operator name never hides the numbers.
+void fitColumns(QTableView* v, std::initializer_list<int> textColumns)
+{
+    v->resizeColumnsToContents();
+    const int cap = std::max(120, v->viewport()->width() / 2);
+    for (int c : textColumns)
+        v->setColumnWidth(c, std::min(v->columnWidth(c), cap));
 }
 
 } // namespace
@@ -139,13 +154,14 @@ void MemoryView::rebuild()
         m_summary = memory::summarize(*m_profile);
     }
     m_ops->setProfile(m_profile);
+    fitColumns(m_opView, {OperatorMemoryModel::Operator});
     m_alive->clear();
     m_momentLabel->setText(tr("Click the curves to list the allocations alive at that moment."));
     m_plot->legend->setVisible(true);
     m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
     m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
     m_plot->xAxis->setLabel(tr("ms since trace start"));
-    m_plot->yAxis->setLabel(tr("MB"));
+    m_plot->yAxis->setLabel(tr("MB (10⁶ bytes)"));
 
     addCurves();
     fitValueAxis();
@@ -169,7 +185,7 @@ QCPGraph* MemoryView::addCurve(const memory::Series& ser, const QString& name, c
     y.reserve(static_cast<qsizetype>(ser.ts.size()));
     for (std::size_t i = 0; i < ser.ts.size(); ++i) {
         x << toMs(ser.ts[i]);
-        y << ser.value[i] / kMiB;
+        y << ser.value[i] / kMB;
     }
     g->setData(x, y, true);
     g->setPen(QPen(c, 1.6, style));
@@ -223,10 +239,10 @@ void MemoryView::fitValueAxis()
         low = 0;
     if (!isMissing(m_summary.capacityBytes)) {
         auto* cap = new QCPItemStraightLine(m_plot);
-        cap->point1->setCoords(0, m_summary.capacityBytes / kMiB);
-        cap->point2->setCoords(1, m_summary.capacityBytes / kMiB);
+        cap->point1->setCoords(0, m_summary.capacityBytes / kMB);
+        cap->point2->setCoords(1, m_summary.capacityBytes / kMB);
         cap->setPen(QPen(QColor(0xB5, 0x49, 0x5B), 1, Qt::DashDotLine));
-        top = std::max(top, m_summary.capacityBytes / kMiB);
+        top = std::max(top, m_summary.capacityBytes / kMB);
     }
     const double pad = std::max((top - low) * 0.08, top * 0.002);
     m_plot->yAxis->setRange(std::max(0.0, low - pad), top + 2.5 * pad); // room above for the legend
@@ -309,8 +325,11 @@ QString MemoryView::summaryText() const
         parts << tr("No memory data in this rank: collect with torch_npu.profiler profile_memory=True "
                     "(operator_memory.csv, memory_record.csv).");
     } else {
-        const QString rank = m_profile->rank >= 0 ? tr("Rank %1").arg(m_profile->rank)
-                                                  : QString::fromStdString(m_profile->name);
+        QString rank = m_profile->rank >= 0 ? tr("Rank %1").arg(m_profile->rank)
+                                            : QString::fromStdString(m_profile->name);
+        // Memory curves are one process's: with "All ranks" chosen, say whose they are.
+        if (m_sel->currentRank() < 0 && m_sel->session() && m_sel->session()->ranks.size() > 1)
+            rank += tr(" (All ranks chosen: memory is per rank, pick one in the toolbar)");
         parts << rank;
         if (fw && m_summary.peakAllocated.valid()) {
             parts << tr("%1 peak allocated %2 at %3 ms")
@@ -343,6 +362,7 @@ void MemoryView::showMoment(TimeNs t)
     m_alive->setMoment(m_profile, t);
     m_aliveProxy->sort(m_aliveView->horizontalHeader()->sortIndicatorSection(),
                        m_aliveView->horizontalHeader()->sortIndicatorOrder());
+    fitColumns(m_aliveView, {AliveAllocationsModel::Operator, AliveAllocationsModel::PythonOp});
     if (m_cursor) {
         m_cursor->point1->setCoords(toMs(t), 0);
         m_cursor->point2->setCoords(toMs(t), 1);

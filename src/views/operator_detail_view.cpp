@@ -1,6 +1,7 @@
 #include "views/operator_detail_view.h"
 
 #include "ui_operator_detail_view.h"
+#include "model/analysis/units.h"
 #include "views/format.h"
 #include "views/operator_instance_model.h"
 #include "views/operator_reveal.h"
@@ -14,6 +15,7 @@
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
+#include <QResizeEvent>
 #include <QSortFilterProxyModel>
 
 #include <algorithm>
@@ -48,69 +50,17 @@ const FieldDef kFields[] = {
     {"fixpipe", "fixpipe", 2},    {"cubeUtil", "Cube util", 2},
     {"readBw", "Read BW", 2},     {"writeBw", "Write BW", 2},
     {"l2Hit", "L2 hit", 2},       {"bound", "Bound", 2},
+    {"commVolume", "Volume", 2},  {"commBw", "Bandwidth", 2},
+    {"commTransit", "Transit", 2}, {"commWait", "Wait", 2},
 };
+
+bool isCommField(const char* key) { return std::string_view(key).starts_with("comm"); }
 
 constexpr int kNeighbours = 3; // tasks shown before and after the instance
 
-// Most frequent value of a NameId column over rows: "value" or "value (+N other)".
-QString mostCommon(const Profile& p, const std::vector<NameId>& col, const std::vector<std::uint32_t>& rows)
+QString rankLabel(const Profile& p)
 {
-    if (col.empty())
-        return QStringLiteral("—");
-    std::map<std::uint32_t, std::uint64_t> counts;
-    for (auto r : rows)
-        if (r < col.size())
-            ++counts[col[r].v];
-    if (counts.empty())
-        return QStringLiteral("—");
-    auto best = std::max_element(counts.begin(), counts.end(),
-                                 [](const auto& a, const auto& b) { return a.second < b.second; });
-    const std::string_view v = NameId(best->first).valid() ? p.str(NameId(best->first)) : std::string_view();
-    QString text = v.empty() ? QStringLiteral("—") : QString::fromUtf8(v.data(), qsizetype(v.size()));
-    if (counts.size() > 1)
-        text += QStringLiteral(" (+%1 other)").arg(counts.size() - 1);
-    return text;
-}
-
-QString mostCommonInt(const std::vector<std::int64_t>& col, const std::vector<std::uint32_t>& rows)
-{
-    std::map<std::int64_t, std::uint64_t> counts;
-    for (auto r : rows)
-        if (r < col.size())
-            ++counts[col[r]];
-    if (counts.empty())
-        return QStringLiteral("—");
-    auto best = std::max_element(counts.begin(), counts.end(),
-                                 [](const auto& a, const auto& b) { return a.second < b.second; });
-    QString text = best->first < 0 ? QStringLiteral("—") : QString::number(best->first);
-    if (counts.size() > 1)
-        text += QStringLiteral(" (+%1 other)").arg(counts.size() - 1);
-    return text;
-}
-
-// Duration-weighted mean of the first present metric column of `names` over rows; NaN if none.
-double weightedMetric(const KernelTable& k, std::initializer_list<const char*> names,
-                      const std::vector<std::uint32_t>& rows, QString* column)
-{
-    const int m = k.metricIndex(names);
-    if (m < 0)
-        return kNaN;
-    if (column)
-        *column = QString::fromStdString(k.metricNames[std::size_t(m)]);
-    double sum = 0, weight = 0, plain = 0;
-    std::uint64_t n = 0;
-    for (auto r : rows) {
-        const double v = k.metric(m, r);
-        if (std::isnan(v))
-            continue;
-        sum += v * double(k.dur[r]);
-        weight += double(k.dur[r]);
-        plain += v;
-        ++n;
-    }
-    if (n == 0)
-        return kNaN;
-    return weight > 0 ? sum / weight : plain / double(n);
+    return p.rank >= 0 ? QStringLiteral("rank %1").arg(p.rank) : qstr(p.name.empty() ? std::string("rank") : p.name);
 }
 
 QString sliceName(const Profile& p, std::uint32_t s)
@@ -128,11 +78,20 @@ OperatorDetailView::OperatorDetailView(SelectionController* sel, QWidget* parent
     buildForms();
 
     m_plot = new QCustomPlot(m_ui->histogramHost);
-    m_plot->setMinimumHeight(150);
+    m_plot->setMinimumSize(160, 100);
     m_plot->xAxis->setLabel(tr("Duration"));
     m_plot->yAxis->setLabel(tr("Instances"));
     m_ui->histogramLayout->addWidget(m_plot);
     followPalette(m_plot);
+    // Side by side, so that the histogram and the instances are in sight in a dock a quarter of
+    // the window high; the fields scroll, the stream neighbours are the instances' second tab.
+    m_ui->splitter->setStretchFactor(0, 3);
+    m_ui->splitter->setStretchFactor(1, 3);
+    m_ui->splitter->setStretchFactor(2, 4);
+    m_ui->splitter->setSizes({300, 300, 400});
+    m_ui->formsScroll->setMinimumWidth(180);
+    m_ui->mainLayout->setStretch(1, 1); // the title keeps one line, the panes take the rest
+    m_plot->xAxis->ticker()->setTickCount(4); // labels of a narrow plot stay apart
 
     m_instances = new OperatorInstanceModel(this);
     m_instanceProxy = new QSortFilterProxyModel(this);
@@ -142,6 +101,12 @@ OperatorDetailView::OperatorDetailView(SelectionController* sel, QWidget* parent
     table->setModel(m_instanceProxy);
     table->verticalHeader()->setVisible(false);
     table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 6);
+    table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    // With "All ranks" the rank comes first, where a narrow dock still shows it.
+    table->horizontalHeader()->moveSection(OperatorInstanceModel::Rank, 0);
+    // A collective's bandwidth beside its duration, before the long names.
+    table->horizontalHeader()->moveSection(table->horizontalHeader()->visualIndex(OperatorInstanceModel::Bandwidth),
+                                           table->horizontalHeader()->visualIndex(OperatorInstanceModel::Name));
     table->sortByColumn(OperatorInstanceModel::Start, Qt::AscendingOrder);
     connect(table, &QTableView::doubleClicked, this,
             [this](const QModelIndex& index) { revealInstance(index.row()); });
@@ -156,13 +121,17 @@ OperatorDetailView::OperatorDetailView(SelectionController* sel, QWidget* parent
             [this](const QModelIndex& current) { fillNeighbours(current.row()); });
 
     auto* tree = m_ui->neighboursTree;
-    tree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    tree->header()->setSectionResizeMode(QHeaderView::Interactive);
     connect(tree, &QTreeWidget::itemDoubleClicked, this, [this](QTreeWidgetItem* item) {
-        if (!m_profile || !item)
+        if (!item)
+            return;
+        const int rankIndex = item->data(0, Qt::UserRole + 2).toInt();
+        const auto& ranks = m_sel && m_sel->session() ? m_sel->session()->ranks : std::vector<ProfilePtr>{};
+        if (rankIndex < 0 || rankIndex >= int(ranks.size()))
             return;
         const uint row = item->data(0, Qt::UserRole).toUInt();
         const bool isSlice = item->data(0, Qt::UserRole + 1).toBool();
-        revealOperatorInstance(m_sel, *m_profile, m_rankIndex, row, isSlice);
+        revealOperatorInstance(m_sel, *ranks[std::size_t(rankIndex)], rankIndex, row, isSlice);
     });
 
     if (m_sel) {
@@ -177,7 +146,22 @@ OperatorDetailView::~OperatorDetailView() = default;
 
 QTableView* OperatorDetailView::instanceTable() const { return m_ui->instanceTable; }
 
+// Fields, histogram and instances side by side in a wide dock (under the timeline), one above
+// the other in a tall one (a dock beside it, or a small screen), so that all three stay in sight.
+void OperatorDetailView::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    const Qt::Orientation o = width() >= height() ? Qt::Horizontal : Qt::Vertical;
+    if (o == m_ui->splitter->orientation())
+        return;
+    m_ui->splitter->setOrientation(o);
+    const int length = o == Qt::Horizontal ? m_ui->splitter->width() : m_ui->splitter->height();
+    m_ui->splitter->setSizes({length * 3 / 10, length * 3 / 10, length * 4 / 10});
+}
+
 int OperatorDetailView::instanceCount() const { return m_instances->rowCount(); }
+
+QString OperatorDetailView::titleText() const { return m_ui->titleLabel->text(); }
 
 void OperatorDetailView::buildForms()
 {
@@ -189,6 +173,26 @@ void OperatorDetailView::buildForms()
         forms[f.form]->addRow(tr(f.label), value);
         m_fieldLabels.insert(QString::fromLatin1(f.key), value);
     }
+    showFieldsOf(DetailKind::Device);
+}
+
+// Collectives have no kernel identity or pipe ratios but a volume and bandwidth; host calls
+// have neither.
+void OperatorDetailView::showFieldsOf(DetailKind kind)
+{
+    for (const auto& f : kFields) {
+        if (f.form == 1)
+            continue;
+        const bool comm = isCommField(f.key);
+        const bool visible = kind == DetailKind::Collective ? comm : kind == DetailKind::Device && !comm;
+        auto* form = f.form == 0 ? m_ui->identityForm : m_ui->hardwareForm;
+        form->setRowVisible(m_fieldLabels.value(QString::fromLatin1(f.key)), visible);
+    }
+    m_ui->identityBox->setVisible(kind == DetailKind::Device);
+    m_ui->hardwareBox->setVisible(kind != DetailKind::Host);
+    m_ui->hardwareBox->setTitle(kind == DetailKind::Collective ? tr("Communication (communication.json)")
+                                                               : tr("Hardware (duration-weighted)"));
+    m_ui->instancesTabs->setTabText(1, kind == DetailKind::Device ? tr("On its stream") : tr("On its track"));
 }
 
 QString OperatorDetailView::fieldText(const QString& field) const
@@ -201,7 +205,8 @@ void OperatorDetailView::setField(const QString& field, const QString& text, con
 {
     if (auto* label = m_fieldLabels.value(field)) {
         label->setText(text);
-        label->setToolTip(toolTip);
+        // A long value (shapes, a kernel name) may be cut by the pane's width: the tooltip has it.
+        label->setToolTip(text.size() > 16 ? text + QStringLiteral("\n") + toolTip : toolTip);
     }
 }
 
@@ -215,12 +220,16 @@ void OperatorDetailView::setGroupBy(GroupBy g)
 
 void OperatorDetailView::reload()
 {
-    m_profile.reset();
+    m_profiles.clear();
     m_rankIndex = 0;
     if (m_sel && m_sel->session() && !m_sel->session()->ranks.empty()) {
         const auto& ranks = m_sel->session()->ranks;
-        m_rankIndex = std::clamp(m_sel->currentRank(), 0, int(ranks.size()) - 1);
-        m_profile = ranks[std::size_t(m_rankIndex)];
+        if (ranks.size() > 1 && m_sel->currentRank() < 0) {
+            m_profiles = ranks; // "All ranks": every rank, as the ranking counts them
+        } else {
+            m_rankIndex = std::clamp(m_sel->currentRank(), 0, int(ranks.size()) - 1);
+            m_profiles.push_back(ranks[std::size_t(m_rankIndex)]);
+        }
     }
     showOperator(m_sel ? m_sel->selectedOperator() : m_key);
 }
@@ -228,11 +237,17 @@ void OperatorDetailView::reload()
 void OperatorDetailView::clearAll(const QString& title)
 {
     m_ui->titleLabel->setText(title);
+    m_ui->titleLabel->setToolTip(title);
     for (auto* label : std::as_const(m_fieldLabels)) {
         label->clear();
         label->setToolTip({});
     }
+    m_group = {};
+    showFieldsOf(DetailKind::Device);
     m_instances->clear();
+    m_ui->instanceTable->setColumnHidden(OperatorInstanceModel::Rank, true);
+    m_ui->instanceTable->setColumnHidden(OperatorInstanceModel::Bandwidth, true);
+    m_ui->instancesTabs->setTabText(0, tr("Instances"));
     m_ui->neighboursTree->clear();
     m_binCounts.clear();
     m_binEdges.clear();
@@ -241,81 +256,108 @@ void OperatorDetailView::clearAll(const QString& title)
     m_plot->replot();
 }
 
-void OperatorDetailView::showOperator(const QString& key)
+const Profile& OperatorDetailView::profileOfRow(const OpGroupStats& g, std::size_t i) const
 {
-    m_key = key;
-    if (key.isEmpty() || !m_profile) {
-        clearAll(tr("No operator selected"));
-        return;
-    }
-    const Profile& p = *m_profile;
-    if (m_statsProfile != m_profile || m_statsGroupBy != m_groupBy) {
+    return *m_profiles[g.rowProfile.empty() ? 0 : g.rowProfile[i]];
+}
+
+std::optional<DetailGroup> OperatorDetailView::findDeviceGroup(const std::string& key)
+{
+    // The same options as the ranking's, so that counts and totals are the ranking's.
+    if (m_statsProfiles != m_profiles || m_statsGroupBy != m_groupBy) {
         OpStatsOptions o;
         o.groupBy = m_groupBy;
         o.rankGenericSlices = true;
-        m_stats = computeOpStats(p, o);
-        m_statsProfile = m_profile;
+        m_stats = m_profiles.size() > 1 ? computeOpStatsAllRanks(m_profiles, o) : computeOpStats(*m_profiles.front(), o);
+        m_statsProfiles = m_profiles;
         m_statsGroupBy = m_groupBy;
     }
-    const std::string k = key.toStdString();
-    const OpGroupStats* group = nullptr;
-    for (const auto& g : m_stats.groups)
-        if (g.key == k)
-            group = &g;
-    // A key of the other grouping, or a communication type (left out of the compute ranking).
-    OpStatsResult fallback;
-    GroupBy shownBy = m_groupBy;
-    const bool inMain = group != nullptr;
-    if (!group) {
-        for (GroupBy by : {m_groupBy, m_groupBy == GroupBy::Type ? GroupBy::Name : GroupBy::Type}) {
-            OpStatsOptions o;
-            o.groupBy = by;
-            o.includeCommunication = true;
-            fallback = computeOpStats(p, o);
-            for (const auto& g : fallback.groups)
-                if (g.key == k)
-                    group = &g;
-            if (group) {
-                shownBy = by;
-                break;
+    auto found = [&](const OpStatsResult& stats, GroupBy by) -> std::optional<DetailGroup> {
+        for (const auto& g : stats.groups)
+            if (g.key == key) {
+                DetailGroup d;
+                d.stats = g;
+                d.rowsAreSlices = stats.fromTimeline;
+                d.shownBy = by;
+                d.shareOf = stats.deviceTotal;
+                return d;
             }
-        }
+        return std::nullopt;
+    };
+    if (auto d = found(m_stats, m_groupBy))
+        return d;
+    // A key of the other grouping, or a communication type left out of the compute ranking.
+    for (GroupBy by : {m_groupBy, m_groupBy == GroupBy::Type ? GroupBy::Name : GroupBy::Type}) {
+        OpStatsOptions o;
+        o.groupBy = by;
+        o.includeCommunication = true;
+        const OpStatsResult stats = m_profiles.size() > 1 ? computeOpStatsAllRanks(m_profiles, o)
+                                                          : computeOpStats(*m_profiles.front(), o);
+        if (auto d = found(stats, by))
+            return d;
     }
-    if (!group) {
-        clearAll(tr("%1: no device tasks of this operator in this rank").arg(key));
+    return std::nullopt;
+}
+
+void OperatorDetailView::showOperator(const QString& key)
+{
+    m_key = key;
+    if (key.isEmpty() || m_profiles.empty()) {
+        clearAll(tr("No operator selected"));
         return;
     }
-    const OpStatsResult& stats = inMain ? m_stats : fallback;
-    const bool slices = stats.fromTimeline;
+    const std::string k = key.toStdString();
+    // A collective of the communication ranking, an operator's device tasks, else host calls.
+    std::optional<DetailGroup> group = findCollective(m_profiles, k);
+    if (!group || group->stats.rows.empty()) {
+        if (auto device = findDeviceGroup(k))
+            group = std::move(device);
+    }
+    if (!group)
+        group = findHostCalls(m_profiles, k);
+    const QString where = m_profiles.size() > 1 ? tr("all %1 ranks").arg(m_profiles.size()) : rankLabel(*m_profiles.front());
+    if (!group) {
+        clearAll(tr("%1: no device task, collective or host call of this name in %2").arg(key, where));
+        return;
+    }
+    m_group = std::move(*group);
+    const DetailGroup& d = m_group;
+    showFieldsOf(d.kind);
 
-    QString title = tr("%1 · %2 · %3 instances · whole profile of %4")
-                        .arg(key, shownBy == GroupBy::Type ? tr("OP Type") : tr("Op Name"), fmt::count(group->count),
-                             QString::fromStdString(p.name.empty() ? std::string("rank") : p.name));
-    // "All ranks" chosen: the instances and histogram are one rank's; say which.
-    if (m_sel && m_sel->currentRank() < 0 && m_sel->session() && m_sel->session()->ranks.size() > 1)
-        title += tr(" (All ranks chosen: this detail shows rank %1 only; pick a rank in the toolbar)")
-                     .arg(p.rank >= 0 ? QString::number(p.rank) : QString::fromStdString(p.name));
+    const QString what = d.kind == DetailKind::Collective ? tr("collective")
+        : d.kind == DetailKind::Host                       ? tr("host API, no device tasks")
+        : d.shownBy == GroupBy::Type                        ? tr("OP Type")
+                                                            : tr("Op Name");
+    const QString title = tr("%1 · %2 · %3 instances · whole profile of %4")
+                              .arg(key, what, fmt::count(d.stats.count), where);
     m_ui->titleLabel->setText(title);
-    fillIdentity(p, *group, slices);
+    m_ui->titleLabel->setToolTip(title);
 
-    const QString src = slices ? tr("device tasks of the timeline") : tr("kernel rows");
-    setField(QStringLiteral("count"), fmt::count(group->count), tr("Number of %1 of this group").arg(src));
-    setField(QStringLiteral("total"), fmt::duration(double(group->total)), tr("Σ duration: %1 ns").arg(group->total));
-    setField(QStringLiteral("share"), fmt::percent(group->share),
-             tr("Total / Σ duration of all device tasks counted (%1)").arg(fmt::duration(double(stats.deviceTotal))));
-    setField(QStringLiteral("avg"), fmt::duration(group->avgNs), tr("Total / count"));
-    setField(QStringLiteral("min"), fmt::duration(double(group->min)), tr("Shortest instance: %1 ns").arg(group->min));
-    setField(QStringLiteral("max"), fmt::duration(double(group->max)), tr("Longest instance: %1 ns").arg(group->max));
-    const QString pct = tr("Nearest-rank percentile of the instance durations: %1 ns");
-    setField(QStringLiteral("p50"), fmt::duration(double(group->p50)), pct.arg(group->p50));
-    setField(QStringLiteral("p90"), fmt::duration(double(group->p90)), pct.arg(group->p90));
-    setField(QStringLiteral("p99"), fmt::duration(double(group->p99)), pct.arg(group->p99));
-    fillHardware(p, *group, slices);
-    fillHistogram(p, *group, slices);
+    fillDurations(d);
+    fillIdentity(d);
+    fillHardware(d);
+    fillCommunication(d);
+    fillHistogram(d);
 
-    m_instances->setInstances(m_profile, group->rows, slices);
+    InstanceSet set;
+    set.profiles = m_profiles;
+    for (std::size_t i = 0; i < m_profiles.size(); ++i)
+        set.rankIndex.push_back(m_profiles.size() > 1 ? int(i) : m_rankIndex);
+    set.rows = d.stats.rows;
+    set.rowProfile = d.stats.rowProfile;
+    set.rowsAreSlices = d.rowsAreSlices;
+    set.bandwidthGBps = d.bandwidthGBps;
+    set.origin = m_sel && m_sel->session() ? m_sel->fullRange().begin : m_profiles.front()->begin;
+    m_instances->setInstances(std::move(set));
+    m_ui->instancesTabs->setTabText(0, tr("Instances (%1)").arg(fmt::count(std::uint64_t(m_instances->rowCount()))));
     auto* table = m_ui->instanceTable;
+    table->setColumnHidden(OperatorInstanceModel::Rank, m_profiles.size() < 2);
+    table->setColumnHidden(OperatorInstanceModel::Bandwidth, d.kind != DetailKind::Collective);
+    table->setColumnHidden(OperatorInstanceModel::Step, d.rowsAreSlices);
     table->resizeColumnsToContents();
+    const int nameCap = std::max(100, table->viewport()->width() / 2);
+    if (table->columnWidth(OperatorInstanceModel::Name) > nameCap)
+        table->setColumnWidth(OperatorInstanceModel::Name, nameCap);
     if (m_instanceProxy->rowCount() > 0)
         table->selectionModel()->setCurrentIndex(m_instanceProxy->index(0, 0),
                                                  QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
@@ -323,38 +365,74 @@ void OperatorDetailView::showOperator(const QString& key)
         m_ui->neighboursTree->clear();
 }
 
-void OperatorDetailView::fillIdentity(const Profile& p, const OpGroupStats& g, bool rowsAreSlices)
+void OperatorDetailView::fillDurations(const DetailGroup& d)
 {
-    const auto& k = p.kernels;
-    if (rowsAreSlices) {
-        setField(QStringLiteral("name"), mostCommon(p, p.slices.name, g.rows), tr("Slice names on the Stream tracks"));
+    const OpGroupStats& g = d.stats;
+    const QString src = d.kind == DetailKind::Collective ? tr("collectives on the communication tracks")
+        : d.kind == DetailKind::Host                      ? tr("host calls (CANN, Python and other threads)")
+        : d.rowsAreSlices                                 ? tr("device tasks of the timeline")
+                                                          : tr("kernel rows");
+    const QString ranks = m_profiles.size() > 1 ? tr(" over all %1 ranks").arg(m_profiles.size()) : QString();
+    setField(QStringLiteral("count"), fmt::count(g.count), tr("Number of %1 of this group%2").arg(src, ranks));
+    setField(QStringLiteral("total"), fmt::duration(double(g.total)), tr("Σ duration: %1 ns%2").arg(g.total).arg(ranks));
+    if (d.kind == DetailKind::Host)
+        setField(QStringLiteral("share"), QStringLiteral("—"), tr("Host calls nest: a share of their sum would mislead"));
+    else
+        setField(QStringLiteral("share"), fmt::percent(d.shareOf > 0 ? double(g.total) / double(d.shareOf) : kNaN),
+                 tr("Total / Σ duration of all %1 counted (%2)").arg(src, fmt::duration(double(d.shareOf))));
+    setField(QStringLiteral("avg"), fmt::duration(g.avgNs), tr("Total / count"));
+    setField(QStringLiteral("min"), fmt::duration(double(g.min)), tr("Shortest instance: %1 ns").arg(g.min));
+    setField(QStringLiteral("max"), fmt::duration(double(g.max)), tr("Longest instance: %1 ns").arg(g.max));
+    const QString pct = tr("Nearest-rank percentile of the instance durations: %1 ns");
+    setField(QStringLiteral("p50"), fmt::duration(double(g.p50)), pct.arg(g.p50));
+    setField(QStringLiteral("p90"), fmt::duration(double(g.p90)), pct.arg(g.p90));
+    setField(QStringLiteral("p99"), fmt::duration(double(g.p99)), pct.arg(g.p99));
+}
+
+void OperatorDetailView::fillIdentity(const DetailGroup& d)
+{
+    if (d.kind != DetailKind::Device)
+        return;
+    const OpGroupStats& g = d.stats;
+    if (d.rowsAreSlices) {
+        std::map<std::string, std::uint64_t> names;
+        for (std::size_t i = 0; i < g.rows.size(); ++i) {
+            const Profile& p = profileOfRow(g, i);
+            ++names[std::string(p.str(p.slices.name[g.rows[i]]))];
+        }
+        setField(QStringLiteral("name"), mostFrequentText(names),
+                 tr("Slice names on the Stream tracks"));
         setField(QStringLiteral("core"), QString::fromStdString(g.taskType), tr("Task Type of the device tasks"));
         for (const char* f : {"type", "inputShapes", "inputDtypes", "inputFormats", "outputShapes", "outputDtypes",
                               "outputFormats", "blockDim"})
             setField(QString::fromLatin1(f), QStringLiteral("—"), tr("No kernel table (op_summary / kernel_details) in this profile"));
         return;
     }
+    const std::vector<GroupPart> parts = partsOf(m_profiles, g);
     const QString why = tr("Most frequent value over the group's kernel rows; \"+N other\" counts the other distinct values");
-    setField(QStringLiteral("name"), mostCommon(p, k.name, g.rows), why);
-    setField(QStringLiteral("type"), mostCommon(p, k.type, g.rows), why);
+    setField(QStringLiteral("name"), mostCommon(parts, &KernelTable::name), why);
+    setField(QStringLiteral("type"), mostCommon(parts, &KernelTable::type), why);
     setField(QStringLiteral("core"), QString::fromStdString(g.taskType),
              tr("Accelerator Core / Task Type carrying most of the group's duration"));
-    setField(QStringLiteral("inputShapes"), mostCommon(p, k.inputShapes, g.rows), why);
-    setField(QStringLiteral("inputDtypes"), mostCommon(p, k.inputDtypes, g.rows), why);
-    setField(QStringLiteral("inputFormats"), mostCommon(p, k.inputFormats, g.rows), why);
-    setField(QStringLiteral("outputShapes"), mostCommon(p, k.outputShapes, g.rows), why);
-    setField(QStringLiteral("outputDtypes"), mostCommon(p, k.outputDtypes, g.rows), why);
-    setField(QStringLiteral("outputFormats"), mostCommon(p, k.outputFormats, g.rows), why);
-    QString block = mostCommonInt(k.blockDim, g.rows);
-    const QString mix = mostCommonInt(k.mixBlockDim, g.rows);
+    setField(QStringLiteral("inputShapes"), mostCommon(parts, &KernelTable::inputShapes), why);
+    setField(QStringLiteral("inputDtypes"), mostCommon(parts, &KernelTable::inputDtypes), why);
+    setField(QStringLiteral("inputFormats"), mostCommon(parts, &KernelTable::inputFormats), why);
+    setField(QStringLiteral("outputShapes"), mostCommon(parts, &KernelTable::outputShapes), why);
+    setField(QStringLiteral("outputDtypes"), mostCommon(parts, &KernelTable::outputDtypes), why);
+    setField(QStringLiteral("outputFormats"), mostCommon(parts, &KernelTable::outputFormats), why);
+    QString block = mostCommonInt(parts, &KernelTable::blockDim);
+    const QString mix = mostCommonInt(parts, &KernelTable::mixBlockDim);
     if (mix != QStringLiteral("—") && mix != QStringLiteral("0"))
         block += tr(" · mix %1").arg(mix);
     setField(QStringLiteral("blockDim"), block, tr("Block Dim (and Mix Block Dim) of the kernel rows; ") + why);
 }
 
-void OperatorDetailView::fillHardware(const Profile& p, const OpGroupStats& g, bool rowsAreSlices)
+void OperatorDetailView::fillHardware(const DetailGroup& d)
 {
-    const auto& k = p.kernels;
+    if (d.kind != DetailKind::Device)
+        return;
+    const OpGroupStats& g = d.stats;
+    const std::vector<GroupPart> parts = d.rowsAreSlices ? std::vector<GroupPart>{} : partsOf(m_profiles, g);
     const QString weighted = tr("Duration-weighted mean over the group's kernel rows of %1");
     setField(QStringLiteral("mac"), fmt::number(g.macRatio), weighted.arg(QStringLiteral("aic_mac_ratio (mac_ratio)")));
     setField(QStringLiteral("vec"), fmt::number(g.vecRatio), weighted.arg(QStringLiteral("aiv_vec_ratio (vec_ratio)")));
@@ -365,10 +443,10 @@ void OperatorDetailView::fillHardware(const Profile& p, const OpGroupStats& g, b
     setField(QStringLiteral("mte3"), fmt::number(g.mte3Ratio),
              weighted.arg(QStringLiteral("the larger of aiv_mte3_ratio and aic_mte3_ratio per row")));
     QString col;
-    const double mte1 = rowsAreSlices ? kNaN : weightedMetric(k, {"aic_mte1_ratio", "mte1_ratio"}, g.rows, &col);
+    const double mte1 = weightedMetric(parts, {"aic_mte1_ratio", "mte1_ratio"}, &col);
     setField(QStringLiteral("mte1"), fmt::number(mte1), weighted.arg(col.isEmpty() ? QStringLiteral("aic_mte1_ratio") : col));
     col.clear();
-    const double fixpipe = rowsAreSlices ? kNaN : weightedMetric(k, {"aic_fixpipe_ratio", "fixpipe_ratio"}, g.rows, &col);
+    const double fixpipe = weightedMetric(parts, {"aic_fixpipe_ratio", "fixpipe_ratio"}, &col);
     setField(QStringLiteral("fixpipe"), fmt::number(fixpipe),
              weighted.arg(col.isEmpty() ? QStringLiteral("aic_fixpipe_ratio") : col));
     setField(QStringLiteral("cubeUtil"), fmt::percent(g.aicUtilization),
@@ -383,16 +461,33 @@ void OperatorDetailView::fillHardware(const Profile& p, const OpGroupStats& g, b
              tr("From the pipe ratios and the bandwidth share of the HBM peak"));
 }
 
-void OperatorDetailView::fillHistogram(const Profile& p, const OpGroupStats& g, bool rowsAreSlices)
+void OperatorDetailView::fillCommunication(const DetailGroup& d)
 {
+    if (d.kind != DetailKind::Collective)
+        return;
+    const QString ops = tr("over the %1 ops of this collective in communication.json").arg(d.commOps);
+    setField(QStringLiteral("commVolume"), d.commOps ? QString::fromStdString(formatBytes(d.volumeGB * 1e9)) : QStringLiteral("—"),
+             tr("Σ transit size (RDMA + the larger of SDMA and HCCS + PCIE + SIO) %1").arg(ops));
+    const double bw = d.transitMs > 0 ? d.volumeGB * 1000.0 / d.transitMs : kNaN; // MB/ms = GB/s
+    setField(QStringLiteral("commBw"), fmt::bandwidth(bw), tr("Σ transit size / Σ transit time %1").arg(ops));
+    setField(QStringLiteral("commTransit"), fmt::duration(d.transitMs * 1e6),
+             tr("Σ Transit Time(ms) of the transports counted in the volume %1").arg(ops));
+    setField(QStringLiteral("commWait"), fmt::duration(d.waitMs * 1e6), tr("Σ Wait Time(ms) %1").arg(ops));
+}
+
+void OperatorDetailView::fillHistogram(const DetailGroup& d)
+{
+    const OpGroupStats& g = d.stats;
     m_binCounts.clear();
     m_binEdges.clear();
     m_plot->clearPlottables();
     m_plot->clearItems();
     std::vector<TimeNs> durs;
     durs.reserve(g.rows.size());
-    for (auto r : g.rows)
-        durs.push_back(rowsAreSlices ? p.slices.dur[r] : p.kernels.dur[r]);
+    for (std::size_t i = 0; i < g.rows.size(); ++i) {
+        const Profile& p = profileOfRow(g, i);
+        durs.push_back(d.rowsAreSlices ? p.slices.dur[g.rows[i]] : p.kernels.dur[g.rows[i]]);
+    }
     if (durs.empty()) {
         m_plot->replot();
         return;
@@ -468,11 +563,13 @@ void OperatorDetailView::fillNeighbours(int viewRow)
 {
     auto* tree = m_ui->neighboursTree;
     tree->clear();
-    if (!m_profile || viewRow < 0 || viewRow >= m_instanceProxy->rowCount())
+    if (viewRow < 0 || viewRow >= m_instanceProxy->rowCount())
         return;
-    const Profile& p = *m_profile;
     const int srcRow = m_instanceProxy->mapToSource(m_instanceProxy->index(viewRow, 0)).row();
+    const Profile& p = m_instances->profileAt(srcRow);
+    const int rankIndex = m_instances->rankIndexAt(srcRow);
     const std::uint32_t row = m_instances->rowAt(srcRow);
+    const TimeNs origin = m_sel && m_sel->session() ? m_sel->fullRange().begin : p.begin;
     const bool isSlice = m_instances->rowsAreSlices();
 
     struct Entry { std::uint32_t row; bool slice; TimeNs start, dur; QString name; };
@@ -524,7 +621,7 @@ void OperatorDetailView::fillNeighbours(int viewRow)
         auto* item = new QTreeWidgetItem(tree);
         item->setText(0, i == selfIndex ? tr("this") : QStringLiteral("%1%2").arg(i < selfIndex ? QLatin1Char('-') : QLatin1Char('+')).arg(std::abs(i - selfIndex)));
         item->setText(1, e.name);
-        item->setText(2, fmt::duration(double(e.start - p.begin)));
+        item->setText(2, fmt::duration(double(e.start - origin)));
         item->setText(3, fmt::duration(double(e.dur)));
         if (i > 0) {
             const Entry& prev = ordered[std::size_t(i - 1)];
@@ -533,6 +630,8 @@ void OperatorDetailView::fillNeighbours(int viewRow)
         }
         item->setData(0, Qt::UserRole, e.row);
         item->setData(0, Qt::UserRole + 1, e.slice);
+        item->setData(0, Qt::UserRole + 2, rankIndex);
+        item->setToolTip(1, e.name);
         if (i == selfIndex) {
             QFont f = item->font(1);
             f.setBold(true);
@@ -544,10 +643,11 @@ void OperatorDetailView::fillNeighbours(int viewRow)
 
 void OperatorDetailView::revealInstance(int viewRow)
 {
-    if (!m_profile || viewRow < 0 || viewRow >= m_instanceProxy->rowCount())
+    if (viewRow < 0 || viewRow >= m_instanceProxy->rowCount())
         return;
     const int srcRow = m_instanceProxy->mapToSource(m_instanceProxy->index(viewRow, 0)).row();
-    revealOperatorInstance(m_sel, *m_profile, m_rankIndex, m_instances->rowAt(srcRow), m_instances->rowsAreSlices());
+    revealOperatorInstance(m_sel, m_instances->profileAt(srcRow), m_instances->rankIndexAt(srcRow),
+                           m_instances->rowAt(srcRow), m_instances->rowsAreSlices());
 }
 
 } // namespace npuscope

@@ -465,6 +465,8 @@ QVariant OperatorRankingModel::headerData(int section, Qt::Orientation o, int ro
     static const char* const names[ColumnCount] = {
         "Name", "Count", "Total", "Share", "Avg", "Min", "Max", "P50", "P90", "P99",
         "AIC util", "L2 hit", "Read BW", "Write BW", "Bound", "Core", "Self"};
+    if (role == Qt::InitialSortOrderRole) // the first click on a number puts the biggest first
+        return int(isTextColumn(section) ? Qt::AscendingOrder : Qt::DescendingOrder);
     if (role == Qt::DisplayRole) {
         if (section == Name && m_stats.genericSlices && m_preset != RankingPreset::CommunicationDuration)
             return QStringLiteral("Slice name");

@@ -86,6 +86,8 @@ OperatorRankingView::OperatorRankingView(SelectionController* sel, QWidget* pare
     table->horizontalHeader()->setStretchLastSection(false);
     table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     table->horizontalHeader()->setHighlightSections(false);
+    // Long names keep their start and end (the type and the shape suffix); the tooltip has it all.
+    table->setTextElideMode(Qt::ElideMiddle);
 
     m_ui->groupByCombo->addItem(tr("OP Type"), int(GroupBy::Type));
     m_ui->groupByCombo->addItem(tr("Op Name"), int(GroupBy::Name));
@@ -250,6 +252,10 @@ void OperatorRankingView::onRecomputed()
     for (int c = 0; c < OperatorRankingModel::ColumnCount; ++c)
         if (!m_ui->tableView->isColumnHidden(c))
             m_ui->tableView->resizeColumnToContents(c);
+    // A long Op Name would push every number out of sight: it is elided past 2/5 of the table.
+    const int nameCap = std::max(120, m_ui->tableView->viewport()->width() * 2 / 5);
+    if (m_ui->tableView->columnWidth(OperatorRankingModel::Name) > nameCap)
+        m_ui->tableView->setColumnWidth(OperatorRankingModel::Name, nameCap);
     if (m_sel)
         followOperator(m_sel->selectedOperator());
 }

@@ -35,6 +35,13 @@ QString rooflineSection(const AdvisorReport& r)
                     .arg(rankName(roofs.rank));
     for (const auto& line : roofs.sources)
         s += QStringLiteral("<li>%1</li>").arg(esc(line));
+    const auto above = std::count_if(r.roofline.begin(), r.roofline.end(), [&roofs](const RooflinePoint& pt) {
+        return pt.rank == roofs.rank && pt.aboveRoof;
+    });
+    if (above > 0)
+        s += QStringLiteral("<li>%1 op shape(s) above their roof, drawn as crossed circles: no kernel can do that, so "
+                            "their FLOPs or bytes estimate, their dtype's roof or the core count is off.</li>")
+                 .arg(above);
     return s + QStringLiteral("</ul>");
 }
 
@@ -157,7 +164,14 @@ QImage renderRooflineChart(const AdvisorReport& r, int width)
         const QColor col = cube ? QColor(0x33, 0x66, 0xcc, 170) : QColor(0x2a, 0x9d, 0x8f, 170);
         p.setPen(col.darker(130));
         p.setBrush(col);
-        if (cube)
+        if (pt->aboveRoof) { // an estimate is off: a crossed hollow circle, never like a measured point
+            const double k = d / 2 / std::sqrt(2.0);
+            p.setPen(QPen(QColor(0xB5, 0x49, 0x5B), 2));
+            p.setBrush(Qt::NoBrush);
+            p.drawEllipse(c, d / 2, d / 2);
+            p.drawLine(c + QPointF(-k, -k), c + QPointF(k, k));
+            p.drawLine(c + QPointF(-k, k), c + QPointF(k, -k));
+        } else if (cube)
             p.drawEllipse(c, d / 2, d / 2);
         else
             p.drawRect(QRectF(c.x() - d / 2, c.y() - d / 2, d, d));
@@ -244,10 +258,10 @@ bool writeReportPdf(const AdvisorReport& r, const std::string& path, std::string
 {
     const auto& id = r.identity;
     QString html = QStringLiteral("<html><body>");
-    // Title page.
-    html += QStringLiteral("<h1 style=\"font-size:22pt\">npuscope advisor report</h1>");
-    html += QStringLiteral("<p style=\"font-size:15pt\"><b>%1</b></p>").arg(esc(id.name));
-    html += QStringLiteral("<table cellpadding=\"4\">");
+    // The title block: what was analysed, then the report itself on the same page.
+    html += QStringLiteral("<h1 style=\"font-size:20pt\">npuscope advisor report</h1>");
+    html += QStringLiteral("<p style=\"font-size:14pt\"><b>%1</b></p>").arg(esc(id.name));
+    html += QStringLiteral("<table cellpadding=\"2\">");
     auto row = [&html](const QString& k, const std::string& v) {
         if (!v.empty())
             html += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(k, esc(v));
@@ -264,8 +278,7 @@ bool writeReportPdf(const AdvisorReport& r, const std::string& path, std::string
     row(QStringLiteral("Profiler level"), id.profilerLevel);
     row(QStringLiteral("Captured"), id.captureTime);
     row(QStringLiteral("npuscope"), id.npuscopeVersion);
-    row(QStringLiteral("Findings"), std::to_string(r.summary.high) + " high, " + std::to_string(r.summary.medium)
-                                        + " medium, " + std::to_string(r.summary.low) + " low");
+    row(QStringLiteral("Findings"), findingsHeadline(r.summary));
     html += QStringLiteral("</table>");
     if (r.overrides.empty()) {
         html += QStringLiteral("<p>Threshold overrides: none</p>");
@@ -275,7 +288,9 @@ bool writeReportPdf(const AdvisorReport& r, const std::string& path, std::string
             html += QStringLiteral("<li>%1 = %2 (default %3)</li>").arg(esc(o.key), esc(o.value), esc(o.defaultValue));
         html += QStringLiteral("</ul>");
     }
-    html += QStringLiteral("<p style=\"page-break-after:always\">&nbsp;</p>");
+    // The plan and the summary follow on the same page: a page of its own for the identity
+    // left most of page 1 blank.
+    html += QStringLiteral("<hr>");
 
     HtmlOptions ho;
     ho.forPdf = true;

@@ -9,6 +9,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
+#include <QHeaderView>
 #include <QTableView>
 #include <QTreeView>
 #include <QtTest>
@@ -97,11 +98,15 @@ private slots:
         int row = 0;
         while (!withTime->evidence[row].at.ts)
             ++row;
-        // "Where" counts the time from the trace start, as the timeline's axis does.
+        // "At" counts the time from the trace start, as the timeline's axis does; "Where" is the
+        // rest of the location, and the tooltip all of it.
         const TimeNs since = *withTime->evidence[row].at.ts - sel.fullRange().begin;
+        const QString at = evidence->model()->index(row, EvidenceModel::At).data().toString();
+        QVERIFY2(at.startsWith(QStringLiteral("%1 ms").arg(double(since) / 1e6, 0, 'f', 3)), qPrintable(at));
         const QString where = evidence->model()->index(row, EvidenceModel::Where).data().toString();
-        QVERIFY2(where.contains(QStringLiteral("at %1 ms").arg(double(since) / 1e6, 0, 'f', 3)), qPrintable(where));
-        QVERIFY(!where.contains(QStringLiteral("ts ")));
+        QVERIFY2(!where.contains(QStringLiteral(" ms")) && !where.contains(QStringLiteral("ts ")), qPrintable(where));
+        QVERIFY(evidence->model()->index(row, EvidenceModel::Where).data(Qt::ToolTipRole).toString().contains(
+            QStringLiteral("at %1 ms").arg(double(since) / 1e6, 0, 'f', 3)));
         QVERIFY(panel.activateEvidence(row));
         const TimeNs ts = *withTime->evidence[row].at.ts;
         QVERIFY(sel.selectedRange().has_value());
@@ -139,6 +144,40 @@ private slots:
         QTest::mouseClick(evidence->viewport(), Qt::LeftButton, {}, evidence->visualRect(cell).center());
         QVERIFY(sel.selectedRange().has_value());
         QCOMPARE(sel.selectedRange()->begin, *withTime->evidence[static_cast<std::size_t>(row)].at.ts);
+    }
+
+    // In a dock 380 px wide, the evidence shows each time whole: its column fits its text, the
+    // other columns elide in the middle and can be resized.
+    void evidenceTimeIsNeverCut()
+    {
+        SelectionController sel;
+        AdvisorPanel panel(&sel);
+        panel.resize(380, 700);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        QSignalSpy ready(&panel, &AdvisorPanel::reportReady);
+        sel.setSession(m_session);
+        QVERIFY(ready.wait(60000));
+        auto* evidence = panel.findChild<QTableView*>(QStringLiteral("advisorEvidence"));
+        QVERIFY(evidence);
+        QCOMPARE(evidence->textElideMode(), Qt::ElideMiddle);
+        QCOMPARE(evidence->horizontalHeader()->sectionResizeMode(EvidenceModel::Where), QHeaderView::Interactive);
+        int checked = 0;
+        for (const auto& f : panel.report()->findings) {
+            if (f.status != advisor::Status::Fired || f.evidence.empty() || !f.evidence.front().at.ts)
+                continue;
+            QVERIFY(panel.selectFinding(QString::fromStdString(f.id)));
+            for (int row = 0; row < evidence->model()->rowCount(); ++row) {
+                const QString at = evidence->model()->index(row, EvidenceModel::At).data().toString();
+                const int needed = evidence->fontMetrics().horizontalAdvance(at);
+                QVERIFY2(evidence->columnWidth(EvidenceModel::At) >= needed,
+                         qPrintable(QStringLiteral("%1: %2 px for '%3' (%4 px)")
+                                        .arg(QString::fromStdString(f.id)).arg(evidence->columnWidth(EvidenceModel::At))
+                                        .arg(at).arg(needed)));
+                ++checked;
+            }
+        }
+        QVERIFY(checked > 0);
     }
 
     // File → Export reuses the dock's report only for the same session object and thresholds.

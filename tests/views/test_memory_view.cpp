@@ -3,6 +3,7 @@
 // timeline's controller; on a generated leak profile the step boundaries and the never-freed
 // allocations; no tab for a profile without memory data.
 #include "model/analysis/memory.h"
+#include "model/analysis/units.h"
 #include "model/synth/synth.h"
 #include "views/main_window.h"
 #include "views/memory_models.h"
@@ -13,6 +14,7 @@
 #include <qcustomplot.h>
 
 #include <QAbstractItemModelTester>
+#include <QHeaderView>
 #include <QLabel>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
@@ -86,6 +88,38 @@ private slots:
         QVERIFY(v->peakMarker());
         QCOMPARE(v->peakMarker()->graphKey(), v->toMs(m.peakAllocated.at));
         QVERIFY(v->summaryLabel()->text().contains(QStringLiteral("peak allocated")));
+        // The header and the axis count the same megabytes: the peak's "N MB" (or "N GB") in the
+        // header is where its marker sits on the axis, which counts 10⁶ bytes.
+        QVERIFY(v->plot()->yAxis->label().startsWith(QStringLiteral("MB")));
+        const double peakMB = m.peakAllocated.bytes / 1e6;
+        v->peakMarker()->updatePosition();
+        QVERIFY(std::abs(v->peakMarker()->position->value() - peakMB) < 1e-9 * peakMB);
+        const QString shownPeak = QString::fromStdString(formatBytes(m.peakAllocated.bytes));
+        QVERIFY2(v->summaryLabel()->text().contains(QStringLiteral("peak allocated %1").arg(shownPeak)),
+                 qPrintable(v->summaryLabel()->text()));
+        const double shownMB = shownPeak.section(QLatin1Char(' '), 0, 0).toDouble()
+            * (shownPeak.endsWith(QStringLiteral(" GB")) ? 1000.0 : shownPeak.endsWith(QStringLiteral(" kB")) ? 1e-3 : 1.0);
+        QVERIFY2(std::abs(shownMB - peakMB) <= 0.005 * peakMB,
+                 qPrintable(QStringLiteral("%1 against %2 on the axis").arg(shownPeak).arg(peakMB)));
+        // Names are elided in the middle (whole in the tooltip), columns resizable.
+        QCOMPARE(v->operatorTable()->textElideMode(), Qt::ElideMiddle);
+        QCOMPARE(v->operatorTable()->horizontalHeader()->sectionResizeMode(OperatorMemoryModel::Operator),
+                 QHeaderView::Interactive);
+        QCOMPARE(v->operatorTable()->model()->index(0, OperatorMemoryModel::Operator).data(Qt::ToolTipRole).toString(),
+                 v->operatorTable()->model()->index(0, OperatorMemoryModel::Operator).data().toString());
+        // The first click on a number puts the biggest first.
+        QHeaderView* header = v->operatorTable()->horizontalHeader();
+        QTest::mouseClick(header->viewport(), Qt::LeftButton, {},
+                          QPoint(header->sectionViewportPosition(OperatorMemoryModel::Count)
+                                     + header->sectionSize(OperatorMemoryModel::Count) / 2, header->height() / 2));
+        QCOMPARE(header->sortIndicatorSection(), int(OperatorMemoryModel::Count));
+        QCOMPARE(header->sortIndicatorOrder(), Qt::DescendingOrder);
+        std::uint64_t most = 0;
+        for (const auto& o : memory::byOperator(*p))
+            most = std::max<std::uint64_t>(most, o.count);
+        QCOMPARE(v->operatorTable()->model()->index(0, OperatorMemoryModel::Count).data(OperatorMemoryModel::SortRole).toULongLong(),
+                 qulonglong(most));
+        v->operatorTable()->sortByColumn(OperatorMemoryModel::Bytes, Qt::DescendingOrder);
 
         // The operators table: one row per operator name, most bytes first.
         const auto ops = memory::byOperator(*p);
@@ -96,7 +130,7 @@ private slots:
         // Click the curve at the peak: the allocations alive then, largest first.
         w.selection()->fitAll();
         v->plot()->replot();
-        const QPoint at = pixelOf(v, m.peakAllocated.at, m.peakAllocated.bytes / (1024.0 * 1024.0));
+        const QPoint at = pixelOf(v, m.peakAllocated.at, m.peakAllocated.bytes / 1e6);
         QTest::mouseClick(v->plot(), Qt::LeftButton, {}, at);
         QVERIFY(v->moment().has_value());
         const TimeNs t = *v->moment();

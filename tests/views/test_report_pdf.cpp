@@ -107,6 +107,22 @@ private slots:
         QVERIFY(flat.contains(QStringLiteral("HIGH")));
         // Page numbers at the bottom of the pages.
         QVERIFY(text.count(QChar(u'\f')) >= 2);
+        // Page 1 is not a title page left mostly blank: the plan and the summary follow the
+        // identity there, and it holds about as many lines as the fullest page after it.
+        QVERIFY2(page1.contains(QStringLiteral("Action plan")), qPrintable(page1));
+        QVERIFY(page1.contains(QStringLiteral("Summary")));
+        const QStringList pages = text.split(QChar(u'\f'), Qt::SkipEmptyParts);
+        auto lines = [](const QString& page) {
+            int n = 0;
+            for (const QString& l : page.split(QLatin1Char('\n')))
+                n += !l.trimmed().isEmpty();
+            return n;
+        };
+        int fullest = 0;
+        for (int i = 1; i + 1 < pages.size(); ++i) // the last page may end anywhere
+            fullest = std::max(fullest, lines(pages[i]));
+        QVERIFY2(lines(pages[0]) * 10 >= fullest * 7,
+                 qPrintable(QStringLiteral("page 1: %1 lines, fullest later page %2").arg(lines(pages[0])).arg(fullest)));
 
     }
 
