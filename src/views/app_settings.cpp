@@ -9,7 +9,7 @@ namespace npuscope {
 namespace {
 const QString kRecent = QStringLiteral("recent/paths");
 const QString kRecentLimit = QStringLiteral("recent/limit");
-const QString kGeometry = QStringLiteral("window/geometry");
+const QString kGeometry = QStringLiteral("window/geometryByScreen"); // + "/" + the screen's key
 const QString kState = QStringLiteral("window/state");
 const QString kSplit = QStringLiteral("window/timelineSplit");
 const QString kSplitVersion = QStringLiteral("window/timelineSplitVersion");
@@ -97,7 +97,19 @@ void AppSettings::setRecentLimit(int n)
     }
 }
 
-QByteArray AppSettings::windowGeometry() { return QSettings().value(kGeometry).toByteArray(); }
+QString AppSettings::screenKey(const QString& name, int width, int height)
+{
+    // '/' separates QSettings groups: not part of a key.
+    QString n = name;
+    n.replace(QLatin1Char('/'), QLatin1Char('_')).replace(QLatin1Char('\\'), QLatin1Char('_'));
+    return QStringLiteral("%1@%2x%3").arg(n).arg(width).arg(height);
+}
+
+QByteArray AppSettings::windowGeometry(const QString& screenKey)
+{
+    return QSettings().value(kGeometry + QLatin1Char('/') + screenKey).toByteArray();
+}
+
 QByteArray AppSettings::windowState() { return QSettings().value(kState).toByteArray(); }
 
 QByteArray AppSettings::timelineSplit()
@@ -108,10 +120,11 @@ QByteArray AppSettings::timelineSplit()
     return s.value(kSplit).toByteArray();
 }
 
-void AppSettings::setWindow(const QByteArray& geometry, const QByteArray& state, const QByteArray& timelineSplit)
+void AppSettings::setWindow(const QString& screenKey, const QByteArray& geometry, const QByteArray& state,
+                            const QByteArray& timelineSplit)
 {
     QSettings s;
-    s.setValue(kGeometry, geometry);
+    s.setValue(kGeometry + QLatin1Char('/') + screenKey, geometry);
     s.setValue(kState, state);
     s.setValue(kSplit, timelineSplit);
     s.setValue(kSplitVersion, kWindowStateVersion);

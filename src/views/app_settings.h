@@ -27,12 +27,17 @@ public:
     static int recentLimit();
     static void setRecentLimit(int n);
 
-    static QByteArray windowGeometry();
+    // The window's geometry (QWidget::saveGeometry) as last left on the screen `screenKey`
+    // names (screenKey(): its name and size), empty when it never was: a window moved between a
+    // laptop's panel and a large monitor opens on each as it was left there.
+    static QByteArray windowGeometry(const QString& screenKey);
+    static QString screenKey(const QString& name, int width, int height);
     static QByteArray windowState();
     // The split between the timeline and its utilisation plots (QSplitter::saveState), empty
     // when none was saved with this kWindowStateVersion.
     static QByteArray timelineSplit();
-    static void setWindow(const QByteArray& geometry, const QByteArray& state, const QByteArray& timelineSplit = {});
+    static void setWindow(const QString& screenKey, const QByteArray& geometry, const QByteArray& state,
+                          const QByteArray& timelineSplit = {});
     // The utilisation plots hidden (View → Curves): their kinds, "util", "bw", "l2", "freq", "mem".
     static QStringList hiddenPlots();
     static void setHiddenPlots(const QStringList& kinds);

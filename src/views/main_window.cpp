@@ -22,6 +22,7 @@
 #include "views/timeline_view.h"
 #include "views/utilization_plots.h"
 
+#include <QApplication>
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDialog>
@@ -74,26 +75,11 @@ MainWindow::MainWindow(const QStringList& paths, QWidget* parent)
     connect(m_plots, &UtilizationPlots::hiddenPlotsChanged, this,
             [](const QStringList& kinds) { AppSettings::setHiddenPlots(kinds); });
     m_defaultState = saveState(AppSettings::kWindowStateVersion);
-    restoreGeometry(AppSettings::windowGeometry());
+    placeOnScreen();
     const bool restored = restoreState(AppSettings::windowState(), AppSettings::kWindowStateVersion);
     // Size the docks and the split once the window has its geometry (resizeDocks before the
-    // first show is ignored): the timeline and its plots keep most of the height, the lanes
-    // about two thirds of it.
-    QTimer::singleShot(0, this, [this, restored] {
-        if (!restored) {
-            resizeDocks({dock(QStringLiteral("advisorDock"))}, {width() / 4}, Qt::Horizontal);
-            resizeDocks({dock(QStringLiteral("operatorsDock"))}, {height() / 4}, Qt::Vertical);
-            m_defaultState = saveState(AppSettings::kWindowStateVersion);
-        }
-        const int summary = m_summary->sizeHint().height();
-        const int rest = std::max(0, m_splitter->height() - summary - 2 * m_splitter->handleWidth());
-        const int plots = std::min(rest / 2, std::max(rest / 3, m_plots->minimumHeight()));
-        m_defaultSplit = {summary, rest - plots, plots};
-        if (const QByteArray split = restored ? AppSettings::timelineSplit() : QByteArray(); !split.isEmpty())
-            m_splitter->restoreState(split);
-        else
-            m_splitter->setSizes(m_defaultSplit);
-    });
+    // first show is ignored).
+    QTimer::singleShot(0, this, [this, restored] { sizeDocksAndSplit(restored); });
     connect(m_loader, &LoadController::started, this, &MainWindow::onLoadStarted);
     connect(m_loader, &LoadController::progress, this, &MainWindow::onLoadProgress);
     connect(m_loader, &LoadController::finished, this, &MainWindow::onLoaded);
@@ -135,7 +121,16 @@ void MainWindow::buildCentral()
     m_splitter->setStretchFactor(1, 3);
     m_splitter->setStretchFactor(2, 1);
     m_splitter->setSizes({28, 560, 260});
-    m_tabs->addTab(m_splitter, tr("Timeline"));
+    // The timeline's page: the banner of a partial load over the strip, timeline and plots.
+    auto* page = new QWidget;
+    page->setObjectName(QStringLiteral("timelinePage"));
+    auto* pageLayout = new QVBoxLayout(page);
+    pageLayout->setContentsMargins(0, 0, 0, 0);
+    pageLayout->setSpacing(0);
+    buildBanner();
+    pageLayout->addWidget(m_banner);
+    pageLayout->addWidget(m_splitter, 1);
+    m_tabs->addTab(page, tr("Timeline"));
     setCentralWidget(m_tabs);
     delete m_ui->centralwidget;
     m_ui->centralwidget = nullptr;
@@ -239,7 +234,13 @@ void MainWindow::setDockContent(const QString& objectName, QWidget* w)
         old->deleteLater();
 }
 
-int MainWindow::addCentralTab(QWidget* w, const QString& title) { return m_tabs->addTab(w, title); }
+int MainWindow::addCentralTab(QWidget* w, const QString& title)
+{
+    // A wide page (the Cluster tab's tables side by side) is laid out in the width there is
+    // rather than widen the window past the screen: the timeline's page sets the window's minimum.
+    w->setMinimumWidth(1);
+    return m_tabs->addTab(w, title);
+}
 
 void MainWindow::buildToolbar()
 {
@@ -406,6 +407,11 @@ void MainWindow::onLoadEnded()
 
 void MainWindow::onLoaded(SessionPtr session, const QStringList& paths, qint64 elapsedMs)
 {
+    const QString key = paths.join(QLatin1Char('\n'));
+    const bool sameProfile = key == m_viewKey; // a reload
+    saveViewState();
+    if (!sameProfile)
+        closeCompare();
     onLoadEnded();
     statusBar()->clearMessage();
     m_paths = paths;
@@ -415,6 +421,7 @@ void MainWindow::onLoaded(SessionPtr session, const QStringList& paths, qint64 e
     const LoadAllocationScope views(session->loadedBytes());
     m_ranking->prefetch(session); // beside the timeline's layout and the curves
     m_sel->setSession(session);
+    restoreViewState(key);
     fillRanks();
     fillProblems();
     fillFiles();
@@ -443,7 +450,14 @@ void MainWindow::onLoaded(SessionPtr session, const QStringList& paths, qint64 e
         parts << tr("%n problem(s) (<a href=\"problems\">details</a>)", "", problemCount());
     parts << tr("loaded in %1 s").arg(QString::number(static_cast<double>(elapsedMs) / 1000.0, 'f', 1));
     m_statusLabel->setText(parts.join(QStringLiteral(" · ")));
+    if (!sameProfile)
+        m_tabs->setCurrentIndex(0); // another profile opens on its timeline
     updateSessionTabs(session);
+    updateBanner(session);
+    QTimer::singleShot(0, this, [this] { keepTimelineShare(); }); // once the page has its new layout
+    // The timeline's keys (W/S/A/D, arrows) work at once, unless a text field is being typed in.
+    if (m_tabs->currentIndex() == 0 && !qobject_cast<QLineEdit*>(QApplication::focusWidget()))
+        m_timeline->setFocus(Qt::OtherFocusReason);
     emit sessionLoaded(session);
 }
 
@@ -453,6 +467,8 @@ void MainWindow::updateSessionTabs(const SessionPtr& s)
     auto drop = [this](auto*& view) {
         if (!view)
             return;
+        if (m_tabs->currentWidget() == view)
+            m_tabs->setCurrentIndex(0); // not the neighbour the tab bar would pick
         m_tabs->removeTab(m_tabs->indexOf(view));
         view->deleteLater();
         view = nullptr;
@@ -487,6 +503,10 @@ void MainWindow::onLoadFailed(const QString& error, const QStringList& paths)
     const QString what = paths.join(QStringLiteral(", "));
     m_lastLoadError = tr("Could not load %1: %2").arg(what, error);
     statusBar()->showMessage(m_lastLoadError, 15000);
+    // Another profile was asked for: the comparison of the one open goes, and the window shows
+    // the timeline with the Problems dock rather than a tab about something else.
+    closeCompare();
+    m_tabs->setCurrentIndex(0);
     if (session()) {
         // The previous profile stays open with its own problems; the failure is said here.
         fillProblems();
@@ -567,7 +587,7 @@ void MainWindow::exportChromeTraceTo(const QString& path)
 
 void MainWindow::closeEvent(QCloseEvent* e)
 {
-    AppSettings::setWindow(saveGeometry(), saveState(AppSettings::kWindowStateVersion), m_splitter->saveState());
+    AppSettings::setWindow(screenKey(), saveGeometry(), saveState(AppSettings::kWindowStateVersion), m_splitter->saveState());
     m_loader->cancel();
     QMainWindow::closeEvent(e);
 }

@@ -5,6 +5,7 @@
 // LoadController; it owns no profile data beyond the current SessionPtr.
 #include "model/store/session.h"
 
+#include <QHash>
 #include <QMainWindow>
 #include <QStringList>
 
@@ -12,6 +13,7 @@
 
 class QComboBox;
 class QDockWidget;
+class QFrame;
 class QLabel;
 class QLineEdit;
 class QProgressBar;
@@ -72,6 +74,10 @@ public:
     // The "Compare" tab, nullptr until a comparison was loaded; its loader (the second profile).
     CompareView* compareView() const { return m_compareView; }
     LoadController* compareLoader() const { return m_compareLoader; }
+    // The banner over the timeline that says a timeline file was read only in part (hidden
+    // otherwise), and its text without markup.
+    QFrame* loadBanner() const { return m_banner; }
+    QString loadBannerText() const;
 
 public slots:
     // The path every open takes (File menu, recent list, drag and drop, command line).
@@ -127,6 +133,24 @@ private:
     void onCompareComputed();
     void exportAdvisorReport();
     void about();
+    // main_window_state.cpp: where the window opens, what a profile leaves behind.
+    // Restores the geometry last left on this screen, else UI.md's 1600×1000 or the screen's
+    // available area when smaller, and keeps the window inside that area.
+    void placeOnScreen();
+    void fitIntoScreen();
+    QString screenKey() const;
+    // The share of the height the bottom docks and the plots take, so that the timeline keeps
+    // at least 40 % of a small window's height.
+    void sizeDocksAndSplit(bool restored);
+    // In a small window, moves height from the plots to the timeline until it has its share.
+    void keepTimelineShare();
+    // The Compare tab goes with the profile it was computed for; a running comparison stops.
+    void closeCompare();
+    // Per-profile view state (scroll position, "Curves of:"), kept by the profile's paths.
+    void saveViewState();
+    void restoreViewState(const QString& key);
+    void buildBanner();
+    void updateBanner(const SessionPtr& s);
 
     std::unique_ptr<Ui::MainWindow> m_ui;
     SelectionController* m_sel;
@@ -157,6 +181,15 @@ private:
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;
     QStringList m_paths;
+    QSize m_placedSize; // as placeOnScreen() left it: a size set after it is kept
+    QFrame* m_banner = nullptr;
+    QLabel* m_bannerText = nullptr;
+    struct ViewState {
+        int scrollY = 0;
+        int curvesRank = -1; // UtilizationPlots::kEveryRank
+    };
+    QHash<QString, ViewState> m_viewStates; // by the profile's paths joined by '\n'
+    QString m_viewKey;                       // the open profile's
     QByteArray m_defaultState;
     QList<int> m_defaultSplit; // summary strip, timeline, plots
 };

@@ -28,8 +28,13 @@ SelectionPanel::SelectionPanel(SelectionController* sel, QWidget* parent) : QWid
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(4, 4, 4, 4);
     m_title = new QLabel;
+    m_title->setObjectName(QStringLiteral("selectionTitle"));
     m_title->setWordWrap(true);
     m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // Three lines, whatever the selection: a title that wraps onto one line more or less would
+    // move the buttons and the fields under the mouse. A longer one is cut; its tooltip has it all.
+    m_title->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    m_title->setFixedHeight(3 * m_title->fontMetrics().lineSpacing() + 2 * m_title->margin() + 4);
     lay->addWidget(m_title);
     auto* buttons = new QHBoxLayout;
     m_rankingButton = new QPushButton(tr("Reveal in ranking"));
@@ -229,6 +234,7 @@ void SelectionPanel::refresh()
         title << (s ? tr("Nothing selected: click a slice on the timeline, or drag on the ruler to select a range")
                     : tr("No profile open"));
     m_title->setText(title.join(QStringLiteral("<br>")));
+    m_title->setToolTip(m_title->text());
     m_rankingButton->setEnabled(!m_key.isEmpty());
     m_instancesButton->setEnabled(!m_key.isEmpty());
 }

@@ -156,6 +156,7 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> flowIndexOf(const Profile& 
 void TimelineLayout::build(const SessionPtr& session)
 {
     m_session = session;
+    m_paletteClaim.reset(); // this layout's keys no longer hold their slots
     lanes.clear();
     groups.clear();
     trackLane.clear();
@@ -166,6 +167,7 @@ void TimelineLayout::build(const SessionPtr& session)
         return;
 
     std::map<std::string, TimeNs> legendTotals;
+    std::vector<std::vector<std::uint32_t>> rankKeys; // [rank] the string ids of its legend keys
     for (std::size_t r = 0; r < session->ranks.size(); ++r) {
         const Profile& p = *session->ranks[r];
         const int rank = static_cast<int>(r);
@@ -173,7 +175,7 @@ void TimelineLayout::build(const SessionPtr& session)
         // Colours per interned string (names and OP types share the pool).
         auto& colors = nameColor.emplace_back(p.strings.size());
         for (std::size_t i = 0; i < p.strings.size(); ++i)
-            colors[i] = static_cast<std::uint8_t>(paletteIndexFor(p.strings.view(NameId(static_cast<std::uint32_t>(i)))));
+            colors[i] = static_cast<std::uint8_t>(preferredPaletteIndex(p.strings.view(NameId(static_cast<std::uint32_t>(i)))));
         // Legend time per colour key (OP type or name), by string id: one add per slice here,
         // one map insert per distinct key after the rank.
         std::vector<TimeNs> keyTotals(p.strings.size(), 0);
@@ -220,15 +222,31 @@ void TimelineLayout::build(const SessionPtr& session)
             groups.push_back(std::move(g));
         }
 
+        auto& keys = rankKeys.emplace_back();
         for (std::size_t i = 0; i < keyTotals.size(); ++i)
-            if (keyTotals[i] > 0)
+            if (keyTotals[i] > 0) {
+                keys.push_back(static_cast<std::uint32_t>(i));
                 legendTotals[std::string(p.strings.view(NameId(static_cast<std::uint32_t>(i))))] += keyTotals[i];
+            }
     }
     m_flowIndex.resize(session->ranks.size());
 
+    // The legend's keys are shown together: they claim distinct colours, heaviest first.
+    std::vector<PaletteKey> claimed;
+    claimed.reserve(legendTotals.size());
+    for (const auto& [key, total] : legendTotals)
+        claimed.push_back({key, static_cast<double>(total)});
+    m_paletteClaim = claimPaletteSlots(std::move(claimed));
+    for (std::size_t r = 0; r < rankKeys.size(); ++r)
+        for (std::uint32_t i : rankKeys[r])
+            nameColor[r][i] = static_cast<std::uint8_t>(paletteIndexFor(session->ranks[r]->strings.view(NameId(i))));
+
     for (const auto& [key, total] : legendTotals)
         legend.push_back({QString::fromStdString(key), paletteIndexFor(key), total});
-    std::sort(legend.begin(), legend.end(), [](const LegendEntry& a, const LegendEntry& b) { return a.total > b.total; });
+    // In the order the keys claimed their colours, so the entries that fit are the distinct ones.
+    std::sort(legend.begin(), legend.end(), [](const LegendEntry& a, const LegendEntry& b) {
+        return a.total != b.total ? a.total > b.total : a.key < b.key;
+    });
 }
 
 std::uint8_t TimelineLayout::colorOf(int rank, std::uint32_t row) const

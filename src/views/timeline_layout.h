@@ -85,6 +85,7 @@ public:
 
 private:
     SessionPtr m_session;
+    std::shared_ptr<const void> m_paletteClaim; // the legend keys' colours (palette.h), while this layout shows them
     mutable std::vector<std::optional<std::vector<std::pair<std::uint32_t, std::uint32_t>>>> m_flowIndex; // [rank]
 };
 

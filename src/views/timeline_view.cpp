@@ -76,10 +76,49 @@ void TimelineView::onSessionChanged()
                 first = false;
             }
     }
+    collapseHostGroupsAboveFold();
     const QString search = m_search;
     m_search.clear();
     setSearchText(search);
+    // Scroll positions belong to the profile they were taken in: a new one starts at its top.
+    verticalScrollBar()->setValue(0);
     relayoutRows();
+}
+
+// A deep Python call stack (the level-1 sample opens ~45 rows of it) or many CANN threads push
+// the device streams, what a session is opened for, out of sight: such host groups open
+// collapsed, one header each. A rank is judged as if scrolled to its own header.
+void TimelineView::collapseHostGroupsAboveFold()
+{
+    const int fold = contentRect().height();
+    if (fold < 4 * kRowHeight)
+        return; // not laid out yet: nothing to judge by
+    for (const LaneGroup& rg : m_layout.groups) {
+        if (!rg.rankHeader || rg.collapsed)
+            continue;
+        int y = kHeaderHeight;
+        std::optional<int> streamBottom; // of the rank's first stream lane, all groups expanded
+        std::vector<int> host;
+        for (int ci : rg.children) {
+            const LaneGroup& g = m_layout.groups[static_cast<std::size_t>(ci)];
+            y += kHeaderHeight;
+            for (int lane : g.lanes) {
+                const Lane& l = m_layout.lanes[static_cast<std::size_t>(lane)];
+                const int h = static_cast<int>(l.levels.size()) * kRowHeight + 4;
+                if (l.kind == TrackKind::Stream && !streamBottom)
+                    streamBottom = y + h;
+                y += h;
+            }
+            if (!g.lanes.empty() && !streamBottom) {
+                const TrackKind kind = m_layout.lanes[static_cast<std::size_t>(g.lanes.front())].kind;
+                if (kind == TrackKind::Python || kind == TrackKind::Cann)
+                    host.push_back(ci);
+            }
+        }
+        if (streamBottom && *streamBottom > fold)
+            for (int ci : host)
+                m_layout.groups[static_cast<std::size_t>(ci)].collapsed = true;
+    }
 }
 
 void TimelineView::relayoutRows()
@@ -618,12 +657,11 @@ void TimelineView::drawLaneLabels(QPainter& p, std::size_t firstRow, std::size_t
             f.setBold(g.rankHeader);
             p.setFont(f);
             p.drawText(QRect(indent, top, kLabelWidth - indent, row.height), Qt::AlignVCenter | Qt::AlignLeft,
-                       (g.collapsed ? QStringLiteral("▸ ") : QStringLiteral("▾ ")) + g.title);
+                       rowLabel(static_cast<int>(ri)));
             p.setFont(font());
         } else {
-            const Lane& lane = m_layout.lanes[static_cast<std::size_t>(row.lane)];
             p.drawText(QRect(30, top, kLabelWidth - 34, kRowHeight + 2), Qt::AlignVCenter | Qt::AlignLeft,
-                       fontMetrics().elidedText(lane.name, Qt::ElideRight, kLabelWidth - 34));
+                       rowLabel(static_cast<int>(ri)));
         }
     }
     p.setClipping(false);

@@ -7,7 +7,9 @@
 // screen are visited (found by binary search on their y), so the cost of a paint does not grow
 // with the number of ranks. Rank groups collapse and expand (click a header, or the context
 // menu of the label column for all ranks); a session of more than kExpandedRanks ranks opens
-// with only its first rank expanded.
+// with only its first rank expanded, and a rank's Python and CANN groups open collapsed when
+// they would push its device streams below the fold. Names too long for the label column are
+// elided in the middle; the tooltip has the whole name.
 #include "views/selection_controller.h"
 #include "views/timeline_layout.h"
 
@@ -56,6 +58,12 @@ public:
     // The rank header group of rank index `rank`, -1 when none.
     int rankGroup(int rank) const;
     int rowCount() const { return static_cast<int>(m_rows.size()); } // headers and lanes laid out
+    // Row `row`'s label as the label column draws it (elided to fit), and in full as its
+    // tooltip says it; "" out of range.
+    QString rowLabel(int row) const;
+    QString rowLabelFull(int row) const;
+    // The row at viewport y, -1 when none.
+    int rowIndexAt(int viewportY) const;
     int shownLaneCount() const;            // lanes laid out (not collapsed, of the shown ranks)
     // Lanes the last draw list visited, in display order: those intersecting the viewport.
     const std::vector<int>& drawnLanes() const;
@@ -117,6 +125,7 @@ private:
     };
 
     void onSessionChanged();
+    void collapseHostGroupsAboveFold();
     void relayoutRows();
     void invalidate();
     void buildDrawList() const;

@@ -1,11 +1,12 @@
-// TimelineView: keyboard, mouse, tooltips, search and scroll bars (the painting lives in
-#include "views/format.h"
-// timeline_view.cpp).
+// TimelineView: keyboard, mouse, tooltips, the label column's text, search and scroll bars (the
+// painting lives in timeline_view.cpp).
 #include "views/timeline_view.h"
+#include "views/format.h"
 
 #include "views/time_format.h"
 
 #include <QContextMenuEvent>
+#include <QFontMetrics>
 #include <QHelpEvent>
 #include <QKeyEvent>
 #include <QMenu>
@@ -180,13 +181,59 @@ bool TimelineView::viewportEvent(QEvent* e)
         m_hoverPos.reset();
     if (e->type() == QEvent::ToolTip) {
         auto* he = static_cast<QHelpEvent*>(e);
-        if (const DrawItem* it = itemAt(he->pos()))
+        const int row = he->pos().x() < kLabelWidth && he->pos().y() >= kRulerHeight ? rowIndexAt(he->pos().y()) : -1;
+        if (row >= 0)
+            QToolTip::showText(he->globalPos(), rowLabelFull(row), viewport());
+        else if (const DrawItem* it = itemAt(he->pos()))
             QToolTip::showText(he->globalPos(), tooltipFor(*it), viewport());
         else
             QToolTip::hideText();
         return true;
     }
     return QAbstractScrollArea::viewportEvent(e);
+}
+
+int TimelineView::rowIndexAt(int viewportY) const
+{
+    const Row* r = rowAt(viewportY);
+    return r ? static_cast<int>(r - m_rows.data()) : -1;
+}
+
+QString TimelineView::rowLabelFull(int row) const
+{
+    if (row < 0 || row >= static_cast<int>(m_rows.size()))
+        return {};
+    const Row& r = m_rows[static_cast<std::size_t>(row)];
+    if (r.group >= 0)
+        return m_layout.groups[static_cast<std::size_t>(r.group)].title;
+    const Lane& lane = m_layout.lanes[static_cast<std::size_t>(r.lane)];
+    return QStringLiteral("%1 · %2").arg(m_layout.groups[static_cast<std::size_t>(lane.group)].title, lane.name);
+}
+
+QString TimelineView::rowLabel(int row) const
+{
+    if (row < 0 || row >= static_cast<int>(m_rows.size()))
+        return {};
+    const Row& r = m_rows[static_cast<std::size_t>(row)];
+    if (r.lane >= 0)
+        return fontMetrics().elidedText(m_layout.lanes[static_cast<std::size_t>(r.lane)].name, Qt::ElideMiddle,
+                                        kLabelWidth - 34);
+    // A rank's title ends with what tells ranks apart (the host, the folder): the middle goes.
+    const LaneGroup& g = m_layout.groups[static_cast<std::size_t>(r.group)];
+    QFont f = font();
+    f.setBold(g.rankHeader);
+    const QString mark = g.collapsed ? QStringLiteral("▸ ") : QStringLiteral("▾ ");
+    const QFontMetrics fm(f);
+    const int room = kLabelWidth - (g.rankHeader ? 4 : 16) - 4 - fm.horizontalAdvance(mark);
+    // "Rank 0 / NPU 0  (folder)": the rank and device stay whole while the folder's name has room.
+    const qsizetype folder = g.rankHeader ? g.title.indexOf(QStringLiteral("  (")) : -1;
+    if (folder > 0 && fm.horizontalAdvance(g.title) > room) {
+        const QString head = g.title.left(folder);
+        const int left = room - fm.horizontalAdvance(head);
+        if (left >= fm.horizontalAdvance(QStringLiteral("  (…)")) + fm.averageCharWidth() * 4)
+            return mark + head + fm.elidedText(g.title.mid(folder), Qt::ElideMiddle, left);
+    }
+    return mark + fm.elidedText(g.title, Qt::ElideMiddle, room);
 }
 
 void TimelineView::contextMenuEvent(QContextMenuEvent* e)

@@ -112,6 +112,50 @@ private slots:
         QCOMPARE(titles, (QStringList{"Browser", "Process 21253"}));
     }
 
+    // Names too long for the label column lose their middle, the rank and device stay whole,
+    // and the tooltip over the label has the whole name.
+    void longNamesElidedInTheMiddle()
+    {
+        auto p = std::make_shared<Profile>();
+        p->name = "node00-ascend-training-cluster-a_2732569_20260606121448940_ascend_pt";
+        p->rank = 0;
+        p->devices = {0};
+        const TrackId t = addTrack(*p, 2, 2, TrackKind::Stream, "Ascend Hardware",
+                                   "Stream 2 (HCCL world group of every rank, allreduce ring 0)", 2);
+        p->slices.add(0, 1000, p->strings.intern("MatMul"), p->strings.intern("AI_CORE"), t);
+        p->finalize();
+        auto s = std::make_shared<Session>();
+        s->ranks.push_back(p);
+        SelectionController sel;
+        TimelineView view(&sel);
+        view.resize(1000, 400);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        sel.setSession(s);
+        QCOMPARE(view.rowCount(), 3); // the rank, its process, the stream
+
+        const QString fullTitle = QStringLiteral("Rank 0 / NPU 0  (%1)").arg(QString::fromStdString(p->name));
+        QCOMPARE(view.rowLabelFull(0), fullTitle);
+        const QString header = view.rowLabel(0);
+        QVERIFY2(header.startsWith(QStringLiteral("▾ Rank 0 / NPU 0  (n")), qPrintable(header));
+        QVERIFY2(header.endsWith(QStringLiteral("pt)")) && header.contains(QChar(0x2026)), qPrintable(header));
+        QFont bold = view.font();
+        bold.setBold(true);
+        QVERIFY(QFontMetrics(bold).horizontalAdvance(header) <= TimelineView::kLabelWidth - 4);
+
+        const QString lane = view.rowLabel(2);
+        QVERIFY2(lane.startsWith(QStringLiteral("Stream 2 (")) && lane.endsWith(QStringLiteral("ring 0)")), qPrintable(lane));
+        QVERIFY(lane.contains(QChar(0x2026)));
+        QVERIFY(view.fontMetrics().horizontalAdvance(lane) <= TimelineView::kLabelWidth - 34);
+
+        // The tooltip over the stream's label: its process and its whole name.
+        const QPoint at(40, TimelineView::kRulerHeight + 2 * TimelineView::kHeaderHeight + 8);
+        QCOMPARE(view.rowIndexAt(at.y()), 2);
+        QHelpEvent help(QEvent::ToolTip, at, view.viewport()->mapToGlobal(at));
+        QApplication::sendEvent(view.viewport(), &help);
+        QCOMPARE(QToolTip::text(), QStringLiteral("Ascend Hardware · Stream 2 (HCCL world group of every rank, allreduce ring 0)"));
+    }
+
     void visibleSlices()
     {
         SelectionController sel;
