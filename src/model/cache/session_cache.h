@@ -30,7 +30,7 @@ namespace npuscope {
 
 // Raised when the entry's layout changes, and when a reader reads the same bytes differently:
 // an entry written before must not answer for what this build would read.
-inline constexpr std::uint32_t kSessionCacheVersion = 6;
+inline constexpr std::uint32_t kSessionCacheVersion = 7;
 
 struct SessionCacheSettings {
     std::string dir;            // empty: defaultSessionCacheDir()
