@@ -15,6 +15,7 @@
 // the folder's session cache entry (in DIR/session-cache) and reopens it --runs times.
 #include "app/cli.h"
 #include "app/cli_bench_frames.h"
+#include "app/cli_bench_shapes.h"
 #include "app/qt_parts.h"
 #include "advisor/advisor.h"
 #include "bench/child_process.h"
@@ -24,6 +25,7 @@
 #include "model/formats/loader.h"
 #include "model/io/memory_budget.h"
 #include "model/io/mapped_file.h"
+#include "model/synth/synth.h"
 
 #include <malloc.h>
 #include <unistd.h>
@@ -56,6 +58,7 @@ struct Measure {
     std::uint64_t storeBytes = 0; // (a) only: bytes of the store's task columns' rows
     std::uint64_t reservedBytes = 0; // (a) only: their capacity, rows included
     std::uint64_t tasks = 0;      // (a) only: slices in the store
+    std::uint64_t flows = 0;      // (a) only: flows in the store
     bool ok = false;
     double cancelMs = 0;   // cancel only: from setting the flag to the loader's return
     double freedMs = 0;    // cancel only: from setting the flag to the memory given back
@@ -164,7 +167,10 @@ void warmPageCache(const std::string& path)
 void printUsage(std::FILE* to)
 {
     std::fputs("Usage: npuscope bench [--size-mb N] [--out DIR] [--seed N] [--db] [--no-frames] [--frame-events N]\n"
-               "                      [--runs N] [--linear-mb N] [--no-compact]\n"
+               "                      [--runs N] [--linear-mb N] [--no-compact] [--shape NAME|all]...\n"
+               "  --shape: the generator's shape NAME (real, process-ordered, starts-first, ends-first,\n"
+               "  device-heavy, level1-dense; all: each) instead, each generated once in DIR: per shape the\n"
+               "  load against its floor (--runs alternating pairs), advise and the reopen, and the worst.\n"
                "  --db: load the same generated profile from its text and its SQLite export instead\n"
                "  (generated once in DIR-db with `synth --format both`); prints MB/s and the ratio.\n"
                "  Generates (once, then reuses) a torch_npu profile whose trace_view.json is about N MB\n"
@@ -199,6 +205,7 @@ struct BenchOptions {
     std::uint64_t frameEvents = 10'000'000;
     double linearMb = -1; // -1: 100 for a profile of 1000 MB or more, else none
     bool compact = true;  // also the compact serialization of the same steps
+    std::vector<std::string> shapes; // --shape: the per-shape table instead
 };
 
 // The options from the command line; an exit code instead when the run stops here (--help: 0,
@@ -261,6 +268,16 @@ std::variant<BenchOptions, int> parseBenchArgs(const Args& args)
             if (!v)
                 return 2;
             o.out = *v;
+        } else if (a == "--shape") {
+            const std::string* v = next("--shape");
+            if (!v)
+                return 2;
+            const auto names = synth::shapeNames();
+            if (*v != "all" && std::find(names.begin(), names.end(), *v) == names.end()) {
+                std::fprintf(stderr, "npuscope bench: unknown shape '%s'\n", v->c_str());
+                return 2;
+            }
+            o.shapes.push_back(*v);
         } else if (a == "--seed") {
             const std::string* v = next("--seed");
             if (!v)
@@ -401,6 +418,7 @@ Measure loadRun(const fs::path& folder)
         m.ok = true;
         for (const auto& p : r.session->ranks) {
             m.tasks += p->slices.size();
+            m.flows += p->flows.size();
             m.storeBytes += sliceStoreBytes(*p);
             m.reservedBytes += sliceStoreBytes(*p, true);
         }
@@ -682,6 +700,35 @@ void printCache(const CacheRuns& c, std::uint64_t folderBytes)
                 static_cast<unsigned long long>(reopen.events));
 }
 
+// --shape: one shape's loads and floors alternating, then advise and the reopens.
+ShapeFigures measureShape(const std::string& folder, const std::string& trace, const BenchOptions& o)
+{
+    warmPageCache(trace);
+    std::vector<Measure> floors, loads;
+    for (int k = 0; k < o.runs; ++k) {
+        floors.push_back(floorRun(trace));
+        loads.push_back(loadRun(folder));
+    }
+    const Measure floor = medianRun(floors), load = medianRun(loads), advise = adviseRun(folder);
+    const CacheRuns cache = cacheRuns(folder, o);
+    ShapeFigures f;
+    f.ok = floor.ok && load.ok && advise.ok;
+    f.error = !floor.ok ? floor.error : !load.ok ? load.error : advise.error;
+    for (std::size_t k = 0; k < loads.size(); ++k) {
+        f.loads.push_back(loads[k].seconds);
+        f.floors.push_back(floors[k].seconds);
+    }
+    f.load = load.seconds;
+    f.floor = floor.seconds;
+    f.adviseLoad = advise.loadSeconds;
+    f.rules = advise.rulesSeconds;
+    const Measure reopen = cache.write.ok ? medianRun(cache.reopens) : Measure{};
+    f.reopen = reopen.ok ? reopen.seconds : 0;
+    f.slices = load.tasks;
+    f.flows = load.flows;
+    return f;
+}
+
 } // namespace
 
 int bench(const Args& args)
@@ -690,10 +737,13 @@ int bench(const Args& args)
     if (const int* code = std::get_if<int>(&parsed))
         return *code;
     const BenchOptions& o = std::get<BenchOptions>(parsed);
-    if (o.frames && !o.dbBench)
+    if (o.frames && !o.dbBench && o.shapes.empty())
         needQt(); // the frames are painted by the window's own timeline
     if (o.dbBench)
         return bench::dbVsTextBench(o.sizeMb, profileDir(o, o.sizeMb).string() + "-db", o.seed);
+    if (!o.shapes.empty())
+        return benchShapes(o.shapes, o.sizeMb, o.seed, o.out,
+                           [&o](const std::string& folder, const std::string& trace) { return measureShape(folder, trace, o); });
     const std::optional<BenchInputs> in = prepareInputs(o);
     if (!in)
         return 1;

@@ -42,6 +42,12 @@ void printSynthHelp(std::FILE* out)
         "                        Call Stack) and python_function slices\n"
         "  --compact-json      JSON with \",\" and \":\" separators instead of Python's \", \" and \": \" (not\n"
         "                        what torch_npu writes; to compare the readers on both)\n"
+        "  --shape NAME        how the timeline JSON is ordered and mixed (torch_npu text only):\n"
+        "                        real (default: the CANN block sorted by time), process-ordered (the\n"
+        "                        Ascend Hardware block before CANN: every HostToDevice f before its s),\n"
+        "                        starts-first / ends-first (each step's flow starts / ends en bloc),\n"
+        "                        device-heavy (3 device tasks per Python op), level1-dense (level 1,\n"
+        "                        device-heavy and process-ordered)\n"
         "  --format F          text (default), db (torch_npu SQLite export: ascend_pytorch_profiler_N.db\n"
         "                        and analysis.db) or both (the same data in both exports)\n"
         "  --ranks N           ranks (1..512; cluster-slowrank default 4; above 64, TP groups of 8)\n"
@@ -80,6 +86,8 @@ int checkOptions(synth::SynthOptions& o, bool ranksGiven)
         return usage("--format db|both writes the torch_npu layout only");
     if (o.layout == "msprof" && (o.level != 1 || o.withStack || o.compactJson))
         return usage("--level, --with-stack and --compact-json apply to the torch_npu layout");
+    if ((o.processOrdered || o.flowOrder != "time" || o.devicePerPyOp != 1) && (o.layout != "torch_npu" || o.format != "text"))
+        return usage("--shape applies to the torch_npu layout's text export");
     if (o.scenario == "cluster-slowrank" && !ranksGiven)
         o.ranks = 4;
     if (o.scenario == "cluster-slowrank" && o.ranks < 2)
@@ -110,6 +118,32 @@ bool parseLink(const std::string& v, int& src, int& dst)
     const auto dash = v.find('-');
     return dash != std::string::npos && parseNumber(v.substr(0, dash), src) && parseNumber(v.substr(dash + 1), dst)
            && src >= 0 && dst >= 0 && src != dst;
+}
+
+// Writes the profile, with progress and the summary unless quiet.
+int run(synth::SynthOptions& o, const std::string& outDir, bool quiet)
+{
+    int lastPct = -1;
+    if (!quiet)
+        o.progress = [&lastPct](double f) {
+            const int pct = static_cast<int>(f * 100);
+            if (pct / 5 != lastPct / 5) {
+                lastPct = pct;
+                std::fprintf(stderr, "\rsynth: %3d %%", pct);
+            }
+        };
+    const auto t0 = std::chrono::steady_clock::now();
+    const synth::SynthResult r = synth::synthesize(outDir, o);
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!quiet)
+        std::fputc('\n', stderr);
+    if (!r.ok) {
+        std::fprintf(stderr, "npuscope synth: %s\n", r.error.c_str());
+        return 1;
+    }
+    if (!quiet)
+        printResult(r, outDir, secs);
+    return 0;
 }
 
 } // namespace
@@ -150,6 +184,10 @@ int synth(const Args& args)
             if (!value(v) || (v != "0" && v != "1" && v != "2"))
                 return usage("--level needs 0, 1 or 2");
             o.level = v[0] - '0';
+        } else if (a == "--shape") {
+            if (!value(v) || !synth::applyShape(v, o))
+                return usage("--shape needs one of real, process-ordered, starts-first, ends-first, device-heavy, "
+                             "level1-dense");
         } else if (a == "--with-stack") {
             o.withStack = true;
         } else if (a == "--compact-json") {
@@ -190,28 +228,7 @@ int synth(const Args& args)
         return usage("missing OUT_DIR");
     if (const int bad = checkOptions(o, ranksGiven))
         return bad;
-
-    int lastPct = -1;
-    if (!quiet)
-        o.progress = [&lastPct](double f) {
-            const int pct = static_cast<int>(f * 100);
-            if (pct / 5 != lastPct / 5) {
-                lastPct = pct;
-                std::fprintf(stderr, "\rsynth: %3d %%", pct);
-            }
-        };
-    const auto t0 = std::chrono::steady_clock::now();
-    const synth::SynthResult r = synth::synthesize(outDir, o);
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (!quiet)
-        std::fputc('\n', stderr);
-    if (!r.ok) {
-        std::fprintf(stderr, "npuscope synth: %s\n", r.error.c_str());
-        return 1;
-    }
-    if (!quiet)
-        printResult(r, outDir, secs);
-    return 0;
+    return run(o, outDir, quiet);
 }
 
 } // namespace npuscope::cli

@@ -77,19 +77,24 @@ std::uint64_t exportBytes(const fs::path& dir, bool db)
 } // namespace
 
 int generateProfile(const std::string& dir, double sizeMb, std::uint64_t seed, const std::string& format, bool compact,
-                    int steps)
+                    int steps, const std::string& shape)
 {
     synth::SynthOptions o;
     o.scenario = "llama2-baseline";
     o.seed = seed;
     o.format = format;
+    if (!synth::applyShape(shape, o)) {
+        std::fprintf(stderr, "npuscope bench: unknown shape '%s'\n", shape.c_str());
+        return 0;
+    }
     if (compact) {
         std::fprintf(stderr, "Generating the same %d steps with compact JSON in %s ...\n", steps, dir.c_str());
         o.compactJson = true;
         o.steps = steps;
         o.memoryFiles = 0; // as the real-shaped profile of the same size
     } else {
-        std::fprintf(stderr, "Generating a %.0f MB profile (%s) in %s ...\n", sizeMb, format.c_str(), dir.c_str());
+        std::fprintf(stderr, "Generating a %.0f MB profile (%s, %s) in %s ...\n", sizeMb, format.c_str(), shape.c_str(),
+                     dir.c_str());
         o.targetMB = sizeMb;
     }
     const auto t0 = std::chrono::steady_clock::now();

@@ -18,16 +18,6 @@ const TraceArg* findArg(const TraceEvent& ev, std::string_view key)
     return nullptr;
 }
 
-bool startsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
-// "Stream 212" -> 212; "NPU 3" -> 3 (the number after the prefix), else nullopt.
-std::optional<std::int64_t> numberAfter(std::string_view s, std::string_view prefix)
-{
-    if (!startsWith(s, prefix))
-        return std::nullopt;
-    return parseInt64(s.substr(prefix.size()));
-}
-
 } // namespace
 
 TimelineBuilder::TimelineBuilder(Profile& sink, const ReadContext& ctx) : m_p(sink), m_ctx(ctx)
@@ -592,9 +582,9 @@ void TimelineBuilder::onFlowV1(const TraceEvent& ev, TrackId t, TimeNs ts)
     auto end = [&]() { return FlowEnd{ts, t, ev.ph == 'f' ? NameId() : startName(), cat, id, kNone}; };
     switch (ev.ph) {
     case 's':
-        if (auto e = m_flowEndsFirst.find(key); e != m_flowEndsFirst.end()) {
-            addFlow(end(), e->second.first, e->second.second);
-            m_flowEndsFirst.erase(e);
+        if (const FlowEnd* e = m_flowEndsFirst.find(key)) {
+            addFlow(end(), *e, e->bindNext);
+            m_flowEndsFirst.erase(key);
         } else if (open) {
             m_moreFlowStarts[key].push_back(end()); // the open one keeps its f: the next one
         } else {
@@ -622,8 +612,13 @@ void TimelineBuilder::onFlowV1(const TraceEvent& ev, TrackId t, TimeNs ts)
         }
         if (!open) {
             // Its s may come later in the file: keep the first such f per key until the end.
-            if (!m_flowEndsFirst.try_emplace(key, end(), ev.bp != "e").second)
+            if (m_flowEndsFirst.find(key)) {
                 ++m_flowEndsWithoutStart;
+            } else {
+                FlowEnd waiting = end();
+                waiting.bindNext = ev.bp != "e";
+                m_flowEndsFirst.insert(waiting);
+            }
             break;
         }
         // bp:"e" binds to the slice enclosing ts (finalize() does that); otherwise the f binds to
@@ -701,73 +696,6 @@ bool TimelineBuilder::bindNextSlices()
             f.dstSlice[nb.flow] = *it; // pre-finalize row: finalize() renumbers it
     }
     return true;
-}
-
-void TimelineBuilder::classifyTracks()
-{
-    auto deviceFor = [this](std::int64_t pid) -> int {
-        std::string_view label;
-        if (auto it = m_procLabel.find(pid); it != m_procLabel.end())
-            label = m_p.strings.view(it->second);
-        if (auto d = numberAfter(label, "NPU "); d && *d >= 0 && *d < 1 << 20)
-            return static_cast<int>(*d);
-        // msprof packs realPid<<10 | sortIndex<<5 | device (31 = host). Older torch_npu pids are
-        // not packed, so decode only when the sort index is really encoded in the pid.
-        if (auto it = m_procSort.find(pid);
-            it != m_procSort.end() && pid >= 1024 && ((pid >> 5) & 31) == it->second && (pid & 31) != 31)
-            return static_cast<int>(pid & 31);
-        if (startsWith(label, "NPU") && m_ctx.device >= 0)
-            return m_ctx.device;
-        return -1;
-    };
-    std::vector<int> devices = m_p.devices;
-    for (std::size_t i = 0; i < m_p.tracks.size(); ++i) {
-        Track& t = m_p.tracks[i];
-        if (auto it = m_procName.find(t.pid); it != m_procName.end())
-            t.process = it->second;
-        if (auto it = m_threadName.find({t.pid, t.tid}); it != m_threadName.end())
-            t.thread = it->second;
-        if (auto it = m_procLabel.find(t.pid); it != m_procLabel.end())
-            t.processLabel = it->second;
-        if (auto it = m_procSort.find(t.pid); it != m_procSort.end())
-            t.processSort = it->second;
-        if (auto it = m_threadSort.find({t.pid, t.tid}); it != m_threadSort.end())
-            t.threadSort = it->second;
-        t.device = deviceFor(t.pid);
-        const std::string_view proc = m_p.strings.view(t.process);
-        const std::string_view thread = m_p.strings.view(t.thread);
-        if (proc == "Ascend Hardware") {
-            t.kind = TrackKind::Stream;
-            t.streamId = numberAfter(thread, "Stream ").value_or(t.tid);
-            if (auto it = m_physStream.find(static_cast<std::uint32_t>(i)); it != m_physStream.end())
-                t.streamId = it->second;
-            if (t.device >= 0 && std::find(devices.begin(), devices.end(), t.device) == devices.end())
-                devices.push_back(t.device);
-        } else if (proc == "Communication" || proc == "HCCL") {
-            if (startsWith(thread, "Plane"))
-                t.kind = TrackKind::CommPlane;
-            else if (startsWith(thread, "Group") || thread.find("Communication") != std::string_view::npos)
-                t.kind = TrackKind::CommGroup;
-            else
-                t.kind = TrackKind::Other;
-        } else if (proc == "Overlap Analysis") {
-            t.kind = TrackKind::Overlap;
-        } else if (proc == "CANN") {
-            t.kind = TrackKind::Cann;
-        } else if (proc == "Python") {
-            t.kind = TrackKind::Python;
-        } else {
-            t.kind = TrackKind::Other;
-        }
-    }
-    std::sort(devices.begin(), devices.end());
-    m_p.devices = devices;
-    for (auto& c : m_p.counters) {
-        if (auto it = m_procName.find(c.pid); it != m_procName.end() && !c.process.valid())
-            c.process = it->second;
-        if (c.device < 0)
-            c.device = deviceFor(c.pid);
-    }
 }
 
 bool TimelineBuilder::finish()

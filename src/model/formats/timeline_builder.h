@@ -123,6 +123,7 @@ private:
         NameId name, cat;
         FlowId id;
         std::uint32_t slice = kNone;
+        bool bindNext = false; // an f kept until its s comes: it binds to the next slice (no bp:"e")
     };
     struct FlowKey {
         NameId cat;
@@ -275,7 +276,11 @@ private:
         bool valid = false;
     };
     std::vector<ClosedStart> m_closedLaunches;
-    std::unordered_map<FlowKey, std::pair<FlowEnd, bool>, FlowKeyHash> m_flowEndsFirst;
+    // The first f of each key seen before any s of it, in the same kind of map as the starts: a
+    // process-ordered export writes its Ascend Hardware block before the CANN block, so every
+    // HostToDevice f of the file waits here for its s (ids rising in both blocks: the f's queue
+    // up in a RisingQueue and each s finds its f at the head).
+    FlowStartMap m_flowEndsFirst;
     std::unordered_map<std::string, FlowEnd> m_flowOuts;             // v2: bind_id -> last flow_out
     std::vector<NextBind> m_nextBind;                                 // flows whose f binds to the next slice
     std::uint64_t m_flowEndsWithoutStart = 0, m_flowInWithoutOut = 0, m_endWithoutBegin = 0;

@@ -86,6 +86,8 @@ bool RankWriter::open(std::string& error)
     ids.ovPid = m_ovPid;
     m_trace = std::make_unique<TraceWriter>(m_l.msprof, m_l.compactJson, m_l.msprof ? 1 : m_l.level, ids,
                                             std::vector<int>{Scheduler::kComputeStream, Scheduler::kCommStream}, 1);
+    if (!m_l.msprof)
+        m_trace->setShape(m_l.processOrdered, m_l.flowOrder);
     if (!m_trace->open(trace, error))
         return false;
     for (auto [file, path] : {std::pair{&m_kernels, &kernels}, {&m_comm, &comm}, {&m_matrix, &matrix},
@@ -134,11 +136,13 @@ void RankWriter::cannApi(std::int64_t tid, std::string_view name, const char* mo
     });
 }
 
-void RankWriter::writePython(const Task& t, std::int64_t layerFrameId)
+void RankWriter::writePython(const Task& t, std::int64_t layerFrameId, std::int64_t cpuOpDur)
 {
     const OpKind& op = m_sc.ops[static_cast<std::size_t>(t.op)];
     const PythonSide& py = m_py[static_cast<std::size_t>(t.op)];
-    m_trace->cpuOp(op.aten, t.pyStart, t.pyDur, [&](JsonObj& a) {
+    if (cpuOpDur < 0)
+        return;
+    m_trace->cpuOp(op.aten, t.pyStart, cpuOpDur, [&](JsonObj& a) {
         a.i64("Sequence number", -1).i64("Fwd thread id", 0);
         // record_shapes=True
         if (!py.dims.empty())
@@ -152,7 +156,7 @@ void RankWriter::writePython(const Task& t, std::int64_t layerFrameId)
     m_trace->enqueue(t.pyStart + lead / 3, std::max<std::int64_t>(lead / 3, 10), corr);
     m_trace->dequeue(op.acl, t.aclStart - 400, t.aclDur + 700, corr);
     if (m_l.withStack)
-        m_trace->pyFunction(py.caller, t.pyStart - 300, t.pyDur + 500, m_pythonId++, layerFrameId);
+        m_trace->pyFunction(py.caller, t.pyStart - 300, cpuOpDur + 500, m_pythonId++, layerFrameId);
 }
 
 void RankWriter::writeTask(const StepPlan& plan, const Task& t)
@@ -167,14 +171,16 @@ void RankWriter::writeTask(const StepPlan& plan, const Task& t)
     const std::uint64_t aclConn = t.conn - 1;
     const char* mode = comm ? "HOST_HCCL" : "ACL_NN";
     if (level >= 1) {
-        cannApi(m_deqTid, "AscendCL@" + op.acl, mode, "acl", op.acl,
-                comm ? std::string_view(op.acl) : std::string_view("0"), aclConn, t.aclStart, t.aclDur);
+        if (m_groupLead)
+            cannApi(m_deqTid, "AscendCL@" + op.acl, mode, "acl", op.acl,
+                    comm ? std::string_view(op.acl) : std::string_view("0"), aclConn, t.aclStart, t.aclDur);
         cannApi(m_deqTid, "Node@launch", "launch", "node", "0", devName, t.conn, t.nodeStart, t.nodeDur);
         if (level >= 2 && !comm) // the runtime call under the launch
             cannApi(m_deqTid, "Runtime@KernelLaunchWithHandle", "KernelLaunchWithHandle", "runtime", "0", "0",
                     t.conn | (1ull << 31), t.nodeStart + t.nodeDur / 4, t.nodeDur / 2);
     }
-    addApi("acl", op.acl, t.aclDur);
+    if (m_groupLead)
+        addApi("acl", op.acl, t.aclDur);
     addApi("node", "launch", t.nodeDur);
     if (level >= 2 && !comm)
         addApi("runtime", "KernelLaunchWithHandle", t.nodeDur / 2);
@@ -197,7 +203,7 @@ void RankWriter::writeTask(const StepPlan& plan, const Task& t)
     });
     ++m_totals.deviceTasks;
     m_trace->hostToDevice(false, flowId, m_hwPid, t.stream, t.start);
-    if (!ms)
+    if (!ms && m_groupLead)
         m_trace->torchToNpu(t.pyStart, m_hwPid, t.stream, t.start);
     if (!comm)
         return;
@@ -313,8 +319,9 @@ void RankWriter::writeCommOpFiles(const Task& t, StepState& st)
 
 // Every file's lines of one task: Python and operator details (torch_npu), the timeline, and
 // the kernel or communication rows.
-void RankWriter::writeStepTask(const StepPlan& plan, const Task& t, StepState& st)
+void RankWriter::writeStepTask(const StepPlan& plan, const RankStep& rs, std::size_t i, StepState& st)
 {
+    const Task& t = rs.tasks[i];
     const OpKind& op = m_sc.ops[static_cast<std::size_t>(t.op)];
     if (!m_l.msprof) {
         if (t.layer != st.pyLayer) {
@@ -324,7 +331,17 @@ void RankWriter::writeStepTask(const StepPlan& plan, const Task& t, StepState& s
             st.layerFrom = t.pyStart - 800;
         }
         st.layerTo = t.pyStart + t.pyDur + 600;
-        writePython(t, st.layerFrameId);
+        // With devicePerPyOp = k, every k-th task's cpu_op spans the host time of the next k
+        // launches (the host clock only moves forward, so it encloses them); its queue entry,
+        // AscendCL call and torch_to_npu flow stand for all k, each task keeps its launch.
+        std::int64_t cpuOpDur = -1;
+        const auto k = static_cast<std::size_t>(std::max(1, m_l.devicePerPyOp));
+        if (i % k == 0) {
+            const Task& last = rs.tasks[std::min(rs.tasks.size(), i + k) - 1];
+            cpuOpDur = last.pyStart + last.pyDur - t.pyStart;
+        }
+        m_groupLead = cpuOpDur >= 0;
+        writePython(t, st.layerFrameId, cpuOpDur);
         writeOperatorDetails(t);
     }
     writeTask(plan, t);
@@ -430,8 +447,8 @@ void RankWriter::writeStep(const StepPlan& plan, const RankStep& rs, StepBreakdo
     st.compute.reserve(rs.tasks.size());
     openStepCommFiles(plan);
     st.stepFrameId = m_pythonId++;
-    for (const Task& t : rs.tasks)
-        writeStepTask(plan, t, st);
+    for (std::size_t i = 0; i < rs.tasks.size(); ++i)
+        writeStepTask(plan, rs, i, st);
     flushPythonLayer(st);
     flushHbmLayer(st);
     m_trace->counter(m_hbmPid, "HBM 0/Read", "Read(MB/s)", 0, false, st.layerEnd);

@@ -43,6 +43,10 @@ struct RankLayout {
     int level = 1;            // torch_npu profiler level 0, 1 or 2
     bool withStack = false;   // with_stack=True: call stacks and python_function slices
     bool compactJson = false; // "," and ":" instead of Python's ", " and ": " (not what torch_npu writes)
+    // the shapes of SynthOptions (torch_npu only)
+    bool processOrdered = false;
+    TraceWriter::FlowOrder flowOrder = TraceWriter::FlowOrder::Time;
+    int devicePerPyOp = 1;
     // torch_npu's task queue: Python ops enqueue, a second thread dequeues and calls CANN
     std::int64_t dequeueTid() const { return hostPid + 3198; }
 };
@@ -69,7 +73,7 @@ private:
 
     struct StepState;
     void openStepCommFiles(const StepPlan& plan);
-    void writeStepTask(const StepPlan& plan, const Task& t, StepState& st);
+    void writeStepTask(const StepPlan& plan, const RankStep& rs, std::size_t i, StepState& st);
     void writeCommOpFiles(const Task& t, StepState& st);
     void flushHbmLayer(const StepState& st);
     void flushPythonLayer(const StepState& st);
@@ -78,7 +82,9 @@ private:
     void writeStepLanes(const StepPlan& plan, const RankStep& rs, const StepState& st, const Overlap& ov);
     void writeStepBreakdown(const StepPlan& plan, const Overlap& ov, StepBreakdown& out);
     void writeTask(const StepPlan& plan, const Task& t);
-    void writePython(const Task& t, std::int64_t layerFrameId);
+    // cpuOpDur < 0: the task is launched under an earlier task's cpu_op (devicePerPyOp > 1),
+    // by the same queue entry and AscendCL call
+    void writePython(const Task& t, std::int64_t layerFrameId, std::int64_t cpuOpDur);
     void cannApi(std::int64_t tid, std::string_view name, const char* mode, const char* level, std::string_view id,
                  std::string_view item, std::uint64_t conn, std::int64_t ts, std::int64_t dur);
     void writeKernelRow(const StepPlan& plan, const Task& t);
@@ -109,6 +115,7 @@ private:
     RankTotals m_totals;
     std::int64_t m_pyPid = 0, m_cannPid = 0, m_hwPid = 0, m_freqPid = 0, m_commPid = 0, m_hbmPid = 0, m_ovPid = 0;
     std::int64_t m_tid = 0, m_deqTid = 0;
+    bool m_groupLead = true; // the task leads its cpu_op's launches (always, with devicePerPyOp 1)
 };
 
 } // namespace npuscope::synth

@@ -324,6 +324,13 @@ std::string checkOutput(const SynthOptions& o)
         return "the db format is written in the torch_npu layout only";
     if (o.level < 0 || o.level > 2)
         return "level must be 0, 1 or 2";
+    if (o.flowOrder != "time" && o.flowOrder != "starts-first" && o.flowOrder != "ends-first")
+        return "flow order must be time, starts-first or ends-first";
+    if (o.devicePerPyOp < 1)
+        return "device tasks per Python op must be 1 or more";
+    const bool shaped = o.processOrdered || o.flowOrder != "time" || o.devicePerPyOp != 1;
+    if (shaped && (o.layout != "torch_npu" || o.format != "text"))
+        return "the shapes are written in the torch_npu layout's text export only";
     return {};
 }
 
@@ -369,6 +376,11 @@ bool openRank(int r, const std::string& outDir, const SynthOptions& o, const Sce
     l.level = o.level;
     l.withStack = o.withStack;
     l.compactJson = o.compactJson;
+    l.processOrdered = o.processOrdered;
+    l.flowOrder = o.flowOrder == "ends-first"     ? TraceWriter::FlowOrder::EndsFirst
+                  : o.flowOrder == "starts-first" ? TraceWriter::FlowOrder::StartsFirst
+                                                  : TraceWriter::FlowOrder::Time;
+    l.devicePerPyOp = o.devicePerPyOp;
     const std::string prof = "PROF_" + std::string(5 - std::to_string(r + 1).size() + 1, '0') + std::to_string(r + 1)
                              + "_" + kFolderStamp + "_" + randLetters(nameRng, 16);
     std::string devDir;

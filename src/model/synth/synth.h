@@ -28,6 +28,17 @@ struct SynthOptions {
     // The memory files of profile_memory=True: -1 in torch_npu profiles of natural size (no
     // targetMB) and in llama2-leak, 0 never, 1 always.
     int memoryFiles = -1;
+    // The shapes of the timeline's bytes other exporters write (torch_npu layout, text only);
+    // applyShape() sets them by name. processOrdered: the CANN block by process, the whole run's
+    // Ascend Hardware events first, then CANN, Communication, Overlap Analysis and the counters,
+    // each in time order, so that every HostToDevice f comes before its s. flowOrder: "time" (as
+    // torch_npu sorts them), "starts-first" or "ends-first": each step's HostToDevice starts (or
+    // ends) en bloc ahead of its other events, and the run's torch_to_npu starts (or ends) ahead
+    // of the other ends. devicePerPyOp: the device tasks one cpu_op launches (each still
+    // enqueued and dequeued on its own), 1 as in the LLaMA model.
+    bool processOrdered = false;
+    std::string flowOrder = "time";
+    int devicePerPyOp = 1;
     std::function<void(double)> progress;    // 0..1, throttled by the caller's taste
 };
 
@@ -52,5 +63,11 @@ SynthResult synthesize(const std::string& outDir, const SynthOptions& o);
 
 // Scenario names accepted by synthesize().
 std::vector<std::string> scenarioNames();
+
+// Named shapes (see shapes.cpp for how each compares with the real samples): "real" (the
+// defaults), "process-ordered", "starts-first", "ends-first", "device-heavy", "level1-dense".
+std::vector<std::string> shapeNames();
+// Sets o's shape options for `name`; false for an unknown name (o unchanged).
+bool applyShape(const std::string& name, SynthOptions& o);
 
 } // namespace npuscope::synth

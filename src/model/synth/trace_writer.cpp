@@ -34,6 +34,17 @@ bool TraceWriter::open(const std::string& path, std::string& error)
         && (!side(m_enqueue, "enqueue") || !side(m_dequeue, "dequeue") || !side(m_pyFunc, "python")
             || !side(m_timeline, "timeline") || !side(m_torchToNpu, "torch_to_npu")))
         return false;
+    if (!m_msprof && m_flowOrder != FlowOrder::Time && !side(m_torchToNpuEnds, "torch_to_npu_ends"))
+        return false;
+    if (!m_msprof && m_processOrdered) {
+        // the order of a process-ordered export: the device first, the host API after it
+        for (const std::int64_t pid : {m_ids.hwPid, m_ids.cannPid, m_ids.commPid, m_ids.ovPid, m_ids.hbmPid,
+                                       m_ids.freqPid}) {
+            auto& [key, b] = m_processes.emplace_back(pid, std::make_unique<Block>());
+            if (!side(*b, ("p" + std::to_string(key)).c_str()))
+                return false;
+        }
+    }
     m_step.openMemory();
     m_main.file.ch('[');
     if (m_msprof)
@@ -45,8 +56,20 @@ std::uint64_t TraceWriter::bytes() const
 {
     if (m_joinedBytes)
         return m_joinedBytes;
-    return m_main.file.bytes() + m_enqueue.file.bytes() + m_dequeue.file.bytes() + m_pyFunc.file.bytes()
-           + m_timeline.file.bytes() + m_torchToNpu.file.bytes() + m_step.bytes();
+    std::uint64_t n = m_main.file.bytes() + m_enqueue.file.bytes() + m_dequeue.file.bytes() + m_pyFunc.file.bytes()
+                      + m_timeline.file.bytes() + m_torchToNpu.file.bytes() + m_torchToNpuEnds.file.bytes()
+                      + m_step.bytes();
+    for (const auto& [pid, b] : m_processes)
+        n += b->file.bytes();
+    return n;
+}
+
+TraceWriter::Block& TraceWriter::processBlock(std::int64_t pid)
+{
+    for (auto& [key, b] : m_processes)
+        if (key == pid)
+            return *b;
+    return m_timeline; // a process of no block of its own goes after the known ones
 }
 
 OutFile& TraceWriter::begin(Block& b)
@@ -56,12 +79,12 @@ OutFile& TraceWriter::begin(Block& b)
     return b.file;
 }
 
-OutFile& TraceWriter::beginTimeline(std::int64_t ts)
+OutFile& TraceWriter::beginTimeline(std::int64_t ts, std::int64_t pid, Flow flow)
 {
     if (!m_pending.empty())
         m_pending.back().end = m_step.bytes();
     const double us = static_cast<double>(ts / 1000) + static_cast<double>(ts % 1000) / 1000.0;
-    m_pending.push_back({us, m_step.bytes(), 0});
+    m_pending.push_back({us, m_step.bytes(), 0, pid, flow});
     return m_step;
 }
 
@@ -141,7 +164,7 @@ void TraceWriter::pyFunction(std::string_view name, std::int64_t ts, std::int64_
 void TraceWriter::deviceX(std::int64_t pid, std::int64_t tid, std::string_view name, std::int64_t ts, const Dur& dur,
                           const ArgsFn& args)
 {
-    OutFile& f = beginTimeline(ts);
+    OutFile& f = beginTimeline(ts, pid);
     JsonObj o(f, m_style);
     if (m_msprof) {
         JsonObj a(o.key("args"), m_style);
@@ -161,7 +184,7 @@ void TraceWriter::deviceX(std::int64_t pid, std::int64_t tid, std::string_view n
 
 void TraceWriter::overlapX(std::int64_t tid, std::string_view name, std::int64_t ts, std::int64_t dur)
 {
-    OutFile& f = beginTimeline(ts);
+    OutFile& f = beginTimeline(ts, m_ids.ovPid);
     JsonObj o(f, m_style);
     if (m_msprof) {
         o.key("args").str("{}");
@@ -176,7 +199,7 @@ void TraceWriter::overlapX(std::int64_t tid, std::string_view name, std::int64_t
 
 void TraceWriter::hostToDevice(bool start, std::string_view id, std::int64_t pid, std::int64_t tid, std::int64_t ts)
 {
-    OutFile& f = beginTimeline(ts);
+    OutFile& f = beginTimeline(ts, pid, start ? Flow::Start : Flow::End);
     JsonObj o(f, m_style);
     auto name = [&] { o.key("name").str("\"HostToDevice").str(id).ch('"'); };
     if (m_msprof) {
@@ -200,7 +223,7 @@ void TraceWriter::hostToDevice(bool start, std::string_view id, std::int64_t pid
 void TraceWriter::counter(std::int64_t pid, std::string_view name, std::string_view key, double value,
                           bool integral, std::int64_t ts)
 {
-    OutFile& f = beginTimeline(ts);
+    OutFile& f = beginTimeline(ts, pid);
     JsonObj o(f, m_style);
     auto args = [&] {
         JsonObj a(o.key("args"), m_style);
@@ -233,13 +256,16 @@ void TraceWriter::endStep()
     // task, its flow end, then the Overlap Analysis slice starting with it).
     std::stable_sort(m_pending.begin(), m_pending.end(),
                      [](const Pending& a, const Pending& b) { return a.ts < b.ts; });
+    if (!m_msprof && m_flowOrder != FlowOrder::Time) {
+        const Flow first = m_flowOrder == FlowOrder::StartsFirst ? Flow::Start : Flow::End;
+        std::stable_partition(m_pending.begin(), m_pending.end(), [first](const Pending& p) { return p.flow == first; });
+    }
     const std::string_view all = m_step.view();
-    OutFile& out = m_msprof ? m_main.file : m_timeline.file;
-    std::uint64_t& count = m_msprof ? m_main.events : m_timeline.events;
     for (const Pending& p : m_pending) {
-        if (count++)
-            out.str(m_style.item);
-        out.str(all.substr(p.begin, p.end - p.begin));
+        Block& b = m_msprof ? m_main : m_processOrdered ? processBlock(p.pid) : m_timeline;
+        if (b.events++)
+            b.file.str(m_style.item);
+        b.file.str(all.substr(p.begin, p.end - p.begin));
     }
     m_pending.clear();
     m_step.clear();
@@ -249,7 +275,7 @@ void TraceWriter::torchToNpu(std::int64_t pyTs, std::int64_t devPid, std::int64_
 {
     for (int k = 0; k < 2; ++k) {
         const bool start = k == 0;
-        JsonObj o(begin(m_torchToNpu), m_style);
+        JsonObj o(begin(start || m_flowOrder == FlowOrder::Time ? m_torchToNpu : m_torchToNpuEnds), m_style);
         o.str("ph", start ? "s" : "f").str("bp", "e").str("name", "torch_to_npu").i64("id", devTs);
         o.i64("pid", start ? m_ids.pyPid : devPid).i64("tid", start ? m_ids.mainTid : devTid);
         o.ts("ts", start ? pyTs : devTs).str("cat", "async_npu").end();
@@ -396,9 +422,14 @@ bool TraceWriter::joinBlocks(std::string& error)
     out.ch(',');
     m_main.events = 0;
     writeCannMeta(m_main);
-    if (!append(m_timeline) || !append(m_torchToNpu))
+    for (auto& [pid, b] : m_processes)
+        if (!append(*b))
+            return false;
+    if (!append(m_timeline))
         return false;
-    return true;
+    if (m_flowOrder == FlowOrder::EndsFirst)
+        return append(m_torchToNpuEnds) && append(m_torchToNpu);
+    return append(m_torchToNpu) && append(m_torchToNpuEnds);
 }
 
 bool TraceWriter::finish(std::string& error)
@@ -407,9 +438,12 @@ bool TraceWriter::finish(std::string& error)
     bool ok = true;
     if (!m_msprof) {
         ok = joinBlocks(error);
-        for (Block* b : {&m_enqueue, &m_dequeue, &m_pyFunc, &m_timeline, &m_torchToNpu}) {
+        std::vector<Block*> sides{&m_enqueue, &m_dequeue, &m_pyFunc, &m_timeline, &m_torchToNpu, &m_torchToNpuEnds};
+        for (auto& [pid, b] : m_processes)
+            sides.push_back(b.get());
+        for (Block* b : sides) {
             b->file.close();
-            if (b->path != "/dev/null")
+            if (!b->path.empty() && b->path != "/dev/null")
                 std::remove(b->path.c_str());
         }
     }

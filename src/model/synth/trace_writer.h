@@ -9,12 +9,14 @@
 // Python's ", " and ": ". msprof (msprof_<ts>.json) is compact, keys sorted, metadata first.
 //
 // The blocks are written to side files next to the trace and joined at finish(); the timeline of
-// a step is sorted by ts in memory before it is written.
+// a step is sorted by ts in memory before it is written. The other shapes of synth.h (a CANN
+// block by process, flow starts or ends en bloc) reorder the same events.
 #include "model/synth/json_out.h"
 #include "model/synth/out_file.h"
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,7 +40,14 @@ public:
     };
     using ArgsFn = std::function<void(JsonObj&)>;
 
+    enum class FlowOrder { Time, StartsFirst, EndsFirst };
     TraceWriter(bool msprof, bool compact, int level, Ids ids, std::vector<int> streams, int planes);
+    // torch_npu only; before open().
+    void setShape(bool processOrdered, FlowOrder flows)
+    {
+        m_processOrdered = processOrdered;
+        m_flowOrder = flows;
+    }
     bool open(const std::string& path, std::string& error);
     bool finish(std::string& error);
     std::uint64_t bytes() const; // all blocks so far
@@ -68,12 +77,17 @@ private:
         std::string path;
         std::uint64_t events = 0;
     };
+    enum class Flow : std::uint8_t { None, Start, End };
     struct Pending {
         double ts; // µs as Python's float(ts): torch_npu sorts by it (equal below ~0.25 µs)
         std::size_t begin, end;
+        std::int64_t pid;
+        Flow flow;
     };
-    OutFile& begin(Block& b);                 // separator for the block's next event
-    OutFile& beginTimeline(std::int64_t ts);  // an event into the step buffer
+    OutFile& begin(Block& b); // separator for the block's next event
+    // an event into the step buffer
+    OutFile& beginTimeline(std::int64_t ts, std::int64_t pid, Flow flow = Flow::None);
+    Block& processBlock(std::int64_t pid); // processOrdered: the side file of pid's events
     void writeDur(OutFile& f, const Dur& d);
     void meta(Block& b, std::int64_t pid, std::int64_t tid, std::string_view name, std::string_view key,
               std::string_view value, bool quoted);
@@ -92,6 +106,10 @@ private:
     std::string m_path;
     // torch_npu: main (cpu_op), enqueue, dequeue, pyfunc, timeline, torchToNpu; msprof: main, timeline
     Block m_main, m_enqueue, m_dequeue, m_pyFunc, m_timeline, m_torchToNpu;
+    Block m_torchToNpuEnds; // FlowOrder other than Time: the torch_to_npu ends apart from their starts
+    bool m_processOrdered = false;
+    FlowOrder m_flowOrder = FlowOrder::Time;
+    std::vector<std::pair<std::int64_t, std::unique_ptr<Block>>> m_processes; // processOrdered, in file order
     OutFile m_step; // the step's timeline events, unsorted
     std::vector<Pending> m_pending;
     std::uint64_t m_joinedBytes = 0;
