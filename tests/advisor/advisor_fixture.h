@@ -5,6 +5,8 @@
 #include "advisor/advisor.h"
 #include "model/store/session.h"
 
+#include <QtTest>
+
 #include <cmath>
 #include <memory>
 #include <string>
@@ -147,4 +149,21 @@ inline const advisor::Finding* find(const advisor::AdvisorReport& r, const std::
     return nullptr;
 }
 
+// What a report holds, for the message of a finding that is not there.
+inline QString idsOf(const advisor::AdvisorReport& r)
+{
+    QStringList ids;
+    for (const auto& f : r.findings)
+        ids << QString::fromStdString(f.id);
+    return ids.join(QLatin1String(", "));
+}
+
 } // namespace fixture
+
+// The finding `idOrRule` of `report` as `var`, or this test fails here naming it and what the
+// report does hold: a rule that was renamed or left unregistered fails its own tests instead of
+// dereferencing null and taking the whole executable down.
+#define FIXTURE_FINDING(var, report, idOrRule)                                                          \
+    const ::npuscope::advisor::Finding* var = ::fixture::find(report, idOrRule);                         \
+    QVERIFY2(var, qPrintable(QStringLiteral("no finding %1 in the report; it has: %2")                  \
+                                 .arg(QString::fromStdString(std::string(idOrRule)), ::fixture::idsOf(report))))

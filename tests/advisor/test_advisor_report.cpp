@@ -283,7 +283,8 @@ private slots:
         const Finding* cube = fixture::find(r, "CMP-CUBE-MEMBOUND");
         QVERIFY(cube && cube->status == Status::Fired);
         QCOMPARE(cube->planItem, -1);
-        QCOMPARE(fixture::find(r, "MEM-L2/hit-rate")->planItem, 0);
+        FIXTURE_FINDING(memL2HitRate, r, "MEM-L2/hit-rate");
+        QCOMPARE(memL2HitRate->planItem, 0);
         const std::string text = writeText(r);
         QVERIFY(text.find("Action plan\n  1. ") < text.find("Summary\n"));
         QVERIFY2(text.find("estimated step after the plan = T − Σ gains = 100.0 ms − 4.91 ms = 95.09 ms") != std::string::npos,

@@ -53,7 +53,7 @@ nlohmann::json runJson(const QStringList& args)
     return nlohmann::json::parse(r.out.toStdString(), nullptr, false);
 }
 
-// A rank's mean step as one printable line, for the failure message.
+// A rank's step (T and the median step's split) as one printable line, for the failure message.
 struct Split {
     double stepTime = 0, computing = 0, commNotOverlapped = 0, free = 0;
     int steps = 0;
@@ -63,7 +63,7 @@ struct Split {
             .arg(stepTime, 0, 'f', 1).arg(computing, 0, 'f', 1).arg(commNotOverlapped, 0, 'f', 1).arg(free, 0, 'f', 1)
             .arg(steps);
     }
-    // Within a nanosecond: the advisor keeps the mean's fraction, the strip and `info` round it down.
+    // Within a nanosecond: the median of an even count may fall on a half nanosecond.
     bool same(const Split& o) const
     {
         auto near = [](double x, double y) { return std::abs(x - y) <= 1.0; };
@@ -111,12 +111,15 @@ private slots:
             QVERIFY2(r.ok, r.error.c_str());
             roots.push_back(dir);
         }
-        int compared = 0;
+        int compared = 0, withoutSteps = 0;
+        std::size_t ranks = 0;
         QStringList differ;
         for (const std::string& root : roots) {
             const LoadResult l = loadSession(root);
-            if (!l.session || l.session->ranks.empty())
-                continue;
+            // Every root found is a profile: one that does not load is a failure, not a rank less
+            // to compare.
+            QVERIFY2(l.session && !l.session->ranks.empty(), qPrintable(QString::fromStdString(root + ": " + l.error)));
+            ranks += l.session->ranks.size();
             const advisor::AdvisorReport rep = advisor::adviseSession(*l.session, advisor::Thresholds::load({}));
             const QString path = QString::fromStdString(root);
             const nlohmann::json info = runJson({"info", "--format", "json", "--no-cache", path});
@@ -127,8 +130,11 @@ private slots:
             for (std::size_t i = 0; i < l.session->ranks.size(); ++i) {
                 const ProfileSummary s = computeSummary(*l.session->ranks[i]);
                 const advisor::RankSplit& a = rep.summary.ranks[i];
-                if (s.stepTime <= 0 && a.T <= 0)
+                if (s.stepTime <= 0 && a.T <= 0) {
+                    qInfo("%s rank %zu: no device task, no step", qPrintable(path), i);
+                    ++withoutSteps;
                     continue;
+                }
                 ++compared;
                 const Split strip{double(s.stepTime), double(s.computing), double(s.commNotOverlapped), double(s.free), s.steps};
                 const Split advisor{a.T, a.computing, a.commNotOverlapped, a.free, a.steps};
@@ -141,7 +147,11 @@ private slots:
                                                         infoSplit.text(), adviseSplit.text());
             }
         }
-        qInfo("%d ranks compared", compared);
+        qInfo("%d ranks compared, %d without steps, of %zu", compared, withoutSteps, ranks);
+        // Every rank of every root was compared: those without a step are only the ones the
+        // generated runs and the samples do not have.
+        QCOMPARE(withoutSteps, 0);
+        QCOMPARE(std::size_t(compared), ranks);
         QVERIFY2(differ.isEmpty(), qPrintable(differ.join(QLatin1Char('\n'))));
     }
 };

@@ -149,7 +149,7 @@ private slots:
         for (int i = 0; i < 3; ++i)
             c.add(80, 10, 10, {10.0, 10.02, 10.04});
         const auto r = runAdvisor(c.session(), fixture::defaults());
-        const Finding* f = fixture::find(r, "CLU-SLOWRANK");
+        FIXTURE_FINDING(f, r, "CLU-SLOWRANK");
         QCOMPARE(f->status, Status::Passed);
         QVERIFY2(f->check.find("no rank is a significant last arriver in 3 collectives") != std::string::npos, f->check.c_str());
     }
@@ -194,7 +194,7 @@ private slots:
         Cluster c;
         Session s = withClusterFile(c);
         const auto r = runAdvisor(s, fixture::defaults());
-        const Finding* f = fixture::find(r, "CLU-SLOWRANK");
+        FIXTURE_FINDING(f, r, "CLU-SLOWRANK");
         QCOMPARE(f->status, Status::Passed); // from the ranks: equal
         bool said = false;
         for (const auto& in : f->inputs)
@@ -230,8 +230,12 @@ private slots:
             return s;
         };
         auto inputsOf = [](const AdvisorReport& r) {
+            // A missing finding is a text the checks below fail on, naming it.
+            const Finding* slow = fixture::find(r, "CLU-SLOWRANK");
+            if (!slow)
+                return std::string("no CLU-SLOWRANK finding");
             std::string all;
-            for (const auto& in : fixture::find(r, "CLU-SLOWRANK")->inputs)
+            for (const auto& in : slow->inputs)
                 all += in + "\n";
             return all;
         };
@@ -354,7 +358,8 @@ private slots:
         QVERIFY(r.warnings.back().find("computation: rank 1 (most Computing") != std::string::npos);
         // Within budget every rank is analysed: ranks 0, 2 and 3 are over the 10 % free threshold.
         const auto all = runAdvisor(c.session(), fixture::defaults());
-        QCOMPARE(fixture::find(all, "SCH-IDLE/idle")->scope.ranks, std::vector<int>({0, 2, 3}));
+        FIXTURE_FINDING(schIdleIdleAll, all, "SCH-IDLE/idle");
+        QCOMPARE(schIdleIdleAll->scope.ranks, std::vector<int>({0, 2, 3}));
     }
 
     void rankPickFallsBackToLowestRankWhenEven()
@@ -365,7 +370,8 @@ private slots:
         auto th = fixture::defaults();
         th.merge(nlohmann::json::parse(R"({"cluster":{"rank_budget":2}})"), "test");
         const auto r = runAdvisor(c.session(), th);
-        QCOMPARE(fixture::find(r, "SCH-IDLE/idle")->scope.ranks, std::vector<int>({0}));
+        FIXTURE_FINDING(schIdleIdle, r, "SCH-IDLE/idle");
+        QCOMPARE(schIdleIdle->scope.ranks, std::vector<int>({0}));
         QVERIFY(r.warnings.back().find("scheduling: rank 0 (Free within 5.0 % across ranks: lowest rank") != std::string::npos);
     }
 };

@@ -38,7 +38,8 @@ private slots:
         b.kernel("MatMul", "MatMul", "AI_CORE", 0, 98000);
         b.kernel("hcom_allReduce__1_0_1", "hcom_allReduce_", "HCCL", 40000, 4000, 5);
         const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
-        QCOMPARE(fixture::find(r, "COM-EXPOSED")->status, Status::Passed);
+        FIXTURE_FINDING(comExposed, r, "COM-EXPOSED");
+        QCOMPARE(comExposed->status, Status::Passed);
     }
 
     void exposedFromStepTraceOnly()
@@ -59,7 +60,7 @@ private slots:
         b.kernel("MatMul", "MatMul", "AI_CORE", 0, 1000);
         const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
         for (const char* rule : {"COM-WAIT", "COM-PACKET", "COM-CONTENTION"}) {
-            const Finding* f = fixture::find(r, rule);
+            FIXTURE_FINDING(f, r, rule);
             QCOMPARE(f->status, Status::NotChecked);
             QVERIFY2(f->needs.find("communication.json") != std::string::npos, rule);
         }
@@ -133,12 +134,14 @@ private slots:
         b.step(90, 0, 10);
         const auto r0 = b.kernel("MatMul", "MatMul", "AI_CORE", 0, 5000);
         const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
-        QCOMPARE(fixture::find(r, "MEM-L2")->status, Status::NotChecked);
-        QVERIFY(fixture::find(r, "MEM-L2")->needs.find("L2Cache") != std::string::npos);
+        FIXTURE_FINDING(memL2, r, "MEM-L2");
+        QCOMPARE(memL2->status, Status::NotChecked);
+        QVERIFY(memL2->needs.find("L2Cache") != std::string::npos);
         b.set(r0, "aic_r0_read_cache_hit", 60);
         b.set(r0, "aic_r0_read_cache_miss_allocate", 40);
         const auto r2 = runAdvisor(fixture::session({b.p}), fixture::defaults());
-        QCOMPARE(fixture::find(r2, "MEM-L2")->status, Status::Passed); // exactly 0.6 is not < 0.6
+        FIXTURE_FINDING(memL2R2, r2, "MEM-L2");
+        QCOMPARE(memL2R2->status, Status::Passed); // exactly 0.6 is not < 0.6
     }
 
     void slowRankNamed()
@@ -162,7 +165,8 @@ private slots:
         a.step(80, 10, 10);
         b.step(80, 10, 10);
         const auto r = runAdvisor(fixture::session({a.p, b.p}), fixture::defaults());
-        QCOMPARE(fixture::find(r, "CLU-SLOWRANK")->status, Status::Passed);
+        FIXTURE_FINDING(cluSlowrank, r, "CLU-SLOWRANK");
+        QCOMPARE(cluSlowrank->status, Status::Passed);
     }
 
     void singleRankClusterRulesNotChecked()
@@ -171,7 +175,7 @@ private slots:
         a.step(80, 10, 10);
         const auto r = runAdvisor(fixture::session({a.p}), fixture::defaults());
         for (const char* rule : {"CLU-SLOWRANK", "CLU-SLOWLINK", "CLU-RETRANS"}) {
-            const Finding* f = fixture::find(r, rule);
+            FIXTURE_FINDING(f, r, rule);
             QCOMPARE(f->status, Status::NotChecked);
             QVERIFY2(f->needs.find("2 ranks") != std::string::npos || f->needs.find("cluster_communication.json") != std::string::npos,
                      rule);
@@ -209,8 +213,9 @@ private slots:
         for (const auto& f : r.findings)
             n += f.id == "CMP-AICPU/NonZero";
         QCOMPARE(n, 1);
-        QCOMPARE(fixture::find(r, "CMP-AICPU/NonZero")->scope.ranks, (std::vector<int>{0, 1}));
-        QCOMPARE(fixture::find(r, "CMP-AICPU/NonZero")->evidence.size(), std::size_t(2));
+        FIXTURE_FINDING(cmpAicpuNonzero, r, "CMP-AICPU/NonZero");
+        QCOMPARE(cmpAicpuNonzero->scope.ranks, (std::vector<int>{0, 1}));
+        QCOMPARE(cmpAicpuNonzero->evidence.size(), std::size_t(2));
     }
 
     void absurdValuesKeepTimesInRange()

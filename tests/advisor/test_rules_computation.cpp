@@ -56,7 +56,7 @@ private slots:
     {
         Builder b = cube(0.35, 0.86, "FLOAT;FLOAT");
         const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
-        const Finding* f = fixture::find(r, "CMP-CUBE-MEMBOUND");
+        FIXTURE_FINDING(f, r, "CMP-CUBE-MEMBOUND");
         QCOMPARE(f->status, Status::Fired);
         // 10 ms × 0.86 × r_dtype 0.5 = 4.3 ms; first suggestion is the fp16 one
         QVERIFY(std::abs(f->gain.nsPerStep - 4.3e6) < 4.3e6 * 0.01);
@@ -67,13 +67,16 @@ private slots:
     {
         Builder b = cube(0.70, 0.86, "FLOAT16");
         const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
-        QCOMPARE(fixture::find(r, "CMP-CUBE-MEMBOUND")->status, Status::Passed);
+        FIXTURE_FINDING(cmpCubeMembound, r, "CMP-CUBE-MEMBOUND");
+        QCOMPARE(cmpCubeMembound->status, Status::Passed);
         Builder c = cube(0.35, 0.79, "FLOAT16"); // mte2 just under 0.8, no bandwidth columns
         const auto r2 = runAdvisor(fixture::session({c.p}), fixture::defaults());
-        QCOMPARE(fixture::find(r2, "CMP-CUBE-MEMBOUND")->status, Status::Passed);
+        FIXTURE_FINDING(cmpCubeMemboundR2, r2, "CMP-CUBE-MEMBOUND");
+        QCOMPARE(cmpCubeMemboundR2->status, Status::Passed);
         Builder d = cube(0.35, 0.80, "FLOAT16"); // exactly at the threshold: fires (≥)
         const auto r3 = runAdvisor(fixture::session({d.p}), fixture::defaults());
-        QCOMPARE(fixture::find(r3, "CMP-CUBE-MEMBOUND")->status, Status::Fired);
+        FIXTURE_FINDING(cmpCubeMemboundR3, r3, "CMP-CUBE-MEMBOUND");
+        QCOMPARE(cmpCubeMemboundR3->status, Status::Fired);
     }
 
     void cubeMemboundNotCheckedWithoutPipeMetrics()
@@ -82,7 +85,7 @@ private slots:
         b.step(90, 0, 10);
         b.kernel("MatMulV2", "MatMulV2", "AI_CORE", 0, 1000);
         const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
-        const Finding* f = fixture::find(r, "CMP-CUBE-MEMBOUND");
+        FIXTURE_FINDING(f, r, "CMP-CUBE-MEMBOUND");
         QCOMPARE(f->status, Status::NotChecked);
         QVERIFY(f->needs.find("PipeUtilization") != std::string::npos);
         QVERIFY(f->needs.find("kernel_details.csv") != std::string::npos);
@@ -117,7 +120,8 @@ private slots:
         b.set(r0, "aiv_vec_ratio", 0.5);
         b.set(r0, "aiv_mte2_ratio", 0.8);
         const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
-        QCOMPARE(fixture::find(r, "CMP-VEC-MEM")->status, Status::Passed);
+        FIXTURE_FINDING(cmpVecMem, r, "CMP-VEC-MEM");
+        QCOMPARE(cmpVecMem->status, Status::Passed);
     }
 
     // Severity edges: AI CPU op cost shares 2.99/3.00/4.99/5.00 % of a 100 ms step.
@@ -158,7 +162,8 @@ private slots:
         for (int i = 0; i < 200; ++i)
             b.kernel("Cast", "Cast", "AI_CPU", 60000 + 30.0 * i, 19); // 19 µs each < 20 µs
         const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
-        QCOMPARE(fixture::find(r, "CMP-AICPU")->status, Status::Passed);
+        FIXTURE_FINDING(cmpAicpu, r, "CMP-AICPU");
+        QCOMPARE(cmpAicpu->status, Status::Passed);
     }
 
     void aicpuDoubleDtype()
@@ -179,8 +184,9 @@ private slots:
         // 20 blocks on 24 cores, 5 ms: gain = 5 ms × (1 − 20/24) = 0.8333 ms
         b.kernel("Add", "Add", "AI_CORE", 0, 5000, 2, "", "", 20);
         auto noInfo = runAdvisor(fixture::session({b.p}), fixture::defaults());
-        QCOMPARE(fixture::find(noInfo, "CMP-BLOCKDIM")->status, Status::NotChecked);
-        QVERIFY(fixture::find(noInfo, "CMP-BLOCKDIM")->needs.find("info.json") != std::string::npos);
+        FIXTURE_FINDING(cmpBlockdimNoInfo, noInfo, "CMP-BLOCKDIM");
+        QCOMPARE(cmpBlockdimNoInfo->status, Status::NotChecked);
+        QVERIFY(cmpBlockdimNoInfo->needs.find("info.json") != std::string::npos);
         b.info(24, 48);
         const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
         const Finding* f = fixture::find(r, "CMP-BLOCKDIM/Add");
@@ -277,8 +283,9 @@ private slots:
         // count must exceed min_count = 5: 5 repetitions pass, 6 fire (wall 6 × 340 µs = 2 %).
         Builder five = fuseWindow(5, 100, 20);
         const auto r5 = runAdvisor(fixture::session({five.p}), fixture::defaults());
-        QCOMPARE(fixture::find(r5, "CMP-FUSE")->status, Status::Passed);
-        QVERIFY(fixture::find(r5, "CMP-FUSE")->check.find("task windows") != std::string::npos);
+        FIXTURE_FINDING(cmpFuseR5, r5, "CMP-FUSE");
+        QCOMPARE(cmpFuseR5->status, Status::Passed);
+        QVERIFY(cmpFuseR5->check.find("task windows") != std::string::npos);
         Builder six = fuseWindow(6, 100, 20);
         const auto r6 = runAdvisor(fixture::session({six.p}), fixture::defaults());
         QVERIFY(fixture::find(r6, "CMP-FUSE/window:Mul-Add-Cast"));
@@ -351,7 +358,8 @@ private slots:
                                                          sigs.begin() + static_cast<std::ptrdiff_t>(i + len)));
         QCOMPARE(distinct.size(), std::size_t(123));
         const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
-        const std::string check = fixture::find(r, "CMP-FUSE")->check;
+        FIXTURE_FINDING(cmpFuse, r, "CMP-FUSE");
+        const std::string check = cmpFuse->check;
         QVERIFY2(check.find(std::to_string(distinct.size()) + " task windows of 2..10 ops searched") != std::string::npos,
                  check.c_str());
     }

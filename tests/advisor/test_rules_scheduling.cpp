@@ -84,7 +84,8 @@ private slots:
         Builder b;
         b.step(94, 0, 6);
         const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
-        QCOMPARE(fixture::find(r, "SCH-IDLE")->status, Status::Passed);
+        FIXTURE_FINDING(schIdle, r, "SCH-IDLE");
+        QCOMPARE(schIdle->status, Status::Passed);
     }
 
     void idleClassesHostAndDependencyGaps()
@@ -178,7 +179,7 @@ private slots:
         b.p->slices.add(0, 1000, b.p->strings.intern("aten::add"), b.p->strings.intern("cpu_op"), py);
         const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
         for (const char* rule : {"SCH-SYNC", "MEM-ALLOC", "SCH-GC-GUESS", "COM-ALIGN"}) {
-            const Finding* f = fixture::find(r, rule);
+            FIXTURE_FINDING(f, r, rule);
             QCOMPARE(f->status, Status::NotChecked);
             QVERIFY2(f->needs.find("Level1") != std::string::npos, rule);
         }
@@ -211,8 +212,10 @@ private slots:
                          {"PYTORCH_NPU_ALLOC_CONF", "expandable_segments:True"}, {"ACLNN_CACHE_LIMIT", "100000"},
                          {"HOST_CACHE_CAPACITY", "20"}};
         const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
-        QCOMPARE(fixture::find(r, "SCH-ENV/ASCEND_GLOBAL_LOG_LEVEL")->severity, FindingSeverity::High);
-        QCOMPARE(fixture::find(r, "SCH-ENV/ASCEND_LAUNCH_BLOCKING")->severity, FindingSeverity::High);
+        FIXTURE_FINDING(schEnvAscendGlobalLogLevel, r, "SCH-ENV/ASCEND_GLOBAL_LOG_LEVEL");
+        QCOMPARE(schEnvAscendGlobalLogLevel->severity, FindingSeverity::High);
+        FIXTURE_FINDING(schEnvAscendLaunchBlocking, r, "SCH-ENV/ASCEND_LAUNCH_BLOCKING");
+        QCOMPARE(schEnvAscendLaunchBlocking->severity, FindingSeverity::High);
         const Finding* tc = fixture::find(r, "SCH-ENV/HCCL_RDMA_TC");
         QVERIFY(tc);
         QCOMPARE(tc->severity, FindingSeverity::Low);
@@ -228,7 +231,8 @@ private slots:
         Builder b;
         b.step(90, 0, 10);
         const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
-        QVERIFY(fixture::find(r, "SCH-ENV")->needs.find("profiler_metadata.json") != std::string::npos);
+        FIXTURE_FINDING(schEnv, r, "SCH-ENV");
+        QVERIFY(schEnv->needs.find("profiler_metadata.json") != std::string::npos);
     }
 
     void dataloaderAndGc()

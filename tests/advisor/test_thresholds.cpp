@@ -52,7 +52,8 @@ private slots:
         t.merge(json::parse(R"({"rules":{"SCH-IDLE":{"params":{"free_share":0.05}}}})"), "override.json");
         QVERIFY(t.warnings().empty());
         const auto r = runAdvisor(s, t);
-        QCOMPARE(fixture::find(r, "SCH-IDLE")->status, Status::Fired);
+        FIXTURE_FINDING(schIdle, r, "SCH-IDLE");
+        QCOMPARE(schIdle->status, Status::Fired);
         QCOMPARE(r.overrides.size(), std::size_t(1));
         QCOMPARE(r.overrides.front().key, std::string("rules.SCH-IDLE.params.free_share"));
         QCOMPARE(r.overrides.front().value, std::string("0.05"));
@@ -69,7 +70,8 @@ private slots:
         Thresholds t = fixture::defaults();
         t.merge(json::parse(R"({"rules":{"SCH-IDLE":{"enabled":false}}})"), "o.json");
         const auto r = runAdvisor(fixture::session({b.p}), t);
-        QCOMPARE(fixture::find(r, "SCH-IDLE")->status, Status::Disabled);
+        FIXTURE_FINDING(schIdle, r, "SCH-IDLE");
+        QCOMPARE(schIdle->status, Status::Disabled);
         QCOMPARE(r.summary.disabled, 1);
     }
 
@@ -80,7 +82,8 @@ private slots:
         Thresholds t = fixture::defaults();
         t.merge(json::parse(R"({"rules":{"SCH-IDLE":{"severity":"low"}}})"), "o.json");
         const auto r = runAdvisor(fixture::session({b.p}), t);
-        QCOMPARE(fixture::find(r, "SCH-IDLE/idle")->severity, FindingSeverity::Low);
+        FIXTURE_FINDING(schIdleIdle, r, "SCH-IDLE/idle");
+        QCOMPARE(schIdleIdle->severity, FindingSeverity::Low);
     }
 
     void globalSeverityEdgesMove()
