@@ -121,8 +121,19 @@ bool isCommunicationKey(std::string_view key)
     return std::any_of(kWords.begin(), kWords.end(), [&k](std::string_view w) { return k.find(w) != std::string::npos; });
 }
 
+std::string_view colourKey(std::string_view key)
+{
+    if (key.substr(0, 5) != "hcom_")
+        return key;
+    const std::size_t cut = key.find("__");
+    if (cut == std::string_view::npos || cut + 2 >= key.size() || !std::isdigit(static_cast<unsigned char>(key[cut + 2])))
+        return key;
+    return key.substr(0, cut + 1);
+}
+
 int preferredPaletteIndex(std::string_view key)
 {
+    key = colourKey(key);
     const std::uint64_t h = stableHash(key);
     if (isCommunicationKey(key))
         return kPaletteSize + static_cast<int>(h % kCommPaletteSize);
@@ -134,7 +145,7 @@ int paletteIndexFor(std::string_view key)
     Registry& r = registry();
     {
         const std::lock_guard lock(r.mutex);
-        const auto it = r.slotOf.find(key);
+        const auto it = r.slotOf.find(colourKey(key));
         if (it != r.slotOf.end())
             return it->second;
     }
@@ -154,8 +165,15 @@ QColor colorFor(std::string_view key) { return paletteColor(paletteIndexFor(key)
 
 QColor freeColor() { return QColor(0xbb, 0xbb, 0xbb); }
 
-PaletteClaim claimPaletteSlots(std::vector<PaletteKey> keys)
+PaletteClaim claimPaletteSlots(std::vector<PaletteKey> given)
 {
+    std::map<std::string, double, std::less<>> weightOf; // instances of one collective add up
+    for (const PaletteKey& k : given)
+        weightOf[std::string(colourKey(k.key))] += k.weight;
+    std::vector<PaletteKey> keys;
+    keys.reserve(weightOf.size());
+    for (auto& [key, weight] : weightOf)
+        keys.push_back({key, weight});
     std::sort(keys.begin(), keys.end(), [](const PaletteKey& a, const PaletteKey& b) {
         return a.weight != b.weight ? a.weight > b.weight : a.key < b.key;
     });

@@ -27,6 +27,11 @@ inline constexpr int kPaletteColours = kPaletteSize + kCommPaletteSize;
 std::uint64_t stableHash(std::string_view key);
 // True for collective/point-to-point names and types (hcom_*, AllReduce, HCCL, Send, Notify_Wait, ...).
 bool isCommunicationKey(std::string_view key);
+// The key a colour is chosen by: a collective's instance name (hcom_allReduce__482_66_1, as msprof
+// names each launch) stands for its operator type (hcom_allReduce_, its kernel row's Type), so that
+// a run's hundreds of instances are one legend entry in one colour, not a flood of keys that takes
+// the other operators' colours. Any other key is itself.
+std::string_view colourKey(std::string_view key);
 // The slot a key takes when it is free: [0, kPaletteSize) compute, then kCommPaletteSize comm shades.
 int preferredPaletteIndex(std::string_view key);
 // The slot claimed for the key, else its preferred slot.

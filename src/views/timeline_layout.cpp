@@ -226,7 +226,7 @@ void TimelineLayout::build(const SessionPtr& session)
         for (std::size_t i = 0; i < keyTotals.size(); ++i)
             if (keyTotals[i] > 0) {
                 keys.push_back(static_cast<std::uint32_t>(i));
-                legendTotals[std::string(p.strings.view(NameId(static_cast<std::uint32_t>(i))))] += keyTotals[i];
+                legendTotals[std::string(colourKey(p.strings.view(NameId(static_cast<std::uint32_t>(i)))))] += keyTotals[i];
             }
     }
     m_flowIndex.resize(session->ranks.size());

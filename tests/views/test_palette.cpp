@@ -208,6 +208,35 @@ private slots:
             QCOMPARE(paletteIndexFor(k.key), before[k.key]);
     }
 
+    // A run's collective instances are one key: they never take the other operators' colours, so
+    // a second timeline's new operators (the Compare tab's optimized run) still find free ones.
+    void collectiveInstancesAreOneKey()
+    {
+        QVERIFY(colourKey("hcom_allReduce__482_66_1") == "hcom_allReduce_");
+        QVERIFY(colourKey("hcom_allReduce_") == "hcom_allReduce_");
+        QVERIFY(colourKey("hcom_send__x") == "hcom_send__x");
+        QVERIFY(colourKey("MatMulV2__3") == "MatMulV2__3");
+        std::vector<PaletteKey> baseline = {{"MatMulV2", 90}, {"BatchMatMul", 80}, {"LayerNorm", 70}, {"Cast", 60},
+                                            {"SoftmaxV2", 50}, {"Add", 40}, {"Swish", 30}, {"Mul", 20}};
+        for (int i = 0; i < 96; ++i)
+            baseline.push_back({"hcom_allReduce__482_" + std::to_string(i) + "_1", 0.5});
+        const PaletteClaim first = claimPaletteSlots(baseline);
+        const std::vector<PaletteKey> optimized = {{"MatMulV2", 90}, {"FlashAttentionScore", 50}, {"AddRmsNorm", 40},
+                                                   {"Swish", 30}, {"Mul", 20}, {"hcom_allReduce__482_147_1", 3}};
+        const PaletteClaim second = claimPaletteSlots(optimized);
+        std::set<int> colours;
+        for (const PaletteKey& k : optimized)
+            colours.insert(paletteIndexFor(k.key));
+        QCOMPARE(colours.size(), optimized.size());
+        std::set<int> all;
+        for (const PaletteKey& k : baseline)
+            all.insert(paletteIndexFor(k.key));
+        QCOMPARE(all.size(), std::size_t(9)); // eight operators and one collective
+        QCOMPARE(paletteIndexFor("hcom_allReduce__482_7_1"), paletteIndexFor("hcom_allReduce_"));
+        QVERIFY(paletteIndexFor("hcom_allReduce_") >= kPaletteSize);
+        QVERIFY(!all.count(paletteIndexFor("FlashAttentionScore")) && !all.count(paletteIndexFor("AddRmsNorm")));
+    }
+
     // The real level-1 rank: no two legend keys on one colour, Notify Wait not in MatMulV2's
     // colour, and the ranking's swatches are the legend's colours.
     void realLevel1Legend()
