@@ -984,9 +984,10 @@ private slots:
                 + "\",\"ph\":\"X\",\"ts\":" + std::to_string(10 * k) + ",\"dur\":5,\"pid\":1,\"tid\":1}";
         trace += ",{\"name\":\"e4\",\"ph\":\"X\",\"ts\":40,\"dur\":5,\"pid\":1,\"tid\":1}]";
         Profile t;
-        const FileRecord tr = readers::readTimelineJson(trace, t, ctxFor(tf));
+        FileRecord tr = readers::readTimelineJson(trace, t, ctxFor(tf));
         QCOMPARE(tr.records, std::uint64_t(11));
-        t.files.push_back(tr); // as the loader does before finalize()
+        tr.kind = "timeline"; // as the loader does before finalize(), from the FileKind table
+        t.files.push_back(tr);
         t.finalize();
         QCOMPARE(t.slices.size(), std::size_t(11));
         for (std::size_t i = 1; i < t.slices.size(); ++i)

@@ -3,6 +3,7 @@
 #include "model/formats/block_masks.h"
 #include "model/formats/number_text.h"
 #include "model/store/decimal_digits.h"
+#include "model/store/profile.h"
 
 #include <algorithm>
 #include <bit>
@@ -292,6 +293,20 @@ bool CsvReader::next()
             continue;
         return true;
     }
+}
+
+ReportFn profileReport(Profile& p, const ReadContext& ctx)
+{
+    return [&p, &ctx](Severity s, std::int64_t line, std::int64_t off, std::string reason) {
+        p.report(s, ctx.file, line, off, std::move(reason));
+    };
+}
+
+ReportFn vectorReport(std::vector<Diagnostic>& diags, const ReadContext& ctx)
+{
+    return [&diags, &ctx](Severity s, std::int64_t line, std::int64_t off, std::string reason) {
+        diags.push_back(Diagnostic{s, ctx.file, line, off, std::move(reason), 1});
+    };
 }
 
 CsvTable::CsvTable(std::string_view bytes, const ReadContext& ctx, FileRecord& record, ReportFn report)

@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace npuscope {
@@ -80,10 +81,10 @@ private:
 using ReportFn = std::function<void(Severity, std::int64_t line, std::int64_t byteOffset, std::string reason)>;
 
 // A CSV file with a header: column lookup by name (with aliases), row-length checks, skipped-row
-// accounting, progress and cancel. Readers use it as
-//   CsvTable t(bytes, ctx, rec, report); if (!t.open()) return rec;
-//   int c = t.column({"Task Duration(us)", "Duration(us)"}); if (!t.require(c, "...")) return rec;
+// accounting, progress and cancel. Readers open it with readCsvTable (below) and use it as
+//   int c = t.column({"Task Duration(us)", "Duration(us)"}); if (!t.require(c, "...")) return;
 //   while (t.nextRow()) { ... t.cell(c) ... }
+//   t.finish();
 class CsvTable {
 public:
     CsvTable(std::string_view bytes, const ReadContext& ctx, FileRecord& record, ReportFn report);
@@ -207,5 +208,25 @@ private:
 
 // Id cells: N/A, empty, junk, 4294967295 and 18446744073709551615 (the "none" sentinels) -> -1.
 std::int64_t parseIdText(std::string_view text);
+
+class Profile;
+
+// Where a reader's problems go: the Profile it reads into (Profile::report), or a cluster file's
+// diagnostics.
+ReportFn profileReport(Profile& p, const ReadContext& ctx);
+ReportFn vectorReport(std::vector<Diagnostic>& diags, const ReadContext& ctx);
+
+// Every CSV reader's opening: the file's record and its table over `bytes`, problems going to
+// `report`. `read(t, rec)` reads the rows once the header is read; a file without one fails the
+// record and reads none. Returns the record.
+template <typename Read>
+FileRecord readCsvTable(std::string_view bytes, const ReadContext& ctx, ReportFn report, Read&& read)
+{
+    FileRecord rec;
+    CsvTable t(bytes, ctx, rec, std::move(report));
+    if (t.open())
+        read(t, rec);
+    return rec;
+}
 
 } // namespace npuscope

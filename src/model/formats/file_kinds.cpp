@@ -391,6 +391,12 @@ const FileKindRow* kindRowNamed(std::string_view name)
     return nullptr;
 }
 
+bool isKernelTable(std::string_view name)
+{
+    const FileKindRow* row = kindRowNamed(name);
+    return row && row->kind == FileKind::Kernels;
+}
+
 const FileKindRow* matchFileName(std::string_view lowerName, std::string_view module, std::string_view ext)
 {
     for (const auto& r : kRows) {

@@ -123,6 +123,9 @@ std::string fileKindTableProblem();
 const FileKindRow& kindRow(FileKind kind);
 // The row named `name` (FileRecord::kind), or null.
 const FileKindRow* kindRowNamed(std::string_view name);
+// Whether the kind named `name` (FileRecord::kind) is a kernel table (op_summary, kernel_details):
+// the file the per-operator views name as their source.
+bool isKernelTable(std::string_view name);
 // The first row whose detection matches a lower-cased file name with parseFileName() `module`
 // and `ext`, or null.
 const FileKindRow* matchFileName(std::string_view lowerName, std::string_view module, std::string_view ext);

@@ -349,96 +349,89 @@ private:
 
 FileRecord readKernelCsv(std::string_view bytes, Profile& sink, const ReadContext& ctx)
 {
-    FileRecord rec;
-    rec.kind = ctx.file.find("kernel_details") != std::string::npos ? "kernel_details" : "op_summary";
-    CsvTable t(bytes, ctx, rec, [&](Severity s, std::int64_t line, std::int64_t off, std::string reason) {
-        sink.report(s, ctx.file, line, off, std::move(reason));
+    return readCsvTable(bytes, ctx, profileReport(sink, ctx), [&](CsvTable& t, FileRecord& rec) {
+        const KernelColumns c = findKernelColumns(t);
+        if (!t.require(c.name, "Op Name|Name") || !t.require(c.start, "Task Start Time(us)|Start Time(us)") ||
+            !t.require(c.dur, "Task Duration(us)|Duration(us)"))
+            return;
+
+        const auto& header = t.header();
+        KernelTable& K = sink.kernels;
+        const std::size_t before = K.size();
+        std::size_t rowsGuess = 0;
+        const std::vector<bool> numeric = numericColumns(bytes, header, rowsGuess);
+        const OtherColumns other = mapOtherColumns(K, header, c, numeric, before);
+
+        // Room for the rows the file will hold (a little over the sample's guess). A row holds at
+        // least one byte per column, whatever the sample said.
+        rowsGuess = std::min(rowsGuess + rowsGuess / 16 + 16, bytes.size() / std::max<std::size_t>(1, header.size()) + 1);
+        reserveRows(K, before + rowsGuess);
+
+        const int fileDevice = ctx.device;
+        UnreadableCells unreadable(t);
+        UnreadableCells devices(t);
+        TextCells text(t, sink.strings);
+        RowChecks checks(rowsGuess);
+        MetricBlock metrics(K, other.metrics, rowsGuess);
+        while (t.nextRow()) {
+            const auto start = parseMicrosToNs(t.cell(c.start));
+            if (!start) {
+                t.skipRow("bad start time '" + std::string(t.cell(c.start)) + "'");
+                continue;
+            }
+            const auto dur = parseMicrosToNs(t.cell(c.dur));
+            if (!dur) {
+                t.skipRow("bad duration '" + std::string(t.cell(c.dur)) + "'");
+                continue;
+            }
+            if (*dur < 0) {
+                t.skipRow("negative duration '" + std::string(t.cell(c.dur)) + "'");
+                continue;
+            }
+            K.device.push_back(devices.device(c.device, fileDevice)); // "host" -> -1
+            K.step.push_back(unreadable.id(c.step));
+            K.modelId.push_back(unreadable.id(c.model));
+            K.streamId.push_back(unreadable.id(c.stream));
+            K.taskId.push_back(unreadable.id(c.task));
+            K.contextId.push_back(unreadable.id(c.context));
+            K.start.push_back(*start);
+            K.dur.push_back(*dur);
+            K.wait.push_back(unreadable.micros(c.wait).value_or(std::numeric_limits<TimeNs>::min()));
+            K.name.push_back(text(c.name));
+            K.type.push_back(text(c.type));
+            K.taskType.push_back(text(c.taskType));
+            K.opState.push_back(text(c.opState));
+            K.inputShapes.push_back(text(c.inShapes));
+            K.inputDtypes.push_back(text(c.inTypes));
+            K.inputFormats.push_back(text(c.inFormats));
+            K.outputShapes.push_back(text(c.outShapes));
+            K.outputDtypes.push_back(text(c.outTypes));
+            K.outputFormats.push_back(text(c.outFormats));
+            K.blockDim.push_back(unreadable.integer(c.block).value_or(-1));
+            K.mixBlockDim.push_back(unreadable.integer(c.mixBlock).value_or(-1));
+            K.slice.push_back(kNone);
+            metrics.addRow(t, unreadable);
+            for (const auto& [col, e] : other.extras)
+                K.extra[e].push_back(text(col));
+            checks.add(K, K.size() - 1, t.line(), static_cast<std::int64_t>(t.byteOffset()));
+            ++rec.records;
+        }
+        metrics.finish();
+        if (ctx.cancelled())
+            checks.clear(); // the load is being thrown away
+        checks.findDuplicates(K);
+        text.report(sink.diagnostics, ctx.file);
+        checks.reportDuplicates(sink.diagnostics, ctx.file);
+        checks.reportUnordered(sink.diagnostics, ctx.file);
+        // Columns this file lacks (another slice had them) stay aligned: NaN / empty.
+        for (auto& m : K.metrics)
+            m.resize(K.size(), kNaN);
+        for (auto& e : K.extra)
+            e.resize(K.size(), NameId(0));
+        unreadable.report(sink.diagnostics, ctx, "id, metric, wait time or block dim cells");
+        devices.reportDevices(sink.diagnostics, ctx);
+        t.finish();
     });
-    if (!t.open())
-        return rec;
-
-    const KernelColumns c = findKernelColumns(t);
-    if (!t.require(c.name, "Op Name|Name") || !t.require(c.start, "Task Start Time(us)|Start Time(us)") ||
-        !t.require(c.dur, "Task Duration(us)|Duration(us)"))
-        return rec;
-
-    const auto& header = t.header();
-    KernelTable& K = sink.kernels;
-    const std::size_t before = K.size();
-    std::size_t rowsGuess = 0;
-    const std::vector<bool> numeric = numericColumns(bytes, header, rowsGuess);
-    const OtherColumns other = mapOtherColumns(K, header, c, numeric, before);
-
-    // Room for the rows the file will hold (a little over the sample's guess). A row holds at
-    // least one byte per column, whatever the sample said.
-    rowsGuess = std::min(rowsGuess + rowsGuess / 16 + 16, bytes.size() / std::max<std::size_t>(1, header.size()) + 1);
-    reserveRows(K, before + rowsGuess);
-
-    const int fileDevice = ctx.device;
-    UnreadableCells unreadable(t);
-    UnreadableCells devices(t);
-    TextCells text(t, sink.strings);
-    RowChecks checks(rowsGuess);
-    MetricBlock metrics(K, other.metrics, rowsGuess);
-    while (t.nextRow()) {
-        const auto start = parseMicrosToNs(t.cell(c.start));
-        if (!start) {
-            t.skipRow("bad start time '" + std::string(t.cell(c.start)) + "'");
-            continue;
-        }
-        const auto dur = parseMicrosToNs(t.cell(c.dur));
-        if (!dur) {
-            t.skipRow("bad duration '" + std::string(t.cell(c.dur)) + "'");
-            continue;
-        }
-        if (*dur < 0) {
-            t.skipRow("negative duration '" + std::string(t.cell(c.dur)) + "'");
-            continue;
-        }
-        K.device.push_back(devices.device(c.device, fileDevice)); // "host" -> -1
-        K.step.push_back(unreadable.id(c.step));
-        K.modelId.push_back(unreadable.id(c.model));
-        K.streamId.push_back(unreadable.id(c.stream));
-        K.taskId.push_back(unreadable.id(c.task));
-        K.contextId.push_back(unreadable.id(c.context));
-        K.start.push_back(*start);
-        K.dur.push_back(*dur);
-        K.wait.push_back(unreadable.micros(c.wait).value_or(std::numeric_limits<TimeNs>::min()));
-        K.name.push_back(text(c.name));
-        K.type.push_back(text(c.type));
-        K.taskType.push_back(text(c.taskType));
-        K.opState.push_back(text(c.opState));
-        K.inputShapes.push_back(text(c.inShapes));
-        K.inputDtypes.push_back(text(c.inTypes));
-        K.inputFormats.push_back(text(c.inFormats));
-        K.outputShapes.push_back(text(c.outShapes));
-        K.outputDtypes.push_back(text(c.outTypes));
-        K.outputFormats.push_back(text(c.outFormats));
-        K.blockDim.push_back(unreadable.integer(c.block).value_or(-1));
-        K.mixBlockDim.push_back(unreadable.integer(c.mixBlock).value_or(-1));
-        K.slice.push_back(kNone);
-        metrics.addRow(t, unreadable);
-        for (const auto& [col, e] : other.extras)
-            K.extra[e].push_back(text(col));
-        checks.add(K, K.size() - 1, t.line(), static_cast<std::int64_t>(t.byteOffset()));
-        ++rec.records;
-    }
-    metrics.finish();
-    if (ctx.cancelled())
-        checks.clear(); // the load is being thrown away
-    checks.findDuplicates(K);
-    text.report(sink.diagnostics, ctx.file);
-    checks.reportDuplicates(sink.diagnostics, ctx.file);
-    checks.reportUnordered(sink.diagnostics, ctx.file);
-    // Columns this file lacks (another slice had them) stay aligned: NaN / empty.
-    for (auto& m : K.metrics)
-        m.resize(K.size(), kNaN);
-    for (auto& e : K.extra)
-        e.resize(K.size(), NameId(0));
-    unreadable.report(sink.diagnostics, ctx, "id, metric, wait time or block dim cells");
-    devices.reportDevices(sink.diagnostics, ctx);
-    t.finish();
-    return rec;
 }
 
 } // namespace npuscope::readers

@@ -1,4 +1,5 @@
 #include "model/formats/layout.h"
+#include "model/formats/layout_internal.h"
 #include "model/formats/layout_search.h"
 #include "model/store/cancellable_rows.h"
 
@@ -13,52 +14,13 @@
 
 namespace npuscope::layout {
 
+using namespace detail;
+
 namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kNotProfiler = "not a profiler file";
 constexpr const char* kRawTorchNote = "raw msprof output: ASCEND_PROFILER_OUTPUT used instead";
-
-bool startsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-bool endsWith(std::string_view s, std::string_view p)
-{
-    return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
-}
-bool allDigits(std::string_view s)
-{
-    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-std::string lower(std::string_view s)
-{
-    std::string out(s);
-    for (char& c : out)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
-int toInt(std::string_view s, int fallback)
-{
-    if (!allDigits(s) || s.size() > 9)
-        return fallback;
-    int v = 0;
-    for (char c : s)
-        v = v * 10 + (c - '0');
-    return v;
-}
-
-// Profiler modules we know but do not read yet: named so the user sees they were recognised.
-bool knownUnusedModule(std::string_view m)
-{
-    static const std::set<std::string, std::less<>> kModules = {
-        "hbm", "llc_read_write", "llc", "hccs", "pcie", "nic", "roce",
-        "ai_core_utilization", "ai_vector_core_utilization", "ai_cpu", "aicpu", "fusion_op", "dp", "ddr",
-        "dvpp", "msprof_tx", "static_op_mem", "cpu_usage", "sys_cpu_usage", "process_cpu_usage", "sys_mem",
-        "process_mem", "host_cpu_usage", "host_mem_usage", "host_disk_usage", "host_network_usage",
-        "os_runtime_statistic", "data_preparation", "dataset", "task_time", "op_summary_l2", "qos",
-        "stars_soc", "stars_chip_trans", "acc_pmu", "biu_perf", "npu_module", "communication_analyzer",
-        "trace", "data_process", "api_call", "ge_op_execute", "l2_cache_summary", "hccl", "msprof_json"};
-    return kModules.count(m) != 0;
-}
 
 struct Entry {
     std::string name;
@@ -587,7 +549,6 @@ void Walker::scanTop(const std::string& path)
         m_plan.error = path + ": search cancelled";
 }
 
-std::string sessionLayout(const std::vector<RankPlan>& ranks);
 
 void finishPlan(Plan& plan)
 {
@@ -637,185 +598,9 @@ void finishPlan(Plan& plan)
     plan.layout = sessionLayout(plan.ranks);
 }
 
-// The folder a rank's job is kept in: the folder holding the rank folder, or the one above
-// when each rank sits in a wrapper of its own (rank_0/, node1/, 3/).
-std::string jobFolder(const std::string& planRoot, const RankPlan& r)
-{
-    const fs::path root = fs::path(r.root).lexically_normal();
-    fs::path top = fs::path(planRoot).lexically_normal();
-    if (top.filename().empty() && top.has_parent_path())
-        top = top.parent_path();
-    if (root == top || r.root == planRoot || !root.has_parent_path())
-        return r.root;
-    fs::path parent = root.parent_path();
-    const std::string name = lower(parent.filename().string());
-    std::size_t digits = 0;
-    while (digits < name.size() && std::isdigit(static_cast<unsigned char>(name[name.size() - 1 - digits])))
-        ++digits;
-    const std::string head = name.substr(0, name.size() - digits);
-    const bool wrapper = digits > 0
-                         && (head.empty() || head == "rank" || head == "rank_" || head == "rank-" || head == "node"
-                             || head == "node_" || head == "node-" || head == "worker" || head == "worker_");
-    if (wrapper && parent != top && parent.has_parent_path())
-        parent = parent.parent_path();
-    return parent.string();
-}
-
-bool under(const std::string& path, const std::string& folder)
-{
-    if (path == folder)
-        return true;
-    if (path.size() <= folder.size() || path.compare(0, folder.size(), folder) != 0)
-        return false;
-    return path[folder.size()] == '/' || (!folder.empty() && folder.back() == '/');
-}
-
-std::string sessionLayout(const std::vector<RankPlan>& ranks)
-{
-    if (ranks.size() == 1)
-        return ranks.front().layout;
-    if (ranks.empty())
-        return "cluster files";
-    std::string common = ranks.front().layout;
-    for (const auto& r : ranks)
-        if (r.layout != common)
-            common = "mixed";
-    return "cluster (" + std::to_string(ranks.size()) + " ranks, " + common + ")";
-}
 
 } // namespace
 
-std::vector<RunInfo> listRuns(const Plan& plan)
-{
-    std::vector<RunInfo> runs;
-    std::map<std::string, std::size_t> byFolder;
-    for (std::size_t i = 0; i < plan.ranks.size(); ++i) {
-        const RankPlan& r = plan.ranks[i];
-        const std::string key = jobFolder(plan.root, r);
-        auto [it, added] = byFolder.emplace(key, runs.size());
-        if (added) {
-            RunInfo run;
-            run.root = key;
-            runs.push_back(std::move(run));
-        }
-        RunInfo& run = runs[it->second];
-        run.rankIndexes.push_back(i);
-        ++run.ranks;
-        run.bytes += r.bytesToRead();
-        struct stat st {};
-        if (::stat(r.root.c_str(), &st) == 0)
-            run.modified = std::max<std::int64_t>(run.modified, static_cast<std::int64_t>(st.st_mtime));
-    }
-    for (auto& run : runs) {
-        std::vector<RankPlan> ranks;
-        for (std::size_t i : run.rankIndexes)
-            ranks.push_back(RankPlan{plan.ranks[i].name, plan.ranks[i].root, plan.ranks[i].layout, -1, {}, {}});
-        run.layout = sessionLayout(ranks);
-        for (const auto& f : plan.files)
-            if (f.toRead() && under(f.path, run.root))
-                run.bytes += f.bytes;
-    }
-    std::sort(runs.begin(), runs.end(), [](const RunInfo& a, const RunInfo& b) { return a.root < b.root; });
-    return runs;
-}
-
-Plan selectRun(const Plan& plan, std::size_t index)
-{
-    const std::vector<RunInfo> runs = listRuns(plan);
-    if (index >= runs.size())
-        return plan;
-    const RunInfo& run = runs[index];
-    Plan out;
-    out.root = run.root;
-    out.sqliteFiles = plan.sqliteFiles;
-    for (std::size_t i : run.rankIndexes)
-        out.ranks.push_back(plan.ranks[i]);
-    for (const auto& f : plan.files)
-        if (under(f.path, run.root))
-            out.files.push_back(f);
-    for (const auto& d : plan.diagnostics)
-        if (under(d.file, run.root) || !under(d.file, plan.root) || d.file == plan.root)
-            out.diagnostics.push_back(d);
-    out.layout = sessionLayout(out.ranks);
-    return out;
-}
-
-FileName parseFileName(std::string_view name)
-{
-    FileName out;
-    std::string n = lower(name);
-    // info.json.<N>: the device number follows the extension.
-    if (startsWith(n, "info.json")) {
-        out.module = "info.json";
-        out.ext = "json";
-        if (n.size() > 10 && n[9] == '.')
-            out.middle = n.substr(10);
-        return out;
-    }
-    std::string stem = n;
-    const auto dot = n.rfind('.');
-    if (dot != std::string::npos && dot > 0) {
-        out.ext = n.substr(dot + 1);
-        stem = n.substr(0, dot);
-    }
-    std::vector<std::string> tokens;
-    std::size_t pos = 0;
-    while (true) {
-        const auto us = stem.find('_', pos);
-        tokens.push_back(stem.substr(pos, us == std::string::npos ? std::string::npos : us - pos));
-        if (us == std::string::npos)
-            break;
-        pos = us + 1;
-    }
-    std::size_t endTok = tokens.size();
-    if (endTok > 1 && allDigits(tokens.back()) && tokens.back().size() >= 8) {
-        out.timestamp = tokens.back();
-        --endTok;
-    }
-    std::size_t i = 0;
-    for (; i < endTok; ++i) {
-        if (i > 0 && (allDigits(tokens[i]) || (tokens[i] == "slice" && i + 1 < endTok && allDigits(tokens[i + 1]))))
-            break;
-        if (i > 0)
-            out.module += '_';
-        out.module += tokens[i];
-    }
-    if (i < endTok && tokens[i] == "slice") {
-        out.slice = toInt(tokens[i + 1], 0);
-        i += 2;
-    }
-    for (; i < endTok; ++i) {
-        if (!out.middle.empty())
-            out.middle += '_';
-        out.middle += tokens[i];
-    }
-    return out;
-}
-
-Classification classifyFileName(std::string_view name)
-{
-    const std::string n = lower(name);
-    const FileName fn = parseFileName(n);
-    const std::string& m = fn.module;
-    if (const FileKindRow* row = matchFileName(n, m, fn.ext))
-        return {row->kind, std::string(row->name), row->whyNotRead ? row->whyNotRead(name) : std::string(), row};
-    if (m == "step_trace" && (fn.ext == "csv" || fn.ext == "json"))
-        return {FileKind::Unknown, m, "graph-mode step trace: not read by this build"};
-    if ((fn.ext == "csv" || fn.ext == "json") && knownUnusedModule(m))
-        return {FileKind::Unknown, m, std::string(name) + ": not used yet"};
-    // The capture's own records in a raw PROF_* folder (start_info.0, end_info, host_start.log,
-    // dev_start.log.0, sample.json): when and how it was collected, which the exports restate.
-    std::string_view base = n;
-    if (const auto dot = base.rfind('.');
-        dot != std::string_view::npos && dot + 1 < base.size()
-        && base.find_first_not_of("0123456789", dot + 1) == std::string_view::npos)
-        base = base.substr(0, dot);
-    for (const std::string_view record : {"start_info", "end_info", "host_start.log", "dev_start.log", "sample.json"})
-        if (base == record)
-            return {FileKind::Unknown, "collection_record",
-                    "the capture's start/end record (raw PROF_* folder): its times are in the exported files"};
-    return {FileKind::Unknown, "", kNotProfiler};
-}
 
 std::uint64_t RankPlan::bytesToRead() const
 {

@@ -15,52 +15,46 @@ namespace npuscope::readers {
 
 FileRecord readOperatorDetailsCsv(std::string_view bytes, Profile& sink, const ReadContext& ctx)
 {
-    FileRecord rec;
-    rec.kind = "operator_details";
-    CsvTable t(bytes, ctx, rec, [&sink, &ctx](Severity s, std::int64_t line, std::int64_t off, std::string reason) {
-        sink.report(s, ctx.file, line, off, std::move(reason));
-    });
-    if (!t.open())
-        return rec;
-    const int name = t.column("Name");
-    const int shapes = t.column("Input Shapes");
-    const int stack = t.column("Call Stack");
-    const int hostSelf = t.column("Host Self Duration(us)");
-    const int hostTotal = t.column("Host Total Duration(us)");
-    const int devSelf = t.column("Device Self Duration(us)");
-    const int devTotal = t.column("Device Total Duration(us)");
-    const int devSelfAic = t.column("Device Self Duration With AICore(us)");
-    const int devTotalAic = t.column("Device Total Duration With AICore(us)");
-    if (!t.require(name, "Name"))
-        return rec;
-    UnreadableCells unreadable(t);
-    auto text = [&](int col) { return col >= 0 ? sink.strings.intern(t.cell(col)) : NameId(0); };
-    // Rows vary (a call stack can take kilobytes), so the room for the whole file is guessed
-    // once from the bytes the first rows took, instead of doubling the table as it grows (4 M
-    // rows in a 10 GB profile: each doubling writes fresh pages and copies all before it).
-    constexpr std::uint64_t kSampleRows = 4096;
-    const std::size_t before = sink.opDetails.size();
-    while (t.nextRow()) {
-        if (rec.records == kSampleRows && t.byteOffset() > 0) {
-            const double perByte = static_cast<double>(kSampleRows) / static_cast<double>(t.byteOffset());
-            sink.opDetails.reserve(before + static_cast<std::size_t>(perByte * static_cast<double>(bytes.size()) * 1.1));
+    return readCsvTable(bytes, ctx, profileReport(sink, ctx), [&](CsvTable& t, FileRecord& rec) {
+        const int name = t.column("Name");
+        const int shapes = t.column("Input Shapes");
+        const int stack = t.column("Call Stack");
+        const int hostSelf = t.column("Host Self Duration(us)");
+        const int hostTotal = t.column("Host Total Duration(us)");
+        const int devSelf = t.column("Device Self Duration(us)");
+        const int devTotal = t.column("Device Total Duration(us)");
+        const int devSelfAic = t.column("Device Self Duration With AICore(us)");
+        const int devTotalAic = t.column("Device Total Duration With AICore(us)");
+        if (!t.require(name, "Name"))
+            return;
+        UnreadableCells unreadable(t);
+        auto text = [&](int col) { return col >= 0 ? sink.strings.intern(t.cell(col)) : NameId(0); };
+        // Rows vary (a call stack can take kilobytes), so the room for the whole file is guessed
+        // once from the bytes the first rows took, instead of doubling the table as it grows (4 M
+        // rows in a 10 GB profile: each doubling writes fresh pages and copies all before it).
+        constexpr std::uint64_t kSampleRows = 4096;
+        const std::size_t before = sink.opDetails.size();
+        while (t.nextRow()) {
+            if (rec.records == kSampleRows && t.byteOffset() > 0) {
+                const double perByte = static_cast<double>(kSampleRows) / static_cast<double>(t.byteOffset());
+                sink.opDetails.reserve(before + static_cast<std::size_t>(perByte * static_cast<double>(bytes.size()) * 1.1));
+            }
+            OpDetailRow r;
+            r.name = text(name);
+            r.inputShapes = text(shapes);
+            r.callStack = text(stack);
+            r.hostSelf = unreadable.micros(hostSelf);
+            r.hostTotal = unreadable.micros(hostTotal);
+            r.deviceSelf = unreadable.micros(devSelf);
+            r.deviceTotal = unreadable.micros(devTotal);
+            r.deviceSelfAiCore = unreadable.micros(devSelfAic);
+            r.deviceTotalAiCore = unreadable.micros(devTotalAic);
+            sink.opDetails.push_back(r);
+            ++rec.records;
         }
-        OpDetailRow r;
-        r.name = text(name);
-        r.inputShapes = text(shapes);
-        r.callStack = text(stack);
-        r.hostSelf = unreadable.micros(hostSelf);
-        r.hostTotal = unreadable.micros(hostTotal);
-        r.deviceSelf = unreadable.micros(devSelf);
-        r.deviceTotal = unreadable.micros(devTotal);
-        r.deviceSelfAiCore = unreadable.micros(devSelfAic);
-        r.deviceTotalAiCore = unreadable.micros(devTotalAic);
-        sink.opDetails.push_back(r);
-        ++rec.records;
-    }
-    unreadable.report(sink.diagnostics, ctx, "duration cells");
-    t.finish();
-    return rec;
+        unreadable.report(sink.diagnostics, ctx, "duration cells");
+        t.finish();
+    });
 }
 
 } // namespace npuscope::readers

@@ -40,7 +40,7 @@ FileRecord readL2CacheCsv(std::string_view bytes, Profile& sink, const ReadConte
 FileRecord readClusterStepTraceCsv(std::string_view bytes, ClusterData& sink, std::vector<Diagnostic>& diags,
                                    const ReadContext& ctx);
 
-// ---- JSON side files (side_json.cpp) ----
+// ---- JSON side files (communication: side_json.cpp; info, profiler_info, metadata: info_json.cpp) ----
 FileRecord readCommunicationJson(std::string_view bytes, Profile& sink, const ReadContext& ctx);       // -> commOps
 FileRecord readCommunicationMatrixJson(std::string_view bytes, Profile& sink, const ReadContext& ctx); // -> commLinks
 FileRecord readClusterCommunicationJson(std::string_view bytes, ClusterData& sink, std::vector<Diagnostic>& diags,
@@ -56,7 +56,7 @@ FileRecord readProfilerMetadataJson(std::string_view bytes, Profile& sink, const
 enum class CommJsonParser { Auto, FastOnly, DomOnly };
 void setCommJsonParser(CommJsonParser parser);
 
-// ---- SQLite exports (db_reader.cpp, FORMATS-DB.md) ----
+// ---- SQLite exports (db_reader.cpp, its tables db_loader.h; FORMATS-DB.md) ----
 // msprof_*.db / ascend_pytorch_profiler[_N].db: tasks, PMU, communication, APIs, flows, counters.
 // Opened read-only; the path is needed (SQLite reads the file itself).
 FileRecord readProfilerDb(const std::string& path, Profile& sink, const ReadContext& ctx);

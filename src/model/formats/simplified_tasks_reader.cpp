@@ -84,7 +84,6 @@ FileRecord readSimplifiedTasksJson(std::string_view bytes, Profile& sink, const 
 {
     FileRecord rec;
     rec.path = ctx.file;
-    rec.kind = "simplified tasks";
     rec.bytes = bytes.size();
     auto failed = [&](const std::string& why) {
         rec.status = FileStatus::Failed;

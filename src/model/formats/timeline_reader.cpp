@@ -310,7 +310,6 @@ FileRecord readTimelineJson(std::string_view bytes, Profile& sink, const ReadCon
 {
     FileRecord rec;
     rec.path = ctx.file;
-    rec.kind = "timeline";
     rec.bytes = bytes.size();
 
     JsonEventScanner scanner(bytes);
