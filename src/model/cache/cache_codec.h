@@ -6,9 +6,9 @@
 // up to their type's alignment and their values. The file around it (a
 // header with the format version and a byte-order mark, a checksum per block) is the cache's.
 // Every field of every table is written: a Session read back is equal to the one written, so
-// nothing computed from it can tell the two apart. A table that gains a field must be written
-// here too, and kFormatVersion raised (session_cache.cpp holds size checks that fail to compile
-// when a struct changes).
+// nothing computed from it can tell the two apart. Which fields a row has, and in what order, is
+// its table in row_fields.h (session_codec.cpp writes and reads from it); a table that gains a
+// field raises kSessionCacheVersion (session_cache.h).
 #include "model/store/session.h"
 
 #include <algorithm>

@@ -1,0 +1,173 @@
+// The arguments of slices (ArgTable): built while a file is read, kept inline when short, and
+// read again from their file for a lazy row.
+#include "model/store/profile.h"
+
+#include <cstring>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+namespace npuscope {
+
+std::uint16_t ArgTable::keyIndex(NameId key)
+{
+    if (const auto it = m_keyIndex.find(key.v); it != m_keyIndex.end())
+        return it->second;
+    if (keys.size() >= kKeyInText)
+        return kKeyInText;
+    const auto index = static_cast<std::uint16_t>(keys.size());
+    m_keyIndex.emplace(key.v, index);
+    keys.push_back(key);
+    return index;
+}
+
+namespace {
+// Copies n <= 9 bytes with fixed-size moves: two that overlap, or single bytes below 4. A
+// memcpy of a variable size is a library call, and there is one per argument.
+void copyShort(char* to, const char* from, std::size_t n)
+{
+    if (n >= 8) {
+        std::memcpy(to, from, 8);
+        std::memcpy(to + n - 8, from + n - 8, 8);
+    } else if (n >= 4) {
+        std::memcpy(to, from, 4);
+        std::memcpy(to + n - 4, from + n - 4, 4);
+    } else {
+        for (std::size_t i = 0; i < n; ++i)
+            to[i] = from[i];
+    }
+}
+
+void setPooled(ArgTable::Arg& a, std::uint16_t index, NameId key, NameId value)
+{
+    a.key = index;
+    if (index == ArgTable::kKeyInText) {
+        std::memcpy(a.text, &key.v, sizeof key.v);
+        std::memcpy(a.text + sizeof key.v, &value.v, sizeof value.v);
+    } else {
+        std::memcpy(a.text, &value.v, sizeof value.v);
+    }
+}
+} // namespace
+
+std::uint32_t ArgTable::addRow(const std::vector<std::pair<NameId, NameId>>& pairs)
+{
+    const std::size_t first = args.size();
+    for (const auto& [k, v] : pairs)
+        setPooled(args.emplace_back(), keyIndex(k), k, v);
+    return endRow(first);
+}
+
+void ArgTable::addArg(std::uint16_t index, NameId key, std::string_view value, StringPool& pool)
+{
+    Arg& a = args.emplace_back();
+    if (value.size() <= kInline && index != kKeyInText) {
+        a.key = index;
+        a.size = static_cast<std::uint8_t>(value.size());
+        copyShort(a.text, value.data(), value.size());
+    } else {
+        setPooled(a, index, key, pool.intern(value));
+    }
+}
+std::uint32_t ArgTable::endRow(std::size_t firstArg)
+{
+    rows.push_back(Range{static_cast<std::uint32_t>(firstArg), static_cast<std::uint32_t>(args.size() - firstArg)});
+    return static_cast<std::uint32_t>(rows.size() - 1);
+}
+
+NameId ArgTable::key(std::size_t arg) const
+{
+    const Arg& a = args[arg];
+    if (a.key != kKeyInText)
+        return keys[a.key];
+    NameId id;
+    std::memcpy(&id.v, a.text, sizeof id.v);
+    return id;
+}
+
+std::string_view ArgTable::value(std::size_t arg, const StringPool& pool) const
+{
+    const Arg& a = args[arg];
+    if (a.size != kPooled)
+        return std::string_view(a.text, a.size);
+    NameId id;
+    std::memcpy(&id.v, a.text + (a.key == kKeyInText ? sizeof id.v : 0), sizeof id.v);
+    return pool.view(id);
+}
+
+std::uint32_t ArgTable::fileIndex(const ArgFile& file)
+{
+    for (std::size_t i = 0; i < files.size(); ++i)
+        if (files[i] == file)
+            return static_cast<std::uint32_t>(i);
+    if (files.size() >= kMaxLazyFiles)
+        return kNone;
+    files.push_back(file);
+    return static_cast<std::uint32_t>(files.size() - 1);
+}
+
+std::uint32_t ArgTable::addLazyRow(std::uint32_t file, std::uint64_t offset)
+{
+    rows.push_back(Range{static_cast<std::uint32_t>(offset),
+                         kLazy | (file << 16) | static_cast<std::uint32_t>((offset >> 32) & 0xFFFF)});
+    return static_cast<std::uint32_t>(rows.size() - 1);
+}
+
+bool ArgTable::forEach(std::uint32_t row, const StringPool& pool, const ArgReader::Visit& visit,
+                       std::string* error) const
+{
+    if (row >= rows.size())
+        return true;
+    const Range r = rows[row];
+    if (!(r.count & kLazy)) {
+        for (std::uint32_t i = r.begin; i < r.begin + r.count; ++i)
+            visit(pool.view(key(i)), value(i, pool));
+        return true;
+    }
+    const std::uint32_t file = (r.count & ~kLazy) >> 16;
+    const std::uint64_t offset = (static_cast<std::uint64_t>(r.count & 0xFFFF) << 32) | r.begin;
+    std::string why;
+    if (file >= files.size())
+        why = "arguments of a file that is not listed";
+    else if (!reader)
+        why = files[file].path + ": its arguments cannot be read again";
+    else if (reader->read(files[file], offset, [&](std::string_view k, std::string_view v) {
+                 visit(StringPool::clip(k), StringPool::clip(v)); // as interned
+             }, &why))
+        return true;
+    if (error)
+        *error = why;
+    return false;
+}
+
+std::string ArgTable::find(std::uint32_t row, std::string_view key, const StringPool& pool) const
+{
+    return std::move(find(row, {key}, pool).front());
+}
+
+std::vector<std::string> ArgTable::find(std::uint32_t row, std::initializer_list<std::string_view> wanted,
+                                        const StringPool& pool) const
+{
+    std::vector<std::string> out(wanted.size());
+    std::vector<bool> seen(wanted.size());
+    forEach(row, pool, [&](std::string_view k, std::string_view v) {
+        std::size_t i = 0;
+        for (const std::string_view w : wanted) {
+            if (k == w && !seen[i]) { // the first argument of a key, as a lookup finds it
+                out[i] = v;
+                seen[i] = true;
+            }
+            ++i;
+        }
+    });
+    return out;
+}
+
+void ArgTable::rebuildKeyIndex()
+{
+    m_keyIndex.clear();
+    for (std::size_t i = 0; i < keys.size() && i < kKeyInText; ++i)
+        m_keyIndex.emplace(keys[i].v, static_cast<std::uint16_t>(i));
+}
+
+} // namespace npuscope
