@@ -15,6 +15,8 @@ using Args = std::vector<std::string>;
 
 int info(const Args& args);     // cli_info.cpp
 int analyze(const Args& args);  // cli_analyze.cpp
+// The names `analyze --metric` takes, in the order of its table, joined by `separator`.
+std::string metricNames(const char* separator); // cli_analyze.cpp
 int advise(const Args& args);   // cli_advise.cpp
 int compare(const Args& args);  // cli_compare.cpp
 int synth(const Args& args);    // cli_synth.cpp
@@ -30,7 +32,7 @@ std::vector<InputProblem> warnInputProblems(const std::string& verb, const Sessi
 void printError(const std::string& verb, const std::string& message);
 // "text" / "db" for --prefer; false for anything else.
 bool parsePrefer(const std::string& value, Prefer& out);
-// Loads `paths` for `verb` (loadSession for one, loadSessions for several), through the session
+// Opens `paths` for `verb` (openSessions: a summary file, a folder, several), through the session
 // cache unless `useCache` is false (--no-cache). Why a cached copy was not used, or could not be
 // written, goes to stderr as a note; the first of those also into *cacheNote when given.
 LoadResult loadForVerb(const char* verb, const std::vector<std::string>& paths, const LoadOptions& options,

@@ -2,6 +2,7 @@
 #include "app/qt_parts.h"
 
 #include "model/cache/session_cache.h"
+#include "model/cluster_summary/open_session.h"
 #include "model/store/safe_text.h"
 
 #include <cstdio>
@@ -54,7 +55,7 @@ LoadResult loadForVerb(const char* verb, const std::vector<std::string>& paths, 
                        bool useCache, std::string* cacheNote)
 {
     if (!useCache)
-        return paths.size() == 1 ? loadSession(paths.front(), options) : loadSessions(paths, options);
+        return openSessions(paths, options);
     SessionCacheReport report;
     LoadResult r = loadSessionsCached(paths, options, {}, &report);
     for (const std::string* note : {&report.note, &report.storeError}) {

@@ -20,20 +20,41 @@
 #     (`FileKind::...`): what a kind is and how it is read is its row in the table of
 #     src/model/formats/file_kinds.cpp, which the loader, the memory budget check and the views
 #     take it from (by the row, or by FileRecord::kind through layout::kindRowNamed).
+#  5. A file of src/ or app/ over 800 lines, unless LONG_FILES below lists it with the reason (a
+#     generated file or a flat table only). A listed file no longer over 800 lines fails too.
+#  6. An include that steps out of the layers (cmake/layers.txt, docs/ARCHITECTURE.md "Layers"):
+#     a quoted include of a layer the including file's layer does not reach, of app/ or bench/
+#     from src/, or through "../".
+#  7. The build's own check of (6), tried: with the compile commands of BUILD_DIR
+#     (compile_commands.json), a copy of one source of each layer is preprocessed as its layer
+#     compiles it, once as it is (it must pass) and once with an include of a layer above or
+#     beside it planted at its top (it must fail on that header).
 #
 # The scanner is a brace matcher over the text with comments, strings, character literals and
 # preprocessor lines blanked: a `{` at namespace or class scope after `)` (and the qualifiers a
 # function may carry: const, noexcept, override, final, a trailing return type, a constructor's
-# initializer list) opens a function. Usage: scripts/check-structure.sh [SOURCE_DIR];
-# CHECK_STRUCTURE_LIST=1 prints every function found with its length.
+# initializer list) opens a function. Usage: scripts/check-structure.sh [SOURCE_DIR [BUILD_DIR]]
+# (BUILD_DIR defaults to SOURCE_DIR/build); CHECK_STRUCTURE_LIST=1 prints every function found
+# with its length.
 set -euo pipefail
 root="${1:-$(cd "$(dirname "$0")/.." && pwd)}"
-exec /usr/bin/python3 - "$root" <<'PY'
+build="${2:-$root/build}"
+exec /usr/bin/python3 - "$root" "$build" <<'PY'
+import json
 import os
 import re
+import shlex
+import shutil
+import subprocess
 import sys
+import tempfile
 
 ROOT = sys.argv[1]
+BUILD = sys.argv[2]
+MAX_FILE_LINES = 800
+# path -> why it may be longer: a generated file or a flat table, nothing else.
+LONG_FILES = {}
+LAYERS_FILE = os.path.join(ROOT, "cmake", "layers.txt")
 MAX_LINES = 150
 INFO_LINES = 100
 LIST = os.environ.get("CHECK_STRUCTURE_LIST") == "1"  # print every function with its length
@@ -291,6 +312,145 @@ def scan(path, text):
     return functions
 
 
+def read_layers():
+    """[(name, folder, [names below])] from cmake/layers.txt, lowest first."""
+    layers = []
+    with open(LAYERS_FILE, encoding="utf-8") as fh:
+        for line in fh:
+            if re.match(r"[a-z]", line):
+                name, folder, *below = line.split()
+                layers.append((name, folder, below))
+    return layers
+
+
+def reach(layers):
+    """name -> the set of layers its sources may include: itself and, through its links, those below."""
+    below = {name: b for name, _, b in layers}
+    out = {}
+    for name, _, _ in layers:  # lowest first: what a layer links to is already known
+        out[name] = {name}.union(*(out[b] for b in below[name]))
+    return out
+
+
+def layer_of(rel, layers):
+    """The layer of a file (path below ROOT), "app" for app/, else None."""
+    if rel.startswith("app/"):
+        return "app"
+    best = None
+    for name, folder, _ in layers:
+        if rel.startswith(f"src/{folder}/") and (best is None or len(folder) > len(best[1])):
+            best = (name, folder)
+    return best[0] if best else None
+
+
+def included_layer(path, layers):
+    """The layer a quoted include names ("model/store/ids.h" -> store), "app"/"bench", or None
+    for a file of the includer's own folder."""
+    top = path.split("/", 1)[0]
+    if top in ("app", "bench"):
+        return top
+    for name, folder, _ in layers:
+        if path.startswith(folder + "/"):
+            return name
+    return None
+
+
+def include_problems(rel, text, layers, reaches):
+    problems = []
+    mine = layer_of(rel, layers)
+    if mine is None:
+        return problems
+    for k, line in enumerate(text.split("\n"), 1):
+        m = re.match(r'\s*#\s*include\s*"([^"]+)"', line)
+        if not m:
+            continue
+        inc = m.group(1)
+        if inc.startswith("../") or "/../" in inc:
+            problems.append(f'{rel}:{k}: includes "{inc}" through ".."; name it from src/ as its layer exports it')
+            continue
+        target = included_layer(inc, layers)
+        if mine == "app" or target is None:
+            continue
+        if target in ("app", "bench") or target not in reaches[mine]:
+            problems.append(f'{rel}:{k}: the {mine} layer includes "{inc}" of {target}, which it does not '
+                            "stand on (cmake/layers.txt); the build refuses it")
+    return problems
+
+
+def compile_entry(entry):
+    """A compile command as a list of arguments, without its output and dependency files."""
+    args = entry["arguments"] if "arguments" in entry else shlex.split(entry["command"])
+    out = []
+    skip = False
+    for a in args:
+        if skip:
+            skip = False
+        elif a in ("-o", "-MF", "-MT", "-MQ"):
+            skip = True
+        elif a in ("-c", "-MD", "-MMD", entry["file"]):
+            pass
+        else:
+            out.append(a)
+    return out
+
+
+def preprocess(entry, source, tmp, planted):
+    """Preprocesses a copy of `source` (its own folder still searched for its local headers) with
+    `planted` as its first line, or none; the compiler's exit code and error text."""
+    copy = os.path.join(tmp, os.path.basename(source))
+    with open(source, encoding="utf-8", errors="replace") as fh:
+        text = fh.read()
+    with open(copy, "w", encoding="utf-8") as fh:
+        fh.write((f'#include "{planted}"\n' if planted else "") + text)
+    args = compile_entry(entry) + ["-iquote", os.path.dirname(source), "-E", copy, "-o", os.devnull]
+    run = subprocess.run(args, cwd=entry["directory"], capture_output=True, text=True)
+    return run.returncode, run.stderr
+
+
+def plant_problems(layers, reaches):
+    """Rule 7: for each layer with a layer above or beside it, a wrong-way include planted in a
+    copy of one of its sources must fail to compile, and the copy without it must not."""
+    commands = os.path.join(BUILD, "compile_commands.json")
+    if not os.path.exists(commands):
+        return [f"{commands}: missing (configure the build first); the planted wrong-way includes were not tried"], 0, 0
+    with open(commands, encoding="utf-8") as fh:
+        entries = json.load(fh)
+    problems = []
+    tried = refused = 0
+    tmp = tempfile.mkdtemp(prefix="check-structure-")
+    try:
+        for name, folder, _ in layers:
+            others = [(n, f) for n, f, _ in layers if n not in reaches[name]]
+            if not others:
+                continue  # the top layer: nothing above it
+            src_dir = os.path.join(ROOT, "src", folder)
+            mine = [e for e in entries if os.path.dirname(os.path.realpath(e["file"])) == os.path.realpath(src_dir)
+                    and e["file"].endswith(".cpp")]
+            if not mine:
+                problems.append(f"src/{folder}: no compile command in {commands}; the planted include was not tried")
+                continue
+            entry = min(mine, key=lambda e: os.path.getsize(e["file"]))
+            other_name, other_folder = others[0]
+            headers = sorted(h for h in os.listdir(os.path.join(ROOT, "src", other_folder)) if h.endswith(".h"))
+            wrong = f"{other_folder}/{headers[0]}"
+            rel = os.path.relpath(entry["file"], ROOT)
+            code, err = preprocess(entry, entry["file"], tmp, None)
+            if code != 0:
+                problems.append(f"{rel}: a copy of it does not preprocess as its layer compiles it: "
+                                f"{err.strip().splitlines()[0] if err.strip() else code}")
+                continue
+            code, err = preprocess(entry, entry["file"], tmp, wrong)
+            tried += 1
+            if code == 0 or wrong not in err:
+                problems.append(f'{rel}: with "#include \\"{wrong}\\"" planted ({name} including {other_name}) it '
+                                "still compiles: the layer's include path reaches beyond cmake/layers.txt")
+            else:
+                refused += 1
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return problems, tried, refused
+
+
 def main():
     sources = []
     for top in ("src", "app"):
@@ -300,6 +460,9 @@ def main():
                 if f.endswith((".cpp", ".h", ".inl", ".h.in")):
                     sources.append(os.path.join(dirpath, f))
     problems = []
+    layers = read_layers()
+    reaches = reach(layers)
+    long_files = {}  # path -> lines
     over = {}  # "path:name" -> (line, lines)
     over_info = 0
     long_info = {}  # path:name -> (first line, lines) of the functions over INFO_LINES
@@ -307,6 +470,12 @@ def main():
         rel = os.path.relpath(full, ROOT)
         with open(full, encoding="utf-8", errors="replace") as fh:
             text = fh.read()
+        file_lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+        if file_lines > MAX_FILE_LINES:
+            long_files[rel] = file_lines
+            if rel not in LONG_FILES:
+                problems.append(f"{rel}: {file_lines} lines (over {MAX_FILE_LINES}); split it by meaning")
+        problems += include_problems(rel, text, layers, reaches)
         for name, first, last in scan(rel, text):
             lines = last - first + 1
             if lines > INFO_LINES:
@@ -340,6 +509,11 @@ def main():
                     if word in line:
                         problems.append(f"{rel}:{k}: names the file format '{word}'; "
                                         "format knowledge belongs to src/model/formats/")
+    for rel, why in sorted(LONG_FILES.items()):
+        if rel not in long_files:
+            problems.append(f"{rel}: no longer over {MAX_FILE_LINES} lines (or gone); remove it from LONG_FILES")
+    planted, tried, refused = plant_problems(layers, reaches)
+    problems += planted
     allowed = []
     if os.path.exists(ALLOW_FILE):
         with open(ALLOW_FILE, encoding="utf-8") as fh:
@@ -379,7 +553,9 @@ def main():
             problems.append(f"scripts/functions-over-100.txt:{k}: {entry} has no reason")
     to_split = sum(1 for _, _, reason in shapes if reason.startswith("to split:"))
     print(f"check-structure: {len(sources)} files, {over_info} functions over {INFO_LINES} lines "
-          f"({to_split} of them still to split), {len(over)} over {MAX_LINES} ({len(allowed_set)} allowed)")
+          f"({to_split} of them still to split), {len(over)} over {MAX_LINES} ({len(allowed_set)} allowed); "
+          f"{len(long_files)} files over {MAX_FILE_LINES} lines ({len(LONG_FILES)} allowed); "
+          f"{tried} wrong-way includes planted in copies, {refused} of them refused by the build")
     for p in problems:
         print(p, file=sys.stderr)
     if problems:

@@ -1,115 +1,16 @@
 #pragma once
 // The Performance Advisor: every rule of ADVISOR.md over a loaded Session. No Qt; runs on any
 // thread; cancellable between rules.
-#include "advisor/finding.h"
-#include "advisor/roofline.h"
+#include "advisor/report.h"
 #include "advisor/thresholds.h"
-#include "model/analysis/rank_facts.h"
-#include "model/store/input_problems.h"
 #include "model/store/session.h"
 
 #include <atomic>
-#include <optional>
+#include <cstddef>
 #include <string>
 #include <vector>
 
 namespace npuscope::advisor {
-
-struct ReportIdentity {
-    std::string name;            // profile (folder) name
-    std::string path;            // what was opened
-    std::string layout;
-    std::vector<int> ranks;
-    std::string soc;             // chip, when known
-    std::string cannVersion, torchNpuVersion;
-    std::string captureTime;     // from the folder name or profiler info, when known
-    std::string profilerLevel;
-    std::string npuscopeVersion;
-};
-
-// One rank's step: T, the median of its complete steps, and the median step's split (ns).
-struct RankSplit {
-    int rank = -1;
-    double T = 0;
-    double computing = 0, commNotOverlapped = 0, free = 0;
-    std::vector<SplitPart> computingParts; // FA, Conv, MatMul, Vector, SDMA, other
-    std::vector<SplitPart> commParts;      // wait, transmit
-    std::string source;                    // "step_trace_time.csv", "timeline (ProfilerStep#)", "timeline (E2E)"
-    int steps = 0;      // every step
-    int partial = 0;    // of them, cut by the capture and left out (overlap.h stepStats)
-    double stepMin = 0, stepMedian = 0, stepMax = 0; // of the complete steps
-};
-
-struct Summary {
-    // The step time every share of the whole report is measured against (ns): the median of the
-    // complete steps, of every rank's together on a cluster (a rank's findings are measured
-    // against its own T).
-    double T = 0;
-    std::string tSource;
-    int steps = 0;      // every step (of every rank)
-    int partial = 0;    // of them, left out as partial
-    double stepMin = 0, stepMedian = 0, stepMax = 0; // of the complete steps
-    std::vector<RankSplit> ranks;
-    // fired = high + medium + low + minor: the minor group (below min_share) is counted apart.
-    int high = 0, medium = 0, low = 0; // fired findings outside the minor group
-    int minor = 0;                     // fired below min_share
-    int fired = 0, passed = 0, notChecked = 0, disabled = 0, errors = 0;
-    std::vector<std::string> topGains; // ids of the (up to) 3 fired findings with the largest gain
-};
-
-// One action of the plan (ADVISOR.md §3b): a finding to act on, with the gain it has on the
-// device time the earlier actions leave.
-struct PlanItem {
-    std::string findingId;
-    std::string title;   // the finding's title
-    std::string action;  // what to do first: the finding's first suggestion
-    Gain gain;           // on what the earlier actions leave; the plan's gains add up
-    // Other findings whose first suggestion is this same action: their gains are in this one.
-    std::vector<std::string> alsoFindings;
-    std::size_t tasks = 0;               // device tasks this action claims (none claimed before)
-    std::vector<std::uint64_t> claimed;  // their keys (rank facts index << 40 | task index), or its pool
-};
-
-// The device tasks that the same fired findings claim (Finding::claims), as one piece: the ids of
-// those findings, how many tasks and their total duration. What the plan weighs actions by; a
-// cluster summary stores each rank's, so that its plan is the plan of its folders.
-struct ClaimAtom {
-    std::vector<std::string> ids;        // sorted
-    std::size_t tasks = 0;
-    double ns = 0;                       // Σ duration of the tasks
-    std::vector<std::uint64_t> keys;     // the claim keys, while the facts are at hand
-};
-
-struct AdvisorReport {
-    int schemaVersion = 1;
-    ReportIdentity identity;
-    double T = 0;
-    Summary summary;
-    // The 3–7 actions to do first, in order; T − Σ gains is the estimated step after them.
-    std::vector<PlanItem> plan;
-    double planStepNs = 0; // T − Σ plan gains (an estimate)
-    std::vector<ClaimAtom> claimAtoms; // what the plan was weighed by (not exported)
-    // One roofline per rank: its roofs, and a point per op type and shape (costliest first).
-    std::vector<RooflineRoofs> roofs;
-    std::vector<RooflinePoint> roofline;
-    std::vector<Finding> findings; // fired first (by category, severity, gain), then not checked, passed, disabled, error
-    std::vector<std::string> warnings;
-    std::vector<std::string> inputs;               // appendix: files read (path, kind, records)
-    std::vector<InputProblem> inputProblems;       // files read in part or not at all: shown first
-    std::vector<Thresholds::Override> overrides;   // appendix: non-default thresholds
-    std::string thresholdsSource;
-    std::string thresholdsDigest; // the effective thresholds (compact JSON) the report was computed with
-    int evidenceRowsPdf = 10, evidenceRowsMd = 5;
-    double minShare = 0.01; // below it a fired finding is minor
-    bool cancelled = false;
-    // The trace start (earliest begin of any rank with a time span), as the GUI measures from:
-    // the text, Markdown, HTML and PDF reports write evidence times relative to it ("at
-    // 47.483 ms"); JSON keeps the absolute timestamps.
-    std::optional<TimeNs> traceStart;
-
-    std::vector<const Finding*> fired() const;
-    std::vector<const Finding*> withStatus(Status s) const;
-};
 
 AdvisorReport runAdvisor(const Session& session, const Thresholds& thresholds,
                          const std::atomic<bool>* cancel = nullptr);
@@ -144,10 +45,5 @@ std::string writeHtmlBody(const AdvisorReport& r, const HtmlOptions& o);
 // "22 findings: 13 high, 2 medium, 6 low, 1 minor": the parts add up to the total (the minor
 // group, below min_share of the step, is counted apart from the low ones).
 std::string findingsHeadline(const Summary& s);
-
-// Formatting shared by the writers.
-std::string fmtMs(double ns);        // "18.20 ms"
-std::string fmtPct(double share);    // "6.1 %"
-std::string fmtNum(double v, int decimals = 2);
 
 } // namespace npuscope::advisor

@@ -1,8 +1,8 @@
 #pragma once
 // Internal to the advisor: the per-rank facts (RankFacts with what findings need), and the
 // interface every rule implements.
-#include "advisor/advisor.h"
 #include "advisor/finding.h"
+#include "advisor/report.h"
 #include "advisor/thresholds.h"
 #include "model/analysis/rank_facts.h"
 #include "model/store/session.h"

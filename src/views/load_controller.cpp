@@ -1,6 +1,7 @@
 #include "views/load_controller.h"
 
 #include "model/cache/session_cache.h"
+#include "model/cluster_summary/open_session.h"
 #include "model/formats/loader.h"
 #include "views/app_settings.h"
 
@@ -116,8 +117,8 @@ void LoadController::load(const QStringList& paths, std::size_t run)
         };
         LoadResult result;
         try {
-            // loadSessions, through the session cache when it is on.
-            result = useCache ? loadSessionsCached(files, o) : loadSessions(files, o);
+            // openSessions, through the session cache when it is on.
+            result = useCache ? loadSessionsCached(files, o) : openSessions(files, o);
         } catch (const std::exception& e) {
             result.error = e.what();
         }

@@ -8,6 +8,7 @@
 #include "model/analysis/cluster.h"
 #include "model/analysis/step_diff.h"
 #include "model/cluster_summary/cluster_summary.h"
+#include "model/cluster_summary/open_session.h"
 #include "model/formats/loader.h"
 
 #include <QDir>
@@ -501,7 +502,7 @@ private slots:
             QVERIFY(f.open(QIODevice::WriteOnly));
             f.write(QByteArray::fromStdString(doc.dump())); // "failed", "format" first: the format in the first bytes
         }
-        const LoadResult lr = loadSession(path.toStdString());
+        const LoadResult lr = openSession(path.toStdString());
         QVERIFY2(lr.session, lr.error.c_str());
         const ClusterData& c = lr.session->cluster;
         QCOMPARE(c.comm.size(), std::size_t(2));
@@ -522,7 +523,7 @@ private slots:
             QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
             f.write(QByteArray::fromStdString(doc.dump()));
         }
-        const LoadResult newer = loadSession(path.toStdString());
+        const LoadResult newer = openSession(path.toStdString());
         QVERIFY(!newer.session);
         QVERIFY2(newer.error.find("version 3") != std::string::npos && newer.error.find(path.toStdString()) != std::string::npos,
                  newer.error.c_str());

@@ -6,6 +6,7 @@
 #include "../model/cli_run.h"
 #include "advisor/cluster_summary_advice.h"
 #include "model/analysis/summary.h"
+#include "model/cluster_summary/open_session.h"
 #include "model/formats/loader.h"
 #include "model/synth/synth.h"
 
@@ -130,7 +131,7 @@ std::vector<std::string> findFiles(const std::string& root, const std::string& n
 
 advisor::AdvisorReport advise(const std::string& path)
 {
-    const LoadResult l = loadSession(path);
+    const LoadResult l = openSession(path); // a folder or a cluster summary file
     if (!l.session)
         return {};
     return advisor::adviseSession(*l.session, advisor::Thresholds::load({}));

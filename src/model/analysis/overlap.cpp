@@ -368,6 +368,10 @@ bool fromTasks(const DeviceIntervals& d, const std::vector<std::pair<std::string
 
 } // namespace
 
+// Kept here, not in overlap.h, which a large part of the program includes: tuning it rebuilds
+// this file alone.
+constexpr double kPartialStepShare = 0.6;
+
 StepStats stepStats(const std::vector<double>& durations, bool lastCut)
 {
     StepStats st;

@@ -65,14 +65,13 @@ std::vector<StepBreakdown> splitSpans(const DeviceIntervals& d, const std::vecto
 
 // The steps T is taken over. A step is partial, cut by the capture window, when it is the first
 // or the last of two or more steps and either
-//  - lasts less than kPartialStepShare of the median of the other steps (the interior ones when
-//    there are three or more): the capture started or stopped inside it and took an arbitrary
-//    part of it. A slow first step (warm-up, graph compilation) is longer, never shorter: it
-//    stays. Or
+//  - lasts less than 0.6 (kPartialStepShare, overlap.cpp) of the median of the other steps (the
+//    interior ones when there are three or more): the capture started or stopped inside it and
+//    took an arbitrary part of it. A slow first step (warm-up, graph compilation) is longer, never
+//    shorter: it stays. Or
 //  - is the last one and the input ends inside it (`lastCut`: a timeline read in part).
 // Partial steps are excluded from T and counted. T is the median of the complete steps (the
 // mean of the two middle ones for an even count); min and max are theirs too.
-inline constexpr double kPartialStepShare = 0.6;
 struct StepStats {
     int steps = 0;                  // every step
     int partial = 0;                // of them, left out as partial

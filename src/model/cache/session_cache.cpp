@@ -3,6 +3,7 @@
 #include "model/analysis/atomic_file.h"
 #include "model/cache/cache_codec.h"
 #include "model/cluster_summary/cluster_summary.h"
+#include "model/cluster_summary/open_session.h"
 #include "model/io/memory_budget.h"
 #include "model/io/parallel.h"
 #include "model/store/string_pool.h"
@@ -392,7 +393,7 @@ LoadResult loadSessionsCached(const std::vector<std::string>& paths, const LoadO
     SessionCacheReport local;
     SessionCacheReport& rep = report ? *report : local;
     rep = SessionCacheReport{};
-    auto plainLoad = [&] { return paths.size() == 1 ? loadSession(paths.front(), options) : loadSessions(paths, options); };
+    auto plainLoad = [&] { return openSessions(paths, options); };
     const std::string entry = sessionCacheEntryPath(paths, options, settings);
     // A cluster summary is already a small file that reads in one pass: it is not cached.
     const bool summary = std::any_of(paths.begin(), paths.end(), [](const std::string& p) {

@@ -51,7 +51,7 @@ struct SessionCacheReport {
     double openSeconds = 0;  // a hit: the time to check and read the entry
 };
 
-// Loads `paths` as loadSession (one path) or loadSessions (several) would, through the cache.
+// Opens `paths` as openSessions would (model/cluster_summary/open_session.h), through the cache.
 LoadResult loadSessionsCached(const std::vector<std::string>& paths, const LoadOptions& options,
                               const SessionCacheSettings& settings = {}, SessionCacheReport* report = nullptr);
 

@@ -2,7 +2,6 @@
 // rank, and gathers the ranks into a Session. Ranks are independent Profiles, so they load on
 // a small pool of threads; files inside a rank are read in plan order (identity first).
 #include "model/formats/loader.h"
-#include "model/cluster_summary/cluster_summary.h"
 
 #include "model/formats/layout.h"
 #include "model/formats/readers.h"
@@ -649,14 +648,6 @@ LoadResult loadPlan(const layout::Plan& plan, const LoadOptions& options, Progre
 LoadResult loadSession(const std::string& path, const LoadOptions& options)
 {
     ProgressSink progress(options.progress);
-    if (cluster_summary::isSummaryFile(path)) { // one file standing for a whole cluster
-        nlohmann::json doc;
-        std::string error;
-        if (!cluster_summary::readSummary(path, doc, &error))
-            return LoadResult{nullptr, false, error, {}};
-        progress.stage("Done");
-        return LoadResult{cluster_summary::sessionFromSummary(doc, path), false, {}, {}};
-    }
     progress.stage("Scanning");
     layout::Plan plan = layout::detect(path, options.cancel);
     if (plan.cancelled)

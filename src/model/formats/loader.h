@@ -1,6 +1,8 @@
 #pragma once
 // Entry point: turn a path (folder of any real layout, or a single file) into a Session.
-// Synchronous; the GUI calls it on a worker thread. Rank folders load in parallel.
+// Synchronous; the GUI calls it on a worker thread. Rank folders load in parallel. Profiler
+// exports only: a cluster summary file is opened a layer up, by openSessions
+// (model/cluster_summary/open_session.h).
 #include "model/formats/layout.h"
 #include "model/store/session.h"
 
