@@ -4,6 +4,8 @@
 // has a step breakdown, and on generated runs.
 #include "../model/cli_run.h"
 #include "advisor/cluster_summary_advice.h"
+#include "model/analysis/overlap.h"
+#include "model/analysis/rank_facts.h"
 #include "model/analysis/summary.h"
 #include "model/formats/loader.h"
 #include "model/synth/synth.h"
@@ -152,6 +154,45 @@ private slots:
         // generated runs and the samples do not have.
         QCOMPARE(withoutSteps, 0);
         QCOMPARE(std::size_t(compared), ranks);
+        QVERIFY2(differ.isEmpty(), qPrintable(differ.join(QLatin1Char('\n'))));
+    }
+
+    // One definition of computation (op_stats.h isComputeTask): the advisor's compute union of a
+    // rank (RankFacts::computeUnion, over the kernel table's rows when there are any) is the
+    // overlap's Computing set (deviceIntervals, over the timeline's stream tasks), interval by
+    // interval, on every rank of every real sample.
+    void computeUnionIsTheOverlapsComputing()
+    {
+        int compared = 0, withCompute = 0;
+        std::size_t ranks = 0;
+        QStringList differ;
+        for (const std::string& root : sampleRoots()) {
+            const LoadResult l = loadSession(root);
+            QVERIFY2(l.session && !l.session->ranks.empty(), qPrintable(QString::fromStdString(root + ": " + l.error)));
+            ranks += l.session->ranks.size();
+            for (std::size_t i = 0; i < l.session->ranks.size(); ++i) {
+                const Profile& p = *l.session->ranks[i];
+                const RankFacts f(p);
+                const DeviceIntervals d = deviceIntervals(p);
+                ++compared;
+                if (!d.compute.empty())
+                    ++withCompute;
+                // The kernel table and the trace write the same task's microseconds with three
+                // decimals each, rounded apart by up to 1 ns.
+                auto near = [](const Interval& a, const Interval& b) {
+                    return std::abs(a.begin - b.begin) <= 1 && std::abs(a.end - b.end) <= 1;
+                };
+                if (f.computeUnion.size() != d.compute.size()
+                    || !std::equal(f.computeUnion.begin(), f.computeUnion.end(), d.compute.begin(), near))
+                    differ << QStringLiteral("%1 rank %2: rank facts %3 intervals, %4 ns; overlap %5 intervals, %6 ns")
+                                  .arg(QString::fromStdString(root)).arg(i)
+                                  .arg(qlonglong(f.computeUnion.size())).arg(qlonglong(totalLength(f.computeUnion)))
+                                  .arg(qlonglong(d.compute.size())).arg(qlonglong(totalLength(d.compute)));
+            }
+        }
+        qInfo("%d ranks compared, %d with computation", compared, withCompute);
+        QCOMPARE(std::size_t(compared), ranks);
+        QVERIFY(withCompute >= 10);
         QVERIFY2(differ.isEmpty(), qPrintable(differ.join(QLatin1Char('\n'))));
     }
 };

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -105,7 +106,13 @@ void addMatrix(const nlohmann::json& j, std::map<std::string, std::map<std::pair
                         while (!coll.empty() && coll.back() == '_')
                             coll.pop_back();
                     }
+                    // "All" counts each transfer once: not the "Total Op Info" of the ops beside
+                    // it, nor torch_npu's samples of the step's "-total".
+                    static const std::regex sampled(".*-(top[0-9]+|middle|bottom[0-9]+)");
+                    const bool repeated = coll == "Total Op Info" || std::regex_match(coll, sampled);
                     for (const std::string& g : {std::string("All"), coll}) {
+                        if (g == "All" && repeated)
+                            continue;
                         Sums& s = out[g][{src, dst}];
                         s.mb += (*it)["Transit Size(MB)"].get<double>();
                         s.ms += (*it)["Transit Time(ms)"].get<double>();

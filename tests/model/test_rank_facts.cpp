@@ -112,8 +112,9 @@ private slots:
         QVERIFY2(lr.session, lr.error.c_str());
         const Profile& p = *lr.session->ranks.front();
         const RankFacts f(p);
-        // From kernel_details.csv: 185 AI_CORE / AI_VECTOR_CORE / MIX_AIV rows, of 32 op types
-        // (5 matrix ones) and 127 (type, input shapes, input dtypes) triples (23 matrix ones).
+        // From kernel_details.csv: 187 AI_CORE / AI_VECTOR_CORE / MIX_AIV / DSA_SQE rows (23 +
+        // 149 + 13 + 2 DSAGenBitMask), of 33 op types (5 matrix ones) and 128 (type, input
+        // shapes, input dtypes) triples (23 matrix ones).
         std::size_t tasks = 0, cubeTypes = 0, cubeShapes = 0;
         for (const auto& g : f.opTypes) {
             tasks += g.tasks.size();
@@ -121,10 +122,10 @@ private slots:
         }
         for (const auto& g : f.opShapes)
             cubeShapes += g.cls == TaskClass::Cube;
-        QCOMPARE(tasks, std::size_t(185));
-        QCOMPARE(f.opTypes.size(), std::size_t(32));
+        QCOMPARE(tasks, std::size_t(187));
+        QCOMPARE(f.opTypes.size(), std::size_t(33));
         QCOMPARE(cubeTypes, std::size_t(5));
-        QCOMPARE(f.opShapes.size(), std::size_t(127));
+        QCOMPARE(f.opShapes.size(), std::size_t(128));
         QCOMPARE(cubeShapes, std::size_t(23));
         const TaskGroup* conv = find(f.opTypes, TaskClass::Cube, "Conv2D");
         QVERIFY(conv);

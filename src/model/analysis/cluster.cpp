@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <map>
 #include <set>
+#include <string_view>
 #include <tuple>
 
 namespace npuscope {
@@ -211,6 +212,27 @@ struct LinkAcc {
     MatrixCell cell;
 };
 
+// True for a link group that repeats transfers other groups of its step already count: the
+// "Total Op Info" summary of every op, and torch_npu's sampled ops ("allreduce-top1",
+// "-middle", "-bottom1".."-bottom3", which may name one op twice) beside their "-total".
+bool isRepeatedLink(std::string_view collective)
+{
+    if (collective == "Total Op Info")
+        return true;
+    const auto dash = collective.rfind('-');
+    if (dash == std::string_view::npos)
+        return false;
+    std::string_view tag = collective.substr(dash + 1);
+    if (tag == "middle")
+        return true;
+    for (std::string_view sampled : {std::string_view("top"), std::string_view("bottom")})
+        if (tag.starts_with(sampled)) {
+            tag.remove_prefix(sampled.size());
+            return !tag.empty() && std::all_of(tag.begin(), tag.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+        }
+    return false;
+}
+
 void buildMatrices(const Session& s, ClusterAnalysis& a, double bwRatio)
 {
     // Every link once: (step, op, src, dst).
@@ -223,7 +245,10 @@ void buildMatrices(const Session& s, ClusterAnalysis& a, double bwRatio)
             return;
         const std::string coll = commBaseName(pool.str(pool.view(l.opName).empty() ? l.fullName : l.opName));
         const std::string transport(pool.view(l.transport));
+        const bool inAll = !isRepeatedLink(coll);
         for (const std::string& g : {std::string("All"), coll}) {
+            if (g == "All" && !inAll)
+                continue;
             LinkAcc& c = groups[g][{l.src, l.dst}];
             c.cell.src = l.src;
             c.cell.dst = l.dst;

@@ -11,7 +11,9 @@
 //  - Matrix: cluster_communication_matrix.json (ClusterData::links) when loaded, else every
 //    rank's communication_matrix.json; a link (step, op, src, dst) written by several files is
 //    counted once. Cells sum Transit Size and Transit Time over steps and ops; bandwidth is
-//    ΣMB/Σms (= GB/s).
+//    ΣMB/Σms (= GB/s). "All" leaves out the groups that repeat others: "Total Op Info" (the sum
+//    of the ops beside it) and torch_npu's sampled ops "-top1", "-middle", "-bottom1".."-bottom3"
+//    (their step's "-total" counts each transfer once); each still has its own matrix.
 //  - Slow link: Transit Size/Time per transport from cluster_communication.json when loaded,
 //    else every rank's communication.json ("Communication Bandwidth Info").
 //  - Overlap: the collectives on each rank's timeline (computeOverlap().collectives).

@@ -81,6 +81,10 @@ bool isHcclTask(std::string_view taskType, std::string_view name);
 // communication ops are not. A timeline that does not know the core ("Other", empty) names
 // runtime tasks in capitals (MEMCPY_ASYNC) and kernels otherwise (Conv2D1, aclnnMm_...): a
 // name with a lower-case letter that is not an HCCL task is a kernel.
+// AI CPU computes: its tasks run on the device in the streams of the model's ops and the
+// profiler's own Computing lane counts them, so the overlap's Computing and the advisor's compute
+// union (rank_facts.h, which classifies on this same function) both hold them; TaskClass::AiCpu
+// keeps them apart for the rules about cube and vector work.
 bool isComputeTask(std::string_view taskType, std::string_view name);
 
 // Communication ops ranked by total duration: per collective name (op name before '@',

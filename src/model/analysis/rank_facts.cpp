@@ -1,6 +1,7 @@
 // RankFacts: the per-rank data the advisor's rules share, computed once per analysis.
 #include "model/analysis/rank_facts.h"
 
+#include "model/analysis/op_stats.h"
 #include "model/analysis/u64_map.h"
 
 #include <algorithm>
@@ -54,34 +55,33 @@ bool isCubeType(std::string_view type)
 
 namespace {
 
-// A task's class from its task type, op type and name. Task types and op types are few and
-// interned: each is tested once and remembered by its id.
+// A task's class from its task type, op type and name, on op_stats.h's one definition of what
+// communicates and what computes (isCommunicationTask, isHcclTask, isComputeTask): a kernel-table
+// row computes unless it communicates, as in the overlap without a timeline; a timeline task when
+// isComputeTask says so. Task types and names are few and interned: each pair is tested once.
 class Classifier {
 public:
-    explicit Classifier(const Profile& p) : m_p(p) {}
+    Classifier(const Profile& p, bool kernelRows) : m_p(p), m_kernelRows(kernelRows) {}
     TaskClass operator()(NameId taskType, NameId type, NameId name)
     {
-        const std::uint32_t tt = m_taskTypes.memo(taskType.v, [&] {
-            const std::string_view s = m_p.str(taskType);
-            return containsCI(s, "HCCL") || containsCI(s, "COMMUNICATION") ? kComm
-                   : containsCI(s, "AI_CPU")                                ? kAiCpu
-                   : containsCI(s, "AI_CORE") || containsCI(s, "MIX_AIC") || containsCI(s, "AI_VECTOR") || containsCI(s, "MIX_AIV")
-                       ? kCore
-                       : kOther;
+        const std::uint32_t kind = m_kinds.memo((std::uint64_t{taskType.v} << 32) | name.v, [&] {
+            const std::string_view tt = m_p.str(taskType), n = m_p.str(name), ty = m_p.str(type);
+            if (isCommunicationTask(tt, ty.empty() ? n : ty) || containsCI(tt, "HCCL") || n.rfind("hcom_", 0) == 0)
+                return kComm;
+            if (isHcclTask(tt, n) || !(m_kernelRows || isComputeTask(tt, n)))
+                return kOther;
+            return containsCI(tt, "AI_CPU") || containsCI(tt, "AICPU") ? kAiCpu : kCore;
         });
-        if (tt == kComm || m_p.str(name).rfind("hcom_", 0) == 0)
-            return TaskClass::Comm;
-        if (tt == kAiCpu)
-            return TaskClass::AiCpu;
-        if (tt != kCore)
-            return TaskClass::Other;
+        if (kind != kCore)
+            return kind == kComm ? TaskClass::Comm : kind == kAiCpu ? TaskClass::AiCpu : TaskClass::Other;
         return m_types.memo(type.v, [&] { return isCubeType(m_p.str(type)); }) ? TaskClass::Cube : TaskClass::Vector;
     }
 
 private:
     enum : std::uint32_t { kComm, kAiCpu, kCore, kOther };
     const Profile& m_p;
-    U64Map m_taskTypes, m_types;
+    bool m_kernelRows;
+    U64Map m_kinds, m_types;
 };
 
 // What the profile holds: kernels, timeline, communication, device info, levels (the step trace
@@ -123,7 +123,7 @@ void findCapabilities(RankFacts& f)
 std::vector<Task> deviceTasks(const Profile& p, bool fromKernels)
 {
     std::vector<Task> tasks;
-    Classifier classify(p);
+    Classifier classify(p, fromKernels);
     if (fromKernels) {
         const auto& k = p.kernels;
         tasks.reserve(k.size());
@@ -385,7 +385,7 @@ RankFacts::RankFacts(const Profile& profile) : p(profile)
     tasks = deviceTasks(p, hasKernels);
     std::vector<Interval> cv;
     for (const auto& t : tasks)
-        if (t.cls == TaskClass::Cube || t.cls == TaskClass::Vector)
+        if (t.cls == TaskClass::Cube || t.cls == TaskClass::Vector || t.cls == TaskClass::AiCpu)
             cv.push_back({t.start, t.end()});
     computeUnion = uniteIntervals(std::move(cv));
     findCommOps(*this);

@@ -26,9 +26,10 @@ struct SplitPart {
     double ns = 0;     // per step
 };
 
-// A device task's class: AI Core / MIX / AI Vector tasks are Cube when their op type is a matrix
-// one (MatMul, GEMM, Conv) and Vector otherwise; AI CPU; communication (HCCL tasks, hcom_ ops);
-// anything else (waits, event records, memory copies).
+// A device task's class, on op_stats.h's isCommunicationTask / isHcclTask / isComputeTask:
+// communication (hcom_ ops, HCCL and COMMUNICATION task types); AI CPU; the other computation
+// tasks are Cube when their op type is a matrix one (MatMul, GEMM, Conv) and Vector otherwise;
+// anything else (HCCL's own tasks, waits, event records, memory copies) is Other.
 enum class TaskClass : std::uint8_t { Cube, Vector, AiCpu, Comm, Other };
 
 // One device task: a kernel-table row (preferred, it has the PMU metrics) or a timeline task.
@@ -83,7 +84,7 @@ public:
     int nSteps = 1;                 // every step, partial ones too: totals over the trace divide by it
     double computing = 0, commNotOverlapped = 0, free = 0; // the median step's split (they add up to T)
     std::vector<SplitPart> computingParts, commParts;
-    IntervalSet computeUnion;         // Cube/Vector device tasks
+    IntervalSet computeUnion;         // Cube, Vector and AI CPU tasks: the overlap's Computing
     struct CommInterval { TimeNs start, dur; std::string name; std::uint32_t slice; int device; };
     std::vector<CommInterval> commOpsTl; // collective ops on the timeline (or kernel comm rows)
     std::string commSource;
