@@ -26,7 +26,7 @@ namespace npuscope {
 
 namespace {
 
-QString stepTitle(const StepSpan& s) { return QStringLiteral("%1 · %2").arg(qstr(s.name), formatDuration(s.duration())); }
+QString stepTitle(const StepSpan& s) { return QStringLiteral("%1 · %2").arg(qstr(s.name), fmt::duration(s.duration())); }
 
 } // namespace
 
@@ -152,20 +152,20 @@ private:
         const StepSpan& a = stepsA[static_cast<std::size_t>(pr.baseline)];
         const StepSpan& b = stepsB[static_cast<std::size_t>(pr.optimized)];
         QString html = tr("<b>%1 → %2</b>: %3 → %4 (%5)")
-                           .arg(qstr(a.name).toHtmlEscaped(), qstr(b.name).toHtmlEscaped(), formatDuration(a.duration()),
-                                formatDuration(b.duration()), fmt::signedDuration(pr.stepDelta));
-        html += tr("<br>computing %1 → %2 (%3)").arg(formatDuration(a.computing), formatDuration(b.computing),
+                           .arg(qstr(a.name).toHtmlEscaped(), qstr(b.name).toHtmlEscaped(), fmt::duration(a.duration()),
+                                fmt::duration(b.duration()), fmt::signedDuration(pr.stepDelta));
+        html += tr("<br>computing %1 → %2 (%3)").arg(fmt::duration(a.computing), fmt::duration(b.computing),
                                                      fmt::signedDuration(pr.computingDelta));
         html += tr("<br>communication not overlapped %1 → %2 (%3)")
-                    .arg(formatDuration(a.commNotOverlapped), formatDuration(b.commNotOverlapped), fmt::signedDuration(pr.commDelta));
-        html += tr("<br>free %1 → %2 (%3)").arg(formatDuration(a.free), formatDuration(b.free), fmt::signedDuration(pr.freeDelta));
+                    .arg(fmt::duration(a.commNotOverlapped), fmt::duration(b.commNotOverlapped), fmt::signedDuration(pr.commDelta));
+        html += tr("<br>free %1 → %2 (%3)").arg(fmt::duration(a.free), fmt::duration(b.free), fmt::signedDuration(pr.freeDelta));
         if (!pr.ops.empty())
             html += tr("<br><br><b>Operator types</b> (device time in the step)");
         const std::size_t n = std::min<std::size_t>(pr.ops.size(), 8);
         for (std::size_t i = 0; i < n; ++i) {
             const OpTypeDelta& o = pr.ops[i];
             html += QStringLiteral("<br>%1: %2 → %3 (%4)")
-                        .arg(qstr(o.type).toHtmlEscaped(), formatDuration(o.before), formatDuration(o.after),
+                        .arg(qstr(o.type).toHtmlEscaped(), fmt::duration(o.before), fmt::duration(o.after),
                              fmt::signedDuration(o.delta()));
         }
         if (pr.ops.size() > n)
@@ -370,7 +370,7 @@ QString CompareTimelines::pairSummary() const
     const StepSpan& a = m_stepsA[static_cast<std::size_t>(it->baseline)];
     const StepSpan& b = m_stepsB[static_cast<std::size_t>(it->optimized)];
     QString s = tr("%1 → %2: %3 → %4 (%5); computing %6, communication not overlapped %7, free %8")
-                    .arg(qstr(a.name), qstr(b.name), formatDuration(a.duration()), formatDuration(b.duration()),
+                    .arg(qstr(a.name), qstr(b.name), fmt::duration(a.duration()), fmt::duration(b.duration()),
                          fmt::signedDuration(it->stepDelta), fmt::signedDuration(it->computingDelta), fmt::signedDuration(it->commDelta),
                          fmt::signedDuration(it->freeDelta));
     QStringList ops;

@@ -8,6 +8,7 @@
 #include "views/load_controller.h"
 #include "views/selection_controller.h"
 #include "views/summary_strip.h"
+#include "views/format.h"
 #include "views/time_format.h"
 #include "views/timeline_view.h"
 #include "views/utilization_plots.h"
@@ -262,13 +263,13 @@ void MainWindow::updateBanner(const SessionPtr& s)
                                     s->ranks.size() > 1 ? tr("rank %1, ").arg(p.rank >= 0 ? p.rank : static_cast<int>(r)) : QString(),
                                     megabytes(f.bytes), QString::fromStdString(d->reason).toHtmlEscaped());
             if (kept > std::numeric_limits<TimeNs>::min())
-                line += tr(" The timeline ends %1 after the start.").arg(formatDuration(kept - m_sel->timeOrigin()));
+                line += tr(" The timeline ends %1 after the start.").arg(fmt::duration(kept - m_sel->timeOrigin()));
             cuts << line;
             for (const FileRecord& side : p.files)
                 if (side.status == FileStatus::Loaded && coversRunBeside(side.kind))
                     beside << QFileInfo(QString::fromStdString(side.path)).fileName();
             if (kernels > kept && kept > std::numeric_limits<TimeNs>::min())
-                beside << tr("the kernel table runs %1 past the cut").arg(formatDuration(kernels - kept));
+                beside << tr("the kernel table runs %1 past the cut").arg(fmt::duration(kernels - kept));
         }
     }
     if (cuts.isEmpty()) {

@@ -1,6 +1,7 @@
 #include "views/overview_lanes.h"
 
 #include "model/analysis/time_axis.h"
+#include "views/format.h"
 #include "views/time_format.h"
 
 #include <QHelpEvent>
@@ -92,7 +93,7 @@ QString OverviewLanes::toolTipAt(const QPoint& pos) const
         const double w = std::max(1, viewport()->width() - kLabelWidth);
         const TimeNs px = std::max<TimeNs>(1, static_cast<TimeNs>(static_cast<double>(m_end - m_begin) / w));
         const double share = busyShare(lane, t, t + px);
-        text += tr("\nat %1: %2").arg(formatDuration(t - m_begin),
+        text += tr("\nat %1: %2").arg(fmt::duration(t - m_begin),
                                       std::isnan(share) ? tr("outside the rank's trace") : tr("%1 %% busy").arg(share * 100.0, 0, 'f', 1));
     }
     text += tr("\n%1 tasks · double-click opens the rank's folder").arg(m_lanes[static_cast<std::size_t>(lane)].tasks);
@@ -160,7 +161,7 @@ void OverviewLanes::paintEvent(QPaintEvent*)
     p.fillRect(QRect(0, 0, vr.width(), kAxisHeight), pal.window());
     p.setPen(pal.windowText().color());
     p.drawText(QRect(4, 0, kLabelWidth - 8, kAxisHeight), Qt::AlignVCenter,
-               tr("%1 lanes of %2").arg(laneCount()).arg(formatDuration(m_end - m_begin)));
+               tr("%1 lanes of %2").arg(laneCount()).arg(fmt::duration(m_end - m_begin)));
     const TimeTicks ticks = timeTicks(0, m_end - m_begin, width);
     for (TimeNs t = ticks.first; t <= m_end - m_begin; t += ticks.step) {
         const double x = xOf(m_begin + t);

@@ -18,7 +18,7 @@ namespace {
 // A time from the trace start, as the advisor's evidence writes it: "at 47.483 ms".
 QString atText(TimeNs relative) { return QStringLiteral("%1 ms").arg(QString::number(static_cast<double>(relative) / 1e6, 'f', 3)); }
 
-QString durationText(TimeNs ns) { return QStringLiteral("%1 (%2 ns)").arg(formatDuration(ns)).arg(ns); }
+QString durationText(TimeNs ns) { return QStringLiteral("%1 (%2 ns)").arg(fmt::duration(ns)).arg(ns); }
 
 } // namespace
 
@@ -177,7 +177,7 @@ void SelectionPanel::refresh()
         auto link = [&](QTreeWidgetItem* sec, const SliceLink& l, const QString& label) {
             const QString where = l.slice == kNone
                 ? tr("%1 at %2 (no slice there)").arg(qstr(l.track), atText(l.start))
-                : tr("%1 · %2 · at %3 · %4").arg(qstr(l.name), qstr(l.track), atText(l.start), formatDuration(l.dur));
+                : tr("%1 · %2 · at %3 · %4").arg(qstr(l.name), qstr(l.track), atText(l.start), fmt::duration(l.dur));
             auto* it = new QTreeWidgetItem(sec, {label, where});
             if (l.slice != kNone) {
                 it->setData(0, LinkRole, l.slice);
@@ -220,14 +220,14 @@ void SelectionPanel::refresh()
         m_nameKey = joined ? qstr(std::string(p->str(p->kernels.name[k]))) : qstr(d.name);
         m_typeKey = joined && !p->str(p->kernels.type[k]).empty() ? qstr(std::string(p->str(p->kernels.type[k]))) : m_nameKey;
         m_key = m_groupBy == GroupBy::Type ? m_typeKey : m_nameKey;
-        title << tr("%1 · start %2 · %3").arg(rankText + qstr(d.track), atText(d.start), formatDuration(d.dur));
+        title << tr("%1 · start %2 · %3").arg(rankText + qstr(d.track), atText(d.start), fmt::duration(d.dur));
     }
     if (const auto r = m_sel->selectedRange(); r && !r->empty()) {
         QTreeWidgetItem* sec = section(tr("Range"));
         new QTreeWidgetItem(sec, {tr("Duration"), durationText(r->end - r->begin)});
         new QTreeWidgetItem(sec, {tr("From"), atText(r->begin - origin)});
         new QTreeWidgetItem(sec, {tr("To"), atText(r->end - origin)});
-        title << tr("Range of %1").arg(formatDuration(r->end - r->begin));
+        title << tr("Range of %1").arg(fmt::duration(r->end - r->begin));
     }
 
     if (title.isEmpty())

@@ -1,5 +1,6 @@
 #include "views/summary_strip.h"
 
+#include "views/format.h"
 #include "views/time_format.h"
 
 #include <QTimer>
@@ -99,7 +100,7 @@ void SummaryStrip::showRank(const Profile& p, const ProfileSummary& sum)
 {
     const QString who = rankLabel(p);
     QStringList parts;
-    parts << tr("%1: step %2").arg(who, sum.stepTime > 0 ? formatDuration(sum.stepTime) : QStringLiteral("–"));
+    parts << tr("%1: step %2").arg(who, sum.stepTime > 0 ? fmt::duration(sum.stepTime) : QStringLiteral("–"));
     if (sum.steps == 1)
         parts.last() += tr(" (1 step)");
     else if (sum.steps > 1 && sum.partialSteps > 0)
@@ -140,8 +141,8 @@ void SummaryStrip::showAllRanks(const std::vector<ProfileSummary>& sums)
     auto durations = [](const RankSpread& r) {
         if (r.count == 0)
             return QStringLiteral("–");
-        return QStringLiteral("%1 / %2 / %3").arg(formatDuration(roundNs(r.min)), formatDuration(roundNs(r.median)),
-                                                  formatDuration(roundNs(r.max)));
+        return QStringLiteral("%1 / %2 / %3").arg(fmt::duration(roundNs(r.min)), fmt::duration(roundNs(r.median)),
+                                                  fmt::duration(roundNs(r.max)));
     };
     auto percents = [](const RankSpread& r) {
         if (r.count == 0)

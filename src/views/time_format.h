@@ -1,14 +1,12 @@
 #pragma once
-// Units chosen for the magnitude with 3 significant digits (UI.md "Look"): one place so the
-// ruler, tooltips, summary strip and status bar agree.
+// Counts and the ruler's times (UI.md "Look"): one place so the ruler, tooltips, summary strip
+// and status bar agree. A duration is fmt::duration (views/format.h), the CLI's units.
 #include "model/store/ids.h"
 
 #include <QString>
 
 namespace npuscope {
 
-QString formatDuration(TimeNs ns);   // "812 ns", "18.7 µs", "52.0 ms", "1.20 s"
-QString formatDurationMs(double ms); // same, from milliseconds
 QString formatCount(std::uint64_t n); // "4,212,880"
 // A "nice" ruler step (1, 2 or 5 × 10^k ns) of at least minNs.
 TimeNs niceStep(double minNs);

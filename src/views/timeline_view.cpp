@@ -693,7 +693,7 @@ void TimelineView::drawRuler(QPainter& p) const
                    formatOffset(t - origin, ticks.step, ticks.span));
     }
     p.drawText(QRect(4, 0, kLabelWidth - 8, kRulerHeight), Qt::AlignVCenter | Qt::AlignLeft,
-               tr("window %1").arg(formatDuration(v.end - v.begin)));
+               tr("window %1").arg(fmt::duration(v.end - v.begin)));
     // A selected range shows its duration on the ruler, over the ticks, between its edges.
     if (const auto r = m_sel->selectedRange()) {
         const QString text = rangeLabel();
@@ -718,7 +718,7 @@ void TimelineView::drawRuler(QPainter& p) const
 QString TimelineView::rangeLabel() const
 {
     const auto r = m_sel->selectedRange();
-    return r ? QStringLiteral("↔ %1").arg(formatDuration(r->end - r->begin)) : QString();
+    return r ? QStringLiteral("↔ %1").arg(fmt::duration(r->end - r->begin)) : QString();
 }
 
 void TimelineView::drawLegend(QPainter& p) const

@@ -301,7 +301,7 @@ QString TimelineView::tooltipFor(const DrawItem& it) const
     const TimeNs origin = m_sel->timeOrigin();
     if (it.merged) {
         return tr("<b>%1 slices</b> folded into this mark (narrower than a pixel)<br>from %2 · zoom in to see them")
-            .arg(formatCount(it.count), formatDuration(p.slices.start[it.slice] - origin));
+            .arg(formatCount(it.count), fmt::duration(p.slices.start[it.slice] - origin));
     }
     const std::uint32_t r = it.slice;
     QString html = QStringLiteral("<b>%1</b>").arg(qstr(p.str(p.slices.name[r])).toHtmlEscaped());
@@ -312,8 +312,8 @@ QString TimelineView::tooltipFor(const DrawItem& it) const
     const std::uint32_t k = p.slices.kernel[r];
     const bool joined = k != kNone && k < p.kernels.size();
     line(tr("Type"), joined ? qstr(p.str(p.kernels.type[k])) : qstr(p.str(p.slices.category[r])));
-    line(tr("Start"), tr("%1 after %2").arg(formatDuration(p.slices.start[r] - origin), m_sel->timeOriginName()));
-    line(tr("Duration"), formatDuration(p.slices.dur[r]));
+    line(tr("Start"), tr("%1 after %2").arg(fmt::duration(p.slices.start[r] - origin), m_sel->timeOriginName()));
+    line(tr("Duration"), fmt::duration(p.slices.dur[r]));
     line(tr("Track"), QStringLiteral("%1 · %2").arg(m_layout.groups[static_cast<std::size_t>(lane.group)].title, lane.name));
     if (p.slices.taskId[r] != kNone)
         line(tr("Task Id"), QString::number(p.slices.taskId[r]));

@@ -94,7 +94,7 @@ private slots:
         // Missing metrics sort below every number instead of comparing unordered.
         QVERIFY(m.index(cast, M::ReadBw).data(M::SortRole).toDouble() < 0);
         // Display text: unit chosen for the magnitude, 3 significant digits.
-        QCOMPARE(m.index(mm, M::Total).data().toString(), QStringLiteral("12 µs"));
+        QCOMPARE(m.index(mm, M::Total).data().toString(), QStringLiteral("12.0 µs")); // three significant digits, as every duration
         QCOMPARE(m.index(cast, M::Avg).data().toString(), QStringLiteral("550 ns"));
         QCOMPARE(m.index(mm, M::ReadBw).data().toString(), QStringLiteral("150 GB/s"));
         QCOMPARE(m.index(mm, M::Share).data().toString(), QStringLiteral("55.8 %"));
@@ -212,7 +212,7 @@ private slots:
         QCOMPARE(raw(m, 1, M::Total).toDouble(), 250000.0);
         QVERIFY(!raw(m, 0, M::P50).isValid());
         QVERIFY(!m.columnApplies(M::P50));
-        QCOMPARE(m.index(0, M::Total).data().toString(), QStringLiteral("2 ms"));
+        QCOMPARE(m.index(0, M::Total).data().toString(), QStringLiteral("2.00 ms"));
         QCOMPARE(m.headerData(M::Name, Qt::Horizontal).toString(), QStringLiteral("Collective"));
         m.setPreset(RankingPreset::Duration);
         QCOMPARE(m.rowCount(), 3);

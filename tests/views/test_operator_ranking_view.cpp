@@ -71,9 +71,9 @@ private slots:
         QCOMPARE(detail.fieldText(QStringLiteral("outputDtypes")), QStringLiteral("FLOAT16"));
         QCOMPARE(detail.fieldText(QStringLiteral("blockDim")), QStringLiteral("40"));
         QCOMPARE(detail.fieldText(QStringLiteral("count")), QStringLiteral("2"));
-        QCOMPARE(detail.fieldText(QStringLiteral("total")), QStringLiteral("4 µs"));
-        QCOMPARE(detail.fieldText(QStringLiteral("p50")), QStringLiteral("1 µs"));
-        QCOMPARE(detail.fieldText(QStringLiteral("p99")), QStringLiteral("3 µs"));
+        QCOMPARE(detail.fieldText(QStringLiteral("total")), QStringLiteral("4.00 µs"));
+        QCOMPARE(detail.fieldText(QStringLiteral("p50")), QStringLiteral("1.00 µs"));
+        QCOMPARE(detail.fieldText(QStringLiteral("p99")), QStringLiteral("3.00 µs"));
         QCOMPARE(detail.fieldText(QStringLiteral("readBw")), QStringLiteral("300 GB/s"));
         QCOMPARE(detail.fieldText(QStringLiteral("l2Hit")), QStringLiteral("—"));
         QCOMPARE(detail.fieldText(QStringLiteral("bound")), QStringLiteral("latency"));
@@ -223,7 +223,7 @@ private slots:
         ranking.tableView()->selectRow(0);
         const QString csv = ranking.selectionAsCsv();
         QVERIFY2(csv.startsWith(QStringLiteral("OP Type,Count,Total,Share,")), qPrintable(csv));
-        QVERIFY2(csv.contains(QStringLiteral("\nMatMulV2,3,12 µs,55.8 %,4 µs,")), qPrintable(csv));
+        QVERIFY2(csv.contains(QStringLiteral("\nMatMulV2,3,12.0 µs,55.8 %,4.00 µs,")), qPrintable(csv));
 
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("ops.csv"));

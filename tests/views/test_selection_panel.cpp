@@ -8,6 +8,7 @@
 #include "views/selection_controller.h"
 #include "views/selection_panel.h"
 #include "views/summary_strip.h"
+#include "views/format.h"
 #include "views/time_format.h"
 #include "views/timeline_view.h"
 #include "views/utilization_plots.h"
@@ -138,9 +139,9 @@ private slots:
         QVERIFY(panel->title().contains(name.toHtmlEscaped()));
         QCOMPARE(panel->fieldText(QStringLiteral("Start"), QStringLiteral("Slice")), msText(b - traceStart(*s)));
         QCOMPARE(panel->fieldText(QStringLiteral("Duration"), QStringLiteral("Slice")),
-                 QStringLiteral("%1 (%2 ns)").arg(formatDuration(d)).arg(d));
+                 QStringLiteral("%1 (%2 ns)").arg(fmt::duration(d)).arg(d));
         QCOMPARE(panel->fieldText(QStringLiteral("Self time"), QStringLiteral("Slice")),
-                 QStringLiteral("%1 (%2 ns)").arg(formatDuration(d)).arg(d)); // device tasks do not nest
+                 QStringLiteral("%1 (%2 ns)").arg(fmt::duration(d)).arg(d)); // device tasks do not nest
         QVERIFY(panel->fieldText(QStringLiteral("Track"), QStringLiteral("Slice")).startsWith(QStringLiteral("Ascend Hardware · Stream")));
         QCOMPARE(panel->fieldText(QStringLiteral("Task Id"), QStringLiteral("Arguments")), QString::number(p.slices.taskId[task]));
         QCOMPARE(panel->fieldText(QStringLiteral("Type"), QStringLiteral("Kernel row")), QString::fromUtf8(p.str(p.kernels.type[k])));
@@ -170,7 +171,7 @@ private slots:
         const TimeRange range{b, b + 2'500'000};
         w.selection()->setSelectedRange(range);
         QCOMPARE(panel->fieldText(QStringLiteral("Duration"), QStringLiteral("Range")),
-                 QStringLiteral("%1 (%2 ns)").arg(formatDuration(2'500'000)).arg(2'500'000));
+                 QStringLiteral("%1 (%2 ns)").arg(fmt::duration(2'500'000)).arg(2'500'000));
         w.grab().save(QDir::temp().filePath(QStringLiteral("npuscope-selection-panel.png")));
     }
 
@@ -286,8 +287,8 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(!w.summary()->busy(), 30000);
         const QString strip = w.summary()->plainText();
         QVERIFY2(strip.startsWith(QStringLiteral("All 4 ranks (min / median / max): step %1 / %2 / %3")
-                                      .arg(formatDuration(steps[0]), formatDuration(roundNs((steps[1] + steps[2]) / 2.0)),
-                                           formatDuration(steps[3]))),
+                                      .arg(fmt::duration(steps[0]), fmt::duration(roundNs((steps[1] + steps[2]) / 2.0)),
+                                           fmt::duration(steps[3]))),
                  qPrintable(strip));
         // The plots say whose curves they draw: rank 1's, chosen before All ranks was.
         QCOMPARE(w.plots()->rankNote(), QStringLiteral("Curves of rank 1 only; the rest of the window shows all ranks"));

@@ -9,7 +9,8 @@ namespace npuscope {
 namespace {
 
 // value in [0, inf) scaled down by `step` until it prints below 1000 with 3 significant digits.
-std::string scaled(double value, double step, const char* const* units, int unitCount)
+// `smallestFirst`: units[0] is the smallest of its kind (ns, B) and prints whole when integral.
+std::string scaled(double value, double step, const char* const* units, int unitCount, bool smallestFirst = true)
 {
     if (std::isnan(value))
         return "—";
@@ -31,7 +32,7 @@ std::string scaled(double value, double step, const char* const* units, int unit
         ++u;
     }
     // Integral smallest units (ns, B) need no decimals.
-    if (u == 0 && v == std::floor(v))
+    if (u == 0 && smallestFirst && v == std::floor(v))
         std::snprintf(buf, sizeof buf, "%.0f", v);
     return std::string(negative ? "-" : "") + buf + " " + units[u];
 }
@@ -55,11 +56,11 @@ std::string formatDuration(TimeNs ns)
     static const char* const units[] = {"ns", "µs", "ms", "s"};
     const double v = static_cast<double>(ns);
     if (std::fabs(v) >= 1e9)
-        return scaled(v / 1e9, 1000.0, units + 3, 1);
+        return scaled(v / 1e9, 1000.0, units + 3, 1, false);
     if (std::fabs(v) >= 1e6)
-        return scaled(v / 1e6, 1000.0, units + 2, 2);
+        return scaled(v / 1e6, 1000.0, units + 2, 2, false);
     if (std::fabs(v) >= 1e3)
-        return scaled(v / 1e3, 1000.0, units + 1, 3);
+        return scaled(v / 1e3, 1000.0, units + 1, 3, false);
     return scaled(v, 1000.0, units, 4);
 }
 
