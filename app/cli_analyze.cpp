@@ -28,13 +28,14 @@ namespace npuscope::cli {
 
 namespace {
 
-const char* kHelp =
+// --help, around the metrics' lines that metricHelp() writes from the table.
+const char* kHelpHead =
     "Usage: npuscope analyze --import PATH... [options]\n"
     "\n"
     "Rank operators (or communication ops) of one or more profiles by cost.\n"
     "\n"
-    "  --import PATH...        profile folders or files; several paths and globs (ranks of a cluster)\n"
-    "  --metric M              duration (default) | memory_bandwidth | communication_duration | memory\n"
+    "  --import PATH...        profile folders or files; several paths and globs (ranks of a cluster)\n";
+const char* kHelpOptions =
     "  --top N                 rows per rank (default 10, 0 = all)\n"
     "  --sort ORDER            descending (default) | ascending\n"
     "  --group-by G            type (OP Type, default) | name (Op Name)\n"
@@ -47,14 +48,8 @@ const char* kHelp =
     "  --no-cache              read the files, not the session cache, and do not write it\n"
     "  -h, --help              this help\n"
     "\n"
-    "Columns:\n"
-    "  duration:               rank,operator_name,duration_ms,aic_utilization,l2_cache_hit_rate,count,avg_us,max_us,share,...\n"
-    "  memory_bandwidth:       rank,operator_name,memory_read_GBps,memory_write_GBps,memory_bandwidth_utilization,duration_ms,count,...\n"
-    "  communication_duration: rank,operator_name,duration_ms,communication_volume_GB,count,wait_ms,transit_ms\n"
-    "  memory:                 rank,operator_name,allocation_MB,allocated_at_ms,released_at_ms,duration_ms\n"
-    "                          one row per allocation of operator_memory.csv (or OP_MEMORY), by size (MB = 2^20 B);\n"
-    "                          times are the profile's clock in ms; released_at_ms and duration_ms are empty\n"
-    "                          for an allocation still held when the capture ended\n"
+    "Columns:\n";
+const char* kHelpTail =
     "A 'device' column (the profile's rank id) is added when several ranks are imported.\n"
     "Exit codes: 0 ok, 1 input problem, 2 usage.\n";
 
@@ -63,6 +58,9 @@ int usage(const std::string& msg)
     std::fprintf(stderr, "npuscope analyze: %s\nTry 'npuscope analyze --help'.\n", msg.c_str());
     return 2;
 }
+
+struct Metric;
+const Metric* findMetric(const std::string& name);
 
 struct Options {
     std::vector<std::string> imports;
@@ -158,8 +156,8 @@ int parse(const Args& args, Options& o)
         } else if (is("--metric")) {
             if (!value(i, "--metric", v))
                 return usage("--metric needs a value");
-            if (v != "duration" && v != "memory_bandwidth" && v != "communication_duration" && v != "memory")
-                return usage("unknown metric '" + v + "' (duration, memory_bandwidth, communication_duration, memory)");
+            if (!findMetric(v))
+                return usage("unknown metric '" + v + "' (" + metricNames(", ") + ")");
             o.metric = v;
         } else if (is("--top")) {
             if (!value(i, "--top", v))
@@ -227,7 +225,7 @@ std::string us(TimeNs ns) { return nsToMicrosText(ns); }
 std::string count(std::uint64_t n) { return std::to_string(n); }
 
 // Rows of one rank for the operator metrics, already sorted and cut.
-void operatorRows(const Profile& p, const Options& o, bool multi, Table& t)
+void operatorRows(const Profile& p, const Options& o, bool multi, Table& t, bool bw)
 {
     OpStatsOptions so;
     so.groupBy = o.groupBy;
@@ -235,7 +233,6 @@ void operatorRows(const Profile& p, const Options& o, bool multi, Table& t)
     so.peakHbmGBps = peak;
     so.rankGenericSlices = true; // a generic Chrome trace ranks its slices by name
     std::vector<OpGroupStats> groups = computeOpStats(p, so).groups;
-    const bool bw = o.metric == "memory_bandwidth";
     auto bwOf = [](const OpGroupStats& g) {
         if (std::isnan(g.readGBps) && std::isnan(g.writeGBps))
             return kNaN;
@@ -308,7 +305,7 @@ std::string rendered(const Table& t, const Options& o, const std::vector<InputPr
            + ",\n\"rows\": " + t.toJson() + "}\n";
 }
 
-Table makeTable(const std::string& metric, bool multi);
+Table makeTable(const Metric& metric, bool multi);
 
 void commRows(std::vector<CommStats> s, int rank, const Options& o, bool multi, Table& t)
 {
@@ -364,7 +361,7 @@ bool summaryCommRows(const std::string& path, const Options& o, Table*& t, std::
         return false;
     }
     const bool multi = doc["ranks"].size() > 1;
-    holder = std::make_unique<Table>(makeTable(o.metric, multi));
+    holder = std::make_unique<Table>(makeTable(*findMetric(o.metric), multi));
     t = holder.get();
     for (const auto& r : doc["ranks"]) {
         std::vector<CommStats> stats;
@@ -384,58 +381,118 @@ bool summaryCommRows(const std::string& path, const Options& o, Table*& t, std::
     return true;
 }
 
-Table makeTable(const std::string& metric, bool multi)
+// One row per --metric: its name, its columns in order (rank, the row's position, and
+// operator_name are columns of the metrics that have them, not of every table), the rows of one
+// rank, its lines under "Columns:" in --help, and what an input without rows lacks. Parsing,
+// --help, the usage messages and `npuscope --help` read it; a new metric is one row here.
+struct Metric {
+    struct Column {
+        const char* name;
+        bool numeric;
+    };
+    const char* name;
+    std::vector<Column> columns;
+    void (*rows)(const Profile& p, const Options& o, bool multi, Table& t);
+    const char* help;    // lines after its columns in --help, each ending in a newline
+    const char* missing; // "no <missing>" when no rank gives a row
+};
+
+const std::vector<Metric>& metrics()
+{
+    static const std::vector<Metric> table{
+        {"duration",
+         {{"rank", true}, {"operator_name", false}, {"duration_ms", true}, {"aic_utilization", true},
+          {"l2_cache_hit_rate", true}, {"count", true}, {"avg_us", true}, {"max_us", true}, {"share", true},
+          {"min_us", true}, {"p50_us", true}, {"p90_us", true}, {"p99_us", true}, {"task_type", false},
+          {"bound", false}, {"self_ms", true}},
+         [](const Profile& p, const Options& o, bool multi, Table& t) { operatorRows(p, o, multi, t, false); },
+         "", "device tasks (kernel_details/op_summary or a timeline)"},
+        {"memory_bandwidth",
+         {{"rank", true}, {"operator_name", false}, {"memory_read_GBps", true}, {"memory_write_GBps", true},
+          {"memory_bandwidth_utilization", true}, {"duration_ms", true}, {"count", true}, {"task_type", false},
+          {"bound", false}},
+         [](const Profile& p, const Options& o, bool multi, Table& t) { operatorRows(p, o, multi, t, true); },
+         "", "device tasks (kernel_details/op_summary or a timeline)"},
+        {"communication_duration",
+         {{"rank", true}, {"operator_name", false}, {"duration_ms", true}, {"communication_volume_GB", true},
+          {"count", true}, {"wait_ms", true}, {"transit_ms", true}},
+         [](const Profile& p, const Options& o, bool multi, Table& t) { commRows(computeCommStats(p), p.rank, o, multi, t); },
+         "", "communication ops (communication.json or a Communication timeline)"},
+        {"memory",
+         {{"rank", true}, {"operator_name", false}, {"allocation_MB", true}, {"allocated_at_ms", true},
+          {"released_at_ms", true}, {"duration_ms", true}},
+         memoryRows,
+         "one row per allocation of operator_memory.csv (or OP_MEMORY), by size (MB = 2^20 B);\n"
+         "times are the profile's clock in ms; released_at_ms and duration_ms are empty\n"
+         "for an allocation still held when the capture ended\n",
+         "operator allocations (operator_memory.csv or the OP_MEMORY table: collect with profile_memory=True)"},
+    };
+    return table;
+}
+
+const Metric* findMetric(const std::string& name)
+{
+    for (const Metric& m : metrics())
+        if (name == m.name)
+            return &m;
+    return nullptr;
+}
+
+Table makeTable(const Metric& metric, bool multi)
 {
     Table t;
-    t.addColumn("rank", true);
-    t.addColumn("operator_name", false);
-    if (metric == "memory") {
-        t.addColumn("allocation_MB", true);
-        t.addColumn("allocated_at_ms", true);
-        t.addColumn("released_at_ms", true);
-        t.addColumn("duration_ms", true);
-    } else if (metric == "memory_bandwidth") {
-        t.addColumn("memory_read_GBps", true);
-        t.addColumn("memory_write_GBps", true);
-        t.addColumn("memory_bandwidth_utilization", true);
-        t.addColumn("duration_ms", true);
-        t.addColumn("count", true);
-        t.addColumn("task_type", false);
-        t.addColumn("bound", false);
-    } else if (metric == "communication_duration") {
-        t.addColumn("duration_ms", true);
-        t.addColumn("communication_volume_GB", true);
-        t.addColumn("count", true);
-        t.addColumn("wait_ms", true);
-        t.addColumn("transit_ms", true);
-    } else {
-        t.addColumn("duration_ms", true);
-        t.addColumn("aic_utilization", true);
-        t.addColumn("l2_cache_hit_rate", true);
-        t.addColumn("count", true);
-        t.addColumn("avg_us", true);
-        t.addColumn("max_us", true);
-        t.addColumn("share", true);
-        t.addColumn("min_us", true);
-        t.addColumn("p50_us", true);
-        t.addColumn("p90_us", true);
-        t.addColumn("p99_us", true);
-        t.addColumn("task_type", false);
-        t.addColumn("bound", false);
-        t.addColumn("self_ms", true);
-    }
+    for (const Metric::Column& c : metric.columns)
+        t.addColumn(c.name, c.numeric);
     if (multi)
         t.addColumn("device", true);
     return t;
 }
 
+// The --metric line and the "Columns:" lines of --help; the columns wrapped under each other.
+std::string metricHelp()
+{
+    const std::string indent(26, ' ');
+    std::string out = "  --metric M              ";
+    for (const Metric& m : metrics())
+        out += std::string(&m == &metrics().front() ? "" : " | ") + m.name + (&m == &metrics().front() ? " (default)" : "");
+    out += "\n";
+    out += kHelpOptions;
+    for (const Metric& m : metrics()) {
+        std::string line = "  " + std::string(m.name) + ":";
+        line.resize(std::max(line.size() + 1, indent.size()), ' ');
+        for (const Metric::Column& c : m.columns) {
+            const std::string item = std::string(c.name) + (&c == &m.columns.back() ? "" : ",");
+            if (line.size() + item.size() > 100 && line.size() > indent.size()) {
+                out += line + "\n";
+                line = indent;
+            }
+            line += item;
+        }
+        out += line + "\n";
+        for (const char* h = m.help; *h;) {
+            const char* eol = std::strchr(h, '\n');
+            out += indent + std::string(h, eol) + "\n";
+            h = eol + 1;
+        }
+    }
+    return out;
+}
+
 } // namespace
+
+std::string metricNames(const char* separator)
+{
+    std::string out;
+    for (const Metric& m : metrics())
+        out += (out.empty() ? "" : separator) + std::string(m.name);
+    return out;
+}
 
 int analyze(const Args& args)
 {
     for (const auto& a : args)
         if (a == "--help" || a == "-h") {
-            std::fputs(kHelp, stdout);
+            std::fputs((kHelpHead + metricHelp() + kHelpTail).c_str(), stdout);
             return 0;
         }
     Options o;
@@ -493,23 +550,12 @@ int analyze(const Args& args)
     }
 
     const bool multi = s.ranks.size() > 1;
-    Table t = makeTable(o.metric, multi);
-    for (const ProfilePtr& p : s.ranks) {
-        if (o.metric == "communication_duration")
-            commRows(computeCommStats(*p), p->rank, o, multi, t);
-        else if (o.metric == "memory")
-            memoryRows(*p, o, multi, t);
-        else
-            operatorRows(*p, o, multi, t);
-    }
+    const Metric& metric = *findMetric(o.metric);
+    Table t = makeTable(metric, multi);
+    for (const ProfilePtr& p : s.ranks)
+        metric.rows(*p, o, multi, t);
     if (t.rows.empty())
-        printError("analyze", paths[0] + ": no "
-                                  + (o.metric == "communication_duration"
-                                         ? "communication ops (communication.json or a Communication timeline)"
-                                     : o.metric == "memory"
-                                         ? "operator allocations (operator_memory.csv or the OP_MEMORY table: "
-                                           "collect with profile_memory=True)"
-                                         : "device tasks (kernel_details/op_summary or a timeline)"));
+        printError("analyze", paths[0] + ": no " + metric.missing);
     return writeOutput("analyze", o.exportPath, rendered(t, o, problems)) ? 0 : 1;
 }
 

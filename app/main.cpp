@@ -13,7 +13,7 @@ namespace {
 
 void printHelp()
 {
-    std::fputs(
+    std::printf(
         "npuscope " NPUSCOPE_VERSION " - trace viewer and performance advisor for Ascend NPU profiling data\n"
         "\n"
         "Usage:\n"
@@ -23,11 +23,11 @@ void printHelp()
         "  npuscope BASELINE --compare OPTIMIZED  open the GUI on BASELINE with the Compare tab\n"
         "  npuscope PATH --zoom START END      open the GUI showing START..END (from the trace start,\n"
         "                                      with units: 12.1ms, 500us, 1.2s, 800ns)\n"
-        "  npuscope PATH --select START END    open the GUI with START..END selected, shown with 10 %\n"
+        "  npuscope PATH --select START END    open the GUI with START..END selected, shown with 10 %%\n"
         "                                      of its width on each side\n"
         "  npuscope PATH ... --screenshot FILE save the window as a PNG once loaded, then quit\n"
         "  npuscope info PATH... [--format text|json] [--prefer text|db] [--no-cache]\n"
-        "  npuscope analyze --import PATH... [--metric duration|memory_bandwidth|communication_duration]\n"
+        "  npuscope analyze --import PATH... [--metric %s]\n"
         "           [--top N] [--sort descending|ascending] [--group-by type|name]\n"
         "           [--format csv|json|table|chrome_trace] [--export FILE] [--peak-hbm-gbps X]\n"
         "  npuscope advise PATH [--format text|markdown|json|html|pdf] [-o FILE] [--advisor-config FILE]\n"
@@ -36,7 +36,8 @@ void printHelp()
         "  npuscope synth OUT_DIR [--scenario llama2-baseline|llama2-optimized|cluster-slowrank]\n"
         "           [--layout torch_npu|msprof]\n"
         "           [--ranks N] [--steps N] [--seed N] [--target-mb N] [--shape NAME]\n"
-        "  npuscope bench [--size-mb N] [--out DIR] [--shape NAME|all]\n"
+        "  npuscope bench [OPTION]...          the benchmarks: starts npuscope-bench, built beside npuscope\n"
+        "                                      in a build tree (not installed by the package)\n"
         "  npuscope cache list|clear           the session cache (info, analyze, advise and compare\n"
         "                                      take --no-cache)\n"
         "  [mpirun -np P] npuscope cluster-summary ROOT -o SUMMARY [--ranks-from FILE] [--threads N]\n"
@@ -44,7 +45,7 @@ void printHelp()
         "  npuscope --version | --help\n"
         "\n"
         "Each verb takes --help. Exit codes: 0 ok, 1 input problem, 2 usage.\n",
-        stdout);
+        npuscope::cli::metricNames("|").c_str());
 }
 
 } // namespace

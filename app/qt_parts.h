@@ -1,11 +1,10 @@
 #pragma once
-// What needs Qt, apart from the window (gui_main.h) and bench's frame timings
-// (cli_bench_frames.h): the reports drawn with QPainter.
+// What needs Qt, apart from the window (gui_main.h): the reports drawn with QPainter.
 //
 // `npuscope` links no Qt: its verbs start in a few milliseconds instead of the ~40 that mapping
 // Qt's libraries and theirs takes. `npuscope-gui` is the same program with Qt, built beside it
 // from the same sources plus app/gui/. A command line that needs Qt (no verb: the window; a PDF;
-// the HTML comparison with its chart; bench's frames) is handed over to it whole, before
+// the HTML comparison with its chart) is handed over to it whole, before
 // anything is read or written (app/handoff/qt_handoff.cpp).
 #include <string>
 

@@ -84,7 +84,7 @@ int generateProfile(const std::string& dir, double sizeMb, std::uint64_t seed, c
     o.seed = seed;
     o.format = format;
     if (!synth::applyShape(shape, o)) {
-        std::fprintf(stderr, "npuscope bench: unknown shape '%s'\n", shape.c_str());
+        std::fprintf(stderr, "npuscope-bench: unknown shape '%s'\n", shape.c_str());
         return 0;
     }
     if (compact) {
@@ -100,7 +100,7 @@ int generateProfile(const std::string& dir, double sizeMb, std::uint64_t seed, c
     const auto t0 = std::chrono::steady_clock::now();
     const synth::SynthResult r = synth::synthesize(dir, o);
     if (!r.ok) {
-        std::fprintf(stderr, "npuscope bench: generating failed: %s\n", r.error.c_str());
+        std::fprintf(stderr, "npuscope-bench: generating failed: %s\n", r.error.c_str());
         return 0;
     }
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -126,7 +126,7 @@ int dbVsTextBench(double sizeMb, const std::string& dirText, std::uint64_t seed)
     const LoadMeasure text = loadInChild(dir.string(), Prefer::Text);
     const LoadMeasure db = loadInChild(dir.string(), Prefer::Db);
 
-    std::printf("npuscope bench --db: %s, %ld cores\n", dir.c_str(), sysconf(_SC_NPROCESSORS_ONLN));
+    std::printf("npuscope-bench --db: %s, %ld cores\n", dir.c_str(), sysconf(_SC_NPROCESSORS_ONLN));
     std::printf("%-22s %10s %10s %10s %12s %10s %16s %14s\n", "export", "MB", "seconds", "MB/s", "device tasks",
                 "kernels", "sum kernel ns", "peak RSS MiB");
     auto row = [](const char* name, double mb, const LoadMeasure& m) {

@@ -1,5 +1,5 @@
 #pragma once
-// `npuscope bench --db`: the same generated rank loaded from its text export and from its
+// `npuscope-bench --db`: the same generated rank loaded from its text export and from its
 // SQLite export (FORMATS-DB.md), each in its own process, in the same run.
 #include <cstdint>
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// The references `npuscope bench` measures the real loader against, in the same run:
+// The references `npuscope-bench` measures the real loader against, in the same run:
 //  - the floor: a bare single-threaded simdjson On-Demand scan that reads ts (as text), dur,
 //    name, pid, tid and ph of every event, in reused 32 MB chunks cut at event boundaries;
 //  - the naive reference: nlohmann/json's SAX parse of the same JSON.

@@ -3,7 +3,8 @@
 # JSON code picks its AVX2 build at run time) and checks it in a throwaway root: contents, the
 # man page (gzip -9n, every option of --help documented), desktop entry and AppStream metainfo
 # validation, no AVX instruction outside the run-time dispatched code, apt resolving its
-# dependencies, and that the packaged binary runs its CLI verbs and its window (under Xvfb).
+# dependencies, no benchmark in it (npuscope-bench is built from bench/ and never installed), and
+# that the packaged binary runs its CLI verbs and its window (under Xvfb).
 # NPUSCOPE_PACKAGE_BUILD_DIR picks another build directory (default build-package); CI gives it the
 # test build (configured with NPUSCOPE_MARCH=x86-64), so the package costs no second build.
 set -euo pipefail
@@ -29,6 +30,9 @@ for f in usr/bin/npuscope usr/bin/npuscope-gui usr/share/applications/io.github.
          usr/share/man/man1/npuscope.1.gz usr/share/npuscope/advisor/thresholds.json; do
   test -s "$root/$f" || { echo "package check: missing $f" >&2; exit 1; }
 done
+if dpkg-deb -c "$deb" | grep -q 'npuscope-bench'; then
+  echo "package check: the package installs npuscope-bench (the benchmarks stay in the build tree)" >&2; exit 1
+fi
 if dpkg-deb -c "$deb" | grep -q 'usr/share/man/man1/npuscope\.1$'; then
   echo "package check: the man page is installed uncompressed" >&2; exit 1
 fi
@@ -65,6 +69,12 @@ apt-get install -s "$(realpath "$deb")" >/dev/null
 export XDG_CONFIG_HOME=$root/config XDG_CACHE_HOME=$root/cache
 echo "$version"
 "$bin" --help >/dev/null
+# The benchmarks are not in the shipped programs: their report lines are not either, and the
+# verb says where they come from.
+if grep -qa 'simdjson On-Demand scan' "$bin" "$root/usr/bin/npuscope-gui"; then
+  echo "package check: a packaged binary carries the benchmarks' code" >&2; exit 1
+fi
+"$bin" bench --help | grep -q 'not installed by the package'
 "$bin" synth "$root/demo" --quiet
 "$bin" info "$root/demo" >/dev/null
 "$bin" analyze --import "$root/demo" --metric duration --top 3 --format csv --export "$root/top.csv"

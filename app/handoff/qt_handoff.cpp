@@ -1,5 +1,4 @@
 // `npuscope` without Qt: what needs it is handed over to npuscope-gui (see app/qt_parts.h).
-#include "app/cli_bench_frames.h"
 #include "app/gui_main.h"
 #include "app/qt_parts.h"
 
@@ -58,9 +57,6 @@ int writeDrawnComparison(const CompareResult&, const std::string&, const std::st
     needQt();
     return 1;
 }
-
-void benchFrames(const std::string&, std::uint64_t) { needQt(); }
-void benchCurves(std::uint64_t) { needQt(); }
 
 } // namespace npuscope::cli
 

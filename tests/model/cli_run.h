@@ -9,11 +9,11 @@ struct CliRun {
     QString out, err;
 };
 
-// Runs `npuscope args...`; one that has not finished after `timeoutMs` is killed.
-inline CliRun runCli(const QStringList& args, int timeoutMs = 120000)
+// Runs `program args...`; one that has not finished after `timeoutMs` is killed.
+inline CliRun runProgram(const QString& program, const QStringList& args, int timeoutMs = 120000)
 {
     QProcess p;
-    p.start(QStringLiteral(NPUSCOPE_BINARY), args);
+    p.start(program, args);
     CliRun r;
     if (!p.waitForFinished(timeoutMs)) {
         p.kill();
@@ -24,4 +24,17 @@ inline CliRun runCli(const QStringList& args, int timeoutMs = 120000)
     r.out = QString::fromUtf8(p.readAllStandardOutput());
     r.err = QString::fromUtf8(p.readAllStandardError());
     return r;
+}
+
+// Runs `npuscope args...`.
+inline CliRun runCli(const QStringList& args, int timeoutMs = 120000)
+{
+    return runProgram(QStringLiteral(NPUSCOPE_BINARY), args, timeoutMs);
+}
+
+// npuscope-bench, built beside npuscope in the build tree (never installed).
+inline QString benchBinary()
+{
+    const QString cli = QStringLiteral(NPUSCOPE_BINARY);
+    return cli.left(cli.lastIndexOf(QLatin1Char('/')) + 1) + QStringLiteral("npuscope-bench");
 }

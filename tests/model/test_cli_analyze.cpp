@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <QRegularExpression>
 #include <QtTest>
 
 #include <cmath>
@@ -56,6 +57,54 @@ QString findFile(const QString& dir, const QString& name)
 class TestCliAnalyze : public QObject {
     Q_OBJECT
 private slots:
+    // One table of metrics feeds --metric, the usage message, both --help texts and the header
+    // each metric writes; the man page is checked against it here.
+    void metricsAreOneTable()
+    {
+        const Run help = run({"analyze", "--help"});
+        QCOMPARE(help.code, 0);
+        const QStringList helpLines = help.out.split(QLatin1Char('\n'));
+        QStringList names;
+        for (const QString& l : helpLines)
+            if (l.startsWith("  --metric M"))
+                names = l.mid(l.indexOf(QLatin1String("M ")) + 1).trimmed().remove(" (default)").split(" | ");
+        QCOMPARE(names.size(), 4);
+        QCOMPARE(names.front(), QString("duration"));
+
+        const Run usage = run({"analyze", "--import", kLevel1, "--metric", "bogus"});
+        QVERIFY2(usage.err.contains("(" + names.join(", ") + ")"), qPrintable(usage.err));
+        const Run top = run({"--help"});
+        QVERIFY2(top.out.contains("[--metric " + names.join('|') + "]"), qPrintable(top.out));
+
+        QFile man(QStringLiteral(NPUSCOPE_SOURCE_DIR "/packaging/npuscope.1"));
+        QVERIFY(man.open(QIODevice::ReadOnly));
+        const QString manText = QString::fromUtf8(man.readAll()).remove(QLatin1Char('\\'));
+        QVERIFY2(manText.contains("[fB--metricfR " + names.join('|') + "]"), "the man page's synopsis");
+        const qsizetype option = manText.indexOf(".BI --metric \" M\"\n");
+        QVERIFY(option >= 0);
+        const QString optionLine = manText.mid(option).section(QLatin1Char('\n'), 1, 1);
+        QStringList manNames;
+        for (auto it = QRegularExpression("fB([a-z_]+)fR").globalMatch(optionLine); it.hasNext();)
+            manNames << it.next().captured(1);
+        QCOMPARE(manNames, names);
+
+        // Each metric's columns as --help lists them (wrapped under each other) are the header
+        // it writes on one real rank, nothing in front.
+        const QString rank0 = kLevel1 + "/rank0_ascend_pt";
+        for (const QString& name : names) {
+            const qsizetype at = helpLines.indexOf(QRegularExpression("^  " + name + ":\\s+.*"));
+            QVERIFY2(at >= 0, qPrintable(name));
+            QString columns = helpLines[at].section(QLatin1Char(':'), 1).trimmed();
+            for (qsizetype i = at + 1; i < helpLines.size()
+                                       && QRegularExpression("^ {26}[A-Za-z0-9_,]+$").match(helpLines[i]).hasMatch();
+                 ++i)
+                columns += helpLines[i].trimmed();
+            const Run csv = run({"analyze", "--import", rank0, "--metric", name, "--format", "csv", "--top", "1"});
+            QCOMPARE(csv.code, 0);
+            QCOMPARE(lines(csv.out).value(0), columns);
+        }
+    }
+
     void helpAndUsage()
     {
         Run r = run({"analyze", "--help"});

@@ -1,4 +1,4 @@
-// `npuscope bench --shape` run as a process on small generated profiles: a row per shape whose
+// `npuscope-bench --shape` run as a process on small generated profiles: a row per shape whose
 // slice and flow counts are the X and s events of the shape's own trace_view.json (read here
 // with nlohmann), each a/b the quotient of its load and floor columns, and the worst shape the
 // row of the largest a/b. No time is asserted.
@@ -48,10 +48,10 @@ private slots:
         QTemporaryDir out;
         QVERIFY(out.isValid());
         const QStringList shapes{"ends-first", "process-ordered", "level1-dense"};
-        QStringList args{"bench", "--size-mb", "2", "--runs", "1", "--no-frames", "--out", out.path()};
+        QStringList args{"--size-mb", "2", "--runs", "1", "--no-frames", "--out", out.path()};
         for (const QString& s : shapes)
             args << "--shape" << s;
-        const CliRun r = runCli(args);
+        const CliRun r = runProgram(benchBinary(), args);
         QVERIFY2(r.code == 0, qPrintable(r.err + r.out));
         // shape MB load floor a/b advise rules reopen slices flows
         const QRegularExpression rowRe(
@@ -95,7 +95,7 @@ private slots:
     void unknownShapeIsAUsageError()
     {
         QTemporaryDir out;
-        const CliRun r = runCli({"bench", "--shape", "sorted", "--out", out.path()});
+        const CliRun r = runProgram(benchBinary(), {"--shape", "sorted", "--out", out.path()});
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains("unknown shape 'sorted'"), qPrintable(r.err));
     }

@@ -1,14 +1,14 @@
 #pragma once
-// `npuscope bench --shape`: the load against the floor, the rules and the reopen on each of the
-// generator's shapes (see cli_bench_shapes.cpp).
+// `npuscope-bench --shape`: the load against the floor, the rules and the reopen on each of the
+// generator's shapes (see bench_shapes.cpp).
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
 
-namespace npuscope::cli {
+namespace npuscope::bench {
 
-// One shape's figures, measured by bench's own runs (cli_bench.cpp).
+// One shape's figures, measured by bench's own runs (bench.cpp).
 struct ShapeFigures {
     bool ok = false;
     std::string error;
@@ -26,4 +26,4 @@ using MeasureShape = std::function<ShapeFigures(const std::string& folder, const
 int benchShapes(const std::vector<std::string>& shapes, double sizeMb, std::uint64_t seed, const std::string& out,
                 const MeasureShape& measure);
 
-} // namespace npuscope::cli
+} // namespace npuscope::bench

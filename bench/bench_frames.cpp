@@ -1,11 +1,11 @@
-// The rendering half of `npuscope bench`, each part in a child process with Qt's offscreen
+// The rendering half of `npuscope-bench`, each part in a child process with Qt's offscreen
 // platform: the time from the start of a load to the first painted timeline frame of the
 // generated profile, and the time to paint one frame of a 10 M-event profile at zoom levels from
 // the whole span down to a few microseconds, painted into an image kept across frames (as a
 // window paints into its backing store) and grabbed into a fresh pixmap. Then the utilisation
 // curves of a 10 M-task kernel table at the same zoom levels: the pyramid built once, then each
 // zoom step's windows read again and the plots replotted.
-#include "app/cli_bench_frames.h"
+#include "bench/bench_frames.h"
 
 #include "bench/child_process.h"
 #include "model/formats/loader.h"
@@ -25,7 +25,7 @@
 #include <random>
 #include <vector>
 
-namespace npuscope::cli {
+namespace npuscope::bench {
 
 namespace {
 
@@ -348,4 +348,4 @@ void benchFrames(const std::string& profileDir, std::uint64_t denseEvents)
                 worst, worstReused, frames.peakRssKb / 1024.0);
 }
 
-} // namespace npuscope::cli
+} // namespace npuscope::bench

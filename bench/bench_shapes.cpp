@@ -1,8 +1,8 @@
-// `npuscope bench --shape NAME|all`: the same model written in each of the generator's shapes
+// `npuscope-bench --shape NAME|all`: the same model written in each of the generator's shapes
 // (model/synth/shapes.cpp: interleaved, process-ordered, flow starts or ends en bloc,
 // device-task-heavy, the held-out export's level-1 density), each loaded against its own floor.
 // A performance claim holds for the worst shape, so the table ends by naming it.
-#include "app/cli_bench_shapes.h"
+#include "bench/bench_shapes.h"
 
 #include "bench/db_bench.h"
 #include "model/synth/synth.h"
@@ -10,13 +10,13 @@
 #include <cstdio>
 #include <filesystem>
 
-namespace npuscope::cli {
+namespace npuscope::bench {
 
 namespace {
 
 namespace fs = std::filesystem;
 
-// As bench names its real-shaped profile (cli_bench.cpp: profileDir), so that "real" is shared.
+// As bench names its real-shaped profile (bench.cpp: profileDir), so that "real" is shared.
 fs::path shapeDir(const std::string& out, const std::string& shape, double sizeMb, std::uint64_t seed)
 {
     char size[32];
@@ -57,7 +57,7 @@ int benchShapes(const std::vector<std::string>& asked, double sizeMb, std::uint6
                 shapes.push_back(n);
         else
             shapes.push_back(s);
-    std::printf("npuscope bench: shapes at %g MiB of timeline; a/b = full load / simdjson floor, medians of "
+    std::printf("npuscope-bench: shapes at %g MiB of timeline; a/b = full load / simdjson floor, medians of "
                 "alternating runs\n",
                 sizeMb);
     std::printf("%-16s %9s %8s %8s %6s %8s %8s %8s %10s %9s\n", "shape", "MB", "load s", "floor s", "a/b", "advise s",
@@ -97,4 +97,4 @@ int benchShapes(const std::vector<std::string>& asked, double sizeMb, std::uint6
     return failed == 0 ? 0 : 1;
 }
 
-} // namespace npuscope::cli
+} // namespace npuscope::bench
