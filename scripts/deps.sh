@@ -9,6 +9,7 @@ packages=(build-essential cmake pkg-config lld
 if [ "${1:-}" != "--build-only" ]; then
   packages+=(xvfb xauth poppler-utils desktop-file-utils appstream dpkg-dev file
              clang libclang-rt-14-dev llvm-14  # fuzz harnesses (libFuzzer), symbolized sanitizer reports
+             clang-format                      # the format test (scripts/check-format.sh)
              libopenmpi-dev openmpi-bin)       # cluster-summary across processes (-DNPUSCOPE_MPI=ON) and its tests
 fi
 missing=()

@@ -40,6 +40,18 @@ QString findingLabel(const advisor::Finding& f)
     }
 }
 
+enum Section { Minor, NotChecked, Passed, Other, SectionCount };
+
+QString sectionTitle(int s)
+{
+    switch (s) {
+    case Minor: return FindingsModel::tr("Minor (below min_share)");
+    case NotChecked: return FindingsModel::tr("Not checked");
+    case Passed: return FindingsModel::tr("Passed");
+    default: return FindingsModel::tr("Disabled / errors");
+    }
+}
+
 } // namespace
 
 FindingsModel::FindingsModel(QObject* parent) : QAbstractItemModel(parent) {}
@@ -65,27 +77,16 @@ void FindingsModel::addPlan()
     if (r.plan.empty())
         return;
     Group g;
-    double sum = 0;
-    for (const auto& p : r.plan)
-        sum += p.gain.nsPerStep;
-    g.row.label = tr("Plan: step %1 → %2 (estimate)").arg(qstr(advisor::fmtMs(r.T)), qstr(advisor::fmtMs(r.planStepNs)));
-    g.row.tooltip = qstr(advisor::planFormula(r));
-    g.row.gain = qstr(advisor::fmtMs(sum));
+    g.row.kind = RowKind::Plan;
     g.expanded = true;
     for (std::size_t i = 0; i < r.plan.size(); ++i) {
-        const advisor::PlanItem& p = r.plan[i];
         Row row;
-        row.label = QStringLiteral("%1. %2").arg(i + 1).arg(qstr(p.action));
-        row.tooltip = row.label + QStringLiteral("\n") + qstr(p.findingId + ": " + p.title);
-        row.gain = qstr(advisor::fmtMs(p.gain.nsPerStep));
-        row.gainTooltip = qstr(p.gain.text());
+        row.kind = RowKind::Action;
+        row.item = static_cast<int>(i);
         for (std::size_t k = 0; k < r.findings.size(); ++k)
-            if (r.findings[k].id == p.findingId) {
+            if (r.findings[k].id == r.plan[i].findingId)
                 row.finding = static_cast<int>(k);
-                row.severity = QStringLiteral("● ") + qstr(advisor::severityName(r.findings[k].severity));
-                row.severityColour = severityQColor(r.findings[k].severity);
-            }
-        g.children.push_back(std::move(row));
+        g.children.push_back(row);
     }
     m_groups.push_back(std::move(g));
 }
@@ -94,25 +95,15 @@ void FindingsModel::addPlan()
 // findings group by category, open; the other sections follow, closed, with their counts.
 void FindingsModel::addFindings()
 {
-    enum Section { Minor, NotChecked, Passed, Other, SectionCount };
-    const QString sectionTitle[SectionCount] = {tr("Minor (below min_share)"), tr("Not checked"), tr("Passed"),
-                                                tr("Disabled / errors")};
     std::map<advisor::Category, std::size_t> categoryGroup;
     Group sections[SectionCount];
     const auto& findings = m_report->findings;
     for (int i = 0; i < static_cast<int>(findings.size()); ++i) {
         const advisor::Finding& f = findings[static_cast<std::size_t>(i)];
         Row row;
-        row.label = row.tooltip = findingLabel(f);
         row.finding = i;
-        if (f.status == advisor::Status::Fired) {
-            row.severity = QStringLiteral("● ") + qstr(advisor::severityName(f.severity));
-            row.severityColour = severityQColor(f.severity);
-            row.gain = f.gain.estimated ? qstr(advisor::fmtMs(f.gain.nsPerStep)) : tr("n/e");
-            row.gainTooltip = qstr(f.gain.text());
-            if (m_firstFired < 0)
-                m_firstFired = i;
-        }
+        if (f.status == advisor::Status::Fired && m_firstFired < 0)
+            m_firstFired = i;
         Group* parent = nullptr;
         if (f.status == advisor::Status::Fired && f.minor)
             parent = &sections[Minor];
@@ -120,7 +111,8 @@ void FindingsModel::addFindings()
             auto [it, added] = categoryGroup.try_emplace(f.category, m_groups.size());
             if (added) {
                 Group g;
-                g.row.label = categoryTitle(f.category);
+                g.row.kind = RowKind::Category;
+                g.row.item = static_cast<int>(f.category);
                 g.expanded = g.spanned = true;
                 m_groups.push_back(std::move(g));
             }
@@ -131,26 +123,92 @@ void FindingsModel::addFindings()
             parent = &sections[Passed];
         else
             parent = &sections[Other];
-        parent->children.push_back(std::move(row));
+        parent->children.push_back(row);
     }
     for (int s = 0; s < SectionCount; ++s) {
         if (sections[s].children.empty())
             continue;
-        sections[s].row.label = QStringLiteral("%1 (%2)").arg(sectionTitle[s]).arg(sections[s].children.size());
+        sections[s].row.kind = RowKind::Section;
+        sections[s].row.item = s;
+        sections[s].row.count = sections[s].children.size();
         m_groups.push_back(std::move(sections[s]));
     }
-    if (m_firstFired < 0) {
+    if (m_firstFired < 0 || (categoryGroup.empty() && m_report->plan.empty())) {
         Group none;
-        none.row.label = m_report->summary.passed == 0 ? tr("No findings: no rule could be checked (see Not checked).")
-                                                       : tr("No findings: nothing crossed a threshold.");
-        none.spanned = true;
-        m_groups.insert(m_groups.begin(), std::move(none));
-    } else if (categoryGroup.empty() && m_report->plan.empty()) {
-        Group none;
-        none.row.label = tr("No findings above min_share (see Minor).");
+        if (m_firstFired >= 0)
+            none.row.kind = RowKind::NoneAboveMinShare;
+        else
+            none.row.kind = m_report->summary.passed == 0 ? RowKind::NothingChecked : RowKind::NothingCrossed;
         none.spanned = true;
         m_groups.insert(m_groups.begin(), std::move(none));
     }
+}
+
+QString FindingsModel::label(const Row& r) const
+{
+    const advisor::AdvisorReport& report = *m_report;
+    switch (r.kind) {
+    case RowKind::Plan:
+        return tr("Plan: step %1 → %2 (estimate)").arg(qstr(advisor::fmtMs(report.T)), qstr(advisor::fmtMs(report.planStepNs)));
+    case RowKind::Action:
+        return QStringLiteral("%1. %2").arg(r.item + 1).arg(qstr(report.plan[static_cast<std::size_t>(r.item)].action));
+    case RowKind::Finding: return findingLabel(report.findings[static_cast<std::size_t>(r.finding)]);
+    case RowKind::Category: return categoryTitle(static_cast<advisor::Category>(r.item));
+    case RowKind::Section: return QStringLiteral("%1 (%2)").arg(sectionTitle(r.item)).arg(r.count);
+    case RowKind::NothingChecked: return tr("No findings: no rule could be checked (see Not checked).");
+    case RowKind::NothingCrossed: return tr("No findings: nothing crossed a threshold.");
+    case RowKind::NoneAboveMinShare: return tr("No findings above min_share (see Minor).");
+    }
+    return {};
+}
+
+QString FindingsModel::tooltip(const Row& r) const
+{
+    switch (r.kind) {
+    case RowKind::Plan: return qstr(advisor::planFormula(*m_report));
+    case RowKind::Action: {
+        const advisor::PlanItem& p = m_report->plan[static_cast<std::size_t>(r.item)];
+        return label(r) + QStringLiteral("\n") + qstr(p.findingId + ": " + p.title);
+    }
+    case RowKind::Finding: return label(r);
+    default: return {};
+    }
+}
+
+QString FindingsModel::gain(const Row& r) const
+{
+    switch (r.kind) {
+    case RowKind::Plan: {
+        double sum = 0;
+        for (const auto& p : m_report->plan)
+            sum += p.gain.nsPerStep;
+        return qstr(advisor::fmtMs(sum));
+    }
+    case RowKind::Action: return qstr(advisor::fmtMs(m_report->plan[static_cast<std::size_t>(r.item)].gain.nsPerStep));
+    case RowKind::Finding: {
+        const advisor::Finding* f = severityOf(r);
+        if (!f)
+            return {};
+        return f->gain.estimated ? qstr(advisor::fmtMs(f->gain.nsPerStep)) : tr("n/e");
+    }
+    default: return {};
+    }
+}
+
+QString FindingsModel::gainTooltip(const Row& r) const
+{
+    if (r.kind == RowKind::Action)
+        return qstr(m_report->plan[static_cast<std::size_t>(r.item)].gain.text());
+    const advisor::Finding* f = r.kind == RowKind::Finding ? severityOf(r) : nullptr;
+    return f ? qstr(f->gain.text()) : QString();
+}
+
+const advisor::Finding* FindingsModel::severityOf(const Row& r) const
+{
+    if ((r.kind != RowKind::Action && r.kind != RowKind::Finding) || r.finding < 0)
+        return nullptr;
+    const advisor::Finding& f = m_report->findings[static_cast<std::size_t>(r.finding)];
+    return r.kind == RowKind::Action || f.status == advisor::Status::Fired ? &f : nullptr;
 }
 
 QModelIndex FindingsModel::indexOfFinding(int finding) const
@@ -195,7 +253,10 @@ int FindingsModel::rowCount(const QModelIndex& parent) const
     return static_cast<int>(m_groups[static_cast<std::size_t>(parent.row())].children.size());
 }
 
-int FindingsModel::columnCount(const QModelIndex&) const { return ColumnCount; }
+int FindingsModel::columnCount(const QModelIndex&) const
+{
+    return ColumnCount;
+}
 
 const FindingsModel::Row* FindingsModel::rowAt(const QModelIndex& index) const
 {
@@ -221,21 +282,27 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const
     switch (index.column()) {
     case Finding:
         if (role == Qt::DisplayRole)
-            return r->label;
-        if (role == Qt::ToolTipRole && !r->tooltip.isEmpty())
-            return r->tooltip;
+            return label(*r);
+        if (role == Qt::ToolTipRole) {
+            const QString tip = tooltip(*r);
+            return tip.isEmpty() ? QVariant() : QVariant(tip);
+        }
         return {};
-    case Severity:
+    case Severity: {
+        const advisor::Finding* f = severityOf(*r);
         if (role == Qt::DisplayRole)
-            return r->severity;
-        if (role == Qt::ForegroundRole && r->severityColour.isValid())
-            return r->severityColour;
+            return f ? QStringLiteral("● ") + qstr(advisor::severityName(f->severity)) : QString();
+        if (role == Qt::ForegroundRole && f)
+            return severityQColor(f->severity);
         return {};
+    }
     case Gain:
         if (role == Qt::DisplayRole)
-            return r->gain;
-        if (role == Qt::ToolTipRole && !r->gainTooltip.isEmpty())
-            return r->gainTooltip;
+            return gain(*r);
+        if (role == Qt::ToolTipRole) {
+            const QString tip = gainTooltip(*r);
+            return tip.isEmpty() ? QVariant() : QVariant(tip);
+        }
         return {};
     default: return {};
     }
@@ -258,46 +325,67 @@ EvidenceModel::EvidenceModel(QObject* parent) : QAbstractTableModel(parent) {}
 void EvidenceModel::setFinding(const advisor::Finding* finding, TimeNs origin)
 {
     beginResetModel();
-    m_rows.clear();
-    if (finding)
-        for (const advisor::Evidence& e : finding->evidence) {
-            QStringList metrics;
-            for (const auto& m : e.metrics)
-                metrics << QStringLiteral("%1 %2%3").arg(qstr(m.name)).arg(m.value, 0, 'g', 4).arg(qstr(m.unit));
-            QString at;
-            if (e.at.ts) {
-                at = QStringLiteral("%1 ms").arg(double(*e.at.ts - origin) / 1e6, 0, 'f', 3);
-                if (e.at.dur)
-                    at += QStringLiteral(" (%1 µs)").arg(double(*e.at.dur) / 1e3, 0, 'f', 1);
-            }
-            advisor::Locator rest = e.at;
-            rest.ts.reset();
-            rest.dur.reset();
-            const QString where = qstr(rest.text());
-            const QString full = qstr(e.at.text(origin));
-            const QString url = qstr(e.at.url());
-            m_rows.push_back({at, where, url.isEmpty() ? full : full + QLatin1Char('\n') + url,
-                              metrics.join(QStringLiteral(", ")), metrics.join(QLatin1Char('\n')), qstr(e.threshold)});
-        }
+    m_evidence = finding ? finding->evidence : std::vector<advisor::Evidence>{};
+    m_origin = origin;
     endResetModel();
 }
 
-int EvidenceModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(m_rows.size()); }
+QString EvidenceModel::at(const advisor::Evidence& e) const
+{
+    QString at;
+    if (e.at.ts) {
+        at = QStringLiteral("%1 ms").arg(double(*e.at.ts - m_origin) / 1e6, 0, 'f', 3);
+        if (e.at.dur)
+            at += QStringLiteral(" (%1 µs)").arg(double(*e.at.dur) / 1e3, 0, 'f', 1);
+    }
+    return at;
+}
 
-int EvidenceModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+QString EvidenceModel::where(const advisor::Evidence& e) const
+{
+    advisor::Locator rest = e.at;
+    rest.ts.reset();
+    rest.dur.reset();
+    return qstr(rest.text());
+}
+
+QString EvidenceModel::whereTooltip(const advisor::Evidence& e) const
+{
+    const QString full = qstr(e.at.text(m_origin));
+    const QString url = qstr(e.at.url());
+    return url.isEmpty() ? full : full + QLatin1Char('\n') + url;
+}
+
+QStringList EvidenceModel::metrics(const advisor::Evidence& e) const
+{
+    QStringList metrics;
+    for (const auto& m : e.metrics)
+        metrics << QStringLiteral("%1 %2%3").arg(qstr(m.name)).arg(m.value, 0, 'g', 4).arg(qstr(m.unit));
+    return metrics;
+}
+
+int EvidenceModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_evidence.size());
+}
+
+int EvidenceModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant EvidenceModel::data(const QModelIndex& index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
-    const Row& r = m_rows[static_cast<std::size_t>(index.row())];
+    const advisor::Evidence& e = m_evidence[static_cast<std::size_t>(index.row())];
     if (role == Qt::ToolTipRole) {
         if (index.column() == Where || index.column() == At)
-            return r.whereTooltip;
+            return whereTooltip(e);
         if (index.column() == Metrics)
-            return r.metricsTooltip;
+            return metrics(e).join(QLatin1Char('\n'));
         if (index.column() == Threshold)
-            return r.threshold;
+            return qstr(e.threshold);
         return {};
     }
     if (role == Qt::TextAlignmentRole && index.column() == At)
@@ -305,10 +393,10 @@ QVariant EvidenceModel::data(const QModelIndex& index, int role) const
     if (role != Qt::DisplayRole)
         return {};
     switch (index.column()) {
-    case At: return r.at;
-    case Where: return r.where;
-    case Metrics: return r.metrics;
-    case Threshold: return r.threshold;
+    case At: return at(e);
+    case Where: return where(e);
+    case Metrics: return metrics(e).join(QStringLiteral(", "));
+    case Threshold: return qstr(e.threshold);
     default: return {};
     }
 }

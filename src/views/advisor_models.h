@@ -8,6 +8,7 @@
 #include <QAbstractItemModel>
 #include <QColor>
 #include <QString>
+#include <QStringList>
 
 #include <memory>
 #include <vector>
@@ -42,10 +43,13 @@ public:
     QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
 
 private:
+    // What a row stands for; its texts are formatted from the report when shown.
+    enum class RowKind { Plan, Action, Finding, Category, Section, NothingChecked, NothingCrossed, NoneAboveMinShare };
     struct Row {
-        QString label, tooltip, severity, gain, gainTooltip;
-        QColor severityColour;
-        int finding = -1;
+        RowKind kind = RowKind::Finding;
+        int finding = -1;      // index into report->findings (an action's or a finding's row), else -1
+        int item = -1;         // an action's index in report->plan, a section's, a category's value
+        std::size_t count = 0; // a section's findings
     };
     struct Group {
         Row row;
@@ -55,6 +59,12 @@ private:
     void addPlan();
     void addFindings();
     const Row* rowAt(const QModelIndex& index) const;
+    QString label(const Row& r) const;
+    QString tooltip(const Row& r) const;
+    QString gain(const Row& r) const;
+    QString gainTooltip(const Row& r) const;
+    // The finding whose severity a row shows (an action's, a fired finding), else null.
+    const advisor::Finding* severityOf(const Row& r) const;
 
     std::shared_ptr<const advisor::AdvisorReport> m_report;
     std::vector<Group> m_groups;
@@ -80,10 +90,13 @@ public:
     QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
 
 private:
-    struct Row {
-        QString at, where, whereTooltip, metrics, metricsTooltip, threshold;
-    };
-    std::vector<Row> m_rows;
+    QString at(const advisor::Evidence& e) const;
+    QString where(const advisor::Evidence& e) const;
+    QString whereTooltip(const advisor::Evidence& e) const;
+    QStringList metrics(const advisor::Evidence& e) const;
+
+    std::vector<advisor::Evidence> m_evidence;
+    TimeNs m_origin = 0;
 };
 
 } // namespace npuscope

@@ -11,16 +11,15 @@ ClusterTableModel::ClusterTableModel(QStringList headers, QObject* parent)
 {
 }
 
-void ClusterTableModel::setRows(std::vector<Row> rows)
+void ClusterTableModel::endReset(std::size_t count)
 {
-    beginResetModel();
-    m_rows = std::move(rows);
+    m_count = count;
     endResetModel();
 }
 
 int ClusterTableModel::rowCount(const QModelIndex& parent) const
 {
-    return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
+    return parent.isValid() ? 0 : static_cast<int>(m_count);
 }
 
 int ClusterTableModel::columnCount(const QModelIndex& parent) const
@@ -32,21 +31,24 @@ QVariant ClusterTableModel::data(const QModelIndex& index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
-    const Row& r = m_rows[static_cast<std::size_t>(index.row())];
-    const auto column = static_cast<std::size_t>(index.column());
-    if (column >= r.cells.size())
-        return {};
-    const Cell& c = r.cells[column];
+    const auto row = static_cast<std::size_t>(index.row());
     switch (role) {
-    case Qt::DisplayRole: return c.text;
-    case SortRole: return c.numeric ? QVariant(c.value) : QVariant(c.text);
-    case RankRole: return r.rank;
-    case Qt::TextAlignmentRole:
-        return c.numeric ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
-    case Qt::ForegroundRole:
-        return column == 0 && r.colour.isValid() ? QVariant(r.colour) : QVariant();
+    case RankRole: return rankOf(row);
+    case Qt::ForegroundRole: {
+        const QColor colour = index.column() == 0 ? colourOf(row) : QColor();
+        return colour.isValid() ? QVariant(colour) : QVariant();
+    }
+    case Qt::DisplayRole:
+    case SortRole:
+    case Qt::TextAlignmentRole: break;
     default: return {};
     }
+    const Cell c = cell(row, index.column());
+    if (role == Qt::DisplayRole)
+        return c.text;
+    if (role == SortRole)
+        return c.numeric ? QVariant(c.value) : QVariant(c.text);
+    return c.numeric ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
 }
 
 QVariant ClusterTableModel::headerData(int section, Qt::Orientation o, int role) const
@@ -69,21 +71,32 @@ void RankBreakdownModel::setAnalysis(const ClusterAnalysis& a, const QColor& slo
     for (const auto& d : a.slowRank.dimensions)
         if (d.fired)
             slowRanks.push_back(d.slowRank);
-    std::vector<Row> rows;
-    for (const RankBreakdown& b : a.ranks) {
-        Row row;
-        row.rank = b.rank;
-        const bool slow = std::find(slowRanks.begin(), slowRanks.end(), b.rank) != slowRanks.end();
-        row.cells.push_back(number(slow ? tr("%1 (slow)").arg(b.rank) : QString::number(b.rank), b.rank));
-        if (slow)
-            row.colour = slowColour;
-        for (double v : {b.stepTime(), b.computing, b.commNotOverlapped, b.overlapped, b.communication, b.free, b.bubble})
-            row.cells.push_back(number(fmt::duration(v), v));
-        row.cells.push_back(number(QString::number(b.steps), b.steps));
-        row.cells.push_back(text(qstr(b.source)));
-        rows.push_back(std::move(row));
+    beginReset();
+    m_ranks = a.ranks;
+    m_slow.clear();
+    for (const RankBreakdown& b : m_ranks)
+        m_slow.push_back(std::find(slowRanks.begin(), slowRanks.end(), b.rank) != slowRanks.end());
+    m_slowColour = slowColour;
+    endReset(m_ranks.size());
+}
+
+ClusterTableModel::Cell RankBreakdownModel::cell(std::size_t row, int column) const
+{
+    const RankBreakdown& b = m_ranks[row];
+    auto time = [](double v) { return number(fmt::duration(v), v); };
+    switch (column) {
+    case Rank: return number(m_slow[row] ? tr("%1 (slow)").arg(b.rank) : QString::number(b.rank), b.rank);
+    case Step: return time(b.stepTime());
+    case Computing: return time(b.computing);
+    case CommNotOverlapped: return time(b.commNotOverlapped);
+    case Overlapped: return time(b.overlapped);
+    case Communication: return time(b.communication);
+    case Free: return time(b.free);
+    case Bubble: return time(b.bubble);
+    case Steps: return number(QString::number(b.steps), b.steps);
+    case Source: return text(qstr(b.source));
+    default: return {};
     }
-    setRows(std::move(rows));
 }
 
 RankOverlapModel::RankOverlapModel(QObject* parent)
@@ -93,17 +106,23 @@ RankOverlapModel::RankOverlapModel(QObject* parent)
 
 void RankOverlapModel::setAnalysis(const ClusterAnalysis& a)
 {
-    std::vector<Row> rows;
-    for (const RankOverlap& r : a.rankOverlap) {
-        Row row;
-        row.rank = r.rank;
-        const auto communication = static_cast<double>(r.communication), covered = static_cast<double>(r.covered);
-        row.cells = {number(QString::number(r.rank), r.rank), number(QString::number(r.collectives), r.collectives),
-                     number(fmt::duration(communication), communication), number(fmt::duration(covered), covered),
-                     number(fmt::percent(r.ratio()), r.ratio())};
-        rows.push_back(std::move(row));
+    beginReset();
+    m_ranks = a.rankOverlap;
+    endReset(m_ranks.size());
+}
+
+ClusterTableModel::Cell RankOverlapModel::cell(std::size_t row, int column) const
+{
+    const RankOverlap& r = m_ranks[row];
+    const auto communication = static_cast<double>(r.communication), covered = static_cast<double>(r.covered);
+    switch (column) {
+    case Rank: return number(QString::number(r.rank), r.rank);
+    case Collectives: return number(QString::number(r.collectives), r.collectives);
+    case Communication: return number(fmt::duration(communication), communication);
+    case Covered: return number(fmt::duration(covered), covered);
+    case Overlap: return number(fmt::percent(r.ratio()), r.ratio());
+    default: return {};
     }
-    setRows(std::move(rows));
 }
 
 CollectiveOverlapModel::CollectiveOverlapModel(QObject* parent)
@@ -115,20 +134,29 @@ CollectiveOverlapModel::CollectiveOverlapModel(QObject* parent)
 
 void CollectiveOverlapModel::setAnalysis(const ClusterAnalysis& a)
 {
+    beginReset();
+    m_collectives = a.collectiveOverlap;
+    endReset(m_collectives.size());
+}
+
+ClusterTableModel::Cell CollectiveOverlapModel::cell(std::size_t row, int column) const
+{
     auto extreme = [](int rank, double ratio) {
-        return rank < 0 ? QStringLiteral("—") : tr("%1 (%2)").arg(fmt::percent(ratio)).arg(rank);
+        const QString shown = rank < 0 ? QStringLiteral("—") : tr("%1 (%2)").arg(fmt::percent(ratio)).arg(rank);
+        return number(shown, ratio);
     };
-    std::vector<Row> rows;
-    for (const CollectiveOverlapStats& c : a.collectiveOverlap) {
-        Row row;
-        const auto communication = static_cast<double>(c.communication), covered = static_cast<double>(c.covered);
-        row.cells = {text(qstr(c.collective)), number(QString::number(c.count), c.count),
-                     number(fmt::duration(communication), communication), number(fmt::duration(covered), covered),
-                     number(fmt::percent(c.ratio()), c.ratio()), number(extreme(c.minRank, c.minRatio), c.minRatio),
-                     number(extreme(c.maxRank, c.maxRatio), c.maxRatio)};
-        rows.push_back(std::move(row));
+    const CollectiveOverlapStats& c = m_collectives[row];
+    const auto communication = static_cast<double>(c.communication), covered = static_cast<double>(c.covered);
+    switch (column) {
+    case Collective: return text(qstr(c.collective));
+    case Count: return number(QString::number(c.count), c.count);
+    case Communication: return number(fmt::duration(communication), communication);
+    case Covered: return number(fmt::duration(covered), covered);
+    case Overlap: return number(fmt::percent(c.ratio()), c.ratio());
+    case Lowest: return extreme(c.minRank, c.minRatio);
+    case Highest: return extreme(c.maxRank, c.maxRatio);
+    default: return {};
     }
-    setRows(std::move(rows));
 }
 
 NumericSortProxy::NumericSortProxy(QObject* parent) : QSortFilterProxyModel(parent)

@@ -2,7 +2,6 @@
 #include "views/format.h"
 
 #include "model/formats/layout.h"
-#include "model/io/relative_path.h"
 
 namespace npuscope {
 
@@ -12,28 +11,23 @@ void ProblemsModel::setSession(const SessionPtr& s, const QString& loadError, co
 {
     beginResetModel();
     m_rows.clear();
-    const Relativizer shown(s ? s->root : std::string());
-    auto add = [&](const QString& sev, const QString& file, const QString& where, const QString& reason, std::uint64_t count) {
-        m_rows.push_back({sev, file, qstr(shown(file.toStdString())), where, reason, count});
-    };
+    m_session = s;
+    m_loadError = loadError;
+    m_paths = paths;
+    m_shown = Relativizer(s ? s->root : std::string());
     if (!loadError.isEmpty())
-        add(tr("error"), paths, {}, loadError, 1);
+        m_rows.push_back({});
     // SQLite's own files beside a database are read with it: not a problem (layout::FileKindRow).
     auto ignoredIsProblem = [](const FileRecord& f) {
         const layout::FileKindRow* row = layout::kindRowNamed(f.kind);
         return !row || row->ignoredIsProblem;
     };
     auto addAll = [&](const std::vector<Diagnostic>& ds, const std::vector<FileRecord>& fs) {
-        for (const Diagnostic& d : ds) {
-            QString where = d.line >= 0 ? tr("line %1").arg(d.line) : QString();
-            if (d.byteOffset >= 0)
-                where += (where.isEmpty() ? QString() : QStringLiteral(", ")) + tr("byte %1").arg(d.byteOffset);
-            add(QString::fromUtf8(severityName(d.severity)), qstr(d.file), where, qstr(d.reason), d.count);
-        }
+        for (const Diagnostic& d : ds)
+            m_rows.push_back({&d, nullptr});
         for (const FileRecord& f : fs)
             if ((f.status == FileStatus::Ignored && ignoredIsProblem(f)) || f.status == FileStatus::Failed)
-                add(QString::fromUtf8(fileStatusName(f.status)), qstr(f.path), {},
-                    f.note.empty() ? tr("file %1").arg(QString::fromUtf8(fileStatusName(f.status))) : qstr(f.note), 1);
+                m_rows.push_back({nullptr, &f});
     };
     if (s && loadError.isEmpty()) {
         addAll(s->diagnostics, s->files);
@@ -43,9 +37,57 @@ void ProblemsModel::setSession(const SessionPtr& s, const QString& loadError, co
     endResetModel();
 }
 
-int ProblemsModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(m_rows.size()); }
+QString ProblemsModel::severity(const Row& r) const
+{
+    if (r.diagnostic)
+        return QString::fromUtf8(severityName(r.diagnostic->severity));
+    if (r.file)
+        return QString::fromUtf8(fileStatusName(r.file->status));
+    return tr("error");
+}
 
-int ProblemsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+QString ProblemsModel::file(const Row& r) const
+{
+    if (r.diagnostic)
+        return qstr(r.diagnostic->file);
+    return r.file ? qstr(r.file->path) : m_paths;
+}
+
+QString ProblemsModel::where(const Row& r) const
+{
+    if (!r.diagnostic)
+        return {};
+    const Diagnostic& d = *r.diagnostic;
+    QString where = d.line >= 0 ? tr("line %1").arg(d.line) : QString();
+    if (d.byteOffset >= 0)
+        where += (where.isEmpty() ? QString() : QStringLiteral(", ")) + tr("byte %1").arg(d.byteOffset);
+    return where;
+}
+
+QString ProblemsModel::reason(const Row& r) const
+{
+    if (r.diagnostic)
+        return qstr(r.diagnostic->reason);
+    if (r.file)
+        return r.file->note.empty() ? tr("file %1").arg(QString::fromUtf8(fileStatusName(r.file->status)))
+                                    : qstr(r.file->note);
+    return m_loadError;
+}
+
+std::uint64_t ProblemsModel::count(const Row& r) const
+{
+    return r.diagnostic ? r.diagnostic->count : 1;
+}
+
+int ProblemsModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
+}
+
+int ProblemsModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant ProblemsModel::data(const QModelIndex& index, int role) const
 {
@@ -54,21 +96,21 @@ QVariant ProblemsModel::data(const QModelIndex& index, int role) const
     const Row& r = m_rows[static_cast<std::size_t>(index.row())];
     if (role == Qt::ToolTipRole) {
         if (index.column() == File)
-            return r.file;
+            return file(r);
         if (index.column() == Reason)
-            return r.reason;
+            return reason(r);
         return {};
     }
     if (role == SortRole && index.column() == Count)
-        return static_cast<qulonglong>(r.count);
+        return static_cast<qulonglong>(count(r));
     if (role != Qt::DisplayRole && role != SortRole)
         return {};
     switch (index.column()) {
-    case Severity: return r.severity;
-    case File: return r.shownFile;
-    case Where: return r.where;
-    case Reason: return r.reason;
-    case Count: return QString::number(r.count);
+    case Severity: return severity(r);
+    case File: return qstr(m_shown(file(r).toStdString()));
+    case Where: return where(r);
+    case Reason: return reason(r);
+    case Count: return QString::number(count(r));
     default: return {};
     }
 }
@@ -93,22 +135,11 @@ void FilesModel::setSession(const SessionPtr& s)
 {
     beginResetModel();
     m_rows.clear();
-    const Relativizer shown(s ? s->root : std::string());
+    m_session = s;
+    m_shown = Relativizer(s ? s->root : std::string());
     auto addAll = [&](const std::vector<FileRecord>& fs) {
-        for (const FileRecord& f : fs) {
-            Row r;
-            r.path = qstr(f.path);
-            r.shownPath = qstr(shown(f.path));
-            r.kind = qstr(f.kind);
-            if (const layout::FileKindRow* row = layout::kindRowNamed(f.kind))
-                r.kindLabel = QString::fromUtf8(row->label.data(), qsizetype(row->label.size()));
-            r.status = QString::fromUtf8(fileStatusName(f.status));
-            r.note = qstr(f.note);
-            r.records = f.records;
-            r.skipped = f.skipped;
-            r.bytes = f.bytes;
-            m_rows.push_back(std::move(r));
-        }
+        for (const FileRecord& f : fs)
+            m_rows.push_back(&f);
     };
     if (s) {
         addAll(s->files);
@@ -118,40 +149,47 @@ void FilesModel::setSession(const SessionPtr& s)
     endResetModel();
 }
 
-int FilesModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(m_rows.size()); }
+int FilesModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
+}
 
-int FilesModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int FilesModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant FilesModel::data(const QModelIndex& index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
-    const Row& r = m_rows[static_cast<std::size_t>(index.row())];
+    const FileRecord& f = *m_rows[static_cast<std::size_t>(index.row())];
     if (role == Qt::ToolTipRole) {
         if (index.column() == File)
-            return r.path;
-        if (index.column() == Kind && !r.kindLabel.isEmpty())
-            return r.kindLabel;
+            return qstr(f.path);
+        const layout::FileKindRow* row = index.column() == Kind ? layout::kindRowNamed(f.kind) : nullptr;
+        if (row && !row->label.empty())
+            return QString::fromUtf8(row->label.data(), qsizetype(row->label.size()));
         return {};
     }
     if (role == SortRole) {
         switch (index.column()) {
-        case Records: return static_cast<qulonglong>(r.records);
-        case Skipped: return static_cast<qulonglong>(r.skipped);
-        case Bytes: return static_cast<qulonglong>(r.bytes);
+        case Records: return static_cast<qulonglong>(f.records);
+        case Skipped: return static_cast<qulonglong>(f.skipped);
+        case Bytes: return static_cast<qulonglong>(f.bytes);
         default: break;
         }
     }
     if (role != Qt::DisplayRole && role != SortRole)
         return {};
     switch (index.column()) {
-    case File: return r.shownPath;
-    case Kind: return r.kind;
-    case Status: return r.status;
-    case Records: return QString::number(r.records);
-    case Skipped: return QString::number(r.skipped);
-    case Bytes: return QString::number(r.bytes);
-    case Note: return r.note;
+    case File: return qstr(m_shown(f.path));
+    case Kind: return qstr(f.kind);
+    case Status: return QString::fromUtf8(fileStatusName(f.status));
+    case Records: return QString::number(f.records);
+    case Skipped: return QString::number(f.skipped);
+    case Bytes: return QString::number(f.bytes);
+    case Note: return qstr(f.note);
     default: return {};
     }
 }

@@ -1,7 +1,9 @@
 #pragma once
 // Item models of the Problems and Files docks: what a load skipped or could not read (with file,
 // line or byte offset, reason and count), and every file the load looked at. Paths are shown
-// below the opened folder, as `npuscope info` names them; the tooltip has the whole path.
+// below the opened folder, as `npuscope info` names them; the tooltip has the whole path. Both
+// keep the session and point at its records, formatting a cell when it is shown.
+#include "model/io/relative_path.h"
 #include "model/store/session.h"
 
 #include <QAbstractTableModel>
@@ -30,10 +32,21 @@ public:
     QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
 
 private:
+    // One of the session's diagnostics, or one of its failed or ignored files; neither: the
+    // load error.
     struct Row {
-        QString severity, file, shownFile, where, reason;
-        std::uint64_t count = 0;
+        const Diagnostic* diagnostic = nullptr;
+        const FileRecord* file = nullptr;
     };
+    QString severity(const Row& r) const;
+    QString file(const Row& r) const; // the whole path
+    QString where(const Row& r) const;
+    QString reason(const Row& r) const;
+    std::uint64_t count(const Row& r) const;
+
+    SessionPtr m_session;
+    QString m_loadError, m_paths;
+    Relativizer m_shown{std::string()};
     std::vector<Row> m_rows;
 };
 
@@ -53,11 +66,9 @@ public:
     QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
 
 private:
-    struct Row {
-        QString path, shownPath, kind, kindLabel, status, note;
-        std::uint64_t records = 0, skipped = 0, bytes = 0;
-    };
-    std::vector<Row> m_rows;
+    SessionPtr m_session;
+    Relativizer m_shown{std::string()};
+    std::vector<const FileRecord*> m_rows;
 };
 
 } // namespace npuscope

@@ -1,5 +1,6 @@
 #include "views/operator_ranking_model.h"
 
+#include "model/formats/file_kinds.h"
 #include "views/format.h"
 
 #if __has_include("views/palette.h")
@@ -345,7 +346,7 @@ QString OperatorRankingModel::kernelSource() const
     if (!m_profile)
         return {};
     for (const auto& f : m_profile->files)
-        if (f.kind == "kernel_details" || f.kind == "op_summary")
+        if (layout::isKernelTable(f.kind))
             return QFileInfo(QString::fromStdString(f.path)).fileName();
     return QStringLiteral("the kernel table");
 }
