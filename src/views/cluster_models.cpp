@@ -39,12 +39,13 @@ QVariant ClusterTableModel::data(const QModelIndex& index, int role) const
         return colour.isValid() ? QVariant(colour) : QVariant();
     }
     case Qt::DisplayRole:
+    case Qt::ToolTipRole: // the whole text of a cell the column elides
     case SortRole:
     case Qt::TextAlignmentRole: break;
     default: return {};
     }
     const Cell c = cell(row, index.column());
-    if (role == Qt::DisplayRole)
+    if (role == Qt::DisplayRole || role == Qt::ToolTipRole)
         return c.text;
     if (role == SortRole)
         return c.numeric ? QVariant(c.value) : QVariant(c.text);
@@ -53,9 +54,11 @@ QVariant ClusterTableModel::data(const QModelIndex& index, int role) const
 
 QVariant ClusterTableModel::headerData(int section, Qt::Orientation o, int role) const
 {
-    if (o != Qt::Horizontal || role != Qt::DisplayRole || section < 0 || section >= m_headers.size())
+    if (o != Qt::Horizontal || section < 0 || section >= m_headers.size())
         return {};
-    return m_headers[section];
+    if (role == Qt::InitialSortOrderRole) // the first click on a measure puts the biggest first
+        return int(section > 0 && m_count > 0 && cell(0, section).numeric ? Qt::DescendingOrder : Qt::AscendingOrder);
+    return role == Qt::DisplayRole ? QVariant(m_headers[section]) : QVariant();
 }
 
 RankBreakdownModel::RankBreakdownModel(QObject* parent)
