@@ -11,16 +11,6 @@ namespace npuscope {
 
 namespace {
 
-// The ceil(p/100·n)-th smallest of ascending `sorted`, as computeOpStats ranks.
-TimeNs nearestRank(const std::vector<TimeNs>& sorted, double p)
-{
-    if (sorted.empty())
-        return 0;
-    auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size())));
-    rank = std::clamp<std::size_t>(rank, 1, sorted.size());
-    return sorted[rank - 1];
-}
-
 // Slices of `profiles` on tracks `wanted` accepts whose name `match` accepts, in one group.
 template <class TrackPred, class NamePred>
 DetailGroup collectSlices(const std::vector<ProfilePtr>& profiles, const std::string& key, TrackPred wanted, NamePred match)

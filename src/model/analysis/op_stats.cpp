@@ -159,16 +159,6 @@ struct GroupAcc {
     }
 };
 
-// Nearest-rank percentile of ascending-sorted values: the ceil(p/100·n)-th smallest.
-TimeNs nearestRank(const std::vector<TimeNs>& sorted, double p)
-{
-    if (sorted.empty())
-        return 0;
-    auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size())));
-    rank = std::clamp<std::size_t>(rank, 1, sorted.size());
-    return sorted[rank - 1];
-}
-
 BoundType classify(const OpGroupStats& g, double peakHbmGBps)
 {
     const bool haveRatios = !std::isnan(g.macRatio) || !std::isnan(g.vecRatio) || !std::isnan(g.mte2Ratio);
@@ -436,6 +426,15 @@ bool isComputeTask(std::string_view taskType, std::string_view name)
     if (!taskType.empty() && taskType != "Other" && taskType != "OTHER")
         return false;
     return std::any_of(name.begin(), name.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+}
+
+TimeNs nearestRank(const std::vector<TimeNs>& sorted, double p)
+{
+    if (sorted.empty())
+        return 0;
+    auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size())));
+    rank = std::clamp<std::size_t>(rank, 1, sorted.size());
+    return sorted[rank - 1];
 }
 
 std::string commBaseName(std::string_view opName)

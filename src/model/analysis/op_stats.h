@@ -60,6 +60,9 @@ struct OpStatsResult {
     std::string utilizationSource;    // "cube_utilization(%)", "aic_mac_ratio", or ""
 };
 
+// Nearest-rank percentile of ascending-sorted values: the ceil(p/100·n)-th smallest (p50, p90, p99).
+TimeNs nearestRank(const std::vector<TimeNs>& sorted, double p);
+
 OpStatsResult computeOpStats(const Profile& p, const OpStatsOptions& o = {});
 // The same over several profiles (the ranks of a cluster) as one population: counts and totals
 // add up, percentiles are over every instance of every profile, metrics are duration-weighted
