@@ -45,7 +45,6 @@ public:
     const Profile& profileAt(int row) const;
     int rankIndexAt(int row) const;
     bool multiRank() const { return m_set.profiles.size() > 1; }
-    bool hasBandwidth() const { return !m_set.bandwidthGBps.empty(); }
     TimeNs startOf(int row) const; // absolute ns
     TimeNs durationOf(int row) const;
 
