@@ -5,6 +5,7 @@
 #include "advisor/roofline.h"
 #include "advisor/thresholds.h"
 #include "model/analysis/rank_facts.h"
+#include "model/analysis/summary.h"
 #include "model/store/input_problems.h"
 #include "model/store/session.h"
 
@@ -26,19 +27,20 @@ struct ReportIdentity {
     std::string npuscopeVersion;
 };
 
-// One rank's step: T, the median of its complete steps, and the median step's split (ns).
+// One rank's step: its StepSplit (T, the median of its complete steps, and the median step's
+// split), with the advisor's name of the source ("step_trace_time.csv", "timeline
+// (ProfilerStep#)", "timeline (E2E)"), and what the advisor adds: the parts of Computing and of
+// Communication (not overlapped).
 struct RankSplit {
     int rank = -1;
-    double T = 0;
-    double computing = 0, commNotOverlapped = 0, free = 0;
+    StepSplit split;
     std::vector<SplitPart> computingParts; // FA, Conv, MatMul, Vector, SDMA, other
     std::vector<SplitPart> commParts;      // wait, transmit
-    std::string source;                    // "step_trace_time.csv", "timeline (ProfilerStep#)", "timeline (E2E)"
-    int steps = 0;      // every step
-    int partial = 0;    // of them, cut by the capture and left out (overlap.h stepStats)
-    double stepMin = 0, stepMedian = 0, stepMax = 0; // of the complete steps
+    double T() const { return static_cast<double>(split.stepTime); }
 };
 
+// The report's step over every rank together: not one rank's StepSplit but the median of the
+// complete steps of all ranks pooled (poolSteps), with no split of its own.
 struct Summary {
     // The step time every share of the whole report is measured against (ns): the median of the
     // complete steps, of every rank's together on a cluster (a rank's findings are measured

@@ -41,21 +41,24 @@ std::string identityLine(const ReportIdentity& id)
 
 std::string splitText(const RankSplit& r)
 {
-    const double T = r.T > 0 ? r.T : 1;
-    std::string s = "Computing " + fmtMs(r.computing) + " (" + fmtPct(r.computing / T) + ")";
+    const double T = r.T() > 0 ? r.T() : 1;
+    const double computing = static_cast<double>(r.split.computing);
+    const double commNotOverlapped = static_cast<double>(r.split.commNotOverlapped);
+    const double free = static_cast<double>(r.split.free);
+    std::string s = "Computing " + fmtMs(computing) + " (" + fmtPct(computing / T) + ")";
     std::string parts;
     for (const auto& p : r.computingParts)
         if (p.ns > 0)
             parts += (parts.empty() ? "" : ", ") + p.name + " " + fmtMs(p.ns);
     if (!parts.empty())
         s += " [" + parts + "]";
-    s += " · Comm(Not Overlapped) " + fmtMs(r.commNotOverlapped) + " (" + fmtPct(r.commNotOverlapped / T) + ")";
+    s += " · Comm(Not Overlapped) " + fmtMs(commNotOverlapped) + " (" + fmtPct(commNotOverlapped / T) + ")";
     parts.clear();
     for (const auto& p : r.commParts)
         parts += (parts.empty() ? "" : ", ") + p.name + " " + fmtMs(p.ns);
     if (!parts.empty())
         s += " [" + parts + "]";
-    s += " · Free " + fmtMs(r.free) + " (" + fmtPct(r.free / T) + ")";
+    s += " · Free " + fmtMs(free) + " (" + fmtPct(free / T) + ")";
     return s;
 }
 

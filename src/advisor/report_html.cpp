@@ -107,15 +107,16 @@ std::string writeHtmlBody(const AdvisorReport& r, const HtmlOptions& o)
     s += "<table class=\"sum\" border=\"1\" cellspacing=\"0\" cellpadding=\"3\"><tr><th>Rank</th><th>Step</th>"
          "<th>Computing</th><th>Comm (not overlapped)</th><th>Free</th><th>Computing split</th></tr>";
     for (const auto& rs : sm.ranks) {
-        const double T = rs.T > 0 ? rs.T : 1;
+        const double T = rs.T() > 0 ? rs.T() : 1;
+        const double comp = static_cast<double>(rs.split.computing), comm = static_cast<double>(rs.split.commNotOverlapped),
+                     free = static_cast<double>(rs.split.free);
         std::string parts;
         for (const auto& p : rs.computingParts)
             if (p.ns > 0)
                 parts += (parts.empty() ? "" : ", ") + p.name + " " + fmtMs(p.ns);
-        s += "<tr><td>" + esc(rankLabel(rs.rank)) + "</td><td>" + fmtMs(rs.T) + "</td><td>" + fmtMs(rs.computing) + " ("
-             + fmtPct(rs.computing / T) + ")</td><td>" + fmtMs(rs.commNotOverlapped) + " ("
-             + fmtPct(rs.commNotOverlapped / T) + ")</td><td>" + fmtMs(rs.free) + " (" + fmtPct(rs.free / T) + ")</td><td>"
-             + esc(parts) + "</td></tr>";
+        s += "<tr><td>" + esc(rankLabel(rs.rank)) + "</td><td>" + fmtMs(rs.T()) + "</td><td>" + fmtMs(comp) + " ("
+             + fmtPct(comp / T) + ")</td><td>" + fmtMs(comm) + " (" + fmtPct(comm / T) + ")</td><td>" + fmtMs(free) + " ("
+             + fmtPct(free / T) + ")</td><td>" + esc(parts) + "</td></tr>";
     }
     s += "</table>";
     s += "<p>" + esc(countsText(sm)) + "</p>";
@@ -209,12 +210,13 @@ std::string splitChartSvg(const AdvisorReport& r)
                     + std::to_string(h) + "\" role=\"img\" aria-label=\"E2E split per rank\">";
     double maxT = 0;
     for (const auto& rs : ranks)
-        maxT = std::max(maxT, rs.computing + rs.commNotOverlapped + rs.free);
+        maxT = std::max(maxT, static_cast<double>(rs.split.computing + rs.split.commNotOverlapped + rs.split.free));
     int y = 4;
     for (const auto& rs : ranks) {
         s += "<text x=\"0\" y=\"" + std::to_string(y + 14) + "\" font-size=\"12\">" + esc(rankLabel(rs.rank)) + "</text>";
         double x = left;
-        const double parts[3] = {rs.computing, rs.commNotOverlapped, rs.free};
+        const double parts[3] = {static_cast<double>(rs.split.computing), static_cast<double>(rs.split.commNotOverlapped),
+                                 static_cast<double>(rs.split.free)};
         const char* colours[3] = {"#4e79a7", "#e15759", "#bab0ac"};
         for (int i = 0; i < 3; ++i) {
             const double w = maxT > 0 ? parts[i] / maxT * width : 0;

@@ -199,10 +199,10 @@ std::string writeJson(const AdvisorReport& r)
     for (const auto& rs : sm.ranks) {
         oj x;
         x["rank"] = rs.rank;
-        x["step_ns"] = rs.T;
-        x["computing_ns"] = rs.computing;
-        x["comm_not_overlapped_ns"] = rs.commNotOverlapped;
-        x["free_ns"] = rs.free;
+        x["step_ns"] = rs.T();
+        x["computing_ns"] = static_cast<double>(rs.split.computing);
+        x["comm_not_overlapped_ns"] = static_cast<double>(rs.split.commNotOverlapped);
+        x["free_ns"] = static_cast<double>(rs.split.free);
         oj cp = oj::object(), mp = oj::object();
         for (const auto& p : rs.computingParts)
             cp[p.name] = p.ns;
@@ -210,9 +210,9 @@ std::string writeJson(const AdvisorReport& r)
             mp[p.name] = p.ns;
         x["computing_parts_ns"] = cp;
         x["comm_parts_ns"] = mp;
-        x["source"] = rs.source;
-        x["steps"] = rs.steps;
-        x["partial_steps"] = rs.partial;
+        x["source"] = rs.split.source;
+        x["steps"] = rs.split.steps;
+        x["partial_steps"] = rs.split.partial;
         ranks.push_back(x);
     }
     s["ranks"] = ranks;

@@ -65,10 +65,11 @@ std::string writeMarkdown(const AdvisorReport& r)
     s += "## Summary\n\n" + stepsText(sm) + "\n\n";
     s += "| Rank | Step | Computing | Comm (not overlapped) | Free |\n|-|-|-|-|-|\n";
     for (const auto& rs : sm.ranks) {
-        const double T = rs.T > 0 ? rs.T : 1;
-        s += "| " + rankLabel(rs.rank) + " | " + fmtMs(rs.T) + " | " + fmtMs(rs.computing) + " (" + fmtPct(rs.computing / T)
-             + ") | " + fmtMs(rs.commNotOverlapped) + " (" + fmtPct(rs.commNotOverlapped / T) + ") | " + fmtMs(rs.free)
-             + " (" + fmtPct(rs.free / T) + ") |\n";
+        const double T = rs.T() > 0 ? rs.T() : 1;
+        const double comp = static_cast<double>(rs.split.computing), comm = static_cast<double>(rs.split.commNotOverlapped),
+                     free = static_cast<double>(rs.split.free);
+        s += "| " + rankLabel(rs.rank) + " | " + fmtMs(rs.T()) + " | " + fmtMs(comp) + " (" + fmtPct(comp / T) + ") | "
+             + fmtMs(comm) + " (" + fmtPct(comm / T) + ") | " + fmtMs(free) + " (" + fmtPct(free / T) + ") |\n";
     }
     s += "\n" + countsText(sm) + "\n\n";
     if (sm.fired == 0)

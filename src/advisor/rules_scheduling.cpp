@@ -266,14 +266,17 @@ void setIdleGain(Finding& fd, const ProfileFacts& f, GapClasses& g, const Device
 void setIdleSteps(Finding& fd, const ProfileFacts& f, double freeShare)
 {
     double worst = -1;
+    const auto freeShareOf = [](const RankStep& s) {
+        return static_cast<double>(s.split.free) / static_cast<double>(s.split.stepTime());
+    };
     for (const auto& s : f.steps)
-        if (s.total > 0 && s.free / s.total > worst) {
-            worst = s.free / s.total;
+        if (s.split.stepTime() > 0 && freeShareOf(s) > worst) {
+            worst = freeShareOf(s);
             fd.scope.worstStep = "step " + s.name + " (free " + fmtPct(worst) + ")";
         }
     std::size_t over = 0;
     for (const auto& s : f.steps)
-        over += s.total > 0 && s.free / s.total > freeShare;
+        over += s.split.stepTime() > 0 && freeShareOf(s) > freeShare;
     fd.scope.steps = std::to_string(over) + " of " + std::to_string(f.steps.size()) + " steps over the free threshold";
 }
 

@@ -18,7 +18,7 @@ void poolSteps(Summary& sm, std::vector<double> complete)
     sm.stepMax = complete.back();
     sm.stepMedian = n % 2 ? complete[n / 2] : (complete[n / 2 - 1] + complete[n / 2]) / 2.0;
     // One rank's T is its typical step's rounded split; the pooled median is the report's.
-    sm.T = sm.ranks.size() == 1 && sm.ranks.front().T > 0 ? sm.ranks.front().T : sm.stepMedian;
+    sm.T = sm.ranks.size() == 1 && sm.ranks.front().T() > 0 ? sm.ranks.front().T() : sm.stepMedian;
 }
 
 namespace {
@@ -53,24 +53,15 @@ void summarizeSteps(const Session& session, const std::vector<ProfileFacts>& fac
     for (const auto& f : facts) {
         RankSplit rs;
         rs.rank = f.rank;
-        rs.T = f.stepTime;
-        rs.computing = f.computing;
-        rs.commNotOverlapped = f.commNotOverlapped;
-        rs.free = f.free;
+        rs.split = stepSplit(f.overlap);
+        rs.split.source = f.stepSource;
         rs.computingParts = f.computingParts;
         rs.commParts = f.commParts;
-        rs.source = f.stepSource;
-        const StepStats& st = f.overlap.stats;
-        rs.steps = st.steps;
-        rs.partial = st.partial;
-        rs.stepMin = st.min;
-        rs.stepMedian = st.median;
-        rs.stepMax = st.max;
         for (const RankStep& s : f.steps)
             if (!s.partial)
-                complete.push_back(s.total);
-        sm.steps += rs.steps;
-        sm.partial += rs.partial;
+                complete.push_back(static_cast<double>(s.split.stepTime()));
+        sm.steps += rs.split.steps;
+        sm.partial += rs.split.partial;
         sm.ranks.push_back(rs);
         if (sm.tSource.empty())
             sm.tSource = f.stepSource;

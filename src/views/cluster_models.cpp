@@ -90,13 +90,13 @@ ClusterTableModel::Cell RankBreakdownModel::cell(std::size_t row, int column) co
     switch (column) {
     case Rank: return number(m_slow[row] ? tr("%1 (slow)").arg(b.rank) : QString::number(b.rank), b.rank);
     case Step: return time(b.stepTime());
-    case Computing: return time(b.computing);
-    case CommNotOverlapped: return time(b.commNotOverlapped);
+    case Computing: return time(static_cast<double>(b.split.computing));
+    case CommNotOverlapped: return time(static_cast<double>(b.split.commNotOverlapped));
     case Overlapped: return time(b.overlapped);
     case Communication: return time(b.communication);
-    case Free: return time(b.free);
+    case Free: return time(static_cast<double>(b.split.free));
     case Bubble: return time(b.bubble);
-    case Steps: return number(QString::number(b.steps), b.steps);
+    case Steps: return number(QString::number(b.split.steps), b.split.steps);
     case Source: return text(qstr(b.source));
     default: return {};
     }
@@ -177,6 +177,40 @@ bool NumericSortProxy::lessThan(const QModelIndex& left, const QModelIndex& righ
         return a < b;
     }
     return QSortFilterProxyModel::lessThan(left, right);
+}
+
+WhyWaitsModel::WhyWaitsModel(QObject* parent)
+    : ClusterTableModel(
+        {tr("Collective"), tr("Group"), tr("Step"), tr("Last rank"), tr("Spread"), tr("Wait caused"), tr("Reason")}, parent)
+{
+}
+
+void WhyWaitsModel::setResult(const CollectivesResult& r)
+{
+    beginReset();
+    m_rows.clear();
+    for (const CollectiveInstance& i : r.instances)
+        if (i.lastRank >= 0)
+            m_rows.push_back(i);
+    std::stable_sort(m_rows.begin(), m_rows.end(),
+                     [](const CollectiveInstance& a, const CollectiveInstance& b) { return a.waitCaused > b.waitCaused; });
+    endReset(m_rows.size());
+}
+
+ClusterTableModel::Cell WhyWaitsModel::cell(std::size_t row, int column) const
+{
+    const CollectiveInstance& i = m_rows[row];
+    auto time = [](TimeNs v) { return number(fmt::duration(static_cast<double>(v)), static_cast<double>(v)); };
+    switch (column) {
+    case Collective: return text(qstr(i.collective));
+    case Group: return text(qstr(i.group));
+    case Step: return text(qstr(i.step));
+    case LastRank: return number(QString::number(i.lastRank), i.lastRank);
+    case Spread: return time(i.spread);
+    case WaitCaused: return time(i.waitCaused);
+    case Reason: return text(qstr(i.reason));
+    default: return text({});
+    }
 }
 
 } // namespace npuscope

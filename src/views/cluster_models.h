@@ -5,6 +5,7 @@
 // NumericSortProxy puts missing values first when ascending); rows of a rank carry its rank id
 // (RankRole).
 #include "model/analysis/cluster.h"
+#include "model/analysis/collectives.h"
 
 #include <QAbstractTableModel>
 #include <QColor>
@@ -113,6 +114,24 @@ protected:
 
 private:
     std::vector<CollectiveOverlapStats> m_collectives;
+};
+
+// "Why it waits": one row per collective instance with a late rank (collectives.h), the biggest
+// wait caused first; RankRole is the late rank.
+class WhyWaitsModel : public ClusterTableModel {
+    Q_OBJECT
+public:
+    enum Columns { Collective, Group, Step, LastRank, Spread, WaitCaused, Reason, ColumnCount };
+    explicit WhyWaitsModel(QObject* parent = nullptr);
+    void setResult(const CollectivesResult& r);
+    const CollectiveInstance& instance(std::size_t row) const { return m_rows[row]; }
+
+protected:
+    Cell cell(std::size_t row, int column) const override;
+    int rankOf(std::size_t row) const override { return m_rows[row].lastRank; }
+
+private:
+    std::vector<CollectiveInstance> m_rows;
 };
 
 // Sorts by SortRole: numbers as numbers with missing values (NaN) first when ascending, text

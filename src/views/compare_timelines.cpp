@@ -26,7 +26,7 @@ namespace npuscope {
 
 namespace {
 
-QString stepTitle(const StepSpan& s) { return QStringLiteral("%1 · %2").arg(qstr(s.name), fmt::duration(s.duration())); }
+QString stepTitle(const StepSpan& s) { return QStringLiteral("%1 · %2").arg(qstr(s.step), fmt::duration(s.duration())); }
 
 } // namespace
 
@@ -152,7 +152,7 @@ private:
         const StepSpan& a = stepsA[static_cast<std::size_t>(pr.baseline)];
         const StepSpan& b = stepsB[static_cast<std::size_t>(pr.optimized)];
         QString html = tr("<b>%1 → %2</b>: %3 → %4 (%5)")
-                           .arg(qstr(a.name).toHtmlEscaped(), qstr(b.name).toHtmlEscaped(), fmt::duration(a.duration()),
+                           .arg(qstr(a.step).toHtmlEscaped(), qstr(b.step).toHtmlEscaped(), fmt::duration(a.duration()),
                                 fmt::duration(b.duration()), fmt::signedDuration(pr.stepDelta));
         html += tr("<br>computing %1 → %2 (%3)").arg(fmt::duration(a.computing), fmt::duration(b.computing),
                                                      fmt::signedDuration(pr.computingDelta));
@@ -340,7 +340,7 @@ void CompareTimelines::alignSteps(int baselineStep, int optimizedStep)
         if (s && cluster_summary::isSummarySession(*s))
             t += tr(" · a cluster summary: its steps are below, the timeline stays in the rank folders");
         if (anchor >= 0)
-            t += tr(" · time from the start of %1").arg(qstr(steps[static_cast<std::size_t>(anchor)].name).toHtmlEscaped());
+            t += tr(" · time from the start of %1").arg(qstr(steps[static_cast<std::size_t>(anchor)].step).toHtmlEscaped());
         return t;
     };
     m_titleA->setText(title(tr("Baseline"), m_baseline, m_stepsA, m_anchorA));
@@ -370,7 +370,7 @@ QString CompareTimelines::pairSummary() const
     const StepSpan& a = m_stepsA[static_cast<std::size_t>(it->baseline)];
     const StepSpan& b = m_stepsB[static_cast<std::size_t>(it->optimized)];
     QString s = tr("%1 → %2: %3 → %4 (%5); computing %6, communication not overlapped %7, free %8")
-                    .arg(qstr(a.name), qstr(b.name), fmt::duration(a.duration()), fmt::duration(b.duration()),
+                    .arg(qstr(a.step), qstr(b.step), fmt::duration(a.duration()), fmt::duration(b.duration()),
                          fmt::signedDuration(it->stepDelta), fmt::signedDuration(it->computingDelta), fmt::signedDuration(it->commDelta),
                          fmt::signedDuration(it->freeDelta));
     QStringList ops;

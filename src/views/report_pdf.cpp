@@ -197,14 +197,15 @@ QImage renderSplitChart(const AdvisorReport& r, int width)
     p.setFont(f);
     double maxT = 0;
     for (const auto& rs : ranks)
-        maxT = std::max(maxT, rs.computing + rs.commNotOverlapped + rs.free);
+        maxT = std::max(maxT, static_cast<double>(rs.split.computing + rs.split.commNotOverlapped + rs.split.free));
     const QColor colours[3] = {QColor(0x4e, 0x79, 0xa7), QColor(0xe1, 0x57, 0x59), QColor(0xba, 0xb0, 0xac)};
     const int barW = width - left - right;
     int y = top;
     for (const auto& rs : ranks) {
         p.setPen(Qt::black);
         p.drawText(QRect(0, y, left - 6, 20), Qt::AlignVCenter | Qt::AlignRight, rankName(rs.rank));
-        const double parts[3] = {rs.computing, rs.commNotOverlapped, rs.free};
+        const double parts[3] = {static_cast<double>(rs.split.computing), static_cast<double>(rs.split.commNotOverlapped),
+                                 static_cast<double>(rs.split.free)};
         double x = left;
         for (int i = 0; i < 3; ++i) {
             const double w = maxT > 0 ? parts[i] / maxT * barW : 0;

@@ -1,6 +1,7 @@
 #include "views/summary_strip.h"
 
 #include "views/format.h"
+#include "views/idle_lane.h"
 #include "views/time_format.h"
 
 #include <QTimer>
@@ -88,8 +89,48 @@ void SummaryStrip::refresh()
     });
 }
 
+void SummaryStrip::setCausalModel(CausalModel* model)
+{
+    m_causal = model;
+    if (!model)
+        return;
+    connect(model, &CausalModel::ready, this, [this] {
+        if (!m_computing && !m_shown.empty() && m_session == m_sel->session())
+            show(m_shown);
+    });
+}
+
+std::pair<QString, QString> SummaryStrip::idlePart() const
+{
+    if (!m_causal || m_rank < 0 || !m_causal->result() || m_causal->result()->session != m_session)
+        return {};
+    const CausalRank* r = m_causal->rank(m_rank);
+    if (!r || r->completeSteps == 0)
+        return {};
+    std::size_t top = 0;
+    for (std::size_t c = 1; c < kIdleCauseCount; ++c)
+        if (r->completeByCause[c] > r->completeByCause[top])
+            top = c;
+    const double perStep = static_cast<double>(r->completeIdleNs) / r->completeSteps;
+    QString text = tr("Idle: %1/step").arg(fmt::duration(perStep));
+    if (r->completeIdleNs > 0)
+        text += tr(", mostly %1 (%2)")
+                    .arg(idleCauseName(static_cast<IdleCause>(top)),
+                         percent(static_cast<double>(r->completeByCause[top]) / static_cast<double>(r->completeIdleNs)));
+    QString tip = tr("<br>Idle: the device's idle time inside a step (from its first to its last device work), "
+                     "averaged per step over the %n complete step(s) (a first or last step cut by the capture "
+                     "is left out), by cause:", nullptr, r->completeSteps);
+    for (std::size_t c = 0; c < kIdleCauseCount; ++c)
+        if (r->completeByCause[c] > 0)
+            tip += QStringLiteral("<br>&nbsp;&nbsp;%1: %2/step")
+                       .arg(idleCauseName(static_cast<IdleCause>(c)),
+                            fmt::duration(static_cast<double>(r->completeByCause[c]) / r->completeSteps));
+    return {text, tip};
+}
+
 void SummaryStrip::show(const std::vector<ProfileSummary>& sums)
 {
+    m_shown = sums;
     if (m_rank < 0)
         showAllRanks(sums);
     else
@@ -100,32 +141,36 @@ void SummaryStrip::showRank(const Profile& p, const ProfileSummary& sum)
 {
     const QString who = rankLabel(p);
     QStringList parts;
-    parts << tr("%1: step %2").arg(who, sum.stepTime > 0 ? fmt::duration(sum.stepTime) : QStringLiteral("–"));
-    if (sum.steps == 1)
+    parts << tr("%1: step %2").arg(who, sum.step.stepTime > 0 ? fmt::duration(sum.step.stepTime) : QStringLiteral("–"));
+    if (sum.step.steps == 1)
         parts.last() += tr(" (1 step)");
-    else if (sum.steps > 1 && sum.partialSteps > 0)
-        parts.last() += (sum.steps - sum.partialSteps == 1 ? tr(" (1 complete step; %2 partial excluded)")
+    else if (sum.step.steps > 1 && sum.step.partial > 0)
+        parts.last() += (sum.step.complete() == 1 ? tr(" (1 complete step; %2 partial excluded)")
                                                             : tr(" (median of %1 complete steps; %2 partial excluded)"))
-                            .arg(sum.steps - sum.partialSteps)
-                            .arg(sum.partialSteps);
-    else if (sum.steps > 1)
-        parts.last() += tr(" (median of %1 steps)").arg(sum.steps);
+                            .arg(sum.step.complete())
+                            .arg(sum.step.partial);
+    else if (sum.step.steps > 1)
+        parts.last() += tr(" (median of %1 steps)").arg(sum.step.steps);
     parts << tr("compute %1").arg(percent(sum.computeShare));
     parts << tr("comm exposed %1").arg(percent(sum.commExposedShare));
     parts << tr("free %1").arg(percent(sum.freeShare));
     parts << tr("AI Core util %1").arg(percent(sum.aicUtil));
     parts << tr("L2 hit %1").arg(percent(sum.l2Hit));
     parts << (std::isnan(sum.hbmBwUtil) ? tr("HBM –") : tr("HBM %1 of peak").arg(percent(sum.hbmBwUtil)));
+    const auto [idleText, idleTip] = idlePart();
+    if (!idleText.isEmpty())
+        parts << idleText;
     m_plain = parts.join(QStringLiteral(" · "));
     setText(QStringLiteral("<b>") + parts.first().toHtmlEscaped() + QStringLiteral("</b> · ")
             + parts.mid(1).join(QStringLiteral(" · ")).toHtmlEscaped());
     setToolTip(tr("Step time from %1: the median of the complete steps (a first or last step cut by the capture "
                   "is left out).<br>AI Core utilisation: %2.<br>HBM peak %3 GB/s (%4); bandwidth %5 GB/s "
                   "(duration-weighted over tasks).")
-                   .arg(QString::fromStdString(sum.stepSource).toHtmlEscaped(),
+                   .arg(QString::fromStdString(sum.step.source).toHtmlEscaped(),
                         QString::fromStdString(sum.utilizationSource.empty() ? std::string("no PMU metrics") : sum.utilizationSource).toHtmlEscaped(),
                         QString::number(sum.hbmPeakGBps, 'f', 0), QString::fromStdString(sum.hbmPeakSource).toHtmlEscaped(),
-                        std::isnan(sum.hbmBwGBps) ? QStringLiteral("–") : QString::number(sum.hbmBwGBps, 'f', 1)));
+                        std::isnan(sum.hbmBwGBps) ? QStringLiteral("–") : QString::number(sum.hbmBwGBps, 'f', 1))
+               + idleTip);
 }
 
 void SummaryStrip::showAllRanks(const std::vector<ProfileSummary>& sums)
@@ -149,7 +194,7 @@ void SummaryStrip::showAllRanks(const std::vector<ProfileSummary>& sums)
             return QStringLiteral("–");
         return QStringLiteral("%1 / %2 / %3").arg(percent(r.min), percent(r.median), percent(r.max));
     };
-    const RankSpread step = spread([](const ProfileSummary& x) { return x.stepTime > 0 ? double(x.stepTime) : kNaN; });
+    const RankSpread step = spread([](const ProfileSummary& x) { return x.step.stepTime > 0 ? double(x.step.stepTime) : kNaN; });
     QStringList parts;
     parts << tr("All %1 ranks (min / median / max): step %2").arg(s->ranks.size()).arg(durations(step));
     parts << tr("compute %1").arg(percents(spread([](const ProfileSummary& x) { return x.computeShare; })));

@@ -13,6 +13,8 @@
 
 namespace npuscope {
 
+class CausalModel;
+
 class SummaryStrip : public QLabel {
     Q_OBJECT
 public:
@@ -20,14 +22,21 @@ public:
     QString plainText() const { return m_plain; }
     // True while the numbers of the current rank (or of all ranks) are being computed.
     bool busy() const { return m_computing; }
+    // The causal model (idle_lane.h): once ready, a rank's strip ends with its idle time per
+    // step and the top idle cause.
+    void setCausalModel(CausalModel* model);
 
 private:
     void refresh();
     void show(const std::vector<ProfileSummary>& sums);
     void showRank(const Profile& p, const ProfileSummary& sum);
     void showAllRanks(const std::vector<ProfileSummary>& sums);
+    // "Idle: 12.3 ms/step, mostly host_python (61 %)" and its tooltip; empty when not known.
+    std::pair<QString, QString> idlePart() const;
 
     SelectionController* m_sel;
+    CausalModel* m_causal = nullptr;
+    std::vector<ProfileSummary> m_shown; // the numbers on show, to add the idle part when it comes
     QString m_plain;
     QFutureWatcher<std::vector<ProfileSummary>> m_watcher;
     SessionPtr m_session; // what the running computation is of

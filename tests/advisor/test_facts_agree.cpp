@@ -132,20 +132,22 @@ private slots:
             for (std::size_t i = 0; i < l.session->ranks.size(); ++i) {
                 const ProfileSummary s = computeSummary(*l.session->ranks[i]);
                 const advisor::RankSplit& a = rep.summary.ranks[i];
-                if (s.stepTime <= 0 && a.T <= 0) {
+                if (s.step.stepTime <= 0 && a.T() <= 0) {
                     qInfo("%s rank %zu: no device task, no step", qPrintable(path), i);
                     ++withoutSteps;
                     continue;
                 }
                 ++compared;
-                const Split strip{double(s.stepTime), double(s.computing), double(s.commNotOverlapped), double(s.free), s.steps};
-                const Split advisor{a.T, a.computing, a.commNotOverlapped, a.free, a.steps};
+                const Split strip{double(s.step.stepTime), double(s.step.computing), double(s.step.commNotOverlapped),
+                                  double(s.step.free), s.step.steps};
+                const Split advisor{a.T(), double(a.split.computing), double(a.split.commNotOverlapped), double(a.split.free),
+                                    a.split.steps};
                 const Split infoSplit = fromJson(info["ranks"][i]["step_split"], "step_ns");
                 const Split adviseSplit = fromJson(advise["summary"]["ranks"][i], "step_ns");
                 if (!strip.same(advisor) || !strip.same(infoSplit) || !strip.same(adviseSplit))
                     differ << QStringLiteral("%1 rank %2: strip %3 (%4) | advisor %5 (%6) | info %7 | advise json %8")
-                                  .arg(path).arg(i).arg(strip.text(), QString::fromStdString(s.stepSource),
-                                                        advisor.text(), QString::fromStdString(a.source),
+                                  .arg(path).arg(i).arg(strip.text(), QString::fromStdString(s.step.source),
+                                                        advisor.text(), QString::fromStdString(a.split.source),
                                                         infoSplit.text(), adviseSplit.text());
             }
         }

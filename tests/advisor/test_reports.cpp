@@ -190,11 +190,11 @@ private slots:
             const AdvisorReport r = runAdvisor(*lr.session, fixture::defaults());
             QCOMPARE(r.summary.ranks.size(), std::size_t(1));
             const RankSplit& a = r.summary.ranks[0];
-            QCOMPARE(a.steps, split.steps);
-            QCOMPARE(a.T, double(split.T()));
-            QCOMPARE(a.computing, double(split.computing));
-            QCOMPARE(a.commNotOverlapped, double(split.notOverlapped));
-            QCOMPARE(a.free, double(split.free));
+            QCOMPARE(a.split.steps, split.steps);
+            QCOMPARE(a.T(), double(split.T()));
+            QCOMPARE(double(a.split.computing), double(split.computing));
+            QCOMPARE(double(a.split.commNotOverlapped), double(split.notOverlapped));
+            QCOMPARE(double(a.split.free), double(split.free));
 
             const bool idle = double(split.free) >= 0.1 * double(split.T());
             QVERIFY(idle); // 18.8 % to 22.3 % free in these four

@@ -31,7 +31,7 @@ namespace {
 const std::string kText = std::string(NPUSCOPE_SAMPLES) + "/msinsight/test/data/pytorch/text/";
 
 using real::readAll;
-using real::StepSplit;
+using CsvStep = real::StepSplit;
 
 std::string rankDir(const std::string& level, int rank)
 {
@@ -39,7 +39,7 @@ std::string rankDir(const std::string& level, int rank)
 }
 
 // The one step row of a rank's step_trace_time.csv, in ns.
-StepSplit stepOf(const std::string& level, int rank) { return real::stepFromCsv(rankDir(level, rank)); }
+CsvStep stepOf(const std::string& level, int rank) { return real::stepFromCsv(rankDir(level, rank)); }
 
 nlohmann::json jsonOf(const std::string& path) { return nlohmann::json::parse(readAll(path), nullptr, false); }
 
@@ -83,7 +83,7 @@ private slots:
     // (msprof-analyze: "Uncovered Communication Time is 101.963ms").
     void communicationRules()
     {
-        const StepSplit split = stepOf("level1", 0);
+        const CsvStep split = stepOf("level1", 0);
         QCOMPARE(split.notOverlapped, TimeNs(101963203));
         QCOMPARE(split.T(), TimeNs(136581009));
         const auto ops = collectivesOf("level1", 0);
@@ -142,7 +142,7 @@ private slots:
     // profiler Level1 not checked on the Level0 capture (the level read from profiler_info_0.json).
     void schedulingRules()
     {
-        const StepSplit split = stepOf("level1", 0);
+        const CsvStep split = stepOf("level1", 0);
         const SessionPtr s = load(rankDir("level1", 0));
         QVERIFY(s);
         const AdvisorReport r = runAdvisor(*s, Thresholds::defaults());
@@ -215,7 +215,7 @@ private slots:
     {
         QFETCH(QString, level);
         QFETCH(bool, fires);
-        const StepSplit a = stepOf(level.toStdString(), 0), b = stepOf(level.toStdString(), 1);
+        const CsvStep a = stepOf(level.toStdString(), 0), b = stepOf(level.toStdString(), 1);
         QVERIFY(a.steps == 1 && b.steps == 1);
         const double meanT = (double(a.T()) + double(b.T())) / 2;
         const double spreadComp = double(std::llabs(a.computing - b.computing)) / meanT;

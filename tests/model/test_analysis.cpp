@@ -272,11 +272,11 @@ private slots:
         addKernel(p, "ar", "hcom_allReduce_", "HCCL", 2000, 5000);
         p.finalize();
         ProfileSummary s = computeSummary(p);
-        QCOMPARE(s.steps, 2);
-        QCOMPARE(s.stepTime, TimeNs(12000));
-        QCOMPARE(s.computing, TimeNs(9000));
-        QCOMPARE(s.commNotOverlapped, TimeNs(1000));
-        QCOMPARE(s.free, TimeNs(2000));
+        QCOMPARE(s.step.steps, 2);
+        QCOMPARE(s.step.stepTime, TimeNs(12000));
+        QCOMPARE(s.step.computing, TimeNs(9000));
+        QCOMPARE(s.step.commNotOverlapped, TimeNs(1000));
+        QCOMPARE(s.step.free, TimeNs(2000));
         QVERIFY(near(s.computeShare, 0.75));
         QVERIFY(near(s.commExposedShare, 1.0 / 12));
         QVERIFY(near(s.aicUtil, 0.4));

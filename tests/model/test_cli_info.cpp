@@ -1,6 +1,8 @@
 // `npuscope info` run as a process: text and JSON on a real rank folder, and the error exits;
 // the hand-over of what draws with Qt to npuscope-gui.
 #include "cli_run.h"
+#include "csv_records.h"
+#include "file_bytes.h"
 #include "model/io/memory_budget.h"
 
 #include <nlohmann/json.hpp>
@@ -9,6 +11,10 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
 
 namespace {
 
@@ -77,20 +83,60 @@ private slots:
         QVERIFY(detailsRead);
         QCOMPARE(rank["op_detail_rows"].get<int>(), 859); // python3 csv over the file
 
-        // Per op type from kernel_details.csv, by total Duration(us) (python3 csv, sum per Type):
-        // 34 types; the largest is hcom_allReduce_ with 4 rows, 105991.876 µs; then ForeachAddList.
+        // Per op type from kernel_details.csv, by total Duration(us), read here with the test's
+        // own CSV parser: the computation rows (Accelerator Core other than HCCL, Type not hcom*)
+        // by Type; the communication rows apart (python3 csv: 33 types of 187 rows; 4
+        // hcom_allReduce_ rows of 105991.876 µs).
+        const std::string kernelCsv = fileBytes(QString(kRank0 + "/ASCEND_PROFILER_OUTPUT/kernel_details.csv").toStdString());
+        const auto csv = parseCsv(kernelCsv);
+        QVERIFY(csv.size() > 1);
+        const auto col = [&](const char* name) {
+            return int(std::find(csv[0].begin(), csv[0].end(), std::string(name)) - csv[0].begin());
+        };
+        const int cType = col("Type"), cCore = col("Accelerator Core"), cDur = col("Duration(us)");
+        QVERIFY(cType < int(csv[0].size()) && cCore < int(csv[0].size()) && cDur < int(csv[0].size()));
+        std::map<std::string, std::pair<int, std::int64_t>> expected; // type -> (count, ns)
+        int commCount = 0;
+        std::int64_t commNs = 0;
+        for (std::size_t i = 1; i < csv.size(); ++i) {
+            if (csv[i].size() < csv[0].size())
+                continue;
+            const std::int64_t ns = std::llround(std::stod(csv[i][cDur]) * 1000.0);
+            if (csv[i][cCore] == "HCCL" || csv[i][cType].rfind("hcom", 0) == 0) {
+                ++commCount;
+                commNs += ns;
+                continue;
+            }
+            auto& e = expected[csv[i][cType]];
+            ++e.first;
+            e.second += ns;
+        }
+        QCOMPARE(commCount, 4);
+        QCOMPARE(commNs, std::int64_t(105991876));
         const auto& ops = rank["op_types"];
         QCOMPARE(ops["source"].get<std::string>(), std::string("kernels"));
-        QCOMPARE(ops["rows"].size(), std::size_t(34));
-        QCOMPARE(ops["rows"][0]["type"].get<std::string>(), std::string("hcom_allReduce_"));
-        QCOMPARE(ops["rows"][0]["count"].get<int>(), 4);
-        QCOMPARE(ops["rows"][0]["total_ns"].get<std::int64_t>(), std::int64_t(105991876));
-        QCOMPARE(ops["rows"][1]["type"].get<std::string>(), std::string("ForeachAddList"));
-        QCOMPARE(ops["rows"][1]["total_ns"].get<std::int64_t>(), std::int64_t(1959079));
-        int count = 0;
-        for (const auto& o : ops["rows"])
-            count += o["count"].get<int>();
-        QCOMPARE(count, 191);
+        QCOMPARE(ops["rows"].size(), expected.size());
+        QCOMPARE(ops["rows"][0]["type"].get<std::string>(), std::string("ForeachAddList"));
+        QCOMPARE(ops["rows"][0]["total_ns"].get<std::int64_t>(), std::int64_t(1959079));
+        for (const auto& o : ops["rows"]) {
+            const auto it = expected.find(o["type"].get<std::string>());
+            QVERIFY2(it != expected.end(), o["type"].get<std::string>().c_str());
+            QCOMPARE(o["count"].get<int>(), it->second.first);
+            QCOMPARE(o["total_ns"].get<std::int64_t>(), it->second.second);
+        }
+        QCOMPARE(ops["communication"]["count"].get<int>(), commCount);
+        QCOMPARE(ops["communication"]["total_ns"].get<std::int64_t>(), commNs);
+
+        // The same rows, counts and totals as `analyze --metric duration` ranks.
+        const CliRun a = runCli({"analyze", "--import", kRank0, "--metric", "duration", "--top", "0", "--format", "json"});
+        QVERIFY2(a.code == 0, qPrintable(a.err));
+        const auto aj = nlohmann::json::parse(a.out.toStdString());
+        QCOMPARE(aj["rows"].size(), ops["rows"].size());
+        for (std::size_t i = 0; i < ops["rows"].size(); ++i) {
+            QCOMPARE(aj["rows"][i]["operator_name"].get<std::string>(), ops["rows"][i]["type"].get<std::string>());
+            QCOMPARE(aj["rows"][i]["count"].get<int>(), ops["rows"][i]["count"].get<int>());
+            QVERIFY(std::abs(aj["rows"][i]["duration_ms"].get<double>() * 1e6 - ops["rows"][i]["total_ns"].get<double>()) < 1);
+        }
     }
 
     void text()

@@ -10,6 +10,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
+#include <array>
+
 #include <cmath>
 #include <fstream>
 #include <functional>
@@ -44,9 +47,22 @@ double median(std::vector<double> v)
     return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
+struct SttRow {
+    double computing = 0, commNo = 0, overlapped = 0, comm = 0, free = 0;
+    double step() const { return computing + commNo + free; }
+};
+
 struct SttMeans {
     double computing = 0, commNo = 0, overlapped = 0, comm = 0, free = 0;
     int n = 0;
+    std::vector<SttRow> rows; // in file order
+    // The row of the median step by duration (an odd count of complete steps): T's split.
+    SttRow medianRow() const
+    {
+        std::vector<SttRow> v = rows;
+        std::sort(v.begin(), v.end(), [](const SttRow& a, const SttRow& b) { return a.step() < b.step(); });
+        return v[v.size() / 2];
+    }
 };
 
 // cluster_step_trace_time.csv rows of Type "rank", summed per rank (µs text -> ns).
@@ -71,6 +87,7 @@ std::map<int, SttMeans> readClusterStt(const std::string& path)
         m.comm += usToNs(f[6]);
         m.free += usToNs(f[7]);
         ++m.n;
+        m.rows.push_back({usToNs(f[3]), usToNs(f[4]), usToNs(f[5]), usToNs(f[6]), usToNs(f[7])});
     }
     return out;
 }
@@ -141,7 +158,7 @@ private slots:
         synth::SynthOptions o;
         o.scenario = "cluster-slowrank";
         o.ranks = 4;
-        o.steps = 2;
+        o.steps = 3; // an odd count: the median step is one of them, not the mean of two
         o.seed = 7;
         const synth::SynthResult r = synth::synthesize(m_dir.path().toStdString(), o);
         QVERIFY2(r.ok, r.error.c_str());
@@ -160,17 +177,25 @@ private slots:
         QCOMPARE(a.ranks.size(), std::size_t(4));
         QCOMPARE(a.breakdownSource, std::string("cluster_step_trace_time"));
         for (const RankBreakdown& b : a.ranks) {
+            // T as everywhere else: the median of the complete steps and that step's split (the
+            // generated steps are whole: none is below 0.6 of the others').
             const SttMeans& m = stt.at(b.rank);
-            QCOMPARE(b.steps, 2);
-            QCOMPARE(m.n, 2);
+            QCOMPARE(b.split.steps, 3);
+            QCOMPARE(b.split.partial, 0);
+            QCOMPARE(m.n, 3);
+            for (const SttRow& row : m.rows)
+                QVERIFY(row.step() >= 0.6 * m.medianRow().step());
             QCOMPARE(b.source, std::string("cluster_step_trace_time"));
             QVERIFY(b.rankIndex >= 0);
             QCOMPARE(m_session->ranks[static_cast<std::size_t>(b.rankIndex)]->rank, b.rank);
-            QVERIFY2(near(b.computing, m.computing / 2), qPrintable(QString::number(b.computing) + " vs " + QString::number(m.computing / 2)));
-            QVERIFY(near(b.commNotOverlapped, m.commNo / 2));
-            QVERIFY(near(b.overlapped, m.overlapped / 2));
-            QVERIFY(near(b.communication, m.comm / 2));
-            QVERIFY(near(b.free, m.free / 2));
+            const SttRow med = m.medianRow();
+            const double computing = static_cast<double>(b.split.computing);
+            QVERIFY2(near(computing, med.computing), qPrintable(QString::number(computing) + " vs " + QString::number(med.computing)));
+            QVERIFY(near(static_cast<double>(b.split.commNotOverlapped), med.commNo));
+            QVERIFY(near(b.overlapped, med.overlapped));
+            QVERIFY(near(b.communication, med.comm));
+            QVERIFY(near(static_cast<double>(b.split.free), med.free));
+            QVERIFY(near(b.stepTime(), med.step()));
         }
     }
 
@@ -178,14 +203,16 @@ private slots:
     {
         const ClusterAnalysis a = analyzeCluster(*m_session);
         const auto stt = readClusterStt(m_dir.path().toStdString() + "/cluster_analysis_output/cluster_step_trace_time.csv");
-        // The test of ADVISOR.md on the file's numbers: (max − min) / mean step per part.
+        // The test of ADVISOR.md on the file's numbers: (max − min) / mean step per part, each
+        // rank's part that of its median step (T's split).
         std::vector<double> comp, commNo, free;
         double meanStep = 0;
         for (const auto& [r, m] : stt) {
-            comp.push_back(m.computing / m.n);
-            commNo.push_back(m.commNo / m.n);
-            free.push_back(m.free / m.n);
-            meanStep += (m.computing + m.commNo + m.free) / m.n;
+            const SttRow med = m.medianRow();
+            comp.push_back(med.computing);
+            commNo.push_back(med.commNo);
+            free.push_back(med.free);
+            meanStep += med.step();
         }
         meanStep /= static_cast<double>(stt.size());
         QVERIFY(a.slowRank.checked);
@@ -331,19 +358,32 @@ private slots:
     void findSlowRankEdges()
     {
         // Two ranks, one with +10 % computing: named; equal ranks: nothing.
-        SlowRankResult r = findSlowRank({{0, 100e6, 10e6, 5e6}, {1, 110e6, 10e6, 5e6}});
+        const auto times = [](std::vector<std::array<TimeNs, 4>> v) {
+            std::vector<RankTimes> out;
+            for (const auto& [rank, comp, comm, free] : v) {
+                RankTimes t;
+                t.rank = static_cast<int>(rank);
+                t.split.computing = comp;
+                t.split.commNotOverlapped = comm;
+                t.split.free = free;
+                t.split.stepTime = comp + comm + free;
+                out.push_back(t);
+            }
+            return out;
+        };
+        SlowRankResult r = findSlowRank(times({{0, 100000000, 10000000, 5000000}, {1, 110000000, 10000000, 5000000}}));
         QVERIFY(r.fired());
         QCOMPARE(r.dimensions[0].slowRank, 1);
         QVERIFY(near(r.dimensions[0].spread, 10e6 / 120e6));
         QVERIFY(near(r.dimensions[0].excess, 110e6 - 105e6));
-        QVERIFY(!findSlowRank({{0, 100e6, 10e6, 5e6}, {1, 100e6, 10e6, 5e6}}).fired());
-        QVERIFY(!findSlowRank({{0, 100e6, 10e6, 5e6}}).checked);
+        QVERIFY(!findSlowRank(times({{0, 100000000, 10000000, 5000000}, {1, 100000000, 10000000, 5000000}})).fired());
+        QVERIFY(!findSlowRank(times({{0, 100000000, 10000000, 5000000}})).checked);
         // Spread exactly at the threshold does not fire.
-        QVERIFY(!findSlowRank({{0, 95, 0, 0}, {1, 105, 0, 0}}, 0.1).fired());
+        QVERIFY(!findSlowRank(times({{0, 95, 0, 0}, {1, 105, 0, 0}}), 0.1).fired());
         // Communication: the least (arrived last), or the given last arriver.
-        r = findSlowRank({{0, 100, 30, 0}, {1, 100, 10, 0}, {2, 100, 20, 0}});
+        r = findSlowRank(times({{0, 100, 30, 0}, {1, 100, 10, 0}, {2, 100, 20, 0}}));
         QCOMPARE(r.dimensions[1].slowRank, 1);
-        r = findSlowRank({{0, 100, 30, 0}, {1, 100, 10, 0}, {2, 100, 20, 0}}, 0.05, 2);
+        r = findSlowRank(times({{0, 100, 30, 0}, {1, 100, 10, 0}, {2, 100, 20, 0}}), 0.05, 2);
         QCOMPARE(r.dimensions[1].slowRank, 2);
         // Slow link: below 0.8 × median; exactly 0.8 passes.
         SlowLinkResult l = findSlowLinks({{0, "HCCS", 100, 10}, {1, "HCCS", 100, 10}, {2, "HCCS", 79, 10}, {3, "RDMA", 5, 1}});
@@ -400,7 +440,7 @@ private slots:
         // Two ranks with their own step_trace_time.csv.
         QCOMPARE(a.ranks.size(), std::size_t(2));
         QCOMPARE(a.breakdownSource, std::string("step_trace_time"));
-        QCOMPARE(a.ranks[0].computing, 8873756.0); // step_trace_time.csv: 8873.756000000001 µs
+        QCOMPARE(a.ranks[0].split.computing, TimeNs(8873756)); // step_trace_time.csv: 8873.756000000001 µs
         QVERIFY(a.slowRank.checked);
         QVERIFY(a.slowLink.checked); // HCCS on both ranks
     }

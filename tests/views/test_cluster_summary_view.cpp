@@ -111,8 +111,8 @@ private slots:
             const int rank = r["rank"].get<int>();
             const auto& b = *std::find_if(v->analysis().ranks.begin(), v->analysis().ranks.end(),
                                           [&](const RankBreakdown& x) { return x.rank == rank; });
-            QVERIFY(std::abs(b.computing - r["advisor_split"]["computing_ns"].get<double>()) <= 0.5);
-            QCOMPARE(b.steps, r["advisor_split"]["steps"].get<int>());
+            QVERIFY(std::abs(static_cast<double>(b.split.computing) - r["advisor_split"]["computing_ns"].get<double>()) <= 0.5);
+            QCOMPARE(b.split.steps, r["advisor_split"]["steps"].get<int>());
         }
         // The planted slow rank (the last, 3) is named.
         QCOMPARE(v->analysis().slowRank.dimensions[0].slowRank, 3);

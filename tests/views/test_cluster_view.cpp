@@ -23,6 +23,7 @@
 #include <QTest>
 #include <QToolBar>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -38,27 +39,31 @@ const QString kLevel1 = QStringLiteral(NPUSCOPE_SAMPLES "/msinsight/test/data/py
 bool near(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max({1.0, std::abs(a), std::abs(b)}); }
 
 // Mean Computing per rank (ns) from cluster_step_trace_time.csv.
-std::map<int, double> meanComputing(const std::string& path)
+// Per rank, the Computing of T's step (the median of the complete steps by Computing +
+// Communication(Not Overlapped) + Free; of an even count, the two middle steps' mean in whole ns)
+// from cluster_step_trace_time.csv's rank rows. The generated steps are whole: none is partial.
+std::map<int, double> medianStepComputing(const std::string& path)
 {
     std::ifstream in(path);
     std::string line;
     std::getline(in, line);
-    std::map<int, std::pair<double, int>> acc;
+    std::map<int, std::vector<std::pair<double, double>>> rows; // rank -> (step, computing)
+    auto ns = [](const std::string& us) { return std::round(std::stod(us) * 1000.0); };
     while (std::getline(in, line)) {
         std::vector<std::string> f;
         std::stringstream ss(line);
         std::string c;
         while (std::getline(ss, c, ','))
             f.push_back(c);
-        if (f.size() > 3 && f[1] == "rank") {
-            auto& a = acc[std::stoi(f[2])];
-            a.first += std::round(std::stod(f[3]) * 1000.0);
-            ++a.second;
-        }
+        if (f.size() > 7 && f[1] == "rank")
+            rows[std::stoi(f[2])].push_back({ns(f[3]) + ns(f[4]) + ns(f[7]), ns(f[3])});
     }
     std::map<int, double> out;
-    for (const auto& [r, a] : acc)
-        out[r] = a.first / a.second;
+    for (auto& [r, v] : rows) {
+        std::sort(v.begin(), v.end());
+        const std::size_t n = v.size();
+        out[r] = n % 2 ? v[n / 2].second : std::floor((v[n / 2 - 1].second + v[n / 2].second) / 2);
+    }
     return out;
 }
 
@@ -183,12 +188,12 @@ private slots:
         QVERIFY2(findings.contains(QStringLiteral("Slow HCCS link on rank 1")), qPrintable(findings));
         QVERIFY2(findings.contains(QStringLiteral("1→2")), qPrintable(findings));
 
-        // Breakdown table: 4 ranks, Computing (column 2) = the file's mean per step.
+        // Breakdown table: 4 ranks, Computing (column 2) = that of the file's median step (T's).
         QTableView* t = v->breakdownTable();
         QAbstractItemModel* m = t->model();
         QAbstractItemModelTester tester(m, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QCOMPARE(m->rowCount(), 4);
-        const auto comp = meanComputing(m_out + "/cluster_step_trace_time.csv");
+        const auto comp = medianStepComputing(m_out + "/cluster_step_trace_time.csv");
         for (int row = 0; row < 4; ++row) {
             const int rank = m->index(row, 0).data(ClusterTableModel::RankRole).toInt();
             QVERIFY(near(m->index(row, RankBreakdownModel::Computing).data(ClusterTableModel::SortRole).toDouble(), comp.at(rank)));

@@ -6,7 +6,11 @@
 #include "views/operator_ranking_view.h"
 #include "views/selection_controller.h"
 
+#include <QAbstractItemView>
+#include <QApplication>
+#include <QComboBox>
 #include <QFile>
+#include <QLineEdit>
 #include <QPalette>
 #include <QSortFilterProxyModel>
 #include <QTableView>
@@ -42,6 +46,27 @@ class TestOperatorRankingView : public QObject {
         const QRect rect = v.tableView()->visualRect(v.proxy()->index(r, M::Count));
         QVERIFY(rect.isValid());
         QTest::mouseClick(v.tableView()->viewport(), Qt::LeftButton, {}, rect.center());
+    }
+
+    // Chooses `text` in the combo box `name` as a person does: a click opens its list, a click on
+    // the item chooses it.
+    static void chooseItem(OperatorRankingView& v, const QString& name, const QString& text)
+    {
+        auto* combo = v.findChild<QComboBox*>(name);
+        QVERIFY2(combo, qPrintable(name));
+        const int i = combo->findText(text);
+        QVERIFY2(i >= 0, qPrintable(text));
+        QTest::mouseClick(combo, Qt::LeftButton);
+        QAbstractItemView* list = combo->view();
+        QTRY_VERIFY(list->isVisible());
+        const QRect rect = list->visualRect(list->model()->index(i, combo->modelColumn()));
+        QVERIFY(rect.isValid());
+        // The open list takes no release for a double-click interval after it shows (a release
+        // of the opening click would choose an item otherwise): a person does not click faster.
+        QTest::qWait(QApplication::doubleClickInterval() + 50);
+        QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, rect.center());
+        QTRY_VERIFY(!list->isVisible());
+        QCOMPARE(combo->currentIndex(), i);
     }
 
 private slots:
@@ -215,12 +240,24 @@ private slots:
         OperatorRankingView ranking(&sel);
         ranking.show();
         QVERIFY(QTest::qWaitForWindowExposed(&ranking));
-        ranking.setFilterText(QStringLiteral("mAt"));
+        // Typing in the filter box narrows the rows; erasing it brings them back.
+        auto* filter = ranking.findChild<QLineEdit*>(QStringLiteral("filterEdit"));
+        QVERIFY(filter);
+        QTest::mouseClick(filter, Qt::LeftButton);
+        QTest::keyClicks(filter, QStringLiteral("mAt"));
         QCOMPARE(ranking.proxy()->rowCount(), 1);
-        ranking.setFilterText(QString());
+        QTest::keyClick(filter, Qt::Key_A, Qt::ControlModifier);
+        QTest::keyClick(filter, Qt::Key_Backspace);
+        QCOMPARE(filter->text(), QString());
         QCOMPARE(ranking.proxy()->rowCount(), 3);
 
-        ranking.tableView()->selectRow(0);
+        // A click on the first row selects it for copying.
+        QTableView* table = ranking.tableView();
+        const QRect first = table->visualRect(ranking.proxy()->index(0, M::Count));
+        QVERIFY(first.isValid());
+        QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, first.center());
+        QCOMPARE(table->selectionModel()->selectedRows().size(), 1);
+        QCOMPARE(table->selectionModel()->selectedRows().front().row(), 0);
         const QString csv = ranking.selectionAsCsv();
         QVERIFY2(csv.startsWith(QStringLiteral("OP Type,Count,Total,Share,")), qPrintable(csv));
         QVERIFY2(csv.contains(QStringLiteral("\nMatMulV2,3,12.0 µs,55.8 %,4.00 µs,")), qPrintable(csv));
@@ -238,10 +275,10 @@ private slots:
         QVERIFY2(lines[3].startsWith(QStringLiteral("Add,2,4000,")), qPrintable(lines[3]));
 
         // Group by name propagates and renames the key column.
-        ranking.setGroupBy(GroupBy::Name);
+        chooseItem(ranking, QStringLiteral("groupByCombo"), QStringLiteral("Op Name"));
         QCOMPARE(ranking.proxy()->rowCount(), 14);
         QCOMPARE(ranking.proxy()->headerData(M::Name, Qt::Horizontal).toString(), QStringLiteral("Op Name"));
-        ranking.setPreset(RankingPreset::CommunicationDuration);
+        chooseItem(ranking, QStringLiteral("presetCombo"), QStringLiteral("Communication duration"));
         QCOMPARE(ranking.proxy()->rowCount(), 2);
         QVERIFY(ranking.tableView()->isColumnHidden(M::P99));
         QVERIFY(!ranking.tableView()->isColumnHidden(M::Total));

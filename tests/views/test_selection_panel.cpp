@@ -282,7 +282,7 @@ private slots:
         // The summary strip: step time min / median / max over the ranks.
         std::vector<TimeNs> steps;
         for (const auto& p : s->ranks)
-            steps.push_back(computeSummary(*p).stepTime);
+            steps.push_back(computeSummary(*p).step.stepTime);
         std::sort(steps.begin(), steps.end());
         QTRY_VERIFY_WITH_TIMEOUT(!w.summary()->busy(), 30000);
         const QString strip = w.summary()->plainText();

@@ -96,13 +96,15 @@ SlowRankResult findSlowRank(const std::vector<RankTimes>& ranks, double gapRatio
     out.checked = true;
     double sumMean = 0;
     for (const auto& r : ranks)
-        sumMean += r.computing + r.commNotOverlapped + r.free;
+        sumMean += static_cast<double>(r.split.stepTime);
     sumMean /= static_cast<double>(ranks.size());
     out.meanStep = sumMean;
     for (int d = 0; d < 3; ++d) {
         SlowRankDimension dim;
         dim.name = d == 0 ? "Computing" : (d == 1 ? "Communication(Not Overlapped)" : "Free");
-        auto val = [d](const RankTimes& r) { return d == 0 ? r.computing : (d == 1 ? r.commNotOverlapped : r.free); };
+        auto val = [d](const RankTimes& r) {
+            return static_cast<double>(d == 0 ? r.split.computing : (d == 1 ? r.split.commNotOverlapped : r.split.free));
+        };
         std::vector<double> v;
         for (const auto& r : ranks)
             v.push_back(val(r));
@@ -314,63 +316,68 @@ void buildMatrices(const Session& s, ClusterAnalysis& a, double bwRatio)
 
 namespace {
 
-// cluster_step_trace_time.csv's rank rows: per rank, the sums over its steps and their count.
-using StepSums = std::map<int, std::pair<RankBreakdown, int>>;
-StepSums clusterStepSums(const Session& s)
+// A rank id written as text (the cluster file's Index); false when it is not a number.
+bool parseRankId(const std::string& index, int& rank)
 {
-    StepSums stt;
-    for (const StepRow& row : s.cluster.stepTrace) {
-        if (row.type != "rank" || row.index.empty())
-            continue;
-        char* end = nullptr;
-        const long r = std::strtol(row.index.c_str(), &end, 10);
-        if (end == row.index.c_str())
-            continue;
-        auto& [b, n] = stt[static_cast<int>(r)];
-        auto v = [](const std::optional<TimeNs>& x) { return x ? static_cast<double>(*x) : 0.0; };
-        b.rank = static_cast<int>(r);
-        b.computing += v(row.computing);
-        b.commNotOverlapped += v(row.commNotOverlapped);
-        b.overlapped += v(row.overlapped);
-        b.communication += row.communication ? v(row.communication) : v(row.overlapped) + v(row.commNotOverlapped);
-        b.free += v(row.free);
-        b.bubble += v(row.bubble);
-        ++n;
-    }
-    return stt;
+    if (index.empty())
+        return false;
+    char* end = nullptr;
+    const long r = std::strtol(index.c_str(), &end, 10);
+    if (end == index.c_str())
+        return false;
+    rank = static_cast<int>(r);
+    return true;
 }
 
-// The mean step of a rank's cluster step trace sums.
-RankBreakdown meanOfSums(RankBreakdown b, int n)
+// cluster_step_trace_time.csv's rank rows: per rank, the mean Bubble per step.
+std::map<int, double> clusterBubbles(const Session& s)
 {
-    const double d = n;
-    b.computing /= d;
-    b.commNotOverlapped /= d;
-    b.overlapped /= d;
-    b.communication /= d;
-    b.free /= d;
-    b.bubble /= d;
-    b.steps = n;
-    b.source = "cluster_step_trace_time";
+    std::map<int, std::pair<double, int>> acc;
+    for (const StepRow& row : s.cluster.stepTrace) {
+        int r = -1;
+        if (row.type != "rank" || !row.computing || !parseRankId(row.index, r))
+            continue;
+        acc[r].first += row.bubble ? static_cast<double>(*row.bubble) : 0.0;
+        ++acc[r].second;
+    }
+    std::map<int, double> out;
+    for (const auto& [r, a] : acc)
+        out[r] = a.first / a.second;
+    return out;
+}
+
+// A rank's breakdown from its steps: T and the median complete step's split (overlap.h), with the
+// overlapped and whole communication time of that same step.
+RankBreakdown breakdownOf(const OverlapResult& ov, std::string source)
+{
+    RankBreakdown b;
+    b.split = stepSplit(ov);
+    b.overlapped = static_cast<double>(ov.typical.overlapped);
+    b.communication = static_cast<double>(ov.typical.communication);
+    b.source = std::move(source);
     return b;
 }
 
-// The mean step of a rank's own breakdown; no source when it has none.
-RankBreakdown meanOfOverlap(const Profile& p, const OverlapResult& ov)
+// The breakdown of a rank's cluster step trace rows.
+RankBreakdown fromClusterRows(std::vector<StepBreakdown> steps, double bubble)
 {
-    RankBreakdown b;
+    OverlapResult ov;
+    ov.steps = std::move(steps);
+    ov.stepTimeSource = "cluster_step_trace_time";
+    finishSteps(ov);
+    RankBreakdown b = breakdownOf(ov, "cluster_step_trace_time");
+    b.bubble = bubble;
+    return b;
+}
+
+// The breakdown of a rank's own steps; no source when it has none.
+RankBreakdown fromOwnSteps(const Profile& p, const OverlapResult& ov)
+{
     if (ov.source == OverlapSource::None || ov.steps.empty())
-        return b;
-    const double n = static_cast<double>(ov.steps.size());
-    b.steps = static_cast<int>(ov.steps.size());
-    b.computing = static_cast<double>(ov.total.computing) / n;
-    b.commNotOverlapped = static_cast<double>(ov.total.commNotOverlapped) / n;
-    b.overlapped = static_cast<double>(ov.total.overlapped) / n;
-    b.communication = static_cast<double>(ov.total.communication) / n;
-    b.free = static_cast<double>(ov.total.free) / n;
+        return {};
+    RankBreakdown b = breakdownOf(ov, overlapSourceName(ov.source));
     if (ov.source == OverlapSource::StepTrace)
         addBubble(p, b);
-    b.source = overlapSourceName(ov.source);
     return b;
 }
 
@@ -412,10 +419,34 @@ std::vector<CollectiveOverlapStats> collectiveStats(const CollectiveTimes& t)
 
 } // namespace
 
+std::map<int, std::vector<StepBreakdown>> clusterRankSteps(const ClusterData& cl)
+{
+    std::map<int, std::vector<StepBreakdown>> out;
+    for (const StepRow& row : cl.stepTrace) {
+        int r = -1;
+        if (row.type != "rank" || !row.computing || !parseRankId(row.index, r))
+            continue;
+        StepBreakdown b;
+        b.step = row.step;
+        b.computing = *row.computing;
+        b.commNotOverlapped = row.commNotOverlapped.value_or(0);
+        b.overlapped = row.overlapped.value_or(0);
+        b.communication = row.communication ? *row.communication : b.overlapped + b.commNotOverlapped;
+        b.free = row.free.value_or(0);
+        out[r].push_back(std::move(b));
+    }
+    return out;
+}
+
 ClusterAnalysis analyzeCluster(const Session& s, const ClusterOptions& o)
 {
     ClusterAnalysis a;
-    const StepSums stt = clusterStepSums(s);
+    const std::map<int, std::vector<StepBreakdown>> stt = clusterRankSteps(s.cluster);
+    const std::map<int, double> bubbles = clusterBubbles(s);
+    const auto bubbleOf = [&bubbles](int r) {
+        const auto it = bubbles.find(r);
+        return it == bubbles.end() ? 0.0 : it->second;
+    };
     std::set<std::string> sources;
     std::map<int, RankBreakdown> byRank;
     CollectiveTimes coll;
@@ -424,7 +455,7 @@ ClusterAnalysis analyzeCluster(const Session& s, const ClusterOptions& o)
         const int rank = rankIdOf(s, i);
         const OverlapResult ov = computeOverlap(p);
         const auto it = stt.find(rank);
-        RankBreakdown b = it != stt.end() ? meanOfSums(it->second.first, it->second.second) : meanOfOverlap(p, ov);
+        RankBreakdown b = it != stt.end() ? fromClusterRows(it->second, bubbleOf(rank)) : fromOwnSteps(p, ov);
         b.rank = rank;
         b.rankIndex = static_cast<int>(i);
         if (!b.source.empty())
@@ -447,9 +478,10 @@ ClusterAnalysis analyzeCluster(const Session& s, const ClusterOptions& o)
         a.rankOverlap.push_back(ro);
     }
     // Ranks only in the cluster file.
-    for (const auto& [r, sn] : stt)
+    for (const auto& [r, steps] : stt)
         if (!byRank.count(r)) {
-            byRank[r] = meanOfSums(sn.first, sn.second);
+            byRank[r] = fromClusterRows(steps, bubbleOf(r));
+            byRank[r].rank = r;
             sources.insert(byRank[r].source);
         }
     for (auto& [r, b] : byRank)
@@ -464,7 +496,7 @@ ClusterAnalysis analyzeCluster(const Session& s, const ClusterOptions& o)
     std::vector<RankTimes> times;
     for (const auto& b : a.ranks)
         if (!b.source.empty() && b.stepTime() > 0)
-            times.push_back({b.rank, b.computing, b.commNotOverlapped, b.free});
+            times.push_back({b.rank, b.split});
     a.slowRank = findSlowRank(times, o.gapRatio);
     a.slowLink = findSlowLinks(rankTransportTotals(s, &a.slowLinkSource), o.bwRatio);
     return a;

@@ -7,7 +7,8 @@
 // Sources:
 //  - Step breakdown, first that exists per rank: cluster_step_trace_time.csv rows of Type
 //    "rank" (ClusterData::stepTrace), else the rank's own computeOverlap() (step_trace_time.csv,
-//    else the Overlap Analysis lanes, else the device tasks). Values are means per step.
+//    else the Overlap Analysis lanes, else the device tasks). Each rank's step is T, the median
+//    of its complete steps, and the median step's split (summary.h StepSplit), as everywhere else.
 //  - Matrix: cluster_communication_matrix.json (ClusterData::links) when loaded, else every
 //    rank's communication_matrix.json; a link (step, op, src, dst) written by several files is
 //    counted once. Cells sum Transit Size and Transit Time over steps and ops; bandwidth is
@@ -18,8 +19,10 @@
 //    else every rank's communication.json ("Communication Bandwidth Info").
 //  - Overlap: the collectives on each rank's timeline (computeOverlap().collectives).
 #include "model/analysis/overlap.h"
+#include "model/analysis/summary.h"
 #include "model/store/session.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,15 +30,22 @@ namespace npuscope {
 
 // ---- Step breakdown -------------------------------------------------------------------------
 
+// One rank's step split, and what the cluster tab adds to it: the overlapped and whole
+// communication time of the same median step, and the bubble (a mean per step: it is not part of
+// the split that adds up to T).
 struct RankBreakdown {
     int rank = -1;        // rank id (Profile::rank, the cluster file's Index, else the position)
     int rankIndex = -1;   // index into Session::ranks, -1 when the rank is only in the cluster file
     std::string source;   // "cluster_step_trace_time", "step_trace_time", "Overlap Analysis", "device tasks"
-    int steps = 0;
-    // Means per step, ns.
-    double computing = 0, commNotOverlapped = 0, overlapped = 0, communication = 0, free = 0, bubble = 0;
-    double stepTime() const { return computing + commNotOverlapped + free; }
+    StepSplit split;      // T, the median complete step's split, the step counts (ns)
+    double overlapped = 0, communication = 0; // of the median step, ns
+    double bubble = 0;    // mean per step, ns (cluster_step_trace_time / step_trace_time Bubble)
+    double stepTime() const { return static_cast<double>(split.stepTime); }
 };
+
+// cluster_step_trace_time.csv's rank rows (ClusterData::stepTrace, Type "rank", with a Computing
+// value) per rank id, each rank's in step order: the steps its StepSplit is taken over.
+std::map<int, std::vector<StepBreakdown>> clusterRankSteps(const ClusterData& cl);
 
 // ---- Communication matrix -------------------------------------------------------------------
 
@@ -85,15 +95,16 @@ struct CollectiveOverlapStats {
 inline constexpr double kDefaultSlowRankGapRatio = 0.05; // CLU-SLOWRANK.gap_ratio
 inline constexpr double kDefaultSlowLinkBwRatio = 0.8;   // CLU-SLOWLINK.bw_ratio
 
+// A rank's step split as the slow rank test reads it.
 struct RankTimes {
     int rank = -1;
-    double computing = 0, commNotOverlapped = 0, free = 0; // ns per step
+    StepSplit split;
 };
 
 struct SlowRankDimension {
     std::string name;         // "Computing", "Communication(Not Overlapped)", "Free"
     double min = 0, max = 0, median = 0;
-    double spread = 0;        // (max − min) / mean step (mean over ranks of the three summed)
+    double spread = 0;        // (max − min) / mean step (the mean over ranks of their T)
     bool fired = false;       // spread > gap ratio
     int slowRank = -1;        // Computing/Free: the rank with the most; Communication: the last
                               // arriver when given, else the rank with the least (it waited least)
@@ -104,7 +115,7 @@ struct SlowRankDimension {
 struct SlowRankResult {
     bool checked = false;     // ≥ 2 ranks
     double gapRatio = kDefaultSlowRankGapRatio;
-    double meanStep = 0;      // ns
+    double meanStep = 0;      // the mean over ranks of their T, ns
     std::vector<SlowRankDimension> dimensions; // Computing, Communication(Not Overlapped), Free
     bool fired() const;
 };

@@ -2,6 +2,7 @@
 
 #include "model/analysis/op_stats.h"
 #include "model/analysis/overlap.h"
+#include "model/analysis/summary.h"
 
 #include <algorithm>
 #include <cmath>
@@ -38,15 +39,9 @@ double mean(const std::vector<double>& v)
     return v.empty() ? kNaN : s / static_cast<double>(v.size());
 }
 
-// The median, as T is of the complete steps (overlap.h): the verdict's ratio is the headline's.
-double median(std::vector<double> v)
-{
-    if (v.empty())
-        return kNaN;
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
-}
+// The median, as T is of the complete steps (summary.h rankSpread: the mean of the two middle
+// values of an even count): the verdict's ratio is the headline's.
+double median(std::vector<double> v) { return rankSpread(std::move(v)).median; }
 
 } // namespace
 

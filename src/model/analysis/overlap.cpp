@@ -229,7 +229,9 @@ bool timelineCut(const Profile& p)
     return false;
 }
 
-void finishTotals(OverlapResult& r, bool lastCut)
+} // namespace
+
+void finishSteps(OverlapResult& r, bool lastCut)
 {
     r.total = StepBreakdown{};
     for (const StepBreakdown& s : r.steps) {
@@ -254,6 +256,8 @@ void finishTotals(OverlapResult& r, bool lastCut)
         r.stepTime = r.typical.stepTime();
     }
 }
+
+namespace {
 
 // A step_trace_time.csv row of this rank: it has a Computing value and is not a cluster-level row.
 bool isRankStepRow(const StepRow& row) { return row.computing && (row.type.empty() || row.type == "rank"); }
@@ -452,7 +456,7 @@ OverlapResult computeOverlap(const Profile& p)
     if (!fromStepTrace(p, r) && !fromOverlapTracks(p, r.spans, d, r))
         fromTasks(d, r.spans, r);
     // step_trace_time.csv was written whole by the profiler, whatever became of the timeline.
-    finishTotals(r, r.source != OverlapSource::StepTrace && timelineCut(p));
+    finishSteps(r, r.source != OverlapSource::StepTrace && timelineCut(p));
     for (const auto& [name, iv] : d.commOps) {
         CollectiveOverlap c;
         c.name = name;

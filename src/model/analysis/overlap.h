@@ -99,5 +99,8 @@ struct OverlapResult {
     std::vector<std::pair<std::string, Interval>> spans; // profilerSteps(), whatever the breakdown source
 };
 OverlapResult computeOverlap(const Profile& p);
+// What computeOverlap does last with its steps: `r.total`, `r.stats`, `r.typical` and `r.stepTime`
+// from `r.steps`. For steps read elsewhere (a cluster step trace's rows of one rank).
+void finishSteps(OverlapResult& r, bool lastCut = false);
 
 } // namespace npuscope

@@ -228,6 +228,7 @@ void findSteps(RankFacts& f)
     for (std::size_t i = 0; i < o.steps.size(); ++i) {
         const StepBreakdown& b = o.steps[i];
         RankStep s;
+        s.split = b;
         if (b.step.rfind("ProfilerStep#", 0) == 0)
             s.name = b.step.substr(13);
         else
@@ -235,10 +236,6 @@ void findSteps(RankFacts& f)
         s.hasRange = o.source != OverlapSource::StepTrace || rowsTakeSpans;
         s.start = rowsTakeSpans ? o.spans[i].second.begin : b.begin;
         s.end = rowsTakeSpans ? o.spans[i].second.end : b.end;
-        s.computing = static_cast<double>(b.computing);
-        s.commNotOverlapped = static_cast<double>(b.commNotOverlapped);
-        s.free = static_cast<double>(b.free);
-        s.total = static_cast<double>(b.stepTime());
         s.partial = i < o.stats.isPartial.size() && o.stats.isPartial[i];
         f.steps.push_back(std::move(s));
     }

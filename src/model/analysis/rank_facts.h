@@ -55,13 +55,14 @@ struct TaskGroup {
     double sumDur = 0;
 };
 
-// One step of the rank, from computeOverlap: its name ("50", "3" of ProfilerStep#3, "E2E"), its
-// time range when known, and its split (ns).
+// One step of the rank: computeOverlap's breakdown of it, and what the rules add: its short name
+// ("50", "3" of ProfilerStep#3, "E2E"), its time range (a step_trace_time.csv row takes its
+// ProfilerStep#N span), and whether it is partial.
 struct RankStep {
+    StepBreakdown split;
     std::string name;
     bool hasRange = false;
     TimeNs start = 0, end = 0;
-    double computing = 0, commNotOverlapped = 0, free = 0, total = 0;
     bool partial = false; // cut by the capture, left out of T (overlap.h stepStats)
 };
 

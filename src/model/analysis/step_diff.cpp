@@ -20,11 +20,7 @@ std::vector<StepSpan> stepSpans(const Profile& p)
     std::vector<StepSpan> steps;
     for (const StepBreakdown& b : splitSpans(dev, spans)) {
         StepSpan s;
-        s.name = b.step;
-        s.begin = b.begin;
-        s.end = b.end;
-        s.computing = b.computing;
-        s.commNotOverlapped = b.commNotOverlapped;
+        static_cast<StepBreakdown&>(s) = b;
         s.free = std::max<TimeNs>(0, b.free);
         steps.push_back(std::move(s));
     }

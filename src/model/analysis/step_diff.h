@@ -13,6 +13,7 @@
 // Alignment: one step of each run is the anchor (by default the median step by duration, the
 // lower one of an even count); baseline step i stands beside optimized step
 // i − anchorBaseline + anchorOptimized, for every i where both exist.
+#include "model/analysis/overlap.h"
 #include "model/store/profile.h"
 #include "model/store/session.h"
 
@@ -22,11 +23,10 @@
 
 namespace npuscope {
 
-struct StepSpan {
-    std::string name;  // "ProfilerStep#3", or "device span" without steps
-    TimeNs begin = 0, end = 0;
-    TimeNs computing = 0, commNotOverlapped = 0, free = 0; // add up to end − begin
-    // Device time of each computation operator type that starts in the span, by time descending.
+// A step's breakdown (its `step` is "ProfilerStep#3", or "device span" without steps; computing,
+// not overlapped and free add up to end − begin), and what a comparison adds: the device time of
+// each computation operator type that starts in the span, by time descending.
+struct StepSpan : StepBreakdown {
     std::vector<std::pair<std::string, TimeNs>> opTypes;
     TimeNs duration() const { return end - begin; }
 };

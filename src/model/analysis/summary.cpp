@@ -51,9 +51,19 @@ StepSplit stepSplit(const OverlapResult& o)
         m.commNotOverlapped = o.typical.commNotOverlapped;
         m.free = o.typical.free;
         m.min = o.stats.min;
+        m.median = o.stats.median;
         m.max = o.stats.max;
     }
     return m;
+}
+
+StepSplit stepSplit(std::vector<StepBreakdown> steps, std::string source)
+{
+    OverlapResult o;
+    o.steps = std::move(steps);
+    o.stepTimeSource = std::move(source);
+    finishSteps(o);
+    return stepSplit(o);
 }
 
 std::string StepSplit::countText() const
@@ -71,19 +81,12 @@ ProfileSummary computeSummary(const Profile& p, double peakHbmGBps)
     ProfileSummary s;
     s.hbmPeakGBps = hbmPeakFor(p, peakHbmGBps, &s.hbmPeakSource);
 
-    const StepSplit m = stepSplit(computeOverlap(p));
-    s.steps = m.steps;
-    s.partialSteps = m.partial;
-    s.stepTime = m.stepTime;
-    s.stepSource = m.source;
-    s.computing = m.computing;
-    s.commNotOverlapped = m.commNotOverlapped;
-    s.free = m.free;
-    if (s.stepTime > 0) {
-        const double t = static_cast<double>(s.stepTime);
-        s.computeShare = static_cast<double>(s.computing) / t;
-        s.commExposedShare = static_cast<double>(s.commNotOverlapped) / t;
-        s.freeShare = static_cast<double>(s.free) / t;
+    s.step = stepSplit(computeOverlap(p));
+    if (s.step.stepTime > 0) {
+        const double t = static_cast<double>(s.step.stepTime);
+        s.computeShare = static_cast<double>(s.step.computing) / t;
+        s.commExposedShare = static_cast<double>(s.step.commNotOverlapped) / t;
+        s.freeShare = static_cast<double>(s.step.free) / t;
     }
 
     OpStatsOptions opt;

@@ -22,12 +22,25 @@ double chipHbmPeakGBps(const std::string& chip);
 // The peak used for `p` (rules above); `overrideGBps` wins when it is a positive number.
 double hbmPeakFor(const Profile& p, double overrideGBps, std::string* source = nullptr);
 
+// The step of a breakdown that T stands for: T, the median of the complete steps, and the median
+// step's split (OverlapResult::typical), with how many steps there were and how many were left
+// out as partial. The one step split: what the summary strip, the advisor, `compare`, `info` and
+// the cluster analysis show.
+struct StepSplit {
+    int steps = 0, partial = 0;
+    std::string source;           // OverlapResult::stepTimeSource
+    TimeNs stepTime = 0, computing = 0, commNotOverlapped = 0, free = 0;
+    double min = 0, median = 0, max = 0; // of the complete steps, ns (T is the median step's split)
+    int complete() const { return steps - partial; }
+    // "median of 5 complete steps; 1 partial excluded", "1 step", "median of 3 steps".
+    std::string countText() const;
+};
+StepSplit stepSplit(const OverlapResult& o);
+// The same of steps read elsewhere (a cluster step trace's rows of one rank), in step order.
+StepSplit stepSplit(std::vector<StepBreakdown> steps, std::string source);
+
 struct ProfileSummary {
-    TimeNs stepTime = 0;          // T, the median of the complete steps (overlap.h stepStats)
-    int steps = 0;                // every step
-    int partialSteps = 0;         // of them, cut by the capture and left out of T
-    std::string stepSource;       // where T comes from
-    TimeNs computing = 0, commNotOverlapped = 0, free = 0; // of the median step (they add up to T)
+    StepSplit step;               // T and the median step's split (they add up to T)
     double computeShare = kNaN, commExposedShare = kNaN, freeShare = kNaN; // of T
     double aicUtil = kNaN;        // 0..1, duration-weighted over compute tasks
     double l2Hit = kNaN;          // 0..1
@@ -42,19 +55,6 @@ struct ProfileSummary {
 };
 
 ProfileSummary computeSummary(const Profile& p, double peakHbmGBps = kNaN);
-
-// The step of a breakdown that T stands for: T, the median of the complete steps, and the median
-// step's split (OverlapResult::typical), with how many steps there were and how many were left
-// out as partial. What the summary strip, the advisor, `compare` and `info` show.
-struct StepSplit {
-    int steps = 0, partial = 0;
-    std::string source;           // OverlapResult::stepTimeSource
-    TimeNs stepTime = 0, computing = 0, commNotOverlapped = 0, free = 0;
-    double min = 0, max = 0;      // of the complete steps, ns
-    // "median of 5 complete steps; 1 partial excluded", "1 step", "median of 3 steps".
-    std::string countText() const;
-};
-StepSplit stepSplit(const OverlapResult& o);
 
 // The spread of one number over the ranks of a cluster. NaN values are left out; all NaN when
 // none is left. The median of an even count is the mean of the two middle values.
