@@ -1,13 +1,16 @@
 // `npuscope synth`: writes a realistic synthetic profile (see src/model/synth/synth.h).
 #include "app/cli.h"
 
+#include "model/synth/planted.h"
 #include "model/synth/synth.h"
 
 #include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace npuscope::cli {
 
@@ -56,6 +59,22 @@ void printSynthHelp(std::FILE* out)
         "  --target-mb N       repeat steps until each timeline JSON reaches about N MiB\n"
         "  --slow-rank R       cluster-slowrank: the slow rank (default: last)\n"
         "  --slow-link S-D     cluster-slowrank: the slow link (default 1-2)\n"
+        "  --plant CAUSE[=US]  plant a host cause in every step (repeatable; torch_npu layout):\n"
+        "                        python_stall (a Python slice log_metrics mid-step, default 900 us),\n"
+        "                        dataloader (enumerate(DataLoader)#...__next__ before the first launch,\n"
+        "                        1500 us), sync (aten::item with aclrtSynchronizeStream mid-step, which\n"
+        "                        waits for the device to drain, then 200 us of Python), compile\n"
+        "                        (aclopCompileAndExecute with opCompile before one op, 1200 us); the\n"
+        "                        launch queue then holds at most 2 tasks, so that a stall reaches the device\n"
+        "  --speedup TYPE=F    divide that op type's device durations by F (repeatable); the same\n"
+        "                        random draws and host timeline, so a pair of runs differs only there\n"
+        "  --clock-offset R=NS rank R writes every timestamp shifted by NS ns (repeatable, may be < 0)\n"
+        "  --late-rank R[:I[:US[:KIND]]]\n"
+        "                      rank R arrives late at collective I of each step (default the middle\n"
+        "                        one) by US us (default 600): KIND op (an extra MatMulV2, default) or\n"
+        "                        host (a Python stall log_metrics before the collective's launch)\n"
+        "  --truth FILE        write what was planted and what it did (device idle per step and\n"
+        "                        cause, the planted slices, the median step, offsets, late rank) as JSON\n"
         "  --quiet             no progress and summary output\n"
         "  -h, --help          this help\n"
         "\n"
@@ -120,8 +139,106 @@ bool parseLink(const std::string& v, int& src, int& dst)
            && src >= 0 && dst >= 0 && src != dst;
 }
 
+// "NAME=VALUE" split at the last '='; false without one or with an empty side.
+bool splitPair(const std::string& v, std::string& name, std::string& value)
+{
+    const auto eq = v.rfind('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
+        return false;
+    name = v.substr(0, eq);
+    value = v.substr(eq + 1);
+    return true;
+}
+
+// --plant CAUSE[=US]
+bool parsePlant(const std::string& v, synth::PlantSpec& p)
+{
+    std::string us;
+    if (v.find('=') == std::string::npos) {
+        p.cause = v;
+        p.us = 0;
+    } else if (!splitPair(v, p.cause, us) || !parseNumber(us, p.us) || !(p.us > 0) || p.us > 1e7) {
+        return false;
+    }
+    const auto names = synth::plantNames();
+    return std::find(names.begin(), names.end(), p.cause) != names.end();
+}
+
+// --late-rank R[:I[:US[:KIND]]]
+bool parseLate(const std::string& v, synth::LateRankSpec& l)
+{
+    std::vector<std::string> parts;
+    std::size_t from = 0;
+    for (;;) {
+        const auto colon = v.find(':', from);
+        parts.push_back(v.substr(from, colon == std::string::npos ? std::string::npos : colon - from));
+        if (colon == std::string::npos)
+            break;
+        from = colon + 1;
+    }
+    if (parts.size() > 4 || !parseNumber(parts[0], l.rank) || l.rank < 0)
+        return false;
+    if (parts.size() > 1 && !parts[1].empty() && (!parseNumber(parts[1], l.collective) || l.collective < 0))
+        return false;
+    if (parts.size() > 2 && !parts[2].empty() && (!parseNumber(parts[2], l.us) || !(l.us > 0) || l.us > 1e7))
+        return false;
+    if (parts.size() > 3)
+        l.kind = parts[3];
+    return l.kind == "op" || l.kind == "host";
+}
+
+// The options of planted causes and their truth (synth/truth.h): 0, or the usage exit code.
+int plantOption(const std::string& a, const std::string& v, synth::SynthOptions& o, std::string& truthFile)
+{
+    if (a == "--plant") {
+        synth::PlantSpec p;
+        if (!parsePlant(v, p))
+            return usage("--plant needs python_stall, dataloader, sync or compile, optionally =US (> 0)");
+        o.plants.push_back(p);
+    } else if (a == "--speedup") {
+        std::string type, f;
+        double factor = 0;
+        if (!splitPair(v, type, f) || !parseNumber(f, factor) || !(factor > 0) || factor > 1e6)
+            return usage("--speedup needs OPTYPE=F with F > 0, e.g. MatMulV2=2");
+        o.speedups.emplace_back(type, factor);
+    } else if (a == "--clock-offset") {
+        std::string rank, ns;
+        int r = 0;
+        std::int64_t off = 0;
+        if (!splitPair(v, rank, ns) || !parseNumber(rank, r) || r < 0 || !parseNumber(ns, off)
+            || off < -1000000000000000LL || off > 1000000000000000LL)
+            return usage("--clock-offset needs RANK=NS, e.g. 1=-250000");
+        o.clockOffsets.emplace_back(r, off);
+    } else if (a == "--late-rank") {
+        if (!parseLate(v, o.lateRank))
+            return usage("--late-rank needs RANK[:COLLECTIVE[:US[:op|host]]], e.g. 2:16:600:op");
+    } else if (a == "--truth") {
+        if (v.empty())
+            return usage("--truth needs a file name");
+        truthFile = v;
+    }
+    return 0;
+}
+
+// Writes the truth file; false with a message on failure.
+bool writeTruth(const synth::SynthResult& r, const std::string& path)
+{
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f) {
+        std::fprintf(stderr, "npuscope synth: cannot write %s\n", path.c_str());
+        return false;
+    }
+    const std::string text = synth::truthJson(r.truth);
+    const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    if (std::fclose(f) != 0 || !ok) {
+        std::fprintf(stderr, "npuscope synth: write failed: %s\n", path.c_str());
+        return false;
+    }
+    return true;
+}
+
 // Writes the profile, with progress and the summary unless quiet.
-int run(synth::SynthOptions& o, const std::string& outDir, bool quiet)
+int run(synth::SynthOptions& o, const std::string& outDir, bool quiet, const std::string& truthFile)
 {
     int lastPct = -1;
     if (!quiet)
@@ -141,6 +258,8 @@ int run(synth::SynthOptions& o, const std::string& outDir, bool quiet)
         std::fprintf(stderr, "npuscope synth: %s\n", r.error.c_str());
         return 1;
     }
+    if (!truthFile.empty() && !writeTruth(r, truthFile))
+        return 1;
     if (!quiet)
         printResult(r, outDir, secs);
     return 0;
@@ -158,6 +277,7 @@ int synth(const Args& args)
     std::string outDir;
     bool quiet = false;
     bool ranksGiven = false;
+    std::string truthFile;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         auto value = [&](std::string& v) {
@@ -216,6 +336,11 @@ int synth(const Args& args)
         } else if (a == "--slow-link") {
             if (!value(v) || !parseLink(v, o.slowLinkSrc, o.slowLinkDst))
                 return usage("--slow-link needs SRC-DST, e.g. 1-2");
+        } else if (a == "--plant" || a == "--speedup" || a == "--clock-offset" || a == "--late-rank" || a == "--truth") {
+            if (!value(v))
+                return usage(a + " needs a value");
+            if (const int bad = plantOption(a, v, o, truthFile))
+                return bad;
         } else if (!a.empty() && a[0] == '-') {
             return usage("unknown option '" + a + "'");
         } else if (outDir.empty()) {
@@ -228,7 +353,7 @@ int synth(const Args& args)
         return usage("missing OUT_DIR");
     if (const int bad = checkOptions(o, ranksGiven))
         return bad;
-    return run(o, outDir, quiet);
+    return run(o, outDir, quiet, truthFile);
 }
 
 } // namespace npuscope::cli

@@ -198,6 +198,21 @@ void DbRankWriter::writeLaunch(const Task& t, const OpKind& op, std::int64_t enq
     ++m_queueConn;
 }
 
+// A planted host slice: a Python op row, or an acl CANN_API row on the main or the task queue's
+// thread (as the text export writes them; the db keeps no call stack for them).
+void DbRankWriter::writeHostSlice(const HostSlice& h)
+{
+    if (h.where == HostSlice::Where::Python) {
+        pythonRow(h.start, h.dur, sid(h.name), std::nullopt, kApiOp);
+        return;
+    }
+    if (m_l.level == 0)
+        return;
+    const std::int64_t tid = h.where == HostSlice::Where::CannMain ? m_globalTid : m_dequeueTid;
+    m_failed |= !m_cann.i64(1, h.start).i64(2, h.start + h.dur).i64(3, kApiAcl).i64(4, tid)
+                     .i64(5, static_cast<std::int64_t>(h.conn)).i64(6, sid(h.name.substr(h.name.find('@') + 1))).run();
+}
+
 void DbRankWriter::writeCannApis(const Task& t, const OpKind& op, std::int64_t launch)
 {
     const auto conn = static_cast<std::int64_t>(t.conn);
@@ -296,7 +311,8 @@ void DbRankWriter::writeOverlap(const StepPlan& plan, const std::vector<Interval
     b.commNotOverlapped = total(ov.notOverlapped);
     b.overlapped = b.comm - b.commNotOverlapped;
     b.free = total(ov.free);
-    b.stage = plan.end - plan.start;
+    b.stage = ov.deviceEnd - ov.deviceBegin; // the device part, as the profiler writes it
+    b.preparing = ov.deviceBegin - plan.start;
     m_breakdowns.emplace_back(plan.index, b);
 }
 
@@ -333,7 +349,11 @@ void DbRankWriter::writeStep(const StepPlan& plan, const RankStep& rs)
         m_failed |= !m_hbm.i64(1, dev).i64(2, layerStart).real(3, r3(mbps * 0.75) * 1e6).i64(4, 0).i64(5, sid("read")).run();
         m_failed |= !m_hbm.i64(1, dev).i64(2, layerStart).real(3, r3(mbps * 0.25) * 1e6).i64(4, 0).i64(5, sid("write")).run();
     };
-    for (const Task& t : rs.tasks) {
+    std::size_t extra = 0; // planted host slices, each before the task it precedes
+    for (std::size_t i = 0; i < rs.tasks.size(); ++i) {
+        for (; extra < rs.extra.size() && rs.extra[extra].beforeTask <= i; ++extra)
+            writeHostSlice(rs.extra[extra]);
+        const Task& t = rs.tasks[i];
         const OpKind& op = m_sc.ops[static_cast<std::size_t>(t.op)];
         writeLaunch(t, op, enqueue);
         if (stack) {
@@ -372,6 +392,8 @@ void DbRankWriter::writeStep(const StepPlan& plan, const RankStep& rs)
         layerEnd = t.start + t.dur;
         layerBytes += t.gbps * 1e9 * static_cast<double>(t.dur) / 1e9;
     }
+    for (; extra < rs.extra.size(); ++extra)
+        writeHostSlice(rs.extra[extra]);
     flushLayer();
     flushPyLayer();
     m_failed |= !m_hbm.i64(1, dev).i64(2, layerEnd).real(3, 0).i64(4, 0).i64(5, sid("read")).run();
@@ -471,7 +493,7 @@ bool DbRankWriter::finish(std::string& error)
     for (const auto& [index, b] : m_breakdowns)
         ok = ok && ins.text(1, std::to_string(index)).real(2, us(b.computing)).real(3, us(b.commNotOverlapped))
                        .real(4, us(b.overlapped)).real(5, us(b.comm)).real(6, us(b.free)).real(7, us(b.stage))
-                       .real(8, 0).real(9, us(b.commNotOverlapped)).real(10, 0).run();
+                       .real(8, 0).real(9, us(b.commNotOverlapped)).real(10, us(b.preparing)).run();
     ins = db::Writer::Insert();
     ok = ok && writeCommAnalysis(*a);
     ok = ok && a->exec("COMMIT") && a->close();

@@ -41,6 +41,7 @@ private:
                    std::int64_t type, int op = -1, std::int64_t tid = 0);
     void writeLaunch(const Task& t, const OpKind& op, std::int64_t enqueue);
     void writeCannApis(const Task& t, const OpKind& op, std::int64_t launch);
+    void writeHostSlice(const HostSlice& h);
     void writeCommOp(const Task& t, const OpKind& op);
     void writeComputeInfo(std::int64_t g, const OpKind& op);
     void writePmu(std::int64_t g, const OpKind& op, const Task& t);

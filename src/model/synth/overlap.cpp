@@ -58,7 +58,20 @@ Overlap computeOverlap(std::vector<Interval> compute, std::vector<Interval> comm
     o.notOverlapped = subtractIntervals(o.communication, o.computing);
     std::vector<Interval> busy = o.computing;
     busy.insert(busy.end(), o.communication.begin(), o.communication.end());
-    o.free = subtractIntervals({{begin, end}}, mergeIntervals(std::move(busy)));
+    busy = mergeIntervals(std::move(busy));
+    o.deviceBegin = o.deviceEnd = begin;
+    bool any = false;
+    for (const auto& [a, b] : busy) {
+        const std::int64_t lo = std::max(a, begin), hi = std::min(b, end);
+        if (hi <= lo)
+            continue;
+        if (!any)
+            o.deviceBegin = lo;
+        any = true;
+        o.deviceEnd = hi;
+    }
+    if (o.deviceEnd > o.deviceBegin)
+        o.free = subtractIntervals({{o.deviceBegin, o.deviceEnd}}, busy);
     return o;
 }
 

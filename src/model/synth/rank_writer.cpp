@@ -367,6 +367,27 @@ void RankWriter::writeStepTask(const StepPlan& plan, const RankStep& rs, std::si
     st.layerBytes += t.gbps * 1e9 * static_cast<double>(t.dur) / 1e9;
 }
 
+// A planted host slice: a Python cpu_op, or an AscendCL call on the main or the task queue's thread.
+void RankWriter::writeHostSlice(const HostSlice& h)
+{
+    if (h.where == HostSlice::Where::Python) {
+        if (m_l.msprof)
+            return;
+        m_trace->cpuOp(h.name, h.start, h.dur, [&](JsonObj& a) {
+            a.i64("Sequence number", -1).i64("Fwd thread id", 0);
+            if (m_l.withStack && !h.stack.empty())
+                a.str("Call stack", jsonEscape(h.stack));
+        });
+        return;
+    }
+    const bool rts = h.name.find("Synchronize") != std::string::npos;
+    const std::string api = h.name.substr(h.name.find('@') + 1);
+    if (m_l.msprof || m_l.level >= 1)
+        cannApi(h.where == HostSlice::Where::CannMain ? m_tid : m_deqTid, h.name, rts ? "ACL_RTS" : "ACL_OP", "acl",
+                api, "0", h.conn, h.start, h.dur);
+    addApi("acl", api, h.dur);
+}
+
 // The step ends with the host waiting for the device.
 void RankWriter::writeStepSync(const RankStep& rs)
 {
@@ -426,14 +447,17 @@ void RankWriter::writeStepBreakdown(const StepPlan& plan, const Overlap& ov, Ste
     out.commNotOverlapped = total(ov.notOverlapped);
     out.overlapped = out.comm - out.commNotOverlapped;
     out.free = total(ov.free);
-    out.stage = plan.end - plan.start;
+    // as the profiler writes it: Stage the device part, Preparing the step's start to it
+    out.stage = ov.deviceEnd - ov.deviceBegin;
+    out.preparing = ov.deviceBegin - plan.start;
     if (m_steps.isOpen()) {
         auto& f = m_steps;
         const double computing = sumUs(ov.computing), commAll = sumUs(ov.communication);
         const double notOverlapped = sumUs(ov.notOverlapped);
         f.i64(plan.index).ch(',').shortest(computing).ch(',').shortest(notOverlapped).ch(',');
         f.shortest(commAll - notOverlapped).ch(',').shortest(commAll).ch(',').shortest(sumUs(ov.free)).ch(',');
-        f.shortest(static_cast<double>(out.stage) / 1000.0).str(",0,").shortest(notOverlapped).str(",0.0\r\n");
+        f.shortest(static_cast<double>(out.stage) / 1000.0).str(",0,").shortest(notOverlapped).ch(',');
+        f.shortest(static_cast<double>(out.preparing) / 1000.0).str("\r\n");
     }
     m_totals.stepNs += out.stage;
     m_totals.commNoNs += out.commNotOverlapped;
@@ -447,8 +471,14 @@ void RankWriter::writeStep(const StepPlan& plan, const RankStep& rs, StepBreakdo
     st.compute.reserve(rs.tasks.size());
     openStepCommFiles(plan);
     st.stepFrameId = m_pythonId++;
-    for (std::size_t i = 0; i < rs.tasks.size(); ++i)
+    std::size_t extra = 0; // planted host slices, each before the task it precedes
+    for (std::size_t i = 0; i < rs.tasks.size(); ++i) {
+        for (; extra < rs.extra.size() && rs.extra[extra].beforeTask <= i; ++extra)
+            writeHostSlice(rs.extra[extra]);
         writeStepTask(plan, rs, i, st);
+    }
+    for (; extra < rs.extra.size(); ++extra)
+        writeHostSlice(rs.extra[extra]);
     flushPythonLayer(st);
     flushHbmLayer(st);
     m_trace->counter(m_hbmPid, "HBM 0/Read", "Read(MB/s)", 0, false, st.layerEnd);

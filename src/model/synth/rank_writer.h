@@ -17,8 +17,10 @@
 
 namespace npuscope::synth {
 
+// One step_trace_time row (ns): Stage is the device part (Computing + Communication(Not
+// Overlapped) + Free), Preparing the step's start to its first device work.
 struct StepBreakdown {
-    std::int64_t computing = 0, commNotOverlapped = 0, overlapped = 0, comm = 0, free = 0, stage = 0;
+    std::int64_t computing = 0, commNotOverlapped = 0, overlapped = 0, comm = 0, free = 0, stage = 0, preparing = 0;
 };
 
 // What was written, measured from the same numbers that went into the files.
@@ -78,6 +80,7 @@ private:
     void flushHbmLayer(const StepState& st);
     void flushPythonLayer(const StepState& st);
     void writeStepSync(const RankStep& rs);
+    void writeHostSlice(const HostSlice& h);
     void closeStepCommFiles(const StepState& st);
     void writeStepLanes(const StepPlan& plan, const RankStep& rs, const StepState& st, const Overlap& ov);
     void writeStepBreakdown(const StepPlan& plan, const Overlap& ov, StepBreakdown& out);

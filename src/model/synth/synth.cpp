@@ -5,6 +5,7 @@
 #include "model/synth/json_out.h"
 #include "model/synth/memory_writer.h"
 #include "model/synth/out_file.h"
+#include "model/synth/planted.h"
 #include "model/synth/rank_writer.h"
 #include "model/synth/synth_model.h"
 
@@ -13,6 +14,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <system_error>
 
 namespace npuscope::synth {
@@ -210,12 +212,16 @@ public:
         if (!m_commFiles)
             return;
 
-        // the collectives sit at the same positions in every rank's task list
+        // each rank's collectives, in order (a late rank's extra op moves its positions)
+        std::vector<std::vector<std::size_t>> rankPos(static_cast<std::size_t>(m_ranks));
+        for (std::size_t r = 0; r < rankPos.size(); ++r) {
+            const auto& tasks = plan.ranks[r].tasks;
+            for (std::size_t i = 0; i < tasks.size(); ++i)
+                if (!tasks[i].links.empty())
+                    rankPos[r].push_back(i);
+        }
         const auto& tasks0 = plan.ranks[0].tasks;
-        std::vector<std::size_t> pos;
-        for (std::size_t i = 0; i < tasks0.size(); ++i)
-            if (!tasks0[i].links.empty())
-                pos.push_back(i);
+        const std::vector<std::size_t>& pos = rankPos[0];
         const std::string key = "\"step" + std::to_string(plan.index) + "\":{";
         if (!m_first) {
             m_comm.ch(',');
@@ -235,7 +241,8 @@ public:
             m_matrix.ch('"').str(commOpKey(t0)).str("\":{");
             bool firstLink = true;
             for (int r = 0; r < m_ranks; ++r) {
-                const Task& t = plan.ranks[static_cast<std::size_t>(r)].tasks[pos[k]];
+                const auto ri = static_cast<std::size_t>(r);
+                const Task& t = plan.ranks[ri].tasks[rankPos[ri][k]];
                 if (r)
                     m_comm.ch(',');
                 m_comm.ch('"').i64(r).str("\":");
@@ -431,25 +438,36 @@ bool openRank(int r, const std::string& outDir, const SynthOptions& o, const Sce
 // Writes steps until the target size (or step count) is reached; [first start, last end) of
 // what was written.
 std::pair<std::int64_t, std::int64_t> writeSteps(Scheduler& sched, int ranks, const SynthOptions& o, Outputs& out,
-                                                 ClusterWriter* cluster)
+                                                 ClusterWriter* cluster, TruthBuilder& truth)
 {
     const double targetBytes = o.targetMB * 1024.0 * 1024.0;
     std::int64_t firstStart = 0, lastEnd = 0;
     std::vector<StepBreakdown> bd(static_cast<std::size_t>(ranks));
+    const auto offs = rankOffsets(o, ranks);
+    const bool shifted = std::any_of(offs.begin(), offs.end(), [](std::int64_t v) { return v != 0; });
     for (int step = 0;; ++step) {
         const StepPlan plan = sched.next();
+        truth.step(plan);
         if (step == 0)
             firstStart = plan.start;
         lastEnd = plan.end;
+        // --clock-offset: each rank writes its own clock (true time + its offset)
+        std::optional<StepPlan> shiftedPlan, shiftedView;
+        if (shifted)
+            shiftedPlan = shiftPlan(plan, offs);
+        const StepPlan& written = shifted ? *shiftedPlan : plan;
         for (std::size_t r = 0; r < static_cast<std::size_t>(ranks); ++r) {
-            out.text[r]->writeStep(plan, plan.ranks[r], bd[r]);
+            if (shifted)
+                shiftedView = rankView(plan, offs[r]);
+            const StepPlan& view = shifted ? *shiftedView : plan;
+            out.text[r]->writeStep(view, written.ranks[r], bd[r]);
             if (out.dbOut)
-                out.db[r]->writeStep(plan, plan.ranks[r]);
+                out.db[r]->writeStep(view, written.ranks[r]);
             if (out.memoryOut)
-                out.memory[r]->writeStep(plan, plan.ranks[r]);
+                out.memory[r]->writeStep(view, written.ranks[r]);
         }
         if (cluster)
-            cluster->step(plan, bd);
+            cluster->step(written, bd);
         const double done = targetBytes > 0 ? static_cast<double>(out.text[0]->timelineBytes()) / targetBytes
                                             : static_cast<double>(step + 1) / o.steps;
         if (o.progress)
@@ -535,6 +553,8 @@ SynthResult synthesize(const std::string& outDir, const SynthOptions& o)
     if (!makeDirs(outDir, res.error))
         return res;
     res.error = checkOutput(o);
+    if (res.error.empty() && plantsGiven(o))
+        res.error = checkPlants(o, sc, ranks);
     if (!res.error.empty())
         return res;
 
@@ -548,6 +568,10 @@ SynthResult synthesize(const std::string& outDir, const SynthOptions& o)
                     && (o.memoryFiles >= 0 ? o.memoryFiles == 1 : o.targetMB == 0 || MemoryWriter::leaks(o.scenario));
     std::mt19937_64 nameRng(o.seed ^ 0x5DEECE66Dull);
     Scheduler sched(sc, ranks, o.seed, kBaseNs);
+    const PlantConfig plants = plantsGiven(o) ? plantConfig(o, sc) : PlantConfig{};
+    if (plantsGiven(o))
+        sched.setPlants(plants);
+    TruthBuilder truth(o, sched.scenario(), ranks, plants);
     for (int r = 0; r < ranks; ++r)
         if (!openRank(r, outDir, o, sc, sched, out, nameRng, res))
             return res;
@@ -559,17 +583,20 @@ SynthResult synthesize(const std::string& outDir, const SynthOptions& o)
             return res;
     }
 
-    const auto [firstStart, lastEnd] = writeSteps(sched, ranks, o, out, clusterFiles ? &clusterOut : nullptr);
+    const auto [firstStart, lastEnd] = writeSteps(sched, ranks, o, out, clusterFiles ? &clusterOut : nullptr, truth);
+    const auto offs = rankOffsets(o, ranks);
     for (int r = 0; r < ranks; ++r) {
         if (!finishRank(r, out, res))
             return res;
-        if (!out.msprof && !writeCaptureFacts(r, ranks, firstStart, lastEnd, o, sc, sched, out, res))
+        const std::int64_t off = offs[static_cast<std::size_t>(r)];
+        if (!out.msprof && !writeCaptureFacts(r, ranks, firstStart + off, lastEnd + off, o, sc, sched, out, res))
             return res;
     }
     if (clusterFiles && !clusterOut.finish(res.bytesWritten, res.error))
         return res;
 
     measureTruths(out.text[0]->totals(), sc, res);
+    res.truth = truth.finish();
     res.ok = true;
     return res;
 }

@@ -2,6 +2,8 @@
 // Synthetic profile generator: writes torch_npu or msprof folders that look byte-for-byte like
 // the real profilers' output (same headers, key names and quirks), modelled on a LLaMA-2 7B
 // decode step. Used for demos, tests and benchmarks; deterministic for a seed.
+#include "model/synth/truth.h"
+
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -40,6 +42,13 @@ struct SynthOptions {
     std::string flowOrder = "time";
     int devicePerPyOp = 1;
     std::function<void(double)> progress;    // 0..1, throttled by the caller's taste
+
+    // Planted causes, speedups, clock offsets and a late rank, with their ground truth in
+    // SynthResult::truth (planted.h). All off by default: with none, the bytes are unchanged.
+    std::vector<PlantSpec> plants;                   // python_stall, dataloader, sync, compile
+    std::vector<std::pair<std::string, double>> speedups;       // op type -> factor (device time / F)
+    std::vector<std::pair<int, std::int64_t>> clockOffsets;     // rank -> ns (file time = true + ns)
+    LateRankSpec lateRank;                           // rank < 0: none
 };
 
 struct SynthResult {
@@ -56,6 +65,7 @@ struct SynthResult {
     double hbmPeakGBps = 1200; // the peak used (also written as DeviceInfo hbm_peak_gbps)
     double exposedCommShare = 0; // Σ Communication(Not Overlapped) / Σ step time
     int steps = 0;
+    SynthTruth truth; // what was planted and what it did (truth.h); always filled
 };
 
 // Writes the profile into outDir (created if missing). Never throws.

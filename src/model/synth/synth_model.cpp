@@ -262,12 +262,6 @@ double Scheduler::u01(int rank)
     return static_cast<double>(m_rng[static_cast<std::size_t>(rank)]() >> 11) * 0x1.0p-53;
 }
 
-// A step's clocks per rank: where the host, the compute stream and the communication stream are.
-struct Scheduler::StepClock {
-    std::vector<std::int64_t> host, dev, hccl;
-    std::vector<bool> afterComm; // the next compute task waits on a collective's completion
-};
-
 void Scheduler::launch(StepClock& c, std::size_t r, Task& t, double aclUs)
 {
     const auto ri = static_cast<int>(r);
@@ -333,6 +327,7 @@ void Scheduler::scheduleCollective(StepPlan& plan, StepClock& c, int layer, std:
         t.op = static_cast<int>(oi);
         t.layer = layer;
         t.stream = kCommStream;
+        waitQueue(c, r);
         launch(c, r, t, 38);
         t.start = std::max({c.dev[r] + us(1), c.hccl[r] + us(1), t.nodeStart + t.nodeDur + us(3)});
         t.waitBefore = t.start - c.hccl[r];
@@ -356,6 +351,7 @@ void Scheduler::scheduleCollective(StepPlan& plan, StepClock& c, int layer, std:
         t.waitNs = transferStart - t.start;
         t.syncNs = t.waitNs * 49 / 50;
         t.commIndex = m_commCounter;
+        issued(r, t.start);
         c.hccl[r] = end;
         if (!m_sc.overlapComm) {
             c.dev[r] = end;
@@ -376,6 +372,7 @@ void Scheduler::scheduleCompute(StepPlan& plan, StepClock& c, int layer, std::si
         t.op = static_cast<int>(oi);
         t.layer = layer;
         t.stream = kComputeStream;
+        waitQueue(c, r);
         launch(c, r, t, 14);
         double gapUs = op.gapUs > 0 ? op.gapUs * jitter(ri, 0.25) : 1.2 + 1.5 * u01(ri);
         if (c.afterComm[r]) {
@@ -385,7 +382,10 @@ void Scheduler::scheduleCompute(StepPlan& plan, StepClock& c, int layer, std::si
         }
         t.start = std::max(c.dev[r] + us(gapUs), t.nodeStart + t.nodeDur + us(3));
         const double slow = ri == m_sc.slowRank ? m_sc.slowFactor : 1.0;
-        t.dur = us(op.durUs * jitter(ri, 0.06) * slow);
+        double durUs = op.durUs * jitter(ri, 0.06) * slow;
+        if (!m_plant.speed.empty()) // --speedup: the same draws, the device time divided
+            durUs /= m_plant.speed[oi];
+        t.dur = us(durUs);
         t.waitBefore = t.start - c.dev[r];
         t.taskId = nextTaskId(0, r);
         t.coreFrac = 0.9 + 0.08 * u01(ri);
@@ -395,6 +395,7 @@ void Scheduler::scheduleCompute(StepPlan& plan, StepClock& c, int layer, std::si
         t.gbps = m_sc.gbpsPerRel * op.memRel * jitter(ri, 0.06);
         t.l2Hit = std::clamp(m_sc.targetL2 + 0.06 * (2 * u01(ri) - 1), 0.02, 0.98);
         c.dev[r] = t.start + t.dur;
+        issued(r, t.start);
         plan.ranks[r].tasks.push_back(std::move(t));
     }
 }
@@ -432,10 +433,14 @@ StepPlan Scheduler::next()
                     std::vector<std::int64_t>(R, m_now), std::vector<bool>(R, false)};
     for (int layer = 0; layer < m_sc.layers; ++layer) {
         for (std::size_t oi = 0; oi < m_sc.ops.size(); ++oi) {
-            if (m_sc.ops[oi].core == Core::Comm)
+            if (m_planting)
+                plantBefore(plan, clock, layer, oi);
+            if (m_sc.ops[oi].core == Core::Comm) {
                 scheduleCollective(plan, clock, layer, oi);
-            else
+                ++clock.collectives;
+            } else {
                 scheduleCompute(plan, clock, layer, oi);
+            }
         }
     }
     finishStep(plan, clock);

@@ -5,6 +5,7 @@
 #include "model/synth/synth.h"
 
 #include <cstdint>
+#include <deque>
 #include <random>
 #include <string>
 #include <vector>
@@ -77,8 +78,29 @@ struct Task {
     std::vector<Link> links;
 };
 
+// A host slice a plant adds (planted_sched.cpp): a Python cpu_op or a CANN API call.
+struct HostSlice {
+    enum class Where : std::uint8_t { Python, CannMain, CannQueue }; // CANN: main or task-queue thread
+    Where where = Where::Python;
+    std::string name;
+    std::string plant, cause; // empty for a slice nested in a planted one
+    std::string stack;        // with_stack: the Python slice's "Call stack"
+    std::int64_t start = 0, dur = 0;
+    std::size_t beforeTask = 0; // written before tasks[beforeTask] of its rank
+    std::uint64_t conn = 0;
+};
+
+// The late rank's delay in one step (LateRankSpec).
+struct LateStep {
+    int rank = -1;          // -1: none
+    std::size_t task = 0;   // the delayed collective's index in that rank's tasks
+    std::string delayedBy;  // the extra kernel's or Python slice's name
+    std::int64_t delayNs = 0;
+};
+
 struct RankStep {
     std::vector<Task> tasks; // issue order
+    std::vector<HostSlice> extra; // planted host slices, in time order
     std::int64_t syncStart = 0, syncDur = 0; // host aclrtSynchronizeStream at the step end
     std::uint64_t syncConn = 0;
 };
@@ -87,6 +109,18 @@ struct StepPlan {
     int index = 0; // ProfilerStep number
     std::int64_t start = 0, end = 0;
     std::vector<RankStep> ranks;
+    LateStep late;
+};
+
+// What the scheduler plants (planted.cpp builds it from SynthOptions): plants with their µs,
+// device-time factors per op of Scenario::ops (empty: none), the late rank, and the launch
+// queue's depth per rank (0: unbounded, as without plants).
+struct PlantConfig {
+    std::vector<PlantSpec> plants;
+    std::vector<double> speed;
+    LateRankSpec late;
+    int queueDepth = 0;
+    std::uint64_t seed = 0;
 };
 
 class Scheduler {
@@ -97,18 +131,36 @@ public:
     int groupSize() const { return m_group; }
     static constexpr int kMeshRanks = 64;
     const Scenario& scenario() const { return m_sc; }
+    // Before the first next(); a default PlantConfig plants nothing and draws nothing.
+    void setPlants(PlantConfig p);
 
     static constexpr int kComputeStream = 2;
     static constexpr int kCommStream = 8;
 
 private:
-    struct StepClock;
+    // A step's clocks per rank: where the host, the compute stream and the communication stream are.
+    struct StepClock {
+        std::vector<std::int64_t> host, dev, hccl;
+        std::vector<bool> afterComm; // the next compute task waits on a collective's completion
+        int collectives = 0;         // collectives scheduled so far in the step
+    };
     void launch(StepClock& c, std::size_t r, Task& t, double aclUs);
     std::uint32_t nextTaskId(int which, std::size_t r);
     std::vector<Link> linksOf(int self, std::int64_t& transit);
     void scheduleCollective(StepPlan& plan, StepClock& c, int layer, std::size_t oi);
     void scheduleCompute(StepPlan& plan, StepClock& c, int layer, std::size_t oi);
     void finishStep(StepPlan& plan, StepClock& c);
+    // planted_sched.cpp
+    void plantBefore(StepPlan& plan, StepClock& c, int layer, std::size_t oi);
+    void plantPython(StepPlan& plan, StepClock& c, std::size_t r, const char* plant, const char* name,
+                     const char* cause, double us, std::string stack);
+    void plantSync(StepPlan& plan, StepClock& c, std::size_t r, double us);
+    void plantCompile(StepPlan& plan, StepClock& c, std::size_t r, double us);
+    void plantLateOp(StepPlan& plan, StepClock& c, std::size_t r, int layer, double us);
+    void waitQueue(StepClock& c, std::size_t r);
+    void issued(std::size_t r, std::int64_t start);
+    double plantJitter(); // 1 ± 5 %, from the plants' own generator
+    int collectiveOrdinal(std::size_t oi) const; // which collective of the layer op oi is, or -1
     double u01(int rank);
     double jitter(int rank, double spread) { return 1.0 + spread * (2.0 * u01(rank) - 1.0); }
     std::int64_t us(double v) const { return static_cast<std::int64_t>(v * 1000.0 + 0.5); }
@@ -122,6 +174,12 @@ private:
     std::uint64_t m_commCounter = 0;
     std::int64_t m_now;
     int m_step = 0;
+    // plants (all empty or zero without them)
+    PlantConfig m_plant;
+    bool m_planting = false;
+    std::mt19937_64 m_plantRng;
+    std::vector<std::deque<std::int64_t>> m_issued; // per rank: device starts of the last launches
+    int m_collectivesPerLayer = 0;
 };
 
 } // namespace npuscope::synth
