@@ -137,7 +137,9 @@ void buildPlan(AdvisorReport& rep, const std::vector<ProfileFacts>& facts)
         std::sort(f.claims.begin(), f.claims.end());
         f.claims.erase(std::unique(f.claims.begin(), f.claims.end()), f.claims.end());
     }
-    buildPlanFromAtoms(rep, claimAtoms(rep, facts));
+    std::vector<ClaimAtom> atoms = claimAtoms(rep, facts);
+    if (!buildPlanByReplay(rep, facts, atoms))
+        buildPlanFromAtoms(rep, std::move(atoms));
 }
 
 void buildPlanFromAtoms(AdvisorReport& rep, std::vector<ClaimAtom> atoms)
@@ -233,11 +235,17 @@ void buildPlanFromAtoms(AdvisorReport& rep, std::vector<ClaimAtom> atoms)
 std::string planFormula(const AdvisorReport& r)
 {
     double sum = 0;
-    for (const auto& p : r.plan)
+    bool replayed = false;
+    for (const auto& p : r.plan) {
         sum += p.gain.nsPerStep;
+        replayed = replayed || p.gain.formula.rfind("replay", 0) == 0 || p.gain.formula.rfind("not a graph change", 0) == 0;
+    }
     return "estimated step after the plan = T − Σ gains = " + fmtMs(r.T) + " − " + fmtMs(sum) + " = " + fmtMs(r.planStepNs)
-           + " (an estimate: each action's gain is taken on the device time the earlier actions leave, so no task "
-             "counts twice; the rules' gain formulas are themselves estimates)"
+           + (replayed ? std::string(" (one replay of each step's graph with every action applied: each action's gain is "
+                                     "the step the replay with it and the earlier actions saves; an action that is not a "
+                                     "graph change subtracts its finding's estimate)")
+                       : std::string(" (an estimate: each action's gain is taken on the device time the earlier actions "
+                                     "leave, so no task counts twice; the rules' gain formulas are themselves estimates)"))
            + (r.plan.size() < kMinActions && r.planStepNs > 0
                   ? ". Only " + std::to_string(r.plan.size()) + (r.plan.size() == 1 ? " action" : " actions")
                         + ": no other fired finding has an estimated gain on time not already claimed"

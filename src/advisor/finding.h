@@ -3,6 +3,7 @@
 // yields one Finding per instance ("CMP-AICPU/NonZero"); a rule that did not fire yields one
 // Finding carrying its status (passed, disabled, not_checked, error) so every rule is accounted
 // for in every export.
+#include "model/analysis/whatif.h"
 #include "model/store/ids.h"
 
 #include <cstdint>
@@ -113,6 +114,9 @@ struct Finding {
     // A slow link's gain is communication time, the same time COM-EXPOSED's is: both in one
     // plan would take it twice.
     std::optional<Category> gainFrom;
+    // The graph change acting on the finding would make (model/analysis/whatif.h), on its rank's
+    // timeline rows: the plan replays it. Empty: the plan derives one from the claims or the rule.
+    WhatIfChanges replay;
     int planItem = -1; // index of the plan action that stands for this finding, or -1
     // Why a fired finding with an estimated gain is not in the plan (empty when it is).
     std::string notInPlan;

@@ -37,6 +37,7 @@ Finding mergeGroup(std::vector<Finding>& variants, const std::string& key, const
     m.costNs = 0;
     m.costShare = 0;
     m.claims.clear();
+    m.replay = WhatIfChanges{};
     double gain = 0, gainShare = 0;
     std::size_t estimated = 0;
     std::string terms;
@@ -51,6 +52,7 @@ Finding mergeGroup(std::vector<Finding>& variants, const std::string& key, const
         }
         rows.push_back(variantRow(v));
         m.claims.insert(m.claims.end(), v.claims.begin(), v.claims.end());
+        m.replay.add(v.replay);
         detail.insert(detail.end(), v.evidence.begin(), v.evidence.end());
         for (int r : v.scope.ranks)
             if (std::find(m.scope.ranks.begin(), m.scope.ranks.end(), r) == m.scope.ranks.end())

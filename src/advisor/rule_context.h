@@ -78,6 +78,11 @@ inline constexpr int kClaimRankShift = 40;
 // The action plan (ADVISOR.md §3b) over the report's fired findings: at most 7 actions, each
 // the finding with the largest gain on the device time the earlier actions left unclaimed.
 void buildPlan(AdvisorReport& rep, const std::vector<ProfileFacts>& facts);
+// The plan by replaying each rank's step graph (model/analysis/whatif.h): every action a graph
+// change, the estimated step after the plan one replay with all of them, each action's gain the
+// step it saves after the earlier ones (action_plan_replay.cpp). False when nothing can be
+// replayed (no timeline): the caller weighs the claims instead.
+bool buildPlanByReplay(AdvisorReport& rep, const std::vector<ProfileFacts>& facts, std::vector<ClaimAtom>& atoms);
 // The fired findings' claims grouped into atoms (tasks claimed by the same findings).
 std::vector<ClaimAtom> claimAtoms(const AdvisorReport& rep, const std::vector<ProfileFacts>& facts);
 // The plan over the report's fired findings weighed by `atoms` (rep.claimAtoms when built by

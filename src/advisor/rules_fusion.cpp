@@ -1,5 +1,6 @@
 // CMP-FUSE: op chains that a fused kernel would run in one pass, as known patterns on
 // consecutive tasks of a stream (a) and as repeated windows of consecutive compute tasks (b).
+#include "advisor/fusion_physics.h"
 #include "advisor/rule_helpers.h"
 
 #include <algorithm>
@@ -12,30 +13,39 @@ namespace npuscope::advisor {
 
 namespace {
 
-// mte time of a task = dur · (mte2 + max(fixpipe, mte3)), at most dur; 0 without PMU ratios.
-struct MteTime {
-    const KernelTable& k;
-    std::vector<int> mte2, mte3, fix;
-    explicit MteTime(const KernelTable& kt)
-        : k(kt),
-          mte2(metricCols(kt, {"aic_mte2_ratio", "aiv_mte2_ratio", "mte2_ratio"})),
-          mte3(metricCols(kt, {"aic_mte3_ratio", "aiv_mte3_ratio", "mte3_ratio"})),
-          fix(metricCols(kt, {"aic_fixpipe_ratio", "fixpipe_ratio"}))
-    {
-    }
-    double operator()(const Task& t) const
-    {
-        if (t.kernel == kNone)
-            return 0.0;
-        const double a = firstMetric(k, mte2, t.kernel), b = firstMetric(k, mte3, t.kernel), x = firstMetric(k, fix, t.kernel);
-        const double r = (!isMissing(a) ? a : 0) + std::max(!isMissing(b) ? b : 0.0, !isMissing(x) ? x : 0.0);
-        return static_cast<double>(t.dur) * std::min(1.0, r);
-    }
-};
-
 using StreamTasks = std::map<std::int64_t, std::vector<const Task*>>;
 
-void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::vector<char>& matched, RuleOut& out);
+// The replay change of fusing one occurrence: each task loses its round-trip time, the tasks
+// after the first run in the first one's launch, without gaps. Returns the tasks without a
+// timeline row (left out).
+std::size_t addFusionChange(WhatIfChanges& c, const std::vector<const Task*>& occ, const ChainSaving& s)
+{
+    std::size_t unbound = 0;
+    for (std::size_t j = 0; j < occ.size(); ++j) {
+        if (occ[j]->slice == kNone) {
+            ++unbound;
+            continue;
+        }
+        const TimeNs ns = roundNs(s.taskNs[j]);
+        if (ns > 0)
+            c.saveRows[occ[j]->slice] += ns;
+        if (j)
+            c.fusedRows.insert(occ[j]->slice);
+    }
+    return unbound;
+}
+
+std::string fusionGainText(const ProfileFacts& f, double tripNs, double bytes, double gapNs, std::size_t boundaries,
+                           std::size_t known, double upperBound, std::size_t n)
+{
+    return "HBM round trips of the intermediates " + fmtMs(f.perStep(tripNs)) + " (" + fmtNum(f.perStep(bytes) / 1e6, 1)
+           + " MB/step written and read back, each side at its op's achieved bandwidth, within its data-movement time and (n−1)/n of the chain's; "
+           + std::to_string(known) + " of " + std::to_string(boundaries) + " intermediates with known bytes) + Σ inner gaps "
+           + fmtMs(f.perStep(gapNs)) + " = " + fmtMs(f.perStep(tripNs + gapNs)) + "; upper bound Σ inner gaps + (n−1)/n · Σmte (n = "
+           + std::to_string(n) + ") = " + fmtMs(upperBound);
+}
+
+void fuseWindows(const RuleCtx& c, const FusionPhysics& phys, const std::vector<char>& matched, RuleOut& out);
 
 // A pattern's ops, each as its lower-cased alternatives ("Add|AddV2" -> {"add", "addv2"}).
 std::vector<std::vector<std::string>> patternAlternatives(const std::vector<std::string>& ops)
@@ -70,7 +80,7 @@ void fuse(const RuleCtx& c, RuleOut& out)
     out.inputs.push_back((f.tasksFromKernels ? f.kernelFile() : std::string("timeline")) + ": op types in stream order ("
                          + std::to_string(f.tasks.size()) + " tasks)");
     std::size_t np = 0;
-    const MteTime mteNs(f.p.kernels);
+    const FusionPhysics phys(f.p);
     std::vector<char> matched(f.tasks.size(), 0); // tasks of fired patterns, by index: the window search skips them
     std::unordered_map<std::uint32_t, std::string> lowerType; // lower-cased op type, once per type
     for (const auto& t : f.tasks)
@@ -92,23 +102,35 @@ void fuse(const RuleCtx& c, RuleOut& out)
             };
             TopEvidence ev;
             std::vector<const Task*> chainTasks;
-            double chainTotal = 0, gapTotal = 0, mteTotal = 0;
-            std::size_t count = 0;
+            double chainTotal = 0, gapTotal = 0, mteTotal = 0, tripTotal = 0, bytesTotal = 0;
+            std::size_t count = 0, boundaries = 0, known = 0, unbound = 0;
+            WhatIfChanges replay;
             for (const auto& [key, v] : perStream) {
                 for (std::size_t i = 0; i + alts.size() <= v.size(); ++i) {
                     bool ok = true;
                     for (std::size_t j = 0; j < alts.size() && ok; ++j)
                         ok = matches(v[i + j], j);
+                    // A task an earlier pattern fused is not fused again.
+                    for (std::size_t j = 0; j < alts.size() && ok; ++j)
+                        ok = !matched[static_cast<std::size_t>(v[i + j] - f.tasks.data())];
                     if (!ok)
                         continue;
                     ++count;
+                    const std::vector<const Task*> occ(v.begin() + static_cast<std::ptrdiff_t>(i),
+                                                       v.begin() + static_cast<std::ptrdiff_t>(i + alts.size()));
+                    const ChainSaving save = phys.chain(occ);
+                    tripTotal += save.roundTripNs;
+                    bytesTotal += save.bytes;
+                    boundaries += save.boundaries;
+                    known += save.known;
+                    unbound += addFusionChange(replay, occ, save);
                     const Task* first = v[i];
                     const Task* last = v[i + alts.size() - 1];
                     double sum = 0, gaps = 0;
                     for (std::size_t j = 0; j < alts.size(); ++j) {
                         chainTasks.push_back(v[i + j]);
                         sum += static_cast<double>(v[i + j]->dur);
-                        mteTotal += mteNs(*v[i + j]);
+                        mteTotal += phys.mte()(*v[i + j]);
                         if (j)
                             gaps += std::max<double>(0, static_cast<double>(v[i + j]->start - v[i + j - 1]->end()));
                     }
@@ -145,15 +167,18 @@ void fuse(const RuleCtx& c, RuleOut& out)
                 fd.suggestions.push_back("Use " + fused + ".");
             fd.suggestions.push_back("Otherwise fuse the chain (graph mode fusion passes, or a custom fused op).");
             const double n = static_cast<double>(alts.size());
-            const double gain = f.perStep(gapTotal + (n - 1) / n * mteTotal);
+            const double gain = f.perStep(gapTotal + tripTotal);
             setGain(fd, gain,
-                    "Σ inner gaps " + fmtMs(f.perStep(gapTotal)) + " + (n−1)/n · Σmte " + fmtMs(f.perStep(mteTotal))
-                        + " (n = " + std::to_string(alts.size()) + ") = " + fmtMs(gain));
+                    fusionGainText(f, tripTotal, bytesTotal, gapTotal, boundaries, known, f.perStep(gapTotal + (n - 1) / n * mteTotal),
+                                   alts.size()));
+            fd.replay = std::move(replay);
+            if (unbound)
+                fd.inputs.push_back(std::to_string(unbound) + " of its tasks have no timeline row: the replay leaves them as they ran");
             claimTasks(fd, f, chainTasks);
             ev.moveInto(fd.evidence);
         }
     }
-    fuseWindows(c, mteNs, matched, out);
+    fuseWindows(c, phys, matched, out);
     if (out.fired.empty())
         out.pass(std::to_string(np) + " fusion patterns searched; none costs ≥ " + fmtPct(c.th.minShare())
                  + " of step; " + out.check);
@@ -175,6 +200,9 @@ struct Runs {
     std::vector<Run> runs;
     std::vector<std::uint32_t> sig;      // per position
     std::vector<const Task*> taskAt;     // per position
+    // Per position: a GEMM (cube task), an elementwise op. A window holds at most one GEMM, as its
+    // first task, followed by elementwise ops only (its epilogue): no kernel fuses two GEMMs.
+    std::vector<char> gemm, elementwise;
     // Runs repeat (every layer, every step): the windows of a run are searched once per distinct
     // run (a template) and repeated for its copies.
     std::vector<std::uint32_t> tmplRuns; // template -> its first run
@@ -230,6 +258,8 @@ Runs computeRuns(const ProfileFacts& f)
             const std::uint64_t sigKey = (static_cast<std::uint64_t>(t->type.v) << 32) | shape;
             r.sig.push_back(sigIds.tryEmplace(sigKey, static_cast<std::uint32_t>(sigIds.size())));
             r.taskAt.push_back(t);
+            r.gemm.push_back(t->cls == TaskClass::Cube);
+            r.elementwise.push_back(isElementwiseType(lower(f.str(t->type))));
             ++r.runs.back().size;
         }
     }
@@ -262,11 +292,16 @@ Runs computeRuns(const ProfileFacts& f)
 // Totals over occurrences (first position p, len tasks).
 struct Sums {
     TimeNs wall = 0, dur = 0, gaps = 0, mte = 0;
+    double save = 0, bytes = 0; // HBM round trips of the intermediates (fusion_physics.h)
+    std::size_t boundaries = 0, known = 0;
 };
 struct Stats {
     std::size_t count = 0;
     double wall = 0, dur = 0, mte = 0, gaps = 0; // totals over the profile
-    double gain(std::size_t n) const { return gaps + (static_cast<double>(n) - 1) / static_cast<double>(n) * mte; }
+    double save = 0, bytes = 0;
+    std::size_t boundaries = 0, known = 0;
+    double gain() const { return gaps + save; }
+    double upperBound(std::size_t n) const { return gaps + (static_cast<double>(n) - 1) / static_cast<double>(n) * mte; }
 };
 Stats statsOf(const Sums& s, std::size_t count)
 {
@@ -276,6 +311,10 @@ Stats statsOf(const Sums& s, std::size_t count)
     st.dur = static_cast<double>(s.dur);
     st.gaps = static_cast<double>(s.gaps);
     st.mte = static_cast<double>(s.mte);
+    st.save = s.save;
+    st.bytes = s.bytes;
+    st.boundaries = s.boundaries;
+    st.known = s.known;
     return st;
 }
 
@@ -284,8 +323,9 @@ Stats statsOf(const Sums& s, std::size_t count)
 // every sum is exact and an occurrence costs O(1)) and taken tasks.
 class Positions {
 public:
-    Positions(const Runs& r, const ProfileFacts& f, const MteTime& mteNs, const std::vector<char>& matched)
+    Positions(const Runs& r, const ProfileFacts& f, const FusionPhysics& phys, const std::vector<char>& matched)
     {
+        const MteTime& mteNs = phys.mte();
         const std::size_t n = r.sig.size();
         m_taken.assign(n, 0);
         m_startAt.resize(n);
@@ -294,6 +334,8 @@ public:
         m_gapSum.assign(n + 1, 0);
         m_mteSum.assign(n + 1, 0);
         m_takenSum.assign(n + 1, 0);
+        m_next.assign(n, FusionPhysics::Boundary{});
+        m_cap.assign(n, 0);
         for (const Run& run : r.runs)
             for (std::uint32_t j = 0; j < run.size; ++j) {
                 const std::uint32_t p = run.begin + j;
@@ -304,6 +346,9 @@ public:
                 m_durSum[p + 1] = m_durSum[p] + t->dur;
                 m_gapSum[p + 1] = m_gapSum[p] + (j ? std::max<TimeNs>(0, m_startAt[p] - m_endAt[p - 1]) : 0);
                 m_mteSum[p + 1] = m_mteSum[p] + roundNs(mteNs(*t));
+                m_cap[p] = phys.cap(*t);
+                if (j + 1 < run.size)
+                    m_next[p] = phys.boundary(*t, *r.taskAt[p + 1]);
             }
         retake();
     }
@@ -318,6 +363,33 @@ public:
         s.dur += durOf(p, len);
         s.gaps += gapsOf(p, len);
         s.mte += m_mteSum[p + len] - m_mteSum[p];
+        const double k = scaleOf(p, len);
+        for (std::uint32_t j = 0; j < len; ++j) {
+            const double x = (j + 1 < len ? m_next[p + j].prodNs : 0.0) + (j ? m_next[p + j - 1].consNs : 0.0);
+            s.save += k * std::min(x, m_cap[p + j]);
+            if (j + 1 < len) {
+                ++s.boundaries;
+                s.known += m_next[p + j].known;
+                s.bytes += m_next[p + j].bytes;
+            }
+        }
+    }
+    // Task j's saving in the occurrence at p of len tasks.
+    double saveOf(std::uint32_t p, std::uint32_t len, std::uint32_t j) const
+    {
+        const double x = (j + 1 < len ? m_next[p + j].prodNs : 0.0) + (j ? m_next[p + j - 1].consNs : 0.0);
+        return scaleOf(p, len) * std::min(x, m_cap[p + j]);
+    }
+    // The fused kernel still reads the window's inputs and writes its outputs: its savings are
+    // scaled to at most (n − 1)/n of its data-movement time (as FusionPhysics::chain does).
+    double scaleOf(std::uint32_t p, std::uint32_t len) const
+    {
+        double save = 0;
+        for (std::uint32_t j = 0; j < len; ++j)
+            save += std::min((j + 1 < len ? m_next[p + j].prodNs : 0.0) + (j ? m_next[p + j - 1].consNs : 0.0), m_cap[p + j]);
+        const double mte = static_cast<double>(m_mteSum[p + len] - m_mteSum[p]);
+        const double bound = (static_cast<double>(len) - 1) / static_cast<double>(len) * mte;
+        return mte > 0 && save > bound ? bound / save : 1.0;
     }
     // Whether none of the occurrence's tasks is taken (as of the last retake()).
     bool untaken(std::uint32_t p, std::uint32_t len) const { return m_takenSum[p + len] == m_takenSum[p]; }
@@ -334,6 +406,8 @@ private:
     std::vector<TimeNs> m_startAt, m_endAt;
     std::vector<TimeNs> m_durSum, m_gapSum, m_mteSum;
     std::vector<std::uint32_t> m_takenSum;
+    std::vector<FusionPhysics::Boundary> m_next; // the intermediate between p and p + 1
+    std::vector<double> m_cap;
 };
 
 struct Window {
@@ -361,6 +435,9 @@ std::vector<Window> repeatedWindows(const Runs& r, const Positions& pos, std::si
             for (std::uint32_t i = 0; i < run.size; ++i) {
                 std::uint32_t node = kEmpty;
                 for (std::uint32_t len = 1; len <= maxLen && i + len <= run.size; ++len) {
+                    const std::uint32_t q = run.begin + i + len - 1;
+                    if (len > 1 && (r.gemm[q] || (r.gemm[run.begin + i] && !r.elementwise[q])))
+                        break; // a second GEMM, or an epilogue op that is not elementwise
                     const std::uint64_t key = (static_cast<std::uint64_t>(node) << 32) | r.sig[run.begin + i + len - 1];
                     if (grow) {
                         bool fresh = false;
@@ -451,25 +528,34 @@ void fireWindow(const ProfileFacts& f, const Runs& r, const Positions& pos, cons
                      + fmtPct(f.stepTime > 0 ? wall / f.stepTime : 0) + (wallHit ? " > " : " ≤ ") + fmtPct(limits.wallShare)
                      + "); data movement is " + fmtPct(mteShare) + " of their AI Core time ("
                      + (mteHit ? "> " : "≤ ") + fmtPct(limits.mteRatio) + ").";
+    const bool epilogue = r.gemm[w.occ.front()];
+    const std::string how = epilogue ? "Run " + chain + " as one GEMM with its elementwise epilogue: torch_npu.npu_linear "
+                                           "(MatMul + bias), or graph mode (torchair) epilogue fusion"
+                                     : "Fuse the vector ops " + chain + " into one kernel: graph mode (torchair) fuses "
+                                           "consecutive vector ops, or one Ascend C custom op";
     if (hostBound) {
         fd.description += " The tasks fill only " + fmtPct(busy) + " of the window (< " + fmtPct(limits.hostRatio)
                           + "): the device waits for the host to launch them.";
         fd.suggestions.push_back("Host-bound: cut launch overhead first: graph mode (torchair / torch.compile), "
                                  "fewer and larger ops, fewer host-side checks between the launches.");
-        fd.suggestions.push_back("Then fuse " + chain + " into one kernel (a fused torch_npu op or a custom op).");
+        fd.suggestions.push_back("Then: " + how + ".");
     } else {
-        fd.suggestions.push_back("Fuse " + chain + " into one kernel (a fused torch_npu op, graph mode fusion or a "
-                                 "custom op): one pass over the data instead of " + std::to_string(w.len) + ".");
+        fd.suggestions.push_back(how + ": one pass over the data instead of " + std::to_string(w.len) + ".");
     }
-    setGain(fd, f.perStep(st.gain(w.len)),
-            "Σ inner gaps " + fmtMs(f.perStep(st.gaps)) + " + (n−1)/n · Σmte " + fmtMs(f.perStep(st.mte))
-                + " (n = " + std::to_string(w.len) + ") = " + fmtMs(f.perStep(st.gain(w.len))));
+    setGain(fd, f.perStep(st.gain()),
+            fusionGainText(f, st.save, st.bytes, st.gaps, st.boundaries, st.known, f.perStep(st.upperBound(w.len)), w.len));
     TopEvidence top;
     for (const std::uint32_t p : w.occ) {
         if (!pos.untaken(p, w.len))
             continue;
-        for (std::size_t j = 0; j < w.len; ++j)
+        std::vector<const Task*> occ;
+        ChainSaving save;
+        for (std::uint32_t j = 0; j < w.len; ++j) {
             fd.claims.push_back(static_cast<std::uint64_t>(r.taskAt[p + j] - f.tasks.data()));
+            occ.push_back(r.taskAt[p + j]);
+            save.taskNs.push_back(pos.saveOf(p, w.len, j));
+        }
+        addFusionChange(fd.replay, occ, save);
         const TimeNs wallNs = pos.wallOf(p, w.len);
         top.offer(wallNs, [&] {
             const auto sum = static_cast<double>(pos.durOf(p, w.len)), gaps = static_cast<double>(pos.gapsOf(p, w.len));
@@ -493,7 +579,7 @@ void fireWindow(const ProfileFacts& f, const Runs& r, const Positions& pos, cons
 // than min_count times and its wall time exceeds wall_share of the step or its tasks are
 // mostly data movement (Σmte/Σdur > mte_ratio). Longer and costlier windows are reported
 // first; their tasks are then taken, so the sub-windows of a reported window do not repeat it.
-void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::vector<char>& matched, RuleOut& out)
+void fuseWindows(const RuleCtx& c, const FusionPhysics& phys, const std::vector<char>& matched, RuleOut& out)
 {
     using namespace window_search;
     const ProfileFacts& f = *c.f;
@@ -507,7 +593,7 @@ void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::vector<char>
     constexpr std::size_t kMaxWindowFindings = 10;
 
     const Runs r = computeRuns(f);
-    Positions pos(r, f, mteNs, matched);
+    Positions pos(r, f, phys, matched);
     std::size_t distinct = 0;
     const std::vector<Window> found = repeatedWindows(r, pos, limits.minLen, limits.maxLen, limits.minCount, distinct);
 
@@ -519,7 +605,7 @@ void fuseWindows(const RuleCtx& c, const MteTime& mteNs, const std::vector<char>
     for (const Window& w : found) {
         const Stats st = statsOf(w.all, w.occ.size());
         if (qualifies(st))
-            cand.emplace_back(st.gain(w.len), &w);
+            cand.emplace_back(st.gain(), &w);
     }
     // Costliest first, then longer; the key order breaks ties deterministically.
     std::sort(cand.begin(), cand.end(), [&](const auto& a, const auto& b) {

@@ -333,8 +333,12 @@ private slots:
         const Finding* f = fixture::find(r, "CMP-FUSE/window:Mul-Add-Cast");
         QCOMPARE(f != nullptr, fires);
         if (f) {
-            // gain = gaps 10 × 10 µs + 2/3 × Σmte (0.9 × 300 µs) = 100 + 180 = 280 µs
-            QVERIFY(std::abs(f->gain.nsPerStep - 280e3) < 2.8e3);
+            // gain = inner gaps 10 × 2 × 5 µs = 100 µs: no intermediate's bytes are known (no
+            // output shapes, no bandwidth metrics), so no HBM round trip is counted; the old
+            // share of Σmte is only the upper bound, gaps + 2/3 × Σmte (0.9 × 300 µs) = 280 µs.
+            QVERIFY(std::abs(f->gain.nsPerStep - 100e3) < 1e3);
+            QVERIFY(f->gain.formula.find("upper bound") != std::string::npos);
+            QVERIFY2(f->gain.formula.find("= 0.28") != std::string::npos, f->gain.formula.c_str());
             QVERIFY(f->title.find("mte 0.90") != std::string::npos);
         }
     }
@@ -351,12 +355,17 @@ private slots:
                 sigs.push_back(std::string(op) + " 1024,1024 FLOAT16");
             sigs.push_back("MatMulV2 " + std::to_string(64 + i) + ",64 FLOAT16");
         }
+        // A window holds at most one GEMM, as its first task (no kernel fuses two GEMMs): a
+        // window stops before a MatMul that is not its first task.
         std::set<std::vector<std::string>> distinct;
         for (std::size_t i = 0; i < sigs.size(); ++i)
-            for (std::size_t len = 2; len <= 10 && i + len <= sigs.size(); ++len)
+            for (std::size_t len = 2; len <= 10 && i + len <= sigs.size(); ++len) {
+                if (sigs[i + len - 1].rfind("MatMulV2", 0) == 0)
+                    break;
                 distinct.insert(std::vector<std::string>(sigs.begin() + static_cast<std::ptrdiff_t>(i),
                                                          sigs.begin() + static_cast<std::ptrdiff_t>(i + len)));
-        QCOMPARE(distinct.size(), std::size_t(123));
+            }
+        QCOMPARE(distinct.size(), std::size_t(15));
         const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
         FIXTURE_FINDING(cmpFuse, r, "CMP-FUSE");
         const std::string check = cmpFuse->check;

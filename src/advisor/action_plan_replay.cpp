@@ -1,0 +1,283 @@
+// The action plan by replay (ADVISOR.md §3b): each candidate action is a change of the step
+// graph (model/analysis/whatif.h) and the plan's numbers are replays, not sums of estimates:
+//  - a finding that names its change (Finding::replay: CMP-FUSE's fused tasks) uses it;
+//  - communication not overlapped (COM-EXPOSED): compute no longer waits for collectives;
+//  - host and dependency idle time (SCH-IDLE, SCH-SYNC, SCH-DATALOADER, CMP-DYNSHAPE): the idle
+//    time idle_causes attributes to its causes is removed;
+//  - a finding with task claims (op-level compute and memory findings): its tasks are scaled by
+//    its own estimate, 1 − gain / Σ their duration;
+//  - anything else keeps its estimated gain, subtracted as it is (said in its formula).
+// Candidates are taken by their gain alone, largest first; each one's gain in the plan is the
+// step the replay with it and the earlier actions saves over the replay without it, so the
+// gains add up to T minus the replayed step after the plan.
+#include "advisor/rule_context.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+namespace npuscope::advisor {
+
+namespace {
+
+constexpr std::size_t kMaxActions = 7;
+constexpr std::size_t kMinActions = 3;
+constexpr double kMinLaterShare = 0.01;
+
+using RankChanges = std::map<std::size_t, WhatIfChanges>; // facts index → changes
+
+std::string joinCauses(const std::vector<std::string>& causes)
+{
+    std::string s;
+    for (const auto& c : causes)
+        s += (s.empty() ? "" : ", ") + c;
+    return s;
+}
+
+// The idle causes a scheduling finding's time comes from (idle_causes.h keys).
+std::vector<std::string> causesOf(const Finding& f)
+{
+    if (f.rule == "SCH-IDLE")
+        return {"dependency", "launch", "host_python"};
+    if (f.rule == "SCH-SYNC")
+        return {"sync"};
+    if (f.rule == "SCH-DATALOADER")
+        return {"dataloader"};
+    if (f.rule == "CMP-DYNSHAPE")
+        return {"compile"};
+    return {};
+}
+
+std::size_t rankIndexOf(const Finding& f, const std::vector<ProfileFacts>& facts)
+{
+    for (int r : f.scope.ranks)
+        for (std::size_t i = 0; i < facts.size(); ++i)
+            if (facts[i].rank == r)
+                return i;
+    return 0;
+}
+
+// The graph change of a finding, and how it was derived; empty when it names none.
+RankChanges changesOf(const Finding& f, const std::vector<ProfileFacts>& facts, std::string& how)
+{
+    RankChanges out;
+    if (!f.replay.empty()) {
+        out[rankIndexOf(f, facts)] = f.replay;
+        how = "its tasks fused as the finding says";
+        return out;
+    }
+    if (f.rule == "COM-EXPOSED") {
+        for (std::size_t i = 0; i < facts.size(); ++i)
+            out[i].overlapComm = true;
+        how = "compute no longer waits for the collectives";
+        return out;
+    }
+    if (const auto causes = causesOf(f); !causes.empty()) {
+        for (std::size_t i = 0; i < facts.size(); ++i)
+            out[i].removeCauses = causes;
+        how = "the idle time attributed to " + joinCauses(causes) + " removed";
+        return out;
+    }
+    if (!f.claims.empty()) {
+        double dur = 0;
+        std::map<std::size_t, std::vector<std::uint32_t>> rows;
+        for (std::uint64_t k : f.claims) {
+            const std::uint64_t rank = k >> kClaimRankShift;
+            const std::uint64_t task = k & ((std::uint64_t{1} << kClaimRankShift) - 1);
+            if (rank == 0 || rank > facts.size() || task >= facts[rank - 1].tasks.size())
+                continue;
+            const Task& t = facts[rank - 1].tasks[task];
+            dur += static_cast<double>(t.dur);
+            if (t.slice != kNone)
+                rows[rank - 1].push_back(t.slice);
+        }
+        const double steps = facts.empty() ? 1.0 : static_cast<double>(facts[rankIndexOf(f, facts)].nSteps);
+        if (!(dur > 0) || rows.empty())
+            return out;
+        const double factor = std::clamp(1.0 - f.gain.nsPerStep * steps / dur, 0.0, 1.0);
+        for (const auto& [ri, rs] : rows)
+            for (std::uint32_t row : rs)
+                out[ri].scaleRows[row] = factor;
+        how = "its " + std::to_string(f.claims.size()) + " tasks scaled by " + fmtNum(factor, 3)
+              + " (1 − its gain / their time)";
+    }
+    return out;
+}
+
+// Replays `c` on every rank: the median of every rank's complete predicted steps together.
+struct Replayer {
+    std::vector<std::optional<WhatIfModel>> models;
+    double base = 0; // the replay without changes
+    bool ok = false;
+
+    explicit Replayer(const std::vector<ProfileFacts>& facts)
+    {
+        for (const auto& f : facts)
+            models.emplace_back(std::in_place, f.p);
+        const auto b = step({});
+        ok = b.has_value();
+        base = b.value_or(0);
+    }
+    std::optional<double> step(const RankChanges& c) const
+    {
+        std::vector<double> all;
+        for (std::size_t i = 0; i < models.size(); ++i) {
+            const auto it = c.find(i);
+            const WhatIfResult r = models[i]->run(it == c.end() ? WhatIfChanges{} : it->second);
+            if (!r.ok)
+                continue;
+            for (const auto& s : r.steps)
+                if (!s.partial)
+                    all.push_back(s.predictedNs);
+        }
+        if (all.empty())
+            return std::nullopt;
+        std::sort(all.begin(), all.end());
+        const std::size_t n = all.size();
+        return n % 2 ? all[n / 2] : (all[n / 2 - 1] + all[n / 2]) / 2.0;
+    }
+};
+
+struct Cand {
+    Finding* f = nullptr;
+    RankChanges changes;
+    std::string how;
+    double gain = 0; // alone: replayed, or the finding's estimate when it names no change
+    bool replayed = false;
+};
+
+} // namespace
+
+bool buildPlanByReplay(AdvisorReport& rep, const std::vector<ProfileFacts>& facts, std::vector<ClaimAtom>& atoms)
+{
+    if (facts.empty() || !(rep.T > 0))
+        return false;
+    const Replayer rp(facts);
+    if (!rp.ok)
+        return false;
+    rep.plan.clear();
+    const double T = rep.T;
+    std::vector<Cand> cands;
+    for (Finding& f : rep.findings) {
+        f.planItem = -1;
+        f.notInPlan.clear();
+        if (f.status != Status::Fired || !f.gain.estimated || !(f.gain.nsPerStep > 0))
+            continue;
+        Cand c;
+        c.f = &f;
+        c.changes = changesOf(f, facts, c.how);
+        if (!c.changes.empty()) {
+            if (const auto s = rp.step(c.changes)) {
+                c.replayed = true;
+                c.gain = rp.base - *s;
+                // The finding's own gain, where its rule names the change, is the replay's.
+                if (!f.replay.empty()) {
+                    f.gain.formula = "replayed: step " + fmtMs(rp.base) + " → " + fmtMs(*s) + " (" + c.how
+                                     + ") = " + fmtMs(std::max(0.0, c.gain)) + "; the rule's estimate: " + f.gain.formula;
+                    f.gain.nsPerStep = std::max(0.0, c.gain);
+                    f.gain.shareOfT = f.gain.nsPerStep / T;
+                }
+            }
+        }
+        if (!c.replayed)
+            c.gain = f.gain.nsPerStep;
+        cands.push_back(std::move(c));
+    }
+    std::stable_sort(cands.begin(), cands.end(), [](const Cand& a, const Cand& b) { return a.gain > b.gain; });
+
+    RankChanges applied;
+    double current = rp.base, linear = 0;
+    // A finding without task claims takes its category's time (or the one its gain comes from):
+    // the first such action of a category takes it for the plan.
+    std::map<int, int> poolBy;
+    std::set<std::uint64_t> claimedKeys;
+    for (Cand& c : cands) {
+        Finding& f = *c.f;
+        const int pool = static_cast<int>(f.gainFrom.value_or(f.category));
+        if (f.claims.empty() && f.replay.empty()) {
+            if (const auto it = poolBy.find(pool); it != poolBy.end()) {
+                f.notInPlan = "the time its gain comes from is already claimed by action " + std::to_string(it->second + 1)
+                              + " (" + rep.plan[static_cast<std::size_t>(it->second)].findingId + "), whose gain includes it";
+                continue;
+            }
+        }
+        if (rep.plan.size() >= kMaxActions) {
+            f.notInPlan = "the plan holds its " + std::to_string(kMaxActions) + " actions";
+            continue;
+        }
+        double g = 0;
+        std::string term;
+        RankChanges next = applied;
+        if (c.replayed) {
+            for (const auto& [ri, ch] : c.changes)
+                next[ri].add(ch);
+            const double s = rp.step(next).value_or(current);
+            g = current - s;
+            term = "replay with it and the earlier actions " + fmtMs(s) + " vs " + fmtMs(current) + " without it (" + c.how
+                   + ")";
+        } else {
+            g = f.gain.nsPerStep;
+            term = "not a graph change: the finding's estimate " + fmtMs(g) + ", subtracted as it is";
+        }
+        const double stepNow = current - (c.replayed ? g : 0) - linear - (c.replayed ? 0 : g);
+        if (!(g > 0)) {
+            f.notInPlan = "replayed after the earlier actions it saves nothing more (" + term + ")";
+            continue;
+        }
+        if (rep.plan.size() >= kMinActions && g < kMinLaterShare * T) {
+            f.notInPlan = "after the earlier actions it saves " + fmtMs(g) + ", under " + fmtPct(kMinLaterShare)
+                          + " of the step";
+            continue;
+        }
+        if (stepNow < 0) {
+            f.notInPlan = "the plan's gains already reach the step time";
+            continue;
+        }
+        if (c.replayed) {
+            applied = std::move(next);
+            current -= g;
+        } else {
+            linear += g;
+        }
+        const std::string action = f.suggestions.empty() ? f.title : f.suggestions.front();
+        auto same = std::find_if(rep.plan.begin(), rep.plan.end(), [&](const PlanItem& p) { return p.action == action; });
+        const int index = same != rep.plan.end() ? static_cast<int>(same - rep.plan.begin())
+                                                 : static_cast<int>(rep.plan.size());
+        if (same == rep.plan.end()) {
+            PlanItem item;
+            item.findingId = f.id;
+            item.title = f.title;
+            item.action = action;
+            item.gain.estimated = true;
+            rep.plan.push_back(std::move(item));
+        }
+        PlanItem& item = rep.plan[static_cast<std::size_t>(index)];
+        if (item.findingId != f.id) {
+            item.alsoFindings.push_back(f.id);
+            item.gain.formula += "; + " + f.id + ": " + term + " = " + fmtMs(g);
+        } else {
+            item.gain.formula = term + " = " + fmtMs(g);
+        }
+        item.gain.nsPerStep += g;
+        item.gain.shareOfT = item.gain.nsPerStep / T;
+        for (std::uint64_t k : f.claims) // the tasks no earlier action named
+            if (claimedKeys.insert(k).second) {
+                item.claimed.push_back(k);
+                ++item.tasks;
+            }
+        f.planItem = index;
+        if (f.claims.empty() && f.replay.empty())
+            poolBy.emplace(pool, index);
+    }
+    double sum = 0;
+    for (const auto& p : rep.plan)
+        sum += p.gain.nsPerStep;
+    rep.planStepNs = std::max(0.0, T - sum);
+    for (ClaimAtom& a : atoms)
+        a.keys.clear();
+    rep.claimAtoms = std::move(atoms);
+    return true;
+}
+
+} // namespace npuscope::advisor

@@ -1,0 +1,61 @@
+#pragma once
+// What fusing consecutive device tasks saves, physically (CMP-FUSE): each intermediate's HBM
+// round trip (its bytes written by the producer and read back by the consumer, each side at
+// that op's achieved bandwidth, never more than the op's data-movement time) and the launch
+// gaps between the fused tasks.
+#include "advisor/rule_context.h"
+
+#include <string>
+#include <vector>
+
+namespace npuscope::advisor {
+
+// The data-movement time of a task: dur · (mte2 + max(fixpipe, mte3)), at most dur; 0 without
+// PMU ratios.
+struct MteTime {
+    const KernelTable& k;
+    std::vector<int> mte2, mte3, fix;
+    explicit MteTime(const KernelTable& kt);
+    double operator()(const Task& t) const;
+};
+
+// The bytes of a kernel row's outputs (Output Shapes × dtype sizes); NaN when unknown.
+double outputBytes(const Profile& p, std::uint32_t row);
+
+struct ChainSaving {
+    std::vector<double> taskNs;            // per task of the chain: the round-trip time it loses
+    double roundTripNs = 0;                // Σ taskNs
+    double gapNs = 0;                      // Σ inner gaps
+    double bytes = 0;                      // Σ intermediate bytes (one way)
+    std::size_t boundaries = 0, known = 0; // intermediates, and those whose bytes are known
+    double total() const { return roundTripNs + gapNs; }
+};
+
+// Bandwidth, bytes and mte columns of a kernel table, found once.
+class FusionPhysics {
+public:
+    explicit FusionPhysics(const Profile& p);
+    // One intermediate between consecutive tasks: the time each side loses and its bytes.
+    struct Boundary {
+        double prodNs = 0, consNs = 0, bytes = 0;
+        bool known = false;
+    };
+    Boundary boundary(const Task& prod, const Task& cons) const;
+    // The most a task can lose: its data-movement time, or its duration without PMU ratios.
+    double cap(const Task& t) const;
+    // The saving of fusing `chain` (consecutive tasks of one stream, in order).
+    ChainSaving chain(const std::vector<const Task*>& chain) const;
+    const MteTime& mte() const { return m_mte; }
+
+private:
+    double achievedBandwidth(const Task& t) const; // bytes per ns (= GB/s); NaN when unknown
+    const Profile& m_p;
+    const KernelTable& m_k;
+    MteTime m_mte;
+    std::vector<int> m_aicR, m_aicW, m_aivR, m_aivW;
+};
+
+// Whether an op type is elementwise (a GEMM epilogue can take it): Add, Mul, Cast, activations...
+bool isElementwiseType(const std::string& lowerType);
+
+} // namespace npuscope::advisor

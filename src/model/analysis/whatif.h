@@ -1,0 +1,114 @@
+#pragma once
+// What-if replay: each step's graph (step_graph.h) run again with changed durations and
+// dependencies, to predict the step a change would give.
+//
+// A device task starts at max(stream predecessor end' + its gap, launch' + its latency,
+// dependency end' + its gap). The gap of the constraint that bound the task in the measured run
+// (the one whose event came last) is the measured one; a non-binding constraint takes the
+// typical value of its stream (the median of its binding cases), never more than what the
+// measured run shows, so a replay without changes gives every task its measured start. Host
+// work the device does not gate keeps its time; a synchronize returns when the device task it
+// waited for ends (plus its measured lag), and what follows it on its thread (and the task queue
+// thread it feeds) moves by the same shift. The step ends when its last host or device work ends,
+// so its span changes by that shift; with step_trace_time, predicted = measured + that change.
+// What bounds each replayed step is critical_path.h's walk on the replayed times
+// (criticalPathsOn()): its kinds, tiling the replayed span.
+//
+// A task's cross-stream dependency is the graph's: its recorded wait (EVENT / Notify) or, when the
+// data records none, the wait the graph inferred from timing (EdgeKind::InferredWait). A single
+// rank's collective keeps its duration (its peers are not in the data). Nothing throws; edges
+// pointing back in time are dropped (counted in notes).
+#include "model/store/profile.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+namespace npuscope {
+
+struct StepGraph;
+
+// The changes of one replay. They compose: scales multiply, savings add.
+struct WhatIfChanges {
+    // Device tasks of an op type (kernel Type, else the task's name; case-insensitive) take
+    // dur × factor.
+    std::vector<std::pair<std::string, double>> scaleTypes;
+    std::unordered_map<std::uint32_t, double> scaleRows; // slice row → factor
+    std::unordered_map<std::uint32_t, TimeNs> saveRows;  // slice row → ns its duration loses (after scaling)
+    // Slice rows fused into their stream predecessor: no gap before them and no launch of their own.
+    std::unordered_set<std::uint32_t> fusedRows;
+    // Idle causes whose time is removed (whatIfCauses()).
+    std::vector<std::string> removeCauses;
+    // Compute no longer waits for collectives (the collective → compute edges are dropped).
+    bool overlapComm = false;
+
+    bool empty() const;
+    void add(const WhatIfChanges& o);
+    // One line per change ("scale MatMulV2 × 0.5", "fuse 96 tasks into their predecessors", ...).
+    std::vector<std::string> describe() const;
+};
+
+// The causes `--remove` takes: idle_causes.h's keys ("host_python", "dataloader", "sync",
+// "compile", "launch", "dependency", "comm_wait", "unknown"). A host cause's slices (the ones
+// idle_causes blames) take no time; a launch, dependency or unknown cause's idle time is cut from
+// the wait of the task it ended at.
+const std::vector<std::string>& whatIfCauses();
+
+struct WhatIfStep {
+    std::string name;
+    bool partial = false;   // left out of the medians (overlap.h stepStats)
+    double measuredNs = 0;  // the advisor's step time (step_trace_time's where present)
+    double predictedNs = 0; // measured + (replayed span − measured span)
+    TimeNs spanNs = 0, replayedSpanNs = 0;
+    // The replayed critical path of this step (critical_path.h's walk on the replayed times), ns
+    // per kind in PathKind order ("host_python", "launch", "compute", "comm", "comm_wait",
+    // "idle"); Σ = replayedSpanNs.
+    std::vector<std::pair<std::string, TimeNs>> boundBy;
+};
+
+struct WhatIfResult {
+    bool ok = false;
+    std::string error;
+    std::string stepSource;     // where measured step times come from
+    double measuredStepNs = 0;  // median over complete steps
+    double predictedStepNs = 0; // median of the same steps, replayed
+    std::vector<WhatIfStep> steps;
+    // The replayed critical path's time by kind, critical_path.h's kinds (pathKindKey(): all six,
+    // largest first), of the median complete step by replayed span (the lower middle of an even
+    // count), boundByStep: Σ = boundBySpanNs exactly. Empty when no step is complete.
+    std::vector<std::pair<std::string, double>> boundBy;
+    std::string boundByStep;                                 // that step's name
+    TimeNs boundBySpanNs = 0;                                // its replayed span
+    std::string boundByOf = "median complete step";          // which step boundBy describes
+    std::vector<std::pair<std::string, double>> idleByCause; // its "idle" by idle cause (idleCauseKey()), largest first
+    std::vector<std::string> changes;                        // WhatIfChanges::describe()
+    std::vector<std::string> notes;
+};
+
+// The replay model of one rank: the graph and the measured constraints, built once; run() replays
+// any changes on it. Never throws.
+class WhatIfModel {
+public:
+    explicit WhatIfModel(const Profile& p);
+    ~WhatIfModel();
+    WhatIfModel(WhatIfModel&&) noexcept;
+    WhatIfModel& operator=(WhatIfModel&&) noexcept;
+    WhatIfResult run(const WhatIfChanges& c) const;
+    // The device task rows (timeline slices) of an op type, as scaleTypes matches them.
+    std::vector<std::uint32_t> rowsOfType(const std::string& type) const;
+
+    struct Impl;
+    struct Replay;
+
+private:
+    std::unique_ptr<Impl> m;
+};
+
+// One replay of `p` (builds the model).
+WhatIfResult replayWhatIf(const Profile& p, const WhatIfChanges& c);
+
+} // namespace npuscope
