@@ -8,6 +8,8 @@
 #include "advisor/cluster_summary_advice.h"
 #include "model/analysis/atomic_file.h"
 #include "model/cluster_summary/cluster_summary.h"
+#include "model/cluster_summary/summary_clock.h"
+#include "model/cluster_summary/summary_late.h"
 
 #include <algorithm>
 #include <atomic>
@@ -121,6 +123,7 @@ std::vector<json> summariseFolder(const cs::RankFolder& folder, const Options& o
             continue;
         }
         json r = cs::reduceProfile(*p, folder, o.buckets);
+        r["collective_times"] = cs::collectiveTimesJson(*p); // the file keeps the offsets alone
         Session one;
         one.root = folder.path;
         one.layout = p->layout;
@@ -312,8 +315,10 @@ int writeSummary(const std::vector<std::string>& gathered, const std::vector<cs:
                     + (doc["failed"].empty() ? std::string("none") : doc["failed"][0].value("reason", std::string())) + ")");
     } else {
         const SessionPtr session = cs::sessionFromSummary(doc, o.output);
-        doc["cluster"] = advisor::clusterSection(*session, th); // from every op and link gathered
+        const cs::LateSummary late = cs::addLateRanks(doc); // the late ranks at collectives, from the timelines
+        doc["cluster"] = advisor::clusterSection(*session, th, &doc, &late); // from every op and link gathered
         cs::compactForFile(doc);                                   // the file keeps their totals
+        cs::addClockOffsets(doc);                                  // and the ranks' clock offsets
         std::string werr;
         const std::string bytes = cs::fileBytes(doc, o.output);
         if (bytes.empty() || !writeFileAtomically(o.output, bytes, &werr)) {

@@ -1,9 +1,11 @@
 #include "advisor/cluster_summary_advice.h"
 
 #include "advisor/rule_context.h"
+#include "advisor/rules_cluster_late.h"
 
 #include "model/analysis/cluster.h"
 #include "model/cluster_summary/cluster_summary.h"
+#include "model/cluster_summary/summary_late.h"
 
 #include <algorithm>
 #include <cmath>
@@ -203,16 +205,16 @@ json rankAdvice(const Session& rank, const Thresholds& th)
     json split = json::object();
     if (!rep.summary.ranks.empty()) {
         const RankSplit& rs = rep.summary.ranks.front();
-        split = {{"T_ns", num(rs.T)},
-                 {"computing_ns", num(rs.computing)},
-                 {"comm_not_overlapped_ns", num(rs.commNotOverlapped)},
-                 {"free_ns", num(rs.free)},
-                 {"steps", rs.steps},
-                 {"partial_steps", rs.partial},
-                 {"source", rs.source},
-                 {"step_min_ns", num(rs.stepMin)},
-                 {"step_median_ns", num(rs.stepMedian)},
-                 {"step_max_ns", num(rs.stepMax)}};
+        split = {{"T_ns", num(rs.T())},
+                 {"computing_ns", num(static_cast<double>(rs.split.computing))},
+                 {"comm_not_overlapped_ns", num(static_cast<double>(rs.split.commNotOverlapped))},
+                 {"free_ns", num(static_cast<double>(rs.split.free))},
+                 {"steps", rs.split.steps},
+                 {"partial_steps", rs.split.partial},
+                 {"source", rs.split.source},
+                 {"step_min_ns", num(rs.split.min)},
+                 {"step_median_ns", num(rs.split.median)},
+                 {"step_max_ns", num(rs.split.max)}};
         // In order, as [name, ns] pairs: the report lists the parts as the rank's facts give them.
         for (const auto& [key, parts] : {std::pair{"computing_parts", &rs.computingParts}, {"comm_parts", &rs.commParts}}) {
             json list = json::array();
@@ -293,9 +295,85 @@ json comWaitJson(const Session& s, const Thresholds& th)
     return {{"wait_ratio", waitRatio}, {"ranks", std::move(waits)}};
 }
 
+constexpr const char* kLateRule = "CLU-LATE";
+
+// The median of the ranks' own step times (advisor_split T_ns), as CLU-LATE takes T on the folders.
+double medianRankT(const json& summary)
+{
+    std::vector<double> ts;
+    for (const json& r : summary.value("ranks", json::array())) {
+        const json sp = r.is_object() ? r.value("advisor_split", json::object()) : json::object();
+        const auto t = sp.is_object() ? sp.find("T_ns") : sp.end();
+        if (sp.is_object() && t != sp.end() && t->is_number() && t->get<double>() > 0)
+            ts.push_back(t->get<double>());
+    }
+    std::sort(ts.begin(), ts.end());
+    return ts.empty() ? 0 : ts[ts.size() / 2];
+}
+
+// CLU-LATE on a summary: lateRankFinding on the numbers the summary keeps, completed as the
+// engine completes a cluster rule's result (its share of the report's T, its severity).
+std::vector<Finding> lateFindings(const cluster_summary::LateSummary& late, double rankT, double reportT, const Thresholds& th)
+{
+    RuleOut out;
+    out.ruleId = kLateRule;
+    out.category = Category::Cluster;
+    lateRankFinding(late, rankT, th.param(kLateRule, "min_share"), out);
+    std::string summary;
+    for (const RuleInfo& info : ruleCatalog())
+        if (info.id == kLateRule)
+            summary = info.summary;
+    std::vector<Finding> found;
+    for (Finding& fd : out.fired) {
+        fd.rule = kLateRule;
+        fd.category = Category::Cluster;
+        fd.status = Status::Fired;
+        if (fd.inputs.empty())
+            fd.inputs = out.inputs;
+        fd.scope.cluster = true;
+        fd.costShare = reportT > 0 ? static_cast<double>(fd.costNs) / reportT : 0;
+        if (fd.gain.estimated) {
+            fd.gain.shareOfT = reportT > 0 ? fd.gain.nsPerStep / reportT : 0;
+            if (!(fd.gain.nsPerStep > 0)) {
+                fd.gain.estimated = false;
+                fd.gain.reason = "the formula gives no saving on this data";
+            }
+        }
+        resolveSeverity(fd, th);
+        if (fd.minor)
+            fd.severity = FindingSeverity::Low;
+        sortEvidence(fd.evidence);
+        found.push_back(std::move(fd));
+    }
+    if (found.empty()) {
+        Finding g;
+        g.id = g.rule = kLateRule;
+        g.category = Category::Cluster;
+        g.status = out.status == Status::Fired ? Status::Passed : out.status;
+        g.title = summary;
+        g.needs = out.needs;
+        g.check = out.check;
+        g.inputs = out.inputs;
+        g.scope.cluster = true;
+        found.push_back(std::move(g));
+    }
+    return found;
+}
+
+// A summary without the late-rank numbers (written before them): CLU-LATE not checked.
+Finding latePredates(const Thresholds& th)
+{
+    cluster_summary::LateSummary none;
+    none.needs = "the summary predates the late-rank numbers (summary version 3): run cluster-summary again on the "
+                 "rank folders";
+    return lateFindings(none, 0, 0, th).front();
+}
+
+void orderAndCount(AdvisorReport& rep);
+
 } // namespace
 
-json clusterSection(const Session& s, const Thresholds& th)
+json clusterSection(const Session& s, const Thresholds& th, const json* summary, const cluster_summary::LateSummary* lateNumbers)
 {
     ClusterOptions o;
     o.gapRatio = th.param("CLU-SLOWRANK", "gap_ratio");
@@ -305,10 +383,10 @@ json clusterSection(const Session& s, const Thresholds& th)
     json breakdown = json::array();
     for (const auto& r : ca.ranks)
         breakdown.push_back({{"rank", r.rank},
-                             {"steps", r.steps},
-                             {"computing_ns", num(r.computing)},
-                             {"comm_not_overlapped_ns", num(r.commNotOverlapped)},
-                             {"free_ns", num(r.free)},
+                             {"steps", r.split.steps},
+                             {"computing_ns", num(static_cast<double>(r.split.computing))},
+                             {"comm_not_overlapped_ns", num(static_cast<double>(r.split.commNotOverlapped))},
+                             {"free_ns", num(static_cast<double>(r.split.free))},
                              {"step_ns", num(r.stepTime())}});
     out["breakdown"] = std::move(breakdown);
 
@@ -355,7 +433,20 @@ json clusterSection(const Session& s, const Thresholds& th)
 
     out["com_wait"] = comWaitJson(s, th);
 
-    const AdvisorReport rep = runAdvisor(s, th);
+    AdvisorReport rep = runAdvisor(s, th);
+    if (summary) { // CLU-LATE from the late-rank numbers the summary keeps
+        cluster_summary::LateSummary late;
+        if (lateNumbers)
+            late = *lateNumbers;
+        else if (!cluster_summary::lateFromJson(*summary, late))
+            late.needs = "needs the late-rank numbers of the rank folders (cluster_summary::addLateRanks)";
+        rep.findings.erase(std::remove_if(rep.findings.begin(), rep.findings.end(),
+                                          [](const Finding& f) { return f.rule == kLateRule; }),
+                           rep.findings.end());
+        for (Finding& f : lateFindings(late, medianRankT(*summary), rep.T, th))
+            rep.findings.push_back(std::move(f));
+        orderAndCount(rep);
+    }
     json findings = json::array();
     for (const Finding& f : rep.findings)
         if (f.category == Category::Cluster)
@@ -451,16 +542,17 @@ void summaryStepsFromJson(const json& summary, AdvisorReport& rep)
         };
         RankSplit rs;
         rs.rank = r.value("rank", -1);
-        rs.T = ns("T_ns");
-        rs.computing = ns("computing_ns");
-        rs.commNotOverlapped = ns("comm_not_overlapped_ns");
-        rs.free = ns("free_ns");
-        rs.steps = sp.value("steps", 0);
-        rs.partial = sp.value("partial_steps", 0);
-        rs.source = sp.value("source", std::string());
-        rs.stepMin = ns("step_min_ns");
-        rs.stepMedian = ns("step_median_ns");
-        rs.stepMax = ns("step_max_ns");
+        const auto whole = [&ns](const char* key) { return static_cast<TimeNs>(std::llround(ns(key))); };
+        rs.split.stepTime = whole("T_ns");
+        rs.split.computing = whole("computing_ns");
+        rs.split.commNotOverlapped = whole("comm_not_overlapped_ns");
+        rs.split.free = whole("free_ns");
+        rs.split.steps = sp.value("steps", 0);
+        rs.split.partial = sp.value("partial_steps", 0);
+        rs.split.source = sp.value("source", std::string());
+        rs.split.min = ns("step_min_ns");
+        rs.split.median = ns("step_median_ns");
+        rs.split.max = ns("step_max_ns");
         for (const auto& [key, parts] : {std::pair{"computing_parts", &rs.computingParts}, {"comm_parts", &rs.commParts}})
             for (const json& part : sp.value(key, json::array()))
                 if (part.is_array() && part.size() == 2 && part[0].is_string() && part[1].is_number())
@@ -469,10 +561,10 @@ void summaryStepsFromJson(const json& summary, AdvisorReport& rep)
             if (st.is_object() && !st.value("partial", false))
                 complete.push_back(st.value("computing_ns", 0.0) + st.value("comm_not_overlapped_ns", 0.0)
                                    + st.value("free_ns", 0.0));
-        sm.steps += rs.steps;
-        sm.partial += rs.partial;
+        sm.steps += rs.split.steps;
+        sm.partial += rs.split.partial;
         if (sm.tSource.empty())
-            sm.tSource = rs.source;
+            sm.tSource = rs.split.source;
         sm.ranks.push_back(std::move(rs));
     }
     if (sm.ranks.empty())
@@ -568,6 +660,12 @@ AdvisorReport adviseSummary(const Session& summarySession, const json& summary, 
     for (const json& fj : cluster.value("findings", json::array()))
         if (fj.is_object())
             rep.findings.push_back(findingFromJson(fj, rep.T));
+    if (!summary.contains("collectives")) { // written before the late-rank numbers
+        rep.findings.erase(std::remove_if(rep.findings.begin(), rep.findings.end(),
+                                          [](const Finding& f) { return f.rule == kLateRule; }),
+                           rep.findings.end());
+        rep.findings.push_back(latePredates(th));
+    }
     for (Finding& f : rankFindings(summary))
         rep.findings.push_back(std::move(f));
     if (std::vector<Finding> statuses = rankRuleStatuses(summary); !statuses.empty()) {

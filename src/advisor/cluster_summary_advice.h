@@ -7,14 +7,21 @@
 
 #include <nlohmann/json.hpp>
 
+namespace npuscope::cluster_summary {
+struct LateSummary;
+}
+
 namespace npuscope::advisor {
 
 // {"advisor_split": {...}, "findings": [...]} for a Session of one rank folder.
 nlohmann::json rankAdvice(const Session& rank, const Thresholds& th);
 
 // The "cluster" section from the Session built of the gathered summaries
-// (cluster_summary::sessionFromSummary).
-nlohmann::json clusterSection(const Session& summarySession, const Thresholds& th);
+// (cluster_summary::sessionFromSummary). With `summary` (the gathered document), CLU-LATE is
+// computed from the late-rank numbers `late` (cluster_summary::addLateRanks), else from those
+// the document keeps.
+nlohmann::json clusterSection(const Session& summarySession, const Thresholds& th, const nlohmann::json* summary = nullptr,
+                              const cluster_summary::LateSummary* late = nullptr);
 
 // A finding as the summary stores it: the headline (rank findings) or, with `detail`, also its
 // description, suggestions, inputs, gain formula and first evidence rows (cluster findings).

@@ -33,8 +33,8 @@ struct ClusterInputs {
     std::string note; // why the cluster files were not used ("" when used or absent)
 };
 
-// A rank's mean step split over all its steps, as the cluster files and the cluster analysis
-// give it (T and the rank's facts take the median step instead).
+// A rank's mean Computing over all its steps: cluster_step_trace_time.csv checked against the
+// rank's own rows, the same statistic on both sides (the rules take T, the median step).
 struct MeanSplit {
     double comp = 0, comm = 0, free = 0;
 };
@@ -42,9 +42,9 @@ MeanSplit meanSplit(const RankFacts& r)
 {
     MeanSplit m;
     for (const RankStep& s : r.steps) {
-        m.comp += s.computing;
-        m.comm += s.commNotOverlapped;
-        m.free += s.free;
+        m.comp += static_cast<double>(s.split.computing);
+        m.comm += static_cast<double>(s.split.commNotOverlapped);
+        m.free += static_cast<double>(s.split.free);
     }
     if (const double n = static_cast<double>(r.steps.size()); n > 0) {
         m.comp /= n;
@@ -176,33 +176,20 @@ std::string commSource(const RuleCtx& c, const ClusterInputs& ci)
     return ci.use && !c.session.cluster.comm.empty() ? "cluster_communication.json" : "ranks' communication.json";
 }
 
-// One rank's mean step split (ns).
-struct RankSplitTimes {
-    int rank;
-    double comp = 0, comm = 0, free = 0;
-};
-
-// The ranks' mean step splits: cluster_step_trace_time.csv when it has two ranks or more, else
+// The ranks' step splits (T, the median of the complete steps, and that step's split, as the
+// cluster analysis takes them): cluster_step_trace_time.csv when it has two ranks or more, else
 // each rank's own breakdown. `unnamed` counts the profiles left out for want of a rank id.
-std::vector<RankSplitTimes> rankSplits(const RuleCtx& c, const ClusterInputs& ci, std::string& source, std::size_t& unnamed)
+std::vector<RankTimes> rankSplits(const RuleCtx& c, const ClusterInputs& ci, std::string& source, std::size_t& unnamed)
 {
-    std::vector<RankSplitTimes> ranks;
-    std::map<int, std::pair<RankSplitTimes, int>> acc;
-    for (const auto& s : ci.use ? c.session.cluster.stepTrace : std::vector<StepRow>{})
-        if (s.type == "rank" && s.computing) {
-            const int r = std::atoi(s.index.c_str());
-            auto& a = acc[r];
-            a.first.rank = r;
-            a.first.comp += static_cast<double>(*s.computing);
-            a.first.comm += s.commNotOverlapped ? static_cast<double>(*s.commNotOverlapped) : 0;
-            a.first.free += s.free ? static_cast<double>(*s.free) : 0;
-            ++a.second;
+    std::vector<RankTimes> ranks;
+    if (ci.use) {
+        const std::map<int, std::vector<StepBreakdown>> rows = clusterRankSteps(c.session.cluster);
+        if (rows.size() >= 2) {
+            source = "cluster_step_trace_time.csv";
+            for (const auto& [r, steps] : rows)
+                ranks.push_back({r, stepSplit(steps, source)});
+            return ranks;
         }
-    if (acc.size() >= 2) {
-        source = "cluster_step_trace_time.csv";
-        for (auto& [r, a] : acc)
-            ranks.push_back({r, a.first.comp / a.second, a.first.comm / a.second, a.first.free / a.second});
-        return ranks;
     }
     source = "each rank's step breakdown";
     std::set<int> seen;
@@ -212,8 +199,7 @@ std::vector<RankSplitTimes> rankSplits(const RuleCtx& c, const ClusterInputs& ci
                 ++unnamed;
                 continue;
             }
-            const MeanSplit m = meanSplit(f);
-            ranks.push_back({f.rank, m.comp, m.comm, m.free});
+            ranks.push_back({f.rank, stepSplit(f.overlap)});
         }
     return ranks;
 }
@@ -262,11 +248,13 @@ LastArrivals lastArrivals(const RuleCtx& c, const ClusterInputs& ci)
 }
 
 // Fires the finding of one dimension (0 Computing, 1 Communication, 2 Free) with a slow rank.
-void fireSlowRank(RuleOut& out, int d, const SlowRankDimension& dim, const std::vector<RankSplitTimes>& ranks,
+void fireSlowRank(RuleOut& out, int d, const SlowRankDimension& dim, const std::vector<RankTimes>& ranks,
                   const std::string& source, LastArrivals& last, double gapRatio)
 {
     const std::string& name = dim.name;
-    auto val = [d](const RankSplitTimes& r) { return d == 0 ? r.comp : (d == 1 ? r.comm : r.free); };
+    auto val = [d](const RankTimes& r) {
+        return static_cast<double>(d == 0 ? r.split.computing : (d == 1 ? r.split.commNotOverlapped : r.split.free));
+    };
     const double gap = dim.spread;
     const double med = dim.median;
     const int slowRankId = dim.slowRank;
@@ -281,7 +269,7 @@ void fireSlowRank(RuleOut& out, int d, const SlowRankDimension& dim, const std::
                + (d == 1 ? "shortest communication (" + fmtMs(dim.value) + ", arrives last)"
                          : fmtMs(dim.value) + " vs median " + fmtMs(med) + " (+" + fmtPct(med > 0 ? dim.value / med - 1 : 0) + ")");
     fd.description = name + std::string(" differs across ") + std::to_string(ranks.size()) + " ranks by " + fmtPct(gap)
-                     + " of the mean step (threshold " + fmtPct(gapRatio) + "); the others wait for rank "
+                     + " of the ranks' mean T (threshold " + fmtPct(gapRatio) + "); the others wait for rank "
                      + std::to_string(slowRankId) + " at the next collective."
                      + (last.text.empty() ? std::string() : " Per collective, " + last.text + ".");
     if (d == 0)
@@ -298,10 +286,12 @@ void fireSlowRank(RuleOut& out, int d, const SlowRankDimension& dim, const std::
         Evidence e;
         e.at.rank = r.rank;
         e.at.row = source + " rank " + std::to_string(r.rank);
-        e.metrics = {{"Computing", r.comp / 1e6, "ms"}, {"Comm(NO)", r.comm / 1e6, "ms"}, {"Free", r.free / 1e6, "ms"}};
+        e.metrics = {{"Computing", static_cast<double>(r.split.computing) / 1e6, "ms"},
+                     {"Comm(NO)", static_cast<double>(r.split.commNotOverlapped) / 1e6, "ms"},
+                     {"Free", static_cast<double>(r.split.free) / 1e6, "ms"}};
         if (last.count.count(r.rank))
             e.metrics.push_back({"last arriver in", static_cast<double>(last.count[r.rank]), "collectives"});
-        e.threshold = "(max − min)/mean step > " + fmtPct(gapRatio);
+        e.threshold = "(max − min)/mean T > " + fmtPct(gapRatio);
         e.cost = roundNs(std::abs(val(r) - med));
         fd.evidence.push_back(std::move(e));
     }
@@ -313,7 +303,7 @@ void slowRank(const RuleCtx& c, RuleOut& out)
     std::string source;
     std::size_t unnamed = 0; // profiles without a rank id of their own: not ranks of one run
     const ClusterInputs ci = clusterInputs(c);
-    const std::vector<RankSplitTimes> ranks = rankSplits(c, ci, source, unnamed);
+    const std::vector<RankTimes> ranks = rankSplits(c, ci, source, unnamed);
     if (const int need = std::max(2, c.th.minRanks()); static_cast<int>(ranks.size()) < need)
         return out.notChecked("needs ≥ " + std::to_string(need)
                               + (unnamed > 0 ? " ranks of one run: " + std::to_string(unnamed)
@@ -330,10 +320,7 @@ void slowRank(const RuleCtx& c, RuleOut& out)
     // The spread test itself is the cluster analysis' (the Cluster tab shows the same result).
     // Computing/Free: the rank with the most is slow. Communication: the one most often a
     // significant last arriver, else the one with the least (it waited least).
-    std::vector<RankTimes> times;
-    for (const auto& r : ranks)
-        times.push_back({r.rank, r.comp, r.comm, r.free});
-    const SlowRankResult sr = findSlowRank(times, gapRatio, last.top);
+    const SlowRankResult sr = findSlowRank(ranks, gapRatio, last.top);
     std::string check;
     for (int d = 0; d < 3; ++d) {
         const SlowRankDimension& dim = sr.dimensions[static_cast<std::size_t>(d)];
@@ -464,11 +451,14 @@ void retrans(const RuleCtx& c, RuleOut& out)
 
 } // namespace
 
+void lateRank(const RuleCtx& c, RuleOut& out); // CLU-LATE (rules_cluster_late.cpp)
+
 void addClusterRules(std::vector<RuleDef>& out)
 {
     out.push_back({"CLU-SLOWRANK", Category::Cluster, true, "A rank slower than the others", slowRank});
     out.push_back({"CLU-SLOWLINK", Category::Cluster, true, "A rank's link slower than the median", slowLink});
     out.push_back({"CLU-RETRANS", Category::Cluster, true, "RDMA retransmission (very long transfers)", retrans});
+    out.push_back({"CLU-LATE", Category::Cluster, true, "A rank arriving last at collectives, and why", lateRank});
 }
 
 } // namespace npuscope::advisor

@@ -1,5 +1,6 @@
 #include "views/app_settings.h"
 
+#include <QCryptographicHash>
 #include <QSettings>
 
 #include <algorithm>
@@ -18,6 +19,14 @@ const QString kTheme = QStringLiteral("appearance/theme");
 const QString kAdvisorOverride = QStringLiteral("advisor/thresholdsOverride");
 const QString kPrefer = QStringLiteral("loading/prefer");
 const QString kCache = QStringLiteral("loading/sessionCache");
+const QString kRawClocks = QStringLiteral("view/rawClocks");
+const QString kClockOffsets = QStringLiteral("clockOffsets/"); // + the root's hash
+
+// A settings key for a profile root: its path hashed (a path holds '/', a group separator).
+QString rootKey(const QString& root)
+{
+    return kClockOffsets + QString::fromLatin1(QCryptographicHash::hash(root.toUtf8(), QCryptographicHash::Sha1).toHex());
+}
 
 void trimRecent(QStringList& list, int limit)
 {
@@ -156,5 +165,42 @@ Prefer AppSettings::preferSource() { return preferFromName(QSettings().value(kPr
 void AppSettings::setPreferSource(Prefer p) { QSettings().setValue(kPrefer, preferName(p)); }
 bool AppSettings::useSessionCache() { return QSettings().value(kCache, true).toBool(); }
 void AppSettings::setUseSessionCache(bool on) { QSettings().setValue(kCache, on); }
+
+bool AppSettings::rawClocks() { return QSettings().value(kRawClocks, false).toBool(); }
+void AppSettings::setRawClocks(bool on) { QSettings().setValue(kRawClocks, on); }
+
+// Stored as "RANK=NS" strings, with the root they belong to.
+QMap<int, qint64> AppSettings::clockOffsets(const QString& root)
+{
+    QSettings s;
+    s.beginGroup(rootKey(root));
+    QMap<int, qint64> out;
+    if (s.value(QStringLiteral("root")).toString() != root)
+        return out;
+    for (const QString& item : s.value(QStringLiteral("offsets")).toStringList()) {
+        const qsizetype eq = item.indexOf(QLatin1Char('='));
+        bool okRank = false, okNs = false;
+        const int rank = item.left(eq).toInt(&okRank);
+        const qint64 ns = item.mid(eq + 1).toLongLong(&okNs);
+        if (eq > 0 && okRank && okNs)
+            out.insert(rank, ns);
+    }
+    return out;
+}
+
+void AppSettings::setClockOffsets(const QString& root, const QMap<int, qint64>& offsets)
+{
+    QSettings s;
+    if (offsets.isEmpty()) {
+        s.remove(rootKey(root));
+        return;
+    }
+    QStringList items;
+    for (auto it = offsets.begin(); it != offsets.end(); ++it)
+        items << QStringLiteral("%1=%2").arg(it.key()).arg(it.value());
+    s.beginGroup(rootKey(root));
+    s.setValue(QStringLiteral("root"), root);
+    s.setValue(QStringLiteral("offsets"), items);
+}
 
 } // namespace npuscope

@@ -5,6 +5,7 @@
 #include "model/formats/loader.h"
 
 #include <QByteArray>
+#include <QMap>
 #include <QString>
 #include <QStringList>
 
@@ -53,6 +54,14 @@ public:
     // Whether loads go through the session cache (model/cache/session_cache.h); on by default.
     static bool useSessionCache();
     static void setUseSessionCache(bool on);
+    // View → Raw clocks: a cluster's ranks drawn in their own clocks instead of aligned by the
+    // ends of their collectives (model/analysis/clock_align.h); off by default.
+    static bool rawClocks();
+    static void setRawClocks(bool on);
+    // The manual clock offsets (Preferences → Clock offsets) of the profile at `root`, by rank
+    // id, in ns (aligned = file − offset); a rank not listed keeps its estimate.
+    static QMap<int, qint64> clockOffsets(const QString& root);
+    static void setClockOffsets(const QString& root, const QMap<int, qint64>& offsets);
 };
 
 // Stored names ("system", "light", "dark"; "auto", "text", "db"); unknown text gives the default.

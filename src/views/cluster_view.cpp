@@ -123,6 +123,7 @@ ClusterView::ClusterView(SelectionController* sel, QWidget* parent) : QWidget(pa
 ClusterView::~ClusterView()
 {
     m_watcher.waitForFinished(); // the worker holds the session, not this view
+    m_lateWatcher.waitForFinished();
 }
 
 bool ClusterView::wanted(const Session& s) { return s.ranks.size() >= 2 || s.cluster.present(); }
@@ -137,7 +138,7 @@ QWidget* ClusterView::buildBreakdownPane()
     m_bars->legend->setVisible(true);
     m_bars->legend->setFont(font());
     m_bars->xAxis->setLabel(tr("Rank"));
-    m_bars->yAxis->setLabel(tr("Mean step time (ms)"));
+    m_bars->yAxis->setLabel(tr("Step time T (ms)"));
     m_bars->plotLayout()->insertRow(0);
     m_bars->plotLayout()->addElement(0, 0, new QCPTextElement(m_bars, tr("Step breakdown per rank"), QFont(font().family(), font().pointSize(), QFont::Bold)));
     // The legend in a row of its own under the chart, so it never hides a bar.
@@ -227,6 +228,7 @@ QWidget* ClusterView::buildOverlapTabs()
     m_collOverlap->setToolTip(overlapTip);
     overlapTabs->addTab(m_rankOverlap, tr("Overlap per rank"));
     overlapTabs->addTab(m_collOverlap, tr("Overlap per collective"));
+    overlapTabs->addTab(buildWhyWaitsPane(), tr("Why it waits"));
     return overlapTabs;
 }
 
@@ -314,6 +316,7 @@ void ClusterView::setSession(SessionPtr s)
             o.bwRatio = b;
         return analyzeCluster(*session, o);
     }));
+    runCollectives();
 }
 
 void ClusterView::showAnalysis()
@@ -349,7 +352,7 @@ void ClusterView::fillFindings()
         QStringList spreads;
         for (const auto& d : sr.dimensions)
             spreads << tr("%1 %2 (rank %3)").arg(qstr(d.name), fmt::percent(d.spread)).arg(d.slowRank);
-        lines << tr("No slow rank across %1 ranks: every spread is at most %2 of the mean step; largest %3 %4 (rank %5). "
+        lines << tr("No slow rank across %1 ranks: every spread is at most %2 of the ranks' mean T; largest %3 %4 (rank %5). "
                     "Spreads: %6.")
                      .arg(m_a.ranks.size())
                      .arg(fmt::percent(sr.gapRatio), qstr(top->name), fmt::percent(top->spread))
@@ -364,7 +367,7 @@ void ClusterView::fillFindings()
                                 : tr("%1 %2 vs median %3 (+%4)")
                                       .arg(qstr(d.name), ms(d.value), ms(d.median),
                                            fmt::percent(d.median > 0 ? d.value / d.median - 1 : 0));
-            lines << tr("<span style=\"%1\">Slow rank %2</span>: %3; spread %4 of the mean step (threshold %5).")
+            lines << tr("<span style=\"%1\">Slow rank %2</span>: %3; spread %4 of the ranks' mean T (threshold %5).")
                          .arg(slowStyle)
                          .arg(d.slowRank)
                          .arg(what.toHtmlEscaped(), fmt::percent(d.spread), fmt::percent(sr.gapRatio));
@@ -424,13 +427,15 @@ void ClusterView::fillBars()
         keys << i;
         // Segments sum to the step time: Computing = (Computing − Overlapped) + Overlapped;
         // Communication(Not Overlapped) = exposed communication + Bubble.
-        const double ov = std::min(b.overlapped, b.computing);
-        const double bub = std::min(b.bubble, b.commNotOverlapped);
-        compOnly << (b.computing - ov) / 1e6;
+        const double computing = static_cast<double>(b.split.computing);
+        const double notOverlapped = static_cast<double>(b.split.commNotOverlapped);
+        const double ov = std::min(b.overlapped, computing);
+        const double bub = std::min(b.bubble, notOverlapped);
+        compOnly << (computing - ov) / 1e6;
         overlapped << ov / 1e6;
-        commNo << (b.commNotOverlapped - bub) / 1e6;
+        commNo << (notOverlapped - bub) / 1e6;
         bubble << bub / 1e6;
-        free << b.free / 1e6;
+        free << static_cast<double>(b.split.free) / 1e6;
     }
     struct Part {
         QString name;

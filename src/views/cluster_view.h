@@ -8,12 +8,14 @@
 // The analysis runs on a worker thread (analysing() until analysisReady()); the tables are item
 // models (cluster_models.h).
 #include "model/analysis/cluster.h"
+#include "model/analysis/collectives.h"
 #include "model/store/session.h"
 
 #include <QColor>
 #include <QFutureWatcher>
 #include <QWidget>
 
+class QCheckBox;
 class QComboBox;
 class QCustomPlot;
 class QCPBars;
@@ -25,6 +27,7 @@ class QTableView;
 namespace npuscope {
 
 class CollectiveOverlapModel;
+class WhyWaitsModel;
 class OverviewLanes;
 class RankBreakdownModel;
 class RankOverlapModel;
@@ -57,6 +60,20 @@ public:
     QComboBox* collectiveCombo() const { return m_collective; }
     OverviewLanes* overviewLanes() const { return m_overview; }
     QLabel* findingsLabel() const { return m_findings; }
+    // "Why it waits" (cluster_view_late.cpp): the late rank of each collective, in aligned time
+    // unless "Raw clocks" is checked; its own worker (collectivesReady()).
+    QTableView* whyWaitsTable() const { return m_whyWaits; }
+    WhyWaitsModel* whyWaitsModel() const { return m_whyModel; }
+    QCheckBox* rawClocksCheck() const { return m_rawClocks; }
+    // The manual clock offsets (rank id, ns) of Preferences → Clock offsets; matched again when
+    // they change.
+    void setManualClockOffsets(std::vector<std::pair<int, TimeNs>> manual);
+    QLabel* lateSummaryLabel() const { return m_lateSummary; }
+    const CollectivesResult& collectives() const { return m_late; }
+    bool collectivesPending() const { return m_latePending; }
+    // Opens the late rank's timeline at a "Why it waits" row (a source row of whyWaitsModel()):
+    // its rank current, its window selected, the reason's slice selected.
+    void openWaitRow(int sourceRow);
     QString findingsText() const;
     // The hover text of matrix cell (src, dst) of the shown collective, "" when there is none.
     QString cellToolTip(int src, int dst) const;
@@ -83,6 +100,8 @@ signals:
     void analysisReady();
     void rankActivated(int rankIndex);
     void rankFolderRequested(const QString& path);
+    void collectivesReady();
+    void timelineRequested(); // show the timeline (a "Why it waits" row was opened)
 
 private:
     void buildUi();
@@ -90,6 +109,9 @@ private:
     QWidget* buildBreakdownPane();
     QWidget* buildMatrixPane();
     QWidget* buildOverlapTabs();
+    QWidget* buildWhyWaitsPane();
+    void runCollectives();
+    void showCollectives();
     void fillFindings();
     void fillBars();
     void fillBreakdown();
@@ -124,6 +146,15 @@ private:
     std::vector<int> m_barRanks; // rank id per bar position
     QWidget* m_overviewBox = nullptr;
     OverviewLanes* m_overview = nullptr;
+    // "Why it waits".
+    CollectivesResult m_late;
+    QFutureWatcher<CollectivesResult> m_lateWatcher;
+    bool m_latePending = false;
+    WhyWaitsModel* m_whyModel = nullptr;
+    QTableView* m_whyWaits = nullptr;
+    QCheckBox* m_rawClocks = nullptr;
+    QLabel* m_lateSummary = nullptr;
+    std::vector<std::pair<int, TimeNs>> m_manualClocks;
 };
 
 } // namespace npuscope

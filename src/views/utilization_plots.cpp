@@ -303,10 +303,10 @@ void UtilizationPlots::refreshCurves()
     m_maxBinNs = maxBin;
     m_binNs = 0;
     for (const DerivedGraph& d : m_derived) {
-        const CurveWindow w = d.series->pyramid->window(d.series->quantity, r.begin, r.end, maxBin);
+        const CurveWindow w = d.series->pyramid->window(d.series->quantity, r.begin + d.shift, r.end + d.shift, maxBin);
         QVector<double> x(static_cast<qsizetype>(w.t.size())), y(static_cast<qsizetype>(w.v.size()));
         for (std::size_t i = 0; i < w.t.size(); ++i) {
-            x[static_cast<qsizetype>(i)] = toMs(w.t[i]);
+            x[static_cast<qsizetype>(i)] = toMs(w.t[i] - d.shift);
             y[static_cast<qsizetype>(i)] = w.v[i] * d.scale;
         }
         d.graph->setData(x, y, true);
@@ -331,6 +331,23 @@ void UtilizationPlots::refreshCurves()
         if (any)
             rect->axis(QCPAxis::atLeft)->setRange(low, high > 0 ? high * 1.1 : 1.0);
     }
+}
+
+void UtilizationPlots::setClockShift(std::vector<TimeNs> offsets)
+{
+    if (offsets == m_clockShift)
+        return;
+    m_clockShift = std::move(offsets);
+    rebuild();
+}
+
+TimeNs UtilizationPlots::clockShift(int rankIndex) const
+{
+    const SessionPtr& s = m_sel->session();
+    if (!s || s->ranks.size() < 2 || m_curvesRank != kEveryRank || rankIndex < 0
+        || rankIndex >= static_cast<int>(m_clockShift.size()))
+        return 0;
+    return m_clockShift[static_cast<std::size_t>(rankIndex)];
 }
 
 int UtilizationPlots::plotCount() const { return static_cast<int>(m_rects.size()); }
@@ -462,12 +479,13 @@ void UtilizationPlots::addCurves(QCPAxisRect* rect, QCPLegend* legend, const std
         g->setAntialiased(false);
         g->setAntialiasedFill(false);
         const double scale = percent && ser->unit != "%" ? 100.0 : 1.0;
+        const TimeNs shift = rank >= 0 ? clockShift(rank) : 0;
         if (ser->pyramid) {
-            m_derived.push_back({g, ser, scale}); // its data: the visible window's (refreshCurves)
+            m_derived.push_back({g, ser, scale, shift}); // its data: the visible window's (refreshCurves)
         } else {
             QVector<double> x(static_cast<qsizetype>(ser->t.size())), y(static_cast<qsizetype>(ser->v.size()));
             for (std::size_t i = 0; i < ser->t.size(); ++i) {
-                x[static_cast<qsizetype>(i)] = toMs(ser->t[i]);
+                x[static_cast<qsizetype>(i)] = toMs(ser->t[i] - shift);
                 y[static_cast<qsizetype>(i)] = ser->v[i] * scale;
             }
             g->setData(x, y, true);

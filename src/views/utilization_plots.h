@@ -74,6 +74,10 @@ public:
     int curvesRank() const { return m_curvesRank; }
     void setCurvesRank(int rankIndex); // as choosing it in the selector
     QComboBox* curvesSelector() const { return m_curvesOf; }
+    // Per rank index, the clock offset taken off its curve's times in "Every rank", where the
+    // ranks share one axis (aligned = file − offset, model/analysis/clock_align.h); empty: none.
+    void setClockShift(std::vector<TimeNs> offsets);
+    TimeNs clockShift(int rankIndex) const; // as drawn now: 0 unless "Every rank" is shown
 
     // Kinds of plot, in their order: "util", "bw", "l2", "freq", "mem"; and their names
     // ("AI Core utilisation", …) as menus show them.
@@ -151,7 +155,9 @@ private:
         QCPGraph* graph;
         const Series* series;
         double scale;
+        TimeNs shift; // taken off the series' times (clockShift)
     };
+    std::vector<TimeNs> m_clockShift; // [rank index]
     std::vector<DerivedGraph> m_derived;
     TimeRange m_drawnRange{};
     TimeNs m_maxBinNs = 0, m_binNs = -1;

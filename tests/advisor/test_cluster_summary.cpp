@@ -6,8 +6,10 @@
 #include "../model/cli_run.h"
 
 #include "model/analysis/cluster.h"
+#include "model/analysis/collectives.h"
 #include "model/analysis/step_diff.h"
 #include "model/cluster_summary/cluster_summary.h"
+#include "model/cluster_summary/summary_late.h"
 #include "model/cluster_summary/open_session.h"
 #include "model/formats/loader.h"
 
@@ -404,6 +406,78 @@ private slots:
         QCOMPARE(sum.out, full.out);
     }
 
+    // The late-rank numbers the file keeps are those of the folders' timelines: the generated slow
+    // rank arrives last, its count, wait and held time are the instances it arrived last at, and
+    // it keeps its largest spreads. A file without them (version 2) still reads, CLU-LATE then
+    // not checked.
+    void lateRanksFromTheFolders()
+    {
+        const json doc = readJson(m_threads1);
+        QVERIFY(doc["collectives"].value("checked", false));
+        const LoadResult all = loadSession(m_root.toStdString());
+        QVERIFY(all.session && all.session->ranks.size() == 16);
+        const CollectivesResult r = analyzeCollectives(*all.session);
+        QVERIFY(!r.instances.empty());
+        QCOMPARE(doc["collectives"]["steps"].get<int>(), r.steps);
+        QCOMPARE(doc["collectives"]["instances"].get<std::size_t>(), r.instances.size());
+        std::map<int, std::vector<const CollectiveInstance*>> lastAt;
+        for (const CollectiveInstance& i : r.instances)
+            if (i.lastRank >= 0)
+                lastAt[i.lastRank].push_back(&i);
+        QVERIFY(lastAt.count(5) == 1); // the generated slow rank
+        int ranksWithLate = 0;
+        for (const auto& rank : doc["ranks"]) {
+            const int id = rank["rank"].get<int>();
+            if (!rank.contains("late")) {
+                QVERIFY2(lastAt.count(id) == 0, qPrintable(QString::number(id)));
+                continue;
+            }
+            ++ranksWithLate;
+            const json& late = rank["late"];
+            const auto& mine = lastAt[id];
+            std::int64_t wait = 0, held = 0, largest = 0;
+            for (const CollectiveInstance* i : mine) {
+                wait += i->waitCaused;
+                held += i->spread;
+                largest = std::max<std::int64_t>(largest, i->spread);
+            }
+            QCOMPARE(late["last_count"].get<std::size_t>(), mine.size());
+            QCOMPARE(late["wait_caused_ns"].get<std::int64_t>(), wait);
+            QCOMPARE(late["held_ns"].get<std::int64_t>(), held);
+            QCOMPARE(late["top"].size(), std::min(mine.size(), cluster_summary::kLateKeptInstances));
+            QCOMPARE(late["top"][0][4].get<std::int64_t>(), largest);
+            QVERIFY(late["top"][0][8].get<std::string>().rfind("rank " + std::to_string(id) + " arrived ", 0) == 0);
+        }
+        QCOMPARE(ranksWithLate, static_cast<int>(lastAt.size()));
+
+        // Version 2, without the late-rank numbers.
+        json old = doc;
+        old.erase("collectives");
+        for (auto& rank : old["ranks"])
+            rank.erase("late");
+        std::string text = cluster_summary::dumpSummary(old); // "format" and "version" first
+        const std::string current = "\"version\":" + std::to_string(cluster_summary::kFormatVersion) + ",";
+        QVERIFY(text.find(current) != std::string::npos);
+        text.replace(text.find(current), current.size(), "\"version\":2,");
+        const QString path = m_dir.filePath("v2.json");
+        {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            f.write(QByteArray::fromStdString(text));
+        }
+        const CliRun a = runCli({"advise", path, "--format", "json"});
+        QVERIFY2(a.code == 0, qPrintable(a.err));
+        int lateFindings = 0;
+        const json report = json::parse(a.out.toStdString());
+        for (const auto& f : report["findings"])
+            if (f.value("rule", std::string()) == "CLU-LATE") {
+                ++lateFindings;
+                QCOMPARE(f["status"].get<std::string>(), std::string("not_checked"));
+                QVERIFY2(f.value("needs", std::string()).find("predates") != std::string::npos, f.dump().c_str());
+            }
+        QCOMPARE(lateFindings, 1);
+    }
+
     void clusterSectionNumbers()
     {
         const json doc = readJson(m_threads1);
@@ -516,8 +590,9 @@ private slots:
         QCOMPARE(a.matrices.size(), std::size_t(2)); // All, allReduce
         QCOMPARE(a.matrices[0].cells.size(), std::size_t(2));
 
-        // Version 3: refused, naming the file and both versions.
-        doc["version"] = 3;
+        // A version above this reader's: refused, naming the file and both versions.
+        const int newerVersion = cluster_summary::kFormatVersion + 1;
+        doc["version"] = newerVersion;
         {
             QFile f(path);
             QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
@@ -525,7 +600,8 @@ private slots:
         }
         const LoadResult newer = openSession(path.toStdString());
         QVERIFY(!newer.session);
-        QVERIFY2(newer.error.find("version 3") != std::string::npos && newer.error.find(path.toStdString()) != std::string::npos,
+        QVERIFY2(newer.error.find("version " + std::to_string(newerVersion)) != std::string::npos
+                     && newer.error.find(path.toStdString()) != std::string::npos,
                  newer.error.c_str());
     }
 

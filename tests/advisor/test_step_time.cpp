@@ -187,10 +187,10 @@ private slots:
         const LoadResult l = loadSession(kLevel1Rank0);
         QVERIFY(l.session && l.session->ranks.size() == 1);
         const ProfileSummary s = computeSummary(*l.session->ranks[0]);
-        QCOMPARE(s.steps, 1);
-        QCOMPARE(s.partialSteps, 0);
-        QVERIFY2(std::abs(static_cast<double>(s.stepTime) - rows[0]) <= 3, qPrintable(QString::number(s.stepTime)));
-        QCOMPARE(static_cast<double>(s.computing + s.commNotOverlapped + s.free), static_cast<double>(s.stepTime));
+        QCOMPARE(s.step.steps, 1);
+        QCOMPARE(s.step.partial, 0);
+        QVERIFY2(std::abs(static_cast<double>(s.step.stepTime) - rows[0]) <= 3, qPrintable(QString::number(s.step.stepTime)));
+        QCOMPARE(static_cast<double>(s.step.computing + s.step.commNotOverlapped + s.step.free), static_cast<double>(s.step.stepTime));
         const advisor::AdvisorReport rep = advisor::adviseSession(*l.session, advisor::Thresholds::load({}));
         QVERIFY(std::abs(rep.T - rows[0]) <= 3);
         QCOMPARE(rep.summary.partial, 0);
@@ -218,11 +218,11 @@ private slots:
         const LoadResult l = loadSession(dir);
         QVERIFY(l.session && l.session->ranks.size() == 1);
         const ProfileSummary s = computeSummary(*l.session->ranks[0]);
-        QCOMPARE(s.steps, 6);
-        QCOMPARE(s.partialSteps, 1);
-        QVERIFY2(std::abs(static_cast<double>(s.stepTime) - expected) <= 3,
-                 qPrintable(QStringLiteral("%1 vs %2").arg(s.stepTime).arg(expected, 0, 'f', 0)));
-        QCOMPARE(s.computing + s.commNotOverlapped + s.free, s.stepTime);
+        QCOMPARE(s.step.steps, 6);
+        QCOMPARE(s.step.partial, 1);
+        QVERIFY2(std::abs(static_cast<double>(s.step.stepTime) - expected) <= 3,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(s.step.stepTime).arg(expected, 0, 'f', 0)));
+        QCOMPARE(s.step.computing + s.step.commNotOverlapped + s.step.free, s.step.stepTime);
 
         const advisor::AdvisorReport rep = advisor::adviseSession(*l.session, advisor::Thresholds::load({}));
         QVERIFY(std::abs(rep.T - expected) <= 3);
@@ -321,12 +321,19 @@ private slots:
         QCOMPARE(summary.summary.minor, folders.summary.minor);
         QCOMPARE(summary.summary.passed, folders.summary.passed);
 
+        // The folders' plan replays each rank's step graph; a summary holds no graphs, so its plan
+        // is weighed by the claims it stored. Both act on the same fired findings, both lead with
+        // the same action, and each plan's gains add up to T minus its step.
         QVERIFY(folders.plan.size() >= 3);
-        QCOMPARE(summary.plan.size(), folders.plan.size());
-        for (std::size_t i = 0; i < folders.plan.size(); ++i) {
-            QCOMPARE(summary.plan[i].findingId, folders.plan[i].findingId);
-            QCOMPARE(summary.plan[i].action, folders.plan[i].action);
-            QVERIFY(std::abs(summary.plan[i].gain.nsPerStep - folders.plan[i].gain.nsPerStep) <= 1e-6 * folders.T);
+        QVERIFY(summary.plan.size() >= 3);
+        QCOMPARE(summary.plan.front().findingId, folders.plan.front().findingId);
+        for (const advisor::AdvisorReport* rep : {&folders, &summary}) {
+            double sum = 0;
+            for (const advisor::PlanItem& p : rep->plan) {
+                QVERIFY2(fi.count(p.findingId) == 1, p.findingId.c_str());
+                sum += p.gain.nsPerStep;
+            }
+            QVERIFY(std::abs(rep->planStepNs - (rep->T - sum)) <= 1e-6 * rep->T);
         }
         const std::string text = advisor::writeText(summary);
         QVERIFY(text.find("Action plan\n  1. ") != std::string::npos);

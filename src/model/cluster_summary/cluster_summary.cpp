@@ -251,7 +251,7 @@ json reduceProfile(const Profile& p, const RankFolder& folder, int buckets)
     const std::vector<StepSpan> spans = stepSpans(p);
     auto spanOf = [&spans](const std::string& step) -> const StepSpan* {
         for (const StepSpan& sp : spans)
-            if (sp.name == step || sp.name == "ProfilerStep#" + step)
+            if (sp.step == step || sp.step == "ProfilerStep#" + step)
                 return &sp;
         return nullptr;
     };
@@ -755,7 +755,7 @@ std::vector<StepSpan> stepSpansOf(const json& summary)
         auto ns = [&st](const char* key) { return static_cast<TimeNs>(std::llround(numOr(st, key, 0))); };
         StepSpan s;
         const std::string step = strOr(st, "step");
-        s.name = step.rfind("ProfilerStep", 0) == 0 ? step : "ProfilerStep#" + step;
+        s.step = step.rfind("ProfilerStep", 0) == 0 ? step : "ProfilerStep#" + step;
         s.begin = ns("begin_ns");
         s.end = ns("end_ns");
         if (s.end <= s.begin)

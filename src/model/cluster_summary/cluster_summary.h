@@ -20,7 +20,7 @@
 namespace npuscope::cluster_summary {
 
 inline constexpr const char* kFormatName = "npuscope-cluster-summary";
-inline constexpr int kFormatVersion = 2;
+inline constexpr int kFormatVersion = 3; // 3: the late ranks at collectives (summary_late.h)
 inline constexpr int kDefaultBuckets = 4096;
 
 // One rank folder to summarise.
