@@ -1,9 +1,11 @@
 // `npuscope compare BASELINE OPTIMIZED`: headline table (step time, throughput, utilisation,
-// L2, HBM, exposed communication) and the per-operator diff.
+// L2, HBM, exposed communication) and the per-operator diff; with --validate-advice the baseline's
+// findings checked against the optimized run (advisor/advice_check.h).
 #include "app/cli.h"
 #include "app/cli_table.h"
 #include "app/qt_parts.h"
 
+#include "advisor/advice_check.h"
 #include "advisor/advisor.h"
 #include "advisor/advisor_diff.h"
 #include "advisor/cluster_summary_advice.h"
@@ -12,6 +14,7 @@
 #include "model/cluster_summary/cluster_summary.h"
 #include "model/formats/loader.h"
 #include "model/io/memory_budget.h"
+#include "model/store/safe_text.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -50,9 +53,19 @@ const char* kHelp =
     "  --peak-hbm-gbps X       peak HBM bandwidth (default: per chip, 1200)\n"
     "  --same-within PCT       a change under PCT % is 'same' (default 1; 0 to 50)\n"
     "  --no-advisor            skip the advisor diff (faster on large profiles)\n"
+    "  --validate-advice       check the baseline's findings against the optimized run: each one's\n"
+    "                          status (fixed: absent, or the time it covers fell by >= 80 % of its\n"
+    "                          predicted gain; partly: present and fell by >= 20 %; remaining:\n"
+    "                          otherwise; new: only in the optimized run), its predicted gain beside\n"
+    "                          the realised change of the time it covers (its operators' time per step,\n"
+    "                          or its part of the median step: computing, communication not overlapped,\n"
+    "                          free), and the plan's estimated step beside the measured one\n"
+    "  --fail-if-regressed     exit 3 when the optimized step time is worse beyond the noise band\n"
+    "                          (the Step time verdict is 'regressed') or a baseline finding's covered\n"
+    "                          time grew beyond it\n"
     "  -o, --export FILE       write to FILE instead of stdout (atomically; required for pdf)\n"
     "  --no-cache              read the files, not the session cache, and do not write it\n"
-    "Exit codes: 0 ok, 1 input problem, 2 usage.\n";
+    "Exit codes: 0 ok, 1 input problem, 2 usage, 3 regressed (--fail-if-regressed).\n";
 
 int usage(const std::string& msg)
 {
@@ -90,6 +103,42 @@ int writeComparison(const CompareResult& r, const std::string& baseline, const s
     return writeOutput("compare", exportPath, formatCompareReport(r, baseline, optimized, format, top)) ? 0 : 1;
 }
 
+struct AdviceFlags {
+    bool off = false;             // --no-advisor
+    bool validate = false;        // --validate-advice
+    bool failIfRegressed = false; // --fail-if-regressed
+};
+
+// The advisor diff of both runs into r (unless --no-advisor) and, for --validate-advice or
+// --fail-if-regressed, the baseline's advice checked against the optimized run
+// (advisor/advice_check.h); only --validate-advice shows it. Returns why the optimized run
+// regressed when --fail-if-regressed asks (empty otherwise).
+std::vector<std::string> addAdvice(CompareResult& r, const Session& base, const Session& cur, GroupBy groupBy,
+                                   const AdviceFlags& f)
+{
+    if (!f.off) {
+        const advisor::Thresholds th = advisor::Thresholds::load();
+        const advisor::AdvisorReport rb = advisor::adviseSession(base, th), rc = advisor::adviseSession(cur, th);
+        if (f.validate || f.failIfRegressed) {
+            advisor::compareAdvice(r, rb, rc, &base, &cur, groupBy);
+        } else {
+            r.advisor = advisor::diffFindings(rb, rc);
+            r.advisorCompared = true;
+        }
+    }
+    std::vector<std::string> regressed = f.failIfRegressed ? advisor::adviceRegressions(r) : std::vector<std::string>{};
+    r.adviceChecked = r.adviceChecked && f.validate;
+    return regressed;
+}
+
+// --fail-if-regressed: each reason on stderr; the exit code 3.
+int reportRegressions(const std::vector<std::string>& reasons)
+{
+    for (const std::string& why : reasons)
+        std::fprintf(stderr, "npuscope compare: regressed: %s\n", text::forTerminal(why).c_str());
+    return 3;
+}
+
 } // namespace
 
 int compare(const Args& args)
@@ -102,7 +151,7 @@ int compare(const Args& args)
     std::vector<std::string> paths;
     std::string format = "table", exportPath;
     long top = 20;
-    bool advisorDiff = true;
+    AdviceFlags advice;
     CompareOptions co;
     bool useCache = true;
     for (std::size_t i = 0; i < args.size(); ++i) {
@@ -150,8 +199,8 @@ int compare(const Args& args)
             co.sameWithin = pct / 100.0;
         } else if (a == "--per-step" || a == "--whole-run") {
             co.opTimes = a == "--per-step" ? OpTimes::PerStep : OpTimes::WholeRun;
-        } else if (a == "--no-advisor") {
-            advisorDiff = false;
+        } else if (a == "--no-advisor" || a == "--validate-advice" || a == "--fail-if-regressed") {
+            (a == "--no-advisor" ? advice.off : a == "--validate-advice" ? advice.validate : advice.failIfRegressed) = true;
         } else if (is("--export") || is("--output") || a == "-o") {
             if (!take(exportPath))
                 return usage("--export needs a file name");
@@ -163,6 +212,8 @@ int compare(const Args& args)
     }
     if (paths.size() != 2)
         return usage("give exactly two profiles: BASELINE OPTIMIZED");
+    if (advice.validate && advice.off)
+        return usage("--validate-advice needs the advisor: drop --no-advisor");
     if (format == "pdf" && (exportPath.empty() || exportPath == "-"))
         return usage("--format pdf needs -o FILE");
     if (format == "html" || format == "pdf")
@@ -185,12 +236,9 @@ int compare(const Args& args)
         printError("compare", error);
         return 1;
     }
-    if (advisorDiff) {
-        const advisor::Thresholds th = advisor::Thresholds::load();
-        r.advisor = advisor::diffFindings(advisor::adviseSession(*base, th), advisor::adviseSession(*cur, th));
-        r.advisorCompared = true;
-    }
-    return writeComparison(r, paths[0], paths[1], format, exportPath, static_cast<std::size_t>(top));
+    const std::vector<std::string> regressed = addAdvice(r, *base, *cur, co.groupBy, advice);
+    const int written = writeComparison(r, paths[0], paths[1], format, exportPath, static_cast<std::size_t>(top));
+    return written == 0 && !regressed.empty() ? reportRegressions(regressed) : written;
 }
 
 } // namespace npuscope::cli

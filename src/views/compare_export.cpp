@@ -105,7 +105,7 @@ QString bodyHtml(const CompareResult& r, const std::string& baselinePath, const 
             std::string moved;
             for (std::size_t i = 0; i < std::min<std::size_t>(3, p.ops.size()) && p.ops[i].delta() != 0; ++i)
                 moved += (i ? ", " : "") + p.ops[i].type + " " + ms(p.ops[i].delta());
-            steps.rows.push_back({a.name + " ⇒ " + b.name + (p.baseline == r.baselineAnchor ? " (aligned)" : ""),
+            steps.rows.push_back({a.step + " ⇒ " + b.step + (p.baseline == r.baselineAnchor ? " (aligned)" : ""),
                                   ms(a.duration()) + " → " + ms(b.duration()), ms(p.stepDelta),
                                   ms(p.computingDelta) + " / " + ms(p.commDelta) + " / " + ms(p.freeDelta), moved});
         }
@@ -158,6 +158,9 @@ QString bodyHtml(const CompareResult& r, const std::string& baselinePath, const 
         }
         h += tableHtml(adv);
     }
+    if (r.adviceChecked) // compare --validate-advice: the baseline's findings against the optimized run
+        h += QStringLiteral("<h2>Advice checked</h2><p>%1</p>").arg(esc(adviceCheckNote(r)))
+             + tableHtml(adviceCheckTable(r));
     return h;
 }
 

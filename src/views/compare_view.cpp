@@ -1,5 +1,6 @@
 #include "views/compare_view.h"
 
+#include "advisor/advice_check.h"
 #include "advisor/advisor_diff.h"
 #include "advisor/cluster_summary_advice.h"
 #include "model/cluster_summary/cluster_summary.h"
@@ -7,6 +8,7 @@
 #include "model/analysis/compare_report.h"
 #include "views/compare_export.h"
 #include "views/compare_model.h"
+#include "views/compare_model_advice.h"
 #include "views/compare_timelines.h"
 #include "views/export_notice.h"
 #include "views/format.h"
@@ -19,6 +21,7 @@
 #include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
@@ -67,7 +70,9 @@ CompareView::CompareView(QWidget* parent)
       m_proxy(new OperatorDiffProxy(this)), m_headlineTable(makeTable(this)), m_opTable(makeTable(this)),
       m_mapping(new OperatorMappingModel(this)), m_advisor(new AdvisorDiffModel(this)),
       m_mappingProxy(new QSortFilterProxyModel(this)), m_advisorProxy(new QSortFilterProxyModel(this)),
-      m_mappingTable(makeTable(this)), m_advisorTable(makeTable(this)), m_details(new QTabWidget(this)),
+      m_mappingTable(makeTable(this)), m_advisorTable(makeTable(this)), m_check(new AdviceCheckModel(this)),
+      m_checkProxy(new QSortFilterProxyModel(this)), m_checkTable(makeTable(this)), m_checkNote(new QLabel),
+      m_checkPage(new QWidget), m_details(new QTabWidget(this)),
       m_timelines(new CompareTimelines)
 {
     setObjectName(QStringLiteral("compareView"));
@@ -171,6 +176,8 @@ CompareView::CompareView(QWidget* parent)
     m_details->addTab(opPage, tr("Operators"));
     m_details->addTab(m_mappingTable, tr("Operator mapping"));
     m_details->addTab(m_advisorTable, tr("Advisor findings"));
+    setupAdvicePage();
+    m_details->addTab(m_checkPage, tr("Advice checked"));
     m_details->addTab(m_timelines, tr("Timelines"));
 
     auto* lay = new QVBoxLayout(this);
@@ -210,6 +217,30 @@ CompareView::CompareView(QWidget* parent)
 }
 
 CompareView::~CompareView() = default;
+
+void CompareView::setupAdvicePage()
+{
+    m_checkProxy->setSourceModel(m_check);
+    m_checkProxy->setSortRole(AdviceCheckModel::SortRole);
+    m_checkTable->setObjectName(QStringLiteral("compareAdviceCheck"));
+    m_checkTable->setModel(m_checkProxy);
+    m_checkTable->setSortingEnabled(true);
+    m_checkTable->sortByColumn(-1, Qt::AscendingOrder); // the advisor diff's order
+    m_checkTable->horizontalHeader()->setStretchLastSection(true);
+    m_checkNote->setObjectName(QStringLiteral("compareAdviceNote"));
+    m_checkNote->setWordWrap(true);
+    m_checkNote->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_checkNote->setToolTip(tr("fixed: absent in the optimized run, or the time it covers fell by ≥ 80 % of its "
+                               "predicted gain; partly: still present and it fell by ≥ 20 %; remaining: otherwise; "
+                               "new: only in the optimized run"));
+    m_checkPage->setObjectName(QStringLiteral("compareAdvicePage"));
+    auto* lay = new QVBoxLayout(m_checkPage);
+    lay->setContentsMargins(0, 4, 0, 0);
+    lay->addWidget(m_checkNote);
+    lay->addWidget(m_checkTable, 1);
+    connect(m_checkTable, &QTableView::clicked, this, &CompareView::onAdviceClicked);
+    connect(m_checkTable, &QTableView::doubleClicked, this, &CompareView::onAdviceActivated);
+}
 
 void CompareView::setProfiles(SessionPtr baseline, const QString& baselinePath, SessionPtr optimized,
                               const QString& optimizedPath)
@@ -312,8 +343,8 @@ void CompareView::recompute()
         std::string error; // a summary read again: the result names the side that failed
         CompareResult r = cluster_summary::compareRuns(*b, *o, options, &error);
         const advisor::Thresholds th = advisor::Thresholds::load();
-        r.advisor = advisor::diffFindings(advisor::adviseSession(*b, th), advisor::adviseSession(*o, th));
-        r.advisorCompared = true;
+        advisor::compareAdvice(r, advisor::adviseSession(*b, th), advisor::adviseSession(*o, th), b.get(), o.get(),
+                               options.groupBy);
         return r;
     }));
 }
@@ -354,13 +385,23 @@ void CompareView::showResult(CompareResult result)
     m_ops->setOpTimes(m_result.opTimes);
     m_mapping->setMapping(m_result.mapping);
     m_advisor->setRows(m_result.advisor);
+    m_check->setRows(m_result.adviceChecked ? m_result.advisor : std::vector<AdvisorDiffRow>{});
+    m_checkNote->setText(adviceCheckNote());
     m_timelines->setRuns(m_shown.baseline, m_shown.optimized, m_result);
     int fixed = 0, remaining = 0, added = 0;
     for (const AdvisorDiffRow& a : m_result.advisor)
         (a.change == FindingChange::Fixed ? fixed : a.change == FindingChange::New ? added : remaining) += 1;
     m_details->setTabText(1, tr("Operator mapping (%1 replaced)").arg(m_result.mapping.count(MappingKind::Replaced)));
     m_details->setTabText(2, tr("Advisor findings (%1 fixed, %2 remaining, %3 new)").arg(fixed).arg(remaining).arg(added));
-    for (QTableView* t : {m_mappingTable, m_advisorTable}) {
+    int partly = 0, checkedFixed = 0;
+    for (const AdvisorDiffRow& a : m_result.advisor) {
+        partly += a.status == "partly";
+        checkedFixed += a.status == "fixed";
+    }
+    m_details->setTabText(m_details->indexOf(m_checkPage),
+                          m_result.adviceChecked ? tr("Advice checked (%1 fixed, %2 partly)").arg(checkedFixed).arg(partly)
+                                                 : tr("Advice checked"));
+    for (QTableView* t : {m_mappingTable, m_advisorTable, m_checkTable}) {
         t->resizeColumnsToContents();
         for (int c = 0; c < t->model()->columnCount(); ++c)
             t->setColumnWidth(c, std::min(t->columnWidth(c) + 12, 420));
@@ -477,6 +518,42 @@ void CompareView::exportWithDialog()
         QMessageBox::warning(this, tr("Export failed"), error);
     else
         showExportNotice(this, path);
+}
+
+QString CompareView::adviceCheckNote() const
+{
+    if (!m_result.adviceChecked)
+        return m_shown.baseline && m_shown.optimized ? tr("The advice was not checked.") : QString();
+    return qstr(npuscope::adviceCheckNote(m_result));
+}
+
+void CompareView::onAdviceClicked(const QModelIndex& proxyIndex)
+{
+    if (!proxyIndex.isValid())
+        return;
+    // The finding's operators, selected in the Operators table (the evidence this tab can show).
+    const QStringList keys = proxyIndex.data(AdviceCheckModel::OpKeysRole).toStringList();
+    if (keys.isEmpty())
+        return;
+    QItemSelection sel;
+    for (const QString& key : keys) {
+        const int row = m_ops->rowForKey(key);
+        if (row < 0)
+            continue;
+        const QModelIndex at = m_proxy->mapFromSource(m_ops->index(row, 0));
+        if (at.isValid())
+            sel.select(at, at.siblingAtColumn(OperatorDiffModel::ColumnCount - 1));
+    }
+    m_opTable->selectionModel()->select(sel, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+}
+
+void CompareView::onAdviceActivated(const QModelIndex& proxyIndex)
+{
+    if (!proxyIndex.isValid())
+        return;
+    const QStringList keys = proxyIndex.data(AdviceCheckModel::OpKeysRole).toStringList();
+    if (!keys.isEmpty())
+        emit operatorActivated(keys.front(), m_shown.options.groupBy);
 }
 
 void CompareView::onOperatorActivated(const QModelIndex& proxyIndex)

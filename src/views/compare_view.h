@@ -4,7 +4,9 @@
 // baseline, optimized, delta, ratio and which direction is better), then every operator's
 // count and time on both sides, sorted by |Δ total|, with operators found on one side only.
 // The numbers come from compareSessions (model/analysis/compare.h), the same engine as
-// `npuscope compare`; Export… writes that command's output (formatCompareReport).
+// `npuscope compare`; Export… writes that command's output (formatCompareReport). The "Advice
+// checked" page is `compare --validate-advice`'s: the baseline's findings against the optimized
+// run (advisor/advice_check.h).
 // The comparison runs on a worker thread (QtConcurrent): setProfiles, Swap, the grouping and
 // the tokens per step start a computation, resultReady() says when its numbers are shown, and
 // cancel() drops a running one and keeps what was shown before.
@@ -32,6 +34,7 @@ class OperatorDiffModel;
 class OperatorDiffProxy;
 class OperatorMappingModel;
 class AdvisorDiffModel;
+class AdviceCheckModel;
 class CompareTimelines;
 
 class CompareView : public QWidget {
@@ -64,6 +67,13 @@ public:
     QTableView* mappingTable() const { return m_mappingTable; }
     QTableView* advisorTable() const { return m_advisorTable; }
     QTabWidget* detailTabs() const { return m_details; }
+    // "Advice checked": the baseline's findings against the optimized run (advisor/advice_check.h).
+    // A click on an operator-level row selects its operators in the Operators table; a double
+    // click shows the first of them as a double click on an operator does.
+    AdviceCheckModel* adviceCheckModel() const { return m_check; }
+    QTableView* adviceCheckTable() const { return m_checkTable; }
+    QWidget* adviceCheckPage() const { return m_checkPage; }
+    QString adviceCheckNote() const; // the plan against the measured step, as plain text
     CompareTimelines* timelines() const { return m_timelines; }
 
     // Writes the report in `format` (csv | markdown | json | table | html | pdf) to `path` atomically; on
@@ -104,6 +114,9 @@ private:
     void syncControls(); // the group-by and tokens controls show m_in.options
     void updateHeader();
     void onOperatorActivated(const QModelIndex& proxyIndex);
+    void setupAdvicePage(); // the "Advice checked" page's note, table and their connections
+    void onAdviceClicked(const QModelIndex& proxyIndex);
+    void onAdviceActivated(const QModelIndex& proxyIndex);
 
     Inputs m_in;     // what was asked for last
     Inputs m_shown;  // what m_result was computed from
@@ -134,6 +147,11 @@ private:
     QSortFilterProxyModel* m_advisorProxy;
     QTableView* m_mappingTable;
     QTableView* m_advisorTable;
+    AdviceCheckModel* m_check;
+    QSortFilterProxyModel* m_checkProxy;
+    QTableView* m_checkTable;
+    QLabel* m_checkNote;
+    QWidget* m_checkPage;
     QTabWidget* m_details;
     CompareTimelines* m_timelines;
 };

@@ -2,6 +2,7 @@
 // llama2-optimized (2 steps each), loaded through the window's loaders. Every number the Compare
 // tab shows is checked against one computed here from the generated files themselves:
 // step_trace_time.csv for the step time and speedup, kernel_details.csv for the operators.
+#include "advisor/advice_check.h"
 #include "advisor/advisor_diff.h"
 #include "model/analysis/compare_report.h"
 #include "model/synth/synth.h"
@@ -174,8 +175,8 @@ CompareResult engine(const Session& b, const Session& o, const CompareOptions& o
 {
     CompareResult r = compareSessions(b, o, opts);
     const advisor::Thresholds th = advisor::Thresholds::load();
-    r.advisor = advisor::diffFindings(advisor::runAdvisor(b, th), advisor::runAdvisor(o, th));
-    r.advisorCompared = true;
+    // The tab checks the baseline's advice against the optimized run too (advisor/advice_check.h).
+    advisor::compareAdvice(r, advisor::runAdvisor(b, th), advisor::runAdvisor(o, th), &b, &o, opts.groupBy);
     return r;
 }
 
@@ -651,12 +652,12 @@ private slots:
             for (std::size_t i = 0; i < spans->size(); ++i) {
                 const StepSpan& s = (*spans)[i];
                 const QStringList& row = csv.rows[static_cast<qsizetype>(i)];
-                QCOMPARE(QString::fromStdString(s.name), QStringLiteral("ProfilerStep#") + csv.at(row, QStringLiteral("Step")));
+                QCOMPARE(QString::fromStdString(s.step), QStringLiteral("ProfilerStep#") + csv.at(row, QStringLiteral("Step")));
                 const double us = csv.at(row, QStringLiteral("Computing")).toDouble()
                                   + csv.at(row, QStringLiteral("Communication(Not Overlapped)")).toDouble()
                                   + csv.at(row, QStringLiteral("Free")).toDouble();
                 QVERIFY2(std::fabs(static_cast<double>(s.duration()) / 1e3 - us) < 0.01 * us,
-                         qPrintable(QStringLiteral("%1: %2 µs vs %3 µs").arg(QString::fromStdString(s.name)).arg(s.duration() / 1e3).arg(us)));
+                         qPrintable(QStringLiteral("%1: %2 µs vs %3 µs").arg(QString::fromStdString(s.step)).arg(s.duration() / 1e3).arg(us)));
                 QCOMPARE(s.computing + s.commNotOverlapped + s.free, s.duration());
                 const double computingUs = csv.at(row, QStringLiteral("Computing")).toDouble();
                 QVERIFY(std::fabs(static_cast<double>(s.computing) / 1e3 - computingUs) < 0.01 * computingUs);
@@ -761,7 +762,7 @@ private slots:
         // The engine's report carries the pairs (JSON "step_pairs").
         const std::string json = formatCompareReport(r, "b", "o", "json");
         QVERIFY(json.find("\"step_pairs\"") != std::string::npos);
-        QVERIFY(json.find("\"" + a.name + "\"") != std::string::npos);
+        QVERIFY(json.find("\"" + a.step + "\"") != std::string::npos);
     }
 
     // The comparison runs on a worker thread: when the second profile has loaded, the window

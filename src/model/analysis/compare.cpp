@@ -140,13 +140,13 @@ CompareSide summarize(const std::vector<const Profile*>& ranks, const CompareOpt
             total += g.total;
         }
         addOpsPerStep(*p, ov, stats, s);
-        if (sum.steps > 0 && sum.stepTime > slowest) {
-            slowest = sum.stepTime;
+        if (sum.step.steps > 0 && sum.step.stepTime > slowest) {
+            slowest = sum.step.stepTime;
             slowestSteps = std::move(ov.steps);
-            s.stepMs = static_cast<double>(sum.stepTime) / 1e6;
-            s.computingMs = static_cast<double>(sum.computing) / 1e6;
-            s.notOverlappedMs = static_cast<double>(sum.commNotOverlapped) / 1e6;
-            s.freeMs = static_cast<double>(sum.free) / 1e6;
+            s.stepMs = static_cast<double>(sum.step.stepTime) / 1e6;
+            s.computingMs = static_cast<double>(sum.step.computing) / 1e6;
+            s.notOverlappedMs = static_cast<double>(sum.step.commNotOverlapped) / 1e6;
+            s.freeMs = static_cast<double>(sum.step.free) / 1e6;
         }
         util.add(sum.aicUtil);
         l2.add(sum.l2Hit);

@@ -75,6 +75,15 @@ struct AdvisorDiffRow {
     std::string id, title, category;
     std::string severityBefore, severityAfter; // "high", "medium", "low"; "" on the side without it
     TimeNs costBefore = 0, costAfter = 0;       // per step; 0 on the side without it
+    // The advice checked against the optimized run (advisor/advice_check.h, `compare
+    // --validate-advice`); empty status and NaN times until checked.
+    std::string status;   // "fixed", "partly", "remaining" (baseline findings), "new"
+    double predictedGainNs = kNaN;  // the baseline finding's estimated gain per step (NaN: none)
+    std::string covered;  // what the finding covers: a part of the step or its operators
+    std::vector<std::string> coveredOps; // the operator keys of an operator-level finding
+    double coveredBeforeNs = kNaN, coveredAfterNs = kNaN; // that time per step in each run
+    double realisedNs = kNaN;       // coveredBeforeNs − coveredAfterNs: what the change saved
+    bool grew = false;              // the covered time grew beyond the noise band
 };
 
 struct CompareOptions {
@@ -111,6 +120,10 @@ struct CompareResult {
     std::vector<StepPair> stepPairs;
     bool advisorCompared = false;           // set with `advisor` by the caller that ran both advisors
     std::vector<AdvisorDiffRow> advisor;    // fixed, remaining, new; each by cost, descending
+    // Set with the rows' status by advisor/advice_check.h: the baseline plan's estimated step
+    // after its actions and the optimized run's measured step T (median of complete steps), ns.
+    bool adviceChecked = false;
+    double planStepNs = kNaN, measuredStepNs = kNaN, baselineStepNs = kNaN;
     // "faster by 2.89× (95 % CI 2.85–2.93, 11 vs 11 steps)", "slower by …", "the same (…)"; ""
     // without step times.
     std::string verdictText() const;

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 
 namespace npuscope {
 
@@ -104,6 +105,44 @@ text::Table advisorTable(const CompareResult& r)
     return t;
 }
 
+text::Table adviceCheckTable(const CompareResult& r)
+{
+    using text::fixed;
+    text::Table t;
+    t.addColumn("finding", false);
+    t.addColumn("status", false);
+    t.addColumn("title", false);
+    t.addColumn("predicted_gain_ms", true);
+    t.addColumn("covered", false);
+    t.addColumn("covered_before_ms", true);
+    t.addColumn("covered_after_ms", true);
+    t.addColumn("realised_ms", true);
+    if (!r.adviceChecked)
+        return t;
+    for (const AdvisorDiffRow& a : r.advisor)
+        t.rows.push_back({a.id, a.status, a.title, fixed(a.predictedGainNs / 1e6, 3), a.covered,
+                          fixed(a.coveredBeforeNs / 1e6, 3), fixed(a.coveredAfterNs / 1e6, 3),
+                          fixed(a.realisedNs / 1e6, 3)});
+    return t;
+}
+
+std::string adviceCheckNote(const CompareResult& r)
+{
+    if (!r.adviceChecked)
+        return {};
+    auto ms = [](double ns) { return std::isnan(ns) ? std::string("unknown") : text::fixed(ns / 1e6, 3) + " ms"; };
+    std::map<std::string, int> n;
+    for (const AdvisorDiffRow& a : r.advisor)
+        ++n[a.status];
+    std::string s = "plan's estimated step after " + (std::isnan(r.planStepNs) ? std::string("unknown (no plan)") : ms(r.planStepNs))
+                    + " (baseline T " + ms(r.baselineStepNs) + "); measured optimized step T " + ms(r.measuredStepNs);
+    if (!std::isnan(r.planStepNs) && !std::isnan(r.measuredStepNs))
+        s += " (" + std::string(r.measuredStepNs <= r.planStepNs ? "at or below" : "above") + " the plan by "
+             + ms(std::abs(r.measuredStepNs - r.planStepNs)) + ")";
+    return s + "; " + std::to_string(n["fixed"]) + " fixed, " + std::to_string(n["partly"]) + " partly, "
+           + std::to_string(n["remaining"]) + " remaining, " + std::to_string(n["new"]) + " new";
+}
+
 text::Table stepPairsTable(const CompareResult& r)
 {
     using text::fixed;
@@ -128,7 +167,7 @@ text::Table stepPairsTable(const CompareResult& r)
             moved += (n++ ? "; " : "") + p.ops[i].type + " " + (p.ops[i].delta() > 0 ? "+" : "")
                      + nsToMillisText(p.ops[i].delta());
         }
-        t.rows.push_back({a.name, b.name, p.baseline == r.baselineAnchor ? "yes" : "", nsToMillisText(a.duration()),
+        t.rows.push_back({a.step, b.step, p.baseline == r.baselineAnchor ? "yes" : "", nsToMillisText(a.duration()),
                           nsToMillisText(b.duration()), nsToMillisText(p.stepDelta), nsToMillisText(p.computingDelta),
                           nsToMillisText(p.commDelta), nsToMillisText(p.freeDelta), moved});
     }
@@ -145,8 +184,8 @@ std::string stepAlignmentNote(const CompareResult& r)
                + " has no step spans (no device tasks, or a cluster summary whose steps come from "
                  "step_trace_time, which keeps no times)";
     }
-    return "baseline " + r.baselineSpans[static_cast<std::size_t>(r.baselineAnchor)].name + " aligned with optimized "
-           + r.currentSpans[static_cast<std::size_t>(r.currentAnchor)].name + " (the median step of each); "
+    return "baseline " + r.baselineSpans[static_cast<std::size_t>(r.baselineAnchor)].step + " aligned with optimized "
+           + r.currentSpans[static_cast<std::size_t>(r.currentAnchor)].step + " (the median step of each); "
            + std::to_string(r.stepPairs.size()) + " step pair" + (r.stepPairs.size() == 1 ? "" : "s")
            + ", times from the device tasks of the first rank";
 }
@@ -231,6 +270,34 @@ text::Table operatorsTable(const CompareResult& r, std::size_t top, bool allColu
     return ops;
 }
 
+namespace {
+
+// ", "validation": [{"id", "title", "status", "predicted_gain_ns", "realised_ns", ...}],
+// "plan_step_ns": …, "measured_step_ns": …" (null for an unknown number).
+std::string validationJson(const CompareResult& r)
+{
+    auto num = [](double v) { return std::isnan(v) ? nlohmann::ordered_json() : nlohmann::ordered_json(v); };
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    for (const AdvisorDiffRow& a : r.advisor) {
+        nlohmann::ordered_json j;
+        j["id"] = a.id;
+        j["title"] = a.title;
+        j["status"] = a.status;
+        j["predicted_gain_ns"] = num(a.predictedGainNs);
+        j["realised_ns"] = num(a.realisedNs);
+        j["covered"] = a.covered;
+        j["covered_before_ns"] = num(a.coveredBeforeNs);
+        j["covered_after_ns"] = num(a.coveredAfterNs);
+        j["covered_grew"] = a.grew;
+        rows.push_back(std::move(j));
+    }
+    return ",\n\"validation\": " + text::dumpJson(rows) + ",\n\"plan_step_ns\": " + text::dumpJson(num(r.planStepNs))
+           + ", \"measured_step_ns\": " + text::dumpJson(num(r.measuredStepNs)) + ", \"baseline_step_ns\": "
+           + text::dumpJson(num(r.baselineStepNs)) + ", \"validation_note\": " + text::jsonString(adviceCheckNote(r));
+}
+
+} // namespace
+
 std::string formatCompareReport(const CompareResult& r, const std::string& baselinePath,
                                 const std::string& optimizedPath, const std::string& format, std::size_t top)
 {
@@ -241,6 +308,8 @@ std::string formatCompareReport(const CompareResult& r, const std::string& basel
     const std::string opNote = operatorStepsNote(r);
     const text::Table map = mappingTable(r, top);
     const text::Table adv = advisorTable(r);
+    const text::Table check = adviceCheckTable(r);
+    const std::string checkNote = adviceCheckNote(r);
     const text::Table steps = stepPairsTable(r);
     const std::string stepNote = stepAlignmentNote(r);
     const std::string speedup = std::isnan(r.speedup) ? "" : fixed(r.speedup, 3);
@@ -279,7 +348,7 @@ std::string formatCompareReport(const CompareResult& r, const std::string& basel
                + ",\n\"step_alignment\": " + text::jsonString(stepNote) + ", \"step_pairs\": " + steps.toJson()
                + ",\n\"mapping_steps\": " + std::to_string(r.mapping.steps) + ", \"mapping\": " + map.toJson()
                + ",\n\"advisor_compared\": " + (r.advisorCompared ? "true" : "false") + ", \"advisor\": " + adv.toJson()
-               + "}\n";
+               + (r.adviceChecked ? validationJson(r) : std::string()) + "}\n";
     }
     if (format == "markdown") {
         std::string box;
@@ -295,7 +364,8 @@ std::string formatCompareReport(const CompareResult& r, const std::string& basel
                + " % is the same.\n\n" + (verdict.empty() ? "" : "Optimized is " + verdict + ".\n\n") + head.toMarkdown()
                + "\n## Steps side by side\n\n" + text::markdownCell(stepNote) + "\n\n" + steps.toMarkdown()
                + "\n## Operators\n\n" + text::markdownCell(opNote) + ".\n\n" + ops.toMarkdown() + "\n## Operator mapping\n\n" + mapNote + "\n\n"
-               + map.toMarkdown() + (r.advisorCompared ? "\n## Advisor findings\n\n" + adv.toMarkdown() : "");
+               + map.toMarkdown() + (r.advisorCompared ? "\n## Advisor findings\n\n" + adv.toMarkdown() : "")
+               + (r.adviceChecked ? "\n## Advice checked\n\n" + text::markdownCell(checkNote) + ".\n\n" + check.toMarkdown() : "");
     }
     if (format == "csv") {
         // Spreadsheets read one table a line; the problems go first as a table of their own.
@@ -307,7 +377,8 @@ std::string formatCompareReport(const CompareResult& r, const std::string& basel
                 t.rows.push_back({p});
             box = t.toCsv() + "\n";
         }
-        return box + head.toCsv() + "\n" + steps.toCsv() + "\n" + ops.toCsv() + "\n" + map.toCsv() + (r.advisorCompared ? "\n" + adv.toCsv() : "");
+        return box + head.toCsv() + "\n" + steps.toCsv() + "\n" + ops.toCsv() + "\n" + map.toCsv() + (r.advisorCompared ? "\n" + adv.toCsv() : "")
+               + (r.adviceChecked ? "\n" + check.toCsv() : "");
     }
     std::string box;
     if (!incomplete.empty()) {
@@ -321,7 +392,8 @@ std::string formatCompareReport(const CompareResult& r, const std::string& basel
            + (speedup.empty() ? "" : "Speedup:   " + speedup + "x\n") + (verdict.empty() ? "" : "Verdict:   " + verdict + "\n")
            + "Same:      a change under " + band + " %\n\n" + head.toText() + "\nSteps side by side: "
            + text::plainText(stepNote) + "\n" + steps.toText() + "\n" + text::plainText(opNote) + "\n" + ops.toText() + "\nOperator mapping: "
-           + text::plainText(mapNote) + "\n" + map.toText() + (r.advisorCompared ? "\nAdvisor findings\n" + adv.toText() : "");
+           + text::plainText(mapNote) + "\n" + map.toText() + (r.advisorCompared ? "\nAdvisor findings\n" + adv.toText() : "")
+           + (r.adviceChecked ? "\nAdvice checked: " + text::plainText(checkNote) + "\n" + check.toText() : "");
 }
 
 } // namespace npuscope

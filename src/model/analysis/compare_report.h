@@ -34,6 +34,13 @@ text::Table stepPairsTable(const CompareResult& r);
 std::string stepAlignmentNote(const CompareResult& r);
 // The advisor diff: finding id, fixed / remaining / new, title, category, severities, costs.
 text::Table advisorTable(const CompareResult& r);
+// The advice checked against the optimized run (advisor/advice_check.h): per finding its status
+// (fixed, partly, remaining, new), title, predicted gain, what it covers and that time per step
+// before and after, and the realised change (ms). Empty without r.adviceChecked.
+text::Table adviceCheckTable(const CompareResult& r);
+// "plan: estimated step after 11.35 ms (baseline T 52.10 ms); measured optimized step 18.02 ms;
+// 5 fixed, 1 partly, 3 remaining, 2 new", or "" without r.adviceChecked.
+std::string adviceCheckNote(const CompareResult& r);
 // The headline metrics (metric, unit, baseline, optimized, delta, ratio, which is better, verdict).
 text::Table headlineTable(const CompareResult& r);
 // "Operator times per step: baseline 11 steps (inside the steps' spans), optimized 21 steps (…);
