@@ -23,6 +23,7 @@ int synth(const Args& args);    // cli_synth.cpp
 int bench(const Args& args);    // cli_bench.cpp
 int cache(const Args& args);    // cli_cache.cpp
 int clusterSummary(const Args& args); // cli_cluster_summary.cpp
+int whatif(const Args& args);   // cli_whatif.cpp
 // Prints to stderr and returns true when --help/-h is among args (verb-level help).
 bool wantsHelp(const Args& args);
 // Never silently partial: one warning line per file read in part or not at all, on stderr

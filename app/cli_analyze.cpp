@@ -1,6 +1,8 @@
 // `npuscope analyze`: top operators / communication ops of one or more profiles, with the flags
 // of the msprof_analysis.py workflow, as a table, CSV, JSON or a Chrome trace export.
 #include "app/cli.h"
+#include "app/cli_collectives.h"
+#include "app/cli_analyze_causal.h"
 #include "app/cli_table.h"
 
 #include "model/analysis/chrome_export.h"
@@ -74,6 +76,8 @@ struct Options {
     Prefer prefer = Prefer::Auto;
     bool useCache = true;
     std::size_t run = 0;
+    ClockOptions clock; // --clock, --clock-offset (the metrics of a whole cluster)
+    ClockAlignment aligned; // of several ranks: what the times of a metric subtract (clock_align.h)
 };
 
 bool hasGlobChars(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
@@ -201,6 +205,9 @@ int parse(const Args& args, Options& o)
         } else if (is("--run")) {
             if (!value(i, "--run", v) || !parseRun(v, o.run))
                 return usage("--run needs a run number from 1 up");
+        } else if (const std::string flag = a.substr(0, a.find('=')); flag == "--clock" || flag == "--clock-offset") {
+            if (const std::string why = value(i, flag, v) ? parseClockOption(flag, v, o.clock) : flag + " needs a value"; !why.empty())
+                return usage(why);
         } else if (a == "--no-cache") {
             o.useCache = false;
         } else if (a.size() > 1 && a[0] == '-') {
@@ -342,8 +349,8 @@ void memoryRows(const Profile& p, const Options& o, bool multi, Table& t)
     for (auto i : rows) {
         const OpAllocation& a = p.opMemory[i];
         std::vector<std::string> r{std::to_string(++position), std::string(p.str(a.name)),
-                                   fixed(a.bytes / (1024.0 * 1024.0), 6), ms(a.allocAt),
-                                   a.releaseAt ? ms(*a.releaseAt) : std::string(),
+                                   fixed(a.bytes / (1024.0 * 1024.0), 6), ms(a.allocAt - o.aligned.offsetOfRank(p.rank)),
+                                   a.releaseAt ? ms(*a.releaseAt - o.aligned.offsetOfRank(p.rank)) : std::string(),
                                    a.releaseAt ? ms(*a.releaseAt - a.allocAt) : std::string()};
         if (multi)
             r.push_back(std::to_string(p.rank));
@@ -395,7 +402,20 @@ struct Metric {
     void (*rows)(const Profile& p, const Options& o, bool multi, Table& t);
     const char* help;    // lines after its columns in --help, each ending in a newline
     const char* missing; // "no <missing>" when no rank gives a row
+    // A metric of the whole session (its rows compare ranks): writes the whole output from the
+    // empty table; `rows` is then unused.
+    std::string (*session)(const Session& s, const Options& o, Table t, const std::vector<InputProblem>& problems) = nullptr;
 };
+
+// The columns of a metric written in cli_analyze_causal.cpp, from its name and number lists.
+template <std::size_t N>
+std::vector<Metric::Column> causalColumns(const char* const (&names)[N], const bool (&numeric)[N])
+{
+    std::vector<Metric::Column> out;
+    for (std::size_t i = 0; i < N; ++i)
+        out.push_back({names[i], numeric[i]});
+    return out;
+}
 
 const std::vector<Metric>& metrics()
 {
@@ -423,9 +443,35 @@ const std::vector<Metric>& metrics()
           {"released_at_ms", true}, {"duration_ms", true}},
          memoryRows,
          "one row per allocation of operator_memory.csv (or OP_MEMORY), by size (MB = 2^20 B);\n"
-         "times are the profile's clock in ms; released_at_ms and duration_ms are empty\n"
-         "for an allocation still held when the capture ended\n",
+         "times are the profile's clock in ms (of several ranks aligned, see --clock);\n"
+         "released_at_ms and duration_ms are empty for an allocation still held when\n"
+         "the capture ended\n",
          "operator allocations (operator_memory.csv or the OP_MEMORY table: collect with profile_memory=True)"},
+        {"collectives",
+         {{kCollectivesColumns[0], false}, {kCollectivesColumns[1], false}, {kCollectivesColumns[2], false},
+          {kCollectivesColumns[3], true}, {kCollectivesColumns[4], true}, {kCollectivesColumns[5], true},
+          {kCollectivesColumns[6], false}, {kCollectivesColumns[7], true}, {kCollectivesColumns[8], true},
+          {kCollectivesColumns[9], true}, {kCollectivesColumns[10], true}, {kCollectivesColumns[11], false},
+          {kCollectivesColumns[12], true}},
+         [](const Profile&, const Options&, bool, Table&) {}, kCollectivesHelp,
+         "collective shared by two ranks",
+         [](const Session& s, const Options& o, Table t, const std::vector<InputProblem>& problems) {
+             return collectivesReport(s, o.clock, std::move(t), o.format, o.top, o.ascending, problems);
+         }},
+        {"idle",
+         causalColumns(kIdleColumns, kIdleNumeric),
+         [](const Profile&, const Options&, bool, Table&) {}, kIdleHelp,
+         "device idle time (no device tasks)",
+         [](const Session& s, const Options& o, Table t, const std::vector<InputProblem>& problems) {
+             return idleReport(s, std::move(t), o.format, problems);
+         }},
+        {"critical_path",
+         causalColumns(kCriticalPathColumns, kCriticalPathNumeric),
+         [](const Profile&, const Options&, bool, Table&) {}, kCriticalPathHelp,
+         "step to walk (no device tasks)",
+         [](const Session& s, const Options& o, Table t, const std::vector<InputProblem>& problems) {
+             return criticalPathReport(s, std::move(t), o.format, problems);
+         }},
     };
     return table;
 }
@@ -456,7 +502,9 @@ std::string metricHelp()
     for (const Metric& m : metrics())
         out += std::string(&m == &metrics().front() ? "" : " | ") + m.name + (&m == &metrics().front() ? " (default)" : "");
     out += "\n";
-    out += kHelpOptions;
+    std::string options = kHelpOptions;
+    options.insert(options.find("  -h, --help"), kClockHelp);
+    out += options;
     for (const Metric& m : metrics()) {
         std::string line = "  " + std::string(m.name) + ":";
         line.resize(std::max(line.size() + 1, indent.size()), ' ');
@@ -550,7 +598,11 @@ int analyze(const Args& args)
     }
 
     const bool multi = s.ranks.size() > 1;
+    if (multi)
+        o.aligned = alignClocks(s, o.clock);
     const Metric& metric = *findMetric(o.metric);
+    if (metric.session)
+        return writeOutput("analyze", o.exportPath, metric.session(s, o, makeTable(metric, false), problems)) ? 0 : 1;
     Table t = makeTable(metric, multi);
     for (const ProfilePtr& p : s.ranks)
         metric.rows(*p, o, multi, t);

@@ -20,13 +20,20 @@
 //               "skipped_total", "diagnostics": [{"severity", "file", "line", "byte_offset", "reason",
 //                                                 "count", "where"}],
 //               "op_types": {"source": "kernels"|"timeline", "rows": [{"type", "count", "total_ns",
-//                                                                      "total_us"}]},
+//                                                                      "total_us"}],
+//                            "communication": {"count", "total_ns", "total_us"}}
+//                           (the rows of `analyze --metric duration`; communication rows apart),
 //               "memory": {"component" (the framework curve: PTA+GE, else PTA, else GE; null
 //                          when memory_record is absent), "allocations", "unreleased",
 //                          "peak_allocated", "peak_reserved", "peak_active", "app_reserved":
 //                          {"bytes", "mb" (2^20 B), "at_ns", "at_ms" (from time_span.begin_ns)} or
 //                          null, "capacity_bytes" (null: unknown)}}],
 //    "cluster": {"step_trace_rows", "comm_ops", "comm_links", "groups"},
+//    "clock_offsets_ns": {rank: ns} (aligned time = file time - offset; the reference rank 0;
+//                        every rank 0 for a single rank or when none could be estimated),
+//    "clock": {"status", "reference_rank", "ranks": [{"rank", "offset_ns", "estimated", "manual",
+//              "shared_collectives", "spread_ns", "threshold_ns", "via_rank", "group", "note"}],
+//              "problems"} (model/analysis/clock_align.h),
 //    "files": [..], "ignored": [..], "diagnostics": [..],   (outside any rank)
 //    "input_problems": [{"rank", "file", "status", "skipped", "reason"}],
 //    "repaired_strings": n}   (strings that were not valid UTF-8, written with U+FFFD)
@@ -34,8 +41,10 @@
 // byte-exact in the model; the JSON writer repairs invalid UTF-8 and the text form escapes
 // control characters (model/store/safe_text.h).
 #include "app/cli.h"
+#include "app/cli_collectives.h"
 
 #include "model/analysis/memory.h"
+#include "model/analysis/op_stats.h"
 #include "model/analysis/summary.h"
 #include "model/formats/loader.h"
 #include "model/io/memory_budget.h"
@@ -60,6 +69,7 @@ using Json = nlohmann::ordered_json;
 void printInfoHelp()
 {
     std::fputs("Usage: npuscope info PATH... [--format text|json] [--prefer text|db] [--run N] [--no-cache]\n"
+               "                     [--clock raw|aligned] [--clock-offset RANK=NS]...\n"
                "\n"
                "Detects the layout of PATH (a torch_npu or msprof profiling folder, a cluster of rank\n"
                "folders, or a single timeline JSON / op_summary / kernel_details CSV), loads it and prints\n"
@@ -75,6 +85,10 @@ void printInfoHelp()
                "  --prefer text|db    which export to read when a folder has both the text files and\n"
                "                      the SQLite .db (default: text; a folder with only a .db reads it)\n"
                "  --run N             show run N of the runs found below PATH\n"
+               "  --clock raw|aligned the ranks' clock offsets as estimated from the collectives\n"
+               "                      (aligned, default) or all 0 (raw); see 'npuscope analyze --help'\n"
+               "  --clock-offset RANK=NS  rank RANK's offset in ns, or with a unit (1=-5.6ms);\n"
+               "                      repeatable; overrides the estimate (listed as \"manual offset\")\n"
                "  --no-cache          read the files even when the session cache holds them, and do not\n"
                "                      write the cache (see 'npuscope cache --help')\n"
                "  -h, --help          this help\n"
@@ -154,44 +168,27 @@ Json countsByDesc(const std::map<std::string, std::uint64_t>& counts)
     return out;
 }
 
+// The operator types as `analyze --metric duration` ranks them (computeOpStats, by OP Type):
+// communication rows (HCCL / COMMUNICATION task types, hcom ops) are communication ops, not
+// operator types; they are counted apart, as `analyze --metric communication_duration` ranks them.
 Json opTypes(const Profile& p)
 {
-    struct Agg {
-        std::uint64_t count = 0;
-        TimeNs total = 0;
-    };
-    // Summed by pooled name first: a string per row would be most of the cost.
-    std::unordered_map<std::uint32_t, Agg> byId;
-    std::string source;
-    if (p.kernels.size() > 0) {
-        source = "kernels";
-        for (std::size_t i = 0; i < p.kernels.size(); ++i) {
-            Agg& a = byId[p.kernels.type[i].v];
-            ++a.count;
-            a.total += p.kernels.dur[i];
-        }
-    } else {
-        // No kernel table: device tasks on Stream tracks, by task name.
-        source = "timeline";
-        forStreamRows(p, [&](std::size_t i) {
-            Agg& a = byId[p.slices.name[i].v];
-            ++a.count;
-            a.total += p.slices.dur[i];
-        });
+    const OpStatsResult ops = computeOpStats(p);
+    OpStatsOptions withComm;
+    withComm.includeCommunication = true;
+    const OpStatsResult all = computeOpStats(p, withComm);
+    std::uint64_t count = 0, allCount = 0;
+    Json rows = Json::array();
+    for (const OpGroupStats& g : ops.groups) {
+        count += g.count;
+        rows.push_back({{"type", g.key}, {"count", g.count}, {"total_ns", g.total}, {"total_us", double(g.total) / 1000.0}});
     }
-    std::map<std::string, Agg> byType;
-    for (const auto& [id, a] : byId) {
-        Agg& into = byType[std::string(p.str(NameId{id}))];
-        into.count += a.count;
-        into.total += a.total;
-    }
-    std::vector<std::pair<std::string, Agg>> rows(byType.begin(), byType.end());
-    std::stable_sort(rows.begin(), rows.end(),
-                     [](const auto& a, const auto& b) { return a.second.total > b.second.total; });
-    Json out = Json::array();
-    for (const auto& [type, a] : rows)
-        out.push_back({{"type", type}, {"count", a.count}, {"total_ns", a.total}, {"total_us", double(a.total) / 1000.0}});
-    return Json{{"source", source}, {"rows", out}};
+    for (const OpGroupStats& g : all.groups)
+        allCount += g.count;
+    const TimeNs commNs = all.deviceTotal - ops.deviceTotal;
+    return Json{{"source", ops.fromTimeline ? "timeline" : "kernels"},
+                {"rows", rows},
+                {"communication", {{"count", allCount - count}, {"total_ns", commNs}, {"total_us", double(commNs) / 1000.0}}}};
 }
 
 Json memoryJson(const Profile& p)
@@ -294,7 +291,7 @@ Json rankJson(const Profile& p, const Relativizer& rel)
     return r;
 }
 
-Json sessionJson(const Session& s, const std::string& path)
+Json sessionJson(const Session& s, const std::string& path, const ClockOptions& clockOptions)
 {
     const Relativizer rel(s.root.empty() ? path : s.root);
     Json out;
@@ -309,6 +306,9 @@ Json sessionJson(const Session& s, const std::string& path)
                       {"comm_ops", s.cluster.comm.size()},
                       {"comm_links", s.cluster.links.size()},
                       {"groups", s.cluster.groups.size()}};
+    const ClockAlignment clock = alignClocks(s, clockOptions);
+    out["clock_offsets_ns"] = clockOffsetsJson(clock);
+    out["clock"] = clockJson(clock);
     Json files = Json::array(), ignored = Json::array();
     addFiles(files, ignored, s.files, rel);
     out["files"] = files;
@@ -454,6 +454,9 @@ void printText(const Json& j)
         for (const auto& o : ops["rows"])
             std::printf("    %-40s %8s %16s us\n", str(o["type"]).c_str(), num(o["count"]).c_str(),
                         num(o["total_us"]).c_str());
+        if (const Json& cm = ops["communication"]; cm["count"].get<std::uint64_t>() > 0)
+            std::printf("    %-40s %8s %16s us\n", "(communication, apart)", num(cm["count"]).c_str(),
+                        num(cm["total_us"]).c_str());
     }
     const Json& c = j["cluster"];
     if (c["step_trace_rows"].get<std::uint64_t>() + c["comm_ops"].get<std::uint64_t>()
@@ -462,6 +465,14 @@ void printText(const Json& j)
         std::printf("\ncluster: %s step rows, %s comm ops, %s comm links, %s groups\n",
                     num(c["step_trace_rows"]).c_str(), num(c["comm_ops"]).c_str(), num(c["comm_links"]).c_str(),
                     num(c["groups"]).c_str());
+    if (j["ranks"].size() > 1) {
+        std::printf("\nclocks: %s\n", str(j["clock"]["status"]).c_str());
+        for (const auto& c : j["clock"]["ranks"])
+            std::printf("  rank %s: offset %s ns%s%s\n", num(c["rank"]).c_str(), num(c["offset_ns"]).c_str(),
+                        c["note"].get<std::string>().empty() ? "" : ", ", str(c["note"]).c_str());
+        for (const auto& p : j["clock"]["problems"])
+            std::printf("  %s\n", str(p).c_str());
+    }
     if (!j["files"].empty() || !j["ignored"].empty()) {
         std::printf("\noutside ranks:\n");
         printFiles(j["files"], j["ignored"], "  ");
@@ -497,6 +508,23 @@ void printRuns(const std::string& path, const std::vector<layout::RunInfo>& runs
     }
 }
 
+// --clock raw|aligned or --clock-offset RANK=NS at args[i], its value after '=' or next, read by
+// the parser `analyze` uses; false when args[i] is neither; `why` says what is wrong with it.
+bool clockFlag(const Args& args, std::size_t& i, ClockOptions& clock, std::string& why)
+{
+    const std::string& a = args[i];
+    const std::string flag = a.substr(0, a.find('='));
+    if (flag != "--clock" && flag != "--clock-offset")
+        return false;
+    if (a.size() > flag.size())
+        why = parseClockOption(flag, a.substr(flag.size() + 1), clock);
+    else if (i + 1 < args.size())
+        why = parseClockOption(flag, args[++i], clock);
+    else
+        why = flag + " needs a value";
+    return true;
+}
+
 } // namespace
 
 int info(const Args& args)
@@ -506,6 +534,7 @@ int info(const Args& args)
     Prefer prefer = Prefer::Auto;
     bool useCache = true;
     std::size_t run = 0;
+    ClockOptions clock;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         if (a == "-h" || a == "--help") {
@@ -540,6 +569,11 @@ int info(const Args& args)
             if (i + 1 >= args.size() || !parseRun(args[i + 1], run))
                 return usage("--run needs a run number from 1 up");
             ++i;
+            continue;
+        }
+        if (std::string why; clockFlag(args, i, clock, why)) {
+            if (!why.empty())
+                return usage(why);
             continue;
         }
         if (a.size() > 1 && a[0] == '-')
@@ -578,7 +612,7 @@ int info(const Args& args)
         shown += ' ' + paths[i];
     // The summary's passes over a large session get the heap a load of its size gets.
     const LoadAllocationScope analysis(result.session->loadedBytes());
-    Json report = sessionJson(*result.session, paths.size() == 1 ? paths.front() : result.session->root);
+    Json report = sessionJson(*result.session, paths.size() == 1 ? paths.front() : result.session->root, clock);
     report["path"] = shown;
     if (!cacheNote.empty())
         report["cache_note"] = cacheNote;

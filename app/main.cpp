@@ -25,6 +25,7 @@ void printHelp()
         "                                      with units: 12.1ms, 500us, 1.2s, 800ns)\n"
         "  npuscope PATH --select START END    open the GUI with START..END selected, shown with 10 %%\n"
         "                                      of its width on each side\n"
+        "  npuscope PATH ... --critical-path   open with each step's critical path outlined (key P)\n"
         "  npuscope PATH ... --screenshot FILE save the window as a PNG once loaded, then quit\n"
         "  npuscope info PATH... [--format text|json] [--prefer text|db] [--no-cache]\n"
         "  npuscope analyze --import PATH... [--metric %s]\n"
@@ -33,6 +34,7 @@ void printHelp()
         "  npuscope advise PATH [--format text|markdown|json|html|pdf] [-o FILE] [--advisor-config FILE]\n"
         "  npuscope compare BASELINE OPTIMIZED [--format table|csv|json|markdown|html|pdf] [-o FILE] [--same-within PCT]\n"
         "           [--per-step|--whole-run] [--no-advisor]\n"
+        "  npuscope whatif PATH [--scale OPTYPE=F]... [--remove CAUSE]... [--overlap-comm] [--format text|json]\n"
         "  npuscope synth OUT_DIR [--scenario llama2-baseline|llama2-optimized|cluster-slowrank]\n"
         "           [--layout torch_npu|msprof]\n"
         "           [--ranks N] [--steps N] [--seed N] [--target-mb N] [--shape NAME]\n"
@@ -86,6 +88,8 @@ int main(int argc, char** argv)
             return npuscope::cli::cache(rest);
         if (verb == "cluster-summary")
             return npuscope::cli::clusterSummary(rest);
+        if (verb == "whatif")
+            return npuscope::cli::whatif(rest);
         if (verb.size() > 1 && verb[0] == '-' && verb != "--demo" && verb.rfind("-platform", 0) != 0
             && verb.rfind("--style", 0) != 0) {
             std::fprintf(stderr, "npuscope: unknown option '%s'\nTry 'npuscope --help'.\n", verb.c_str());

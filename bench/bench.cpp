@@ -14,6 +14,8 @@
 // time); then runs the advisor end to end on the folder (load and rules timed apart); then writes
 // the folder's session cache entry (in DIR/session-cache) and reopens it --runs times.
 #include "bench/bench.h"
+#include "bench/bench_causal.h"
+#include "bench/bench_collectives.h"
 #include "bench/bench_frames.h"
 #include "bench/bench_shapes.h"
 #include "advisor/advisor.h"
@@ -166,7 +168,8 @@ void warmPageCache(const std::string& path)
 void printUsage(std::FILE* to)
 {
     std::fputs("Usage: npuscope-bench [--size-mb N] [--out DIR] [--seed N] [--db] [--no-frames] [--frame-events N]\n"
-               "                      [--runs N] [--linear-mb N] [--no-compact] [--shape NAME|all]...\n"
+               "                      [--runs N] [--linear-mb N] [--no-compact] [--shape NAME|all]... [--causal DIR]\n"
+               "  --causal DIR: only the causal entry (step graph, idle causes, critical path) on DIR.\n"
                "  --shape: the generator's shape NAME (real, process-ordered, starts-first, ends-first,\n"
                "  device-heavy, level1-dense; all: each) instead, each generated once in DIR: per shape the\n"
                "  load against its floor (--runs alternating pairs), advise and the reopen, and the worst.\n"
@@ -205,6 +208,7 @@ struct BenchOptions {
     double linearMb = -1; // -1: 100 for a profile of 1000 MB or more, else none
     bool compact = true;  // also the compact serialization of the same steps
     std::vector<std::string> shapes; // --shape: the per-shape table instead
+    std::string causalDir;           // --causal: only the causal entry, on this folder
 };
 
 // The options from the command line; an exit code instead when the run stops here (--help: 0,
@@ -277,6 +281,11 @@ std::variant<BenchOptions, int> parseBenchArgs(const Args& args)
                 return 2;
             }
             o.shapes.push_back(*v);
+        } else if (a == "--causal") {
+            const std::string* v = next("--causal");
+            if (!v)
+                return 2;
+            o.causalDir = *v;
         } else if (a == "--seed") {
             const std::string* v = next("--seed");
             if (!v)
@@ -736,6 +745,8 @@ int run(const Args& args)
     if (const int* code = std::get_if<int>(&parsed))
         return *code;
     const BenchOptions& o = std::get<BenchOptions>(parsed);
+    if (!o.causalDir.empty())
+        return benchCausal(o.causalDir) ? 0 : 1;
     if (o.dbBench)
         return bench::dbVsTextBench(o.sizeMb, profileDir(o, o.sizeMb).string() + "-db", o.seed);
     if (!o.shapes.empty())
@@ -771,6 +782,8 @@ int run(const Args& args)
     printLinearity(*in, runs, load);
     printCancels(load, cancel, lateCancels, fastestLoad);
     printAdvise(advise, folderBytes(in->dir));
+    benchCausal(in->dir.string()); // the step graph, idle causes and critical path after a load
+    benchCollectives();             // 16 ranks: clock alignment and the late ranks after a load
     printCache(cache, folderBytes(in->dir));
     if (o.frames) {
         benchFrames(in->dir.string(), o.frameEvents);

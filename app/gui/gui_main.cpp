@@ -11,15 +11,18 @@
 #include "model/synth/synth.h"
 #include "views/advisor_panel.h"
 #include "views/cluster_view.h"
+#include "views/idle_lane.h"
 #include "views/load_controller.h"
 #include "views/main_window.h"
 #include "views/selection_controller.h"
 #include "views/summary_strip.h"
 #include "views/theme.h"
 #include "views/timeline_view.h"
+#include "views/whatif_panel.h"
 
 #include <QApplication>
 #include <QDir>
+#include <QDockWidget>
 #include <QEventLoop>
 #include <QStandardPaths>
 #include <QTabWidget>
@@ -41,9 +44,11 @@ struct GuiArgs {
     std::vector<std::string> paths;
     bool demo = false;
     std::string screenshot; // --screenshot FILE: save the window after the load, then quit
-    std::string tab;        // --tab NAME: the central tab to show (e.g. "Cluster") before the screenshot
+    std::string tab;        // --tab NAME: the central tab, dock or timeline group to show (e.g. "Cluster",
+                            // "What-if", "Idle causes") before the screenshot
     std::string compare;    // --compare OPTIMIZED: the Compare tab against the first profile
     bool preferences = false; // --preferences: open the Preferences dialog (with --screenshot: save it)
+    bool criticalPath = false; // --critical-path: open with each step's critical path outlined
     // --zoom START END / --select START END: offsets from the trace start the window opens on.
     std::optional<std::pair<TimeNs, TimeNs>> zoom, select;
     std::string error; // a usage error: exit 2 with it
@@ -58,6 +63,8 @@ GuiArgs parseArgs(int argc, char** argv)
             a.demo = true;
         } else if (s == "--preferences") {
             a.preferences = true;
+        } else if (s == "--critical-path") {
+            a.criticalPath = true;
         } else if (s == "--compare" && i + 1 < argc) {
             a.compare = argv[++i];
         } else if (s.rfind("--compare=", 0) == 0) {
@@ -167,12 +174,45 @@ void waitForWorkers(MainWindow& w)
         QObject::connect(cluster, &ClusterView::analysisReady, &wait, &QEventLoop::quit);
         wait.exec();
     }
-    // The summary strip's numbers and the advisor's findings.
+    // The summary strip's numbers, the advisor's findings, the idle causes and the what-if replay.
     const AdvisorPanel* advisor = w.findChild<AdvisorPanel*>();
-    while (w.summary()->busy() || (advisor && advisor->busy())) {
+    while (w.summary()->busy() || (advisor && advisor->busy()) || w.causalModel()->busy() || w.whatIfPanel()->busy()) {
         QApplication::processEvents(QEventLoop::AllEvents, 20);
         QThread::msleep(5);
     }
+}
+
+// The central tab, the tab inside a view, the dock or the timeline group titled `tab`.
+void showPart(MainWindow& w, const QString& tab)
+{
+    for (int i = 0; i < w.tabs()->count(); ++i)
+        if (w.tabs()->tabText(i) == tab)
+            w.tabs()->setCurrentIndex(i);
+    // Tabs inside a view too ("Operator mapping" of the Compare tab, whose text goes on
+    // with a count in parentheses).
+    for (QTabWidget* inner : w.findChildren<QTabWidget*>())
+        if (inner != w.tabs())
+            for (int i = 0; i < inner->count(); ++i)
+                if (inner->tabText(i) == tab || inner->tabText(i).startsWith(tab + QStringLiteral(" ("))) {
+                    inner->setCurrentIndex(i);
+                    // ... and the window's tab that holds it ("Why it waits" of the Cluster tab).
+                    for (int j = 0; j < w.tabs()->count(); ++j)
+                        if (w.tabs()->widget(j)->isAncestorOf(inner))
+                            w.tabs()->setCurrentIndex(j);
+                }
+    // A dock of that title is raised; a timeline group of that title ("Idle causes")
+    // scrolled into view.
+    for (QDockWidget* d : w.findChildren<QDockWidget*>())
+        if (d->windowTitle() == tab) {
+            d->show();
+            d->raise();
+        }
+    const auto& groups = w.timeline()->layout().groups;
+    for (const LaneGroup& g : groups)
+        if (!tab.isEmpty() && g.title == tab && !g.lanes.empty()) {
+            w.timeline()->ensureLaneVisible(g.lanes.front());
+            break;
+        }
 }
 
 } // namespace
@@ -226,6 +266,8 @@ int runGui(int argc, char** argv)
             }
         });
     }
+    if (args.criticalPath)
+        w.criticalPathAction()->setChecked(true);
     if (!args.screenshot.empty()) {
         const QString file = QString::fromStdString(args.screenshot);
         const QString tab = QString::fromStdString(args.tab);
@@ -233,16 +275,7 @@ int runGui(int argc, char** argv)
             // Let queued layout and replots run before grabbing.
             QTimer::singleShot(300, &w, [&w, file, tab] {
                 waitForWorkers(w);
-                for (int i = 0; i < w.tabs()->count(); ++i)
-                    if (w.tabs()->tabText(i) == tab)
-                        w.tabs()->setCurrentIndex(i);
-                // Tabs inside a view too ("Operator mapping" of the Compare tab, whose text goes on
-                // with a count in parentheses).
-                for (QTabWidget* inner : w.findChildren<QTabWidget*>())
-                    if (inner != w.tabs())
-                        for (int i = 0; i < inner->count(); ++i)
-                            if (inner->tabText(i) == tab || inner->tabText(i).startsWith(tab + QStringLiteral(" (")))
-                                inner->setCurrentIndex(i);
+                showPart(w, tab);
                 QApplication::processEvents();
                 QWidget* modal = QApplication::activeModalWidget();
                 const bool ok = (modal ? modal : static_cast<QWidget*>(&w))->grab().save(file);

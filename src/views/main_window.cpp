@@ -15,19 +15,23 @@
 #include "views/operator_detail_view.h"
 #include "views/operator_ranking_view.h"
 #include "views/export_notice.h"
+#include "views/idle_lane.h"
 #include "views/selection_panel.h"
 #include "views/selection_controller.h"
 #include "views/summary_strip.h"
 #include "views/time_format.h"
 #include "views/timeline_view.h"
 #include "views/utilization_plots.h"
+#include "views/whatif_panel.h"
 
 #include <QApplication>
 #include <QCloseEvent>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QDockWidget>
+#include <QKeySequence>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
@@ -68,6 +72,7 @@ MainWindow::MainWindow(const QStringList& paths, QWidget* parent)
     buildCentral();
     buildDocks();
     buildToolbar();
+    setupClocks();
     buildStatusBar();
     connectActions();
     rebuildRecentMenu();
@@ -158,6 +163,11 @@ void MainWindow::buildDocks()
     setDockContent(QStringLiteral("operatorDetailDock"), detailScroll);
     // The clicked slice, under the Advisor on the right.
     m_selectionPanel = new SelectionPanel(m_sel);
+    // The causal model feeds the timeline's Idle causes lanes, the strip and the Selection panel.
+    m_causal = new CausalModel(m_sel, this);
+    m_timeline->setCausalModel(m_causal);
+    m_summary->setCausalModel(m_causal);
+    m_selectionPanel->setCausalModel(m_causal);
     connect(ranking, &OperatorRankingView::groupByChanged, m_selectionPanel, &SelectionPanel::setGroupBy);
     connect(m_selectionPanel, &SelectionPanel::revealInRankingRequested, this, [this] {
         dock(QStringLiteral("operatorsDock"))->show();
@@ -205,6 +215,18 @@ void MainWindow::buildDocks()
     tabifyDockWidget(dock(QStringLiteral("operatorsDock")), dock(QStringLiteral("problemsDock")));
     tabifyDockWidget(dock(QStringLiteral("problemsDock")), dock(QStringLiteral("filesDock")));
     dock(QStringLiteral("operatorsDock"))->raise();
+    // What-if: its form scrolled; placed beside the Advisor once the window knows its size
+    // (sizeDocksAndSplit), hidden until then.
+    auto* whatIfDock = new QDockWidget(tr("What-if"), this);
+    whatIfDock->setObjectName(QStringLiteral("whatIfDock"));
+    whatIfDock->hide();
+    m_whatIf = new WhatIfPanel(m_sel);
+    auto* whatIfScroll = new QScrollArea;
+    whatIfScroll->setWidget(m_whatIf);
+    whatIfScroll->setWidgetResizable(true);
+    whatIfScroll->setFrameShape(QFrame::NoFrame);
+    whatIfScroll->setFocusPolicy(Qt::NoFocus); // its boxes take the focus, not the frame
+    setDockContent(QStringLiteral("whatIfDock"), whatIfScroll);
     resizeDocks({dock(QStringLiteral("advisorDock"))}, {380}, Qt::Horizontal);
     resizeDocks({dock(QStringLiteral("operatorsDock"))}, {280}, Qt::Vertical);
 
@@ -287,6 +309,15 @@ void MainWindow::buildToolbar()
     };
     connect(m_timeline, &TimelineView::searchResultsChanged, matches, showMatches);
     connect(m_timeline, &TimelineView::currentMatchChanged, matches, showMatches);
+    tb->addSeparator();
+    m_criticalPath = tb->addAction(tr("Critical path"));
+    m_criticalPath->setObjectName(QStringLiteral("actionCriticalPath"));
+    m_criticalPath->setCheckable(true);
+    m_criticalPath->setShortcut(QKeySequence(Qt::Key_P));
+    m_criticalPath->setToolTip(tr("Outline the slices on each step's critical path and dim the others (P)"));
+    connect(m_criticalPath, &QAction::toggled, m_causal, &CausalModel::setCriticalPathShown);
+    connect(m_causal, &CausalModel::criticalPathShownChanged, m_criticalPath, &QAction::setChecked);
+    m_ui->menuView->addAction(m_criticalPath);
 }
 
 void MainWindow::buildStatusBar()
@@ -478,7 +509,12 @@ void MainWindow::updateSessionTabs(const SessionPtr& s)
             m_clusterView = new ClusterView(m_sel);
             addCentralTab(m_clusterView, tr("Cluster"));
             connect(m_clusterView, &ClusterView::rankFolderRequested, this, [this](const QString& path) { openPaths({path}); });
+            connect(m_clusterView, &ClusterView::timelineRequested, this, [this] { m_tabs->setCurrentIndex(0); });
+            m_clusterView->rawClocksCheck()->setChecked(m_rawClocks->isChecked());
+            connect(m_clusterView->rawClocksCheck(), &QCheckBox::toggled, m_rawClocks, &QAction::setChecked,
+                    Qt::UniqueConnection);
         }
+        m_clusterView->setManualClockOffsets(manualClockOffsets());
         m_clusterView->setSession(s);
         if (s->ranks.empty()) // a cluster summary, or cluster files alone: the tab is all there is
             m_tabs->setCurrentWidget(m_clusterView);

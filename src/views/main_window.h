@@ -10,6 +10,8 @@
 #include <QStringList>
 
 #include <memory>
+#include <utility>
+#include <vector>
 
 class QComboBox;
 class QDockWidget;
@@ -29,6 +31,8 @@ class MainWindow;
 namespace npuscope {
 
 class AdvisorPanel;
+class CausalModel;
+class WhatIfPanel;
 class OperatorRankingView;
 class ClusterView;
 class CompareView;
@@ -61,6 +65,11 @@ public:
     QString statusText() const; // the permanent status summary ("… events · … files · …")
     int problemCount() const;   // rows in the Problems dock
     SelectionPanel* selectionPanel() const { return m_selectionPanel; }
+    // The idle causes and critical paths of the session (idle_lane.h), the What-if dock, and the
+    // "Critical path" toggle (key P).
+    CausalModel* causalModel() const { return m_causal; }
+    WhatIfPanel* whatIfPanel() const { return m_whatIf; }
+    QAction* criticalPathAction() const { return m_criticalPath; }
     // The message of the last failed load ("Could not load PATH: reason…"), "" when none.
     QString lastLoadError() const { return m_lastLoadError; }
 
@@ -128,6 +137,12 @@ private:
     void fillRanks();
     void exportChromeTrace();
     void setupCompare();
+    // View → Raw clocks and each rank's clock offset where a cluster's ranks share one axis
+    // (main_window_preferences.cpp): the timeline's All ranks, the Every rank curves and the
+    // Cluster tab's "Why it waits", all from the same setting.
+    void setupClocks();
+    void applyClocks();
+    std::vector<std::pair<int, TimeNs>> manualClockOffsets() const; // of the open session's root
     void onCompareLoaded(SessionPtr session, const QStringList& paths);
     void onCompareFailed(const QString& error, const QStringList& paths);
     void onCompareComputed();
@@ -167,7 +182,11 @@ private:
     SummaryStrip* m_summary = nullptr;
     TimelineView* m_timeline = nullptr;
     UtilizationPlots* m_plots = nullptr;
+    QAction* m_rawClocks = nullptr; // View → Raw clocks
     AdvisorPanel* m_advisor = nullptr;
+    CausalModel* m_causal = nullptr;
+    WhatIfPanel* m_whatIf = nullptr;
+    QAction* m_criticalPath = nullptr;
     OperatorRankingView* m_ranking = nullptr;
     SelectionPanel* m_selectionPanel = nullptr;
     QString m_lastLoadError;

@@ -77,6 +77,8 @@ void MainWindow::showShortcuts()
         {"Hide a utilisation plot (View → Curves shows it again)", "right-click the plot", ""},
         {"Find operator", "", "Ctrl+F"},
         {"Step through matches", "", "Enter / Shift+Enter"},
+        {"Show the critical path (outline it, dim the rest)", "toolbar: Critical path", "P"},
+        {"Select the host op behind a device-idle gap", "click the gap in an Idle causes lane", ""},
         {"Jump from an Advisor evidence row to the timeline", "click", "Enter"},
         {"Jump from a ranking row or instance to the timeline", "double-click", "Enter"},
         {"Open folder", "drop a folder on the window", "Ctrl+O"},

@@ -122,15 +122,26 @@ void MainWindow::sizeDocksAndSplit(bool restored)
             addDockWidget(Qt::RightDockWidgetArea, d);
             tabifyDockWidget(advisor, d);
         }
+        // One more tab there would widen the window past the screen: What-if stays closed
+        // (View → What-if opens it floating).
+        dock(QStringLiteral("whatIfDock"))->setFloating(true);
         advisor->raise();
         // The ranking's columns need more than a quarter of the width.
         resizeDocks({advisor}, {width() * 2 / 5}, Qt::Horizontal);
         m_defaultState = saveState(AppSettings::kWindowStateVersion);
     } else if (!restored) {
+        QDockWidget* whatIf = dock(QStringLiteral("whatIfDock"));
+        addDockWidget(Qt::RightDockWidgetArea, whatIf); // a tab beside the Advisor
+        tabifyDockWidget(dock(QStringLiteral("advisorDock")), whatIf);
+        whatIf->show();
+        dock(QStringLiteral("advisorDock"))->raise();
         resizeDocks({dock(QStringLiteral("advisorDock"))}, {width() / 4}, Qt::Horizontal);
         resizeDocks({dock(QStringLiteral("operatorsDock"))}, {height() / 4}, Qt::Vertical);
         m_defaultState = saveState(AppSettings::kWindowStateVersion);
     }
+    // A state saved before the What-if dock existed leaves it out of the layout: it opens floating.
+    if (QDockWidget* whatIf = dock(QStringLiteral("whatIfDock")); !whatIf->isFloating() && dockWidgetArea(whatIf) == Qt::NoDockWidgetArea)
+        whatIf->setFloating(true);
     // The timeline and its plots keep most of the height, the lanes about two thirds of it; in a
     // small window the plots shrink (to their minimum) before the lanes go under kTimelineShare.
     const int summary = m_summary->sizeHint().height();

@@ -2,6 +2,7 @@
 #include "views/format.h"
 
 #include "model/analysis/slice_detail.h"
+#include "views/idle_lane.h"
 #include "views/time_format.h"
 
 #include <QHBoxLayout>
@@ -74,6 +75,10 @@ SelectionPanel::SelectionPanel(SelectionController* sel, QWidget* parent) : QWid
     connect(m_sel, &SelectionController::sessionChanged, this, &SelectionPanel::refresh);
     connect(m_sel, &SelectionController::selectedTaskChanged, this, &SelectionPanel::refresh);
     connect(m_sel, &SelectionController::selectedRangeChanged, this, &SelectionPanel::refresh);
+    connect(m_sel, &SelectionController::currentRankChanged, this, [this] {
+        if (!m_clockShift.empty())
+            refresh(); // "Start" says the aligned time while All ranks is shown
+    });
     refresh();
 }
 
@@ -126,6 +131,45 @@ void SelectionPanel::onItemClicked(QTreeWidgetItem* item)
     m_sel->revealTask(TaskRef{current.rankIndex, link.toUInt()});
 }
 
+void SelectionPanel::setCausalModel(CausalModel* model)
+{
+    m_causal = model;
+    if (model) {
+        connect(model, &CausalModel::ready, this, &SelectionPanel::refresh);
+        refresh();
+    }
+}
+
+void SelectionPanel::addCriticalPath(const Profile& p, int rankIndex, std::uint32_t row)
+{
+    if (!m_causal)
+        return;
+    const CausalRank* cr = m_causal->result() && m_causal->result()->session == m_sel->session() ? m_causal->rank(rankIndex) : nullptr;
+    if (!cr) {
+        new QTreeWidgetItem(section(tr("Critical path")), {tr("On the path"), tr("computing…")});
+        return;
+    }
+    if (row >= cr->graph.kind.size() || cr->graph.kind[row] == NodeKind::None)
+        return; // not a node of the step graph (an overlap lane, a step marker)
+    QTreeWidgetItem* sec = section(tr("Critical path"));
+    const int step = row < cr->graph.step.size() ? cr->graph.step[row] : -1;
+    const QString stepName = step >= 0 && static_cast<std::size_t>(step) < cr->graph.steps.size()
+        ? qstr(cr->graph.steps[static_cast<std::size_t>(step)].name)
+        : QString();
+    const bool on = onCriticalPath(cr->paths, row);
+    new QTreeWidgetItem(sec, {tr("On the path"), on ? (stepName.isEmpty() ? tr("yes") : tr("yes (step %1)").arg(stepName)) : tr("no")});
+    auto* slack = new QTreeWidgetItem(sec, {tr("Slack"), durationText(sliceSlack(p, cr->graph, cr->paths, row))});
+    slack->setToolTip(1, tr("How much later this slice could end without moving its step's end (0 on the critical path)"));
+}
+
+void SelectionPanel::setClockShift(std::vector<TimeNs> offsets)
+{
+    if (offsets == m_clockShift)
+        return;
+    m_clockShift = std::move(offsets);
+    refresh();
+}
+
 void SelectionPanel::refresh()
 {
     m_tree->clear();
@@ -151,12 +195,17 @@ void SelectionPanel::refresh()
         QTreeWidgetItem* sec = section(tr("Slice"));
         new QTreeWidgetItem(sec, {tr("Name"), qstr(d.name)});
         new QTreeWidgetItem(sec, {tr("Track"), rankText + qstr(d.track)});
-        new QTreeWidgetItem(sec, {tr("Start"), atText(d.start)});
+        const TimeNs shift = m_sel->currentRank() < 0 && t.rankIndex < static_cast<int>(m_clockShift.size())
+            ? m_clockShift[static_cast<std::size_t>(t.rankIndex)]
+            : 0;
+        new QTreeWidgetItem(sec, {tr("Start"), shift != 0 ? tr("aligned %1 (file %2)").arg(atText(d.start - shift), atText(d.start))
+                                                          : atText(d.start)});
         new QTreeWidgetItem(sec, {tr("Duration"), durationText(d.dur)});
         new QTreeWidgetItem(sec, {tr("Self time"), durationText(d.self)});
         if (!d.category.empty())
             new QTreeWidgetItem(sec, {tr("Category"), qstr(d.category)});
         new QTreeWidgetItem(sec, {tr("Depth"), QString::number(d.depth)});
+        addCriticalPath(*p, t.rankIndex, t.slice);
 
         auto fields = [this](const QString& name, const std::vector<DetailField>& list) {
             if (list.empty())

@@ -10,12 +10,16 @@
 
 #include <QWidget>
 
+#include <vector>
+
 class QLabel;
 class QPushButton;
 class QTreeWidget;
 class QTreeWidgetItem;
 
 namespace npuscope {
+
+class CausalModel;
 
 class SelectionPanel : public QWidget {
     Q_OBJECT
@@ -24,11 +28,18 @@ public:
 
     explicit SelectionPanel(SelectionController* sel, QWidget* parent = nullptr);
 
+    // The causal model (idle_lane.h): a "Critical path" section says whether the slice is on
+    // its step's critical path and its slack.
+    void setCausalModel(CausalModel* model);
+    // Per rank index, the clock offset the timeline takes off a rank's times while All ranks is
+    // shown (TimelineView::setClockShift): "Start" then says both times.
+    void setClockShift(std::vector<TimeNs> offsets);
+
     QString title() const;
     // Value shown for `field` (the first column's text, e.g. "Name", "Duration", "Self time",
     // "Start", "Track", an argument key or kernel column) under `section` ("Slice",
     // "Arguments", "Kernel row", "Flows in", "Flows out", "Host op", "Call stack",
-    // "On its stream", "Range"); "" when absent. With an empty section, any section.
+    // "On its stream", "Critical path", "Range"); "" when absent. With an empty section, any section.
     QString fieldText(const QString& field, const QString& section = {}) const;
     QStringList sections() const;
     QTreeWidget* tree() const { return m_tree; }
@@ -48,8 +59,11 @@ private:
     void refresh();
     QTreeWidgetItem* section(const QString& title);
     void onItemClicked(QTreeWidgetItem* item);
+    void addCriticalPath(const Profile& p, int rankIndex, std::uint32_t row);
 
     SelectionController* m_sel;
+    std::vector<TimeNs> m_clockShift; // [rank index]
+    CausalModel* m_causal = nullptr;
     QLabel* m_title;
     QTreeWidget* m_tree;
     QPushButton* m_rankingButton;

@@ -249,6 +249,50 @@ void TimelineLayout::build(const SessionPtr& session)
     });
 }
 
+int TimelineLayout::idleLane(int rank) const
+{
+    for (std::size_t i = 0; i < lanes.size(); ++i)
+        if (lanes[i].idleCauses && lanes[i].rank == rank)
+            return static_cast<int>(i);
+    return -1;
+}
+
+int TimelineLayout::addIdleLane(int rank)
+{
+    if (const int existing = idleLane(rank); existing >= 0)
+        return existing;
+    auto header = std::find_if(groups.begin(), groups.end(), [rank](const LaneGroup& g) { return g.rankHeader && g.rank == rank; });
+    if (header == groups.end())
+        return -1;
+    const int headerIndex = static_cast<int>(header - groups.begin());
+    const int gi = static_cast<int>(groups.size());
+    Lane lane;
+    lane.rank = rank;
+    lane.track = TrackId();
+    lane.kind = TrackKind::Overlap;
+    lane.name = QStringLiteral("Device idle");
+    lane.group = gi;
+    lane.levels.push_back(LaneLevel{});
+    lane.idleCauses = true;
+    const int li = static_cast<int>(lanes.size());
+    lanes.push_back(std::move(lane));
+    LaneGroup g;
+    g.rank = rank;
+    g.title = QStringLiteral("Idle causes");
+    g.lanes.push_back(li);
+    groups.push_back(std::move(g));
+    // After the last group of Overlap Analysis lanes, else at the end of the rank.
+    auto& children = groups[static_cast<std::size_t>(headerIndex)].children;
+    auto at = children.end();
+    for (auto it = children.begin(); it != children.end(); ++it) {
+        const LaneGroup& c = groups[static_cast<std::size_t>(*it)];
+        if (!c.lanes.empty() && lanes[static_cast<std::size_t>(c.lanes.front())].kind == TrackKind::Overlap)
+            at = it + 1;
+    }
+    children.insert(at, gi);
+    return li;
+}
+
 std::uint8_t TimelineLayout::colorOf(int rank, std::uint32_t row) const
 {
     const Profile& p = *m_session->ranks[static_cast<std::size_t>(rank)];

@@ -32,6 +32,9 @@ struct Lane {
     QString name;          // "Stream 2", "Thread 1234", "Free"
     int group = 0;         // index into TimelineLayout::groups (the process group)
     std::vector<LaneLevel> levels; // maxDepth + 1 levels
+    // The rank's "Idle causes" lane (idle_lane.h): no track (`track` is invalid), one empty
+    // level; the view draws the causal model's gaps in it.
+    bool idleCauses = false;
 };
 
 struct LaneGroup {
@@ -52,6 +55,10 @@ struct LegendEntry {
 class TimelineLayout {
 public:
     void build(const SessionPtr& session);
+    // Adds rank `rank`'s "Idle causes" group and lane after its Overlap Analysis group (at the
+    // end when it has none); the lane index, or the existing one.
+    int addIdleLane(int rank);
+    int idleLane(int rank) const; // -1 when none
     const SessionPtr& session() const { return m_session; }
 
     std::vector<Lane> lanes;

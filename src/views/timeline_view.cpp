@@ -76,6 +76,7 @@ void TimelineView::onSessionChanged()
                 first = false;
             }
     }
+    addIdleLanes();
     collapseHostGroupsAboveFold();
     const QString search = m_search;
     m_search.clear();
@@ -254,6 +255,19 @@ QStringList TimelineView::laneNames() const
     return names;
 }
 
+void TimelineView::setClockShift(std::vector<TimeNs> offsets)
+{
+    m_clockShift = std::move(offsets);
+    invalidate();
+}
+
+TimeNs TimelineView::clockShift(int rank) const
+{
+    if (m_sel->currentRank() >= 0 || rank < 0 || rank >= static_cast<int>(m_clockShift.size()))
+        return 0;
+    return m_clockShift[static_cast<std::size_t>(rank)];
+}
+
 bool TimelineView::laneVisible(int lane) const { return lane >= 0 && m_laneRow[static_cast<std::size_t>(lane)] >= 0; }
 
 std::size_t TimelineView::visibleSliceCount() const
@@ -265,8 +279,9 @@ std::size_t TimelineView::visibleSliceCount() const
             continue;
         const Lane& lane = m_layout.lanes[i];
         const Profile& p = *m_layout.session()->ranks[static_cast<std::size_t>(lane.rank)];
+        const TimeNs shift = clockShift(lane.rank);
         for (const LaneLevel& level : lane.levels)
-            n += TimelineLayout::countIntersecting(p, level, v.begin, v.end);
+            n += TimelineLayout::countIntersecting(p, level, v.begin + shift, v.end + shift);
     }
     return n;
 }
@@ -320,9 +335,11 @@ void TimelineView::buildDrawList() const
     m_dirty = false;
     if (!m_layout.session())
         return;
-    const TimeRange v = m_sel->visibleRange();
-    if (v.empty())
+    const TimeRange visible = m_sel->visibleRange();
+    if (visible.empty())
         return;
+    // The window in the file time of the lane's rank: a shifted rank is read at window + shift.
+    TimeRange v = visible;
     const QRect cr = contentRect();
     const double pxPerNs = cr.width() / static_cast<double>(v.end - v.begin);
     const int scrollY = verticalScrollBar()->value();
@@ -340,6 +357,8 @@ void TimelineView::buildDrawList() const
         m_drawnLanes.push_back(row.lane);
         const Lane& lane = m_layout.lanes[static_cast<std::size_t>(row.lane)];
         const Profile& p = *m_layout.session()->ranks[static_cast<std::size_t>(lane.rank)];
+        const TimeNs shift = clockShift(lane.rank);
+        v = {visible.begin + shift, visible.end + shift};
         const bool overlap = lane.kind == TrackKind::Overlap;
         for (std::size_t d = 0; d < lane.levels.size(); ++d) {
             const LaneLevel& level = lane.levels[d];
@@ -438,8 +457,9 @@ QRectF TimelineView::sliceRect(int rank, std::uint32_t slice) const
         return {};
     const Row& row = m_rows[static_cast<std::size_t>(m_laneRow[static_cast<std::size_t>(lane)])];
     const double top = kRulerHeight + row.y - verticalScrollBar()->value() + 2 + p.slices.depth[slice] * kRowHeight;
-    const double a = xOf(p.slices.start[slice]);
-    const double b = std::max(a + 1.0, xOf(TimelineLayout::effEnd(p, slice)));
+    const TimeNs shift = clockShift(rank);
+    const double a = xOf(p.slices.start[slice] - shift);
+    const double b = std::max(a + 1.0, xOf(TimelineLayout::effEnd(p, slice) - shift));
     return QRectF(a, top, b - a, kRowHeight - 2);
 }
 
@@ -458,6 +478,7 @@ void TimelineView::paintEvent(QPaintEvent*)
     p.save();
     p.setClipRect(cr);
     drawSliceFills(p);
+    drawCausal(p, firstRow, lastRow);
     drawSliceNames(p, cr, clock);
     if (m_labelsDeferred)
         QTimer::singleShot(0, viewport(), qOverload<>(&QWidget::update));
@@ -692,8 +713,13 @@ void TimelineView::drawRuler(QPainter& p) const
         p.drawText(QRectF(x + 3, 0, 120, kRulerHeight - 4), Qt::AlignLeft | Qt::AlignVCenter,
                    formatOffset(t - origin, ticks.step, ticks.span));
     }
+    // Ranks drawn shifted by their clock offsets: the ruler says the time is aligned.
+    bool shifted = false;
+    for (std::size_t r = 0; r < m_clockShift.size() && !shifted; ++r)
+        shifted = clockShift(static_cast<int>(r)) != 0;
     p.drawText(QRect(4, 0, kLabelWidth - 8, kRulerHeight), Qt::AlignVCenter | Qt::AlignLeft,
-               tr("window %1").arg(fmt::duration(v.end - v.begin)));
+               shifted ? tr("window %1 · aligned").arg(fmt::duration(v.end - v.begin))
+                       : tr("window %1").arg(fmt::duration(v.end - v.begin)));
     // A selected range shows its duration on the ruler, over the ticks, between its edges.
     if (const auto r = m_sel->selectedRange()) {
         const QString text = rangeLabel();
@@ -755,8 +781,9 @@ void TimelineView::drawFlows(QPainter& p) const
         const QRectF b = sliceRect(task.rankIndex, prof.flows.dstSlice[f]);
         if (a.isEmpty() || b.isEmpty())
             continue;
-        const QPointF from(xOf(prof.flows.srcTs[f]), a.center().y());
-        const QPointF to(xOf(prof.flows.dstTs[f]), b.center().y());
+        const TimeNs shift = clockShift(task.rankIndex);
+        const QPointF from(xOf(prof.flows.srcTs[f] - shift), a.center().y());
+        const QPointF to(xOf(prof.flows.dstTs[f] - shift), b.center().y());
         QPainterPath path(from);
         path.cubicTo(QPointF(from.x() + 30, from.y()), QPointF(to.x() - 30, to.y()), to);
         p.setBrush(Qt::NoBrush);

@@ -18,6 +18,7 @@
 #include <QStaticText>
 #include <QStringList>
 
+#include <array>
 #include <chrono>
 #include <optional>
 
@@ -26,6 +27,9 @@
 class QElapsedTimer;
 
 namespace npuscope {
+
+class CausalModel;
+struct IdleGap;
 
 class TimelineView : public QAbstractScrollArea {
     Q_OBJECT
@@ -76,10 +80,30 @@ public:
     // What the ruler shows for the selected range ("↔ 4.00 ms"), empty without one.
     QString rangeLabel() const;
 
+    // Per rank index, the clock offset taken off its times when "All ranks" draws the ranks
+    // together (aligned = file − offset, model/analysis/clock_align.h); empty: none. Only the
+    // drawing moves: the model's times and the selection stay in file time.
+    void setClockShift(std::vector<TimeNs> offsets);
+    // What is taken off rank `rank`'s times as drawn now: its offset while All ranks is shown.
+    TimeNs clockShift(int rank) const;
+    // The viewport rectangle slice `slice` of rank `rank` is drawn in, empty when hidden.
+    QRectF sliceRectFor(int rank, std::uint32_t slice) const { return sliceRect(rank, slice); }
+
     // Time a frame may take before names drawn for the first time wait for the next frame
     // (default 8 ms), and whether the last frame left some for the next.
     void setLabelBudget(std::chrono::nanoseconds budget) { m_labelBudgetNs = budget.count(); }
     bool labelsDeferred() const { return m_labelsDeferred; }
+
+    // The causal model (idle_lane.h): once it is ready, each rank gets an "Idle causes" lane
+    // under its Overlap Analysis lanes, and its critical path is outlined while shown (key P).
+    void setCausalModel(CausalModel* model);
+    // Drawn in the last frame: the idle time of the gaps in the Idle causes lanes by cause (ns,
+    // clipped to the visible range), and the slices outlined as on the critical path.
+    const std::array<TimeNs, 8>& drawnIdleByCause() const { return m_drawnIdle; }
+    std::size_t drawnPathItemCount() const { return m_drawnPathItems; }
+    // The viewport rectangle of gap `gap` of rank `rank` (index into IdleCauses::gaps), empty
+    // when not on screen.
+    QRectF idleGapRect(int rank, std::size_t gap) const;
 
     QString searchText() const { return m_search; }
     std::size_t matchCount() const { return m_matches.size(); }
@@ -149,8 +173,24 @@ private:
     void drawRuler(QPainter& p) const;
     void drawLegend(QPainter& p) const;
     void drawFlows(QPainter& p) const;
+    // timeline_view_causal.cpp: the Idle causes lanes and the critical path.
+    void addIdleLanes();
+    void drawCausal(QPainter& p, std::size_t firstRow, std::size_t lastRow) const;
+    void drawCriticalPath(QPainter& p) const;
+    struct IdleHit {
+        int rank = -1;
+        const IdleGap* gap = nullptr;
+    };
+    IdleHit idleGapAt(const QPoint& pos) const;
+    QString idleTooltip(const IdleHit& hit) const;
+    QString idleLegendTooltip(int row) const; // the legend for an Idle causes row, else ""
+    bool selectIdleGap(const QPoint& pos);   // a click on a gap selects its host op
 
     SelectionController* m_sel;
+    std::vector<TimeNs> m_clockShift; // [rank index] (setClockShift)
+    CausalModel* m_causal = nullptr;
+    mutable std::array<TimeNs, 8> m_drawnIdle{};
+    mutable std::size_t m_drawnPathItems = 0;
     TimelineLayout m_layout;
     std::vector<Row> m_rows;
     std::vector<int> m_laneRow;     // lane -> index into m_rows, -1 when collapsed/filtered

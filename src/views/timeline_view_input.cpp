@@ -3,6 +3,7 @@
 #include "views/timeline_view.h"
 #include "views/format.h"
 
+#include "views/idle_lane.h"
 #include "views/time_format.h"
 
 #include <QContextMenuEvent>
@@ -69,6 +70,11 @@ void TimelineView::keyPressEvent(QKeyEvent* e)
     case Qt::Key_Escape:
         m_sel->clearSelection();
         break;
+    case Qt::Key_P: // the window's "Critical path" action takes it first when there is one
+        if (!m_causal)
+            return QAbstractScrollArea::keyPressEvent(e);
+        m_causal->setCriticalPathShown(!m_causal->criticalPathShown());
+        break;
     case Qt::Key_Return:
     case Qt::Key_Enter:
         if (e->modifiers() & Qt::ShiftModifier)
@@ -133,6 +139,7 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* e)
         if (pos.x() < kLabelWidth) {
             if (const Row* row = rowAt(pos.y()); row && row->group >= 0)
                 setGroupCollapsed(row->group, !m_layout.groups[static_cast<std::size_t>(row->group)].collapsed);
+        } else if (selectIdleGap(pos)) {
         } else if (const DrawItem* it = itemAt(pos)) {
             const int rank = m_layout.lanes[static_cast<std::size_t>(it->lane)].rank;
             m_sel->setSelectedTask(TaskRef{rank, it->slice});
@@ -183,7 +190,9 @@ bool TimelineView::viewportEvent(QEvent* e)
         auto* he = static_cast<QHelpEvent*>(e);
         const int row = he->pos().x() < kLabelWidth && he->pos().y() >= kRulerHeight ? rowIndexAt(he->pos().y()) : -1;
         if (row >= 0)
-            QToolTip::showText(he->globalPos(), rowLabelFull(row), viewport());
+            QToolTip::showText(he->globalPos(), rowLabelFull(row) + idleLegendTooltip(row), viewport());
+        else if (const IdleHit hit = idleGapAt(he->pos()); hit.gap)
+            QToolTip::showText(he->globalPos(), idleTooltip(hit), viewport());
         else if (const DrawItem* it = itemAt(he->pos()))
             QToolTip::showText(he->globalPos(), tooltipFor(*it), viewport());
         else
@@ -204,8 +213,14 @@ QString TimelineView::rowLabelFull(int row) const
     if (row < 0 || row >= static_cast<int>(m_rows.size()))
         return {};
     const Row& r = m_rows[static_cast<std::size_t>(row)];
-    if (r.group >= 0)
-        return m_layout.groups[static_cast<std::size_t>(r.group)].title;
+    if (r.group >= 0) {
+        const LaneGroup& g = m_layout.groups[static_cast<std::size_t>(r.group)];
+        if (const TimeNs shift = g.rankHeader ? clockShift(g.rank) : 0; shift != 0)
+            return tr("%1\nDrawn in aligned time: this rank's clock offset %2 is taken off its file times "
+                      "(View → Raw clocks shows its own clock)")
+                .arg(g.title, fmt::duration(shift));
+        return g.title;
+    }
     const Lane& lane = m_layout.lanes[static_cast<std::size_t>(r.lane)];
     return QStringLiteral("%1 · %2").arg(m_layout.groups[static_cast<std::size_t>(lane.group)].title, lane.name);
 }
@@ -312,7 +327,12 @@ QString TimelineView::tooltipFor(const DrawItem& it) const
     const std::uint32_t k = p.slices.kernel[r];
     const bool joined = k != kNone && k < p.kernels.size();
     line(tr("Type"), joined ? qstr(p.str(p.kernels.type[k])) : qstr(p.str(p.slices.category[r])));
-    line(tr("Start"), tr("%1 after %2").arg(fmt::duration(p.slices.start[r] - origin), m_sel->timeOriginName()));
+    if (const TimeNs shift = clockShift(lane.rank); shift != 0)
+        line(tr("Start"), tr("aligned %1 (file %2) after %3")
+                              .arg(fmt::duration(p.slices.start[r] - shift - origin),
+                                   fmt::duration(p.slices.start[r] - origin), m_sel->timeOriginName()));
+    else
+        line(tr("Start"), tr("%1 after %2").arg(fmt::duration(p.slices.start[r] - origin), m_sel->timeOriginName()));
     line(tr("Duration"), fmt::duration(p.slices.dur[r]));
     line(tr("Track"), QStringLiteral("%1 · %2").arg(m_layout.groups[static_cast<std::size_t>(lane.group)].title, lane.name));
     if (p.slices.taskId[r] != kNone)
@@ -381,6 +401,8 @@ void TimelineView::setSearchText(const QString& text)
         }
         if (!text.isEmpty())
             for (const Lane& lane : m_layout.lanes) { // one pass over the lanes of all ranks
+                if (lane.idleCauses)
+                    continue; // no track
                 const Track& t = s->ranks[static_cast<std::size_t>(lane.rank)]->tracks[lane.track.v];
                 for (std::uint32_t row = t.sliceBegin; row < t.sliceEnd; ++row)
                     if (sliceMatches(lane.rank, row))
