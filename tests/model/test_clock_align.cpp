@@ -2,6 +2,7 @@
 // (recovered within 20 µs), chains across groups, refusals (inconsistent ends, no shared
 // collective, a rank missing a collective), and the real two-rank run, its offset checked
 // against the ends of its collectives read from trace_view.json here.
+#include "real_ranks.h"
 #include "model/analysis/clock_align.h"
 #include "model/cluster_summary/summary_clock.h"
 #include "model/formats/loader.h"
@@ -17,6 +18,7 @@
 #include <map>
 
 using namespace npuscope;
+using namespace npuscope::testing;
 
 namespace {
 
@@ -59,18 +61,6 @@ Session sessionOf(std::vector<ProfilePtr> ranks)
     Session s;
     s.ranks = std::move(ranks);
     return s;
-}
-
-// A trace time in µs ("1736408883731508.790" or a number) -> ns, by its digits.
-TimeNs usTextToNs(const nlohmann::json& v)
-{
-    if (!v.is_string())
-        return static_cast<TimeNs>(std::llround(v.get<double>() * 1000.0));
-    const std::string t = v.get<std::string>();
-    const auto dot = t.find('.');
-    std::string frac = dot == std::string::npos ? "" : t.substr(dot + 1);
-    frac = (frac + "000").substr(0, 3);
-    return std::stoll(t.substr(0, dot)) * 1000 + std::stoll(frac);
 }
 
 double median(std::vector<double> v)

@@ -3,6 +3,7 @@
 // the late rank, its lateness and its cause checked against the plan; a rank missing a
 // collective; and the real two-rank run, its arrival spread and clock offset computed here from
 // trace_view.json, through the model and through `analyze --metric collectives`.
+#include "real_ranks.h"
 #include "model/analysis/collectives.h"
 #include "model/formats/loader.h"
 #include "model/synth/synth.h"
@@ -20,6 +21,7 @@
 #include <map>
 
 using namespace npuscope;
+using namespace npuscope::testing;
 
 namespace {
 
@@ -65,18 +67,6 @@ ProfilePtr makeRank(int rank, TimeNs offset, const std::vector<Plan>& plans, int
     }
     p->finalize();
     return p;
-}
-
-// A trace time in µs ("1736408883731508.790" or a number) -> ns, by its digits.
-TimeNs usTextToNs(const nlohmann::json& v)
-{
-    if (!v.is_string())
-        return static_cast<TimeNs>(std::llround(v.get<double>() * 1000.0));
-    const std::string t = v.get<std::string>();
-    const auto dot = t.find('.');
-    std::string frac = dot == std::string::npos ? "" : t.substr(dot + 1);
-    frac = (frac + "000").substr(0, 3);
-    return std::stoll(t.substr(0, dot)) * 1000 + std::stoll(frac);
 }
 
 // The "Group 0 Communication" ops of a real rank, (start, end) ns by start.

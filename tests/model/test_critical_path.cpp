@@ -5,6 +5,7 @@
 #include "cli_run.h"
 #include "model/analysis/critical_path.h"
 #include "model/formats/loader.h"
+#include "real_ranks.h"
 #include "two_stream_fixture.h"
 
 #include <QtTest>
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 using namespace npuscope;
+using namespace npuscope::testing;
 using namespace npuscope::fixtures;
 
 namespace {
@@ -187,15 +189,7 @@ private slots:
         QCOMPARE(total, length);
     }
 
-    void realSamplesTile_data()
-    {
-        QTest::addColumn<QString>("dir");
-        for (const char* level : {"level0", "level1", "level2"})
-            for (int rank : {0, 1})
-                QTest::newRow((std::string(level) + " rank" + std::to_string(rank)).c_str())
-                    << QString::fromStdString(std::string(NPUSCOPE_SAMPLES) + "/msinsight/test/data/pytorch/text/" + level
-                                              + "/rank" + std::to_string(rank) + "_ascend_pt");
-    }
+    void realSamplesTile_data() { addRealRankRows(); }
     void realSamplesTile()
     {
         QFETCH(QString, dir);

@@ -4,6 +4,7 @@
 // parser) within 1 %, and the causes of its Preparing to its Preparing; a Level0 export, which
 // has no launch flows, says so and attributes the host side to `unknown`. A data loader before
 // the step's first launch is the step's Preparing, attributed apart from its Free.
+#include "real_ranks.h"
 #include "causal_fixture.h"
 #include "cli_run.h"
 #include "csv_records.h"
@@ -18,15 +19,10 @@
 #include <sstream>
 
 using namespace npuscope;
+using namespace npuscope::testing;
 using namespace npuscope::fixtures;
 
 namespace {
-
-std::string samplePath(const std::string& level, int rank)
-{
-    return std::string(NPUSCOPE_SAMPLES) + "/msinsight/test/data/pytorch/text/" + level + "/rank" + std::to_string(rank)
-           + "_ascend_pt";
-}
 
 // A column (µs) of step_trace_time.csv by step, by its own parser.
 std::map<std::string, double> stepColumn(const std::string& dir, const std::string& column)
@@ -263,7 +259,7 @@ private slots:
     {
         QFETCH(QString, level);
         QFETCH(int, rank);
-        const std::string dir = samplePath(level.toStdString(), rank);
+        const std::string dir = realRankDir(level.toStdString(), rank);
         const LoadResult lr = loadSession(dir);
         QVERIFY2(lr.session && !lr.session->ranks.empty(), (dir + ": " + lr.error).c_str());
         const Profile& p = *lr.session->ranks.front();
@@ -301,7 +297,7 @@ private slots:
     // its step's idle time against step_trace_time.csv's Free, the causes and gaps adding up.
     void cliIdleJson()
     {
-        const std::string r0 = samplePath("level1", 0), r1 = samplePath("level1", 1);
+        const std::string r0 = realRankDir("level1", 0), r1 = realRankDir("level1", 1);
         const CliRun one = runCli(
             {"analyze", "--import", QString::fromStdString(r0), "--metric", "idle", "--format", "json", "--no-cache"});
         QCOMPARE(one.code, 0);
@@ -378,7 +374,7 @@ private slots:
 
     void level0SaysWhatIsMissing()
     {
-        const std::string dir = samplePath("level0", 0);
+        const std::string dir = realRankDir("level0", 0);
         const LoadResult lr = loadSession(dir);
         QVERIFY2(lr.session && !lr.session->ranks.empty(), (dir + ": " + lr.error).c_str());
         const Profile& p = *lr.session->ranks.front();

@@ -7,6 +7,7 @@
 // compute; the shares add up to the replayed span (on the real level-1 rank, to its
 // ProfilerStep's duration in the trace). Expected values are worked out from the planted rows,
 // the generator or the trace file, not from the replay.
+#include "real_ranks.h"
 #include "analysis_fixtures.h"
 #include "causal_fixture.h"
 #include "model/analysis/critical_path.h"
@@ -22,6 +23,7 @@
 #include <QtTest>
 
 using namespace npuscope;
+using namespace npuscope::testing;
 using namespace npuscope::fixtures;
 
 namespace {
@@ -243,15 +245,7 @@ private slots:
             QVERIFY(sameAsCriticalPath(*rank) >= std::size_t(truth.steps));
     }
 
-    void noChangeBoundByOnRealSamples_data()
-    {
-        QTest::addColumn<QString>("dir");
-        for (const char* level : {"level0", "level1", "level2"})
-            for (int rank : {0, 1})
-                QTest::newRow((std::string(level) + " rank" + std::to_string(rank)).c_str())
-                    << QString::fromStdString(std::string(NPUSCOPE_SAMPLES) + "/msinsight/test/data/pytorch/text/" + level
-                                              + "/rank" + std::to_string(rank) + "_ascend_pt");
-    }
+    void noChangeBoundByOnRealSamples_data() { addRealRankRows(); }
     void noChangeBoundByOnRealSamples()
     {
         QFETCH(QString, dir);
