@@ -7,6 +7,7 @@
 //                  "bound_by": {kind: ns}} (+ "rank" with several ranks)],
 //    "bound_by_of": "median complete step", "bound_by_step", "bound_by_span_ns" (+ "bound_by_rank"),
 //    "bound_by": {kind: ns, Σ = bound_by_span_ns}, "idle_by_cause": {cause: ns, Σ = its idle},
+//    "path_top": [{"kind", "label", "ns", "segments"}] (its heaviest, summed by kind and label),
 //    "changes": [..], "notes": [..]}
 // With several ranks the shares are the rank's whose median complete step replays longest (the
 // one the others wait for).
@@ -179,6 +180,10 @@ int writeResult(const std::string& format, double m, double pr, const Json& perS
             out["bound_by_rank"] = sh.rank;
         out["bound_by"] = kindsJson(b.boundBy);
         out["idle_by_cause"] = kindsJson(b.idleByCause);
+        Json top = Json::array();
+        for (const auto& t : b.pathTop)
+            top.push_back(Json{{"kind", t.kind}, {"label", t.label}, {"ns", std::llround(t.ns)}, {"segments", t.count}});
+        out["path_top"] = std::move(top);
         out["changes"] = changeText;
         out["notes"] = notes;
         std::fputs((out.dump(2) + "\n").c_str(), stdout);
@@ -212,6 +217,12 @@ int writeResult(const std::string& format, double m, double pr, const Json& perS
             std::printf("idle on the path by cause:\n");
             for (const auto& [k, v] : b.idleByCause)
                 std::printf("  %-16s %12s %6.1f %%\n", k.c_str(), ms(v).c_str(), share(v));
+        }
+        if (!b.pathTop.empty()) {
+            std::printf("heaviest on the path:\n");
+            for (const auto& t : b.pathTop)
+                std::printf("  %-12s %-40s %12s %6.1f %%  (%d segments)\n", t.kind.c_str(),
+                            text::forTerminal(t.label).c_str(), ms(t.ns).c_str(), share(t.ns), t.count);
         }
     }
     std::printf("notes:\n");

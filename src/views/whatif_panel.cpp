@@ -73,11 +73,11 @@ WhatIfPanel::WhatIfPanel(SelectionController* sel, QWidget* parent) : QWidget(pa
     m_boundBy->setObjectName(QStringLiteral("whatIfBoundBy"));
     m_boundBy->setColumnCount(3);
     m_boundBy->setHeaderLabels({tr("Critical path (replayed)"), tr("per step"), tr("share")});
-    m_boundBy->setRootIsDecorated(false);
+    m_boundBy->setRootIsDecorated(true);
     m_boundBy->header()->setSectionResizeMode(0, QHeaderView::Stretch);
     m_boundBy->header()->setStretchLastSection(false);
     m_boundBy->setMinimumHeight(90);
-    m_boundBy->setMaximumHeight(m_boundBy->fontMetrics().lineSpacing() * 10);
+    m_boundBy->setMaximumHeight(m_boundBy->fontMetrics().lineSpacing() * 16);
     lay->addWidget(m_boundBy);
 
     auto* typesBox = new QGroupBox(tr("Op type duration ×"));
@@ -312,7 +312,19 @@ void WhatIfPanel::showResult(const WhatIfResult& r)
         auto* it = new QTreeWidgetItem(m_boundBy, {QString::fromStdString(kind), fmt::duration(ns), share(ns, total)});
         it->setTextAlignment(1, Qt::AlignRight | Qt::AlignVCenter);
         it->setTextAlignment(2, Qt::AlignRight | Qt::AlignVCenter);
+        // the new path's heaviest segments of that kind, by op type, slice or idle cause
+        for (const WhatIfResult::PathTop& t : r.pathTop) {
+            if (t.kind != kind)
+                continue;
+            const QString label = QString::fromStdString(t.label.empty() ? t.kind : t.label);
+            auto* child = new QTreeWidgetItem(
+                it, {t.count > 1 ? tr("%1 (%2×)").arg(label).arg(t.count) : label, fmt::duration(t.ns), share(t.ns, total)});
+            child->setToolTip(0, label);
+            child->setTextAlignment(1, Qt::AlignRight | Qt::AlignVCenter);
+            child->setTextAlignment(2, Qt::AlignRight | Qt::AlignVCenter);
+        }
     }
+    m_boundBy->expandAll();
     QStringList notes;
     for (const std::string& c : r.changes)
         notes << QString::fromStdString(c);

@@ -7,6 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <limits>
+#include <map>
+
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -108,6 +111,20 @@ private:
         for (const auto& [cause, ns] : j["idle_by_cause"].items())
             idle += ns.get<std::int64_t>();
         QCOMPARE(idle, j["bound_by"]["idle"].get<std::int64_t>());
+        // the heaviest labels on the path: largest first, none more than its kind's share, and
+        // together never more than any kind holds
+        QVERIFY(!j["path_top"].empty());
+        std::map<std::string, std::int64_t> byKind;
+        std::int64_t previous = std::numeric_limits<std::int64_t>::max();
+        for (const auto& t : j["path_top"]) {
+            const std::int64_t ns = t["ns"].get<std::int64_t>();
+            QVERIFY(ns <= previous);
+            previous = ns;
+            QVERIFY(t["segments"].get<int>() >= 1);
+            byKind[t["kind"].get<std::string>()] += ns;
+        }
+        for (const auto& [kind, ns] : byKind)
+            QVERIFY2(ns <= j["bound_by"][kind].get<std::int64_t>() + 1, kind.c_str());
         std::vector<std::pair<std::int64_t, std::string>> spans;
         for (const auto& s : j["per_step"]) {
             std::int64_t sum = 0;

@@ -2,6 +2,8 @@
 // replays of each step with changed durations and dependencies.
 #include "model/analysis/whatif.h"
 
+#include "model/analysis/op_stats.h"
+
 #include "model/analysis/critical_path.h"
 #include "model/analysis/idle_causes.h"
 #include "model/analysis/overlap.h"
@@ -662,9 +664,26 @@ struct WhatIfModel::Replay {
         std::stable_sort(res.boundBy.begin(), res.boundBy.end(),
                          [](const auto& x, const auto& y) { return x.second > y.second; });
         std::map<std::string, TimeNs> idle;
-        for (const PathSegment& seg : paths[mid].segments)
+        std::map<std::pair<std::string, std::string>, WhatIfResult::PathTop> top;
+        for (const PathSegment& seg : paths[mid].segments) {
             if (seg.kind == PathKind::Idle)
                 idle[idleCauseKey(seg.idleCause)] += seg.dur();
+            const std::string kind = pathKindKey(seg.kind);
+            // a collective's instances ("hcom_allReduce__482_66_1") as their operator
+            const std::string label = seg.kind == PathKind::Idle   ? idleCauseKey(seg.idleCause)
+                                      : seg.kind == PathKind::Comm ? commBaseName(seg.label)
+                                                                   : seg.label;
+            WhatIfResult::PathTop& t = top[{kind, label}];
+            t.kind = kind;
+            t.label = label;
+            t.ns += static_cast<double>(seg.dur());
+            ++t.count;
+        }
+        for (auto& [key, t] : top)
+            res.pathTop.push_back(std::move(t));
+        std::stable_sort(res.pathTop.begin(), res.pathTop.end(), [](const auto& x, const auto& y) { return x.ns > y.ns; });
+        if (res.pathTop.size() > WhatIfResult::kPathTopCount)
+            res.pathTop.resize(WhatIfResult::kPathTopCount);
         for (const auto& [k, v] : idle)
             res.idleByCause.emplace_back(k, static_cast<double>(v));
         std::stable_sort(res.idleByCause.begin(), res.idleByCause.end(),

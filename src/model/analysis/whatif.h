@@ -85,7 +85,16 @@ struct WhatIfResult {
     TimeNs boundBySpanNs = 0;                                // its replayed span
     std::string boundByOf = "median complete step";          // which step boundBy describes
     std::vector<std::pair<std::string, double>> idleByCause; // its "idle" by idle cause (idleCauseKey()), largest first
-    std::vector<std::string> changes;                        // WhatIfChanges::describe()
+    // Its replayed path's segments summed by kind and label (compute: the op type; comm and host:
+    // the slice's name; idle: the idle cause), largest first, at most kPathTopCount.
+    struct PathTop {
+        std::string kind, label;
+        double ns = 0;
+        int count = 0; // segments it sums
+    };
+    static constexpr std::size_t kPathTopCount = 8;
+    std::vector<PathTop> pathTop;
+    std::vector<std::string> changes; // WhatIfChanges::describe()
     std::vector<std::string> notes;
 };
 
