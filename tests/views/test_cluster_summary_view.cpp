@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <QComboBox>
 #include <QDir>
 #include <QFile>
 #include <QLabel>

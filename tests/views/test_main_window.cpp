@@ -34,6 +34,7 @@
 #include <QTest>
 #include <QAbstractItemModelTester>
 #include <QTreeView>
+#include <QTreeWidget>
 
 using namespace npuscope;
 

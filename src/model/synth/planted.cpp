@@ -119,8 +119,9 @@ std::string checkPlants(const SynthOptions& o, const Scenario& sc, int ranks)
     for (const auto& [type, f] : o.speedups) {
         if (!(f > 0) || !std::isfinite(f))
             return "--speedup " + type + ": factor must be > 0";
+        const std::string& name = type; // (a lambda may not capture a structured binding before C++20's clang 16)
         const bool known = std::any_of(sc.ops.begin(), sc.ops.end(),
-                                       [&](const OpKind& k) { return k.core != Core::Comm && k.type == type; });
+                                       [&](const OpKind& k) { return k.core != Core::Comm && k.type == name; });
         if (!known)
             return "--speedup: no op type '" + type + "' in scenario " + o.scenario;
     }
