@@ -1,6 +1,7 @@
 // The main window on real data, through the same path File → Open takes (MainWindow::openPaths
 // -> LoadController on a worker thread): a two-rank torch_npu Level1 run.
 #include "model/synth/synth.h"
+#include "click_combo.h"
 #include "views/advisor_panel.h"
 #include "views/compare_view.h"
 #include "views/load_controller.h"
@@ -50,20 +51,7 @@ void chooseRank(MainWindow& w, const QString& text)
     for (QComboBox* c : w.findChildren<QComboBox*>())
         if (c->toolTip().startsWith(QStringLiteral("Which rank")))
             combo = c;
-    QVERIFY(combo && combo->isEnabled());
-    const int i = combo->findText(text);
-    QVERIFY2(i >= 0, qPrintable(text));
-    QTest::mouseClick(combo, Qt::LeftButton);
-    QAbstractItemView* list = combo->view();
-    QTRY_VERIFY(list->isVisible());
-    const QRect rect = list->visualRect(list->model()->index(i, combo->modelColumn()));
-    QVERIFY(rect.isValid());
-    // The open list takes no release for a double-click interval after it shows (a release
-    // of the opening click would choose an item otherwise): a person does not click faster.
-    QTest::qWait(QApplication::doubleClickInterval() + 50);
-    QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, rect.center());
-    QTRY_VERIFY(!list->isVisible());
-    QCOMPARE(combo->currentIndex(), i);
+    testing::clickComboItem(combo, text);
 }
 
 bool openAndWait(MainWindow& w, const QString& path)

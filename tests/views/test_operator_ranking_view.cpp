@@ -1,6 +1,7 @@
 // The ranking and detail docks on the hand-built profile (tests/views/operator_fixture.h),
 // driven through the shared SelectionController as the main window would.
 #include "operator_fixture.h"
+#include "click_combo.h"
 #include "views/operator_detail_view.h"
 #include "views/operator_instance_model.h"
 #include "views/operator_ranking_view.h"
@@ -54,19 +55,7 @@ class TestOperatorRankingView : public QObject {
     {
         auto* combo = v.findChild<QComboBox*>(name);
         QVERIFY2(combo, qPrintable(name));
-        const int i = combo->findText(text);
-        QVERIFY2(i >= 0, qPrintable(text));
-        QTest::mouseClick(combo, Qt::LeftButton);
-        QAbstractItemView* list = combo->view();
-        QTRY_VERIFY(list->isVisible());
-        const QRect rect = list->visualRect(list->model()->index(i, combo->modelColumn()));
-        QVERIFY(rect.isValid());
-        // The open list takes no release for a double-click interval after it shows (a release
-        // of the opening click would choose an item otherwise): a person does not click faster.
-        QTest::qWait(QApplication::doubleClickInterval() + 50);
-        QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, rect.center());
-        QTRY_VERIFY(!list->isVisible());
-        QCOMPARE(combo->currentIndex(), i);
+        testing::clickComboItem(combo, text);
     }
 
 private slots:
