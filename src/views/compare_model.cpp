@@ -490,19 +490,27 @@ QVariant OperatorMappingModel::headerData(int section, Qt::Orientation o, int ro
 
 // ---- advisor diff --------------------------------------------------------------------------
 
-AdvisorDiffModel::AdvisorDiffModel(QObject* parent) : QAbstractTableModel(parent) {}
-
-void AdvisorDiffModel::setRows(std::vector<AdvisorDiffRow> rows)
+void AdvisorDiffRowsModel::setRows(std::vector<AdvisorDiffRow> rows)
 {
     beginResetModel();
     m_rows = std::move(rows);
     endResetModel();
 }
 
-int AdvisorDiffModel::rowCount(const QModelIndex& parent) const
+int AdvisorDiffRowsModel::rowForId(const QString& id) const
+{
+    for (std::size_t i = 0; i < m_rows.size(); ++i)
+        if (qstr(m_rows[i].id) == id)
+            return static_cast<int>(i);
+    return -1;
+}
+
+int AdvisorDiffRowsModel::rowCount(const QModelIndex& parent) const
 {
     return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
 }
+
+AdvisorDiffModel::AdvisorDiffModel(QObject* parent) : AdvisorDiffRowsModel(parent) {}
 
 int AdvisorDiffModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 

@@ -120,8 +120,23 @@ private:
     OpMapping m_map;
 };
 
+// A table of the advisor diff's rows (findings of both runs matched by id); the models below
+// show them with their own columns.
+class AdvisorDiffRowsModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    using QAbstractTableModel::QAbstractTableModel;
+    void setRows(std::vector<AdvisorDiffRow> rows);
+    const AdvisorDiffRow& rowAt(int row) const { return m_rows.at(static_cast<std::size_t>(row)); }
+    int rowForId(const QString& id) const; // -1 when absent
+    int rowCount(const QModelIndex& parent = {}) const override;
+
+protected:
+    std::vector<AdvisorDiffRow> m_rows;
+};
+
 // The advisor findings of both runs matched by id: fixed, remaining, new.
-class AdvisorDiffModel : public QAbstractTableModel {
+class AdvisorDiffModel : public AdvisorDiffRowsModel {
     Q_OBJECT
 public:
     enum Columns { State, Id, Title, SeverityBefore, SeverityAfter, CostBefore, CostAfter, ColumnCount };
@@ -130,15 +145,9 @@ public:
         ChangeRole,                  // int(FindingChange)
     };
     explicit AdvisorDiffModel(QObject* parent = nullptr);
-    void setRows(std::vector<AdvisorDiffRow> rows);
-    const AdvisorDiffRow& rowAt(int row) const { return m_rows.at(static_cast<std::size_t>(row)); }
-    int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
-
-private:
-    std::vector<AdvisorDiffRow> m_rows;
 };
 
 } // namespace npuscope

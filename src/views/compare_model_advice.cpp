@@ -39,27 +39,7 @@ QColor adviceStatusColour(const std::string& status)
     return {};
 }
 
-AdviceCheckModel::AdviceCheckModel(QObject* parent) : QAbstractTableModel(parent) {}
-
-void AdviceCheckModel::setRows(std::vector<AdvisorDiffRow> rows)
-{
-    beginResetModel();
-    m_rows = std::move(rows);
-    endResetModel();
-}
-
-int AdviceCheckModel::rowForId(const QString& id) const
-{
-    for (std::size_t i = 0; i < m_rows.size(); ++i)
-        if (qstr(m_rows[i].id) == id)
-            return static_cast<int>(i);
-    return -1;
-}
-
-int AdviceCheckModel::rowCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
-}
+AdviceCheckModel::AdviceCheckModel(QObject* parent) : AdvisorDiffRowsModel(parent) {}
 
 int AdviceCheckModel::columnCount(const QModelIndex& parent) const
 {

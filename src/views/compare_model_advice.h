@@ -3,9 +3,8 @@
 // run (advisor/advice_check.h), one row per finding of the advisor diff with its status (fixed,
 // partly, remaining, new; coloured and said in text), the predicted gain, what it covers and the
 // realised change of that time per step.
-#include "model/analysis/compare.h"
+#include "views/compare_model.h"
 
-#include <QAbstractTableModel>
 #include <QColor>
 
 namespace npuscope {
@@ -14,7 +13,7 @@ namespace npuscope {
 // current palette); invalid for an unknown one.
 QColor adviceStatusColour(const std::string& status);
 
-class AdviceCheckModel : public QAbstractTableModel {
+class AdviceCheckModel : public AdvisorDiffRowsModel {
     Q_OBJECT
 public:
     enum Columns { Status, Id, Title, Predicted, Realised, Covered, Before, After, ColumnCount };
@@ -25,16 +24,9 @@ public:
         RawValueRole,                // ns of the time columns, NaN when unknown
     };
     explicit AdviceCheckModel(QObject* parent = nullptr);
-    void setRows(std::vector<AdvisorDiffRow> rows);
-    const AdvisorDiffRow& rowAt(int row) const { return m_rows.at(static_cast<std::size_t>(row)); }
-    int rowForId(const QString& id) const; // -1 when absent
-    int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
-
-private:
-    std::vector<AdvisorDiffRow> m_rows;
 };
 
 } // namespace npuscope
