@@ -88,7 +88,7 @@ ClusterInputs clusterInputs(const RuleCtx& c)
     fs::file_time_type oldT{}, newT{};
     for (const auto& f : c.session.files) {
         fs::file_time_type t;
-        if (f.kind.rfind("cluster_", 0) == 0 && f.status != FileStatus::NotRead && f.status != FileStatus::Ignored
+        if (f.has(FileRole::Cluster) && f.status != FileStatus::NotRead && f.status != FileStatus::Ignored
             && mtime(f.path, t) && (oldPath.empty() || t < oldT)) {
             oldT = t;
             oldPath = f.path;

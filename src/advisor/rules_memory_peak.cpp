@@ -252,11 +252,11 @@ void memoryPeakRule(const RuleCtx& c, RuleOut& out)
         return out.notChecked("needs memory_record.csv / operator_memory.csv (or MEMORY_RECORD / OP_MEMORY in the db): "
                               "collect with torch_npu.profiler profile_memory=True");
     if (fw)
-        out.inputs.push_back(f.fileOf("memory_record") + ": " + fw->component + " Total Allocated / Reserved ("
-                             + std::to_string(fw->allocated.ts.size()) + " samples)");
+        out.inputs.push_back(f.fileOf(FileRole::MemoryRecords, "memory_record") + ": " + fw->component
+                             + " Total Allocated / Reserved (" + std::to_string(fw->allocated.ts.size()) + " samples)");
     if (m.allocations > 0)
-        out.inputs.push_back(f.fileOf("operator_memory") + ": " + std::to_string(m.allocations) + " allocations, "
-                             + std::to_string(m.unreleased) + " never released");
+        out.inputs.push_back(f.fileOf(FileRole::OperatorMemory, "operator_memory") + ": " + std::to_string(m.allocations)
+                             + " allocations, " + std::to_string(m.unreleased) + " never released");
 
     const double peakShare = c.param("peak_share"), fragShare = c.param("frag_share");
     const double longNs = c.param("long_share") * f.stepTime;

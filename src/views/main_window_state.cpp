@@ -43,13 +43,6 @@ constexpr QSize kDefaultSize(1600, 1000);
 constexpr int kSmallHeight = 800;
 constexpr double kTimelineShare = 0.42;
 
-// The side files whose numbers the header strip and the Advisor read beside the timeline's.
-bool coversRunBeside(const std::string& kind)
-{
-    return kind == "step_trace_time" || kind == "kernel_details" || kind == "op_summary" || kind == "op_statistic"
-        || kind == "communication" || kind == "communication_matrix";
-}
-
 QString shownPath(const Session& s, const std::string& path)
 {
     const QString p = QString::fromStdString(path);
@@ -254,7 +247,7 @@ void MainWindow::updateBanner(const SessionPtr& s)
     for (std::size_t r = 0; s && r < s->ranks.size(); ++r) {
         const Profile& p = *s->ranks[r];
         for (const FileRecord& f : p.files) {
-            if (f.kind != "timeline" || f.status != FileStatus::Partial)
+            if (!f.has(FileRole::Timeline) || f.status != FileStatus::Partial)
                 continue;
             // Where reading stopped: the error at a byte offset (a cut or a stray byte), not the
             // warnings about events that were read whole.
@@ -277,7 +270,7 @@ void MainWindow::updateBanner(const SessionPtr& s)
                 line += tr(" The timeline ends %1 after the start.").arg(fmt::duration(kept - m_sel->timeOrigin()));
             cuts << line;
             for (const FileRecord& side : p.files)
-                if (side.status == FileStatus::Loaded && coversRunBeside(side.kind))
+                if (side.status == FileStatus::Loaded && side.has(FileRole::CoversRunBeside))
                     beside << QFileInfo(QString::fromStdString(side.path)).fileName();
             if (kernels > kept && kept > std::numeric_limits<TimeNs>::min())
                 beside << tr("the kernel table runs %1 past the cut").arg(fmt::duration(kernels - kept));

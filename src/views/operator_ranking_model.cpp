@@ -1,6 +1,5 @@
 #include "views/operator_ranking_model.h"
 
-#include "model/formats/file_kinds.h"
 #include "views/format.h"
 
 #if __has_include("views/palette.h")
@@ -346,7 +345,7 @@ QString OperatorRankingModel::kernelSource() const
     if (!m_profile)
         return {};
     for (const auto& f : m_profile->files)
-        if (layout::isKernelTable(f.kind))
+        if (f.has(FileRole::Kernels))
             return QFileInfo(QString::fromStdString(f.path)).fileName();
     return QStringLiteral("the kernel table");
 }

@@ -3,6 +3,7 @@
 // from the ranks, and the per-rank rules on picked ranks over the rank budget.
 #include "advisor/rule_helpers.h"
 #include "advisor_fixture.h"
+#include "model/formats/file_kinds.h"
 #include "model/formats/loader.h"
 #include "model/synth/synth.h"
 
@@ -219,6 +220,7 @@ private slots:
                 FileRecord fr;
                 fr.path = path;
                 fr.kind = "step_trace_time";
+                fr.roles = layout::kindRoles(fr.kind);
                 c.ranks[rank].p->files.push_back(fr);
             }
             const std::string cpath = root + "/cluster_step_trace_time.csv";
@@ -226,6 +228,7 @@ private slots:
             FileRecord fr;
             fr.path = cpath;
             fr.kind = "cluster_step_trace_time";
+            fr.roles = layout::kindRoles(fr.kind);
             s.files.push_back(fr);
             return s;
         };

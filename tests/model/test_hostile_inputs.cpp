@@ -4,6 +4,7 @@
 // memory budget too small. Each must give a message naming the file, the location (line or
 // byte offset) and the reason, and keep everything around it that is valid.
 #include "model/formats/csv.h"
+#include "model/formats/file_kinds.h"
 #include "model/formats/loader.h"
 #include "model/formats/readers.h"
 #include "model/io/mapped_file.h"
@@ -987,6 +988,7 @@ private slots:
         FileRecord tr = readers::readTimelineJson(trace, t, ctxFor(tf));
         QCOMPARE(tr.records, std::uint64_t(11));
         tr.kind = "timeline"; // as the loader does before finalize(), from the FileKind table
+        tr.roles = layout::kindRoles(tr.kind);
         t.files.push_back(tr);
         t.finalize();
         QCOMPARE(t.slices.size(), std::size_t(11));

@@ -2,7 +2,8 @@
 // that was loaded (every table, byte for byte), on real samples and on generated profiles; every
 // way an entry can go wrong (a touched, grown or rewritten input, a truncated or damaged entry,
 // another format version or byte order) is caught, noted and rebuilt; the size cap evicts the
-// least recently used entries; and the CLI prints the same with and without the cache.
+// least recently used entries; and the CLI prints the same with and without the cache. The
+// files' roles (FileRole) are those their names give, loaded and read back from the cache.
 #include "model/cache/cache_codec.h"
 #include "model/cache/session_cache.h"
 #include "model/synth/synth.h"
@@ -14,6 +15,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
+#include <array>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -83,6 +87,79 @@ Run runCli(const QStringList& args, const QString& cacheHome)
     r.out = p.readAllStandardOutput();
     r.err = p.readAllStandardError();
     return r;
+}
+
+// The roles, in the order of the counts below, and their names for messages.
+constexpr std::array kRoles = {FileRole::Timeline,      FileRole::Slices,          FileRole::Kernels,
+                               FileRole::Cluster,       FileRole::CoversRunBeside, FileRole::MemoryRecords,
+                               FileRole::OperatorMemory};
+constexpr std::array kRoleNames = {"timeline",       "slices",         "kernels", "cluster", "covers the run beside",
+                                   "memory records", "operator memory"};
+using RoleCounts = std::array<int, kRoles.size()>;
+
+// How many files under `input` (a folder, or one file) have each role, told here from their
+// names as the profilers write them, not from the table of file kinds: a timeline is
+// trace_view.json or msprof*.json (none of the samples is a simplified task list, so each is
+// also the slices' file), a kernel table kernel_details.csv or op_summary*.csv, a cluster file
+// cluster_*; the files read beside the timeline are the kernel tables, step_trace_time.csv,
+// op_statistic*.csv, communication.json and communication_matrix.json.
+RoleCounts countByName(const std::filesystem::path& input)
+{
+    std::vector<std::string> names;
+    if (std::filesystem::is_regular_file(input))
+        names.push_back(input.filename().string());
+    else
+        for (const auto& e : std::filesystem::recursive_directory_iterator(input))
+            if (e.is_regular_file())
+                names.push_back(e.path().filename().string());
+    RoleCounts n{};
+    for (std::string name : names) {
+        std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+        const bool json = name.ends_with(".json"), csv = name.ends_with(".csv");
+        const bool timeline = name == "trace_view.json" || (name.starts_with("msprof") && json);
+        const bool kernels = name == "kernel_details.csv" || (name.starts_with("op_summary") && csv);
+        const bool beside = kernels || name == "step_trace_time.csv" || (name.starts_with("op_statistic") && csv)
+                            || name == "communication.json" || name == "communication_matrix.json";
+        const bool has[] = {timeline,
+                            timeline,
+                            kernels,
+                            name.starts_with("cluster_"),
+                            beside,
+                            name == "memory_record.csv",
+                            name == "operator_memory.csv"};
+        for (std::size_t r = 0; r < kRoles.size(); ++r)
+            n[r] += has[r];
+    }
+    return n;
+}
+
+// The files of a session (its own and each rank's), in order.
+std::vector<const FileRecord*> filesOf(const Session& s)
+{
+    std::vector<const FileRecord*> out;
+    for (const FileRecord& f : s.files)
+        out.push_back(&f);
+    for (const auto& p : s.ranks)
+        for (const FileRecord& f : p->files)
+            out.push_back(&f);
+    return out;
+}
+
+RoleCounts countRoles(const Session& s)
+{
+    RoleCounts n{};
+    for (const FileRecord* f : filesOf(s))
+        for (std::size_t r = 0; r < kRoles.size(); ++r)
+            n[r] += f->has(kRoles[r]);
+    return n;
+}
+
+std::string countsText(const RoleCounts& n)
+{
+    std::string out;
+    for (std::size_t r = 0; r < kRoles.size(); ++r)
+        out += std::string(r ? ", " : "") + kRoleNames[r] + " " + std::to_string(n[r]);
+    return out;
 }
 
 std::uint64_t sliceDurationSum(const Session& s)
@@ -189,6 +266,88 @@ private slots:
                 QCOMPARE(const_cast<Profile&>(b).trackFor(a.tracks[t].pid, a.tracks[t].tid).v, std::uint32_t(t));
             for (std::size_t k = 0; k < a.args.keys.size(); ++k)
                 QCOMPARE(const_cast<Profile&>(b).args.keyIndex(a.args.keys[k]), std::uint16_t(k));
+        }
+    }
+
+    // Each real sample's files have the roles their names give (counted here from the folder's
+    // listing), and a session read back from the cache has the same roles on the same files.
+    void fileRoles_data()
+    {
+        const QString text = kSamples + "/msinsight/test/data/pytorch/text/";
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<int>("timelines"); // at least this many, so that the sample proves something
+        QTest::addColumn<int>("kernelTables");
+        QTest::addColumn<int>("clusterFiles");
+        QTest::newRow("torch_npu level0, 2 ranks") << text + "level0" << 2 << 2 << 0;
+        QTest::newRow("torch_npu level1, 2 ranks") << text + "level1" << 2 << 2 << 0;
+        QTest::newRow("torch_npu level2, 2 ranks") << text + "level2" << 2 << 2 << 0;
+        QTest::newRow("torch_npu db level1") << kSamples + "/msinsight/test/data/pytorch/db/level1" << 0 << 0 << 0;
+        QTest::newRow("msinsight test_data, cluster output")
+            << kSamples + "/msinsight/server/src/test/test_data" << 0 << 2 << 2;
+        QTest::newRow("cluster_communication alone") << kSamples + "/msprof-analyze/test/resource/advisor" << 0 << 0 << 1;
+        QTest::newRow("msprof PROF folder")
+            << kSamples
+                   + "/ascend-msprof-skill/tests/fixtures/tilelang_design_feedback/candidate_comparability/"
+                     "workload_mismatch_candidate/reports/app/PROF_000001_20260606121448940_RGBHHJGBAJGRQEOB"
+            << 1 << 1 << 0;
+        QTest::newRow("trace_view.json file")
+            << kSamples + "/msprof-analyze/test/ut/advisor/timeline_advice/trace_view.json" << 1 << 0 << 0;
+    }
+    void fileRoles()
+    {
+        QFETCH(QString, path);
+        QFETCH(int, timelines);
+        QFETCH(int, kernelTables);
+        QFETCH(int, clusterFiles);
+        QVERIFY2(std::filesystem::exists(path.toStdString()), qPrintable("missing sample " + path));
+        const RoleCounts want = countByName(path.toStdString());
+        QVERIFY2(want[0] >= timelines && want[2] >= kernelTables && want[3] >= clusterFiles, countsText(want).c_str());
+
+        const LoadResult plain = loadSession(path.toStdString());
+        QVERIFY2(plain.session, plain.error.c_str());
+        const RoleCounts loaded = countRoles(*plain.session);
+        QVERIFY2(loaded == want, ("loaded: " + countsText(loaded) + "; by name: " + countsText(want)).c_str());
+
+        const auto s = settings("roles-" + QString::number(qHash(path)));
+        SessionCacheReport first, second;
+        QVERIFY(cachedLoad(path.toStdString(), s, first).session);
+        QVERIFY2(first.stored, first.storeError.c_str());
+        const LoadResult hit = cachedLoad(path.toStdString(), s, second);
+        QVERIFY(hit.session);
+        QVERIFY(second.hit);
+        const auto a = filesOf(*plain.session), b = filesOf(*hit.session);
+        QCOMPARE(b.size(), a.size());
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            QCOMPARE(b[i]->path, a[i]->path);
+            QVERIFY2(b[i]->roles == a[i]->roles, a[i]->path.c_str());
+        }
+        QVERIFY2(countRoles(*hit.session) == want, countsText(countRoles(*hit.session)).c_str());
+    }
+
+    // A kind told by its content takes that kind's roles: a simplified task list named
+    // trace_view.json is the slices' file but no Chrome-trace timeline, in the cache too.
+    void fileRolesOfAContentKind()
+    {
+        const QString dir = m_tmp.path() + "/simplified";
+        QVERIFY(QDir().mkpath(dir));
+        const std::string file = QString(dir + "/trace_view.json").toStdString();
+        writeAll(file, R"({"tasks": [{"name": "MatMul", "start_time": 1.0, "end_time": 1.5},
+                                     {"name": "Add", "start_time": 2.0, "end_time": 2.25}]})");
+        const LoadResult plain = loadSession(dir.toStdString());
+        QVERIFY2(plain.session, plain.error.c_str());
+        const auto s = settings("roles-simplified");
+        SessionCacheReport first, second;
+        QVERIFY(cachedLoad(dir.toStdString(), s, first).session);
+        const LoadResult hit = cachedLoad(dir.toStdString(), s, second);
+        QVERIFY(second.hit);
+        for (const LoadResult* r : {&plain, &hit}) {
+            const auto files = filesOf(*r->session);
+            QCOMPARE(files.size(), std::size_t(1));
+            QCOMPARE(files[0]->path, file);
+            QCOMPARE(files[0]->records, std::uint64_t(2));
+            QVERIFY(files[0]->has(FileRole::Slices));
+            QVERIFY(!files[0]->has(FileRole::Timeline));
+            QVERIFY(!files[0]->has(FileRole::Kernels));
         }
     }
 

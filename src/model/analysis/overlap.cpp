@@ -224,7 +224,7 @@ StepBreakdown meanOfTwo(const StepBreakdown& a, const StepBreakdown& b)
 bool timelineCut(const Profile& p)
 {
     for (const FileRecord& f : p.files)
-        if (f.kind == "timeline" && f.status == FileStatus::Partial)
+        if (f.has(FileRole::Timeline) && f.status == FileStatus::Partial)
             return true;
     return false;
 }

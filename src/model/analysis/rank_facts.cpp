@@ -414,25 +414,19 @@ TimeNs RankFacts::inSteps(TimeNs start, TimeNs end) const
     return in;
 }
 
-std::string RankFacts::fileOf(const char* kind) const
+std::string RankFacts::fileOf(FileRole role, const char* otherwise) const
 {
     for (const auto& f : p.files)
-        if (f.kind == kind || f.path.find(kind) != std::string::npos) {
+        if (f.has(role)) {
             const auto pos = f.path.find_last_of('/');
             return pos == std::string::npos ? f.path : f.path.substr(pos + 1);
         }
-    return kind;
+    return otherwise;
 }
 
 std::string RankFacts::kernelFile() const
 {
-    for (const auto& f : p.files)
-        if (f.kind == "kernel_details" || f.kind == "op_summary" || f.path.find("kernel_details") != std::string::npos
-            || f.path.find("op_summary") != std::string::npos) {
-            const auto pos = f.path.find_last_of('/');
-            return pos == std::string::npos ? f.path : f.path.substr(pos + 1);
-        }
-    return torchNpu ? "kernel_details.csv" : "op_summary.csv";
+    return fileOf(FileRole::Kernels, torchNpu ? "kernel_details.csv" : "op_summary.csv");
 }
 
 } // namespace npuscope

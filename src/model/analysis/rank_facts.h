@@ -104,8 +104,9 @@ public:
     TimeNs inSteps(TimeNs start, TimeNs end) const;
     std::string str(NameId id) const { return std::string(p.str(id)); }
     std::string shapesOf(const Task& t) const;   // "in 4096,4096;4096,4096 FLOAT16"
-    std::string fileOf(const char* kind) const; // file name of a loaded input kind, or a generic name
-    std::string kernelFile() const;
+    // The name of the first of the rank's files with `role` (FileRole), or `otherwise`.
+    std::string fileOf(FileRole role, const char* otherwise) const;
+    std::string kernelFile() const; // the kernel table's name, or the one its layout writes
 };
 
 } // namespace npuscope

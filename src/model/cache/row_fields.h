@@ -59,6 +59,7 @@ struct EnumLast<TrackKind> {
 
 NPUSCOPE_ROW(Diagnostic, 96, &R::severity, &R::file, &R::line, &R::byteOffset, &R::reason, &R::count);
 
+// FileRecord::roles is not stored: reading sets it from the kind (session_codec.cpp).
 NPUSCOPE_ROW(FileRecord, 128, &R::path, &R::kind, &R::status, &R::note, &R::bytes, &R::records, &R::skipped);
 
 NPUSCOPE_ROW(StepRow, 248, &R::step, &R::device, &R::type, &R::index, &R::computing, &R::commNotOverlapped,

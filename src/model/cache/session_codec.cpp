@@ -4,6 +4,7 @@
 #include "model/cache/cache_codec.h"
 #include "model/cache/row_fields.h"
 
+#include "model/formats/file_kinds.h"
 #include "model/formats/lazy_args.h"
 
 #include <map>
@@ -257,6 +258,13 @@ void get(ByteReader& in, MetricColumn& m)
 // tables later.
 template <typename T>
 void checkRead(T&) { }
+
+// A file's roles are not stored: they are its kind's row's (layout::kindRoles), as the loader
+// set them, so an entry stays right when the table gives a kind other roles.
+void checkRead(FileRecord& f)
+{
+    f.roles = layout::kindRoles(f.kind);
+}
 
 void checkRead(SliceTable& s)
 {

@@ -86,7 +86,8 @@ constexpr std::array kRows = {
         .exportKind = Export::Text,
         .order = 3,
         .heapBuffer = kTimelineChunkBuffer,
-        .readBytes = readers::readTimelineJson },
+        .readBytes = readers::readTimelineJson,
+        .roles = { FileRole::Timeline, FileRole::Slices } },
     FileKindRow { .kind = SimplifiedTasks,
         .name = "simplified_tasks",
         .label = "Simplified task list",
@@ -96,7 +97,8 @@ constexpr std::array kRows = {
         .heapFactor = kJsonDom,
         .readBytes = readers::readSimplifiedTasksJson,
         .contentOf = FileKind::Timeline,
-        .looksLike = readers::looksLikeSimplifiedTasks },
+        .looksLike = readers::looksLikeSimplifiedTasks,
+        .roles = FileRole::Slices },
     FileKindRow { .kind = Communication,
         .name = "communication",
         .label = "Communication operators",
@@ -105,7 +107,8 @@ constexpr std::array kRows = {
         .into = ReadsInto::SideTables,
         .exportKind = Export::Text,
         .heapFactor = kJsonDom,
-        .readBytes = readers::readCommunicationJson },
+        .readBytes = readers::readCommunicationJson,
+        .roles = FileRole::CoversRunBeside },
     FileKindRow { .kind = CommunicationMatrix,
         .name = "communication_matrix",
         .label = "Communication matrix",
@@ -114,7 +117,8 @@ constexpr std::array kRows = {
         .into = ReadsInto::SideTables,
         .exportKind = Export::Text,
         .heapFactor = kJsonDom,
-        .readBytes = readers::readCommunicationMatrixJson },
+        .readBytes = readers::readCommunicationMatrixJson,
+        .roles = FileRole::CoversRunBeside },
     FileKindRow { .kind = ProfilerInfo,
         .name = "profiler_info",
         .label = "Profiler settings and rank",
@@ -140,7 +144,8 @@ constexpr std::array kRows = {
         .exts = "json",
         .into = ReadsInto::Cluster,
         .heapFactor = kJsonDom,
-        .readCluster = readers::readClusterCommunicationJson },
+        .readCluster = readers::readClusterCommunicationJson,
+        .roles = FileRole::Cluster },
     FileKindRow { .kind = ClusterCommunicationMatrix,
         .name = "cluster_communication_matrix",
         .label = "Cluster communication matrix",
@@ -148,7 +153,8 @@ constexpr std::array kRows = {
         .exts = "json",
         .into = ReadsInto::Cluster,
         .heapFactor = kJsonDom,
-        .readCluster = readers::readClusterCommunicationMatrixJson },
+        .readCluster = readers::readClusterCommunicationMatrixJson,
+        .roles = FileRole::Cluster },
     FileKindRow { .kind = Kernels,
         .name = "op_summary",
         .label = "Kernel table (msprof)",
@@ -157,7 +163,8 @@ constexpr std::array kRows = {
         .into = ReadsInto::SideTables,
         .exportKind = Export::Text,
         .order = 5,
-        .readBytes = readers::readKernelCsv },
+        .readBytes = readers::readKernelCsv,
+        .roles = { FileRole::Kernels, FileRole::CoversRunBeside } },
     FileKindRow { .kind = Kernels,
         .name = "kernel_details",
         .label = "Kernel table (torch_npu)",
@@ -166,7 +173,8 @@ constexpr std::array kRows = {
         .into = ReadsInto::SideTables,
         .exportKind = Export::Text,
         .order = 5,
-        .readBytes = readers::readKernelCsv },
+        .readBytes = readers::readKernelCsv,
+        .roles = { FileRole::Kernels, FileRole::CoversRunBeside } },
     FileKindRow { .kind = OpStatistic,
         .name = "op_statistic",
         .label = "Operator statistics",
@@ -174,7 +182,8 @@ constexpr std::array kRows = {
         .exts = "csv",
         .into = ReadsInto::SideTables,
         .exportKind = Export::Text,
-        .readBytes = readers::readOpStatisticCsv },
+        .readBytes = readers::readOpStatisticCsv,
+        .roles = FileRole::CoversRunBeside },
     FileKindRow { .kind = ApiStatistic,
         .name = "api_statistic",
         .label = "API statistics",
@@ -215,7 +224,8 @@ constexpr std::array kRows = {
         .exts = "csv",
         .into = ReadsInto::SideTables,
         .exportKind = Export::Text,
-        .readBytes = readers::readStepTraceCsv },
+        .readBytes = readers::readStepTraceCsv,
+        .roles = FileRole::CoversRunBeside },
     FileKindRow { .kind = Memory,
         .name = "npu_mem",
         .label = "Device memory",
@@ -231,7 +241,8 @@ constexpr std::array kRows = {
         .exts = "csv",
         .into = ReadsInto::Timeline,
         .exportKind = Export::Text,
-        .readBytes = readers::readMemoryCsv },
+        .readBytes = readers::readMemoryCsv,
+        .roles = FileRole::MemoryRecords },
     FileKindRow { .kind = Memory,
         .name = "npu_module_mem",
         .label = "Device memory by module",
@@ -247,7 +258,8 @@ constexpr std::array kRows = {
         .exts = "csv",
         .into = ReadsInto::Timeline,
         .exportKind = Export::Text,
-        .readBytes = readers::readMemoryCsv },
+        .readBytes = readers::readMemoryCsv,
+        .roles = FileRole::OperatorMemory },
     FileKindRow { .kind = L2Cache,
         .name = "l2_cache",
         .label = "L2 cache",
@@ -270,7 +282,8 @@ constexpr std::array kRows = {
         .modules = "cluster_step_trace_time",
         .exts = "csv",
         .into = ReadsInto::Cluster,
-        .readCluster = readers::readClusterStepTraceCsv },
+        .readCluster = readers::readClusterStepTraceCsv,
+        .roles = FileRole::Cluster },
 };
 
 // A read kind's row when there is none (Unknown): reads nothing.
@@ -305,7 +318,7 @@ constexpr bool endsWithOneOf(std::string_view name, std::string_view list)
     return false;
 }
 
-// What the rows of one kind must agree on: all but name, label and detection.
+// What the rows of one kind must agree on: all but name, label, detection and roles.
 bool sameKindFacts(const FileKindRow& a, const FileKindRow& b)
 {
     return a.into == b.into && a.exportKind == b.exportKind && a.order == b.order && a.heapFactor == b.heapFactor
@@ -348,7 +361,24 @@ constexpr bool everyKindHasARow()
     return true;
 }
 
+// The roles that follow from a row's other columns: the cluster files are those read into the
+// cluster, the kernel tables the Kernels kind, the timeline the Timeline kind; the slices come
+// from files read into the timeline; a name not read has none.
+constexpr bool rolesAreConsistent()
+{
+    for (const FileKindRow& r : kRows) {
+        if (r.roles.has(FileRole::Cluster) != (r.into == ReadsInto::Cluster)
+            || r.roles.has(FileRole::Kernels) != (r.kind == Kernels)
+            || r.roles.has(FileRole::Timeline) != (r.kind == FileKind::Timeline)
+            || (r.roles.has(FileRole::Slices) && r.into != ReadsInto::Timeline)
+            || (r.kind == Unknown && r.roles != FileRoles {}))
+            return false;
+    }
+    return true;
+}
+
 static_assert(namesAreConsistent(), "file kind rows: unique, non-empty names and labels");
+static_assert(rolesAreConsistent(), "file kind rows: roles that contradict the row's kind or destination");
 static_assert(everyKindHasARow(), "file kinds: every FileKind but Unknown has a row");
 
 } // namespace
@@ -391,10 +421,10 @@ const FileKindRow* kindRowNamed(std::string_view name)
     return nullptr;
 }
 
-bool isKernelTable(std::string_view name)
+FileRoles kindRoles(std::string_view name)
 {
     const FileKindRow* row = kindRowNamed(name);
-    return row && row->kind == FileKind::Kernels;
+    return row ? row->roles : FileRoles {};
 }
 
 const FileKindRow* matchFileName(std::string_view lowerName, std::string_view module, std::string_view ext)

@@ -4,7 +4,10 @@
 // goes (the timeline, the side tables or the cluster), which export it belongs to, the heap its
 // read is estimated to build and its label for people. Layout detection, the loader, its memory
 // budget check and the views take all of that from the table: a new kind is a row there and a
-// reader in readers.h.
+// reader in readers.h. What a file is to the code above the readers is its row's roles, which
+// the loader sets on the file's record: that code tests a role, not the kind's name.
+#include "model/store/diagnostics.h"
+
 #include <cstdint>
 #include <span>
 #include <string>
@@ -13,8 +16,6 @@
 
 namespace npuscope {
 struct ClusterData;
-struct Diagnostic;
-struct FileRecord;
 class Profile;
 struct ReadContext;
 } // namespace npuscope
@@ -103,6 +104,9 @@ struct FileKindRow {
     // False for files that are no problem of the profile when not read (SQLite's own files
     // beside a database, read by SQLite with it): the Problems list leaves them out.
     bool ignoredIsProblem = true;
+    // What a file of the row is to the rest of the program (FileRole, store/diagnostics.h),
+    // set on its FileRecord by the loader with its name.
+    FileRoles roles{};
 
     constexpr std::uint64_t heapBytes(std::uint64_t fileBytes) const
     {
@@ -119,13 +123,13 @@ std::span<const FileKindRow> fileKinds();
 // else the first row that does not (the test of the table checks it).
 std::string fileKindTableProblem();
 // The row of a kind (its first, when several names share it; they agree on everything but
-// name, label and detection). For Unknown, a row that reads nothing.
+// name, label, detection and roles). For Unknown, a row that reads nothing.
 const FileKindRow& kindRow(FileKind kind);
 // The row named `name` (FileRecord::kind), or null.
 const FileKindRow* kindRowNamed(std::string_view name);
-// Whether the kind named `name` (FileRecord::kind) is a kernel table (op_summary, kernel_details):
-// the file the per-operator views name as their source.
-bool isKernelTable(std::string_view name);
+// The roles of the kind named `name` (FileRecord::kind): its row's, none when no row is named so
+// (a file not recognised, a summary's own records).
+FileRoles kindRoles(std::string_view name);
 // The first row whose detection matches a lower-cased file name with parseFileName() `module`
 // and `ext`, or null.
 const FileKindRow* matchFileName(std::string_view lowerName, std::string_view module, std::string_view ext);

@@ -166,6 +166,7 @@ FileRecord plannedRecord(const layout::PlannedFile& f)
     FileRecord r;
     r.path = f.path;
     r.kind = f.kindName;
+    r.roles = layout::kindRoles(f.kindName);
     r.status = f.status == FileStatus::NotRead ? FileStatus::Ignored : f.status;
     r.note = f.note;
     r.bytes = f.bytes;
@@ -193,8 +194,8 @@ constexpr std::uint64_t kMapAhead = 16ull << 20;
 
 // Maps `f` and runs `read(kind, bytes, ctx)`, `kind` the row `f` is read with
 // (layout::kindRowForContent); failures to open become a Failed record plus an Error diagnostic
-// naming the file and the reason. Returns the record with path, kind and bytes set: the kind is
-// the planned one unless the content chose another.
+// naming the file and the reason. Returns the record with path, kind, roles and bytes set: the
+// kind is the planned one unless the content chose another.
 template <typename ReadFn, typename ReportFn>
 FileRecord mapAndRead(const layout::PlannedFile& f, const Env& env, ReadFn&& read, ReportFn&& report)
 {
@@ -254,6 +255,7 @@ FileRecord mapAndRead(const layout::PlannedFile& f, const Env& env, ReadFn&& rea
     }
     rec.path = f.path;
     rec.kind = readAs ? std::string(kind.name) : f.kindName;
+    rec.roles = readAs ? kind.roles : layout::kindRoles(f.kindName);
     rec.bytes = mf ? mf->size() : f.bytes;
     return rec;
 }

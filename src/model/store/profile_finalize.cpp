@@ -148,7 +148,7 @@ void reportDuplicateSlices(Profile& p)
         return;
     std::string file = p.root;
     for (const auto& f : p.files)
-        if (f.kind == "timeline" || f.kind == "simplified_tasks") {
+        if (f.has(FileRole::Slices)) {
             file = f.path;
             break;
         }
