@@ -107,28 +107,60 @@ std::string whyNotInPlan(const Candidate& c, const Taken& t, const std::vector<C
 
 std::vector<ClaimAtom> claimAtoms(const AdvisorReport& rep, const std::vector<ProfileFacts>& facts)
 {
-    std::map<std::uint64_t, std::vector<std::string>> byKey;
+    // The claiming findings' distinct ids, sorted: a set of them is a set of indexes, ordered as
+    // the ids are.
+    std::vector<std::string> names;
     for (const Finding& f : rep.findings)
-        if (f.status == Status::Fired)
-            for (std::uint64_t k : f.claims) {
-                auto& ids = byKey[k];
-                if (ids.empty() || ids.back() != f.id)
-                    ids.push_back(f.id);
-            }
-    std::map<std::vector<std::string>, ClaimAtom> atoms;
-    for (auto& [key, ids] : byKey) {
-        std::sort(ids.begin(), ids.end());
-        ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-        ClaimAtom& a = atoms[ids];
-        a.ids = ids;
+        if (f.status == Status::Fired && !f.claims.empty())
+            names.push_back(f.id);
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> claims; // (key, id index), by key then id
+    for (const Finding& f : rep.findings)
+        if (f.status == Status::Fired && !f.claims.empty()) {
+            const auto id = static_cast<std::uint32_t>(std::lower_bound(names.begin(), names.end(), f.id) - names.begin());
+            for (std::uint64_t k : f.claims)
+                claims.emplace_back(k, id);
+        }
+    std::sort(claims.begin(), claims.end());
+    claims.erase(std::unique(claims.begin(), claims.end()), claims.end());
+    std::map<std::vector<std::uint32_t>, ClaimAtom> atoms;
+    std::vector<std::uint32_t> ids;
+    for (std::size_t i = 0; i < claims.size();) {
+        const std::uint64_t key = claims[i].first;
+        ids.clear();
+        for (; i < claims.size() && claims[i].first == key; ++i)
+            ids.push_back(claims[i].second);
+        auto it = atoms.find(ids);
+        if (it == atoms.end())
+            it = atoms.emplace(ids, ClaimAtom{}).first;
+        ClaimAtom& a = it->second;
         ++a.tasks;
         a.ns += static_cast<double>(durOf(key, facts));
         a.keys.push_back(key);
     }
     std::vector<ClaimAtom> out;
-    for (auto& [ids, a] : atoms)
+    for (auto& [set, a] : atoms) {
+        for (std::uint32_t id : set)
+            a.ids.push_back(names[id]);
         out.push_back(std::move(a));
+    }
     return out;
+}
+
+int planItemFor(AdvisorReport& rep, const Finding& f)
+{
+    const std::string action = f.suggestions.empty() ? f.title : f.suggestions.front();
+    auto same = std::find_if(rep.plan.begin(), rep.plan.end(), [&](const PlanItem& p) { return p.action == action; });
+    if (same != rep.plan.end())
+        return static_cast<int>(same - rep.plan.begin());
+    PlanItem item;
+    item.findingId = f.id;
+    item.title = f.title;
+    item.action = action;
+    item.gain.estimated = true;
+    rep.plan.push_back(std::move(item));
+    return static_cast<int>(rep.plan.size()) - 1;
 }
 
 void buildPlan(AdvisorReport& rep, const std::vector<ProfileFacts>& facts)
@@ -182,19 +214,8 @@ void buildPlanFromAtoms(AdvisorReport& rep, std::vector<ClaimAtom> atoms)
             break;
         used[best] = 1;
         Finding& f = *cands[best].f;
-        const std::string action = f.suggestions.empty() ? f.title : f.suggestions.front();
-        // A finding whose action is one already in the plan adds its gain to that action: one
-        // thing to do is one line of the plan.
-        auto same = std::find_if(rep.plan.begin(), rep.plan.end(), [&](const PlanItem& p) { return p.action == action; });
-        const int index = same != rep.plan.end() ? static_cast<int>(same - rep.plan.begin()) : static_cast<int>(rep.plan.size());
-        if (same == rep.plan.end()) {
-            PlanItem item;
-            item.findingId = f.id;
-            item.title = f.title;
-            item.action = action;
-            item.gain.estimated = true;
-            rep.plan.push_back(std::move(item));
-        }
+        // A finding whose action is one already in the plan adds its gain to that action.
+        const int index = planItemFor(rep, f);
         PlanItem& item = rep.plan[static_cast<std::size_t>(index)];
         const bool capped = T > 0 && sum + bestGain > T;
         const double g = capped ? T - sum : bestGain;

@@ -12,6 +12,8 @@
 // gains add up to T minus the replayed step after the plan.
 #include "advisor/rule_context.h"
 
+#include "model/io/parallel.h"
+
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -121,10 +123,12 @@ struct Replayer {
     }
     std::optional<double> step(const RankChanges& c) const
     {
+        static const WhatIfChanges none;
         std::vector<double> all;
         for (std::size_t i = 0; i < models.size(); ++i) {
             const auto it = c.find(i);
-            const WhatIfResult r = models[i]->run(it == c.end() ? WhatIfChanges{} : it->second);
+            // The steps' times alone: the plan reads no critical path of the replay.
+            const WhatIfResult r = models[i]->run(it == c.end() ? none : it->second, WhatIfModel::Detail::StepsOnly);
             if (!r.ok)
                 continue;
             for (const auto& s : r.steps)
@@ -167,8 +171,19 @@ bool buildPlanByReplay(AdvisorReport& rep, const std::vector<ProfileFacts>& fact
         Cand c;
         c.f = &f;
         c.changes = changesOf(f, facts, c.how);
+        cands.push_back(std::move(c));
+    }
+    // Each candidate's replay alone, independent of the others: side by side.
+    std::vector<std::optional<double>> alone(cands.size());
+    parallelFor(cands.size(), 0, [&](std::size_t i) {
+        if (!cands[i].changes.empty())
+            alone[i] = rp.step(cands[i].changes);
+    });
+    for (std::size_t i = 0; i < cands.size(); ++i) {
+        Cand& c = cands[i];
+        Finding& f = *c.f;
         if (!c.changes.empty()) {
-            if (const auto s = rp.step(c.changes)) {
+            if (const auto& s = alone[i]) {
                 c.replayed = true;
                 c.gain = rp.base - *s;
                 // The finding's own gain, where its rule names the change, is the replay's.
@@ -182,7 +197,6 @@ bool buildPlanByReplay(AdvisorReport& rep, const std::vector<ProfileFacts>& fact
         }
         if (!c.replayed)
             c.gain = f.gain.nsPerStep;
-        cands.push_back(std::move(c));
     }
     std::stable_sort(cands.begin(), cands.end(), [](const Cand& a, const Cand& b) { return a.gain > b.gain; });
 
@@ -208,8 +222,9 @@ bool buildPlanByReplay(AdvisorReport& rep, const std::vector<ProfileFacts>& fact
         }
         double g = 0;
         std::string term;
-        RankChanges next = applied;
+        RankChanges next; // the earlier actions and this one (copied only for a replay)
         if (c.replayed) {
+            next = applied;
             for (const auto& [ri, ch] : c.changes)
                 next[ri].add(ch);
             const double s = rp.step(next).value_or(current);
@@ -240,18 +255,7 @@ bool buildPlanByReplay(AdvisorReport& rep, const std::vector<ProfileFacts>& fact
         } else {
             linear += g;
         }
-        const std::string action = f.suggestions.empty() ? f.title : f.suggestions.front();
-        auto same = std::find_if(rep.plan.begin(), rep.plan.end(), [&](const PlanItem& p) { return p.action == action; });
-        const int index = same != rep.plan.end() ? static_cast<int>(same - rep.plan.begin())
-                                                 : static_cast<int>(rep.plan.size());
-        if (same == rep.plan.end()) {
-            PlanItem item;
-            item.findingId = f.id;
-            item.title = f.title;
-            item.action = action;
-            item.gain.estimated = true;
-            rep.plan.push_back(std::move(item));
-        }
+        const int index = planItemFor(rep, f);
         PlanItem& item = rep.plan[static_cast<std::size_t>(index)];
         if (item.findingId != f.id) {
             item.alsoFindings.push_back(f.id);

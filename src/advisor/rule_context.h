@@ -4,6 +4,7 @@
 #include "advisor/finding.h"
 #include "advisor/report.h"
 #include "advisor/thresholds.h"
+#include "model/analysis/clock_align.h"
 #include "model/analysis/rank_facts.h"
 #include "model/store/session.h"
 
@@ -43,6 +44,7 @@ struct RuleCtx {
     const ProfileFacts* f;                // the rank under evaluation (null for cluster rules)
     const Thresholds& th;
     const RuleDef& def;
+    const ClockOptions* clock = nullptr; // the ranks' clocks (runAdvisor's `clock`); null: aligned
     double param(const char* key) const { return th.param(ruleId(), key); }
     const nlohmann::json& paramJson(const char* key) const { return th.paramJson(ruleId(), key); }
     const std::string& ruleId() const;
@@ -83,6 +85,10 @@ void buildPlan(AdvisorReport& rep, const std::vector<ProfileFacts>& facts);
 // step it saves after the earlier ones (action_plan_replay.cpp). False when nothing can be
 // replayed (no timeline): the caller weighs the claims instead.
 bool buildPlanByReplay(AdvisorReport& rep, const std::vector<ProfileFacts>& facts, std::vector<ClaimAtom>& atoms);
+// The index in rep.plan of the line for `f`'s action (its first suggestion, else its title):
+// the line already there with that action (one thing to do is one line of the plan), else a new
+// one taking `f`'s id and title.
+int planItemFor(AdvisorReport& rep, const Finding& f);
 // The fired findings' claims grouped into atoms (tasks claimed by the same findings).
 std::vector<ClaimAtom> claimAtoms(const AdvisorReport& rep, const std::vector<ProfileFacts>& facts);
 // The plan over the report's fired findings weighed by `atoms` (rep.claimAtoms when built by

@@ -318,7 +318,12 @@ void buildSteps(const Profile& p, StepGraph& g)
         g.steps.push_back(std::move(s));
     }
     for (GraphStep& s : g.steps) {
-        s.busy = clipIntervals(busy, s.begin, s.end);
+        // clipIntervals() from the first busy interval ending after the step's start (busy is
+        // sorted and disjoint: its ends grow too), not from the start of the whole run.
+        const auto from = std::partition_point(busy.begin(), busy.end(), [&](const Interval& i) { return i.end <= s.begin; });
+        for (auto it = from; it != busy.end() && it->begin < s.end; ++it)
+            if (const TimeNs lo = std::max(it->begin, s.begin), hi = std::min(it->end, s.end); hi > lo)
+                s.busy.push_back({lo, hi});
         s.deviceBegin = s.busy.empty() ? s.begin : s.busy.front().begin;
         s.deviceEnd = s.busy.empty() ? s.begin : s.busy.back().end;
         s.idle = subtractIntervals({{s.deviceBegin, s.deviceEnd}}, s.busy);

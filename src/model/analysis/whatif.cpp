@@ -14,6 +14,8 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <mutex>
+#include <numeric>
 #include <unordered_map>
 
 namespace npuscope {
@@ -84,6 +86,27 @@ struct WhatIfModel::Impl {
     std::unordered_map<std::uint32_t, std::uint32_t> devOf;    // slice row → dev index
     std::unordered_map<std::uint32_t, std::string> lowerTypes; // NameId → lower-cased type
     std::vector<std::string> notes;
+    // What every replay reads the same (prepare()): the host rows that synchronize, by row;
+    // whether `dev`'s starts never decrease (a replay then merges the host events into it); per
+    // step the measured end of its last work and of its device tasks outside `dev`; and the host
+    // work of the steps, by thread and end.
+    struct HostEnd {
+        TimeNs end;
+        std::uint32_t thread;
+        std::int32_t step;
+    };
+    std::vector<std::uint32_t> syncRows;
+    bool devSorted = false;
+    std::vector<TimeNs> lastMeasured, lastFixed;
+    std::vector<HostEnd> hostEnds;
+    // A replay's per-task columns, kept between replays (one replay at a time uses them), so
+    // that each does not fault in fresh pages.
+    struct Scratch {
+        std::vector<TimeNs> dur, st, en;
+        std::vector<char> done;
+    };
+    mutable std::mutex scratchMutex;
+    mutable Scratch scratch;
 
     explicit Impl(const Profile& prof)
         : p(prof), g(buildStepGraph(prof)), ov(computeOverlap(prof)), idle(idleCauses(prof, g))
@@ -93,6 +116,7 @@ struct WhatIfModel::Impl {
 
     void build();
     void classify();
+    void prepare();
     // Host tracks of one thread (its Python and CANN tracks) share one history: by tid.
     std::vector<std::uint32_t> threadOf; // track → thread index
     std::size_t threads = 0;
@@ -131,6 +155,7 @@ void WhatIfModel::Impl::build()
         notes.push_back("no step graph: nothing to replay");
         return;
     }
+    dev.reserve(g.deviceByStart.size());
     for (std::uint32_t row : g.deviceByStart) {
         if (row >= sl.size() || g.kind[row] != NodeKind::DeviceTask)
             continue;
@@ -182,6 +207,7 @@ void WhatIfModel::Impl::build()
         }
     }
     classify();
+    prepare();
     if (!g.hasLaunchFlows)
         notes.push_back("no launch flows: device tasks replay on stream order and waits only");
     for (const auto& m : g.missing)
@@ -224,6 +250,31 @@ void WhatIfModel::Impl::classify()
         }
 }
 
+void WhatIfModel::Impl::prepare()
+{
+    const auto& sl = p.slices;
+    devSorted = std::is_sorted(dev.begin(), dev.end(), [](const Dev& a, const Dev& b) { return a.start < b.start; });
+    lastMeasured.assign(g.steps.size(), -kMaxTimeNs);
+    lastFixed.assign(g.steps.size(), -kMaxTimeNs);
+    for (std::uint32_t row = 0; row < sl.size(); ++row) {
+        const NodeKind k = g.kind[row];
+        const bool host = k == NodeKind::Python || k == NodeKind::Cann;
+        if (host && g.role[row] == NodeRole::Sync)
+            syncRows.push_back(row);
+        const int s = g.step[row];
+        if (s < 0 || static_cast<std::size_t>(s) >= g.steps.size() || k == NodeKind::None || k == NodeKind::Collective)
+            continue;
+        const auto si = static_cast<std::size_t>(s);
+        lastMeasured[si] = std::max(lastMeasured[si], sl.end(row));
+        if (host)
+            hostEnds.push_back({sl.end(row), thread(row), s});
+        else if (devOf.find(row) == devOf.end())
+            lastFixed[si] = std::max(lastFixed[si], sl.end(row));
+    }
+    std::sort(hostEnds.begin(), hostEnds.end(),
+              [](const HostEnd& a, const HostEnd& b) { return a.thread != b.thread ? a.thread < b.thread : a.end < b.end; });
+}
+
 WhatIfModel::WhatIfModel(const Profile& p) : m(std::make_unique<Impl>(p)) {}
 WhatIfModel::~WhatIfModel() = default;
 WhatIfModel::WhatIfModel(WhatIfModel&&) noexcept = default;
@@ -236,67 +287,6 @@ std::vector<std::uint32_t> WhatIfModel::rowsOfType(const std::string& type) cons
     for (const Dev& d : m->dev)
         if (m->lowerTypes.at(d.type) == t)
             out.push_back(d.row);
-    return out;
-}
-
-const std::vector<std::string>& whatIfCauses()
-{
-    static const std::vector<std::string> causes = [] {
-        std::vector<std::string> v;
-        for (std::size_t i = 0; i < kIdleCauseCount; ++i)
-            v.push_back(idleCauseKey(static_cast<IdleCause>(i)));
-        return v;
-    }();
-    return causes;
-}
-
-bool WhatIfChanges::empty() const
-{
-    return scaleTypes.empty() && scaleRows.empty() && saveRows.empty() && fusedRows.empty() && removeCauses.empty()
-           && !overlapComm;
-}
-
-void WhatIfChanges::add(const WhatIfChanges& o)
-{
-    scaleTypes.insert(scaleTypes.end(), o.scaleTypes.begin(), o.scaleTypes.end());
-    for (const auto& [r, f] : o.scaleRows) {
-        auto [it, fresh] = scaleRows.try_emplace(r, f);
-        if (!fresh)
-            it->second *= f;
-    }
-    for (const auto& [r, ns] : o.saveRows)
-        saveRows[r] += ns;
-    fusedRows.insert(o.fusedRows.begin(), o.fusedRows.end());
-    for (const auto& c : o.removeCauses)
-        if (std::find(removeCauses.begin(), removeCauses.end(), c) == removeCauses.end())
-            removeCauses.push_back(c);
-    overlapComm = overlapComm || o.overlapComm;
-}
-
-std::vector<std::string> WhatIfChanges::describe() const
-{
-    std::vector<std::string> out;
-    for (const auto& [t, f] : scaleTypes) {
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "%g", f);
-        out.push_back("scale " + t + " x " + buf);
-    }
-    if (!scaleRows.empty())
-        out.push_back("scale " + std::to_string(scaleRows.size()) + " tasks by their findings' estimates");
-    if (!saveRows.empty()) {
-        double ns = 0;
-        for (const auto& [r, s] : saveRows)
-            ns += static_cast<double>(s);
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "%.3f", ns / 1e6);
-        out.push_back("shorten " + std::to_string(saveRows.size()) + " tasks by " + buf + " ms in all (HBM round trips saved)");
-    }
-    if (!fusedRows.empty())
-        out.push_back("fuse " + std::to_string(fusedRows.size()) + " tasks into their stream predecessors (no gap, no launch)");
-    for (const auto& c : removeCauses)
-        out.push_back("remove " + c);
-    if (overlapComm)
-        out.push_back("overlap communication (compute no longer waits for collectives)");
     return out;
 }
 
@@ -319,12 +309,23 @@ struct WhatIfModel::Replay {
     const StepGraph& g;
     const SliceTable& sl;
     std::size_t n;
+    WhatIfModel::Detail detail = WhatIfModel::Detail::Full;
     WhatIfResult res;
     std::vector<TimeNs> dur, st, en;
     std::vector<char> done;
+    void swapScratch(Impl::Scratch& s)
+    {
+        dur.swap(s.dur);
+        st.swap(s.st);
+        en.swap(s.en);
+        done.swap(s.done);
+    }
     std::unordered_set<std::uint32_t> removedHost;
-    std::unordered_map<std::uint32_t, TimeNs> cutGap; // dev index → ns of its binding gap removed
-    std::unordered_map<std::uint32_t, TimeNs> cutLaunch;
+    // By dev index: the ns of its binding gap (its launch wait) removed, kNoCut where none; empty
+    // when none is. `cuts` counts the tasks with one.
+    static constexpr TimeNs kNoCut = -kMaxTimeNs;
+    std::vector<TimeNs> cutGap, cutLaunch;
+    std::size_t cuts = 0;
     std::vector<std::vector<std::pair<TimeNs, TimeNs>>> hist; // per thread: (time, cumulative shift)
     std::vector<HostEv> hostEv;
     std::vector<TimeNs> syncEnd;
@@ -389,12 +390,15 @@ struct WhatIfModel::Replay {
         for (std::size_t i = 0; i < n; ++i) {
             const Dev& d = I.dev[i];
             double x = static_cast<double>(d.dur);
-            if (auto it = typeScale.find(d.type); it != typeScale.end())
-                x *= it->second;
-            if (auto it = c.scaleRows.find(d.row); it != c.scaleRows.end())
-                x *= std::max(0.0, it->second);
-            if (auto it = c.saveRows.find(d.row); it != c.saveRows.end())
-                x -= static_cast<double>(it->second);
+            if (!typeScale.empty())
+                if (auto it = typeScale.find(d.type); it != typeScale.end())
+                    x *= it->second;
+            if (!c.scaleRows.empty())
+                if (auto it = c.scaleRows.find(d.row); it != c.scaleRows.end())
+                    x *= std::max(0.0, it->second);
+            if (!c.saveRows.empty())
+                if (auto it = c.saveRows.find(d.row); it != c.saveRows.end())
+                    x -= static_cast<double>(it->second);
             dur[i] = std::max<TimeNs>(0, roundNs(x));
         }
     }
@@ -402,15 +406,26 @@ struct WhatIfModel::Replay {
     {
         // Removed causes: the host slices idle_causes blames take no time; a device-side or launch
         // wait loses the idle time blamed on it.
+        if (c.removeCauses.empty())
+            return;
+        bool removed[kIdleCauseCount] = {};
+        for (std::size_t k = 0; k < kIdleCauseCount; ++k)
+            removed[k] = std::find(c.removeCauses.begin(), c.removeCauses.end(), idleCauseKey(static_cast<IdleCause>(k)))
+                         != c.removeCauses.end();
         for (const IdleGap& gap : I.idle.gaps) {
-            const std::string key = idleCauseKey(gap.cause);
-            if (std::find(c.removeCauses.begin(), c.removeCauses.end(), key) == c.removeCauses.end())
+            const auto k = static_cast<std::size_t>(gap.cause);
+            if (k >= kIdleCauseCount || !removed[k])
                 continue;
             if (hostCause(gap.cause)) {
                 if (gap.hostSlice != kNone && gap.hostSlice < sl.size())
                     removedHost.insert(gap.hostSlice);
             } else if (auto it = I.devOf.find(gap.task); it != I.devOf.end()) {
-                (gap.cause == IdleCause::Launch ? cutLaunch : cutGap)[it->second] += gap.dur();
+                std::vector<TimeNs>& cut = gap.cause == IdleCause::Launch ? cutLaunch : cutGap;
+                if (cut.empty())
+                    cut.assign(n, kNoCut);
+                TimeNs& v = cut[it->second];
+                cuts += v == kNoCut ? 1 : 0;
+                v = (v == kNoCut ? 0 : v) + gap.dur();
             }
         }
     }
@@ -418,10 +433,14 @@ struct WhatIfModel::Replay {
     {
         // Host events per track: (time, cumulative shift) histories, built in time order.
         hist.assign(I.threads, {});
-        for (std::uint32_t row = 0; row < sl.size(); ++row) {
-            const NodeKind k = g.kind[row];
-            if (k != NodeKind::Python && k != NodeKind::Cann)
-                continue;
+        // The host rows that synchronize and the removed ones, by row.
+        std::vector<std::uint32_t> rows = I.syncRows;
+        for (std::uint32_t row : removedHost)
+            if ((g.kind[row] == NodeKind::Python || g.kind[row] == NodeKind::Cann) && g.role[row] != NodeRole::Sync)
+                rows.push_back(row);
+        if (rows.size() > I.syncRows.size())
+            std::sort(rows.begin(), rows.end());
+        for (std::uint32_t row : rows) {
             const NodeRole r = g.role[row];
             const bool removed = removedHost.count(row) != 0;
             if (removed) { // only the outermost removed slice counts
@@ -480,10 +499,10 @@ struct WhatIfModel::Replay {
         const Dev& d = I.dev[i];
         const bool fused = c.fusedRows.count(d.row) != 0;
         TimeNs gap[3] = {d.gap[0], d.gap[1], d.gap[2]};
-        if (auto it = cutGap.find(static_cast<std::uint32_t>(i)); it != cutGap.end() && d.bind != kFirst)
-            gap[d.bind] = std::max<TimeNs>(0, gap[d.bind] - it->second);
-        if (auto it = cutLaunch.find(static_cast<std::uint32_t>(i)); it != cutLaunch.end())
-            gap[kLaunch] = std::max<TimeNs>(0, gap[kLaunch] - it->second);
+        if (!cutGap.empty() && cutGap[i] != kNoCut && d.bind != kFirst)
+            gap[d.bind] = std::max<TimeNs>(0, gap[d.bind] - cutGap[i]);
+        if (!cutLaunch.empty() && cutLaunch[i] != kNoCut)
+            gap[kLaunch] = std::max<TimeNs>(0, gap[kLaunch] - cutLaunch[i]);
         TimeNs s = -kMaxTimeNs;
         if (d.prev != kNone) {
             const TimeNs pe = done[d.prev] ? en[d.prev] : I.dev[d.prev].start + I.dev[d.prev].dur;
@@ -510,7 +529,24 @@ struct WhatIfModel::Replay {
     }
     void simulate()
     {
-        // Events in time order: device tasks at their start, host events at their end.
+        // Events in time order: device tasks at their start, host events at their end (a device
+        // task first on a tie).
+        if (I.devSorted) {
+            syncEnd.assign(hostEv.size(), 0);
+            stepLast.assign(g.steps.size(), kNone);
+            std::vector<std::uint32_t> byAt(hostEv.size());
+            std::iota(byAt.begin(), byAt.end(), 0u);
+            std::stable_sort(byAt.begin(), byAt.end(), [&](auto a, auto b) { return hostEv[a].at < hostEv[b].at; });
+            std::size_t h = 0;
+            for (std::size_t i = 0; i < n; ++i) {
+                for (; h < byAt.size() && hostEv[byAt[h]].at < I.dev[i].start; ++h)
+                    syncEvent(byAt[h]);
+                deviceEvent(i);
+            }
+            for (; h < byAt.size(); ++h)
+                syncEvent(byAt[h]);
+            return;
+        }
         std::vector<std::pair<TimeNs, std::int64_t>> order; // (time, dev index or -(host event index + 1))
         order.reserve(n + hostEv.size());
         for (std::size_t i = 0; i < n; ++i)
@@ -530,21 +566,26 @@ struct WhatIfModel::Replay {
     void lastWork()
     {
         // Per step: the measured and the replayed end of its last work.
-        last.assign(g.steps.size(), -kMaxTimeNs);
-        last2.assign(g.steps.size(), -kMaxTimeNs);
-        for (std::uint32_t row = 0; row < sl.size(); ++row) {
-            const NodeKind k = g.kind[row];
-            const int s = g.step[row];
-            if (s < 0 || static_cast<std::size_t>(s) >= g.steps.size() || k == NodeKind::None || k == NodeKind::Collective)
-                continue;
-            const auto si = static_cast<std::size_t>(s);
-            last[si] = std::max(last[si], sl.end(row));
-            if (k == NodeKind::DeviceTask) {
-                const auto it = I.devOf.find(row);
-                last2[si] = std::max(last2[si], it != I.devOf.end() ? en[it->second] : sl.end(row));
-            } else {
-                last2[si] = std::max(last2[si], sl.end(row) + I.hostShiftAt(hist, I.thread(row), sl.end(row)));
+        last = I.lastMeasured;
+        last2 = I.lastFixed;
+        for (std::size_t i = 0; i < n; ++i)
+            if (const int s = I.dev[i].step; s >= 0 && static_cast<std::size_t>(s) < last2.size())
+                last2[static_cast<std::size_t>(s)] = std::max(last2[static_cast<std::size_t>(s)], en[i]);
+        // The host work, each thread's by end: its shift history (by time) swept along.
+        std::size_t j = 0;
+        for (std::size_t k = 0; k < I.hostEnds.size(); ++k) {
+            const Impl::HostEnd& h = I.hostEnds[k];
+            if (k == 0 || h.thread != I.hostEnds[k - 1].thread)
+                j = 0;
+            TimeNs shift = 0;
+            if (h.thread < hist.size()) {
+                const auto& hh = hist[h.thread];
+                for (; j < hh.size() && hh[j].first <= h.end; ++j) {
+                }
+                shift = j == 0 ? 0 : hh[j - 1].second;
             }
+            auto& l2 = last2[static_cast<std::size_t>(h.step)];
+            l2 = std::max(l2, h.end + shift);
         }
     }
     void stepRows()
@@ -702,7 +743,8 @@ struct WhatIfModel::Replay {
             predicted.push_back(ws.predictedNs);
             measured.push_back(ws.measuredNs);
         }
-        boundBy();
+        if (detail == WhatIfModel::Detail::Full)
+            boundBy();
         res.measuredStepNs = medianOfSteps(measured, stats.isPartial);
         res.predictedStepNs = medianOfSteps(predicted, stats.isPartial);
         bool anyComm = false;
@@ -713,19 +755,23 @@ struct WhatIfModel::Replay {
                 "single-rank replay: each collective keeps its measured duration (its peers are not in the data)");
         else if (anyComm)
             res.notes.push_back("each collective keeps its measured duration (its peers are not in the data)");
-        if (!c.removeCauses.empty() && removedHost.empty() && cutGap.empty() && cutLaunch.empty())
+        if (!c.removeCauses.empty() && removedHost.empty() && cuts == 0)
             res.notes.push_back("no idle time is attributed to the removed causes: --remove changes nothing");
         res.ok = true;
     }
 };
 
-WhatIfResult WhatIfModel::run(const WhatIfChanges& c) const
+WhatIfResult WhatIfModel::run(const WhatIfChanges& c, Detail detail) const
 {
     Replay r(*m, c);
+    r.detail = detail;
     r.res.changes = c.describe();
     r.res.notes = m->notes;
     if (!r.valid())
         return r.res;
+    std::unique_lock lock(m->scratchMutex, std::try_to_lock);
+    if (lock.owns_lock())
+        r.swapScratch(m->scratch);
     r.durations();
     r.causes();
     r.hostEvents();
@@ -733,7 +779,9 @@ WhatIfResult WhatIfModel::run(const WhatIfChanges& c) const
     r.lastWork();
     r.stepRows();
     r.finish();
-    return r.res;
+    if (lock.owns_lock())
+        r.swapScratch(m->scratch);
+    return std::move(r.res);
 }
 
 WhatIfResult replayWhatIf(const Profile& p, const WhatIfChanges& c)

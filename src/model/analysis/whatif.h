@@ -106,7 +106,11 @@ public:
     ~WhatIfModel();
     WhatIfModel(WhatIfModel&&) noexcept;
     WhatIfModel& operator=(WhatIfModel&&) noexcept;
-    WhatIfResult run(const WhatIfChanges& c) const;
+    // What run() computes: everything, or the steps' replayed times alone (StepsOnly: no
+    // critical-path walk, so the steps' and the result's boundBy, idleByCause and pathTop stay
+    // empty; every other field is the same).
+    enum class Detail { Full, StepsOnly };
+    WhatIfResult run(const WhatIfChanges& c, Detail detail = Detail::Full) const;
     // The device task rows (timeline slices) of an op type, as scaleTypes matches them.
     std::vector<std::uint32_t> rowsOfType(const std::string& type) const;
 
