@@ -2,6 +2,7 @@
 // Runs every advisor rule; exit 0 whether or not findings fire, 1 when the input cannot be
 // loaded (or the report cannot be written), 2 on usage errors.
 #include "app/cli.h"
+#include "app/cli_collectives.h"
 
 #include "advisor/advisor.h"
 #include "advisor/cluster_summary_advice.h"
@@ -23,7 +24,7 @@ namespace {
 void usage(std::FILE* out)
 {
     std::fputs("Usage: npuscope advise PATH [--format text|markdown|json|html|pdf] [-o FILE] [--advisor-config FILE]\n"
-               "       [--prefer text|db] [--run N] [--no-cache]\n"
+               "       [--prefer text|db] [--run N] [--no-cache] [--clock raw|aligned] [--clock-offset RANK=NS]...\n"
                "  Run the performance advisor on a profiling folder or file, or on a cluster summary\n"
                "  (npuscope cluster-summary): its cluster rules and the ranks' findings.\n"
                "  --format          report format (default text, to stdout)\n"
@@ -33,6 +34,11 @@ void usage(std::FILE* out)
                "  --run N           the run to open when PATH holds several unrelated runs ('npuscope info PATH'\n"
                "                    lists them)\n"
                "  --no-cache        read the files, not the session cache, and do not write it\n"
+               "  --clock raw|aligned  the ranks' clocks for the cluster rules (CLU-LATE: arrivals, spreads,\n"
+               "                    reasons and the replayed gain): each rank's own, or aligned by the ends of\n"
+               "                    the collectives (default); a summary's cluster findings stay as written\n"
+               "  --clock-offset R=NS  rank R's clock offset (aligned = file time - NS; NS in ns or with a\n"
+               "                    unit, e.g. 1=-5.6ms); repeatable; overrides the estimate\n"
                "Exit codes: 0 report written (with or without findings), 1 input problem, 2 usage.\n",
                out);
 }
@@ -88,6 +94,28 @@ int checkOptions(const std::string& format, const std::string& output, const std
     return 0;
 }
 
+// --clock raw|aligned or --clock-offset RANK=NS at args[i], its value after '=' or next, read by
+// the parser `analyze` uses: 0 when read, 2 (the usage exit code, said on stderr) when wrong, -1
+// when args[i] is neither.
+int clockFlag(const Args& args, std::size_t& i, ClockOptions& clock)
+{
+    const std::string& a = args[i];
+    const std::string flag = a.substr(0, a.find('='));
+    if (flag != "--clock" && flag != "--clock-offset")
+        return -1;
+    std::string why;
+    if (a.size() > flag.size())
+        why = parseClockOption(flag, a.substr(flag.size() + 1), clock);
+    else if (i + 1 < args.size())
+        why = parseClockOption(flag, args[++i], clock);
+    else
+        why = flag + " needs a value";
+    if (why.empty())
+        return 0;
+    std::fprintf(stderr, "npuscope advise: %s\n", why.c_str());
+    return 2;
+}
+
 } // namespace
 
 int advise(const Args& args)
@@ -100,6 +128,7 @@ int advise(const Args& args)
     Prefer prefer = Prefer::Auto;
     bool useCache = true;
     std::size_t run = 0;
+    ClockOptions clock;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         auto value = [&](std::string& dst) {
@@ -139,6 +168,9 @@ int advise(const Args& args)
                 std::fprintf(stderr, "npuscope advise: --run needs a run number from 1 up\n");
                 return 2;
             }
+        } else if (const int c = clockFlag(args, i, clock); c >= 0) {
+            if (c != 0)
+                return c;
         } else if (!a.empty() && a[0] == '-') {
             std::fprintf(stderr, "npuscope advise: unknown option '%s'\nTry 'npuscope advise --help'.\n", a.c_str());
             return 2;
@@ -178,7 +210,7 @@ int advise(const Args& args)
     const advisor::Thresholds th = advisor::Thresholds::load(to);
     for (const auto& w : th.warnings())
         std::fprintf(stderr, "npuscope advise: warning: %s\n", w.c_str());
-    const advisor::AdvisorReport report = advisor::adviseSession(*loaded.session, th);
+    const advisor::AdvisorReport report = advisor::adviseSession(*loaded.session, th, nullptr, &clock);
 
     return writeAdvice(report, format, output);
 }

@@ -2,6 +2,7 @@
 // L2, HBM, exposed communication) and the per-operator diff; with --validate-advice the baseline's
 // findings checked against the optimized run (advisor/advice_check.h).
 #include "app/cli.h"
+#include "app/cli_collectives.h"
 #include "app/cli_table.h"
 #include "app/qt_parts.h"
 
@@ -18,6 +19,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 
 #include <unistd.h>
@@ -53,6 +55,10 @@ const char* kHelp =
     "  --peak-hbm-gbps X       peak HBM bandwidth (default: per chip, 1200)\n"
     "  --same-within PCT       a change under PCT % is 'same' (default 1; 0 to 50)\n"
     "  --no-advisor            skip the advisor diff (faster on large profiles)\n"
+    "  --clock raw|aligned     the ranks' clocks of both runs for the advisor's cluster rules (CLU-LATE):\n"
+    "                          each rank's own, or aligned by the ends of the collectives (default)\n"
+    "  --clock-offset R=NS     rank R's clock offset in both runs (aligned = file time - NS; NS in ns or\n"
+    "                          with a unit, e.g. 1=-5.6ms); repeatable; overrides the estimate\n"
     "  --validate-advice       check the baseline's findings against the optimized run: each one's\n"
     "                          status (fixed: absent, or the time it covers fell by >= 80 % of its\n"
     "                          predicted gain; partly: present and fell by >= 20 %; remaining:\n"
@@ -107,6 +113,7 @@ struct AdviceFlags {
     bool off = false;             // --no-advisor
     bool validate = false;        // --validate-advice
     bool failIfRegressed = false; // --fail-if-regressed
+    ClockOptions clock;           // --clock, --clock-offset
 };
 
 // The advisor diff of both runs into r (unless --no-advisor) and, for --validate-advice or
@@ -118,7 +125,8 @@ std::vector<std::string> addAdvice(CompareResult& r, const Session& base, const 
 {
     if (!f.off) {
         const advisor::Thresholds th = advisor::Thresholds::load();
-        const advisor::AdvisorReport rb = advisor::adviseSession(base, th), rc = advisor::adviseSession(cur, th);
+        const advisor::AdvisorReport rb = advisor::adviseSession(base, th, nullptr, &f.clock),
+                                     rc = advisor::adviseSession(cur, th, nullptr, &f.clock);
         if (f.validate || f.failIfRegressed) {
             advisor::compareAdvice(r, rb, rc, &base, &cur, groupBy);
         } else {
@@ -137,6 +145,18 @@ int reportRegressions(const std::vector<std::string>& reasons)
     for (const std::string& why : reasons)
         std::fprintf(stderr, "npuscope compare: regressed: %s\n", text::forTerminal(why).c_str());
     return 3;
+}
+
+// An option compare() does not read itself: --clock raw|aligned or --clock-offset RANK=NS (its
+// value after '=' or next, through `take`), read by the parser `analyze` uses. "" when read,
+// else the usage message (an unknown option's too).
+std::string clockOrUnknown(const std::string& a, const std::function<bool(std::string&)>& take, ClockOptions& clock)
+{
+    const std::string flag = a.substr(0, a.find('='));
+    if (flag != "--clock" && flag != "--clock-offset")
+        return "unknown option '" + a + "'";
+    std::string v;
+    return take(v) ? parseClockOption(flag, v, clock) : flag + " needs a value";
 }
 
 } // namespace
@@ -205,7 +225,8 @@ int compare(const Args& args)
             if (!take(exportPath))
                 return usage("--export needs a file name");
         } else if (a.size() > 1 && a[0] == '-') {
-            return usage("unknown option '" + a + "'");
+            if (const std::string why = clockOrUnknown(a, take, advice.clock); !why.empty())
+                return usage(why);
         } else {
             paths.push_back(a);
         }

@@ -491,12 +491,13 @@ Jobs planJobs(const std::vector<RuleDef>& defs, const std::vector<ProfileFacts>&
 }
 
 // Runs one job; a rule that throws reports an error instead of findings.
-void runJob(Job& job, const Session& session, const std::vector<ProfileFacts>& facts, const Thresholds& th)
+void runJob(Job& job, const Session& session, const std::vector<ProfileFacts>& facts, const Thresholds& th,
+            const ClockOptions* clock)
 {
     RuleOut& out = job.out;
     out.ruleId = job.def->id;
     out.category = job.def->category;
-    RuleCtx ctx{session, facts, job.f, th, *job.def};
+    RuleCtx ctx{session, facts, job.f, th, *job.def, clock};
     try {
         job.def->run(ctx, out);
     } catch (const std::exception& e) {
@@ -709,7 +710,8 @@ void countFindings(const std::vector<Finding>& fired, const std::vector<Finding>
         sm.topGains.push_back(byGain[i]->id);
 }
 
-AdvisorReport runAdvisor(const Session& session, const Thresholds& th, const std::atomic<bool>* cancel)
+AdvisorReport runAdvisor(const Session& session, const Thresholds& th, const std::atomic<bool>* cancel,
+                         const ClockOptions* clock)
 {
     // The rules' working memory is reused from rule to rule, and over a large session they get
     // the heap a load of its size gets (huge pages where the process manages them).
@@ -751,7 +753,7 @@ AdvisorReport runAdvisor(const Session& session, const Thresholds& th, const std
     parallelFor(plan.jobs.size(), 0, [&](std::size_t j) {
         if (cancel && cancel->load())
             return;
-        runJob(plan.jobs[j], session, facts, th);
+        runJob(plan.jobs[j], session, facts, th, clock);
     });
 
     std::vector<Finding> fired, others;

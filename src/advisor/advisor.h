@@ -10,10 +10,16 @@
 #include <string>
 #include <vector>
 
+namespace npuscope {
+struct ClockOptions; // model/analysis/clock_align.h
+} // namespace npuscope
+
 namespace npuscope::advisor {
 
+// `clock`: the ranks' clocks for the rules that compare them across ranks (CLU-LATE), as
+// `--clock` / `--clock-offset` give them; null: aligned by the collectives.
 AdvisorReport runAdvisor(const Session& session, const Thresholds& thresholds,
-                         const std::atomic<bool>* cancel = nullptr);
+                         const std::atomic<bool>* cancel = nullptr, const ClockOptions* clock = nullptr);
 
 struct RuleInfo {
     std::string id;

@@ -690,10 +690,11 @@ AdvisorReport adviseSummary(const Session& summarySession, const json& summary, 
     return rep;
 }
 
-AdvisorReport adviseSession(const Session& session, const Thresholds& th, const std::atomic<bool>* cancel)
+AdvisorReport adviseSession(const Session& session, const Thresholds& th, const std::atomic<bool>* cancel,
+                            const ClockOptions* clock)
 {
     if (session.source != "summary")
-        return runAdvisor(session, th, cancel);
+        return runAdvisor(session, th, cancel, clock);
     json summary;
     std::string error;
     if (!cluster_summary::readSummary(session.root, summary, &error)) {
@@ -701,7 +702,11 @@ AdvisorReport adviseSession(const Session& session, const Thresholds& th, const 
         rep.warnings.push_back("The cluster findings could not be read again from the summary: " + error);
         return rep;
     }
-    return adviseSummary(session, summary, th, cancel);
+    AdvisorReport rep = adviseSummary(session, summary, th, cancel);
+    if (clock && (clock->raw || !clock->manual.empty()))
+        rep.warnings.push_back("The cluster findings of a summary are as it was written, with the ranks' clocks aligned "
+                               "by the collectives: --clock and --clock-offset apply to rank folders only.");
+    return rep;
 }
 
 } // namespace npuscope::advisor

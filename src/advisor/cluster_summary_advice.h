@@ -38,6 +38,9 @@ AdvisorReport adviseSummary(const Session& summarySession, const nlohmann::json&
 
 // runAdvisor, or adviseSummary when `session` was read from a cluster summary (Session::source
 // "summary"; its file is read again). Every report on a loaded session goes through here.
-AdvisorReport adviseSession(const Session& session, const Thresholds& th, const std::atomic<bool>* cancel = nullptr);
+// `clock` (--clock, --clock-offset) reaches the rules of a folder's session; a summary's cluster
+// findings stay as written (aligned), and the report says so when another clock was asked for.
+AdvisorReport adviseSession(const Session& session, const Thresholds& th, const std::atomic<bool>* cancel = nullptr,
+                            const ClockOptions* clock = nullptr);
 
 } // namespace npuscope::advisor

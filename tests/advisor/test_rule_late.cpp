@@ -1,8 +1,9 @@
 // CLU-LATE (rules_cluster_late.cpp) on a generated cluster whose rank 2 is planted late at one
 // collective of each step (an extra MatMulV2 of 2 ms): the finding names rank 2, its evidence
-// is the planted instances, and its gain per step lies between the planted arrival lag (the
-// late rank's start − the latest other rank's, from the generator's truth) and that lag plus
-// the spread of the other ranks' arrivals (under 0.4 ms in cluster-slowrank).
+// is the planted instances, and its gain per step, from the replay of the steps without rank 2's
+// delays, lies between the planted arrival lag (the late rank's start − the latest other rank's,
+// from the generator's truth) and that lag plus the spread of the other ranks' arrivals (under
+// 0.4 ms in cluster-slowrank).
 #include "advisor/rule_helpers.h"
 #include "advisor_fixture.h"
 #include "model/formats/loader.h"
@@ -59,6 +60,8 @@ private slots:
         QVERIFY2(late->gain.nsPerStep >= lag - 20'000 && late->gain.nsPerStep <= lag + 400'000,
                  qPrintable(QString("gain %1, lag %2").arg(late->gain.nsPerStep).arg(lag)));
         QCOMPARE(late->costNs, roundNs(late->gain.nsPerStep));
+        // The gain is the replay of the steps without rank 2's delays (collectives_replay.h).
+        QVERIFY2(late->gain.formula.rfind("replay without rank 2's delays: step ", 0) == 0, late->gain.formula.c_str());
     }
 };
 

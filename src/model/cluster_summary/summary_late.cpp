@@ -1,5 +1,6 @@
 #include "model/cluster_summary/summary_late.h"
 
+#include "model/analysis/collectives_replay.h"
 #include "model/formats/loader.h"
 
 #include <algorithm>
@@ -55,7 +56,7 @@ bool instanceFromJson(const json& j, LateInstance& out)
 
 } // namespace
 
-LateSummary lateSummaryOf(const CollectivesResult& r, std::size_t top)
+LateSummary lateSummaryOf(const Session& session, const CollectivesResult& r, std::size_t top)
 {
     LateSummary s;
     s.instances = r.instances.size();
@@ -68,6 +69,12 @@ LateSummary lateSummaryOf(const CollectivesResult& r, std::size_t top)
     s.inputs.push_back("collectives on the timelines of " + std::to_string(r.clock.ranks.size()) + " ranks, " + r.clock.status);
     for (const std::string& p : r.problems)
         s.inputs.push_back(p);
+    const CollectivesReplay rp = replayCollectives(session, r);
+    s.replayResidualNs = rp.residualNs;
+    s.inputs.push_back("the steps replayed over " + std::to_string(r.instances.size()) + " collective instances, residual "
+                       + std::to_string(rp.residualNs) + " ns");
+    for (const std::string& p : rp.problems)
+        s.inputs.push_back("replay: " + p);
     for (const RankWaitCaused& w : r.ranks) {
         if (w.lastCount == 0)
             continue;
@@ -92,6 +99,13 @@ LateSummary lateSummaryOf(const CollectivesResult& r, std::size_t top)
             lr.top.push_back(instanceOf(*mine[k]));
         if (worst)
             lr.worst = instanceOf(*worst);
+        for (const RankReplayGain& g : rp.ranks)
+            if (g.rank == w.rank) {
+                lr.replayed = true;
+                lr.replayGainNs = g.gainNs;
+                lr.stepNs = g.stepNs;
+                lr.replayedStepNs = g.replayedStepNs;
+            }
         s.ranks.push_back(std::move(lr));
     }
     return s;
@@ -116,11 +130,13 @@ LateSummary addLateRanks(json& doc)
                          "again"
                          + (l.error.empty() ? std::string() : ": " + l.error) + ")";
         else
-            late = lateSummaryOf(analyzeCollectives(*l.session), kLateTopInstances);
+            late = lateSummaryOf(*l.session, analyzeCollectives(*l.session), kLateTopInstances);
     }
     json section = {{"checked", late.checked}, {"steps", late.steps}, {"instances", late.instances}, {"inputs", late.inputs}};
     if (!late.checked)
         section["needs"] = late.needs;
+    else
+        section["replay_residual_ns"] = late.replayResidualNs;
     doc["collectives"] = std::move(section);
     std::map<int, const LateRank*> byRank;
     for (const LateRank& lr : late.ranks)
@@ -145,6 +161,9 @@ LateSummary addLateRanks(json& doc)
                      {"held_ns", lr.held},
                      {"top", std::move(top)},
                      {"worst", worstAt < kept ? json(worstAt) : instanceJson(lr.worst)}};
+        if (lr.replayed)
+            r["late"]["replay"] = {
+                {"gain_ns", lr.replayGainNs}, {"step_ns", lr.stepNs}, {"replayed_step_ns", lr.replayedStepNs}};
         byRank.erase(it); // a rank id listed twice keeps its numbers once
     }
     return late;
@@ -163,6 +182,7 @@ bool lateFromJson(const json& doc, LateSummary& out)
     for (const json& i : sec->value("inputs", json::array()))
         if (i.is_string())
             out.inputs.push_back(i.get<std::string>());
+    out.replayResidualNs = sec->value("replay_residual_ns", TimeNs{0});
     if (!out.checked && out.needs.empty())
         out.needs = "the summary's late-rank numbers could not be computed";
     for (const json& r : doc.value("ranks", json::array())) {
@@ -184,6 +204,14 @@ bool lateFromJson(const json& doc, LateSummary& out)
             lr.worst = lr.top[worst.get<std::size_t>()];
         else if (!instanceFromJson(worst, lr.worst) && !lr.top.empty())
             lr.worst = lr.top.front();
+        // Written before the replay: no "replay", the finding says it falls back to the held time.
+        const auto replay = late->find("replay");
+        if (replay != late->end() && replay->is_object() && replay->value("gain_ns", json()).is_number_integer()) {
+            lr.replayed = true;
+            lr.replayGainNs = replay->value("gain_ns", TimeNs{0});
+            lr.stepNs = replay->value("step_ns", TimeNs{0});
+            lr.replayedStepNs = replay->value("replayed_step_ns", TimeNs{0});
+        }
         if (lr.rank >= 0 && lr.lastCount > 0)
             out.ranks.push_back(std::move(lr));
     }

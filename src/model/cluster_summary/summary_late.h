@@ -2,8 +2,9 @@
 // What CLU-LATE reads of a cluster summary (docs/CLUSTER-SUMMARY.md "late" and "collectives"):
 // per rank the wait it caused on the others at the collectives it arrived last at, their count,
 // and its top instances with their reasons, computed when the summary is written from the rank
-// folders' timelines with aligned clocks (model/analysis/collectives.h). The advisor turns these
-// numbers into the finding, on the folders and on a summary alike.
+// folders' timelines with aligned clocks (model/analysis/collectives.h), with what a replay of the
+// steps without the rank's delays saves (model/analysis/collectives_replay.h). The advisor turns
+// these numbers into the finding, on the folders and on a summary alike.
 #include "model/analysis/collectives.h"
 
 #include <nlohmann/json.hpp>
@@ -33,6 +34,12 @@ struct LateRank {
     TimeNs held = 0;               // Σ over those of the arrival spread
     std::vector<LateInstance> top; // the largest spreads first (instance order on ties)
     LateInstance worst;            // the instance of the largest wait caused (the first on ties)
+    // The replay without the rank's delays (collectives_replay.h); a summary written before it
+    // has none (replayed false), and the finding falls back to the held time.
+    bool replayed = false;
+    TimeNs replayGainNs = 0;   // Σ over the steps of the shortening of each
+    TimeNs stepNs = 0;         // the mean measured step
+    TimeNs replayedStepNs = 0; // the mean step replayed without the rank's delays
 };
 
 struct LateSummary {
@@ -42,10 +49,12 @@ struct LateSummary {
     std::size_t instances = 0;       // collective instances shared by ≥ 2 ranks
     std::vector<std::string> inputs; // what was read, the clock's status, the matching problems
     std::vector<LateRank> ranks;     // the ranks that arrived last at least once, by rank
+    TimeNs replayResidualNs = 0;     // the replay with the measured segments against the measurements
 };
 
-// From the analysis of the full folders, each rank keeping its `top` largest instances.
-LateSummary lateSummaryOf(const CollectivesResult& r, std::size_t top);
+// From the analysis of the full folders `s` (r = analyzeCollectives(s)), each rank keeping its
+// `top` largest instances, with its replayed gain.
+LateSummary lateSummaryOf(const Session& s, const CollectivesResult& r, std::size_t top);
 
 // Loads the summarised rank folders of `doc` together, analyses their collectives and writes
 // doc["collectives"] and each late rank's "late" with its kLateKeptInstances largest instances
