@@ -303,9 +303,7 @@ bool AdvisorPanel::activateEvidence(int row)
         const TimeRange r{*at.ts, *at.ts + dur};
         if (rankIndex >= 0 && s->ranks.size() > 1)
             m_sel->setCurrentRank(rankIndex);
-        const TimeNs margin = std::max<TimeNs>(dur / 10, 1);
-        m_sel->setVisibleRange(TimeRange{r.begin - margin, r.end + margin});
-        m_sel->setSelectedRange(r);
+        m_sel->revealRange(rankIndex, r); // in the rank's time as drawn
         return true;
     }
     if (!at.op.empty()) {

@@ -1,6 +1,8 @@
 // The Cluster tab's "Why it waits" pane: per collective instance the rank that arrived last, the
 // wait it caused and why (model/analysis/collectives.h), in aligned clocks unless "Raw clocks"
-// is checked; a row opens the late rank's timeline at its window with the reason selected.
+// is checked; a row opens the late rank's timeline at its window with the reason selected: All
+// ranks stays shown (the window in aligned time unless the timeline draws raw clocks), a rank
+// shown alone gives way to the late rank (SelectionController::revealRange).
 #include "views/cluster_models.h"
 #include "views/cluster_view.h"
 #include "views/format.h"
@@ -125,12 +127,15 @@ void ClusterView::openWaitRow(int sourceRow)
     const CollectiveInstance& i = m_whyModel->instance(static_cast<std::size_t>(sourceRow));
     if (i.lastRankIndex < 0)
         return;
-    m_sel->setCurrentRank(i.lastRankIndex);
-    const TimeNs pad = std::max<TimeNs>(1, (i.windowEnd - i.windowBegin) / 10);
-    m_sel->setVisibleRange({i.windowBegin - pad, i.windowEnd + pad});
-    m_sel->setSelectedRange(TimeRange{i.windowBegin, i.windowEnd});
-    if (!i.causeSlices.empty())
-        m_sel->setSelectedTask({i.lastRankIndex, i.causeSlices.front()});
+    // The window is the late rank's file time: shown (10 % each side) and selected as drawn.
+    m_sel->revealRange(i.lastRankIndex, TimeRange{i.windowBegin, i.windowEnd});
+    // The reason's first slice, else the late rank's collective: selected, its lane comes into view.
+    std::uint32_t slice = i.causeSlices.empty() ? kNone : i.causeSlices.front();
+    for (const Arrival& a : i.arrivals)
+        if (slice == kNone && a.rankIndex == i.lastRankIndex)
+            slice = a.slice;
+    if (slice != kNone)
+        m_sel->setSelectedTask({i.lastRankIndex, slice});
     emit rankActivated(i.lastRankIndex);
     emit timelineRequested();
 }

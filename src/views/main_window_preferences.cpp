@@ -14,9 +14,7 @@
 #include "views/format.h"
 #include "views/load_controller.h"
 #include "views/preferences_dialog.h"
-#include "views/selection_panel.h"
 #include "views/theme.h"
-#include "views/timeline_view.h"
 #include "views/utilization_plots.h"
 
 #include <QAction>
@@ -110,9 +108,8 @@ void MainWindow::applyClocks()
             if (c.rankIndex >= 0 && c.rankIndex < static_cast<int>(shift.size()))
                 shift[static_cast<std::size_t>(c.rankIndex)] = c.offset;
     }
-    m_timeline->setClockShift(shift);
+    m_sel->setClockOffsets(shift); // the timeline, the Selection panel and every jump to a slice
     m_plots->setClockShift(shift);
-    m_selectionPanel->setClockShift(shift);
     if (m_clusterView) {
         m_clusterView->setManualClockOffsets(o.manual);
         if (QCheckBox* box = m_clusterView->rawClocksCheck()) {

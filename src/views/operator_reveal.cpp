@@ -21,12 +21,10 @@ void revealOperatorInstance(SelectionController* sel, const Profile& p, int rank
         sel->revealTask(TaskRef{rankIndex, slice});
         return;
     }
-    // No timeline task joined (kernel table without trace, or unmatched row): show its span.
+    // No timeline task joined (kernel table without trace, or unmatched row): show its span, in
+    // the time the rank is drawn in.
     const TimeNs b = p.kernels.start[row];
-    const TimeNs e = b + p.kernels.dur[row];
-    const TimeNs margin = std::max<TimeNs>((e - b) / 10, 1000);
-    sel->setVisibleRange(TimeRange{b - margin, e + margin});
-    sel->setSelectedRange(TimeRange{b, e});
+    sel->revealRange(rankIndex, TimeRange{b, b + p.kernels.dur[row]}, 1000);
 }
 
 std::uint32_t longestInstance(const Profile& p, const std::vector<std::uint32_t>& rows, bool rowIsSlice)

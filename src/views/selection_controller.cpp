@@ -40,6 +40,7 @@ void SelectionController::setSession(SessionPtr session)
     m_task = {};
     m_operator.clear();
     m_undo.clear();
+    m_clockOffsets.clear(); // the window sets the new session's own on sessionChanged
     emit sessionChanged();
     emit currentRankChanged(m_rank);
     emit visibleRangeChanged(m_visible);
@@ -169,6 +170,26 @@ void SelectionController::setSelectedOperator(const QString& key)
     emit selectedOperatorChanged(m_operator);
 }
 
+TimeNs SelectionController::clockOffset(int rankIndex) const
+{
+    if (rankIndex < 0 || rankIndex >= static_cast<int>(m_clockOffsets.size()))
+        return 0;
+    return m_clockOffsets[static_cast<std::size_t>(rankIndex)];
+}
+
+TimeNs SelectionController::clockShift(int rankIndex) const
+{
+    return m_rank >= 0 ? 0 : clockOffset(rankIndex);
+}
+
+void SelectionController::setClockOffsets(std::vector<TimeNs> offsets)
+{
+    if (offsets == m_clockOffsets)
+        return;
+    m_clockOffsets = std::move(offsets);
+    emit clockOffsetsChanged();
+}
+
 void SelectionController::revealTask(TaskRef t)
 {
     setSelectedTask(t);
@@ -177,12 +198,25 @@ void SelectionController::revealTask(TaskRef t)
     const auto& p = m_session->ranks[static_cast<std::size_t>(t.rankIndex)];
     if (!p || t.slice >= p->slices.size())
         return;
-    const TimeNs s = p->slices.start[t.slice];
-    const TimeNs d = std::max<TimeNs>(p->slices.dur[t.slice], 1);
-    const TimeNs margin = std::max<TimeNs>(d / 10, 1);
     if (m_rank >= 0 && m_rank != t.rankIndex)
         setCurrentRank(t.rankIndex);
+    const TimeNs s = viewTime(t.rankIndex, p->slices.start[t.slice]); // after the rank is chosen
+    const TimeNs d = std::max<TimeNs>(p->slices.dur[t.slice], 1);
+    const TimeNs margin = std::max<TimeNs>(d / 10, 1);
     applyVisible({s - margin, s + d + margin}, true);
+}
+
+void SelectionController::revealRange(int rankIndex, TimeRange fileRange, TimeNs minMargin)
+{
+    if (fileRange.end < fileRange.begin)
+        std::swap(fileRange.begin, fileRange.end);
+    if (m_rank >= 0 && rankIndex >= 0 && m_rank != rankIndex)
+        setCurrentRank(rankIndex);
+    const TimeNs shift = clockShift(rankIndex);
+    const TimeRange r{fileRange.begin - shift, fileRange.end - shift};
+    const TimeNs margin = std::max<TimeNs>((r.end - r.begin) / 10, std::max<TimeNs>(minMargin, 1));
+    applyVisible({r.begin - margin, r.end + margin}, true);
+    setSelectedRange(r);
 }
 
 void SelectionController::zoomToOffsets(TimeNs begin, TimeNs end)

@@ -46,6 +46,17 @@ public:
     TaskRef selectedTask() const { return m_task; }
     QString selectedOperator() const { return m_operator; } // OP Type or Op Name key, "" = none
 
+    // The time axis the views draw on: a rank's file time, or, while All ranks shows a cluster's
+    // ranks together, aligned time = file time − the rank's clock offset
+    // (model/analysis/clock_align.h). The visible window and the selected range are in that
+    // time; slices and the model keep file time. clockShift() is the one conversion: every
+    // view that turns a slice's file time into its axis (drawing, search, reveal, a jump from a
+    // table) takes it off, and adds it back to read a rank's rows at an axis time.
+    const std::vector<TimeNs>& clockOffsets() const { return m_clockOffsets; } // [rank index]
+    TimeNs clockOffset(int rankIndex) const; // the rank's offset whatever is shown, 0 when none
+    TimeNs clockShift(int rankIndex) const;  // what is taken off now: the offset while All ranks is shown
+    TimeNs viewTime(int rankIndex, TimeNs fileTime) const { return fileTime - clockShift(rankIndex); }
+
 public slots:
     void setCurrentRank(int rankIndex);
     // Both are reset by setSession; setViewBounds shows the whole bounds (fitAll).
@@ -61,8 +72,15 @@ public slots:
     void setSelectedRange(std::optional<TimeRange> r);
     void setSelectedTask(TaskRef t);
     void setSelectedOperator(const QString& key);
-    // Show a task: select it and zoom to it with 10 % margin on each side.
+    // Per rank index, the clock offsets of the ranks (aligned = file − offset); empty: none.
+    void setClockOffsets(std::vector<TimeNs> offsets);
+    // Show a task: select it and zoom to it with 10 % margin on each side, in the time it is
+    // drawn in (clockShift). A rank shown alone gives way to the task's rank; All ranks stays.
     void revealTask(TaskRef t);
+    // Show rank `rankIndex`'s file-time range [begin, end) the same way: the rank chosen as
+    // revealTask does, the range selected and shown with 10 % of its width (at least
+    // `minMargin`) on each side, both in the time drawn.
+    void revealRange(int rankIndex, TimeRange fileRange, TimeNs minMargin = 1);
     // The command line's --zoom and --select, in offsets from the trace start: show [begin,
     // end); select [begin, end) and show it with 10 % of its width on each side.
     void zoomToOffsets(TimeNs begin, TimeNs end);
@@ -75,6 +93,7 @@ signals:
     void selectedRangeChanged(std::optional<npuscope::TimeRange> r);
     void selectedTaskChanged(npuscope::TaskRef t);
     void selectedOperatorChanged(const QString& key);
+    void clockOffsetsChanged();
 
 public:
     // The narrowest window a zoom may reach: below this nothing more is resolved on screen.
@@ -95,6 +114,7 @@ private:
     TaskRef m_task;
     QString m_operator;
     std::vector<TimeRange> m_undo;
+    std::vector<TimeNs> m_clockOffsets; // [rank index]
 };
 
 } // namespace npuscope

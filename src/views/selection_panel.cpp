@@ -76,9 +76,10 @@ SelectionPanel::SelectionPanel(SelectionController* sel, QWidget* parent) : QWid
     connect(m_sel, &SelectionController::selectedTaskChanged, this, &SelectionPanel::refresh);
     connect(m_sel, &SelectionController::selectedRangeChanged, this, &SelectionPanel::refresh);
     connect(m_sel, &SelectionController::currentRankChanged, this, [this] {
-        if (!m_clockShift.empty())
+        if (!m_sel->clockOffsets().empty())
             refresh(); // "Start" says the aligned time while All ranks is shown
     });
+    connect(m_sel, &SelectionController::clockOffsetsChanged, this, &SelectionPanel::refresh);
     refresh();
 }
 
@@ -162,14 +163,6 @@ void SelectionPanel::addCriticalPath(const Profile& p, int rankIndex, std::uint3
     slack->setToolTip(1, tr("How much later this slice could end without moving its step's end (0 on the critical path)"));
 }
 
-void SelectionPanel::setClockShift(std::vector<TimeNs> offsets)
-{
-    if (offsets == m_clockShift)
-        return;
-    m_clockShift = std::move(offsets);
-    refresh();
-}
-
 void SelectionPanel::refresh()
 {
     m_tree->clear();
@@ -195,9 +188,7 @@ void SelectionPanel::refresh()
         QTreeWidgetItem* sec = section(tr("Slice"));
         new QTreeWidgetItem(sec, {tr("Name"), qstr(d.name)});
         new QTreeWidgetItem(sec, {tr("Track"), rankText + qstr(d.track)});
-        const TimeNs shift = m_sel->currentRank() < 0 && t.rankIndex < static_cast<int>(m_clockShift.size())
-            ? m_clockShift[static_cast<std::size_t>(t.rankIndex)]
-            : 0;
+        const TimeNs shift = m_sel->clockShift(t.rankIndex);
         new QTreeWidgetItem(sec, {tr("Start"), shift != 0 ? tr("aligned %1 (file %2)").arg(atText(d.start - shift), atText(d.start))
                                                           : atText(d.start)});
         new QTreeWidgetItem(sec, {tr("Duration"), durationText(d.dur)});
@@ -224,9 +215,10 @@ void SelectionPanel::refresh()
         fields(tr("Kernel row"), d.kernel);
 
         auto link = [&](QTreeWidgetItem* sec, const SliceLink& l, const QString& label) {
+            const QString at = atText(l.start - shift); // as drawn
             const QString where = l.slice == kNone
-                ? tr("%1 at %2 (no slice there)").arg(qstr(l.track), atText(l.start))
-                : tr("%1 · %2 · at %3 · %4").arg(qstr(l.name), qstr(l.track), atText(l.start), fmt::duration(l.dur));
+                ? tr("%1 at %2 (no slice there)").arg(qstr(l.track), at)
+                : tr("%1 · %2 · at %3 · %4").arg(qstr(l.name), qstr(l.track), at, fmt::duration(l.dur));
             auto* it = new QTreeWidgetItem(sec, {label, where});
             if (l.slice != kNone) {
                 it->setData(0, LinkRole, l.slice);
@@ -269,7 +261,7 @@ void SelectionPanel::refresh()
         m_nameKey = joined ? qstr(std::string(p->str(p->kernels.name[k]))) : qstr(d.name);
         m_typeKey = joined && !p->str(p->kernels.type[k]).empty() ? qstr(std::string(p->str(p->kernels.type[k]))) : m_nameKey;
         m_key = m_groupBy == GroupBy::Type ? m_typeKey : m_nameKey;
-        title << tr("%1 · start %2 · %3").arg(rankText + qstr(d.track), atText(d.start), fmt::duration(d.dur));
+        title << tr("%1 · start %2 · %3").arg(rankText + qstr(d.track), atText(d.start - shift), fmt::duration(d.dur));
     }
     if (const auto r = m_sel->selectedRange(); r && !r->empty()) {
         QTreeWidgetItem* sec = section(tr("Range"));

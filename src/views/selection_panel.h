@@ -3,8 +3,10 @@
 // the timeline, from describeSlice (model/analysis/slice_detail.h): name, track, start relative
 // to the trace, duration, self time, every argument, the joined kernel row, flows in and out,
 // the host op and call stack that launched a device task, and its neighbours on the stream. A
-// flow, host op or neighbour row is a link: one click reveals that slice. A selected time range
-// shows its duration. The panel owns no data; it follows the SelectionController.
+// flow, host op or neighbour row is a link: one click reveals that slice. Times are as the
+// timeline draws them (SelectionController::clockShift): while All ranks shows a rank shifted by
+// its clock offset, "Start" gives the aligned and the file time. A selected time range shows its
+// duration. The panel owns no data; it follows the SelectionController.
 #include "model/analysis/op_stats.h"
 #include "views/selection_controller.h"
 
@@ -31,9 +33,6 @@ public:
     // The causal model (idle_lane.h): a "Critical path" section says whether the slice is on
     // its step's critical path and its slack.
     void setCausalModel(CausalModel* model);
-    // Per rank index, the clock offset the timeline takes off a rank's times while All ranks is
-    // shown (TimelineView::setClockShift): "Start" then says both times.
-    void setClockShift(std::vector<TimeNs> offsets);
 
     QString title() const;
     // Value shown for `field` (the first column's text, e.g. "Name", "Duration", "Self time",
@@ -62,7 +61,6 @@ private:
     void addCriticalPath(const Profile& p, int rankIndex, std::uint32_t row);
 
     SelectionController* m_sel;
-    std::vector<TimeNs> m_clockShift; // [rank index]
     CausalModel* m_causal = nullptr;
     QLabel* m_title;
     QTreeWidget* m_tree;

@@ -45,7 +45,12 @@ TimelineView::TimelineView(SelectionController* sel, QWidget* parent) : QAbstrac
         if (const int g = rankGroup(rank); g >= 0)
             m_layout.groups[static_cast<std::size_t>(g)].collapsed = false;
         relayoutRows();
+        sortMatches();           // a rank alone is drawn in its file time
         onSelectedTaskChanged(); // a task revealed on another rank comes into view
+    });
+    connect(m_sel, &SelectionController::clockOffsetsChanged, this, [this] {
+        sortMatches();
+        invalidate();
     });
     connect(m_sel, &SelectionController::visibleRangeChanged, this, [this] {
         updateScrollBars();
@@ -253,19 +258,6 @@ QStringList TimelineView::laneNames() const
             for (int lane : g.lanes)
                 names << m_layout.lanes[static_cast<std::size_t>(lane)].name;
     return names;
-}
-
-void TimelineView::setClockShift(std::vector<TimeNs> offsets)
-{
-    m_clockShift = std::move(offsets);
-    invalidate();
-}
-
-TimeNs TimelineView::clockShift(int rank) const
-{
-    if (m_sel->currentRank() >= 0 || rank < 0 || rank >= static_cast<int>(m_clockShift.size()))
-        return 0;
-    return m_clockShift[static_cast<std::size_t>(rank)];
 }
 
 bool TimelineView::laneVisible(int lane) const { return lane >= 0 && m_laneRow[static_cast<std::size_t>(lane)] >= 0; }
@@ -715,7 +707,7 @@ void TimelineView::drawRuler(QPainter& p) const
     }
     // Ranks drawn shifted by their clock offsets: the ruler says the time is aligned.
     bool shifted = false;
-    for (std::size_t r = 0; r < m_clockShift.size() && !shifted; ++r)
+    for (std::size_t r = 0; r < m_sel->clockOffsets().size() && !shifted; ++r)
         shifted = clockShift(static_cast<int>(r)) != 0;
     p.drawText(QRect(4, 0, kLabelWidth - 8, kRulerHeight), Qt::AlignVCenter | Qt::AlignLeft,
                shifted ? tr("window %1 · aligned").arg(fmt::duration(v.end - v.begin))

@@ -80,12 +80,12 @@ public:
     // What the ruler shows for the selected range ("↔ 4.00 ms"), empty without one.
     QString rangeLabel() const;
 
-    // Per rank index, the clock offset taken off its times when "All ranks" draws the ranks
-    // together (aligned = file − offset, model/analysis/clock_align.h); empty: none. Only the
-    // drawing moves: the model's times and the selection stay in file time.
-    void setClockShift(std::vector<TimeNs> offsets);
-    // What is taken off rank `rank`'s times as drawn now: its offset while All ranks is shown.
-    TimeNs clockShift(int rank) const;
+    // What is taken off rank `rank`'s file times as drawn now: its clock offset while "All
+    // ranks" draws the ranks together (aligned = file − offset, model/analysis/clock_align.h),
+    // else 0 (SelectionController::clockShift, where the window sets the offsets). Only the
+    // drawing moves: the model's times and the selected task stay in file time. Drawing, hit
+    // tests, search, reveal and the time readouts all go through it.
+    TimeNs clockShift(int rank) const { return m_sel->clockShift(rank); }
     // The viewport rectangle slice `slice` of rank `rank` is drawn in, empty when hidden.
     QRectF sliceRectFor(int rank, std::uint32_t slice) const { return sliceRect(rank, slice); }
 
@@ -108,6 +108,9 @@ public:
     QString searchText() const { return m_search; }
     std::size_t matchCount() const { return m_matches.size(); }
     int currentMatch() const { return m_matchIndex; } // the match Enter went to, -1 before
+    // The matches in the order Enter steps through them: by start as drawn (aligned while All
+    // ranks shows shifted ranks).
+    const std::vector<TaskRef>& matches() const { return m_matches; }
 
 public slots:
     void setSearchText(const QString& text);
@@ -164,6 +167,7 @@ private:
     QRectF sliceRect(int rank, std::uint32_t slice) const; // viewport rect, empty when hidden
     bool laneVisible(int lane) const;
     bool sliceMatches(int rank, std::uint32_t row) const;
+    void sortMatches(); // by start as drawn, keeping the current match
     // The passes of a frame, in the order paintEvent runs them.
     void drawLaneBands(QPainter& p, std::size_t firstRow, std::size_t lastRow) const;
     void drawSliceFills(QPainter& p) const;
@@ -187,7 +191,6 @@ private:
     bool selectIdleGap(const QPoint& pos);   // a click on a gap selects its host op
 
     SelectionController* m_sel;
-    std::vector<TimeNs> m_clockShift; // [rank index] (setClockShift)
     CausalModel* m_causal = nullptr;
     mutable std::array<TimeNs, 8> m_drawnIdle{};
     mutable std::size_t m_drawnPathItems = 0;

@@ -188,7 +188,8 @@ QString TimelineView::idleTooltip(const IdleHit& hit) const
     QString html = tr("<b>Device idle: %1</b>").arg(idleCauseName(g.cause));
     html += tr("<br>Duration: %1").arg(fmt::duration(static_cast<double>(g.dur())));
     html += tr("<br>Start: %1 after %2")
-                .arg(fmt::duration(static_cast<double>(g.start - m_sel->timeOrigin())), m_sel->timeOriginName());
+                .arg(fmt::duration(static_cast<double>(g.start - clockShift(hit.rank) - m_sel->timeOrigin())),
+                     m_sel->timeOriginName());
     if (g.hostSlice != kNone && g.hostSlice < p.slices.size())
         html += tr("<br>Host op: %1").arg(qstr(p.str(p.slices.name[g.hostSlice])).toHtmlEscaped());
     else

@@ -316,7 +316,7 @@ QString TimelineView::tooltipFor(const DrawItem& it) const
     const TimeNs origin = m_sel->timeOrigin();
     if (it.merged) {
         return tr("<b>%1 slices</b> folded into this mark (narrower than a pixel)<br>from %2 · zoom in to see them")
-            .arg(formatCount(it.count), fmt::duration(p.slices.start[it.slice] - origin));
+            .arg(formatCount(it.count), fmt::duration(p.slices.start[it.slice] - clockShift(lane.rank) - origin));
     }
     const std::uint32_t r = it.slice;
     QString html = QStringLiteral("<b>%1</b>").arg(qstr(p.str(p.slices.name[r])).toHtmlEscaped());
@@ -408,13 +408,31 @@ void TimelineView::setSearchText(const QString& text)
                     if (sliceMatches(lane.rank, row))
                         m_matches.push_back({lane.rank, row});
             }
-        std::stable_sort(m_matches.begin(), m_matches.end(), [&s](const TaskRef& a, const TaskRef& b) {
-            return s->ranks[static_cast<std::size_t>(a.rankIndex)]->slices.start[a.slice]
-                 < s->ranks[static_cast<std::size_t>(b.rankIndex)]->slices.start[b.slice];
-        });
+        sortMatches();
     }
     emit searchResultsChanged(static_cast<int>(m_matches.size()));
     invalidate();
+}
+
+void TimelineView::sortMatches()
+{
+    const SessionPtr& s = m_layout.session();
+    if (!s || m_matches.size() < 2)
+        return;
+    const TaskRef current = m_matchIndex >= 0 ? m_matches[static_cast<std::size_t>(m_matchIndex)] : TaskRef{};
+    auto drawnStart = [this, &s](const TaskRef& t) {
+        return s->ranks[static_cast<std::size_t>(t.rankIndex)]->slices.start[t.slice] - clockShift(t.rankIndex);
+    };
+    // Stable: hits starting together stay in lane order.
+    std::stable_sort(m_matches.begin(), m_matches.end(),
+                     [&drawnStart](const TaskRef& a, const TaskRef& b) { return drawnStart(a) < drawnStart(b); });
+    if (!current.valid())
+        return;
+    const int index = static_cast<int>(std::find(m_matches.begin(), m_matches.end(), current) - m_matches.begin());
+    if (index != m_matchIndex) {
+        m_matchIndex = index;
+        emit currentMatchChanged(m_matchIndex, static_cast<int>(m_matches.size()));
+    }
 }
 
 void TimelineView::nextMatch()

@@ -1,7 +1,8 @@
 // The Cluster tab's "Why it waits" pane on the real two-rank run: its rows are the model's late
 // instances (collectives.h, checked against trace_view.json in tests/model/test_collectives),
 // biggest wait first; "Raw clocks" recomputes without the offsets; a row opens the late rank's
-// timeline at its window with the reason's slice selected.
+// timeline at its window with the reason's slice selected (All ranks stays shown; a rank shown
+// alone gives way to the late rank).
 #include "model/formats/loader.h"
 #include "views/cluster_models.h"
 #include "views/cluster_view.h"
@@ -54,12 +55,16 @@ private slots:
         view.openWaitRow(0);
         QCOMPARE(timeline.count(), 1);
         const CollectiveInstance& top = m->instance(0);
-        QCOMPARE(sel.currentRank(), top.lastRankIndex);
+        QCOMPARE(sel.currentRank(), -1);
         QVERIFY(sel.selectedRange().has_value());
         QCOMPARE(sel.selectedRange()->begin, top.windowBegin);
         QCOMPARE(sel.selectedRange()->end, top.windowEnd);
         QVERIFY(!top.causeSlices.empty());
         QCOMPARE(sel.selectedTask().slice, top.causeSlices.front());
+        sel.setCurrentRank(top.lastRankIndex == 0 ? 1 : 0); // the other rank alone
+        view.openWaitRow(0);
+        QCOMPARE(sel.currentRank(), top.lastRankIndex);
+        QCOMPARE(sel.selectedRange()->begin, top.windowBegin);
 
         // Raw clocks: the spread of the raw file times.
         ClockOptions raw;
