@@ -113,6 +113,7 @@ OpStatsOptions OperatorRankingModel::statsOptions() const
     if (m_range) {
         o.rangeBegin = m_range->begin;
         o.rangeEnd = m_range->end;
+        o.rangeShift = m_rangeShift;
     }
     o.rankGenericSlices = true;
     return o;
@@ -142,6 +143,15 @@ void OperatorRankingModel::setRange(std::optional<TimeRange> r)
         return;
     m_range = r;
     recompute();
+}
+
+void OperatorRankingModel::setRangeShift(std::vector<TimeNs> shift)
+{
+    if (shift == m_rangeShift)
+        return;
+    m_rangeShift = std::move(shift);
+    if (m_range && aggregated())
+        recompute();
 }
 
 void OperatorRankingModel::recompute()

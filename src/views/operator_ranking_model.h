@@ -49,6 +49,9 @@ public:
     void setGroupBy(GroupBy g);
     void setPreset(RankingPreset p);
     void setRange(std::optional<TimeRange> r);
+    // Several profiles: the range is in aligned time, and profile i's tasks are taken over the
+    // range + shift[i] of its file time (its clock offset); none: file time for all.
+    void setRangeShift(std::vector<TimeNs> shift);
 
     ProfilePtr profile() const { return m_profile; }
     int rankIndex() const { return m_rankIndex; }
@@ -98,6 +101,7 @@ private:
     GroupBy m_groupBy = GroupBy::Type;
     RankingPreset m_preset = RankingPreset::Duration;
     std::optional<TimeRange> m_range;
+    std::vector<TimeNs> m_rangeShift; // [profile]
     OpStatsResult m_stats;
     QFuture<OpStatsResult> m_prefetch;
     std::vector<ProfilePtr> m_prefetchFor; // the profiles m_prefetch ranks

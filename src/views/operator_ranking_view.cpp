@@ -130,6 +130,8 @@ OperatorRankingView::OperatorRankingView(SelectionController* sel, QWidget* pare
         connect(m_sel, &SelectionController::sessionChanged, this, &OperatorRankingView::reloadProfile);
         connect(m_sel, &SelectionController::currentRankChanged, this, &OperatorRankingView::reloadProfile);
         connect(m_sel, &SelectionController::selectedRangeChanged, this, &OperatorRankingView::onRangeChanged);
+        // The selected range is in the time the ranks are drawn in: aligned under All ranks.
+        connect(m_sel, &SelectionController::clockOffsetsChanged, this, &OperatorRankingView::onRangeChanged);
         connect(m_sel, &SelectionController::selectedOperatorChanged, this, &OperatorRankingView::followOperator);
     }
     applyPresetLayout();
@@ -153,6 +155,7 @@ void OperatorRankingView::reloadProfile()
     }
     // Set the range first so the profile is aggregated once.
     QSignalBlocker block(m_model);
+    m_model->setRangeShift(rangeShift());
     m_model->setRange(m_sel ? m_sel->selectedRange() : std::nullopt);
     block.unblock();
     if (m_sel && m_sel->session() && m_sel->session()->ranks.size() > 1 && m_sel->currentRank() < 0)
@@ -167,8 +170,18 @@ void OperatorRankingView::prefetch(const SessionPtr& session)
         m_model->prefetch(session->ranks);
 }
 
+std::vector<TimeNs> OperatorRankingView::rangeShift() const
+{
+    std::vector<TimeNs> shift;
+    if (m_sel && m_sel->session())
+        for (std::size_t i = 0; i < m_sel->session()->ranks.size(); ++i)
+            shift.push_back(m_sel->clockShift(static_cast<int>(i)));
+    return shift;
+}
+
 void OperatorRankingView::onRangeChanged()
 {
+    m_model->setRangeShift(rangeShift());
     m_model->setRange(m_sel ? m_sel->selectedRange() : std::nullopt);
 }
 

@@ -53,6 +53,7 @@ signals:
 private:
     void reloadProfile();
     void onRangeChanged();
+    std::vector<TimeNs> rangeShift() const; // per rank: what the selected range is shifted by for its file time
     void onRecomputed();
     void followOperator(const QString& key);
     void onCurrentRowChanged(const QModelIndex& current);

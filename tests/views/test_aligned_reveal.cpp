@@ -4,13 +4,15 @@
 // is shown. A name typed in the search box and Enter, and a click on the Cluster tab's "Why it
 // waits" row, must show the slice (the late rank's window) where it is drawn: the visible window
 // centred on file time − offset within a pixel; with View → Raw clocks, on file time; with one
-// rank chosen alone, the late rank alone in its file time.
+// rank chosen alone, the late rank alone in its file time. A range selected under All ranks
+// ranks each rank's operators over the range shifted to that rank's file time.
 #include "model/synth/synth.h"
 #include "click_combo.h"
 #include "views/app_settings.h"
 #include "views/cluster_models.h"
 #include "views/cluster_view.h"
 #include "views/main_window.h"
+#include "views/operator_ranking_view.h"
 #include "views/selection_controller.h"
 #include "views/timeline_view.h"
 
@@ -300,6 +302,67 @@ private slots:
             std::abs(static_cast<double>(centre(w.selection()->visibleRange()) - centre({alone.windowBegin, alone.windowEnd})))
             <= nsPerPixel(w));
         QCOMPARE(w.selection()->selectedRange(), std::optional<TimeRange>(TimeRange{alone.windowBegin, alone.windowEnd}));
+    }
+
+    // A range selected under All ranks is in aligned time: the Operators ranking counts each
+    // rank's tasks over the range shifted to that rank's file time (rank 1: + 3 ms), the sum of
+    // the two ranks' own rankings over their shifted ranges, not the range read as file time.
+    void rankingOverAnAlignedRange()
+    {
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(load(w, m_dir.path()));
+        const SessionPtr s = w.selection()->session();
+        QVERIFY(s && s->ranks.size() == 2);
+        const int r1 = indexOfRank(*s, 1);
+        QComboBox* ranks = rankCombo(w);
+        QVERIFY(ranks);
+        testing::clickComboItem(ranks, QStringLiteral("All ranks"));
+        AppSettings::setClockOffsets(QString::fromStdString(s->root), {{1, kPlanted}});
+        QAction* raw = w.findChild<QAction*>(QStringLiteral("actionRawClocks"));
+        QVERIFY(raw);
+        raw->trigger();
+        raw->trigger();
+        QCOMPARE(w.timeline()->clockShift(r1), kPlanted);
+        auto* view = w.findChild<OperatorRankingView*>();
+        QVERIFY(view);
+
+        // 2 ms from 1 ms after rank 1's first event, as drawn: read as file time, the range would
+        // end before rank 1 begins.
+        const Profile& p1 = *s->ranks[static_cast<std::size_t>(r1)];
+        const TimeNs b = p1.begin - kPlanted + 1'000'000, e = b + 2'000'000;
+        w.selection()->setSelectedRange(TimeRange{b, e});
+        QTRY_VERIFY(view->model()->range().has_value());
+        auto counted = [](const OpStatsResult& r) {
+            std::uint64_t n = 0;
+            for (const OpGroupStats& g : r.groups)
+                n += g.count;
+            return n;
+        };
+        std::uint64_t expected = 0, asFileTime = 0;
+        for (std::size_t i = 0; i < s->ranks.size(); ++i) {
+            OpStatsOptions o;
+            o.rankGenericSlices = true;
+            const TimeNs shift = static_cast<int>(i) == r1 ? kPlanted : 0;
+            o.rangeBegin = b + shift;
+            o.rangeEnd = e + shift;
+            expected += counted(computeOpStats(*s->ranks[i], o));
+            o.rangeBegin = b;
+            o.rangeEnd = e;
+            asFileTime += counted(computeOpStats(*s->ranks[i], o));
+        }
+        QVERIFY(expected > 0);
+        QVERIFY2(expected != asFileTime, "the range as file time counts the same tasks: choose another range");
+        QTRY_COMPARE(counted(view->model()->stats()), expected);
+
+        // Raw clocks: the same range is file time on every rank.
+        AppSettings::setClockOffsets(QString::fromStdString(s->root), {});
+        raw->trigger();
+        QVERIFY(raw->isChecked());
+        QTRY_COMPARE(counted(view->model()->stats()), asFileTime);
+        raw->trigger();
     }
 };
 

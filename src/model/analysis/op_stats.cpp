@@ -560,7 +560,16 @@ OpStatsResult computeOpStatsAllRanks(const std::vector<ProfilePtr>& profiles, co
     for (std::size_t i = 0; i < profiles.size(); ++i) {
         if (!profiles[i])
             continue;
-        Collected c = collect(*profiles[i], o, false);
+        OpStatsOptions shifted;
+        const bool shift = i < o.rangeShift.size() && o.rangeShift[i] != 0 && (o.rangeBegin || o.rangeEnd);
+        if (shift) {
+            shifted = o;
+            if (shifted.rangeBegin)
+                *shifted.rangeBegin += o.rangeShift[i];
+            if (shifted.rangeEnd)
+                *shifted.rangeEnd += o.rangeShift[i];
+        }
+        Collected c = collect(*profiles[i], shift ? shifted : o, false);
         // A rank without a kernel table cannot be mixed with rows of one: the result follows
         // the first profile's kind of rows and counts the others' tasks the same way.
         if (first) {

@@ -42,6 +42,9 @@ struct OpGroupStats {
 struct OpStatsOptions {
     GroupBy groupBy = GroupBy::Type;
     std::optional<TimeNs> rangeBegin, rangeEnd; // only tasks overlapping [begin, end)
+    // computeOpStatsAllRanks: per profile, what is added to the range to give that profile's
+    // file time (its clock offset when the range is in aligned time); none: every profile 0.
+    std::vector<TimeNs> rangeShift;
     bool includeCommunication = false;          // include HCCL/COMMUNICATION rows
     double peakHbmGBps = 1200;                  // for the bandwidth share of the bound type
     // A profile with no device task at all (a generic Chrome trace) ranks every slice by name
