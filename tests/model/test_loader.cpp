@@ -356,6 +356,77 @@ private slots:
         QCOMPARE(q.end, TimeNs(102500));
     }
 
+    // A tiny timeline is read and indexed long before the kernel table: its thread then reads side
+    // files from the back of the list, each into a Profile of its own. Whichever thread read a
+    // file, the rank holds every row written, in file order, and the diagnostics in plan order.
+    void sideFilesReadByEitherThread()
+    {
+        QTemporaryDir tmp;
+        const fs::path out = fs::path(tmp.path().toStdString()) / "r_ascend_pt" / "ASCEND_PROFILER_OUTPUT";
+        const std::string meta = R"({"ph":"M","name":"process_name","pid":1,"tid":0,"args":{"name":"Ascend Hardware"}})";
+        writeFile(out / "trace_view.json", "[" + meta + R"(,{"ph":"X","name":"MatMul","pid":1,"tid":2,"ts":"10.000","dur":5}])");
+        std::string kernels = "Step Id,Model ID,Task ID,Stream ID,Name,Type,Accelerator Core,Start Time(us),"
+                              "Duration(us),Wait Time(us),Block Dim\n";
+        constexpr int kKernelRows = 60000;
+        for (int i = 0; i < kKernelRows; ++i)
+            kernels += "1,0," + std::to_string(i) + ",2,MatMul,MatMul,AI_CORE," + std::to_string(100 + i) + ".000,0.500,0,8\n";
+        writeFile(out / "kernel_details.csv", kernels);
+        // Each of these has rows to keep and one row to skip (a diagnostic naming its file).
+        std::string details = "Name,Input Shapes,Host Self Duration(us)\n", l2 = "Stream Id,Task Id,Hit Rate\n",
+                    stats = "OP Type,Core Type,Count,Total Time(us)\n";
+        constexpr int kDetailRows = 3000, kL2Rows = 2000, kStatRows = 40;
+        for (int i = 0; i < kDetailRows; ++i)
+            details += "op" + std::to_string(i) + ",\"1,2\"," + std::to_string(i) + ".5\n";
+        details += "short row\n";
+        for (int i = 0; i < kL2Rows; ++i)
+            l2 += "2," + std::to_string(i) + ",0.5\n";
+        l2 += "2,1\n";
+        for (int i = 0; i < kStatRows; ++i)
+            stats += "Type" + std::to_string(i) + ",AI_CORE,3," + std::to_string(i) + ".0\n";
+        stats += "TypeX,AI_CORE,many,1.0\n";
+        writeFile(out / "operator_details.csv", details);
+        writeFile(out / "l2_cache.csv", l2);
+        writeFile(out / "op_statistic.csv", stats);
+
+        std::vector<std::string> firstDiagnostics;
+        for (int round = 0; round < 3; ++round) {
+            const LoadResult r = loadSession(out.parent_path().string());
+            QVERIFY2(r.session, r.error.c_str());
+            const Profile& p = *r.session->ranks.at(0);
+            QCOMPARE(p.kernels.size(), std::size_t(kKernelRows));
+            QCOMPARE(p.opDetails.size(), std::size_t(kDetailRows));
+            QCOMPARE(p.l2.size(), std::size_t(kL2Rows));
+            QCOMPARE(p.stats.size(), std::size_t(kStatRows));
+            for (int i : {0, kDetailRows / 2, kDetailRows - 1}) {
+                QCOMPARE(std::string(p.strings.view(p.opDetails[static_cast<std::size_t>(i)].name)), "op" + std::to_string(i));
+                QCOMPARE(std::string(p.strings.view(p.opDetails[static_cast<std::size_t>(i)].inputShapes)), std::string("1,2"));
+            }
+            QCOMPARE(p.l2.back().taskId, std::int64_t(kL2Rows - 1));
+            QCOMPARE(std::string(p.strings.view(p.stats.back().name)), "Type" + std::to_string(kStatRows - 1));
+            for (const char* name : {"operator_details.csv", "l2_cache.csv", "op_statistic.csv"}) {
+                const FileRecord* f = record(p, name);
+                QVERIFY2(f, name);
+                QCOMPARE(f->status, FileStatus::Partial);
+                QCOMPARE(f->skipped, std::uint64_t(1));
+            }
+            // The diagnostics of the files follow the order of the files' records (plan order).
+            std::vector<std::string> diagnostics;
+            std::ptrdiff_t lastFile = -1;
+            for (const Diagnostic& d : p.diagnostics) {
+                const auto at = std::find_if(p.files.begin(), p.files.end(), [&](const FileRecord& f) { return f.path == d.file; });
+                if (at == p.files.end())
+                    continue;
+                QVERIFY2(at - p.files.begin() >= lastFile, d.reason.c_str());
+                lastFile = at - p.files.begin();
+                diagnostics.push_back(fs::path(d.file).filename().string() + ": " + d.reason);
+            }
+            QCOMPARE(diagnostics.size(), std::size_t(3));
+            if (round == 0)
+                firstDiagnostics = diagnostics;
+            QCOMPARE(diagnostics, firstDiagnostics);
+        }
+    }
+
     void unreadableFileLeavesTheRest()
     {
         // A dangling kernel_details.csv (errno ENOENT at open) beside a good step_trace_time.csv.

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -281,13 +282,15 @@ std::string rankLabel(const Profile& p)
 }
 
 // A cancelled rank's memory (a gigabyte for a large trace) is given back on a thread of its own:
-// unmapping it takes longer than the cancel may, and nobody waits for it. `side` holds the
-// tables read on the side thread, when they were not merged yet.
-std::shared_ptr<Profile> discard(std::shared_ptr<Profile> p, Profile side = {})
+// unmapping it takes longer than the cancel may, and nobody waits for it. `side` and `apart` hold
+// the tables read beside the timeline, when they were not merged yet.
+std::shared_ptr<Profile> discard(std::shared_ptr<Profile> p, Profile side = {},
+                                 std::vector<std::unique_ptr<Profile>> apart = {})
 {
-    std::thread([p = std::move(p), side = std::move(side)]() mutable {
+    std::thread([p = std::move(p), side = std::move(side), apart = std::move(apart)]() mutable {
         p.reset();
         side = Profile();
+        apart.clear();
         releaseFreeHeap();
     }).detach();
     return nullptr;
@@ -397,17 +400,60 @@ FileRecord readRankFile(const layout::PlannedFile& f, Profile& sink, const Env& 
     return rec;
 }
 
-// The side thread's work: the side files into `side`, in order.
-void readSideFiles(const layout::RankPlan& plan, RankReads& reads, Profile& side, const Env& env,
+// Side files of these kinds fill tables of their own (statistics, operator details, L2, steps,
+// communication), so one may be read into a Profile apart and absorbed after the side thread's:
+// the rank then holds the same rows, strings and diagnostics as when the side thread read it.
+bool readableApart(layout::FileKind k)
+{
+    using K = layout::FileKind;
+    return k == K::Communication || k == K::CommunicationMatrix || k == K::OperatorDetails || k == K::L2Cache
+           || k == K::OpStatistic || k == K::ApiStatistic || k == K::CommStatistic || k == K::StepTrace;
+}
+
+// The side files not begun yet, as positions in RankReads::sideFiles. The side thread takes them
+// from the front; the timeline's thread, once its timeline is read and finalized, takes those it
+// may read apart from the back, so that both cores stay busy until the last side file is read
+// (the dense profiles' communication files and operator_details.csv kept one core idle for a
+// third of their load). The side thread's files are so a prefix of the list, the other thread's
+// a suffix.
+class SideQueue {
+public:
+    explicit SideQueue(std::size_t files) : m_end(files) {}
+
+    std::optional<std::size_t> front()
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_next >= m_end)
+            return std::nullopt;
+        return m_next++;
+    }
+    template <typename Pred>
+    std::optional<std::size_t> back(Pred&& apart)
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_next >= m_end || !apart(m_end - 1))
+            return std::nullopt;
+        return --m_end;
+    }
+
+private:
+    std::mutex m_mutex;
+    std::size_t m_next = 0, m_end;
+};
+
+// The side thread's work: the side files into `side`, in order, until `queue` is empty.
+void readSideFiles(const layout::RankPlan& plan, RankReads& reads, SideQueue& queue, Profile& side, const Env& env,
                    const std::string& label)
 {
     const auto& sideFiles = reads.sideFiles;
-    for (std::size_t n = 0; n < sideFiles.size(); ++n) {
-        if (env.cancelled())
+    while (!env.cancelled()) {
+        const std::optional<std::size_t> next = queue.front();
+        if (!next)
             break;
+        const std::size_t n = *next;
         reads.records[sideFiles[n]] = readRankFile(plan.files[sideFiles[n]], side, env, label, plan.rank);
         // The kernel table is complete after its last slice: compacted (lookup indexes
-        // freed) before the other side files are read.
+        // freed) before the other side files are read. Kernel files are never read apart.
         const auto kindOf = [&](std::size_t k) { return plan.files[sideFiles[k]].kind; };
         if (!env.cancelled() && kindOf(n) == layout::FileKind::Kernels
             && (n + 1 == sideFiles.size() || kindOf(n + 1) != layout::FileKind::Kernels))
@@ -419,6 +465,23 @@ void readSideFiles(const layout::RankPlan& plan, RankReads& reads, Profile& side
     // profile's load took about 1 s longer (17.4 against 16.5 s, median of 3 alternating runs)
     // for a peak only 50-80 MB (1 %) lower. A cancelled load's memory is released by discard()
     // once freed.
+}
+
+// The timeline's thread, its own work done: the side files left at the back of `queue` that
+// may be read apart, each into its own Profile in `apart` (by position in sideFiles).
+void readSideFilesApart(const layout::RankPlan& plan, RankReads& reads, SideQueue& queue,
+                        std::vector<std::unique_ptr<Profile>>& apart, const Env& env, const std::string& label)
+{
+    const auto& sideFiles = reads.sideFiles;
+    while (!env.cancelled()) {
+        const std::optional<std::size_t> next =
+            queue.back([&](std::size_t k) { return readableApart(plan.files[sideFiles[k]].kind); });
+        if (!next)
+            break;
+        auto own = std::make_unique<Profile>(); // rank -1: absorbing it leaves the side's rank as it is
+        reads.records[sideFiles[*next]] = readRankFile(plan.files[sideFiles[*next]], *own, env, label, plan.rank);
+        apart[*next] = std::move(own);
+    }
 }
 
 // finalize() run while the side thread was still reading: the range of diagnostics it added.
@@ -487,11 +550,13 @@ std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
 
     Profile side;
     side.rank = plan.rank;
+    SideQueue queue(reads.sideFiles.size());
+    std::vector<std::unique_ptr<Profile>> apart(reads.sideFiles.size());
     EarlyIndex early;
     {
         std::jthread worker;
         if (reads.parallel)
-            worker = std::jthread([&] { readSideFiles(plan, reads, side, env, label); });
+            worker = std::jthread([&] { readSideFiles(plan, reads, queue, side, env, label); });
         for (std::size_t i : reads.mainFiles) {
             if (env.cancelled())
                 break;
@@ -506,11 +571,18 @@ std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
             p->finalize(env.options.cancel);
             early.diagnostics = p->diagnostics.size() - early.diagnosticsBefore;
             early.done = true;
+            readSideFilesApart(plan, reads, queue, apart, env, label);
         }
     } // joins the worker
     if (env.cancelled())
-        return discard(std::move(p), std::move(side));
+        return discard(std::move(p), std::move(side), std::move(apart));
     if (reads.parallel) {
+        // The files read apart follow the side thread's in plan order: absorbed into its tables
+        // first, the rank's tables, string ids and diagnostics come out as from one thread.
+        for (auto& own : apart)
+            if (own && !side.absorbSideTables(std::move(*own), env.options.cancel))
+                return discard(std::move(p), std::move(side), std::move(apart));
+        apart.clear();
         const int sideRank = side.rank;
         if (!p->absorbSideTables(std::move(side), env.options.cancel))
             return discard(std::move(p), std::move(side)); // the rest of the side tables go with it
