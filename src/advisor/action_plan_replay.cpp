@@ -9,15 +9,18 @@
 //  - anything else keeps its estimated gain, subtracted as it is (said in its formula).
 // Candidates are taken by their gain alone, largest first; each one's gain in the plan is the
 // step the replay with it and the earlier actions saves over the replay without it, so the
-// gains add up to T minus the replayed step after the plan.
+// gains add up to T minus the replayed step after the plan. A rank of more complete steps than
+// kPlanSampleSteps is replayed over that many, chosen evenly over the run, the replay without
+// changes too, so that the gains compare like with like; the formulas say it. Each rank's model
+// takes its facts' step breakdown instead of computing it again.
 #include "advisor/rule_context.h"
 
 #include "model/io/parallel.h"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <optional>
-#include <set>
 
 namespace npuscope::advisor {
 
@@ -60,63 +63,32 @@ std::size_t rankIndexOf(const Finding& f, const std::vector<ProfileFacts>& facts
     return 0;
 }
 
-// The graph change of a finding, and how it was derived; empty when it names none.
-RankChanges changesOf(const Finding& f, const std::vector<ProfileFacts>& facts, std::string& how)
-{
-    RankChanges out;
-    if (!f.replay.empty()) {
-        out[rankIndexOf(f, facts)] = f.replay;
-        how = "its tasks fused as the finding says";
-        return out;
-    }
-    if (f.rule == "COM-EXPOSED") {
-        for (std::size_t i = 0; i < facts.size(); ++i)
-            out[i].overlapComm = true;
-        how = "compute no longer waits for the collectives";
-        return out;
-    }
-    if (const auto causes = causesOf(f); !causes.empty()) {
-        for (std::size_t i = 0; i < facts.size(); ++i)
-            out[i].removeCauses = causes;
-        how = "the idle time attributed to " + joinCauses(causes) + " removed";
-        return out;
-    }
-    if (!f.claims.empty()) {
-        double dur = 0;
-        std::map<std::size_t, std::vector<std::uint32_t>> rows;
-        for (std::uint64_t k : f.claims) {
-            const std::uint64_t rank = k >> kClaimRankShift;
-            const std::uint64_t task = k & ((std::uint64_t{1} << kClaimRankShift) - 1);
-            if (rank == 0 || rank > facts.size() || task >= facts[rank - 1].tasks.size())
-                continue;
-            const Task& t = facts[rank - 1].tasks[task];
-            dur += static_cast<double>(t.dur);
-            if (t.slice != kNone)
-                rows[rank - 1].push_back(t.slice);
-        }
-        const double steps = facts.empty() ? 1.0 : static_cast<double>(facts[rankIndexOf(f, facts)].nSteps);
-        if (!(dur > 0) || rows.empty())
-            return out;
-        const double factor = std::clamp(1.0 - f.gain.nsPerStep * steps / dur, 0.0, 1.0);
-        for (const auto& [ri, rs] : rows)
-            for (std::uint32_t row : rs)
-                out[ri].scaleRows[row] = factor;
-        how = "its " + std::to_string(f.claims.size()) + " tasks scaled by " + fmtNum(factor, 3)
-              + " (1 − its gain / their time)";
-    }
-    return out;
-}
-
 // Replays `c` on every rank: the median of every rank's complete predicted steps together.
 struct Replayer {
     std::vector<std::optional<WhatIfModel>> models;
     double base = 0; // the replay without changes
     bool ok = false;
 
-    explicit Replayer(const std::vector<ProfileFacts>& facts)
+    std::string sample; // "; replayed over K of N complete steps" when a rank is sampled, else ""
+
+    // Each rank's model reuses its facts' step breakdown and covers at most `sampleSteps`
+    // complete steps (0: all).
+    Replayer(const std::vector<ProfileFacts>& facts, std::size_t sampleSteps)
     {
-        for (const auto& f : facts)
-            models.emplace_back(std::in_place, f.p);
+        WhatIfOptions o;
+        o.maxSteps = sampleSteps;
+        std::size_t replayed = 0, complete = 0;
+        bool any = false;
+        for (const auto& f : facts) {
+            o.overlap = &f.overlap;
+            const WhatIfModel& m = models.emplace_back(std::in_place, f.p, o).value();
+            any = any || m.sampled();
+            replayed += m.sampled() ? m.replayedSteps() : m.completeSteps();
+            complete += m.completeSteps();
+        }
+        if (any)
+            sample = "; replayed over " + std::to_string(replayed) + " of " + std::to_string(complete)
+                     + " complete steps, chosen evenly over the run";
         const auto b = step({});
         ok = b.has_value();
         base = b.value_or(0);
@@ -143,6 +115,61 @@ struct Replayer {
     }
 };
 
+// The graph change of a finding, and how it was derived; empty when it names none.
+// Row changes are kept only where the rank's model replays them (a sample's steps), so that
+// each replay copies and reads no more than it uses.
+RankChanges changesOf(const Finding& f, const std::vector<ProfileFacts>& facts, const Replayer& rp, std::string& how)
+{
+    RankChanges out;
+    if (!f.replay.empty()) {
+        const std::size_t ri = rankIndexOf(f, facts);
+        out[ri] = ri < rp.models.size() ? rp.models[ri]->narrowed(f.replay) : f.replay;
+        how = "its tasks fused as the finding says";
+        return out;
+    }
+    if (f.rule == "COM-EXPOSED") {
+        for (std::size_t i = 0; i < facts.size(); ++i)
+            out[i].overlapComm = true;
+        how = "compute no longer waits for the collectives";
+        return out;
+    }
+    if (const auto causes = causesOf(f); !causes.empty()) {
+        for (std::size_t i = 0; i < facts.size(); ++i)
+            out[i].removeCauses = causes;
+        how = "the idle time attributed to " + joinCauses(causes) + " removed";
+        return out;
+    }
+    if (!f.claims.empty()) {
+        double dur = 0;
+        std::map<std::size_t, std::vector<std::uint32_t>> rows;
+        for (std::uint64_t k : f.claims) {
+            const std::uint64_t rank = k >> kClaimRankShift;
+            const std::uint64_t task = k & ((std::uint64_t{1} << kClaimRankShift) - 1);
+            if (rank == 0 || rank > facts.size() || task >= facts[rank - 1].tasks.size())
+                continue;
+            const Task& t = facts[rank - 1].tasks[task];
+            dur += static_cast<double>(t.dur);
+            if (t.slice != kNone) {
+                auto& rs = rows[rank - 1];
+                if (rank - 1 < rp.models.size() && rp.models[rank - 1]->covers(t.slice))
+                    rs.push_back(t.slice);
+            }
+        }
+        const double steps = facts.empty() ? 1.0 : static_cast<double>(facts[rankIndexOf(f, facts)].nSteps);
+        if (!(dur > 0) || rows.empty())
+            return out;
+        const double factor = std::clamp(1.0 - f.gain.nsPerStep * steps / dur, 0.0, 1.0);
+        for (const auto& [ri, rs] : rows) {
+            WhatIfChanges& ch = out[ri]; // a rank's change even when the sample holds none of its tasks
+            for (std::uint32_t row : rs)
+                ch.scaleRows[row] = factor;
+        }
+        how = "its " + std::to_string(f.claims.size()) + " tasks scaled by " + fmtNum(factor, 3)
+              + " (1 − its gain / their time)";
+    }
+    return out;
+}
+
 struct Cand {
     Finding* f = nullptr;
     RankChanges changes;
@@ -153,11 +180,12 @@ struct Cand {
 
 } // namespace
 
-bool buildPlanByReplay(AdvisorReport& rep, const std::vector<ProfileFacts>& facts, std::vector<ClaimAtom>& atoms)
+bool buildPlanByReplay(AdvisorReport& rep, const std::vector<ProfileFacts>& facts, std::vector<ClaimAtom>& atoms,
+                       std::size_t sampleSteps)
 {
     if (facts.empty() || !(rep.T > 0))
         return false;
-    const Replayer rp(facts);
+    const Replayer rp(facts, sampleSteps);
     if (!rp.ok)
         return false;
     rep.plan.clear();
@@ -170,7 +198,7 @@ bool buildPlanByReplay(AdvisorReport& rep, const std::vector<ProfileFacts>& fact
             continue;
         Cand c;
         c.f = &f;
-        c.changes = changesOf(f, facts, c.how);
+        c.changes = changesOf(f, facts, rp, c.how);
         cands.push_back(std::move(c));
     }
     // Each candidate's replay alone, independent of the others: side by side.
@@ -188,7 +216,7 @@ bool buildPlanByReplay(AdvisorReport& rep, const std::vector<ProfileFacts>& fact
                 c.gain = rp.base - *s;
                 // The finding's own gain, where its rule names the change, is the replay's.
                 if (!f.replay.empty()) {
-                    f.gain.formula = "replayed: step " + fmtMs(rp.base) + " → " + fmtMs(*s) + " (" + c.how
+                    f.gain.formula = "replayed: step " + fmtMs(rp.base) + " → " + fmtMs(*s) + " (" + c.how + rp.sample
                                      + ") = " + fmtMs(std::max(0.0, c.gain)) + "; the rule's estimate: " + f.gain.formula;
                     f.gain.nsPerStep = std::max(0.0, c.gain);
                     f.gain.shareOfT = f.gain.nsPerStep / T;
@@ -205,7 +233,7 @@ bool buildPlanByReplay(AdvisorReport& rep, const std::vector<ProfileFacts>& fact
     // A finding without task claims takes its category's time (or the one its gain comes from):
     // the first such action of a category takes it for the plan.
     std::map<int, int> poolBy;
-    std::set<std::uint64_t> claimedKeys;
+    std::vector<std::uint64_t> claimedKeys; // sorted: the tasks the actions so far named
     for (Cand& c : cands) {
         Finding& f = *c.f;
         const int pool = static_cast<int>(f.gainFrom.value_or(f.category));
@@ -230,7 +258,7 @@ bool buildPlanByReplay(AdvisorReport& rep, const std::vector<ProfileFacts>& fact
             const double s = rp.step(next).value_or(current);
             g = current - s;
             term = "replay with it and the earlier actions " + fmtMs(s) + " vs " + fmtMs(current) + " without it (" + c.how
-                   + ")";
+                   + rp.sample + ")";
         } else {
             g = f.gain.nsPerStep;
             term = "not a graph change: the finding's estimate " + fmtMs(g) + ", subtracted as it is";
@@ -265,11 +293,16 @@ bool buildPlanByReplay(AdvisorReport& rep, const std::vector<ProfileFacts>& fact
         }
         item.gain.nsPerStep += g;
         item.gain.shareOfT = item.gain.nsPerStep / T;
-        for (std::uint64_t k : f.claims) // the tasks no earlier action named
-            if (claimedKeys.insert(k).second) {
-                item.claimed.push_back(k);
-                ++item.tasks;
-            }
+        { // the tasks no earlier action named (f.claims is sorted and unique: buildPlan)
+            std::vector<std::uint64_t> mine(f.claims), fresh;
+            std::sort(mine.begin(), mine.end());
+            mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
+            std::set_difference(mine.begin(), mine.end(), claimedKeys.begin(), claimedKeys.end(), std::back_inserter(fresh));
+            item.claimed.insert(item.claimed.end(), fresh.begin(), fresh.end());
+            item.tasks += fresh.size();
+            const auto mid = claimedKeys.insert(claimedKeys.end(), fresh.begin(), fresh.end());
+            std::inplace_merge(claimedKeys.begin(), mid, claimedKeys.end());
+        }
         f.planItem = index;
         if (f.claims.empty() && f.replay.empty())
             poolBy.emplace(pool, index);

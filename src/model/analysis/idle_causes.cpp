@@ -300,7 +300,7 @@ private:
     {
         if (b <= a)
             return;
-        IdleStep& st = m_out.steps[static_cast<std::size_t>(m_step)];
+        IdleStep& st = m_out.steps.back(); // the step of m_step, the last one listed
         (m_preparing ? st.preparingByCause : st.byCause)[static_cast<std::size_t>(pc.cause)] += b - a;
         std::vector<IdleGap>& gaps = m_preparing ? m_out.preparingGaps : m_out.gaps;
         if (!gaps.empty()) {
@@ -330,10 +330,20 @@ private:
 
 IdleCauses idleCauses(const Profile& p, const StepGraph& g)
 {
+    std::vector<std::size_t> all(g.steps.size());
+    for (std::size_t si = 0; si < all.size(); ++si)
+        all[si] = si;
+    return idleCauses(p, g, all);
+}
+
+IdleCauses idleCauses(const Profile& p, const StepGraph& g, const std::vector<std::size_t>& steps)
+{
     IdleCauses out;
     out.missing = g.missing;
     Attributor at(p, g, out);
-    for (std::size_t si = 0; si < g.steps.size(); ++si) {
+    for (const std::size_t si : steps) {
+        if (si >= g.steps.size())
+            continue;
         const GraphStep& s = g.steps[si];
         IdleStep st;
         st.step = static_cast<int>(si);

@@ -71,6 +71,9 @@ struct IdleCauses {
 };
 
 IdleCauses idleCauses(const Profile& p, const StepGraph& g);
+// The same over some steps alone (indices into g.steps, ascending): `steps` lists those, and the
+// totals, the gaps and the sums are theirs.
+IdleCauses idleCauses(const Profile& p, const StepGraph& g, const std::vector<std::size_t>& steps);
 
 // The reason of a gap as a sentence: its fixed reason, with the host slice and task named.
 std::string idleGapReason(const Profile& p, const IdleGap& gap);

@@ -1,14 +1,11 @@
-// What-if replay (whatif.h): the measured constraints of every device task, built once, and
-// replays of each step with changed durations and dependencies.
-#include "model/analysis/whatif.h"
+// What-if replay (whatif.h): replays of each step with changed durations and dependencies, on
+// the model whatif_build.cpp builds once (the measured constraints of every device task).
+#include "model/analysis/whatif_impl.h"
 
 #include "model/analysis/op_stats.h"
 
 #include "model/analysis/critical_path.h"
-#include "model/analysis/idle_causes.h"
-#include "model/analysis/overlap.h"
 #include "model/analysis/rank_facts.h"
-#include "model/analysis/step_graph.h"
 
 #include <algorithm>
 #include <cmath>
@@ -20,34 +17,13 @@
 
 namespace npuscope {
 
+using whatif_detail::Dev;
+using whatif_detail::kDep;
+using whatif_detail::kFirst;
+using whatif_detail::kLaunch;
+using whatif_detail::kStream;
+
 namespace {
-
-enum Bind : std::uint8_t { kStream = 0, kLaunch = 1, kDep = 2, kFirst = 3 };
-
-// One device task and its measured constraints.
-struct Dev {
-    std::uint32_t row = kNone;
-    std::uint32_t track = kNone;
-    TimeNs start = 0, dur = 0;
-    int step = -1;
-    bool comm = false, compute = false;
-    std::uint32_t prev = kNone;      // dev index of the stream predecessor
-    std::uint32_t launchSrc = kNone; // slice row of its launch
-    std::uint32_t enqueue = kNone;   // the Enqueue feeding the launch's thread, when linked
-    TimeNs launchArr = 0;            // when the launch arrived (measured)
-    std::uint32_t dep = kNone;       // dev index of the latest cross-stream dependency (recorded or inferred)
-    Bind bind = kFirst;
-    TimeNs gap[3] = {0, 0, 0};  // gap after each constraint's event, as the replay uses it
-    std::uint32_t type = kNone; // NameId of the op type (kernel Type, else name)
-};
-
-TimeNs medianOf(std::vector<TimeNs> v)
-{
-    if (v.empty())
-        return 0;
-    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-    return v[v.size() / 2];
-}
 
 double medianOfSteps(const std::vector<double>& v, const std::vector<char>& partial)
 {
@@ -62,235 +38,10 @@ double medianOfSteps(const std::vector<double>& v, const std::vector<char>& part
     return n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2.0;
 }
 
-std::string stepKey(std::string s)
-{
-    const std::string pre = "ProfilerStep#";
-    if (s.rfind(pre, 0) == 0)
-        s = s.substr(pre.size());
-    return s;
-}
-
 bool hostCause(IdleCause c)
 {
     return c == IdleCause::HostPython || c == IdleCause::DataLoader || c == IdleCause::Sync || c == IdleCause::Compile;
 }
-
-} // namespace
-
-struct WhatIfModel::Impl {
-    const Profile& p;
-    StepGraph g;
-    OverlapResult ov;
-    IdleCauses idle;
-    std::vector<Dev> dev;                                      // by start
-    std::unordered_map<std::uint32_t, std::uint32_t> devOf;    // slice row → dev index
-    std::unordered_map<std::uint32_t, std::string> lowerTypes; // NameId → lower-cased type
-    std::vector<std::string> notes;
-    // What every replay reads the same (prepare()): the host rows that synchronize, by row;
-    // whether `dev`'s starts never decrease (a replay then merges the host events into it); per
-    // step the measured end of its last work and of its device tasks outside `dev`; and the host
-    // work of the steps, by thread and end.
-    struct HostEnd {
-        TimeNs end;
-        std::uint32_t thread;
-        std::int32_t step;
-    };
-    std::vector<std::uint32_t> syncRows;
-    bool devSorted = false;
-    std::vector<TimeNs> lastMeasured, lastFixed;
-    std::vector<HostEnd> hostEnds;
-    // A replay's per-task columns, kept between replays (one replay at a time uses them), so
-    // that each does not fault in fresh pages.
-    struct Scratch {
-        std::vector<TimeNs> dur, st, en;
-        std::vector<char> done;
-    };
-    mutable std::mutex scratchMutex;
-    mutable Scratch scratch;
-
-    explicit Impl(const Profile& prof)
-        : p(prof), g(buildStepGraph(prof)), ov(computeOverlap(prof)), idle(idleCauses(prof, g))
-    {
-        build();
-    }
-
-    void build();
-    void classify();
-    void prepare();
-    // Host tracks of one thread (its Python and CANN tracks) share one history: by tid.
-    std::vector<std::uint32_t> threadOf; // track → thread index
-    std::size_t threads = 0;
-    std::uint32_t thread(std::uint32_t row) const { return threadOf[p.slices.track[row].v]; }
-    TimeNs hostShiftAt(const std::vector<std::vector<std::pair<TimeNs, TimeNs>>>& hist, std::uint32_t th, TimeNs t) const
-    {
-        if (th >= hist.size())
-            return 0;
-        const auto& h = hist[th];
-        auto it = std::upper_bound(h.begin(), h.end(), std::make_pair(t, kMaxTimeNs));
-        return it == h.begin() ? 0 : std::prev(it)->second;
-    }
-    // The Enqueue row of the task queue feeding `row`'s thread (row or an ancestor is a Dequeue).
-    std::uint32_t enqueueOf(std::uint32_t row) const
-    {
-        for (int depth = 0; row != kNone && depth < 64; ++depth, row = g.parent[row]) {
-            if (g.role[row] != NodeRole::Dequeue)
-                continue;
-            for (const GraphEdge& e : g.edgesInto(row))
-                if (e.kind == EdgeKind::TaskQueue)
-                    return e.src;
-        }
-        return kNone;
-    }
-};
-
-void WhatIfModel::Impl::build()
-{
-    const auto& sl = p.slices;
-    std::map<std::int64_t, std::uint32_t> byTid;
-    threadOf.resize(p.tracks.size());
-    for (std::size_t t = 0; t < p.tracks.size(); ++t)
-        threadOf[t] = byTid.try_emplace(p.tracks[t].tid, static_cast<std::uint32_t>(byTid.size())).first->second;
-    threads = byTid.size();
-    if (g.kind.size() != sl.size()) {
-        notes.push_back("no step graph: nothing to replay");
-        return;
-    }
-    dev.reserve(g.deviceByStart.size());
-    for (std::uint32_t row : g.deviceByStart) {
-        if (row >= sl.size() || g.kind[row] != NodeKind::DeviceTask)
-            continue;
-        Dev d;
-        d.row = row;
-        d.track = sl.track[row].v;
-        d.start = sl.start[row];
-        d.dur = sl.dur[row];
-        d.step = g.step[row];
-        d.comm = g.role[row] == NodeRole::Comm;
-        d.compute = g.role[row] == NodeRole::Compute;
-        const std::uint32_t k = sl.kernel[row];
-        d.type = (k != kNone && k < p.kernels.size() && !p.str(p.kernels.type[k]).empty()) ? p.kernels.type[k].v
-                                                                                           : sl.name[row].v;
-        devOf.emplace(row, static_cast<std::uint32_t>(dev.size()));
-        dev.push_back(d);
-    }
-    for (Dev& d : dev)
-        if (lowerTypes.find(d.type) == lowerTypes.end())
-            lowerTypes.emplace(d.type, lower(std::string(p.str(NameId(d.type)))));
-    // Stream predecessors, launches and explicit waits.
-    for (Dev& d : dev) {
-        const std::uint32_t pr = g.streamPrev(d.row);
-        if (pr != kNone)
-            if (auto it = devOf.find(pr); it != devOf.end())
-                d.prev = it->second;
-        TimeNs depEnd = -kMaxTimeNs;
-        for (const GraphEdge& e : g.edgesInto(d.row)) {
-            if (e.src >= sl.size())
-                continue;
-            if (e.kind == EdgeKind::Launch) {
-                const bool better = d.launchSrc == kNone
-                                    || (g.role[e.src] == NodeRole::Launch && g.role[d.launchSrc] != NodeRole::Launch);
-                if (better)
-                    d.launchSrc = e.src;
-            } else if (e.kind == EdgeKind::EventWait || e.kind == EdgeKind::NotifyWait || e.kind == EdgeKind::InferredWait) {
-                if (auto it = devOf.find(e.src); it != devOf.end() && sl.end(e.src) > depEnd) {
-                    depEnd = sl.end(e.src);
-                    d.dep = it->second;
-                }
-            }
-        }
-        if (d.launchSrc != kNone) {
-            d.launchArr = std::min(sl.end(d.launchSrc), d.start);
-            for (const GraphEdge& e : g.edgesInto(d.row))
-                if (e.kind == EdgeKind::Launch && e.src == d.launchSrc && e.at > 0)
-                    d.launchArr = std::min(e.at, d.start); // the flow: when the launch was submitted
-            d.enqueue = enqueueOf(d.launchSrc);
-        }
-    }
-    classify();
-    prepare();
-    if (!g.hasLaunchFlows)
-        notes.push_back("no launch flows: device tasks replay on stream order and waits only");
-    for (const auto& m : g.missing)
-        notes.push_back(m);
-}
-
-// The binding constraint of each task and the gaps the replay uses.
-void WhatIfModel::Impl::classify()
-{
-    // Binding constraint: the one whose event came last; typical gaps per stream and kind.
-    std::unordered_map<std::uint32_t, std::vector<TimeNs>> binding[3];
-    for (Dev& d : dev) {
-        TimeNs ev[3] = {-kMaxTimeNs, -kMaxTimeNs, -kMaxTimeNs};
-        if (d.prev != kNone)
-            ev[kStream] = dev[d.prev].start + dev[d.prev].dur;
-        if (d.launchSrc != kNone)
-            ev[kLaunch] = d.launchArr;
-        if (d.dep != kNone)
-            ev[kDep] = dev[d.dep].start + dev[d.dep].dur;
-        d.bind = kFirst;
-        for (int k = 0; k < 3; ++k)
-            if (ev[k] > -kMaxTimeNs && (d.bind == kFirst || ev[k] > ev[d.bind]))
-                d.bind = static_cast<Bind>(k);
-        for (int k = 0; k < 3; ++k)
-            d.gap[k] = ev[k] > -kMaxTimeNs ? d.start - ev[k] : 0;
-        if (d.bind != kFirst)
-            binding[d.bind][d.track].push_back(d.gap[d.bind]);
-    }
-    std::unordered_map<std::uint32_t, TimeNs> typical[3];
-    for (int k = 0; k < 3; ++k)
-        for (auto& [track, v] : binding[k])
-            typical[k][track] = medianOf(v);
-    for (Dev& d : dev)
-        for (int k = 0; k < 3; ++k) {
-            if (k == d.bind)
-                continue;
-            const auto it = typical[k].find(d.track);
-            const TimeNs t = it != typical[k].end() ? it->second : 0;
-            d.gap[k] = std::min(std::max<TimeNs>(t, 0), d.gap[k]);
-        }
-}
-
-void WhatIfModel::Impl::prepare()
-{
-    const auto& sl = p.slices;
-    devSorted = std::is_sorted(dev.begin(), dev.end(), [](const Dev& a, const Dev& b) { return a.start < b.start; });
-    lastMeasured.assign(g.steps.size(), -kMaxTimeNs);
-    lastFixed.assign(g.steps.size(), -kMaxTimeNs);
-    for (std::uint32_t row = 0; row < sl.size(); ++row) {
-        const NodeKind k = g.kind[row];
-        const bool host = k == NodeKind::Python || k == NodeKind::Cann;
-        if (host && g.role[row] == NodeRole::Sync)
-            syncRows.push_back(row);
-        const int s = g.step[row];
-        if (s < 0 || static_cast<std::size_t>(s) >= g.steps.size() || k == NodeKind::None || k == NodeKind::Collective)
-            continue;
-        const auto si = static_cast<std::size_t>(s);
-        lastMeasured[si] = std::max(lastMeasured[si], sl.end(row));
-        if (host)
-            hostEnds.push_back({sl.end(row), thread(row), s});
-        else if (devOf.find(row) == devOf.end())
-            lastFixed[si] = std::max(lastFixed[si], sl.end(row));
-    }
-    std::sort(hostEnds.begin(), hostEnds.end(),
-              [](const HostEnd& a, const HostEnd& b) { return a.thread != b.thread ? a.thread < b.thread : a.end < b.end; });
-}
-
-WhatIfModel::WhatIfModel(const Profile& p) : m(std::make_unique<Impl>(p)) {}
-WhatIfModel::~WhatIfModel() = default;
-WhatIfModel::WhatIfModel(WhatIfModel&&) noexcept = default;
-WhatIfModel& WhatIfModel::operator=(WhatIfModel&&) noexcept = default;
-
-std::vector<std::uint32_t> WhatIfModel::rowsOfType(const std::string& type) const
-{
-    const std::string t = lower(type);
-    std::vector<std::uint32_t> out;
-    for (const Dev& d : m->dev)
-        if (m->lowerTypes.at(d.type) == t)
-            out.push_back(d.row);
-    return out;
-}
-
-namespace {
 
 struct HostEv {
     TimeNs at;
@@ -331,7 +82,6 @@ struct WhatIfModel::Replay {
     std::vector<TimeNs> syncEnd;
     std::vector<std::uint32_t> stepLast; // per step: the processed task with the latest measured end
     std::vector<TimeNs> last, last2;     // per step: the measured and the replayed end of its last work
-    StepStats stats;
 
     Replay(const Impl& impl, const WhatIfChanges& changes)
         : I(impl), c(changes), p(impl.p), g(impl.g), sl(impl.p.slices), n(impl.dev.size())
@@ -504,17 +254,16 @@ struct WhatIfModel::Replay {
         if (!cutLaunch.empty() && cutLaunch[i] != kNoCut)
             gap[kLaunch] = std::max<TimeNs>(0, gap[kLaunch] - cutLaunch[i]);
         TimeNs s = -kMaxTimeNs;
-        if (d.prev != kNone) {
-            const TimeNs pe = done[d.prev] ? en[d.prev] : I.dev[d.prev].start + I.dev[d.prev].dur;
+        if (d.hasPrev) {
+            const TimeNs pe = d.prev != kNone && done[d.prev] ? en[d.prev] : d.prevEnd;
             s = std::max(s, pe + (fused ? 0 : gap[kStream]));
         }
         if (!fused && d.launchSrc != kNone)
             s = std::max(s, d.launchArr + shiftOfLaunch(d) + gap[kLaunch]);
-        if (!fused && d.dep != kNone) {
-            const Dev& src = I.dev[d.dep];
-            const bool dropped = c.overlapComm && src.comm && !d.comm;
+        if (!fused && d.hasDep) {
+            const bool dropped = c.overlapComm && d.depComm && !d.comm;
             if (!dropped)
-                s = std::max(s, (done[d.dep] ? en[d.dep] : src.start + src.dur) + gap[kDep]);
+                s = std::max(s, (d.dep != kNone && done[d.dep] ? en[d.dep] : d.depEnd) + gap[kDep]);
         }
         if (s == -kMaxTimeNs)
             s = d.start;
@@ -590,30 +339,18 @@ struct WhatIfModel::Replay {
     }
     void stepRows()
     {
-        // Measured step times: step_trace_time's where present, matched by name, else the spans.
-        std::map<std::string, double> traceByName;
-        const bool fromTrace = I.ov.source == OverlapSource::StepTrace && !I.ov.steps.empty();
-        if (fromTrace)
-            for (const auto& b : I.ov.steps)
-                traceByName[stepKey(b.step)] = static_cast<double>(b.stepTime());
-        res.stepSource = fromTrace ? "step_trace_time" : g.stepSource;
-        for (std::size_t si = 0; si < g.steps.size(); ++si) {
+        // The replayed steps (every step, or the sample): measured time, and that plus the shift
+        // of their last work.
+        res.stepSource = I.stepSource;
+        for (const std::size_t si : I.replayed) {
             const GraphStep& gs = g.steps[si];
             WhatIfStep ws;
             ws.name = gs.name;
             ws.spanNs = gs.span();
             const TimeNs shift = last[si] > -kMaxTimeNs ? last2[si] - last[si] : 0;
             ws.replayedSpanNs = gs.span() + shift;
-            double m0 = static_cast<double>(gs.span());
-            if (fromTrace) {
-                auto it = traceByName.find(stepKey(gs.name));
-                if (it == traceByName.end() && g.steps.size() == I.ov.steps.size())
-                    it = traceByName.find(stepKey(I.ov.steps[si].step));
-                if (it != traceByName.end())
-                    m0 = it->second;
-            }
-            ws.measuredNs = m0;
-            ws.predictedNs = m0 + static_cast<double>(shift);
+            ws.measuredNs = I.measuredNs[si];
+            ws.predictedNs = I.measuredNs[si] + static_cast<double>(shift);
             res.steps.push_back(ws);
         }
     }
@@ -732,21 +469,21 @@ struct WhatIfModel::Replay {
     }
     void finish()
     {
-        std::vector<double> complete;
-        for (const auto& ws : res.steps)
-            complete.push_back(ws.measuredNs);
-        stats = stepStats(complete);
+        // Partial: the whole run's flags (overlap.h stepStats over every step's measured time).
         std::vector<double> measured, predicted;
-        for (std::size_t si = 0; si < res.steps.size(); ++si) {
-            WhatIfStep& ws = res.steps[si];
-            ws.partial = si < stats.isPartial.size() && stats.isPartial[si];
+        std::vector<char> partial;
+        for (std::size_t k = 0; k < res.steps.size(); ++k) {
+            WhatIfStep& ws = res.steps[k];
+            const std::size_t si = I.replayed[k];
+            ws.partial = si < I.isPartial.size() && I.isPartial[si];
+            partial.push_back(ws.partial ? 1 : 0);
             predicted.push_back(ws.predictedNs);
             measured.push_back(ws.measuredNs);
         }
-        if (detail == WhatIfModel::Detail::Full)
+        if (detail == WhatIfModel::Detail::Full && !I.sampled)
             boundBy();
-        res.measuredStepNs = medianOfSteps(measured, stats.isPartial);
-        res.predictedStepNs = medianOfSteps(predicted, stats.isPartial);
+        res.measuredStepNs = medianOfSteps(measured, partial);
+        res.predictedStepNs = medianOfSteps(predicted, partial);
         bool anyComm = false;
         for (const Dev& d : I.dev)
             anyComm = anyComm || d.comm;

@@ -98,11 +98,30 @@ struct WhatIfResult {
     std::vector<std::string> notes;
 };
 
+struct OverlapResult;
+
+// What a model covers, and what it may take from its caller instead of computing it.
+struct WhatIfOptions {
+    // The rank's step breakdown, computeOverlap(p), when the caller has it (it must outlive the
+    // model); null: the model computes it.
+    const OverlapResult* overlap = nullptr;
+    // A sample of the steps: these steps alone (indices into the rank's steps, buildStepGraph()'s
+    // order), or, when `steps` is empty and the rank has more than `maxSteps` (> 0) complete
+    // steps, `maxSteps` of them chosen evenly (the i-th of K is complete step i·N/K of the N).
+    // Otherwise every step, which is what `npuscope whatif` and the What-if dock replay. A
+    // sample holds, attributes the idle time of, and replays the tasks and host work of its
+    // steps alone (the typical gaps of a stream are its tasks'; a stream predecessor or
+    // dependency in a step left out stays at its measured end); its steps' partial flags are
+    // the whole run's. The step graph is the whole run's.
+    std::vector<std::size_t> steps;
+    std::size_t maxSteps = 0;
+};
+
 // The replay model of one rank: the graph and the measured constraints, built once; run() replays
 // any changes on it. Never throws.
 class WhatIfModel {
 public:
-    explicit WhatIfModel(const Profile& p);
+    explicit WhatIfModel(const Profile& p, const WhatIfOptions& options = {});
     ~WhatIfModel();
     WhatIfModel(WhatIfModel&&) noexcept;
     WhatIfModel& operator=(WhatIfModel&&) noexcept;
@@ -111,8 +130,18 @@ public:
     // empty; every other field is the same).
     enum class Detail { Full, StepsOnly };
     WhatIfResult run(const WhatIfChanges& c, Detail detail = Detail::Full) const;
-    // The device task rows (timeline slices) of an op type, as scaleTypes matches them.
+    // The device task rows (timeline slices) of an op type, as scaleTypes matches them (of the
+    // sampled steps, for a sample).
     std::vector<std::uint32_t> rowsOfType(const std::string& type) const;
+    // A sample (WhatIfOptions) replays its steps' times alone: run() gives the steps and their
+    // medians, and no critical path (Detail::StepsOnly whatever it is asked).
+    bool sampled() const;
+    // Whether a replay reads a change of this slice row: a device task of the steps it replays.
+    bool covers(std::uint32_t row) const;
+    // `c` without the row changes no replay reads (rows it does not cover): the same replays.
+    WhatIfChanges narrowed(const WhatIfChanges& c) const;
+    std::size_t replayedSteps() const; // the steps run() gives: the sample, or every step
+    std::size_t completeSteps() const; // the rank's complete steps (the whole run's)
 
     struct Impl;
     struct Replay;
