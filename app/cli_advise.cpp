@@ -94,22 +94,13 @@ int checkOptions(const std::string& format, const std::string& output, const std
     return 0;
 }
 
-// --clock raw|aligned or --clock-offset RANK=NS at args[i], its value after '=' or next, read by
-// the parser `analyze` uses: 0 when read, 2 (the usage exit code, said on stderr) when wrong, -1
-// when args[i] is neither.
+// --clock raw|aligned or --clock-offset RANK=NS at args[i] (cli_collectives.h): 0 when read, 2
+// (the usage exit code, said on stderr) when wrong, -1 when args[i] is neither.
 int clockFlag(const Args& args, std::size_t& i, ClockOptions& clock)
 {
-    const std::string& a = args[i];
-    const std::string flag = a.substr(0, a.find('='));
-    if (flag != "--clock" && flag != "--clock-offset")
-        return -1;
     std::string why;
-    if (a.size() > flag.size())
-        why = parseClockOption(flag, a.substr(flag.size() + 1), clock);
-    else if (i + 1 < args.size())
-        why = parseClockOption(flag, args[++i], clock);
-    else
-        why = flag + " needs a value";
+    if (!cli::clockFlag(args, i, clock, why))
+        return -1;
     if (why.empty())
         return 0;
     std::fprintf(stderr, "npuscope advise: %s\n", why.c_str());

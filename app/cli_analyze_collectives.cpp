@@ -26,6 +26,21 @@ std::string parseClockOption(const std::string& flag, const std::string& value, 
     return {};
 }
 
+bool clockFlag(const std::vector<std::string>& args, std::size_t& i, ClockOptions& clock, std::string& why)
+{
+    const std::string& a = args[i];
+    const std::string flag = a.substr(0, a.find('='));
+    if (flag != "--clock" && flag != "--clock-offset")
+        return false;
+    if (a.size() > flag.size())
+        why = parseClockOption(flag, a.substr(flag.size() + 1), clock);
+    else if (i + 1 < args.size())
+        why = parseClockOption(flag, args[++i], clock);
+    else
+        why = flag + " needs a value";
+    return true;
+}
+
 nlohmann::ordered_json clockOffsetsJson(const ClockAlignment& a)
 {
     nlohmann::ordered_json j = nlohmann::ordered_json::object();

@@ -16,6 +16,10 @@ namespace npuscope::cli {
 // Reads `--clock V` / `--clock-offset V` (value already split off). Returns "" when fine, else
 // the usage message.
 std::string parseClockOption(const std::string& flag, const std::string& value, ClockOptions& o);
+// `--clock raw|aligned` or `--clock-offset RANK=NS` at args[i], its value after '=' or the next
+// argument (then i moves past it), read by parseClockOption; false when args[i] is neither; `why`
+// says what is wrong with it ("" when read).
+bool clockFlag(const std::vector<std::string>& args, std::size_t& i, ClockOptions& clock, std::string& why);
 inline constexpr const char* kClockHelp =
     "  --clock raw|aligned     times of a cluster in each rank's own clock, or aligned by the ends of\n"
     "                          the collectives (default aligned; a single rank is never moved)\n"

@@ -508,23 +508,6 @@ void printRuns(const std::string& path, const std::vector<layout::RunInfo>& runs
     }
 }
 
-// --clock raw|aligned or --clock-offset RANK=NS at args[i], its value after '=' or next, read by
-// the parser `analyze` uses; false when args[i] is neither; `why` says what is wrong with it.
-bool clockFlag(const Args& args, std::size_t& i, ClockOptions& clock, std::string& why)
-{
-    const std::string& a = args[i];
-    const std::string flag = a.substr(0, a.find('='));
-    if (flag != "--clock" && flag != "--clock-offset")
-        return false;
-    if (a.size() > flag.size())
-        why = parseClockOption(flag, a.substr(flag.size() + 1), clock);
-    else if (i + 1 < args.size())
-        why = parseClockOption(flag, args[++i], clock);
-    else
-        why = flag + " needs a value";
-    return true;
-}
-
 } // namespace
 
 int info(const Args& args)
