@@ -13,6 +13,7 @@
 #include "views/selection_controller.h"
 #include "views/timeline_view.h"
 #include "views/utilization_plots.h"
+#include "window_helpers.h"
 
 #include <qcustomplot.h>
 
@@ -36,27 +37,14 @@
 #include <optional>
 
 using namespace npuscope;
+using testing::indexOfRank;
+using testing::load;
+using testing::rankCombo;
 
 namespace {
 
 constexpr TimeNs kPlanted = 3'000'000;   // rank 1: file time = true time + 3 ms
 constexpr TimeNs kEstimateSlack = 5'000; // the exports' rounding (clock_align.h's spread floor)
-
-bool load(MainWindow& w, const QString& path)
-{
-    QSignalSpy loaded(&w, &MainWindow::sessionLoaded);
-    w.openPaths({path});
-    return loaded.wait(60000);
-}
-
-QComboBox* rankCombo(MainWindow& w)
-{
-    for (QToolBar* tb : w.findChildren<QToolBar*>())
-        for (QComboBox* c : tb->findChildren<QComboBox*>())
-            if (c->toolTip().contains(QStringLiteral("rank")))
-                return c;
-    return nullptr;
-}
 
 // Picks the combo entry with this item data by keyboard, as a person does: focus, Home, then
 // Down until it is current (each step is an activation).
@@ -69,15 +57,6 @@ void chooseByKeys(QComboBox* combo, int data)
     for (int i = 0; i < combo->count() && combo->currentIndex() != target; ++i)
         QTest::keyClick(combo, Qt::Key_Down);
     QCOMPARE(combo->currentIndex(), target);
-}
-
-// The index into Session::ranks of rank id `rank`, -1 when absent.
-int indexOfRank(const Session& s, int rank)
-{
-    for (std::size_t i = 0; i < s.ranks.size(); ++i)
-        if (s.ranks[i]->rank == rank)
-            return static_cast<int>(i);
-    return -1;
 }
 
 // A device task in the middle of the profile's first stream with a few.

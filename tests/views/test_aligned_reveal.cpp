@@ -15,6 +15,7 @@
 #include "views/operator_ranking_view.h"
 #include "views/selection_controller.h"
 #include "views/timeline_view.h"
+#include "window_helpers.h"
 
 #include <QAction>
 #include <QApplication>
@@ -39,35 +40,14 @@
 #include <set>
 
 using namespace npuscope;
+using testing::indexOfRank;
+using testing::load;
+using testing::rankCombo;
 
 namespace {
 
 constexpr TimeNs kPlanted = 3'000'000;   // rank 1: file time = true time + 3 ms
 constexpr TimeNs kEstimateSlack = 5'000; // the exports' rounding (clock_align.h's spread floor)
-
-bool load(MainWindow& w, const QString& path)
-{
-    QSignalSpy loaded(&w, &MainWindow::sessionLoaded);
-    w.openPaths({path});
-    return loaded.wait(60000);
-}
-
-QComboBox* rankCombo(MainWindow& w)
-{
-    for (QToolBar* tb : w.findChildren<QToolBar*>())
-        for (QComboBox* c : tb->findChildren<QComboBox*>())
-            if (c->toolTip().contains(QStringLiteral("rank")))
-                return c;
-    return nullptr;
-}
-
-int indexOfRank(const Session& s, int rank)
-{
-    for (std::size_t i = 0; i < s.ranks.size(); ++i)
-        if (s.ranks[i]->rank == rank)
-            return static_cast<int>(i);
-    return -1;
-}
 
 // The rarest name among the device tasks of `p` that start inside `mid` and that `other` has
 // too (the first such task when several are as rare): few hits to step through, on both ranks,

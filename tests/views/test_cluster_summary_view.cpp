@@ -9,6 +9,7 @@
 #include "views/compare_view.h"
 #include "views/main_window.h"
 #include "views/overview_lanes.h"
+#include "window_helpers.h"
 
 #include <nlohmann/json.hpp>
 
@@ -28,6 +29,7 @@
 #include <map>
 
 using namespace npuscope;
+using testing::load;
 
 namespace {
 
@@ -38,13 +40,6 @@ ClusterView* clusterTab(MainWindow& w)
     if (v && !QTest::qWaitFor([v] { return !v->analysing(); }, 60000))
         return nullptr;
     return v;
-}
-
-bool load(MainWindow& w, const QString& path)
-{
-    QSignalSpy loaded(&w, &MainWindow::sessionLoaded);
-    w.openPaths({path});
-    return loaded.wait(60000);
 }
 
 // The breakdown table's row of rank `rank`, or -1.

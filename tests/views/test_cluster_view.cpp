@@ -7,6 +7,7 @@
 #include "views/cluster_view.h"
 #include "views/main_window.h"
 #include "views/selection_controller.h"
+#include "window_helpers.h"
 
 #include <nlohmann/json.hpp>
 #include <qcustomplot.h>
@@ -31,6 +32,8 @@
 #include <sstream>
 
 using namespace npuscope;
+using testing::load;
+using testing::rankCombo;
 
 namespace {
 
@@ -90,22 +93,6 @@ ClusterView* clusterTab(MainWindow& w)
     if (v && !QTest::qWaitFor([v] { return !v->analysing(); }, 60000))
         return nullptr;
     return v;
-}
-
-bool load(MainWindow& w, const QString& path)
-{
-    QSignalSpy loaded(&w, &MainWindow::sessionLoaded);
-    w.openPaths({path});
-    return loaded.wait(60000);
-}
-
-QComboBox* rankCombo(MainWindow& w)
-{
-    for (QToolBar* tb : w.findChildren<QToolBar*>())
-        for (QComboBox* c : tb->findChildren<QComboBox*>())
-            if (c->toolTip().contains(QStringLiteral("rank")))
-                return c;
-    return nullptr;
 }
 
 } // namespace

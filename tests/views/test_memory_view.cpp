@@ -10,6 +10,7 @@
 #include "views/memory_view.h"
 #include "views/selection_controller.h"
 #include "views/utilization_plots.h"
+#include "window_helpers.h"
 
 #include <qcustomplot.h>
 
@@ -27,18 +28,12 @@
 #include <cmath>
 
 using namespace npuscope;
+using testing::load;
 
 namespace {
 
 const QString kRank0 = QStringLiteral(NPUSCOPE_SAMPLES "/msinsight/test/data/pytorch/text/level1/rank0_ascend_pt");
 const QString kChrome = QStringLiteral(NPUSCOPE_SAMPLES "/msprof-analyze/test/ut/advisor/timeline_advice/trace_view.json");
-
-bool load(MainWindow& w, const QString& path)
-{
-    QSignalSpy loaded(&w, &MainWindow::sessionLoaded);
-    w.openPaths({path});
-    return loaded.wait(60000);
-}
 
 MemoryView* memoryTab(MainWindow& w)
 {

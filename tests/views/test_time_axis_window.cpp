@@ -10,6 +10,7 @@
 #include "views/theme.h"
 #include "views/timeline_view.h"
 #include "views/utilization_plots.h"
+#include "window_helpers.h"
 
 #include <QApplication>
 #include <QSettings>
@@ -24,17 +25,11 @@
 #include <cstdlib>
 
 using namespace npuscope;
+using testing::load;
 
 namespace {
 
 constexpr TimeNs kMs = 1'000'000;
-
-bool load(MainWindow& w, const QString& path)
-{
-    QSignalSpy loaded(&w, &MainWindow::sessionLoaded);
-    w.openPaths({path});
-    return loaded.wait(60000);
-}
 
 // Lets queued layouts run, then lays the plots out now (a replot places their axes).
 void settle(MainWindow& w)

@@ -15,6 +15,7 @@
 #include "views/selection_controller.h"
 #include "views/timeline_view.h"
 #include "views/utilization_plots.h"
+#include "window_helpers.h"
 
 #include <QAction>
 #include <QApplication>
@@ -32,15 +33,9 @@
 #include <set>
 
 using namespace npuscope;
+using testing::load;
 
 namespace {
-
-bool load(MainWindow& w, const QString& path)
-{
-    QSignalSpy loaded(&w, &MainWindow::sessionLoaded);
-    w.openPaths({ path });
-    return loaded.wait(120000);
-}
 
 void settle(MainWindow& w)
 {
