@@ -134,7 +134,8 @@ std::vector<ReplayStep> buildSteps(const Session& s, const CollectivesResult& r)
             ReplayLane l;
             l.rankIndex = ri;
             const TimeNs off = r.clock.offsetOfIndex(ri);
-            const auto endAt = [&](const std::pair<int, int>& o) { return r.instances[list[o.first]].arrivals[o.second].end; };
+            const std::vector<int>& ids = list; // a structured binding: no lambda may capture it
+            const auto endAt = [&](const std::pair<int, int>& o) { return r.instances[ids[o.first]].arrivals[o.second].end; };
             const RankSpans& sp = spanOf(ri);
             const auto named = sp.steps.find(name);
             if (!name.empty() && named != sp.steps.end()) {
