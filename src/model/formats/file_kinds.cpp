@@ -99,7 +99,7 @@ constexpr std::array kRows = {
         .contentOf = FileKind::Timeline,
         .looksLike = readers::looksLikeSimplifiedTasks,
         .roles = FileRole::Slices },
-    FileKindRow { .kind = Communication,
+    FileKindRow { .kind = Communication, .readableApart = true,
         .name = "communication",
         .label = "Communication operators",
         .modules = "communication",
@@ -109,7 +109,7 @@ constexpr std::array kRows = {
         .heapFactor = kJsonDom,
         .readBytes = readers::readCommunicationJson,
         .roles = FileRole::CoversRunBeside },
-    FileKindRow { .kind = CommunicationMatrix,
+    FileKindRow { .kind = CommunicationMatrix, .readableApart = true,
         .name = "communication_matrix",
         .label = "Communication matrix",
         .modules = "communication_matrix",
@@ -175,7 +175,7 @@ constexpr std::array kRows = {
         .order = 5,
         .readBytes = readers::readKernelCsv,
         .roles = { FileRole::Kernels, FileRole::CoversRunBeside } },
-    FileKindRow { .kind = OpStatistic,
+    FileKindRow { .kind = OpStatistic, .readableApart = true,
         .name = "op_statistic",
         .label = "Operator statistics",
         .modules = "op_statistic",
@@ -184,7 +184,7 @@ constexpr std::array kRows = {
         .exportKind = Export::Text,
         .readBytes = readers::readOpStatisticCsv,
         .roles = FileRole::CoversRunBeside },
-    FileKindRow { .kind = ApiStatistic,
+    FileKindRow { .kind = ApiStatistic, .readableApart = true,
         .name = "api_statistic",
         .label = "API statistics",
         .modules = "api_statistic",
@@ -192,7 +192,7 @@ constexpr std::array kRows = {
         .into = ReadsInto::SideTables,
         .exportKind = Export::Text,
         .readBytes = readers::readApiStatisticCsv },
-    FileKindRow { .kind = CommStatistic,
+    FileKindRow { .kind = CommStatistic, .readableApart = true,
         .name = "communication_statistic",
         .label = "Communication statistics",
         .modules = "communication_statistic",
@@ -200,7 +200,7 @@ constexpr std::array kRows = {
         .into = ReadsInto::SideTables,
         .exportKind = Export::Text,
         .readBytes = readers::readCommStatisticCsv },
-    FileKindRow { .kind = CommStatistic,
+    FileKindRow { .kind = CommStatistic, .readableApart = true,
         .name = "hccl_statistic",
         .label = "Communication statistics (HCCL)",
         .modules = "hccl_statistic",
@@ -217,7 +217,7 @@ constexpr std::array kRows = {
         .exportKind = Export::Text,
         .order = 4,
         .readBytes = readers::readTaskTimeCsv },
-    FileKindRow { .kind = StepTrace,
+    FileKindRow { .kind = StepTrace, .readableApart = true,
         .name = "step_trace_time",
         .label = "Step times",
         .modules = "step_trace_time",
@@ -260,7 +260,7 @@ constexpr std::array kRows = {
         .exportKind = Export::Text,
         .readBytes = readers::readMemoryCsv,
         .roles = FileRole::OperatorMemory },
-    FileKindRow { .kind = L2Cache,
+    FileKindRow { .kind = L2Cache, .readableApart = true,
         .name = "l2_cache",
         .label = "L2 cache",
         .modules = "l2_cache",
@@ -269,7 +269,7 @@ constexpr std::array kRows = {
         .exportKind = Export::Text,
         .order = 6,
         .readBytes = readers::readL2CacheCsv },
-    FileKindRow { .kind = OperatorDetails,
+    FileKindRow { .kind = OperatorDetails, .readableApart = true,
         .name = "operator_details",
         .label = "Operator details",
         .modules = "operator_details",
@@ -321,7 +321,7 @@ constexpr bool endsWithOneOf(std::string_view name, std::string_view list)
 // What the rows of one kind must agree on: all but name, label, detection and roles.
 bool sameKindFacts(const FileKindRow& a, const FileKindRow& b)
 {
-    return a.into == b.into && a.exportKind == b.exportKind && a.order == b.order && a.heapFactor == b.heapFactor
+    return a.readableApart == b.readableApart && a.into == b.into && a.exportKind == b.exportKind && a.order == b.order && a.heapFactor == b.heapFactor
         && a.heapBuffer == b.heapBuffer && a.readBytes == b.readBytes && a.readPath == b.readPath
         && a.readCluster == b.readCluster && a.contentOf == b.contentOf && a.looksLike == b.looksLike;
 }

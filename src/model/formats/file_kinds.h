@@ -74,6 +74,11 @@ using ClusterReader
 
 struct FileKindRow {
     FileKind kind = FileKind::Unknown; // Unknown: a name recognised but not read
+    // The kind fills side tables of its own (statistics, operator details, L2, steps,
+    // communication): the loader may read such a file into a Profile apart, on whichever thread is
+    // free, and absorb it after the side thread's tables with the same rows, strings and
+    // diagnostics (loader.cpp).
+    bool readableApart = false;
     std::string_view name {}; // FileRecord::kind, unique in the table
     std::string_view label {}; // for people (the Files list)
     // Detection, on the lower-cased file name: it ends with one of `nameEnds`, or its

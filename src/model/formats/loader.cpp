@@ -400,16 +400,6 @@ FileRecord readRankFile(const layout::PlannedFile& f, Profile& sink, const Env& 
     return rec;
 }
 
-// Side files of these kinds fill tables of their own (statistics, operator details, L2, steps,
-// communication), so one may be read into a Profile apart and absorbed after the side thread's:
-// the rank then holds the same rows, strings and diagnostics as when the side thread read it.
-bool readableApart(layout::FileKind k)
-{
-    using K = layout::FileKind;
-    return k == K::Communication || k == K::CommunicationMatrix || k == K::OperatorDetails || k == K::L2Cache
-           || k == K::OpStatistic || k == K::ApiStatistic || k == K::CommStatistic || k == K::StepTrace;
-}
-
 // The side files not begun yet, as positions in RankReads::sideFiles. The side thread takes them
 // from the front; the timeline's thread, once its timeline is read and finalized, takes those it
 // may read apart from the back, so that both cores stay busy until the last side file is read
@@ -475,7 +465,7 @@ void readSideFilesApart(const layout::RankPlan& plan, RankReads& reads, SideQueu
     const auto& sideFiles = reads.sideFiles;
     while (!env.cancelled()) {
         const std::optional<std::size_t> next =
-            queue.back([&](std::size_t k) { return readableApart(plan.files[sideFiles[k]].kind); });
+            queue.back([&](std::size_t k) { return layout::kindRow(plan.files[sideFiles[k]].kind).readableApart; });
         if (!next)
             break;
         auto own = std::make_unique<Profile>(); // rank -1: absorbing it leaves the side's rank as it is
