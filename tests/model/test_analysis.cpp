@@ -13,6 +13,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <random>
 
 using namespace npuscope;
 using namespace npuscope::fixtures;
@@ -79,6 +80,41 @@ private slots:
         QVERIFY(clipIntervals(a, 12, 20).empty());
         // Unsorted input with a duplicate start unites the same.
         QCOMPARE(totalLength(uniteIntervals({{10, 12}, {5, 10}, {5, 7}, {0, 4}})), TimeNs(11));
+    }
+
+    // Tasks come as sorted runs (one per stream), merged when there are few, else sorted: either
+    // way the union is the one marked unit by unit on a line of cells.
+    void intervalsFromRuns()
+    {
+        for (const int runs : {1, 2, 3, 17, 64, 65, 300}) {
+            std::mt19937 rng(static_cast<unsigned>(runs));
+            std::vector<Interval> v;
+            for (int r = 0; r < runs; ++r) {
+                TimeNs at = static_cast<TimeNs>(rng() % 50);
+                for (int k = 0; k < 40; ++k) {
+                    const TimeNs len = static_cast<TimeNs>(rng() % 9); // 0: empty, dropped
+                    v.push_back({at, at + len});
+                    at += static_cast<TimeNs>(rng() % 30);
+                }
+            }
+            std::vector<char> cell(4000, 0);
+            for (const Interval& i : v)
+                for (TimeNs t = i.begin; t < i.end; ++t)
+                    cell[static_cast<std::size_t>(t)] = 1;
+            IntervalSet want;
+            for (std::size_t t = 0; t < cell.size(); ++t)
+                if (cell[t] && (t == 0 || !cell[t - 1]))
+                    want.push_back({static_cast<TimeNs>(t), static_cast<TimeNs>(t)});
+                else if (!cell[t] && t > 0 && cell[t - 1])
+                    want.back().end = static_cast<TimeNs>(t);
+            // Touching intervals unite ([2,4) and [4,6) are [2,6)), as the cells do.
+            const IntervalSet got = uniteIntervals(v);
+            QCOMPARE(got.size(), want.size());
+            for (std::size_t i = 0; i < got.size(); ++i) {
+                QCOMPARE(got[i].begin, want[i].begin);
+                QCOMPARE(got[i].end, want[i].end);
+            }
+        }
     }
 
     void overlapFromTasks()

@@ -6,20 +6,48 @@ namespace npuscope {
 
 IntervalSet uniteIntervals(std::vector<Interval> v)
 {
-    // Only the starts' order matters; a profile's tasks mostly come sorted already.
+    // Only the starts' order matters (the union is the same whatever the order of equal
+    // starts). A profile's tasks come as a few sorted runs (one per stream): those are merged,
+    // anything else sorted.
     auto byBegin = [](const Interval& a, const Interval& b) { return a.begin < b.begin; };
-    if (!std::is_sorted(v.begin(), v.end(), byBegin))
+    constexpr std::size_t kMaxRuns = 64;
+    std::vector<std::size_t> runs{0};
+    for (std::size_t i = 1; i < v.size() && runs.size() <= kMaxRuns; ++i)
+        if (v[i].begin < v[i - 1].begin)
+            runs.push_back(i);
+    runs.push_back(v.size());
+    if (runs.size() > kMaxRuns + 1) {
         std::sort(v.begin(), v.end(), byBegin);
-    IntervalSet out;
+    } else {
+        while (runs.size() > 2) {
+            std::vector<std::size_t> next{0};
+            for (std::size_t i = 0; i + 1 < runs.size(); i += 2) {
+                if (i + 2 < runs.size()) {
+                    std::inplace_merge(v.begin() + static_cast<std::ptrdiff_t>(runs[i]),
+                                       v.begin() + static_cast<std::ptrdiff_t>(runs[i + 1]),
+                                       v.begin() + static_cast<std::ptrdiff_t>(runs[i + 2]), byBegin);
+                    next.push_back(runs[i + 2]);
+                } else {
+                    next.push_back(runs[i + 1]);
+                }
+            }
+            runs.swap(next);
+        }
+    }
+    // United in place: the set never holds more intervals than were read.
+    std::size_t n = 0;
     for (const Interval& i : v) {
         if (i.end <= i.begin)
             continue;
-        if (!out.empty() && i.begin <= out.back().end)
-            out.back().end = std::max(out.back().end, i.end);
+        if (n > 0 && i.begin <= v[n - 1].end)
+            v[n - 1].end = std::max(v[n - 1].end, i.end);
         else
-            out.push_back(i);
+            v[n++] = i;
     }
-    return out;
+    v.resize(n);
+    if (n < v.capacity() / 4)
+        v.shrink_to_fit();
+    return v;
 }
 
 TimeNs totalLength(const IntervalSet& s)

@@ -114,6 +114,11 @@ bool collectStreamTasks(const Profile& p, bool haveGroups, Collected& c)
     const std::set<std::size_t> commStreams = communicationStreams(p, kinds);
     const bool kernelsJoined = everyKernelJoined(p);
     bool haveStream = false;
+    std::size_t rows = 0; // room for every task: what is never written is never touched
+    for (const Track& t : p.tracks)
+        if (t.kind == TrackKind::Stream)
+            rows += t.sliceEnd - t.sliceBegin;
+    c.compute.reserve(rows);
     for (std::size_t ti = 0; ti < p.tracks.size(); ++ti) {
         const Track& t = p.tracks[ti];
         if (t.kind != TrackKind::Stream)
