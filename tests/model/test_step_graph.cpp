@@ -206,6 +206,30 @@ private slots:
         // Launches: at most one per async_npu and HostToDevice flow start.
         QVERIFY(g.counts.edges[static_cast<int>(EdgeKind::Launch)] > 0);
         QVERIFY(g.counts.edges[static_cast<int>(EdgeKind::Launch)] <= static_cast<std::uint64_t>(h2dStarts) * 2);
+        // The edges in (dst, src) order, and bySrc every edge once in (src, dst) order, so that
+        // edgesInto() and edgesFrom() find all of a row's edges.
+        const auto byDst = [](const GraphEdge& a, const GraphEdge& b) {
+            return a.dst < b.dst || (a.dst == b.dst && a.src < b.src);
+        };
+        QVERIFY(std::is_sorted(g.edges.begin(), g.edges.end(), byDst));
+        QCOMPARE(g.bySrc.size(), g.edges.size());
+        std::vector<char> seen(g.edges.size(), 0);
+        for (std::size_t i = 0; i < g.bySrc.size(); ++i) {
+            QVERIFY(g.bySrc[i] < g.edges.size() && !seen[g.bySrc[i]]);
+            seen[g.bySrc[i]] = 1;
+            if (i) {
+                const GraphEdge &a = g.edges[g.bySrc[i - 1]], &b = g.edges[g.bySrc[i]];
+                QVERIFY(a.src < b.src || (a.src == b.src && a.dst <= b.dst));
+            }
+        }
+        for (const GraphEdge& e : g.edges) {
+            bool into = false, from = false;
+            for (const GraphEdge& o : g.edgesInto(e.dst))
+                into = into || &o == &e;
+            for (const GraphEdge* o : g.edgesFrom(e.src))
+                from = from || o == &e;
+            QVERIFY(into && from);
+        }
         // The Group 0 Communication ops hold their tasks on the communication stream.
         QVERIFY(g.counts.collectiveNodes > 0);
         QVERIFY(g.counts.edges[static_cast<int>(EdgeKind::Collective)] > 0);

@@ -284,7 +284,9 @@ void sortDevice(const Profile& p, StepGraph& g)
 void buildSteps(const Profile& p, StepGraph& g)
 {
     const DeviceIntervals d = deviceIntervals(p);
-    std::vector<Interval> all(d.compute.begin(), d.compute.end());
+    std::vector<Interval> all;
+    all.reserve(d.compute.size() + d.comm.size());
+    all.insert(all.end(), d.compute.begin(), d.compute.end());
     all.insert(all.end(), d.comm.begin(), d.comm.end());
     const IntervalSet busy = uniteIntervals(std::move(all));
     auto spans = profilerSteps(p);
@@ -499,6 +501,46 @@ void collectiveEdges(const Profile& p, StepGraph& g, EdgeSink& sink,
     }
 }
 
+// Edges in (dst, src) order, equal pairs in the order they were added: counted into their
+// target row's bucket (rows are dense, so this is linear), then each bucket of more than one
+// edge (a few at most) ordered by source.
+void sortByDst(std::vector<GraphEdge>& edges, std::size_t rows)
+{
+    std::vector<std::uint32_t> at(rows + 1, 0);
+    for (const GraphEdge& e : edges)
+        ++at[e.dst + 1];
+    for (std::size_t r = 0; r < rows; ++r)
+        at[r + 1] += at[r];
+    std::vector<GraphEdge> out(edges.size());
+    for (const GraphEdge& e : edges)
+        out[at[e.dst]++] = e;
+    for (std::size_t b = 0; b < out.size();) {
+        std::size_t e = b + 1;
+        while (e < out.size() && out[e].dst == out[b].dst)
+            ++e;
+        if (e - b > 1)
+            std::stable_sort(out.begin() + static_cast<std::ptrdiff_t>(b), out.begin() + static_cast<std::ptrdiff_t>(e),
+                             [](const GraphEdge& x, const GraphEdge& y) { return x.src < y.src; });
+        b = e;
+    }
+    edges.swap(out);
+}
+
+// Indices into `edges` (sorted by (dst, src)) in (src, dst) order: a stable count by source
+// keeps each source's edges in target order.
+std::vector<std::uint32_t> indicesBySrc(const std::vector<GraphEdge>& edges, std::size_t rows)
+{
+    std::vector<std::uint32_t> at(rows + 1, 0);
+    for (const GraphEdge& e : edges)
+        ++at[e.src + 1];
+    for (std::size_t r = 0; r < rows; ++r)
+        at[r + 1] += at[r];
+    std::vector<std::uint32_t> out(edges.size());
+    for (std::uint32_t i = 0; i < edges.size(); ++i)
+        out[at[edges[i].src]++] = i;
+    return out;
+}
+
 // Cross-stream waits the data does not record (step_graph.h), once `edges` is sorted by (dst,
 // src); `ownStream`: each collective's stream (the one of its first task). Candidates in start
 // order; device task ends swept in end order, keeping the task that ended last (`last`) and the
@@ -614,20 +656,17 @@ StepGraph buildStepGraph(const Profile& p)
     buildSteps(p, g);
     assignSteps(p, g);
     EdgeSink sink{p, g};
+    // Room for an edge per flow and per device task or collective (more than the waits,
+    // syncs and collective edges add): what is never written is never touched.
+    g.edges.reserve(p.flows.size() + g.deviceByStart.size());
     flowEdges(p, g, sink);
     waitEdges(p, g, sink);
     syncEdges(p, g, sink);
     std::unordered_map<std::uint32_t, std::uint32_t> ownStream;
     collectiveEdges(p, g, sink, ownStream);
-    std::sort(g.edges.begin(), g.edges.end(),
-              [](const GraphEdge& a, const GraphEdge& b) { return a.dst < b.dst || (a.dst == b.dst && a.src < b.src); });
+    sortByDst(g.edges, p.slices.size());
     inferredWaits(p, g, sink, ownStream);
-    g.bySrc.resize(g.edges.size());
-    for (std::uint32_t i = 0; i < g.bySrc.size(); ++i)
-        g.bySrc[i] = i;
-    std::sort(g.bySrc.begin(), g.bySrc.end(), [&](std::uint32_t a, std::uint32_t b) {
-        return g.edges[a].src < g.edges[b].src || (g.edges[a].src == g.edges[b].src && g.edges[a].dst < g.edges[b].dst);
-    });
+    g.bySrc = indicesBySrc(g.edges, p.slices.size());
     sayMissing(p, g);
     return g;
 }
