@@ -171,24 +171,20 @@ Json countsByDesc(const std::map<std::string, std::uint64_t>& counts)
 // The operator types as `analyze --metric duration` ranks them (computeOpStats, by OP Type):
 // communication rows (HCCL / COMMUNICATION task types, hcom ops) are communication ops, not
 // operator types; they are counted apart, as `analyze --metric communication_duration` ranks them.
+// One pass that counts and adds up only (countsOnly): the listing shows no other metric.
 Json opTypes(const Profile& p)
 {
-    const OpStatsResult ops = computeOpStats(p);
-    OpStatsOptions withComm;
-    withComm.includeCommunication = true;
-    const OpStatsResult all = computeOpStats(p, withComm);
-    std::uint64_t count = 0, allCount = 0;
+    OpStatsOptions countsOnly;
+    countsOnly.countsOnly = true;
+    const OpStatsResult ops = computeOpStats(p, countsOnly);
     Json rows = Json::array();
-    for (const OpGroupStats& g : ops.groups) {
-        count += g.count;
+    for (const OpGroupStats& g : ops.groups)
         rows.push_back({{"type", g.key}, {"count", g.count}, {"total_ns", g.total}, {"total_us", double(g.total) / 1000.0}});
-    }
-    for (const OpGroupStats& g : all.groups)
-        allCount += g.count;
-    const TimeNs commNs = all.deviceTotal - ops.deviceTotal;
-    return Json{{"source", ops.fromTimeline ? "timeline" : "kernels"},
-                {"rows", rows},
-                {"communication", {{"count", allCount - count}, {"total_ns", commNs}, {"total_us", double(commNs) / 1000.0}}}};
+    const TimeNs commNs = ops.communicationTotal;
+    return Json{
+        {"source", ops.fromTimeline ? "timeline" : "kernels"},
+        {"rows", rows},
+        {"communication", {{"count", ops.communicationCount}, {"total_ns", commNs}, {"total_us", double(commNs) / 1000.0}}}};
 }
 
 Json memoryJson(const Profile& p)

@@ -1,6 +1,7 @@
 #include "model/analysis/op_stats.h"
 
 #include "model/analysis/slice_detail.h"
+#include "model/analysis/u64_map.h"
 
 #include <algorithm>
 #include <cctype>
@@ -142,6 +143,8 @@ struct GroupAcc {
 
     void merge(GroupAcc&& o, std::uint32_t profileIndex)
     {
+        s.count += o.s.count;
+        s.total += o.s.total;
         s.rows.insert(s.rows.end(), o.s.rows.begin(), o.s.rows.end());
         s.rowProfile.insert(s.rowProfile.end(), o.s.rows.size(), profileIndex);
         durs.insert(durs.end(), o.durs.begin(), o.durs.end());
@@ -204,6 +207,8 @@ bool clip(const OpStatsOptions& o, TimeNs s, TimeNs d, TimeNs& clipped)
 struct Collected {
     std::vector<GroupAcc> groups;
     TimeNs deviceTotal = 0;
+    std::uint64_t commCount = 0; // communication rows left out, inside the range
+    TimeNs commTotal = 0;
     bool fromTimeline = false;
     bool genericSlices = false;
     std::set<std::string> utilSources;
@@ -248,74 +253,115 @@ void addKernelMetrics(const KernelTable& k, const MetricColumns& mc, std::size_t
     g.scalar.add(maxOf(k, mc.scalar, r), w);
 }
 
-Collected collect(const Profile& p, const OpStatsOptions& o, bool single)
-{
-    Collected c;
-    std::unordered_map<std::string, std::size_t> index;
-    auto groupFor = [&](const std::string& key) -> GroupAcc& {
-        const std::string& k = single ? std::string("all") : key;
-        auto [it, inserted] = index.try_emplace(k, c.groups.size());
-        if (inserted) {
-            c.groups.emplace_back();
-            c.groups.back().s.key = k;
-            c.groups.back().s.rank = p.rank;
-        }
-        return c.groups[it->second];
-    };
+// The rows being grouped: a group per key text, found by the interned id of a row's key
+// without building the text (ids of one text, should a pool hold it twice, share its group).
+struct Collector {
+    const Profile& p;
+    const OpStatsOptions& o;
+    bool single; // every row in one group, "all"
+    Collected c{};
+    std::unordered_map<std::string, std::size_t> index{};
+    U64Map byId{};
 
-    const KernelTable& k = p.kernels;
-    if (k.size() > 0) {
-        const MetricColumns mc(k);
-        for (std::size_t r = 0; r < k.size(); ++r) {
-            const std::string_view taskType = p.str(k.taskType[r]);
-            const std::string_view type = p.str(k.type[r]);
-            if (!o.includeCommunication && isCommunicationTask(taskType, type.empty() ? p.str(k.name[r]) : type))
-                continue;
-            TimeNs d = 0;
-            if (!clip(o, k.start[r], k.dur[r], d))
-                continue;
-            const std::string key(o.groupBy == GroupBy::Type ? type : p.str(k.name[r]));
-            GroupAcc& g = groupFor(key);
-            g.s.rows.push_back(static_cast<std::uint32_t>(r));
-            g.durs.push_back(d);
-            g.taskTypes[std::string(taskType)] += d;
-            c.deviceTotal += d;
-            const double w = static_cast<double>(d);
-            // Counters scale with the share of the task inside the range.
-            const double frac = k.dur[r] > 0 ? w / static_cast<double>(k.dur[r]) : 1.0;
-
-            addKernelMetrics(k, mc, r, w, frac, g, c.utilSources);
-        }
-        return c;
+    GroupAcc& groupFor(NameId id)
+    {
+        const std::uint32_t g = byId.memo(id.v, [&] {
+            const std::string k = single ? std::string("all") : std::string(p.str(id));
+            auto [it, inserted] = index.try_emplace(k, c.groups.size());
+            if (inserted) {
+                c.groups.emplace_back();
+                c.groups.back().s.key = k;
+                c.groups.back().s.rank = p.rank;
+            }
+            return it->second;
+        });
+        return c.groups[g];
     }
+    // Counts a row of `d` ns (inside the range) in its group; false when that is all to do.
+    bool count(GroupAcc& g, std::uint32_t row, TimeNs d)
+    {
+        ++g.s.count;
+        g.s.total += d;
+        c.deviceTotal += d;
+        if (o.countsOnly)
+            return false;
+        g.s.rows.push_back(row);
+        g.durs.push_back(d);
+        return true;
+    }
+    // A communication row left out: counted apart when it overlaps the range.
+    void leaveOut(TimeNs start, TimeNs dur)
+    {
+        if (TimeNs d = 0; clip(o, start, dur, d)) {
+            ++c.commCount;
+            c.commTotal += d;
+        }
+    }
+};
 
-    // No kernel table: device tasks of the timeline, without hardware metrics.
-    c.fromTimeline = true;
+void collectKernels(Collector& col)
+{
+    const Profile& p = col.p;
+    const OpStatsOptions& o = col.o;
+    const KernelTable& k = p.kernels;
+    const MetricColumns mc(k);
+    for (std::size_t r = 0; r < k.size(); ++r) {
+        const std::string_view taskType = p.str(k.taskType[r]);
+        const std::string_view type = p.str(k.type[r]);
+        if (!o.includeCommunication && isCommunicationTask(taskType, type.empty() ? p.str(k.name[r]) : type)) {
+            col.leaveOut(k.start[r], k.dur[r]);
+            continue;
+        }
+        TimeNs d = 0;
+        if (!clip(o, k.start[r], k.dur[r], d))
+            continue;
+        GroupAcc& g = col.groupFor(o.groupBy == GroupBy::Type ? k.type[r] : k.name[r]);
+        if (!col.count(g, static_cast<std::uint32_t>(r), d))
+            continue;
+        g.taskTypes[std::string(taskType)] += d;
+        const double w = static_cast<double>(d);
+        // Counters scale with the share of the task inside the range.
+        const double frac = k.dur[r] > 0 ? w / static_cast<double>(k.dur[r]) : 1.0;
+
+        addKernelMetrics(k, mc, r, w, frac, g, col.c.utilSources);
+    }
+}
+
+// A generic trace: every slice ranked by name, with its self time.
+void collectGenericSlices(Collector& col)
+{
+    const Profile& p = col.p;
+    col.c.genericSlices = true;
+    for (const Track& t : p.tracks) {
+        if (t.kind == TrackKind::Overlap)
+            continue;
+        for (std::uint32_t r = t.sliceBegin; r < t.sliceEnd; ++r) {
+            TimeNs d = 0;
+            if (!clip(col.o, p.slices.start[r], p.slices.dur[r], d))
+                continue;
+            GroupAcc& g = col.groupFor(p.slices.name[r]);
+            if (!col.count(g, r, d))
+                continue;
+            g.taskTypes[std::string(p.str(p.slices.category[r]))] += d;
+            const TimeNs full = p.slices.dur[r];
+            const double self = static_cast<double>(sliceSelfTime(p, r));
+            g.self += full > 0 ? self * static_cast<double>(d) / static_cast<double>(full) : 0;
+            g.haveSelf = true;
+        }
+    }
+}
+
+// No kernel table: device tasks of the timeline, without hardware metrics.
+void collectTimeline(Collector& col)
+{
+    const Profile& p = col.p;
+    col.c.fromTimeline = true;
     const bool anyDeviceTask = std::any_of(p.tracks.begin(), p.tracks.end(), [](const Track& t) {
         return t.kind == TrackKind::Stream && t.sliceEnd > t.sliceBegin;
     });
-    if (!anyDeviceTask && o.rankGenericSlices) {
-        // A generic trace: every slice ranked by name, with its self time.
-        c.genericSlices = true;
-        for (const Track& t : p.tracks) {
-            if (t.kind == TrackKind::Overlap)
-                continue;
-            for (std::uint32_t r = t.sliceBegin; r < t.sliceEnd; ++r) {
-                TimeNs d = 0;
-                if (!clip(o, p.slices.start[r], p.slices.dur[r], d))
-                    continue;
-                GroupAcc& g = groupFor(std::string(p.str(p.slices.name[r])));
-                g.s.rows.push_back(r);
-                g.durs.push_back(d);
-                g.taskTypes[std::string(p.str(p.slices.category[r]))] += d;
-                const TimeNs full = p.slices.dur[r];
-                const double self = static_cast<double>(sliceSelfTime(p, r));
-                g.self += full > 0 ? self * static_cast<double>(d) / static_cast<double>(full) : 0;
-                g.haveSelf = true;
-                c.deviceTotal += d;
-            }
-        }
-        return c;
+    if (!anyDeviceTask && col.o.rankGenericSlices) {
+        collectGenericSlices(col);
+        return;
     }
     for (const Track& t : p.tracks) {
         if (t.kind != TrackKind::Stream)
@@ -323,33 +369,40 @@ Collected collect(const Profile& p, const OpStatsOptions& o, bool single)
         for (std::uint32_t r = t.sliceBegin; r < t.sliceEnd; ++r) {
             const std::string_view cat = p.str(p.slices.category[r]);
             const std::string_view name = p.str(p.slices.name[r]);
-            if (!o.includeCommunication && isCommunicationTask(cat, name))
+            if (!col.o.includeCommunication && isCommunicationTask(cat, name)) {
+                col.leaveOut(p.slices.start[r], p.slices.dur[r]);
                 continue;
+            }
             TimeNs d = 0;
-            if (!clip(o, p.slices.start[r], p.slices.dur[r], d))
+            if (!clip(col.o, p.slices.start[r], p.slices.dur[r], d))
                 continue;
-            GroupAcc& g = groupFor(std::string(name));
-            g.s.rows.push_back(r);
-            g.durs.push_back(d);
-            g.taskTypes[std::string(cat)] += d;
-            c.deviceTotal += d;
+            GroupAcc& g = col.groupFor(p.slices.name[r]);
+            if (col.count(g, r, d))
+                g.taskTypes[std::string(cat)] += d;
         }
     }
-    return c;
+}
+
+Collected collect(const Profile& p, const OpStatsOptions& o, bool single)
+{
+    Collector col{p, o, single};
+    if (p.kernels.size() > 0)
+        collectKernels(col);
+    else
+        collectTimeline(col);
+    return std::move(col.c);
 }
 
 OpGroupStats finish(GroupAcc& g, TimeNs deviceTotal, double peakHbmGBps)
 {
-    OpGroupStats s = std::move(g.s);
+    OpGroupStats s = std::move(g.s); // count and total as collected
     std::sort(g.durs.begin(), g.durs.end());
-    s.count = g.durs.size();
-    for (TimeNs d : g.durs)
-        s.total += d;
     if (!g.durs.empty()) {
         s.min = g.durs.front();
         s.max = g.durs.back();
-        s.avgNs = static_cast<double>(s.total) / static_cast<double>(s.count);
     }
+    if (s.count > 0)
+        s.avgNs = static_cast<double>(s.total) / static_cast<double>(s.count);
     s.self = g.haveSelf ? static_cast<TimeNs>(std::llround(g.self)) : s.total;
     s.p50 = nearestRank(g.durs, 50);
     s.p90 = nearestRank(g.durs, 90);
@@ -464,6 +517,8 @@ OpStatsResult computeOpStats(const Profile& p, const OpStatsOptions& o)
     out.fromTimeline = c.fromTimeline;
     out.genericSlices = c.genericSlices;
     out.utilizationSource = joined(c.utilSources);
+    out.communicationCount = c.commCount;
+    out.communicationTotal = c.commTotal;
     out.groups.reserve(c.groups.size());
     for (auto& g : c.groups)
         out.groups.push_back(finish(g, c.deviceTotal, o.peakHbmGBps));
@@ -578,6 +633,8 @@ OpStatsResult computeOpStatsAllRanks(const std::vector<ProfilePtr>& profiles, co
             first = false;
         }
         deviceTotal += c.deviceTotal;
+        out.communicationCount += c.commCount;
+        out.communicationTotal += c.commTotal;
         sources.insert(c.utilSources.begin(), c.utilSources.end());
         for (GroupAcc& g : c.groups) {
             auto [it, inserted] = index.try_emplace(g.s.key, merged.size());

@@ -50,6 +50,10 @@ struct OpStatsOptions {
     // A profile with no device task at all (a generic Chrome trace) ranks every slice by name
     // (OpStatsResult::genericSlices). Off for the advisor, whose rules are about device tasks.
     bool rankGenericSlices = false;
+    // Only each group's count and total, the result's deviceTotal and the communication rows
+    // left out: no rows, durations, min/max/percentiles, dominant task type or hardware metrics
+    // (a listing of counts and totals over a large profile, `info`). Grouped as in full.
+    bool countsOnly = false;
 };
 
 struct OpStatsResult {
@@ -61,6 +65,10 @@ struct OpStatsResult {
     bool genericSlices = false;
     int profiles = 1;                 // how many profiles were aggregated
     std::string utilizationSource;    // "cube_utilization(%)", "aic_mac_ratio", or ""
+    // The communication rows left out (includeCommunication off) that overlap the range: how
+    // many, and Σ dur inside it (what includeCommunication would add to the counts and deviceTotal).
+    std::uint64_t communicationCount = 0;
+    TimeNs communicationTotal = 0;
 };
 
 // Nearest-rank percentile of ascending-sorted values: the ceil(p/100·n)-th smallest (p50, p90, p99).
