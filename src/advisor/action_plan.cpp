@@ -14,6 +14,8 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <unordered_map>
 
 namespace npuscope::advisor {
 
@@ -103,6 +105,66 @@ std::string whyNotInPlan(const Candidate& c, const Taken& t, const std::vector<C
            + ") it gains " + fmtMs(left) + ", under " + fmtPct(kMinLaterShare) + " of the step";
 }
 
+// claimAtoms() when at most 64 findings claim tasks and every claim names a task of the facts:
+// each task's claimers as a bit mask over the tasks of every rank laid end to end, which gives
+// the same atoms in the same order (by their sorted ids, keys ascending) without sorting every
+// (task, finding) pair. Empty otherwise.
+std::optional<std::vector<ClaimAtom>> claimAtomsByMask(const AdvisorReport& rep, const std::vector<ProfileFacts>& facts,
+                                                       const std::vector<std::string>& names)
+{
+    if (names.size() > 64)
+        return std::nullopt;
+    std::vector<std::size_t> base(facts.size() + 1, 0); // rank r's tasks begin at base[r - 1]
+    for (std::size_t i = 0; i < facts.size(); ++i)
+        base[i + 1] = base[i] + facts[i].tasks.size();
+    std::vector<std::uint64_t> mask(base.back(), 0);
+    for (const Finding& f : rep.findings) {
+        if (f.status != Status::Fired || f.claims.empty())
+            continue;
+        const auto id = static_cast<unsigned>(std::lower_bound(names.begin(), names.end(), f.id) - names.begin());
+        for (std::uint64_t k : f.claims) {
+            const std::uint64_t rank = k >> kClaimRankShift;
+            const std::uint64_t task = k & ((std::uint64_t{1} << kClaimRankShift) - 1);
+            if (rank == 0 || rank > facts.size() || task >= facts[rank - 1].tasks.size())
+                return std::nullopt;
+            mask[base[rank - 1] + task] |= std::uint64_t{1} << id;
+        }
+    }
+    std::vector<ClaimAtom> atoms;
+    std::unordered_map<std::uint64_t, std::size_t> atomOf;
+    std::vector<std::vector<std::uint32_t>> idsOf;
+    for (std::size_t r = 0; r < facts.size(); ++r)
+        for (std::size_t t = 0; t < facts[r].tasks.size(); ++t) {
+            const std::uint64_t m = mask[base[r] + t];
+            if (!m)
+                continue;
+            const auto [it, fresh] = atomOf.try_emplace(m, atoms.size());
+            if (fresh) {
+                atoms.emplace_back();
+                idsOf.emplace_back();
+                for (std::uint32_t b = 0; b < 64; ++b)
+                    if (m >> b & 1)
+                        idsOf.back().push_back(b);
+            }
+            ClaimAtom& a = atoms[it->second];
+            ++a.tasks;
+            a.ns += static_cast<double>(facts[r].tasks[t].dur);
+            a.keys.push_back(((r + 1) << kClaimRankShift) | t);
+        }
+    std::vector<std::size_t> order(atoms.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return idsOf[a] < idsOf[b]; });
+    std::vector<ClaimAtom> out;
+    out.reserve(atoms.size());
+    for (std::size_t i : order) {
+        for (std::uint32_t id : idsOf[i])
+            atoms[i].ids.push_back(names[id]);
+        out.push_back(std::move(atoms[i]));
+    }
+    return out;
+}
+
 } // namespace
 
 std::vector<ClaimAtom> claimAtoms(const AdvisorReport& rep, const std::vector<ProfileFacts>& facts)
@@ -115,6 +177,8 @@ std::vector<ClaimAtom> claimAtoms(const AdvisorReport& rep, const std::vector<Pr
             names.push_back(f.id);
     std::sort(names.begin(), names.end());
     names.erase(std::unique(names.begin(), names.end()), names.end());
+    if (auto atoms = claimAtomsByMask(rep, facts, names))
+        return std::move(*atoms);
     std::vector<std::pair<std::uint64_t, std::uint32_t>> claims; // (key, id index), by key then id
     for (const Finding& f : rep.findings)
         if (f.status == Status::Fired && !f.claims.empty()) {
@@ -163,14 +227,14 @@ int planItemFor(AdvisorReport& rep, const Finding& f)
     return static_cast<int>(rep.plan.size()) - 1;
 }
 
-void buildPlan(AdvisorReport& rep, const std::vector<ProfileFacts>& facts)
+void buildPlan(AdvisorReport& rep, const std::vector<ProfileFacts>& facts, std::vector<StepGraph>* graphs)
 {
     for (Finding& f : rep.findings) {
         std::sort(f.claims.begin(), f.claims.end());
         f.claims.erase(std::unique(f.claims.begin(), f.claims.end()), f.claims.end());
     }
     std::vector<ClaimAtom> atoms = claimAtoms(rep, facts);
-    if (!buildPlanByReplay(rep, facts, atoms))
+    if (!buildPlanByReplay(rep, facts, atoms, kPlanSampleSteps, graphs))
         buildPlanFromAtoms(rep, std::move(atoms));
 }
 

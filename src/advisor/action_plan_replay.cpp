@@ -15,9 +15,11 @@
 // takes its facts' step breakdown instead of computing it again.
 #include "advisor/rule_context.h"
 
+#include "model/analysis/step_graph.h"
 #include "model/io/parallel.h"
 
 #include <algorithm>
+#include <exception>
 #include <iterator>
 #include <map>
 #include <optional>
@@ -71,17 +73,32 @@ struct Replayer {
 
     std::string sample; // "; replayed over K of N complete steps" when a rank is sampled, else ""
 
-    // Each rank's model reuses its facts' step breakdown and covers at most `sampleSteps`
-    // complete steps (0: all).
-    Replayer(const std::vector<ProfileFacts>& facts, std::size_t sampleSteps)
+    // Each rank's model reuses its facts' step breakdown (and its step graph, when `graphs` holds
+    // one per rank) and covers at most `sampleSteps` complete steps (0: all). The ranks' models
+    // are built side by side.
+    Replayer(const std::vector<ProfileFacts>& facts, std::size_t sampleSteps, std::vector<StepGraph>* graphs)
     {
-        WhatIfOptions o;
-        o.maxSteps = sampleSteps;
+        const bool given = graphs && graphs->size() == facts.size();
+        models.resize(facts.size());
+        std::vector<std::exception_ptr> failed(facts.size());
+        parallelFor(facts.size(), 0, [&](std::size_t i) {
+            WhatIfOptions o;
+            o.maxSteps = sampleSteps;
+            o.overlap = &facts[i].overlap;
+            o.graph = given ? &(*graphs)[i] : nullptr;
+            try {
+                models[i].emplace(facts[i].p, o);
+            } catch (...) { // out of memory: thrown here, as when the models were built one by one
+                failed[i] = std::current_exception();
+            }
+        });
+        for (const auto& e : failed)
+            if (e)
+                std::rethrow_exception(e);
         std::size_t replayed = 0, complete = 0;
         bool any = false;
-        for (const auto& f : facts) {
-            o.overlap = &f.overlap;
-            const WhatIfModel& m = models.emplace_back(std::in_place, f.p, o).value();
+        for (const auto& model : models) {
+            const WhatIfModel& m = *model;
             any = any || m.sampled();
             replayed += m.sampled() ? m.replayedSteps() : m.completeSteps();
             complete += m.completeSteps();
@@ -181,11 +198,11 @@ struct Cand {
 } // namespace
 
 bool buildPlanByReplay(AdvisorReport& rep, const std::vector<ProfileFacts>& facts, std::vector<ClaimAtom>& atoms,
-                       std::size_t sampleSteps)
+                       std::size_t sampleSteps, std::vector<StepGraph>* graphs)
 {
     if (facts.empty() || !(rep.T > 0))
         return false;
-    const Replayer rp(facts, sampleSteps);
+    const Replayer rp(facts, sampleSteps, graphs);
     if (!rp.ok)
         return false;
     rep.plan.clear();

@@ -13,6 +13,10 @@
 #include <utility>
 #include <vector>
 
+namespace npuscope {
+struct StepGraph;
+}
+
 namespace npuscope::advisor {
 
 // The rank's facts (model/analysis/rank_facts.h) and what the findings need of them.
@@ -79,7 +83,9 @@ void mergeVariants(std::vector<Finding>& fired, std::size_t first, const Thresho
 inline constexpr int kClaimRankShift = 40;
 // The action plan (ADVISOR.md §3b) over the report's fired findings: at most 7 actions, each
 // the finding with the largest gain on the device time the earlier actions left unclaimed.
-void buildPlan(AdvisorReport& rep, const std::vector<ProfileFacts>& facts);
+// `graphs`: each rank's step graph in the facts' order, when built already (they are moved
+// from); null or empty: the plan builds them.
+void buildPlan(AdvisorReport& rep, const std::vector<ProfileFacts>& facts, std::vector<StepGraph>* graphs = nullptr);
 // The complete steps the plan replays per rank at most: a replay costs the same per step, and on
 // the generator's 1.2 GB shapes (706 to 1368 steps) the plan's step and gains over an even sample
 // of 64 stay within 0.3 % of the whole run's, for 64/N of its replay time.
@@ -90,8 +96,9 @@ inline constexpr std::size_t kPlanSampleSteps = 64;
 // replayed (no timeline): the caller weighs the claims instead. A rank with more than
 // `sampleSteps` complete steps (0: no limit) is replayed over that many of them, chosen evenly
 // over the run (WhatIfOptions::maxSteps), the baseline replay too; the gains' formulas say so.
+// `graphs` as for buildPlan.
 bool buildPlanByReplay(AdvisorReport& rep, const std::vector<ProfileFacts>& facts, std::vector<ClaimAtom>& atoms,
-                       std::size_t sampleSteps = kPlanSampleSteps);
+                       std::size_t sampleSteps = kPlanSampleSteps, std::vector<StepGraph>* graphs = nullptr);
 // The index in rep.plan of the line for `f`'s action (its first suggestion, else its title):
 // the line already there with that action (one thing to do is one line of the plan), else a new
 // one taking `f`'s id and title.

@@ -99,12 +99,16 @@ struct WhatIfResult {
 };
 
 struct OverlapResult;
+struct StepGraph;
 
 // What a model covers, and what it may take from its caller instead of computing it.
 struct WhatIfOptions {
     // The rank's step breakdown, computeOverlap(p), when the caller has it (it must outlive the
     // model); null: the model computes it.
     const OverlapResult* overlap = nullptr;
+    // The rank's step graph, buildStepGraph(p), when the caller built it already (on another
+    // thread, say): the model takes it over (it is moved from); null: the model builds it.
+    StepGraph* graph = nullptr;
     // A sample of the steps: these steps alone (indices into the rank's steps, buildStepGraph()'s
     // order), or, when `steps` is empty and the rank has more than `maxSteps` (> 0) complete
     // steps, `maxSteps` of them chosen evenly (the i-th of K is complete step i·N/K of the N).

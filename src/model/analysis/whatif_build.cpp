@@ -37,7 +37,8 @@ std::string stepKey(std::string s)
 
 } // namespace
 
-WhatIfModel::Impl::Impl(const Profile& prof, const WhatIfOptions& o) : p(prof), g(buildStepGraph(prof))
+WhatIfModel::Impl::Impl(const Profile& prof, const WhatIfOptions& o)
+    : p(prof), g(o.graph ? std::move(*o.graph) : buildStepGraph(prof))
 {
     if (o.overlap) {
         ovp = o.overlap;
