@@ -5,7 +5,9 @@
 // gaps between the fused tasks.
 #include "advisor/rule_context.h"
 
+#include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace npuscope::advisor {
@@ -31,7 +33,8 @@ struct ChainSaving {
     double total() const { return roundTripNs + gapNs; }
 };
 
-// Bandwidth, bytes and mte columns of a kernel table, found once.
+// Bandwidth, bytes and mte columns of a kernel table, found once; each distinct (output shapes,
+// output dtypes) pair's bytes parsed once. One instance per thread: the bytes are memoised.
 class FusionPhysics {
 public:
     explicit FusionPhysics(const Profile& p);
@@ -48,11 +51,13 @@ public:
     const MteTime& mte() const { return m_mte; }
 
 private:
-    double achievedBandwidth(const Task& t) const; // bytes per ns (= GB/s); NaN when unknown
+    double achievedBandwidth(const Task& t) const;       // bytes per ns (= GB/s); NaN when unknown
+    double outputBytesOf(std::uint32_t kernelRow) const; // outputBytes(), memoised by its strings
     const Profile& m_p;
     const KernelTable& m_k;
     MteTime m_mte;
     std::vector<int> m_aicR, m_aicW, m_aivR, m_aivW;
+    mutable std::unordered_map<std::uint64_t, double> m_bytesByStrings;
 };
 
 // Whether an op type is elementwise (a GEMM epilogue can take it): Add, Mul, Cast, activations...

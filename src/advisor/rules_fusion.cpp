@@ -82,10 +82,17 @@ void fuse(const RuleCtx& c, RuleOut& out)
     std::size_t np = 0;
     const FusionPhysics phys(f.p);
     std::vector<char> matched(f.tasks.size(), 0); // tasks of fired patterns, by index: the window search skips them
-    std::unordered_map<std::uint32_t, std::string> lowerType; // lower-cased op type, once per type
-    for (const auto& t : f.tasks)
-        if (auto [it, fresh] = lowerType.try_emplace(t.type.v); fresh)
-            it->second = lower(f.str(t.type));
+    // Each task's op type as an index into the distinct lower-cased types (found once per type):
+    // a pattern's op j is then one lookup per task, okOf[j][typeOf[task]].
+    std::unordered_map<std::uint32_t, std::uint32_t> typeIndex;
+    std::vector<std::string> lowerTypes;
+    std::vector<std::uint32_t> typeOf(f.tasks.size());
+    for (std::size_t i = 0; i < f.tasks.size(); ++i) {
+        const auto [it, fresh] = typeIndex.try_emplace(f.tasks[i].type.v, static_cast<std::uint32_t>(lowerTypes.size()));
+        if (fresh)
+            lowerTypes.push_back(lower(f.str(f.tasks[i].type)));
+        typeOf[i] = it->second;
+    }
     if (patterns.is_array()) {
         for (const auto& pat : patterns) {
             ++np;
@@ -93,12 +100,12 @@ void fuse(const RuleCtx& c, RuleOut& out)
             if (ops.size() < 2)
                 continue;
             const std::vector<std::vector<std::string>> alts = patternAlternatives(ops);
-            auto matches = [&](const Task* t, std::size_t i) {
-                const std::string& ty = lowerType.find(t->type.v)->second;
-                for (const auto& a : alts[i])
-                    if (ty == a)
-                        return true;
-                return false;
+            std::vector<std::vector<char>> okOf(alts.size(), std::vector<char>(lowerTypes.size(), 0));
+            for (std::size_t j = 0; j < alts.size(); ++j)
+                for (std::size_t ty = 0; ty < lowerTypes.size(); ++ty)
+                    okOf[j][ty] = std::find(alts[j].begin(), alts[j].end(), lowerTypes[ty]) != alts[j].end();
+            auto matches = [&](const Task* t, std::size_t j) {
+                return okOf[j][typeOf[static_cast<std::size_t>(t - f.tasks.data())]] != 0;
             };
             TopEvidence ev;
             std::vector<const Task*> chainTasks;

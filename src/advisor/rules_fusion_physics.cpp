@@ -122,10 +122,21 @@ double FusionPhysics::cap(const Task& t) const
     return mte > 0 ? mte : static_cast<double>(t.dur);
 }
 
+double FusionPhysics::outputBytesOf(std::uint32_t row) const
+{
+    if (row >= m_k.size() || row >= m_k.outputShapes.size() || row >= m_k.outputDtypes.size())
+        return outputBytes(m_p, row);
+    const std::uint64_t key = (static_cast<std::uint64_t>(m_k.outputShapes[row].v) << 32) | m_k.outputDtypes[row].v;
+    const auto [it, fresh] = m_bytesByStrings.try_emplace(key, 0.0);
+    if (fresh)
+        it->second = outputBytes(m_p, row);
+    return it->second;
+}
+
 FusionPhysics::Boundary FusionPhysics::boundary(const Task& prod, const Task& cons) const
 {
     Boundary b;
-    double bytes = prod.kernel != kNone ? outputBytes(m_p, prod.kernel) : kNaN;
+    double bytes = prod.kernel != kNone ? outputBytesOf(prod.kernel) : kNaN;
     if (isMissing(bytes) && prod.kernel != kNone) {
         // No output shapes: what the producer wrote (write bandwidth × duration).
         const double w = std::max(firstMetric(m_k, m_aicW, prod.kernel), firstMetric(m_k, m_aivW, prod.kernel));
