@@ -308,27 +308,32 @@ void align(const RuleCtx& c, RuleOut& out)
     std::vector<T> bad;
     double alignedBytes = 0, alignedNs = 0;
     std::size_t n = 0;
-    for (const auto& tr : p.tracks) {
-        if (tr.kind != TrackKind::CommPlane)
-            continue;
-        for (std::uint32_t i = tr.sliceBegin; i < tr.sliceEnd; ++i) {
-            // One pass over the task's arguments (one read when they are kept in the file).
-            const std::vector<std::string> arg =
-                p.args.find(p.slices.args[i], {"transport type", "link type", "size(Byte)"}, p.strings);
-            if (arg[0] != "SDMA")
-                continue;
-            ++n;
-            if (arg[1] == "ON_CHIP")
-                continue;
-            const double bytes = std::strtod(arg[2].c_str(), nullptr);
-            if (!(bytes > minBytes))
-                continue;
-            if (std::fmod(bytes, 512.0) != 0)
-                bad.push_back({i, bytes});
-            else {
-                alignedBytes += bytes;
-                alignedNs += static_cast<double>(p.slices.dur[i]);
+    // The plane tasks' arguments, read together (in file order when they are kept in the file).
+    std::vector<std::uint32_t> planeRows, argRows;
+    for (const auto& tr : p.tracks)
+        if (tr.kind == TrackKind::CommPlane)
+            for (std::uint32_t i = tr.sliceBegin; i < tr.sliceEnd; ++i) {
+                planeRows.push_back(i);
+                argRows.push_back(p.slices.args[i]);
             }
+    const std::vector<std::vector<std::string>> args =
+        p.args.findMany(argRows, {"transport type", "link type", "size(Byte)"}, p.strings);
+    for (std::size_t k = 0; k < planeRows.size(); ++k) {
+        const std::uint32_t i = planeRows[k];
+        const std::vector<std::string>& arg = args[k];
+        if (arg[0] != "SDMA")
+            continue;
+        ++n;
+        if (arg[1] == "ON_CHIP")
+            continue;
+        const double bytes = std::strtod(arg[2].c_str(), nullptr);
+        if (!(bytes > minBytes))
+            continue;
+        if (std::fmod(bytes, 512.0) != 0)
+            bad.push_back({i, bytes});
+        else {
+            alignedBytes += bytes;
+            alignedNs += static_cast<double>(p.slices.dur[i]);
         }
     }
     if (n == 0) {

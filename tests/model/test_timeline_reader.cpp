@@ -10,11 +10,13 @@
 
 #include <QtTest/QtTest>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <random>
 #include <set>
 #include <string>
 #include <thread>
@@ -860,6 +862,47 @@ private slots:
                                          .arg(plain)
                                          .arg(firstDifference(a, b))));
             }
+    }
+
+    // Many rows' arguments read at once (findMany: the lazy rows in file order, nearby events
+    // with one read) are each row's own, as find() gives them and as they are stored eagerly:
+    // every row of the level-1 sample in a shuffled order with repeats, no row, and an event
+    // larger than one read.
+    void lazyArgumentsReadMany()
+    {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("trace_view.json").toStdString();
+        std::string json = fileBytes(kLevel1);
+        const auto open = json.find('[');
+        QVERIFY(open != std::string::npos);
+        json.insert(open + 1, R"({"name":"big","ph":"X","ts":"1","dur":1,"pid":1,"tid":1,"args":{"Call stack":")"
+                                  + std::string(300 << 10, 'x') + R"("}},)");
+        writeBytes(path, json);
+        const auto eager = readText(json, path, std::uint64_t(1) << 40, true);
+        const auto lazy = readLazy(path);
+        QCOMPARE(lazy->p.args.rows.size(), eager->p.args.rows.size());
+        std::vector<std::uint32_t> rows;
+        for (std::uint32_t r = 0; r < lazy->p.args.rows.size(); ++r)
+            rows.push_back(r);
+        std::mt19937 rng(1);
+        std::shuffle(rows.begin(), rows.end(), rng);
+        rows.insert(rows.end(), rows.begin(), rows.begin() + std::min<std::ptrdiff_t>(100, std::ssize(rows)));
+        rows.push_back(kNone);
+        const auto many = lazy->p.args.findMany(rows, {"Call stack", "Sequence number", "size(Byte)", "transport type"},
+                                                lazy->p.strings);
+        QCOMPARE(many.size(), rows.size());
+        std::size_t big = 0, filled = 0;
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            const auto want = eager->p.args.find(rows[i], {"Call stack", "Sequence number", "size(Byte)", "transport type"},
+                                                 eager->p.strings);
+            const auto one = lazy->p.args.find(rows[i], {"Call stack", "Sequence number", "size(Byte)", "transport type"},
+                                               lazy->p.strings);
+            QVERIFY2(many[i] == want && one == want, std::to_string(rows[i]).c_str());
+            big += many[i][0].size() == (300u << 10);
+            filled += !many[i][0].empty() || !many[i][2].empty();
+        }
+        QVERIFY(big >= 1);
+        QVERIFY(filled > 100);
     }
 
     // A file changed or removed after it was read: its arguments are not read from what is there

@@ -77,6 +77,74 @@ public:
                 *error = why;
             return false;
         }
+        return readOne(fd, file, offset, visit, error);
+    }
+
+    // The events in windows of kWindow bytes from the first one not read yet: each event that
+    // ends inside the window is parsed there; one that does not is read alone (readOne).
+    bool readMany(const ArgFile& file, const std::vector<std::uint64_t>& offsets, const VisitAt& visit,
+                  std::string* error) const override
+    {
+        std::string why;
+        const int fd = open(file, why);
+        if (fd < 0) {
+            if (error)
+                *error = why;
+            return false;
+        }
+        constexpr std::uint64_t kWindow = 256 << 10;
+        thread_local Scratch t;
+        bool ok = true;
+        auto failed = [&](const std::string& w) {
+            if (ok && error)
+                *error = w;
+            ok = false;
+        };
+        for (std::size_t i = 0; i < offsets.size();) {
+            const std::uint64_t from = offsets[i];
+            const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(kWindow, file.size - std::min(from, file.size)));
+            t.room(n);
+            std::size_t j = i;
+            if (n > 0 && readFully(fd, t.buf.data(), n, from)) {
+                const std::string_view window(t.buf.data(), n);
+                for (; j < offsets.size() && offsets[j] - from < n; ++j) {
+                    const auto at = static_cast<std::size_t>(offsets[j] - from);
+                    const std::size_t end = JsonEventScanner::valueEnd(window, at);
+                    if (end == std::string_view::npos)
+                        break; // ends past the window: the next window starts with it
+                    EventBatch& batch = t.batch;
+                    batch.clear();
+                    if (window[at] == '{')
+                        t.parser->parse({ElementSpan{at, end}}, batch);
+                    if (batch.events.size() != 1) {
+                        failed(noEventAt(file, offsets[j]));
+                        continue;
+                    }
+                    for (const TraceArg& a : batch.events.front().args())
+                        visit(j, a.key, a.value);
+                }
+            }
+            if (j == i) { // the first event alone does not fit the window (or nothing could be read)
+                std::string w;
+                if (!readOne(fd, file, offsets[i], [&](std::string_view k, std::string_view v) { visit(i, k, v); }, &w))
+                    failed(w);
+                ++j;
+            }
+            i = j;
+        }
+        return ok;
+    }
+
+private:
+    static std::string noEventAt(const ArgFile& file, std::uint64_t offset)
+    {
+        return file.path + ": no event at byte offset " + std::to_string(offset)
+               + " any more: its arguments cannot be read again";
+    }
+
+    // The event at `offset` of the open file `fd`.
+    bool readOne(int fd, const ArgFile& file, std::uint64_t offset, const Visit& visit, std::string* error) const
+    {
         // Events are a few hundred bytes: a first read of 1 KiB mostly holds the whole of one.
         // The buffer, the parser over it and the batch are the thread's, kept across reads.
         thread_local Scratch t;
@@ -97,8 +165,7 @@ public:
             t.parser->parse({ElementSpan{0, end}}, batch);
         if (batch.events.size() != 1) {
             if (error)
-                *error = file.path + ": no event at byte offset " + std::to_string(offset)
-                         + " any more: its arguments cannot be read again";
+                *error = noEventAt(file, offset);
             return false;
         }
         for (const TraceArg& a : batch.events.front().args())
@@ -106,7 +173,6 @@ public:
         return true;
     }
 
-private:
     // The file's descriptor, opened once; -1 with `why` set when it cannot be opened or it is
     // no longer the file that was read (another size or modification time).
     int open(const ArgFile& file, std::string& why) const

@@ -2,6 +2,7 @@
 // read again from their file for a lazy row.
 #include "model/store/profile.h"
 
+#include <algorithm>
 #include <cstring>
 #include <initializer_list>
 #include <string>
@@ -160,6 +161,74 @@ std::vector<std::string> ArgTable::find(std::uint32_t row, std::initializer_list
             ++i;
         }
     });
+    return out;
+}
+
+bool ArgReader::readMany(const ArgFile& file, const std::vector<std::uint64_t>& offsets, const VisitAt& visit,
+                         std::string* error) const
+{
+    bool ok = true;
+    for (std::size_t i = 0; i < offsets.size(); ++i) {
+        std::string why;
+        if (!read(file, offsets[i], [&](std::string_view k, std::string_view v) { visit(i, k, v); }, &why)) {
+            if (ok && error)
+                *error = why;
+            ok = false;
+        }
+    }
+    return ok;
+}
+
+std::vector<std::vector<std::string>> ArgTable::findMany(const std::vector<std::uint32_t>& rows,
+                                                         std::initializer_list<std::string_view> wanted,
+                                                         const StringPool& pool) const
+{
+    std::vector<std::vector<std::string>> out(rows.size());
+    std::vector<char> seen(rows.size() * wanted.size(), 0); // row i's key w at i · |wanted| + w
+    auto take = [&](std::size_t i, std::string_view k, std::string_view v) {
+        if (out[i].empty())
+            out[i].resize(wanted.size());
+        std::size_t w = 0;
+        for (const std::string_view key : wanted) {
+            if (k == key && !seen[i * wanted.size() + w]) { // the first argument of a key, as find() takes it
+                out[i][w] = v;
+                seen[i * wanted.size() + w] = 1;
+            }
+            ++w;
+        }
+    };
+    // The lazy rows by (file, offset); every other row as find() reads it.
+    struct Lazy {
+        std::uint32_t file;
+        std::uint64_t offset;
+        std::size_t i;
+    };
+    std::vector<Lazy> lazy;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const std::uint32_t row = rows[i];
+        if (isLazy(row) && reader) {
+            const Range r = this->rows[row];
+            lazy.push_back({(r.count & ~kLazy) >> 16, (static_cast<std::uint64_t>(r.count & 0xFFFF) << 32) | r.begin, i});
+        } else {
+            forEach(row, pool, [&](std::string_view k, std::string_view v) { take(i, k, v); });
+        }
+    }
+    std::sort(lazy.begin(), lazy.end(),
+              [](const Lazy& a, const Lazy& b) { return a.file < b.file || (a.file == b.file && a.offset < b.offset); });
+    for (std::size_t b = 0; b < lazy.size();) {
+        std::size_t e = b;
+        std::vector<std::uint64_t> offsets;
+        for (; e < lazy.size() && lazy[e].file == lazy[b].file; ++e)
+            offsets.push_back(lazy[e].offset);
+        if (lazy[b].file < files.size())
+            reader->readMany(files[lazy[b].file], offsets, [&](std::size_t k, std::string_view key, std::string_view v) {
+                take(lazy[b + k].i, StringPool::clip(key), StringPool::clip(v)); // as interned
+            }, nullptr);
+        b = e;
+    }
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        if (out[i].empty())
+            out[i].resize(wanted.size()); // no arguments, or unreadable: empty values, as find() gives
     return out;
 }
 

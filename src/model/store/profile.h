@@ -115,6 +115,13 @@ public:
     // itself: the views may live in the reader's per-thread buffers). False, with `error` set
     // to a sentence naming the file, when it cannot be read again (changed, removed).
     virtual bool read(const ArgFile& file, std::uint64_t offset, const Visit& visit, std::string* error) const = 0;
+    // read() of the events at offsets[i] of one file, in ascending order, calling
+    // visit(i, key, value): a reader may read nearby events at once. Every event that can be
+    // read is visited; false, with `error` naming the first that cannot, when one cannot. This
+    // one reads them one by one.
+    using VisitAt = std::function<void(std::size_t i, std::string_view key, std::string_view value)>;
+    virtual bool readMany(const ArgFile& file, const std::vector<std::uint64_t>& offsets, const VisitAt& visit,
+                          std::string* error) const;
 };
 
 // Key/value arguments of slices that keep them (all but device tasks, whose known args are
@@ -175,6 +182,11 @@ struct ArgTable {
     // The values of several keys in one pass over `row` (one read of a lazy row).
     std::vector<std::string> find(std::uint32_t row, std::initializer_list<std::string_view> keys,
                                   const StringPool& pool) const;
+    // find(rows[i], keys) of many rows at once, out[i] in the order of `rows`: the lazy rows are
+    // read in file order, nearby events with one read (ArgReader::readMany).
+    std::vector<std::vector<std::string>> findMany(const std::vector<std::uint32_t>& rows,
+                                                   std::initializer_list<std::string_view> keys,
+                                                   const StringPool& pool) const;
 
     NameId key(std::size_t arg) const;
     std::string_view value(std::size_t arg, const StringPool& pool) const;
