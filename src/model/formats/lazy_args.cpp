@@ -80,8 +80,11 @@ public:
         return readOne(fd, file, offset, visit, error);
     }
 
-    // The events in windows of kWindow bytes from the first one not read yet: each event that
-    // ends inside the window is parsed there; one that does not is read alone (readOne).
+    // The events in windows: from the first one not read yet to kTail bytes past the last one
+    // that starts within kWindow bytes of it while they average at least one per kSpacing bytes
+    // (sparse events: a read each of about kTail bytes, not a window of other events' bytes).
+    // Each event that ends inside the window is parsed there; one that does not starts the next
+    // window, or is read alone (readOne) when it is the first.
     bool readMany(const ArgFile& file, const std::vector<std::uint64_t>& offsets, const VisitAt& visit,
                   std::string* error) const override
     {
@@ -92,7 +95,7 @@ public:
                 *error = why;
             return false;
         }
-        constexpr std::uint64_t kWindow = 256 << 10;
+        constexpr std::uint64_t kWindow = 256 << 10, kTail = 1 << 10, kSpacing = 2 << 10;
         thread_local Scratch t;
         bool ok = true;
         auto failed = [&](const std::string& w) {
@@ -102,7 +105,12 @@ public:
         };
         for (std::size_t i = 0; i < offsets.size();) {
             const std::uint64_t from = offsets[i];
-            const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(kWindow, file.size - std::min(from, file.size)));
+            std::size_t last = i;
+            while (last + 1 < offsets.size() && offsets[last + 1] - from < kWindow
+                   && offsets[last + 1] - from <= (last + 1 - i) * kSpacing)
+                ++last;
+            const std::size_t n = static_cast<std::size_t>(
+                std::min<std::uint64_t>(offsets[last] - from + kTail, file.size - std::min(from, file.size)));
             t.room(n);
             std::size_t j = i;
             if (n > 0 && readFully(fd, t.buf.data(), n, from)) {
