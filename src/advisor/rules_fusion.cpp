@@ -15,25 +15,36 @@ namespace {
 
 using StreamTasks = std::map<std::int64_t, std::vector<const Task*>>;
 
-// The replay change of fusing one occurrence: each task loses its round-trip time, the tasks
-// after the first run in the first one's launch, without gaps. Returns the tasks without a
-// timeline row (left out).
-std::size_t addFusionChange(WhatIfChanges& c, const std::vector<const Task*>& occ, const ChainSaving& s)
-{
-    std::size_t unbound = 0;
-    for (std::size_t j = 0; j < occ.size(); ++j) {
-        if (occ[j]->slice == kNone) {
-            ++unbound;
-            continue;
+// The replay change of fusing occurrences, gathered flat and made a WhatIfChanges once the
+// finding fires (its maps sized once): each task loses its round-trip time, the tasks after the
+// first run in the first one's launch, without gaps.
+struct FusionChange {
+    std::vector<std::pair<std::uint32_t, TimeNs>> save; // slice row, ns (a row may repeat: summed)
+    std::vector<std::uint32_t> fused;
+    std::size_t unbound = 0; // tasks without a timeline row (left out)
+
+    void add(const std::vector<const Task*>& occ, const ChainSaving& s)
+    {
+        for (std::size_t j = 0; j < occ.size(); ++j) {
+            if (occ[j]->slice == kNone) {
+                ++unbound;
+                continue;
+            }
+            if (const TimeNs ns = roundNs(s.taskNs[j]); ns > 0)
+                save.emplace_back(occ[j]->slice, ns);
+            if (j)
+                fused.push_back(occ[j]->slice);
         }
-        const TimeNs ns = roundNs(s.taskNs[j]);
-        if (ns > 0)
-            c.saveRows[occ[j]->slice] += ns;
-        if (j)
-            c.fusedRows.insert(occ[j]->slice);
     }
-    return unbound;
-}
+    void into(WhatIfChanges& c) const
+    {
+        c.saveRows.reserve(c.saveRows.size() + save.size());
+        for (const auto& [row, ns] : save)
+            c.saveRows[row] += ns;
+        c.fusedRows.reserve(c.fusedRows.size() + fused.size());
+        c.fusedRows.insert(fused.begin(), fused.end());
+    }
+};
 
 std::string fusionGainText(const ProfileFacts& f, double tripNs, double bytes, double gapNs, std::size_t boundaries,
                            std::size_t known, double upperBound, std::size_t n)
@@ -110,8 +121,8 @@ void fuse(const RuleCtx& c, RuleOut& out)
             TopEvidence ev;
             std::vector<const Task*> chainTasks;
             double chainTotal = 0, gapTotal = 0, mteTotal = 0, tripTotal = 0, bytesTotal = 0;
-            std::size_t count = 0, boundaries = 0, known = 0, unbound = 0;
-            WhatIfChanges replay;
+            std::size_t count = 0, boundaries = 0, known = 0;
+            FusionChange replay;
             for (const auto& [key, v] : perStream) {
                 for (std::size_t i = 0; i + alts.size() <= v.size(); ++i) {
                     bool ok = true;
@@ -130,7 +141,7 @@ void fuse(const RuleCtx& c, RuleOut& out)
                     bytesTotal += save.bytes;
                     boundaries += save.boundaries;
                     known += save.known;
-                    unbound += addFusionChange(replay, occ, save);
+                    replay.add(occ, save);
                     const Task* first = v[i];
                     const Task* last = v[i + alts.size() - 1];
                     double sum = 0, gaps = 0;
@@ -178,9 +189,10 @@ void fuse(const RuleCtx& c, RuleOut& out)
             setGain(fd, gain,
                     fusionGainText(f, tripTotal, bytesTotal, gapTotal, boundaries, known, f.perStep(gapTotal + (n - 1) / n * mteTotal),
                                    alts.size()));
-            fd.replay = std::move(replay);
-            if (unbound)
-                fd.inputs.push_back(std::to_string(unbound) + " of its tasks have no timeline row: the replay leaves them as they ran");
+            replay.into(fd.replay);
+            if (replay.unbound)
+                fd.inputs.push_back(std::to_string(replay.unbound)
+                                    + " of its tasks have no timeline row: the replay leaves them as they ran");
             claimTasks(fd, f, chainTasks);
             ev.moveInto(fd.evidence);
         }
@@ -552,6 +564,7 @@ void fireWindow(const ProfileFacts& f, const Runs& r, const Positions& pos, cons
     setGain(fd, f.perStep(st.gain()),
             fusionGainText(f, st.save, st.bytes, st.gaps, st.boundaries, st.known, f.perStep(st.upperBound(w.len)), w.len));
     TopEvidence top;
+    FusionChange change;
     for (const std::uint32_t p : w.occ) {
         if (!pos.untaken(p, w.len))
             continue;
@@ -562,7 +575,7 @@ void fireWindow(const ProfileFacts& f, const Runs& r, const Positions& pos, cons
             occ.push_back(r.taskAt[p + j]);
             save.taskNs.push_back(pos.saveOf(p, w.len, j));
         }
-        addFusionChange(fd.replay, occ, save);
+        change.add(occ, save);
         const TimeNs wallNs = pos.wallOf(p, w.len);
         top.offer(wallNs, [&] {
             const auto sum = static_cast<double>(pos.durOf(p, w.len)), gaps = static_cast<double>(pos.gapsOf(p, w.len));
@@ -575,6 +588,7 @@ void fireWindow(const ProfileFacts& f, const Runs& r, const Positions& pos, cons
             return e;
         });
     }
+    change.into(fd.replay);
     top.moveInto(fd.evidence);
 }
 
