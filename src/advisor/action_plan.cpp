@@ -230,7 +230,8 @@ int planItemFor(AdvisorReport& rep, const Finding& f)
 void buildPlan(AdvisorReport& rep, const std::vector<ProfileFacts>& facts, std::vector<StepGraph>* graphs)
 {
     for (Finding& f : rep.findings) {
-        std::sort(f.claims.begin(), f.claims.end());
+        if (!std::is_sorted(f.claims.begin(), f.claims.end())) // mostly claimed in task order already
+            std::sort(f.claims.begin(), f.claims.end());
         f.claims.erase(std::unique(f.claims.begin(), f.claims.end()), f.claims.end());
     }
     std::vector<ClaimAtom> atoms = claimAtoms(rep, facts);

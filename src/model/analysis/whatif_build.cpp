@@ -283,6 +283,12 @@ bool WhatIfModel::sampled() const
 
 bool WhatIfModel::covers(std::uint32_t row) const
 {
+    // A sample holds the device tasks of its steps alone: most rows are out at a look at theirs.
+    if (m->sampled && row < m->g.step.size()) {
+        const int s = m->g.step[row];
+        if (s < 0 || static_cast<std::size_t>(s) >= m->inReplay.size() || !m->inReplay[static_cast<std::size_t>(s)])
+            return false;
+    }
     return m->devOf.count(row) != 0;
 }
 
