@@ -16,24 +16,10 @@ IntervalSet uniteIntervals(std::vector<Interval> v)
         if (v[i].begin < v[i - 1].begin)
             runs.push_back(i);
     runs.push_back(v.size());
-    if (runs.size() > kMaxRuns + 1) {
+    if (runs.size() > kMaxRuns + 1)
         std::sort(v.begin(), v.end(), byBegin);
-    } else {
-        while (runs.size() > 2) {
-            std::vector<std::size_t> next{0};
-            for (std::size_t i = 0; i + 1 < runs.size(); i += 2) {
-                if (i + 2 < runs.size()) {
-                    std::inplace_merge(v.begin() + static_cast<std::ptrdiff_t>(runs[i]),
-                                       v.begin() + static_cast<std::ptrdiff_t>(runs[i + 1]),
-                                       v.begin() + static_cast<std::ptrdiff_t>(runs[i + 2]), byBegin);
-                    next.push_back(runs[i + 2]);
-                } else {
-                    next.push_back(runs[i + 1]);
-                }
-            }
-            runs.swap(next);
-        }
-    }
+    else
+        mergeSortedRuns(v, std::move(runs), byBegin);
     // United in place: the set never holds more intervals than were read.
     std::size_t n = 0;
     for (const Interval& i : v) {

@@ -263,20 +263,7 @@ void sortDevice(const Profile& p, StepGraph& g)
     }
     const auto& st = p.slices.start;
     const auto less = [&](std::uint32_t a, std::uint32_t b) { return st[a] < st[b] || (st[a] == st[b] && a < b); };
-    while (bounds.size() > 2) {
-        std::vector<std::size_t> next{0};
-        for (std::size_t i = 0; i + 1 < bounds.size(); i += 2) {
-            if (i + 2 < bounds.size()) {
-                std::inplace_merge(g.deviceByStart.begin() + static_cast<std::ptrdiff_t>(bounds[i]),
-                                   g.deviceByStart.begin() + static_cast<std::ptrdiff_t>(bounds[i + 1]),
-                                   g.deviceByStart.begin() + static_cast<std::ptrdiff_t>(bounds[i + 2]), less);
-                next.push_back(bounds[i + 2]);
-            } else {
-                next.push_back(bounds[i + 1]);
-            }
-        }
-        bounds.swap(next);
-    }
+    mergeSortedRuns(g.deviceByStart, std::move(bounds), less);
 }
 
 // Steps: ProfilerStep#N spans, else one step over the device span (named after step_trace_time
