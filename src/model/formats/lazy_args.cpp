@@ -58,6 +58,15 @@ struct Scratch {
         parser = makePortableChunkParser(std::string_view(buf.data(), buf.size() - simdjson::SIMDJSON_PADDING),
                                          ChunkParserOptions{});
     }
+    // Parses the event in buf[at, end) into `batch`; false unless it is exactly one event (end
+    // npos: the bytes ended first).
+    bool parseEvent(std::size_t at, std::size_t end)
+    {
+        batch.clear();
+        if (end != std::string_view::npos && buf[at] == '{')
+            parser->parse({ElementSpan{at, end}}, batch);
+        return batch.events.size() == 1;
+    }
 };
 
 class TraceArgReader final : public ArgReader {
@@ -120,15 +129,11 @@ public:
                     const std::size_t end = JsonEventScanner::valueEnd(window, at);
                     if (end == std::string_view::npos)
                         break; // ends past the window: the next window starts with it
-                    EventBatch& batch = t.batch;
-                    batch.clear();
-                    if (window[at] == '{')
-                        t.parser->parse({ElementSpan{at, end}}, batch);
-                    if (batch.events.size() != 1) {
+                    if (!t.parseEvent(at, end)) {
                         failed(noEventAt(file, offsets[j]));
                         continue;
                     }
-                    for (const TraceArg& a : batch.events.front().args())
+                    for (const TraceArg& a : t.batch.events.front().args())
                         visit(j, a.key, a.value);
                 }
             }
@@ -167,16 +172,12 @@ private:
             if (end != std::string_view::npos || offset + n >= file.size)
                 break;
         }
-        EventBatch& batch = t.batch;
-        batch.clear();
-        if (end != std::string_view::npos && t.buf[0] == '{')
-            t.parser->parse({ElementSpan{0, end}}, batch);
-        if (batch.events.size() != 1) {
+        if (!t.parseEvent(0, end)) {
             if (error)
                 *error = noEventAt(file, offset);
             return false;
         }
-        for (const TraceArg& a : batch.events.front().args())
+        for (const TraceArg& a : t.batch.events.front().args())
             visit(a.key, a.value);
         return true;
     }

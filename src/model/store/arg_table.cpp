@@ -114,6 +114,35 @@ std::uint32_t ArgTable::addLazyRow(std::uint32_t file, std::uint64_t offset)
     return static_cast<std::uint32_t>(rows.size() - 1);
 }
 
+namespace {
+
+// Where a lazy row's event is: its file's index and its byte offset (ArgTable::Range).
+struct LazyPlace {
+    std::uint32_t file;
+    std::uint64_t offset;
+};
+LazyPlace lazyPlace(ArgTable::Range r)
+{
+    return {(r.count & ~ArgTable::kLazy) >> 16, (static_cast<std::uint64_t>(r.count & 0xFFFF) << 32) | r.begin};
+}
+
+// Keeps in out[w] the value of the first argument whose key is wanted[w], as a lookup finds it
+// (seen[w]: taken already).
+void takeFirst(std::initializer_list<std::string_view> wanted, std::string_view k, std::string_view v, std::string* out,
+               char* seen)
+{
+    std::size_t w = 0;
+    for (const std::string_view key : wanted) {
+        if (k == key && !seen[w]) {
+            out[w] = v;
+            seen[w] = 1;
+        }
+        ++w;
+    }
+}
+
+} // namespace
+
 bool ArgTable::forEach(std::uint32_t row, const StringPool& pool, const ArgReader::Visit& visit,
                        std::string* error) const
 {
@@ -125,8 +154,7 @@ bool ArgTable::forEach(std::uint32_t row, const StringPool& pool, const ArgReade
             visit(pool.view(key(i)), value(i, pool));
         return true;
     }
-    const std::uint32_t file = (r.count & ~kLazy) >> 16;
-    const std::uint64_t offset = (static_cast<std::uint64_t>(r.count & 0xFFFF) << 32) | r.begin;
+    const auto [file, offset] = lazyPlace(r);
     std::string why;
     if (file >= files.size())
         why = "arguments of a file that is not listed";
@@ -150,17 +178,8 @@ std::vector<std::string> ArgTable::find(std::uint32_t row, std::initializer_list
                                         const StringPool& pool) const
 {
     std::vector<std::string> out(wanted.size());
-    std::vector<bool> seen(wanted.size());
-    forEach(row, pool, [&](std::string_view k, std::string_view v) {
-        std::size_t i = 0;
-        for (const std::string_view w : wanted) {
-            if (k == w && !seen[i]) { // the first argument of a key, as a lookup finds it
-                out[i] = v;
-                seen[i] = true;
-            }
-            ++i;
-        }
-    });
+    std::vector<char> seen(wanted.size(), 0);
+    forEach(row, pool, [&](std::string_view k, std::string_view v) { takeFirst(wanted, k, v, out.data(), seen.data()); });
     return out;
 }
 
@@ -188,14 +207,7 @@ std::vector<std::vector<std::string>> ArgTable::findMany(const std::vector<std::
     auto take = [&](std::size_t i, std::string_view k, std::string_view v) {
         if (out[i].empty())
             out[i].resize(wanted.size());
-        std::size_t w = 0;
-        for (const std::string_view key : wanted) {
-            if (k == key && !seen[i * wanted.size() + w]) { // the first argument of a key, as find() takes it
-                out[i][w] = v;
-                seen[i * wanted.size() + w] = 1;
-            }
-            ++w;
-        }
+        takeFirst(wanted, k, v, out[i].data(), &seen[i * wanted.size()]);
     };
     // The lazy rows by (file, offset); every other row as find() reads it.
     struct Lazy {
@@ -207,8 +219,8 @@ std::vector<std::vector<std::string>> ArgTable::findMany(const std::vector<std::
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const std::uint32_t row = rows[i];
         if (isLazy(row) && reader) {
-            const Range r = this->rows[row];
-            lazy.push_back({(r.count & ~kLazy) >> 16, (static_cast<std::uint64_t>(r.count & 0xFFFF) << 32) | r.begin, i});
+            const auto [file, offset] = lazyPlace(this->rows[row]);
+            lazy.push_back({file, offset, i});
         } else {
             forEach(row, pool, [&](std::string_view k, std::string_view v) { take(i, k, v); });
         }
