@@ -514,18 +514,23 @@ private slots:
     // An entry's payload read from its file block by block: reads of every size (within a block,
     // across blocks, whole blocks straight into the caller's memory, take() across a boundary)
     // give back exactly what was written, and a byte flipped in any block is caught before any
-    // byte of that block is handed out.
+    // byte of that block is handed out; whether the blocks are read on demand or ahead.
     void blockReaderChecksEveryBlock_data()
     {
         QTest::addColumn<int>("flipBlock"); // -1: none
-        QTest::newRow("intact") << -1;
-        QTest::newRow("first block") << 0;
-        QTest::newRow("middle block") << 2;
-        QTest::newRow("last, partial block") << 4;
+        QTest::addColumn<bool>("ahead");
+        for (const bool ahead : {false, true}) {
+            const char* how = ahead ? ", read ahead" : ", on demand";
+            QTest::newRow(qPrintable(QStringLiteral("intact%1").arg(how))) << -1 << ahead;
+            QTest::newRow(qPrintable(QStringLiteral("first block%1").arg(how))) << 0 << ahead;
+            QTest::newRow(qPrintable(QStringLiteral("middle block%1").arg(how))) << 2 << ahead;
+            QTest::newRow(qPrintable(QStringLiteral("last, partial block%1").arg(how))) << 4 << ahead;
+        }
     }
     void blockReaderChecksEveryBlock()
     {
         QFETCH(int, flipBlock);
+        QFETCH(bool, ahead);
         constexpr std::size_t B = cache::BlockWriter::kBlockBytes;
         std::string payload(4 * B + 12345, '\0');
         std::uint64_t x = 0x9E3779B97F4A7C15ull;
@@ -553,7 +558,8 @@ private slots:
         std::string back;
         std::string error;
         try {
-            cache::ByteReader in(fd, 4, payload.size(), sums);
+            cache::ByteReader in(fd, 4, payload.size(), sums,
+                                 ahead ? cache::ByteReader::Blocks::ReadAhead : cache::ByteReader::Blocks::OnDemand);
             // Sizes chosen to start inside a block, cross boundaries, and read whole blocks.
             for (const std::size_t n : {std::size_t(7), B - 7 - 3, std::size_t(10), 2 * B + 5, std::size_t(0)}) {
                 std::string part(n, '\0');
@@ -569,6 +575,20 @@ private slots:
             in.get(&one, 1);
         } catch (const cache::CorruptData& e) {
             error = e.what();
+        }
+        // A reader left before its end (the key of another input, a damaged table) stops its
+        // reading ahead, whether that waits for a free buffer or is still reading.
+        for (const std::size_t read : {std::size_t(0), std::size_t(1), B + 1}) {
+            try {
+                cache::ByteReader in(fd, 4, payload.size(), sums,
+                                     ahead ? cache::ByteReader::Blocks::ReadAhead : cache::ByteReader::Blocks::OnDemand);
+                std::string part(read, '\0');
+                in.get(part.data(), read);
+                QVERIFY(flipBlock == 0 || part == payload.substr(0, read));
+                QTest::qWait(read == 1 ? 20 : 0);
+            } catch (const cache::CorruptData&) {
+                QVERIFY(flipBlock >= 0);
+            }
         }
         ::close(fd);
         if (flipBlock < 0) {

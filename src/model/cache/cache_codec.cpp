@@ -2,8 +2,13 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
+#include <limits>
+#include <mutex>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <type_traits>
 
 #include <unistd.h>
@@ -84,13 +89,107 @@ bool BlockWriter::finish()
     return m_ok;
 }
 
-ByteReader::ByteReader(int fd, std::uint64_t offset, std::uint64_t n, std::vector<std::uint64_t> sums)
-    : m_p(nullptr), m_end(nullptr), m_left(n), m_fd(fd), m_offset(offset), m_size(n), m_sums(std::move(sums)),
-      m_block(new char[BlockWriter::kBlockBytes])
+// The blocks of a payload read and checked ahead of the reader, by a thread of their own, into
+// kSlots buffers: block b goes to buffer b % kSlots once the reader has moved past block
+// b - kSlots. The reader holds one block at a time (the one its pointers are in).
+struct ByteReader::ReadAhead {
+    static constexpr std::size_t kSlots = 4;
+    static constexpr std::uint64_t kNone = std::numeric_limits<std::uint64_t>::max();
+
+    explicit ReadAhead(const ByteReader& r) : buffers(new char[kSlots * BlockWriter::kBlockBytes])
+    {
+        thread = std::thread([this, &r] { run(r); });
+    }
+    ~ReadAhead()
+    {
+        {
+            const std::lock_guard<std::mutex> lock(mutex);
+            stop = true;
+        }
+        freed.notify_one();
+        thread.join();
+    }
+    ReadAhead(const ReadAhead&) = delete;
+    ReadAhead& operator=(const ReadAhead&) = delete;
+
+    // The reading thread: block b, checked, once its buffer is free; stops at the first failure.
+    void run(const ByteReader& r)
+    {
+        const std::uint64_t blocks = r.m_sums.size();
+        for (std::uint64_t b = 0; b < blocks; ++b) {
+            {
+                std::unique_lock<std::mutex> lock(mutex);
+                freed.wait(lock, [&] { return stop || b < held + kSlots; });
+                if (stop)
+                    return;
+            }
+            std::string error;
+            try {
+                r.readBlock(slot(b), b, r.blockBytes(b));
+            } catch (const CorruptData& e) {
+                error = e.what();
+            }
+            {
+                const std::lock_guard<std::mutex> lock(mutex);
+                if (error.empty()) {
+                    ready = b + 1;
+                } else {
+                    failed = b;
+                    why = std::move(error);
+                }
+            }
+            filled.notify_one();
+            if (failed != kNone)
+                return;
+        }
+    }
+
+    // Block b, read and checked; the block held before is given back. Throws CorruptData when
+    // block b could not be read or does not match its sum.
+    const char* take(std::uint64_t b)
+    {
+        std::unique_lock<std::mutex> lock(mutex);
+        held = b;
+        freed.notify_one();
+        filled.wait(lock, [&] { return ready > b || failed <= b; });
+        if (ready <= b)
+            throw CorruptData(why);
+        return slot(b);
+    }
+
+    char* slot(std::uint64_t b) const { return buffers.get() + (b % kSlots) * BlockWriter::kBlockBytes; }
+
+    std::unique_ptr<char[]> buffers;
+    std::mutex mutex;
+    std::condition_variable freed;  // the reader moved on: a buffer is free
+    std::condition_variable filled; // a block is ready, or the reading failed
+    std::uint64_t held = 0;         // the block the reader holds (those before it are free)
+    std::uint64_t ready = 0;        // blocks [0, ready) are read and checked
+    std::uint64_t failed = kNone;   // the block whose reading failed
+    std::string why;
+    bool stop = false;
+    std::thread thread;
+};
+
+ByteReader::ByteReader(const char* data, std::size_t n) : m_p(data), m_end(data + n), m_left(n), m_size(n) {}
+
+ByteReader::ByteReader(int fd, std::uint64_t offset, std::uint64_t n, std::vector<std::uint64_t> sums, Blocks blocks)
+    : m_p(nullptr), m_end(nullptr), m_left(n), m_fd(fd), m_offset(offset), m_size(n), m_sums(std::move(sums))
 {
     if (m_sums.size() != (n + BlockWriter::kBlockBytes - 1) / BlockWriter::kBlockBytes)
         throw CorruptData("the block sums do not cover the payload");
+    if (blocks == Blocks::ReadAhead && m_sums.size() > 1) {
+        try {
+            m_ahead = std::make_unique<ReadAhead>(*this);
+        } catch (const std::system_error&) {
+            // No thread to be had: the blocks are read on demand.
+        }
+    }
+    if (!m_ahead)
+        m_block.reset(new char[BlockWriter::kBlockBytes]);
 }
+
+ByteReader::~ByteReader() = default;
 
 std::size_t ByteReader::blockBytes(std::uint64_t block) const
 {
@@ -112,7 +211,7 @@ bool readAt(int fd, char* out, std::size_t n, std::uint64_t offset)
     return true;
 }
 
-void ByteReader::readBlock(char* out, std::uint64_t block, std::size_t bytes)
+void ByteReader::readBlock(char* out, std::uint64_t block, std::size_t bytes) const
 {
     if (!readAt(m_fd, out, bytes, m_offset + block * BlockWriter::kBlockBytes))
         throw CorruptData("the entry ends early (it shrank while it was read)");
@@ -123,9 +222,13 @@ void ByteReader::readBlock(char* out, std::uint64_t block, std::size_t bytes)
 void ByteReader::nextBlock()
 {
     const std::size_t n = blockBytes(m_next);
-    readBlock(m_block.get(), m_next, n);
+    if (m_ahead) {
+        m_p = m_ahead->take(m_next);
+    } else {
+        readBlock(m_block.get(), m_next, n);
+        m_p = m_block.get();
+    }
     ++m_next;
-    m_p = m_block.get();
     m_end = m_p + n;
 }
 
@@ -140,10 +243,14 @@ void ByteReader::getAcrossBlocks(char* out, std::size_t n)
     n -= here;
     m_left -= here;
     m_p = m_end;
-    // Whole blocks are read straight into `out` and checked there, while still in the cache.
+    // Whole blocks are read straight into `out` and checked there, while still in the cache (or
+    // copied from the buffer they were read ahead into).
     while (n > 0 && n >= blockBytes(m_next)) {
         const std::size_t b = blockBytes(m_next);
-        readBlock(out, m_next, b);
+        if (m_ahead)
+            std::memcpy(out, m_ahead->take(m_next), b);
+        else
+            readBlock(out, m_next, b);
         ++m_next;
         out += b;
         n -= b;

@@ -63,10 +63,18 @@ private:
 // virtual machine the page walks over a mapping cost more than the reading).
 class ByteReader {
 public:
-    ByteReader(const char* data, std::size_t n) : m_p(data), m_end(data + n), m_left(n), m_size(n) {}
+    // How a file's blocks are read: by the reading thread as it needs them, or ahead of it by a
+    // thread of the reader's own into a few buffers (the copy out of the page cache and the
+    // checksum, most of a reopen's time, beside the decoding of the block before).
+    enum class Blocks { OnDemand, ReadAhead };
+    ByteReader(const char* data, std::size_t n);
     // `sums[b]` is block b's checksum (seeded with b). Throws CorruptData when a block's sum does
-    // not match or the file ends early.
-    ByteReader(int fd, std::uint64_t offset, std::uint64_t n, std::vector<std::uint64_t> sums);
+    // not match or the file ends early. A payload of a single block is read on demand.
+    ByteReader(int fd, std::uint64_t offset, std::uint64_t n, std::vector<std::uint64_t> sums,
+               Blocks blocks = Blocks::ReadAhead);
+    ~ByteReader();
+    ByteReader(const ByteReader&) = delete;
+    ByteReader& operator=(const ByteReader&) = delete;
     void get(void* out, std::size_t n)
     {
         if (n <= static_cast<std::size_t>(m_end - m_p)) {
@@ -117,8 +125,9 @@ public:
     std::size_t left() const { return static_cast<std::size_t>(m_left); }
 
 private:
+    struct ReadAhead;
     void getAcrossBlocks(char* out, std::size_t n);
-    void readBlock(char* out, std::uint64_t block, std::size_t bytes);
+    void readBlock(char* out, std::uint64_t block, std::size_t bytes) const;
     std::size_t blockBytes(std::uint64_t block) const;
     void nextBlock();
     const char* m_p;
@@ -130,6 +139,7 @@ private:
     std::uint64_t m_next = 0; // the next block to read
     std::vector<std::uint64_t> m_sums;
     std::unique_ptr<char[]> m_block;
+    std::unique_ptr<ReadAhead> m_ahead; // when blocks are read ahead (m_block is then unused)
     std::vector<char> m_spill; // take() across blocks
 };
 
