@@ -381,6 +381,7 @@ RankFacts::RankFacts(const Profile& profile) : p(profile)
     tasksFromKernels = hasKernels;
     tasks = deviceTasks(p, hasKernels);
     std::vector<Interval> cv;
+    cv.reserve(tasks.size()); // what is never written is never touched
     for (const auto& t : tasks)
         if (t.cls == TaskClass::Cube || t.cls == TaskClass::Vector || t.cls == TaskClass::AiCpu)
             cv.push_back({t.start, t.end()});

@@ -490,15 +490,17 @@ void collectiveEdges(const Profile& p, StepGraph& g, EdgeSink& sink,
 
 // Edges in (dst, src) order, equal pairs in the order they were added: counted into their
 // target row's bucket (rows are dense, so this is linear), then each bucket of more than one
-// edge (a few at most) ordered by source.
-void sortByDst(std::vector<GraphEdge>& edges, std::size_t rows)
+// edge (a few at most) ordered by source. The vector gets room for `room` more edges.
+void sortByDst(std::vector<GraphEdge>& edges, std::size_t rows, std::size_t room)
 {
     std::vector<std::uint32_t> at(rows + 1, 0);
     for (const GraphEdge& e : edges)
         ++at[e.dst + 1];
     for (std::size_t r = 0; r < rows; ++r)
         at[r + 1] += at[r];
-    std::vector<GraphEdge> out(edges.size());
+    std::vector<GraphEdge> out;
+    out.reserve(edges.size() + room);
+    out.resize(edges.size());
     for (const GraphEdge& e : edges)
         out[at[e.dst]++] = e;
     for (std::size_t b = 0; b < out.size();) {
@@ -651,7 +653,9 @@ StepGraph buildStepGraph(const Profile& p)
     syncEdges(p, g, sink);
     std::unordered_map<std::uint32_t, std::uint32_t> ownStream;
     collectiveEdges(p, g, sink, ownStream);
-    sortByDst(g.edges, p.slices.size());
+    // Room for the inferred waits (at most one into each device task or collective), so that
+    // they do not move every edge to a new vector twice the size.
+    sortByDst(g.edges, p.slices.size(), g.deviceByStart.size());
     inferredWaits(p, g, sink, ownStream);
     g.bySrc = indicesBySrc(g.edges, p.slices.size());
     sayMissing(p, g);
