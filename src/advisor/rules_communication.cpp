@@ -22,8 +22,8 @@ void exposed(const RuleCtx& c, RuleOut& out)
     if (f.commOpsTl.empty() && !f.hasStepTrace)
         return out.notChecked("needs trace_view.json/msprof_*.json with communication ops, or step_trace_time.csv");
     double exposedPerStep = 0;
-    std::vector<Evidence> ev;
-    std::size_t critical = 0;
+    TopEvidence ev;
+    std::size_t critical = 0, exposedOps = 0;
     std::map<std::string, double> byName;
     if (!f.commOpsTl.empty()) {
         out.inputs.push_back(f.commSource + " (" + std::to_string(f.commOpsTl.size()) + " ops) against the union of "
@@ -39,16 +39,18 @@ void exposed(const RuleCtx& c, RuleOut& out)
             critical += crit;
             std::string base = op.name.substr(0, op.name.find("__"));
             byName[base] += static_cast<double>(ex);
-            Evidence e;
-            e.at.rank = f.rank;
-            e.at.device = op.device;
-            e.at.ts = op.start;
-            e.at.dur = op.dur;
-            e.at.op = op.name;
-            e.metrics = {{"exposed", static_cast<double>(ex) / 1e3, "µs"}, {"exposed share", r * 100, "%"}};
-            e.threshold = crit ? "critical: exposed/dur ≥ " + fmtRatio(opExposed) : "exposed";
-            e.cost = ex;
-            ev.push_back(std::move(e));
+            ++exposedOps;
+            ev.offer(ex, [&] {
+                Evidence e;
+                e.at.rank = f.rank;
+                e.at.device = op.device;
+                e.at.ts = op.start;
+                e.at.dur = op.dur;
+                e.at.op = op.name;
+                e.metrics = {{"exposed", static_cast<double>(ex) / 1e3, "µs"}, {"exposed share", r * 100, "%"}};
+                e.threshold = crit ? "critical: exposed/dur ≥ " + fmtRatio(opExposed) : "exposed";
+                return e;
+            });
         }
     } else {
         out.inputs.push_back("step_trace_time.csv: Communication(Not Overlapped)");
@@ -71,7 +73,7 @@ void exposed(const RuleCtx& c, RuleOut& out)
                + " of step)" + (top.empty() ? std::string() : ", mostly " + top);
     fd.description = "Collectives run while no computation does for " + fmtMs(exposedPerStep) + " per step (" + fmtPct(s)
                      + ", threshold " + fmtPct(share) + ")"
-                     + (ev.empty() ? std::string(" (from step_trace_time.csv)")
+                     + (exposedOps == 0 ? std::string(" (from step_trace_time.csv)")
                                    : "; " + std::to_string(critical) + " of " + std::to_string(f.commOpsTl.size())
                                          + " ops are at least " + fmtPct(opExposed) + " exposed (critical)")
                      + ". The step waits for the network.";
@@ -81,8 +83,7 @@ void exposed(const RuleCtx& c, RuleOut& out)
     fd.suggestions.push_back("Otherwise communicate less often: gradient accumulation, a bigger batch, or compression.");
     setGain(fd, exposedPerStep * hide,
             "Σexposed " + fmtMs(exposedPerStep) + " × hide " + fmtRatio(hide) + " = " + fmtMs(exposedPerStep * hide));
-    fd.evidence = std::move(ev);
-    sortEvidence(fd.evidence, kMaxEvidence);
+    ev.moveInto(fd.evidence);
     fd.scope.steps = "all " + std::to_string(f.nSteps) + " steps (aggregate)";
 }
 

@@ -259,8 +259,13 @@ Runs computeRuns(const ProfileFacts& f)
     for (const auto& t : f.tasks)
         perStream[(static_cast<std::int64_t>(t.device) << 32) ^ t.stream].push_back(&t);
     auto idOf = [&](NameId n) { return f.str(n).empty() ? kEmpty : n.v; };
-    U64Map shapeIds, sigIds;
+    U64Map shapeIds, sigIds, elementwiseOf; // elementwiseOf: op type -> isElementwiseType (found once per type)
     Runs r;
+    // Room for every task: what is never written is never touched.
+    r.sig.reserve(f.tasks.size());
+    r.taskAt.reserve(f.tasks.size());
+    r.gemm.reserve(f.tasks.size());
+    r.elementwise.reserve(f.tasks.size());
     for (const auto& [key, v] : perStream) {
         r.runs.push_back({static_cast<std::uint32_t>(r.sig.size()), 0, 0});
         for (const Task* t : v) {
@@ -278,7 +283,8 @@ Runs computeRuns(const ProfileFacts& f)
             r.sig.push_back(sigIds.tryEmplace(sigKey, static_cast<std::uint32_t>(sigIds.size())));
             r.taskAt.push_back(t);
             r.gemm.push_back(t->cls == TaskClass::Cube);
-            r.elementwise.push_back(isElementwiseType(lower(f.str(t->type))));
+            r.elementwise.push_back(static_cast<char>(
+                elementwiseOf.memo(t->type.v, [&] { return isElementwiseType(lower(f.str(t->type))) ? 1 : 0; })));
             ++r.runs.back().size;
         }
     }
