@@ -4,8 +4,10 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <string>
+#include <system_error>
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -22,14 +24,36 @@ bool hugePagesOnRequest()
     return std::getline(f, line) && line.find("[madvise]") != std::string::npos;
 }
 
+bool g_leftOffForHost = false;
+
 } // namespace
+
+bool heapHugePagesLeftOffForHost()
+{
+    return g_leftOffForHost;
+}
+
+bool hostReclaimsFreeMemory()
+{
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it("/sys/bus/virtio/drivers/virtio_balloon", ec), end; !ec && it != end;
+         it.increment(ec)) {
+        // One character per feature bit, bit 0 first; VIRTIO_BALLOON_F_REPORTING is bit 5.
+        std::ifstream f(it->path() / "features");
+        std::string bits;
+        if (std::getline(f, bits) && bits.size() > 5 && bits[5] == '1')
+            return true;
+    }
+    return false;
+}
 
 void setUpHeapHugePages()
 {
 #if defined(__linux__) && defined(__GLIBC__)
     if (kSanitizerHeap || std::getenv("VALGRIND_LAUNCHER"))
         return;
-    if (const char* opt = std::getenv("NPUSCOPE_HUGE_PAGES"); opt && std::strcmp(opt, "0") == 0)
+    const char* opt = std::getenv("NPUSCOPE_HUGE_PAGES");
+    if (opt && std::strcmp(opt, "0") == 0)
         return;
     const char* set = std::getenv("GLIBC_TUNABLES");
     const std::string tunables = set ? set : "";
@@ -38,6 +62,10 @@ void setUpHeapHugePages()
         return; // the caller chose
     if (!hugePagesOnRequest())
         return; // "always": the heap has them already; "never": nothing to gain
+    if (!(opt && std::strcmp(opt, "1") == 0) && hostReclaimsFreeMemory()) {
+        g_leftOffForHost = true; // see heap_huge_pages.h
+        return;
+    }
     // One heap for all threads: the side thread of a 1 GB load faulted 78 k pages in a heap of
     // its own, which the advice for the main heap does not reach.
     mallopt(M_ARENA_MAX, 1);

@@ -69,6 +69,9 @@ int main(int argc, char** argv)
             if (npuscope::heapHugePagesManaged())
                 std::printf("heap: transparent huge pages for loads of %llu MiB or more\n",
                             static_cast<unsigned long long>(npuscope::LoadAllocationScope::kHugePagesInputBytes >> 20));
+            else if (npuscope::heapHugePagesLeftOffForHost())
+                std::printf("heap: pages as the system gives them (the host takes free memory back: huge pages "
+                            "would be faulted in from it; NPUSCOPE_HUGE_PAGES=1 turns them on)\n");
             else
                 std::printf("heap: pages as the system gives them\n");
             return 0;

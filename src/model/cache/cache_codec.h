@@ -140,7 +140,7 @@ private:
     std::vector<std::uint64_t> m_sums;
     std::unique_ptr<char[]> m_block;
     std::unique_ptr<ReadAhead> m_ahead; // when blocks are read ahead (m_block is then unused)
-    std::vector<char> m_spill; // take() across blocks
+    std::vector<char> m_spill;          // take() across blocks
 };
 
 void writeSession(BlockWriter& out, const Session& s);
