@@ -62,13 +62,15 @@ void setUpHeapHugePages()
         return; // the caller chose
     if (!hugePagesOnRequest())
         return; // "always": the heap has them already; "never": nothing to gain
+    // One heap for all threads: the side thread of a 1 GB load faulted 78 k pages in a heap of
+    // its own, which the advice for the main heap does not reach; and memory one thread frees is
+    // reused by the others (a worker's heap of its own is at most 64 MiB: its larger blocks get
+    // pages of their own, faulted in afresh every time).
+    mallopt(M_ARENA_MAX, 1);
     if (!(opt && std::strcmp(opt, "1") == 0) && hostReclaimsFreeMemory()) {
         g_leftOffForHost = true; // see heap_huge_pages.h
         return;
     }
-    // One heap for all threads: the side thread of a 1 GB load faulted 78 k pages in a heap of
-    // its own, which the advice for the main heap does not reach.
-    mallopt(M_ARENA_MAX, 1);
     manageHeapHugePages();
 #endif
 }

@@ -10,12 +10,12 @@ namespace npuscope {
 // when a process starts, and starting again to set it cost a second dynamic link of every
 // library. NPUSCOPE_HUGE_PAGES=0 turns this off; so do sanitizer builds, runs under Valgrind,
 // and a caller who set glibc.malloc.hugetlb or glibc.malloc.arena_max in GLIBC_TUNABLES (they
-// chose). So does a virtual machine whose host takes free memory back (hostReclaimsFreeMemory),
-// unless NPUSCOPE_HUGE_PAGES=1: there a huge page is faulted in from the host again after every
-// pause, and on the 2-core development VM the heap's huge pages made a load 0.6-1.3 s slower
-// (a 1.26 GB profile: `info --no-cache` 4.1 s against 2.7 s after a few seconds idle, 3.2 against
-// 2.6 s back to back) and a reopen from the cache 1.9 against 0.95 s. Call first thing in main(),
-// before any thread starts.
+// chose). A virtual machine whose host takes free memory back (hostReclaimsFreeMemory) keeps the
+// one heap without huge pages, unless NPUSCOPE_HUGE_PAGES=1: there a huge page is faulted in
+// from the host again after every pause, and on the 2-core development VM the heap's huge pages
+// made a load 0.6-1.3 s slower (a 1.26 GB profile: `info --no-cache` 4.1 s against 2.7 s after a
+// few seconds idle, 3.2 against 2.6 s back to back) and a reopen from the cache 1.9 against
+// 0.95 s. Call first thing in main(), before any thread starts.
 void setUpHeapHugePages();
 
 // True on a virtual machine whose memory balloon reports free pages to the host
