@@ -15,6 +15,25 @@ namespace {
 
 using StreamTasks = std::map<std::int64_t, std::vector<const Task*>>;
 
+// The tasks of each stream (keyed by device and stream), in start order; communication tasks
+// too when `withComm`. Each stream's list is sized by a count first: grown by doubling, the
+// lists of a million tasks were copied a dozen times into fresh pages.
+StreamTasks tasksByStream(const std::vector<Task>& tasks, bool withComm)
+{
+    const auto keyOf = [](const Task& t) { return (static_cast<std::int64_t>(t.device) << 32) ^ t.stream; };
+    std::map<std::int64_t, std::size_t> counts;
+    for (const Task& t : tasks)
+        if (withComm || t.cls != TaskClass::Comm)
+            ++counts[keyOf(t)];
+    StreamTasks out;
+    for (const auto& [key, n] : counts)
+        out[key].reserve(n);
+    for (const Task& t : tasks)
+        if (withComm || t.cls != TaskClass::Comm)
+            out[keyOf(t)].push_back(&t);
+    return out;
+}
+
 // The replay change of fusing occurrences, gathered flat and made a WhatIfChanges once the
 // finding fires (its maps sized once): each task loses its round-trip time, the tasks after the
 // first run in the first one's launch, without gaps.
@@ -84,10 +103,7 @@ void fuse(const RuleCtx& c, RuleOut& out)
     if (f.tasks.empty())
         return out.notChecked(needsOps(f) + " or device tasks in the timeline");
     const auto& patterns = c.paramJson("patterns");
-    StreamTasks perStream;
-    for (const auto& t : f.tasks)
-        if (t.cls != TaskClass::Comm)
-            perStream[(static_cast<std::int64_t>(t.device) << 32) ^ t.stream].push_back(&t);
+    const StreamTasks perStream = tasksByStream(f.tasks, false);
     out.inputs.push_back((f.tasksFromKernels ? f.kernelFile() : std::string("timeline")) + ": op types in stream order ("
                          + std::to_string(f.tasks.size()) + " tasks)");
     std::size_t np = 0;
@@ -255,9 +271,7 @@ std::uint32_t lookup(U64Map& head, std::vector<std::uint32_t>& next, std::uint64
 // The runs of every stream (every task class: communication and AI CPU tasks break them).
 Runs computeRuns(const ProfileFacts& f)
 {
-    StreamTasks perStream;
-    for (const auto& t : f.tasks)
-        perStream[(static_cast<std::int64_t>(t.device) << 32) ^ t.stream].push_back(&t);
+    const StreamTasks perStream = tasksByStream(f.tasks, true);
     auto idOf = [&](NameId n) { return f.str(n).empty() ? kEmpty : n.v; };
     U64Map shapeIds, sigIds, elementwiseOf; // elementwiseOf: op type -> isElementwiseType (found once per type)
     Runs r;
