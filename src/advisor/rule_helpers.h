@@ -38,6 +38,8 @@ public:
         }
         std::push_heap(m_heap.begin(), m_heap.end(), worseFirst);
     }
+    // How many rows were offered, kept or not.
+    std::size_t offered() const { return static_cast<std::size_t>(m_seq); }
     // Appends the kept rows, costliest first, to `out`.
     void moveInto(std::vector<Evidence>& out)
     {

@@ -23,7 +23,7 @@ void exposed(const RuleCtx& c, RuleOut& out)
         return out.notChecked("needs trace_view.json/msprof_*.json with communication ops, or step_trace_time.csv");
     double exposedPerStep = 0;
     TopEvidence ev;
-    std::size_t critical = 0, exposedOps = 0;
+    std::size_t critical = 0;
     std::map<std::string, double> byName;
     if (!f.commOpsTl.empty()) {
         out.inputs.push_back(f.commSource + " (" + std::to_string(f.commOpsTl.size()) + " ops) against the union of "
@@ -39,7 +39,6 @@ void exposed(const RuleCtx& c, RuleOut& out)
             critical += crit;
             std::string base = op.name.substr(0, op.name.find("__"));
             byName[base] += static_cast<double>(ex);
-            ++exposedOps;
             ev.offer(ex, [&] {
                 Evidence e;
                 e.at.rank = f.rank;
@@ -73,7 +72,7 @@ void exposed(const RuleCtx& c, RuleOut& out)
                + " of step)" + (top.empty() ? std::string() : ", mostly " + top);
     fd.description = "Collectives run while no computation does for " + fmtMs(exposedPerStep) + " per step (" + fmtPct(s)
                      + ", threshold " + fmtPct(share) + ")"
-                     + (exposedOps == 0 ? std::string(" (from step_trace_time.csv)")
+                     + (ev.offered() == 0 ? std::string(" (from step_trace_time.csv)")
                                    : "; " + std::to_string(critical) + " of " + std::to_string(f.commOpsTl.size())
                                          + " ops are at least " + fmtPct(opExposed) + " exposed (critical)")
                      + ". The step waits for the network.";
