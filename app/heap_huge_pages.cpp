@@ -24,15 +24,9 @@ bool hugePagesOnRequest()
     return std::getline(f, line) && line.find("[madvise]") != std::string::npos;
 }
 
-bool g_leftOffForHost = false;
-
-} // namespace
-
-bool heapHugePagesLeftOffForHost()
-{
-    return g_leftOffForHost;
-}
-
+// True on a virtual machine whose memory balloon reports free pages to the host
+// (VIRTIO_BALLOON_F_REPORTING): the host drops them, and memory the process touches for the
+// first time is then faulted in from the host, a huge page 2 MiB at once.
 bool hostReclaimsFreeMemory()
 {
     std::error_code ec;
@@ -45,6 +39,15 @@ bool hostReclaimsFreeMemory()
             return true;
     }
     return false;
+}
+
+bool g_leftOffForHost = false;
+
+} // namespace
+
+bool heapHugePagesLeftOffForHost()
+{
+    return g_leftOffForHost;
 }
 
 void setUpHeapHugePages()

@@ -10,7 +10,7 @@ namespace npuscope {
 // when a process starts, and starting again to set it cost a second dynamic link of every
 // library. NPUSCOPE_HUGE_PAGES=0 turns this off; so do sanitizer builds, runs under Valgrind,
 // and a caller who set glibc.malloc.hugetlb or glibc.malloc.arena_max in GLIBC_TUNABLES (they
-// chose). A virtual machine whose host takes free memory back (hostReclaimsFreeMemory) keeps the
+// chose). A virtual machine whose host takes free memory back (its memory balloon reports free pages) keeps the
 // one heap without huge pages, unless NPUSCOPE_HUGE_PAGES=1: there a huge page is faulted in
 // from the host again after every pause, and on the 2-core development VM the heap's huge pages
 // made a load 0.6-1.3 s slower (a 1.26 GB profile: `info --no-cache` 4.1 s against 2.7 s after a
@@ -18,11 +18,8 @@ namespace npuscope {
 // 0.95 s. Call first thing in main(), before any thread starts.
 void setUpHeapHugePages();
 
-// True on a virtual machine whose memory balloon reports free pages to the host
-// (VIRTIO_BALLOON_F_REPORTING): the host drops them, and memory the process touches for the
-// first time is then faulted in from the host, a huge page 2 MiB at once.
-bool hostReclaimsFreeMemory();
-// True when setUpHeapHugePages() would have managed huge pages but left them off for that.
+// True when setUpHeapHugePages() would have managed huge pages but left them off because the
+// host takes free memory back.
 bool heapHugePagesLeftOffForHost();
 
 } // namespace npuscope
