@@ -977,6 +977,20 @@ private slots:
             QCOMPARE(d2->count, std::uint64_t(3));
         }
 
+        // Rows in start-time order: repeats among the rows of one start are found, a row of the
+        // same start and another name is not one.
+        {
+            const std::string ordered = kKernelHeader + kernelRow(1) + kernelRow(2) + kernelRow(2, "Other")
+                + kernelRow(2) + kernelRow(3) + kernelRow(3);
+            Profile q;
+            readers::readKernelCsv(ordered, q, ctxFor(f));
+            const Diagnostic* d3 = find(q.diagnostics, f, "duplicate of line 3");
+            QVERIFY2(d3, dump(q.diagnostics).c_str());
+            QCOMPARE(d3->line, std::int64_t(5));
+            QCOMPARE(d3->count, std::uint64_t(2));
+            QVERIFY(!find(q.diagnostics, f, "not in start-time order"));
+        }
+
         // A timeline written backwards loads sorted, every event kept.
         const std::string tf = "/dup/trace.json";
         std::string trace = "[";

@@ -267,7 +267,8 @@ private:
 // Rows out of start-time order and exact repeats of an earlier row (same device, stream, task,
 // start, duration and name) are kept, and named by line: the first of each. Each row's key hash
 // is checked after the rows are read: sorting these is far cheaper than a hash map of every
-// row, and duplicates are rare.
+// row, and duplicates are rare. Rows in start-time order (as the profilers write them) have
+// their repeats among the rows of the same start: only those few are sorted.
 class RowChecks {
 public:
     explicit RowChecks(std::size_t rowsGuess) { m_keys.reserve(rowsGuess); }
@@ -291,25 +292,16 @@ public:
     // row in file order is named, with the line it repeats.
     void findDuplicates(const KernelTable& K)
     {
-        std::sort(m_keys.begin(), m_keys.end(),
-                  [](const RowKey& a, const RowKey& b) { return a.hash < b.hash || (a.hash == b.hash && a.row < b.row); });
-        std::size_t firstDuplicate = std::numeric_limits<std::size_t>::max();
-        for (std::size_t i = 0; i < m_keys.size();) {
-            std::size_t j = i + 1;
-            const std::size_t o = m_keys[i].row;
-            for (; j < m_keys.size() && m_keys[j].hash == m_keys[i].hash; ++j) {
-                const std::size_t r = m_keys[j].row;
-                if (K.start[o] == K.start[r] && K.dur[o] == K.dur[r] && K.device[o] == K.device[r]
-                    && K.streamId[o] == K.streamId[r] && K.taskId[o] == K.taskId[r] && K.name[o] == K.name[r]) {
-                    ++m_duplicates;
-                    if (r < firstDuplicate) {
-                        firstDuplicate = r;
-                        m_duplicateLine = m_keys[j].line;
-                        m_duplicateOffset = m_keys[j].offset;
-                        m_duplicateOf = m_keys[i].line;
-                    }
-                }
-            }
+        if (m_unordered > 0) {
+            checkRange(K, m_keys.begin(), m_keys.end());
+            return;
+        }
+        for (auto i = m_keys.begin(); i != m_keys.end();) {
+            auto j = i + 1;
+            while (j != m_keys.end() && K.start[j->row] == K.start[i->row])
+                ++j;
+            if (j - i > 1)
+                checkRange(K, i, j);
             i = j;
         }
     }
@@ -338,7 +330,35 @@ private:
         std::size_t row;
         std::int64_t line, offset;
     };
+    using Keys = std::vector<RowKey>::iterator;
+
+    // The rows of [from, to) sorted by hash, and each compared with the first of its hash.
+    void checkRange(const KernelTable& K, Keys from, Keys to)
+    {
+        std::sort(from, to,
+                  [](const RowKey& a, const RowKey& b) { return a.hash < b.hash || (a.hash == b.hash && a.row < b.row); });
+        for (Keys i = from; i != to;) {
+            Keys j = i + 1;
+            const std::size_t o = i->row;
+            for (; j != to && j->hash == i->hash; ++j) {
+                const std::size_t r = j->row;
+                if (K.start[o] == K.start[r] && K.dur[o] == K.dur[r] && K.device[o] == K.device[r]
+                    && K.streamId[o] == K.streamId[r] && K.taskId[o] == K.taskId[r] && K.name[o] == K.name[r]) {
+                    ++m_duplicates;
+                    if (r < m_firstDuplicate) {
+                        m_firstDuplicate = r;
+                        m_duplicateLine = j->line;
+                        m_duplicateOffset = j->offset;
+                        m_duplicateOf = i->line;
+                    }
+                }
+            }
+            i = j;
+        }
+    }
+
     std::vector<RowKey> m_keys;
+    std::size_t m_firstDuplicate = std::numeric_limits<std::size_t>::max();
     std::uint64_t m_duplicates = 0, m_unordered = 0;
     std::int64_t m_duplicateLine = -1, m_duplicateOf = -1, m_duplicateOffset = -1, m_unorderedLine = -1,
                  m_unorderedOffset = -1;
