@@ -17,6 +17,7 @@ namespace {
 // One element of a sequence pattern: "pow", "slice|chunk", "mul{0,2}", "type_as?".
 struct Element {
     std::vector<std::string> names; // lower case, without "aten::"
+    std::vector<std::uint32_t> ids; // the profile's string ids of "aten::" + each name it holds
     int min = 1, max = 1;
 };
 
@@ -63,16 +64,25 @@ std::vector<Element> parsePattern(const std::string& text)
     return out;
 }
 
+// The pattern's names as the profile's string ids (a name the profile never holds matches nothing).
+void resolve(std::vector<Element>& pat, const StringPool& strings)
+{
+    for (Element& el : pat)
+        for (const std::string& name : el.names)
+            if (const NameId id = strings.find("aten::" + name); id.valid())
+                el.ids.push_back(id.v);
+}
+
 // The length of a match of pat[k..] at ops[at..] (each element takes as many ops as it can and
 // gives them back one by one until the rest matches), or -1 when there is none. Patterns are a
 // handful of elements with small repeats: backtracking is cheap.
-long matchAt(const std::vector<Element>& pat, std::size_t k, const std::vector<std::string_view>& ops, std::size_t at)
+long matchAt(const std::vector<Element>& pat, std::size_t k, const std::vector<std::uint32_t>& ops, std::size_t at)
 {
     if (k == pat.size())
         return 0;
     const Element& el = pat[k];
     auto is = [&](std::size_t i) {
-        return i < ops.size() && std::find(el.names.begin(), el.names.end(), ops[i]) != el.names.end();
+        return i < ops.size() && std::find(el.ids.begin(), el.ids.end(), ops[i]) != el.ids.end();
     };
     int taken = 0;
     while (taken < el.max && is(at + static_cast<std::size_t>(taken)))
@@ -86,7 +96,7 @@ long matchAt(const std::vector<Element>& pat, std::size_t k, const std::vector<s
 // A host thread's top-level aten ops (not nested in another aten op), in time order.
 struct HostThread {
     std::vector<std::uint32_t> slices;
-    std::vector<std::string_view> names; // without "aten::", lower case as written by PyTorch
+    std::vector<std::uint32_t> names; // their names' string ids ("aten::pow", as written by PyTorch)
 };
 
 // What the rule reads of the host threads, in one pass over their slices.
@@ -102,20 +112,33 @@ HostOps hostOps(const Profile& p, std::map<std::string, std::vector<std::uint32_
 {
     HostOps out;
     out.named = std::move(named);
+    // What a name is (kNamed, kAten), by string id: most slices share a few hundred names.
+    constexpr std::uint8_t kNamed = 1, kAten = 2, kUnknown = 0xFF;
+    std::vector<std::uint8_t> kinds(p.strings.size(), kUnknown);
+    auto kindOf = [&](NameId id) {
+        std::uint8_t unknown = kUnknown;
+        std::uint8_t& k = id.v < kinds.size() ? kinds[id.v] : unknown;
+        if (k == kUnknown) {
+            const std::string_view name = p.str(id);
+            k = static_cast<std::uint8_t>((out.named.count(name) ? kNamed : 0) | (name.rfind("aten::", 0) == 0 ? kAten : 0));
+        }
+        return k;
+    };
     for (const Track& t : p.tracks) {
         if (t.kind != TrackKind::Python)
             continue;
         HostThread h;
         TimeNs outerEnd = std::numeric_limits<TimeNs>::min();
         for (std::uint32_t i = t.sliceBegin; i < t.sliceEnd; ++i) {
-            const std::string_view name = p.str(p.slices.name[i]);
-            if (const auto it = out.named.find(name); it != out.named.end())
-                it->second.push_back(i);
-            if (name.rfind("aten::", 0) != 0 || p.slices.start[i] < outerEnd)
+            const NameId id = p.slices.name[i];
+            const std::uint8_t k = kindOf(id);
+            if (k & kNamed)
+                out.named.find(p.str(id))->second.push_back(i);
+            if (!(k & kAten) || p.slices.start[i] < outerEnd)
                 continue;
             outerEnd = p.slices.end(i);
             h.slices.push_back(i);
-            h.names.push_back(name.substr(6));
+            h.names.push_back(id.v);
         }
         out.slices += t.sliceEnd - t.sliceBegin;
         out.atenOps += h.slices.size();
@@ -132,38 +155,56 @@ public:
     explicit LaunchedTime(const Profile& p)
     {
         const FlowTable& fl = p.flows;
-        for (std::size_t i = 0; i < fl.srcTs.size(); ++i) {
+        // The flows that reach a stream, counted per launching track first, so that the list of
+        // every track is cut from one array of the size needed.
+        auto launcher = [&](std::size_t i) {
             const std::uint32_t dst = fl.dstSlice[i];
-            if (dst == kNone || dst >= p.slices.size() || !fl.srcTrack[i].valid() || p.slices.track[dst].v >= p.tracks.size())
-                continue;
-            const TrackKind k = p.tracks[p.slices.track[dst].v].kind;
-            if (k != TrackKind::Stream)
-                continue;
-            m_byTrack[fl.srcTrack[i]].push_back({fl.srcTs[i], p.slices.dur[dst]});
-        }
-        for (auto& [track, v] : m_byTrack) {
-            std::sort(v.begin(), v.end());
+            if (dst == kNone || dst >= p.slices.size() || !fl.srcTrack[i].valid() || p.slices.track[dst].v >= p.tracks.size()
+                || p.tracks[p.slices.track[dst].v].kind != TrackKind::Stream)
+                return kNone;
+            m_any = true;
+            // A source track that is no track is never asked for.
+            return fl.srcTrack[i].v < p.tracks.size() ? fl.srcTrack[i].v : kNone;
+        };
+        m_first.assign(p.tracks.size() + 1, 0);
+        for (std::size_t i = 0; i < fl.srcTs.size(); ++i)
+            if (const std::uint32_t t = launcher(i); t != kNone)
+                ++m_first[t + 1];
+        for (std::size_t t = 0; t < p.tracks.size(); ++t)
+            m_first[t + 1] += m_first[t];
+        m_launches.resize(m_first.back());
+        std::vector<std::size_t> next(m_first.begin(), m_first.end() - 1);
+        for (std::size_t i = 0; i < fl.srcTs.size(); ++i)
+            if (const std::uint32_t t = launcher(i); t != kNone)
+                m_launches[next[t]++] = {fl.srcTs[i], p.slices.dur[fl.dstSlice[i]]};
+        for (std::size_t t = 0; t < p.tracks.size(); ++t) {
+            const auto b = m_launches.begin() + static_cast<std::ptrdiff_t>(m_first[t]);
+            const auto e = m_launches.begin() + static_cast<std::ptrdiff_t>(m_first[t + 1]);
+            if (!std::is_sorted(b, e)) // flows come in launch order
+                std::sort(b, e);
             TimeNs sum = 0;
-            for (auto& [ts, dur] : v)
-                dur = sum += dur; // prefix sums
+            for (auto it = b; it != e; ++it)
+                it->second = sum += it->second; // prefix sums
         }
     }
-    bool any() const { return !m_byTrack.empty(); }
+    bool any() const { return m_any; }
     TimeNs between(TrackId track, TimeNs begin, TimeNs end) const
     {
-        const auto it = m_byTrack.find(track);
-        if (it == m_byTrack.end())
+        if (track.v + std::size_t{1} >= m_first.size())
             return 0;
-        const auto& v = it->second;
-        auto at = [&v](TimeNs ts) {
-            return std::lower_bound(v.begin(), v.end(), std::pair<TimeNs, TimeNs>{ts, std::numeric_limits<TimeNs>::min()}) - v.begin();
+        const auto b = m_launches.begin() + static_cast<std::ptrdiff_t>(m_first[track.v]);
+        const auto e = m_launches.begin() + static_cast<std::ptrdiff_t>(m_first[track.v + 1]);
+        auto at = [&](TimeNs ts) {
+            return std::lower_bound(b, e, std::pair<TimeNs, TimeNs>{ts, std::numeric_limits<TimeNs>::min()}) - b;
         };
-        const auto a = at(begin), b = at(end);
-        return (b > 0 ? v[static_cast<std::size_t>(b - 1)].second : 0) - (a > 0 ? v[static_cast<std::size_t>(a - 1)].second : 0);
+        const auto x = at(begin), y = at(end);
+        return (y > 0 ? b[y - 1].second : 0) - (x > 0 ? b[x - 1].second : 0);
     }
 
 private:
-    std::map<TrackId, std::vector<std::pair<TimeNs, TimeNs>>> m_byTrack; // (launch ts, Σ device dur so far)
+    std::vector<std::size_t> m_first;                       // by track: where its launches start
+    std::vector<std::pair<TimeNs, TimeNs>> m_launches;      // (launch ts, Σ device dur so far)
+    bool m_any = false;
 };
 
 // The innermost frames of a call stack that are not the framework's ("file(line): func ← ...").
@@ -191,7 +232,21 @@ struct ApiMatch {
     std::size_t count = 0;
     TimeNs device = 0, host = 0;
     std::vector<std::string> sequences; // distinct op sequences matched, as "pow→mean→…"
+    std::vector<std::vector<std::uint32_t>> sequenceIds; // the same by name id
     TopEvidence evidence;
+
+    // The index in `sequences` of the ops' name ids, `text` (made only for a new one) appended
+    // when they are new.
+    template <typename Text>
+    std::size_t sequence(const std::uint32_t* first, std::size_t n, Text text)
+    {
+        for (std::size_t k = 0; k < sequenceIds.size(); ++k)
+            if (std::equal(first, first + n, sequenceIds[k].begin(), sequenceIds[k].end()))
+                return k;
+        sequenceIds.emplace_back(first, first + n);
+        sequences.push_back(text());
+        return sequences.size() - 1;
+    }
 };
 
 void affinity(const RuleCtx& c, RuleOut& out)
@@ -218,20 +273,18 @@ void affinity(const RuleCtx& c, RuleOut& out)
             continue;
         ++checked;
         ApiMatch m;
-        auto offer = [&](std::uint32_t first, std::uint32_t last, TrackId track, const std::string& seq) {
+        auto offer = [&](std::uint32_t first, std::uint32_t last, TrackId track, std::size_t seq) {
             const TimeNs b = p.slices.start[first], e = p.slices.end(last);
             const TimeNs dev = launched.between(track, b, e);
             ++m.count;
             m.device += dev;
             m.host += e - b;
-            if (std::find(m.sequences.begin(), m.sequences.end(), seq) == m.sequences.end())
-                m.sequences.push_back(seq);
             m.evidence.offer(dev > 0 ? dev : e - b, [&] {
                 Evidence ev;
                 ev.at.rank = f.rank;
                 ev.at.ts = b;
                 ev.at.dur = e - b;
-                ev.at.op = seq;
+                ev.at.op = m.sequences[seq];
                 const std::string stack = userFrames(p.args.find(p.slices.args[first], "Call stack", p.strings));
                 if (!stack.empty())
                     ev.at.row = stack;
@@ -242,9 +295,10 @@ void affinity(const RuleCtx& c, RuleOut& out)
             });
         };
         for (const auto& text : api.value("sequences", nlohmann::json::array())) {
-            const std::vector<Element> pat = text.is_string() ? parsePattern(text.get<std::string>()) : std::vector<Element>{};
+            std::vector<Element> pat = text.is_string() ? parsePattern(text.get<std::string>()) : std::vector<Element>{};
             if (pat.empty())
                 continue;
+            resolve(pat, p.strings);
             for (const HostThread& h : host.threads)
                 for (std::size_t i = 0; i < h.names.size();) {
                     const long match = matchAt(pat, 0, h.names, i);
@@ -253,17 +307,22 @@ void affinity(const RuleCtx& c, RuleOut& out)
                         ++i;
                         continue;
                     }
-                    std::string seq;
-                    for (std::size_t j = i; j < i + n; ++j)
-                        seq += (j > i ? "→" : "") + std::string(h.names[j]);
+                    const std::size_t seq = m.sequence(&h.names[i], n, [&] {
+                        std::string joined;
+                        for (std::size_t j = i; j < i + n; ++j)
+                            joined += (j > i ? "→" : "") + std::string(p.str(NameId{h.names[j]}).substr(6));
+                        return joined;
+                    });
                     offer(h.slices[i], h.slices[i + n - 1], p.slices.track[h.slices[i]], seq);
                     i += n;
                 }
         }
         for (const auto& op : api.value("ops", nlohmann::json::array()))
             if (const auto it = op.is_string() ? host.named.find(op.get<std::string>()) : host.named.end(); it != host.named.end())
-                for (std::uint32_t s : it->second)
-                    offer(s, s, p.slices.track[s], std::string(it->first));
+                for (std::uint32_t s : it->second) {
+                    const std::uint32_t id = p.slices.name[s].v;
+                    offer(s, s, p.slices.track[s], m.sequence(&id, 1, [&] { return it->first; }));
+                }
         if (m.count == 0)
             continue;
         const double device = f.perStep(static_cast<double>(m.device));
