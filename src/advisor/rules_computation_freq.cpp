@@ -3,7 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
+#include <unordered_map>
 
 namespace npuscope::advisor {
 
@@ -27,7 +27,11 @@ void freq(const RuleCtx& c, RuleOut& out)
         double sumRel = 0, lost = 0;
         double fmin = kNaN, fmax = 0;
     };
-    std::map<std::string, G> groups;
+    // The groups by name id as the tasks come (few names, many tasks), then by name.
+    std::vector<G> byId;
+    std::unordered_map<std::uint32_t, std::size_t> slot;
+    std::uint32_t lastName = kNone;
+    std::size_t lastSlot = 0;
     std::size_t n = 0;
     for (const auto& t : f.tasks) {
         if (t.cls != TaskClass::Cube && t.cls != TaskClass::Vector)
@@ -52,9 +56,18 @@ void freq(const RuleCtx& c, RuleOut& out)
             continue;
         ++n;
         fi = std::min(fi, fmax);
-        const std::string name = f.str(t.name);
-        G& g = groups[name];
-        g.g.key = g.g.type = name;
+        // A name outside the pool reads as "", id 0's text.
+        const std::uint32_t id = t.name.v < f.p.strings.size() ? t.name.v : 0;
+        if (id != lastName) {
+            const auto [it, added] = slot.try_emplace(id, byId.size());
+            if (added) {
+                byId.emplace_back();
+                byId.back().g.key = byId.back().g.type = f.str(t.name);
+            }
+            lastName = id;
+            lastSlot = it->second;
+        }
+        G& g = byId[lastSlot];
         g.g.tasks.push_back(&t);
         g.g.sumDur += static_cast<double>(t.dur);
         g.sumRel += (fmax - fi) / fmax;
@@ -63,7 +76,13 @@ void freq(const RuleCtx& c, RuleOut& out)
         g.fmax = fmax;
     }
     out.inputs.push_back("timeline AI Core Freq counter; info.json aic_frequency (" + std::to_string(n) + " tasks covered)");
-    for (auto& [name, g] : groups) {
+    std::vector<G*> groups;
+    for (G& g : byId)
+        groups.push_back(&g);
+    std::sort(groups.begin(), groups.end(), [](const G* a, const G* b) { return a->g.key < b->g.key; });
+    for (G* gp : groups) {
+        G& g = *gp;
+        const std::string& name = g.g.key;
         const double rel = g.sumRel / static_cast<double>(g.g.tasks.size());
         if (rel < drop)
             continue;

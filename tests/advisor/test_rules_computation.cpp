@@ -200,6 +200,38 @@ private slots:
                  Status::Passed);
     }
 
+    // The AI Core Freq counter at 1800 MHz nominal: 900 MHz under the first Zeta, 1200 MHz under
+    // Alpha and the second Zeta, full speed under Beta. One finding per op name, each from its
+    // own tasks however the names interleave.
+    void freqFiresPerOpName()
+    {
+        Builder b;
+        b.step(90, 0, 10);
+        b.info(24, 48, 1800);
+        b.kernel("Zeta", "Add", "AI_CORE", 0, 1000);
+        b.kernel("Alpha", "Add", "AI_CORE", 2000, 1000);
+        b.kernel("Zeta", "Add", "AI_CORE", 4000, 1000);
+        b.kernel("Beta", "Add", "AI_CORE", 6000, 1000);
+        CounterSeries s;
+        s.process = s.name = b.p->strings.intern("AI Core Freq");
+        s.key = b.p->strings.intern("MHz");
+        s.device = 0;
+        s.ts = {0, fixture::us(1500), fixture::us(1900), fixture::us(5500)};
+        s.value = {900, 1800, 1200, 1800};
+        b.p->counters.push_back(s);
+        const auto r = runAdvisor(fixture::session({b.p}), fixture::defaults());
+        const Finding* zeta = fixture::find(r, "CMP-FREQ/Zeta");
+        const Finding* alpha = fixture::find(r, "CMP-FREQ/Alpha");
+        QVERIFY(zeta && alpha);
+        QVERIFY(!fixture::find(r, "CMP-FREQ/Beta"));
+        // Σ dur·(1 − f/f_max): Zeta 1000 µs × 1/2 + 1000 µs × 1/3, Alpha 1000 µs × 1/3.
+        QCOMPARE(zeta->costNs, TimeNs(833333));
+        QCOMPARE(alpha->costNs, TimeNs(333333));
+        QVERIFY2(zeta->title.find("41.7 % below 1800 MHz (min 900 MHz)") != std::string::npos, zeta->title.c_str());
+        QVERIFY2(alpha->title.find("33.3 % below 1800 MHz (min 1200 MHz)") != std::string::npos, alpha->title.c_str());
+        QVERIFY(zeta->description.find("While 2 Zeta tasks ran") != std::string::npos);
+    }
+
     void noBoundPerOpWithCoverage()
     {
         Builder b;
