@@ -118,6 +118,58 @@ private slots:
         QCOMPARE(K.metricNames.size(), std::size_t(1));
     }
 
+    // l2 rows by occurrence: per device when the l2 rows name one, across devices when they do
+    // not; a kernel row with a task id and no stream still takes its l2 row.
+    void l2ByOccurrence()
+    {
+        auto kernels = [](Profile& p) {
+            addKernel(p, 0, 5, 10, 3000, "a"); // row 0
+            addKernel(p, 1, 5, 10, 2000, "b"); // row 1
+            addKernel(p, 0, 5, 10, 1000, "c"); // row 2
+            addKernel(p, 0, 5, 11, 1500, "d"); // row 3
+        };
+        auto hit = [](const Profile& p, std::uint32_t row) {
+            return p.kernels.metrics[static_cast<std::size_t>(p.kernels.metricIndex("l2_hit_rate"))][row];
+        };
+        {
+            Profile p;
+            kernels(p);
+            for (const auto& [device, rate] : {std::pair{1, 0.9}, {0, 0.1}, {0, 0.2}, {0, 0.3}})
+                p.l2.push_back(L2Row{device, 5, 10, rate, 0.1, NameId(0)});
+            p.finalize();
+            readers::joinKernels(p);
+            QCOMPARE(hit(p, 2), 0.1); // device 0's first by start
+            QCOMPARE(hit(p, 0), 0.2); // its second
+            QCOMPARE(hit(p, 1), 0.9); // device 1's only one
+            QVERIFY(std::isnan(hit(p, 3)));
+        }
+        {
+            Profile p;
+            kernels(p);
+            for (const double rate : {0.4, 0.5, 0.6, 0.7})
+                p.l2.push_back(L2Row{-1, 5, 10, rate, 0.1, NameId(0)});
+            p.l2.push_back(L2Row{-1, 5, 11, 0.8, 0.1, NameId(0)});
+            p.finalize();
+            readers::joinKernels(p);
+            QCOMPARE(hit(p, 2), 0.4); // by start, whatever the device
+            QCOMPARE(hit(p, 1), 0.5);
+            QCOMPARE(hit(p, 0), 0.6);
+            QCOMPARE(hit(p, 3), 0.8);
+        }
+        {
+            Profile p;
+            kernels(p);
+            addKernel(p, 0, -1, 10, 500, "e"); // row 4: no stream
+            p.l2.push_back(L2Row{-1, -1, 10, 0.3, 0.1, NameId(0)});
+            p.l2.push_back(L2Row{-1, 5, 10, 0.4, 0.1, NameId(0)});
+            p.finalize();
+            readers::joinKernels(p);
+            QCOMPARE(hit(p, 4), 0.3);
+            QCOMPARE(hit(p, 2), 0.4);
+            QVERIFY(std::isnan(hit(p, 1)));
+        }
+    }
+
     void repeatedTaskIds()
     {
         // Task ids wrap: three tasks with id 7, each joins the row with its own start.

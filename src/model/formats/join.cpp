@@ -79,7 +79,13 @@ public:
     // The rows of (stream, task), by start; empty when there are none.
     std::span<const std::uint32_t> find(std::int64_t stream, std::int64_t task) const
     {
-        const std::uint32_t g = m_slots[slotOf(stream, task)].group;
+        return rows(group(stream, task));
+    }
+    // The group of (stream, task), else kNone; groups are numbered from 0 to groups() - 1.
+    std::uint32_t group(std::int64_t stream, std::int64_t task) const { return m_slots[slotOf(stream, task)].group; }
+    std::size_t groups() const { return m_begin.empty() ? 0 : m_begin.size() - 1; }
+    std::span<const std::uint32_t> rows(std::uint32_t g) const
+    {
         if (g == kNone)
             return {};
         return {m_rows.data() + m_begin[g], m_rows.data() + m_begin[g + 1]};
@@ -125,13 +131,10 @@ bool devicesCompatible(int a, int b)
     return a < 0 || b < 0 || a == b;
 }
 
-// False when cancelled (a map of millions of kernel rows takes a while to build).
-bool joinL2(Profile& p, const std::function<bool()>& cancelled)
+// joinL2 by a map of every (device, stream, task id) key of the kernel rows.
+bool joinL2ByMap(Profile& p, MetricColumn& col, bool l2HasDevice, const std::function<bool()>& cancelled)
 {
-    KernelTable& K = p.kernels;
-    if (p.l2.empty() || K.size() == 0)
-        return true;
-    const bool l2HasDevice = std::any_of(p.l2.begin(), p.l2.end(), [](const L2Row& r) { return r.device >= 0; });
+    const KernelTable& K = p.kernels;
     struct DKey {
         int device;
         std::int64_t stream, task;
@@ -156,15 +159,6 @@ bool joinL2(Profile& p, const std::function<bool()>& cancelled)
             return false;
         std::stable_sort(rows.begin(), rows.end(), [&K](auto a, auto b) { return K.start[a] < K.start[b]; });
     }
-    int m = K.metricIndex(std::string("l2_hit_rate"));
-    if (m < 0) {
-        K.metricNames.emplace_back("l2_hit_rate");
-        K.metrics.emplace_back(K.size(), kNaN);
-        m = static_cast<int>(K.metrics.size() - 1);
-    } else {
-        K.metrics[static_cast<std::size_t>(m)].fill(kNaN);
-    }
-    auto& col = K.metrics[static_cast<std::size_t>(m)];
     std::unordered_map<DKey, std::size_t, DKeyHash> seen;
     for (std::size_t i = 0; i < p.l2.size(); ++i) {
         if (i % kRowsBetweenCancelChecks == 0 && cancelled())
@@ -176,6 +170,70 @@ bool joinL2(Profile& p, const std::function<bool()>& cancelled)
         if (it != kernelsByKey.end() && n < it->second.size())
             col.set(it->second[n], l.hitRate);
     }
+    return true;
+}
+
+// joinL2 by the (stream, task id) groups of `byKey`, which hold the rows of each key by start
+// (ties in row order, as the map's stable sort leaves them); with devices, the n-th row of the
+// group on the l2 row's device.
+bool joinL2ByIndex(Profile& p, const KernelIndex& byKey, MetricColumn& col, bool l2HasDevice,
+                   const std::function<bool()>& cancelled)
+{
+    const KernelTable& K = p.kernels;
+    std::vector<std::uint32_t> seen(l2HasDevice ? 0 : byKey.groups(), 0);
+    std::unordered_map<std::uint64_t, std::uint32_t> seenOnDevice; // (group, device) -> rows seen
+    for (std::size_t i = 0; i < p.l2.size(); ++i) {
+        if (i % kRowsBetweenCancelChecks == 0 && cancelled())
+            return false;
+        const L2Row& l = p.l2[i];
+        if (l.taskId < 0 || l.streamId < 0)
+            continue; // no kernel row in the index has that key
+        const std::uint32_t g = byKey.group(l.streamId, l.taskId);
+        if (g == kNone)
+            continue;
+        const auto rows = byKey.rows(g);
+        if (!l2HasDevice) {
+            if (const std::uint32_t n = seen[g]++; n < rows.size())
+                col.set(rows[n], l.hitRate);
+            continue;
+        }
+        std::uint32_t n = seenOnDevice[(std::uint64_t{g} << 32) | static_cast<std::uint32_t>(l.device)]++;
+        for (const std::uint32_t r : rows)
+            if (K.device[r] == l.device && n-- == 0) {
+                col.set(r, l.hitRate);
+                break;
+            }
+    }
+    return true;
+}
+
+// The l2_cache rows' hit rates as kernel metric "l2_hit_rate": the n-th l2 row of a (device,
+// stream, task id) key goes to the n-th kernel row of that key by start (device ignored when the
+// l2 rows have none). `byKey`: the kernel rows with a stream and a task id; a kernel row with a
+// task id and no stream (none in the known exports) takes the general path, a map of every key.
+// False when cancelled.
+bool joinL2(Profile& p, const KernelIndex& byKey, const std::function<bool()>& cancelled)
+{
+    KernelTable& K = p.kernels;
+    if (p.l2.empty() || K.size() == 0)
+        return true;
+    const bool l2HasDevice = std::any_of(p.l2.begin(), p.l2.end(), [](const L2Row& r) { return r.device >= 0; });
+    bool streamless = false;
+    for (std::uint32_t r = 0; r < K.size() && !streamless; ++r)
+        streamless = K.taskId[r] >= 0 && K.streamId[r] < 0;
+    int m = K.metricIndex(std::string("l2_hit_rate"));
+    if (m < 0) {
+        K.metricNames.emplace_back("l2_hit_rate");
+        K.metrics.emplace_back(K.size(), kNaN);
+        m = static_cast<int>(K.metrics.size() - 1);
+    } else {
+        K.metrics[static_cast<std::size_t>(m)].fill(kNaN);
+    }
+    auto& col = K.metrics[static_cast<std::size_t>(m)];
+    const bool joined = streamless ? joinL2ByMap(p, col, l2HasDevice, cancelled)
+                                   : joinL2ByIndex(p, byKey, col, l2HasDevice, cancelled);
+    if (!joined)
+        return false;
     col.compact();
     return true;
 }
@@ -236,11 +294,8 @@ std::uint32_t rowForSlice(const Profile& p, const KernelIndex& byKey, std::uint3
 // Joins the stream slices: every slice on its exact start first, then what is left on the
 // nearest start. False when cancelled.
 bool joinStreamSlices(Profile& p, std::span<const std::pair<std::uint32_t, std::uint32_t>> streamSlices,
-                      const std::function<bool()>& cancelled)
+                      const KernelIndex& byKey, const std::function<bool()>& cancelled)
 {
-    const KernelIndex byKey(p.kernels, cancelled);
-    if (cancelled())
-        return false;
     const SliceTable& S = p.slices;
     for (int pass = 0; pass < 2; ++pass) {
         for (const auto& [first, end] : streamSlices) {
@@ -319,7 +374,8 @@ bool joinKernels(Profile& p, const std::atomic<bool>* cancel)
     const auto streamSlices = streamSliceRanges(p);
     for (const auto& [first, end] : streamSlices)
         p.join.deviceTasks += end - first;
-    if (!joinStreamSlices(p, streamSlices, cancelled))
+    const KernelIndex byKey(p.kernels, cancelled);
+    if (cancelled() || !joinStreamSlices(p, streamSlices, byKey, cancelled))
         return false;
     for (const auto& [first, end] : streamSlices)
         for (std::uint32_t s = first; s < end; ++s)
@@ -333,7 +389,7 @@ bool joinKernels(Profile& p, const std::atomic<bool>* cancel)
         if (K.slice[r] == kNone)
             ++p.join.unmatchedKernels;
 
-    return joinL2(p, cancelled);
+    return joinL2(p, byKey, cancelled);
 }
 
 } // namespace npuscope::readers
