@@ -965,30 +965,24 @@ private slots:
         QCOMPARE(o->line, std::int64_t(3));
 
         // Two repeated rows, three repeats: all counted, the first repeat in file order named
-        // (line 5 repeats line 3, before lines 6 and 7 repeat line 2).
-        {
-            const std::string twice =
-                kKernelHeader + kernelRow(3) + kernelRow(1) + kernelRow(2) + kernelRow(1) + kernelRow(3) + kernelRow(3);
+        // (line 5 repeats line 3, before lines 6 and 7 repeat line 2). And rows in start-time
+        // order: repeats among the rows of one start are found, a row of the same start and
+        // another name is not one.
+        struct Repeats {
+            std::string rows;
+            std::uint64_t count;
+            bool ordered;
+        };
+        for (const auto& [rows, count, ordered] :
+             {Repeats{kernelRow(3) + kernelRow(1) + kernelRow(2) + kernelRow(1) + kernelRow(3) + kernelRow(3), 3, false},
+              Repeats{kernelRow(1) + kernelRow(2) + kernelRow(2, "Other") + kernelRow(2) + kernelRow(3) + kernelRow(3), 2, true}}) {
             Profile q;
-            readers::readKernelCsv(twice, q, ctxFor(f));
+            readers::readKernelCsv(kKernelHeader + rows, q, ctxFor(f));
             const Diagnostic* d2 = find(q.diagnostics, f, "duplicate of line 3");
             QVERIFY2(d2, dump(q.diagnostics).c_str());
             QCOMPARE(d2->line, std::int64_t(5));
-            QCOMPARE(d2->count, std::uint64_t(3));
-        }
-
-        // Rows in start-time order: repeats among the rows of one start are found, a row of the
-        // same start and another name is not one.
-        {
-            const std::string ordered = kKernelHeader + kernelRow(1) + kernelRow(2) + kernelRow(2, "Other")
-                + kernelRow(2) + kernelRow(3) + kernelRow(3);
-            Profile q;
-            readers::readKernelCsv(ordered, q, ctxFor(f));
-            const Diagnostic* d3 = find(q.diagnostics, f, "duplicate of line 3");
-            QVERIFY2(d3, dump(q.diagnostics).c_str());
-            QCOMPARE(d3->line, std::int64_t(5));
-            QCOMPARE(d3->count, std::uint64_t(2));
-            QVERIFY(!find(q.diagnostics, f, "not in start-time order"));
+            QCOMPARE(d2->count, count);
+            QCOMPARE(find(q.diagnostics, f, "not in start-time order") == nullptr, ordered);
         }
 
         // A timeline written backwards loads sorted, every event kept.
