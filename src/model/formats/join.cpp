@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <span>
 #include <unordered_map>
 
@@ -28,15 +29,16 @@ namespace {
 
 constexpr TimeNs kNearestNs = 1000;
 
-// Kernel rows with a stream and a task id, grouped by (stream, task id) and sorted by start in
-// a group (ties in row order). Each row's group is found in an open-addressing table, and the
+// Kernel rows with a task id and a stream (or, `Streams::AnyToo`, without one too), grouped by
+// (stream, task id) and sorted by start in a group (ties in row order). Each row's group is found in an open-addressing table, and the
 // rows are placed group by group in row order: kernel rows come mostly in start order, so a
 // group rarely needs sorting. Groups are small (about one row each), so a hash map of a vector
 // per group would spend its time allocating, on fresh memory most of all. Left incomplete when
 // `cancelled` turns true.
 class KernelIndex {
 public:
-    KernelIndex(const KernelTable& K, const std::function<bool()>& cancelled)
+    enum class Streams { Known, AnyToo };
+    KernelIndex(const KernelTable& K, const std::function<bool()>& cancelled, Streams streams = Streams::Known)
     {
         std::vector<std::uint32_t> groupOf(K.size(), kNone);
         std::vector<std::uint32_t> count;
@@ -44,7 +46,7 @@ public:
         for (std::uint32_t r = 0; r < K.size(); ++r) {
             if (r % kRowsBetweenCancelChecks == 0 && cancelled())
                 return;
-            if (K.taskId[r] < 0 || K.streamId[r] < 0)
+            if (K.taskId[r] < 0 || (K.streamId[r] < 0 && streams == Streams::Known))
                 continue;
             Slot& slot = m_slots[slotOf(K.streamId[r], K.taskId[r])];
             std::uint32_t g = slot.group;
@@ -131,53 +133,10 @@ bool devicesCompatible(int a, int b)
     return a < 0 || b < 0 || a == b;
 }
 
-// joinL2 by a map of every (device, stream, task id) key of the kernel rows.
-bool joinL2ByMap(Profile& p, MetricColumn& col, bool l2HasDevice, const std::function<bool()>& cancelled)
-{
-    const KernelTable& K = p.kernels;
-    struct DKey {
-        int device;
-        std::int64_t stream, task;
-        bool operator==(const DKey&) const = default;
-    };
-    struct DKeyHash {
-        std::size_t operator()(const DKey& k) const noexcept
-        {
-            return std::hash<std::int64_t>{}((k.stream * 1000003 ^ (k.task << 1)) * 31 + k.device);
-        }
-    };
-    std::unordered_map<DKey, std::vector<std::uint32_t>, DKeyHash> kernelsByKey;
-    for (std::uint32_t r = 0; r < K.size(); ++r) {
-        if (r % kRowsBetweenCancelChecks == 0 && cancelled())
-            return false;
-        if (K.taskId[r] >= 0)
-            kernelsByKey[DKey{l2HasDevice ? K.device[r] : -1, K.streamId[r], K.taskId[r]}].push_back(r);
-    }
-    std::size_t sorted = 0;
-    for (auto& [k, rows] : kernelsByKey) {
-        if (++sorted % kRowsBetweenCancelChecks == 0 && cancelled())
-            return false;
-        std::stable_sort(rows.begin(), rows.end(), [&K](auto a, auto b) { return K.start[a] < K.start[b]; });
-    }
-    std::unordered_map<DKey, std::size_t, DKeyHash> seen;
-    for (std::size_t i = 0; i < p.l2.size(); ++i) {
-        if (i % kRowsBetweenCancelChecks == 0 && cancelled())
-            return false;
-        const L2Row& l = p.l2[i];
-        const DKey k{l2HasDevice ? l.device : -1, l.streamId, l.taskId};
-        const std::size_t n = seen[k]++;
-        auto it = kernelsByKey.find(k);
-        if (it != kernelsByKey.end() && n < it->second.size())
-            col.set(it->second[n], l.hitRate);
-    }
-    return true;
-}
-
-// joinL2 by the (stream, task id) groups of `byKey`, which hold the rows of each key by start
-// (ties in row order, as the map's stable sort leaves them); with devices, the n-th row of the
-// group on the l2 row's device.
-bool joinL2ByIndex(Profile& p, const KernelIndex& byKey, MetricColumn& col, bool l2HasDevice,
-                   const std::function<bool()>& cancelled)
+// The l2 rows' hit rates into `col` by the (stream, task id) groups of `byKey`, which hold the
+// rows of each key by start; with devices, the n-th row of the group on the l2 row's device.
+bool joinL2Rows(Profile& p, const KernelIndex& byKey, MetricColumn& col, bool l2HasDevice,
+                const std::function<bool()>& cancelled)
 {
     const KernelTable& K = p.kernels;
     std::vector<std::uint32_t> seen(l2HasDevice ? 0 : byKey.groups(), 0);
@@ -186,7 +145,7 @@ bool joinL2ByIndex(Profile& p, const KernelIndex& byKey, MetricColumn& col, bool
         if (i % kRowsBetweenCancelChecks == 0 && cancelled())
             return false;
         const L2Row& l = p.l2[i];
-        if (l.taskId < 0 || l.streamId < 0)
+        if (l.taskId < 0)
             continue; // no kernel row in the index has that key
         const std::uint32_t g = byKey.group(l.streamId, l.taskId);
         if (g == kNone)
@@ -209,8 +168,8 @@ bool joinL2ByIndex(Profile& p, const KernelIndex& byKey, MetricColumn& col, bool
 
 // The l2_cache rows' hit rates as kernel metric "l2_hit_rate": the n-th l2 row of a (device,
 // stream, task id) key goes to the n-th kernel row of that key by start (device ignored when the
-// l2 rows have none). `byKey`: the kernel rows with a stream and a task id; a kernel row with a
-// task id and no stream (none in the known exports) takes the general path, a map of every key.
+// l2 rows have none). `byKey`: the kernel rows with a stream and a task id; when a kernel row has
+// a task id and no stream (none in the known exports), an index that holds those too is built.
 // False when cancelled.
 bool joinL2(Profile& p, const KernelIndex& byKey, const std::function<bool()>& cancelled)
 {
@@ -230,9 +189,10 @@ bool joinL2(Profile& p, const KernelIndex& byKey, const std::function<bool()>& c
         K.metrics[static_cast<std::size_t>(m)].fill(kNaN);
     }
     auto& col = K.metrics[static_cast<std::size_t>(m)];
-    const bool joined = streamless ? joinL2ByMap(p, col, l2HasDevice, cancelled)
-                                   : joinL2ByIndex(p, byKey, col, l2HasDevice, cancelled);
-    if (!joined)
+    std::optional<KernelIndex> withStreamless;
+    if (streamless)
+        withStreamless.emplace(K, cancelled, KernelIndex::Streams::AnyToo);
+    if (cancelled() || !joinL2Rows(p, withStreamless ? *withStreamless : byKey, col, l2HasDevice, cancelled))
         return false;
     col.compact();
     return true;
