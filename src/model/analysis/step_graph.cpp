@@ -342,43 +342,72 @@ void assignSteps(const Profile& p, StepGraph& g)
 struct EdgeSink {
     const Profile& p;
     StepGraph& g;
-    void add(std::uint32_t src, std::uint32_t dst, TimeNs at, EdgeKind k, bool byId = true)
+    // False, counted as broken, when the edge points back in time: a synchronize and a stream
+    // wait are gated at their end (they return when what they wait for happened); every other
+    // target cannot start before its source released it.
+    bool accept(std::uint32_t dst, TimeNs at, EdgeKind k)
     {
-        // A synchronize and a stream wait are gated at their end (they return when what they
-        // wait for happened); every other target cannot start before its source released it.
         const bool atEnd = k == EdgeKind::HostSync || k == EdgeKind::EventWait || k == EdgeKind::NotifyWait;
         const TimeNs gated = atEnd ? p.slices.end(dst) : p.slices.start[dst];
         if (gated + kEdgeTolerance < at) {
             ++g.counts.brokenEdges;
-            return;
+            return false;
         }
-        g.edges.push_back({src, dst, at, k, byId});
         ++g.counts.edges[static_cast<int>(k)];
+        return true;
+    }
+    void add(std::uint32_t src, std::uint32_t dst, TimeNs at, EdgeKind k, bool byId = true)
+    {
+        if (accept(dst, at, k))
+            g.edges.push_back({src, dst, at, k, byId});
     }
 };
 
-void flowEdges(const Profile& p, StepGraph& g, EdgeSink& sink)
-{
-    const NameId npu = p.strings.find("async_npu"), h2d = p.strings.find("HostToDevice"),
-                 queue = p.strings.find("async_task_queue");
-    const FlowTable& f = p.flows;
-    for (std::size_t i = 0; i < f.size(); ++i) {
-        const NameId c = f.category[i];
-        const bool launch = (npu.valid() && c == npu) || (h2d.valid() && c == h2d);
-        const bool q = queue.valid() && c == queue;
-        if (!launch && !q)
-            continue;
-        const std::uint32_t src = f.srcSlice[i], dst = f.dstSlice[i];
-        if (src == kNone || dst == kNone || src >= g.kind.size() || dst >= g.kind.size()
-            || (launch && g.kind[dst] != NodeKind::DeviceTask) || g.kind[src] == NodeKind::None) {
-            ++g.counts.unboundFlows;
-            continue;
-        }
-        if (launch)
-            g.hasLaunchFlows = true;
-        sink.add(src, dst, f.srcTs[i], launch ? EdgeKind::Launch : EdgeKind::TaskQueue);
+// The launch and task-queue flows, the bulk of the edges. Each flow's edge is judged once
+// (counted; `taken` when bound and not pointing back in time), then written straight into its
+// target's place (placeEdges): the flows' edges are never held twice.
+struct FlowEdges {
+    NameId npu, h2d, queue;
+    std::vector<bool> taken; // per flow
+
+    explicit FlowEdges(const Profile& p)
+        : npu(p.strings.find("async_npu")), h2d(p.strings.find("HostToDevice")), queue(p.strings.find("async_task_queue"))
+    {
     }
-}
+    bool launch(NameId c) const { return (npu.valid() && c == npu) || (h2d.valid() && c == h2d); }
+    bool taskQueue(NameId c) const { return queue.valid() && c == queue; }
+
+    // Judges every flow, counting each taken edge into its target's bucket of `at` (one past
+    // the target row).
+    void judge(const Profile& p, StepGraph& g, EdgeSink& sink, std::vector<std::uint32_t>& at)
+    {
+        const FlowTable& f = p.flows;
+        taken.assign(f.size(), false);
+        for (std::size_t i = 0; i < f.size(); ++i) {
+            const NameId c = f.category[i];
+            const bool l = launch(c);
+            if (!l && !taskQueue(c))
+                continue;
+            const std::uint32_t src = f.srcSlice[i], dst = f.dstSlice[i];
+            if (src == kNone || dst == kNone || src >= g.kind.size() || dst >= g.kind.size()
+                || (l && g.kind[dst] != NodeKind::DeviceTask) || g.kind[src] == NodeKind::None) {
+                ++g.counts.unboundFlows;
+                continue;
+            }
+            if (l)
+                g.hasLaunchFlows = true;
+            if (sink.accept(dst, f.srcTs[i], l ? EdgeKind::Launch : EdgeKind::TaskQueue)) {
+                taken[i] = true;
+                ++at[dst + 1];
+            }
+        }
+    }
+    GraphEdge edge(const FlowTable& f, std::size_t i) const
+    {
+        return {f.srcSlice[i], f.dstSlice[i], f.srcTs[i], launch(f.category[i]) ? EdgeKind::Launch : EdgeKind::TaskQueue,
+                true};
+    }
+};
 
 // EVENT_RECORD → EVENT_WAIT and Notify_Record → Notify_Wait: the same id in the args when both
 // have one, else the latest record of the same family on another stream ending before the wait
@@ -488,21 +517,30 @@ void collectiveEdges(const Profile& p, StepGraph& g, EdgeSink& sink,
     }
 }
 
-// Edges in (dst, src) order, equal pairs in the order they were added: counted into their
-// target row's bucket (rows are dense, so this is linear), then each bucket of more than one
-// edge (a few at most) ordered by source. The vector gets room for `room` more edges.
-void sortByDst(std::vector<GraphEdge>& edges, std::size_t rows, std::size_t room)
+// Every edge in (dst, src) order, equal pairs in the order they were made (the flows' in flow
+// order, then `others` in theirs): each is placed in its target row's bucket (rows are dense,
+// so this is linear; `at` comes with the flows' counts, one past their target row, and is left
+// zeroed), then each bucket of more than one edge (a few at most) is ordered by source. The
+// edges get room for `room` more.
+void placeEdges(const Profile& p, StepGraph& g, const FlowEdges& flows, std::vector<GraphEdge>& others,
+                std::vector<std::uint32_t>& at, std::size_t room)
 {
-    std::vector<std::uint32_t> at(rows + 1, 0);
-    for (const GraphEdge& e : edges)
+    for (const GraphEdge& e : others)
         ++at[e.dst + 1];
+    const std::size_t rows = at.size() - 1;
     for (std::size_t r = 0; r < rows; ++r)
         at[r + 1] += at[r];
     std::vector<GraphEdge> out;
-    out.reserve(edges.size() + room);
-    out.resize(edges.size());
-    for (const GraphEdge& e : edges)
+    out.reserve(at[rows] + room);
+    out.resize(at[rows]);
+    const FlowTable& f = p.flows;
+    for (std::size_t i = 0; i < f.size(); ++i)
+        if (flows.taken[i])
+            out[at[f.dstSlice[i]]++] = flows.edge(f, i);
+    for (const GraphEdge& e : others)
         out[at[e.dst]++] = e;
+    std::fill(at.begin(), at.end(), 0);
+    others = std::vector<GraphEdge>();
     for (std::size_t b = 0; b < out.size();) {
         std::size_t e = b + 1;
         while (e < out.size() && out[e].dst == out[b].dst)
@@ -512,14 +550,14 @@ void sortByDst(std::vector<GraphEdge>& edges, std::size_t rows, std::size_t room
                              [](const GraphEdge& x, const GraphEdge& y) { return x.src < y.src; });
         b = e;
     }
-    edges.swap(out);
+    g.edges.swap(out);
 }
 
 // Indices into `edges` (sorted by (dst, src)) in (src, dst) order: a stable count by source
-// keeps each source's edges in target order.
-std::vector<std::uint32_t> indicesBySrc(const std::vector<GraphEdge>& edges, std::size_t rows)
+// keeps each source's edges in target order. `at` comes zeroed, one longer than the rows.
+std::vector<std::uint32_t> indicesBySrc(const std::vector<GraphEdge>& edges, std::vector<std::uint32_t>& at)
 {
-    std::vector<std::uint32_t> at(rows + 1, 0);
+    const std::size_t rows = at.size() - 1;
     for (const GraphEdge& e : edges)
         ++at[e.src + 1];
     for (std::size_t r = 0; r < rows; ++r)
@@ -645,19 +683,20 @@ StepGraph buildStepGraph(const Profile& p)
     buildSteps(p, g);
     assignSteps(p, g);
     EdgeSink sink{p, g};
-    // Room for an edge per flow and per device task or collective (more than the waits,
-    // syncs and collective edges add): what is never written is never touched.
-    g.edges.reserve(p.flows.size() + g.deviceByStart.size());
-    flowEdges(p, g, sink);
+    // A count per slice row (and one more): the edges by target, then by source.
+    std::vector<std::uint32_t> at(p.slices.size() + 1, 0);
+    FlowEdges flows(p);
+    flows.judge(p, g, sink, at);
     waitEdges(p, g, sink);
     syncEdges(p, g, sink);
     std::unordered_map<std::uint32_t, std::uint32_t> ownStream;
     collectiveEdges(p, g, sink, ownStream);
     // Room for the inferred waits (at most one into each device task or collective), so that
     // they do not move every edge to a new vector twice the size.
-    sortByDst(g.edges, p.slices.size(), g.deviceByStart.size());
+    std::vector<GraphEdge> others = std::move(g.edges);
+    placeEdges(p, g, flows, others, at, g.deviceByStart.size());
     inferredWaits(p, g, sink, ownStream);
-    g.bySrc = indicesBySrc(g.edges, p.slices.size());
+    g.bySrc = indicesBySrc(g.edges, at);
     sayMissing(p, g);
     return g;
 }
