@@ -7,7 +7,6 @@
 #include <cmath>
 #include <map>
 #include <set>
-#include <unordered_map>
 
 namespace npuscope::advisor {
 
@@ -109,16 +108,22 @@ void fuse(const RuleCtx& c, RuleOut& out)
     std::size_t np = 0;
     const FusionPhysics phys(f.p);
     std::vector<char> matched(f.tasks.size(), 0); // tasks of fired patterns, by index: the window search skips them
-    // Each task's op type as an index into the distinct lower-cased types (found once per type):
-    // a pattern's op j is then one lookup per task, okOf[j][typeOf[task]].
-    std::unordered_map<std::uint32_t, std::uint32_t> typeIndex;
+    // Each stream's tasks as indices into the distinct lower-cased op types (found once per
+    // type), and whether a fired pattern took them, in the stream's order: a pattern's op j is
+    // then one lookup per task, okOf[j][type], along arrays read in order.
+    U64Map typeIndex;
     std::vector<std::string> lowerTypes;
-    std::vector<std::uint32_t> typeOf(f.tasks.size());
-    for (std::size_t i = 0; i < f.tasks.size(); ++i) {
-        const auto [it, fresh] = typeIndex.try_emplace(f.tasks[i].type.v, static_cast<std::uint32_t>(lowerTypes.size()));
-        if (fresh)
-            lowerTypes.push_back(lower(f.str(f.tasks[i].type)));
-        typeOf[i] = it->second;
+    std::vector<std::vector<std::uint32_t>> typesOf;
+    std::vector<std::vector<char>> takenOf;
+    for (const auto& [key, v] : perStream) {
+        std::vector<std::uint32_t>& types = typesOf.emplace_back();
+        types.reserve(v.size());
+        for (const Task* t : v)
+            types.push_back(typeIndex.memo(t->type.v, [&] {
+                lowerTypes.push_back(lower(f.str(t->type)));
+                return static_cast<std::uint32_t>(lowerTypes.size() - 1);
+            }));
+        takenOf.emplace_back(v.size(), 0);
     }
     if (patterns.is_array()) {
         for (const auto& pat : patterns) {
@@ -131,22 +136,23 @@ void fuse(const RuleCtx& c, RuleOut& out)
             for (std::size_t j = 0; j < alts.size(); ++j)
                 for (std::size_t ty = 0; ty < lowerTypes.size(); ++ty)
                     okOf[j][ty] = std::find(alts[j].begin(), alts[j].end(), lowerTypes[ty]) != alts[j].end();
-            auto matches = [&](const Task* t, std::size_t j) {
-                return okOf[j][typeOf[static_cast<std::size_t>(t - f.tasks.data())]] != 0;
-            };
             TopEvidence ev;
             std::vector<const Task*> chainTasks;
+            std::vector<char*> chainTaken; // where each of chainTasks is marked taken
             double chainTotal = 0, gapTotal = 0, mteTotal = 0, tripTotal = 0, bytesTotal = 0;
             std::size_t count = 0, boundaries = 0, known = 0;
             FusionChange replay;
+            std::size_t stream = 0;
             for (const auto& [key, v] : perStream) {
+                const std::uint32_t* types = typesOf[stream].data();
+                char* taken = takenOf[stream++].data();
                 for (std::size_t i = 0; i + alts.size() <= v.size(); ++i) {
                     bool ok = true;
                     for (std::size_t j = 0; j < alts.size() && ok; ++j)
-                        ok = matches(v[i + j], j);
+                        ok = okOf[j][types[i + j]] != 0;
                     // A task an earlier pattern fused is not fused again.
                     for (std::size_t j = 0; j < alts.size() && ok; ++j)
-                        ok = !matched[static_cast<std::size_t>(v[i + j] - f.tasks.data())];
+                        ok = !taken[i + j];
                     if (!ok)
                         continue;
                     ++count;
@@ -163,6 +169,7 @@ void fuse(const RuleCtx& c, RuleOut& out)
                     double sum = 0, gaps = 0;
                     for (std::size_t j = 0; j < alts.size(); ++j) {
                         chainTasks.push_back(v[i + j]);
+                        chainTaken.push_back(taken + i + j);
                         sum += static_cast<double>(v[i + j]->dur);
                         mteTotal += phys.mte()(*v[i + j]);
                         if (j)
@@ -187,8 +194,10 @@ void fuse(const RuleCtx& c, RuleOut& out)
             const double cost = f.perStep(chainTotal + gapTotal);
             if (cost < c.th.minShare() * f.stepTime)
                 continue;
-            for (const Task* t : chainTasks)
-                matched[static_cast<std::size_t>(t - f.tasks.data())] = 1;
+            for (std::size_t k = 0; k < chainTasks.size(); ++k) {
+                *chainTaken[k] = 1;
+                matched[static_cast<std::size_t>(chainTasks[k] - f.tasks.data())] = 1;
+            }
             const std::string fused = pat.value("fused", std::string());
             Finding& fd = out.fire(joinList(ops, "-"));
             fd.costNs = roundNs(cost);
