@@ -178,8 +178,11 @@ RankChanges changesOf(const Finding& f, const std::vector<ProfileFacts>& facts, 
         const double factor = std::clamp(1.0 - f.gain.nsPerStep * steps / dur, 0.0, 1.0);
         for (const auto& [ri, rs] : rows) {
             WhatIfChanges& ch = out[ri]; // a rank's change even when the sample holds none of its tasks
+            std::vector<RowValues<double>::Entry> scaled;
+            scaled.reserve(rs.size());
             for (std::uint32_t row : rs)
-                ch.scaleRows[row] = factor;
+                scaled.emplace_back(row, factor);
+            ch.scaleRows.merge(std::move(scaled), [](double, double b) { return b; });
         }
         how = "its " + std::to_string(f.claims.size()) + " tasks scaled by " + fmtNum(factor, 3)
               + " (1 − its gain / their time)";

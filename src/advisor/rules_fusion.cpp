@@ -56,11 +56,8 @@ struct FusionChange {
     }
     void into(WhatIfChanges& c) const
     {
-        c.saveRows.reserve(c.saveRows.size() + save.size());
-        for (const auto& [row, ns] : save)
-            c.saveRows[row] += ns;
-        c.fusedRows.reserve(c.fusedRows.size() + fused.size());
-        c.fusedRows.insert(fused.begin(), fused.end());
+        c.saveRows.merge(save, [](TimeNs a, TimeNs b) { return a + b; });
+        c.fusedRows.insert(fused);
     }
 };
 

@@ -14,6 +14,7 @@
 #include <mutex>
 #include <numeric>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace npuscope {
 
@@ -144,11 +145,11 @@ struct WhatIfModel::Replay {
                 if (auto it = typeScale.find(d.type); it != typeScale.end())
                     x *= it->second;
             if (!c.scaleRows.empty())
-                if (auto it = c.scaleRows.find(d.row); it != c.scaleRows.end())
-                    x *= std::max(0.0, it->second);
+                if (const double* f = c.scaleRows.find(d.row))
+                    x *= std::max(0.0, *f);
             if (!c.saveRows.empty())
-                if (auto it = c.saveRows.find(d.row); it != c.saveRows.end())
-                    x -= static_cast<double>(it->second);
+                if (const TimeNs* ns = c.saveRows.find(d.row))
+                    x -= static_cast<double>(*ns);
             dur[i] = std::max<TimeNs>(0, roundNs(x));
         }
     }
@@ -247,7 +248,7 @@ struct WhatIfModel::Replay {
     void deviceEvent(std::size_t i)
     {
         const Dev& d = I.dev[i];
-        const bool fused = c.fusedRows.count(d.row) != 0;
+        const bool fused = !c.fusedRows.empty() && c.fusedRows.contains(d.row);
         TimeNs gap[3] = {d.gap[0], d.gap[1], d.gap[2]};
         if (!cutGap.empty() && cutGap[i] != kNoCut && d.bind != kFirst)
             gap[d.bind] = std::max<TimeNs>(0, gap[d.bind] - cutGap[i]);

@@ -20,11 +20,11 @@
 // pointing back in time are dropped (counted in notes).
 #include "model/store/profile.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <string>
-#include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -32,15 +32,97 @@ namespace npuscope {
 
 struct StepGraph;
 
+// Slice rows with a value each, as (row, value) pairs sorted by row: a replay's changes are
+// copied for every candidate of a plan and composed, so they are flat and merged in one pass
+// (millions of fused tasks at 10 GB); a replay looks its tasks up by binary search.
+template <typename V>
+class RowValues {
+public:
+    using Entry = std::pair<std::uint32_t, V>;
+    bool empty() const { return m_rows.empty(); }
+    std::size_t size() const { return m_rows.size(); }
+    auto begin() const { return m_rows.begin(); }
+    auto end() const { return m_rows.end(); }
+    // The value of `row`, or null.
+    const V* find(std::uint32_t row) const
+    {
+        const auto it = std::lower_bound(m_rows.begin(), m_rows.end(), row,
+                                         [](const Entry& e, std::uint32_t r) { return e.first < r; });
+        return it != m_rows.end() && it->first == row ? &it->second : nullptr;
+    }
+    // Takes `more` (any order, rows may repeat): a row already held, or repeated, gets
+    // combine(value so far, its next value), in the order given.
+    template <typename Combine>
+    void merge(std::vector<Entry> more, Combine combine)
+    {
+        std::stable_sort(more.begin(), more.end(), [](const Entry& a, const Entry& b) { return a.first < b.first; });
+        std::vector<Entry> out;
+        out.reserve(m_rows.size() + more.size());
+        auto a = m_rows.begin(), b = more.begin();
+        while (a != m_rows.end() || b != more.end()) {
+            const bool fromA = b == more.end() || (a != m_rows.end() && a->first <= b->first);
+            const Entry& e = fromA ? *a++ : *b++;
+            if (!out.empty() && out.back().first == e.first)
+                out.back().second = combine(out.back().second, e.second);
+            else
+                out.push_back(e);
+        }
+        m_rows = std::move(out);
+    }
+    // The entries whose row keep(row) holds, in order.
+    template <typename Keep>
+    RowValues filtered(Keep keep) const
+    {
+        RowValues out;
+        for (const Entry& e : m_rows)
+            if (keep(e.first))
+                out.m_rows.push_back(e);
+        return out;
+    }
+
+private:
+    std::vector<Entry> m_rows;
+};
+
+// A set of slice rows, sorted (RowValues without values).
+class RowSet {
+public:
+    bool empty() const { return m_rows.empty(); }
+    std::size_t size() const { return m_rows.size(); }
+    auto begin() const { return m_rows.begin(); }
+    auto end() const { return m_rows.end(); }
+    bool contains(std::uint32_t row) const { return std::binary_search(m_rows.begin(), m_rows.end(), row); }
+    // Adds `more` (any order, rows may repeat).
+    void insert(std::vector<std::uint32_t> more)
+    {
+        std::sort(more.begin(), more.end());
+        std::vector<std::uint32_t> out;
+        out.reserve(m_rows.size() + more.size());
+        std::set_union(m_rows.begin(), m_rows.end(), more.begin(), more.end(), std::back_inserter(out));
+        out.erase(std::unique(out.begin(), out.end()), out.end());
+        m_rows = std::move(out);
+    }
+    template <typename Keep>
+    RowSet filtered(Keep keep) const
+    {
+        RowSet out;
+        std::copy_if(m_rows.begin(), m_rows.end(), std::back_inserter(out.m_rows), keep);
+        return out;
+    }
+
+private:
+    std::vector<std::uint32_t> m_rows;
+};
+
 // The changes of one replay. They compose: scales multiply, savings add.
 struct WhatIfChanges {
     // Device tasks of an op type (kernel Type, else the task's name; case-insensitive) take
     // dur × factor.
     std::vector<std::pair<std::string, double>> scaleTypes;
-    std::unordered_map<std::uint32_t, double> scaleRows; // slice row → factor
-    std::unordered_map<std::uint32_t, TimeNs> saveRows;  // slice row → ns its duration loses (after scaling)
+    RowValues<double> scaleRows; // slice row → factor
+    RowValues<TimeNs> saveRows;  // slice row → ns its duration loses (after scaling)
     // Slice rows fused into their stream predecessor: no gap before them and no launch of their own.
-    std::unordered_set<std::uint32_t> fusedRows;
+    RowSet fusedRows;
     // Idle causes whose time is removed (whatIfCauses()).
     std::vector<std::string> removeCauses;
     // Compute no longer waits for collectives (the collective → compute edges are dropped).

@@ -298,15 +298,10 @@ WhatIfChanges WhatIfModel::narrowed(const WhatIfChanges& c) const
     out.scaleTypes = c.scaleTypes;
     out.removeCauses = c.removeCauses;
     out.overlapComm = c.overlapComm;
-    for (const auto& [row, f] : c.scaleRows)
-        if (covers(row))
-            out.scaleRows.emplace(row, f);
-    for (const auto& [row, ns] : c.saveRows)
-        if (covers(row))
-            out.saveRows.emplace(row, ns);
-    for (std::uint32_t row : c.fusedRows)
-        if (covers(row))
-            out.fusedRows.insert(row);
+    const auto keep = [this](std::uint32_t row) { return covers(row); };
+    out.scaleRows = c.scaleRows.filtered(keep);
+    out.saveRows = c.saveRows.filtered(keep);
+    out.fusedRows = c.fusedRows.filtered(keep);
     return out;
 }
 

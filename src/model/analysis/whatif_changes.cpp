@@ -27,14 +27,12 @@ bool WhatIfChanges::empty() const
 void WhatIfChanges::add(const WhatIfChanges& o)
 {
     scaleTypes.insert(scaleTypes.end(), o.scaleTypes.begin(), o.scaleTypes.end());
-    for (const auto& [r, f] : o.scaleRows) {
-        auto [it, fresh] = scaleRows.try_emplace(r, f);
-        if (!fresh)
-            it->second *= f;
-    }
-    for (const auto& [r, ns] : o.saveRows)
-        saveRows[r] += ns;
-    fusedRows.insert(o.fusedRows.begin(), o.fusedRows.end());
+    if (!o.scaleRows.empty())
+        scaleRows.merge({o.scaleRows.begin(), o.scaleRows.end()}, [](double a, double b) { return a * b; });
+    if (!o.saveRows.empty())
+        saveRows.merge({o.saveRows.begin(), o.saveRows.end()}, [](TimeNs a, TimeNs b) { return a + b; });
+    if (!o.fusedRows.empty())
+        fusedRows.insert({o.fusedRows.begin(), o.fusedRows.end()});
     for (const auto& c : o.removeCauses)
         if (std::find(removeCauses.begin(), removeCauses.end(), c) == removeCauses.end())
             removeCauses.push_back(c);
