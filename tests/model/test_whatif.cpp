@@ -373,6 +373,37 @@ private slots:
         empty.finalize();
         QVERIFY(!replayWhatIf(empty, {}).ok);
     }
+
+    // Changes compose row by row whatever order their rows come in: scales multiply, savings
+    // add, fused rows unite; a row of one side only keeps its value.
+    void changesComposeByRow()
+    {
+        WhatIfChanges a, b;
+        a.scaleRows.merge({{7, 0.5}, {3, 0.8}}, [](double, double y) { return y; });
+        a.saveRows.merge({{9, 100}, {2, 40}, {9, 5}}, [](TimeNs x, TimeNs y) { return x + y; });
+        a.fusedRows.insert({12, 4, 12});
+        b.scaleRows.merge({{3, 0.5}, {1, 0.25}}, [](double, double y) { return y; });
+        b.saveRows.merge({{2, 60}}, [](TimeNs x, TimeNs y) { return x + y; });
+        b.fusedRows.insert({4, 6});
+        a.add(b);
+        QCOMPARE(a.scaleRows.size(), std::size_t(3));
+        QCOMPARE(*a.scaleRows.find(1), 0.25);
+        QCOMPARE(*a.scaleRows.find(3), 0.4);
+        QCOMPARE(*a.scaleRows.find(7), 0.5);
+        QVERIFY(a.scaleRows.find(2) == nullptr);
+        QCOMPARE(*a.saveRows.find(9), TimeNs(105));
+        QCOMPARE(*a.saveRows.find(2), TimeNs(100));
+        QCOMPARE(std::vector<std::uint32_t>(a.fusedRows.begin(), a.fusedRows.end()), (std::vector<std::uint32_t>{4, 6, 12}));
+        QVERIFY(a.fusedRows.contains(6) && !a.fusedRows.contains(5));
+        const auto odd = a.saveRows.filtered([](std::uint32_t r) { return r % 2 == 1; });
+        QCOMPARE(odd.size(), std::size_t(1));
+        QCOMPARE(odd.begin()->first, 9u);
+        const std::vector<std::string> said = a.describe();
+        QVERIFY(std::find(said.begin(), said.end(), "shorten 2 tasks by 0.000 ms in all (HBM round trips saved)")
+                != said.end());
+        QVERIFY(std::find(said.begin(), said.end(), "fuse 3 tasks into their stream predecessors (no gap, no launch)")
+                != said.end());
+    }
 };
 
 QTEST_APPLESS_MAIN(TestWhatIf)
