@@ -54,10 +54,11 @@ struct FusionChange {
                 fused.push_back(occ[j]->slice);
         }
     }
-    void into(WhatIfChanges& c) const
+    // Moves the rows into `c`.
+    void into(WhatIfChanges& c)
     {
-        c.saveRows.merge(save, [](TimeNs a, TimeNs b) { return a + b; });
-        c.fusedRows.insert(fused);
+        c.saveRows.merge(std::move(save), [](TimeNs a, TimeNs b) { return a + b; });
+        c.fusedRows.insert(std::move(fused));
     }
 };
 

@@ -374,6 +374,25 @@ private slots:
         QVERIFY(!replayWhatIf(empty, {}).ok);
     }
 
+    // Rows in a few ascending runs are merged, in many runs sorted: either way as a stable sort.
+    void sortRunsIsAStableSort()
+    {
+        for (const std::size_t runs : {1, 2, 3, 5, 16, 17, 40}) {
+            std::vector<std::pair<std::uint32_t, int>> v;
+            std::uint32_t x = 12345;
+            for (std::size_t r = 0; r < runs; ++r) {
+                std::uint32_t row = (x = x * 1103515245u + 12345u) % 50;
+                for (int i = 0; i < 30; ++i, row += (x = x * 1103515245u + 12345u) % 3) // repeats within a run
+                    v.emplace_back(row, static_cast<int>(v.size()));
+            }
+            auto want = v;
+            const auto byRow = [](const auto& a, const auto& b) { return a.first < b.first; };
+            std::stable_sort(want.begin(), want.end(), byRow);
+            sortRuns(v, byRow);
+            QCOMPARE(v, want);
+        }
+    }
+
     // Changes compose row by row whatever order their rows come in: scales multiply, savings
     // add, fused rows unite; a row of one side only keeps its value.
     void changesComposeByRow()

@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <iterator>
 #include <memory>
 #include <string>
@@ -31,6 +32,38 @@
 namespace npuscope {
 
 struct StepGraph;
+
+// Sorts `v` stably by `less`. Rows usually come as a few ascending runs (a stream's tasks, one
+// stream after another): those are found and merged, each merge linear, so that the millions of
+// rows a fusion names are never sorted as a whole.
+template <typename T, typename Less>
+void sortRuns(std::vector<T>& v, Less less)
+{
+    constexpr std::size_t kMaxRuns = 16;
+    std::vector<std::size_t> bounds{0}; // where each run starts, then the end
+    for (std::size_t i = 1; i < v.size() && bounds.size() <= kMaxRuns; ++i)
+        if (less(v[i], v[i - 1]))
+            bounds.push_back(i);
+    if (bounds.size() > kMaxRuns) {
+        std::stable_sort(v.begin(), v.end(), less);
+        return;
+    }
+    bounds.push_back(v.size());
+    const auto at = [&v](std::size_t i) { return v.begin() + static_cast<std::ptrdiff_t>(i); };
+    while (bounds.size() > 2) { // neighbouring runs merged pairwise until one is left
+        std::vector<std::size_t> merged;
+        std::size_t k = 0;
+        for (; k + 2 < bounds.size(); k += 2) {
+            std::inplace_merge(at(bounds[k]), at(bounds[k + 1]), at(bounds[k + 2]), less);
+            merged.push_back(bounds[k]);
+        }
+        if (k + 1 < bounds.size())
+            merged.push_back(bounds[k]); // an odd run out
+        merged.push_back(v.size());
+        merged.erase(std::unique(merged.begin(), merged.end()), merged.end());
+        bounds = std::move(merged);
+    }
+}
 
 // Slice rows with a value each, as (row, value) pairs sorted by row: a replay's changes are
 // copied for every candidate of a plan and composed, so they are flat and merged in one pass
@@ -55,7 +88,19 @@ public:
     template <typename Combine>
     void merge(std::vector<Entry> more, Combine combine)
     {
-        std::stable_sort(more.begin(), more.end(), [](const Entry& a, const Entry& b) { return a.first < b.first; });
+        sortRuns(more, [](const Entry& a, const Entry& b) { return a.first < b.first; });
+        if (m_rows.empty()) { // the rows given, their repeats combined in place
+            std::size_t n = 0;
+            for (std::size_t i = 0; i < more.size(); ++i) {
+                if (n > 0 && more[n - 1].first == more[i].first)
+                    more[n - 1].second = combine(more[n - 1].second, more[i].second);
+                else
+                    more[n++] = more[i];
+            }
+            more.resize(n);
+            m_rows = std::move(more);
+            return;
+        }
         std::vector<Entry> out;
         out.reserve(m_rows.size() + more.size());
         auto a = m_rows.begin(), b = more.begin();
@@ -95,7 +140,12 @@ public:
     // Adds `more` (any order, rows may repeat).
     void insert(std::vector<std::uint32_t> more)
     {
-        std::sort(more.begin(), more.end());
+        sortRuns(more, std::less<>());
+        if (m_rows.empty()) {
+            more.erase(std::unique(more.begin(), more.end()), more.end());
+            m_rows = std::move(more);
+            return;
+        }
         std::vector<std::uint32_t> out;
         out.reserve(m_rows.size() + more.size());
         std::set_union(m_rows.begin(), m_rows.end(), more.begin(), more.end(), std::back_inserter(out));
