@@ -15,6 +15,7 @@
 //    goes to the n-th kernel row of that key in start order (device ignored when l2 has none).
 //    The hit rate becomes kernel metric "l2_hit_rate".
 #include "model/formats/readers.h"
+#include "model/io/parallel.h"
 #include "model/store/cancellable_rows.h"
 
 #include <algorithm>
@@ -335,21 +336,30 @@ bool joinKernels(Profile& p, const std::atomic<bool>* cancel)
     for (const auto& [first, end] : streamSlices)
         p.join.deviceTasks += end - first;
     const KernelIndex byKey(p.kernels, cancelled);
-    if (cancelled() || !joinStreamSlices(p, streamSlices, byKey, cancelled))
-        return false;
-    for (const auto& [first, end] : streamSlices)
-        for (std::uint32_t s = first; s < end; ++s)
-            if (S.kernel[s] == kNone)
-                ++p.join.unmatchedTasks;
     if (cancelled())
         return false;
-
-    joinCommunicationRows(p);
-    for (std::uint32_t r = 0; r < K.size(); ++r)
-        if (K.slice[r] == kNone)
-            ++p.join.unmatchedKernels;
-
-    return joinL2(p, byKey, cancelled);
+    // The l2 rows take their kernel rows by key alone, not through the slices: they are joined
+    // beside the slices' join, each writing columns of its own (the l2 hit rates; the slice and
+    // kernel rows' links and the counts).
+    bool slicesJoined = true, l2Joined = true;
+    parallelFor(2, 0, [&](std::size_t job) {
+        if (job == 1) {
+            l2Joined = joinL2(p, byKey, cancelled);
+            return;
+        }
+        slicesJoined = joinStreamSlices(p, streamSlices, byKey, cancelled) && !cancelled();
+        if (!slicesJoined)
+            return;
+        for (const auto& [first, end] : streamSlices)
+            for (std::uint32_t s = first; s < end; ++s)
+                if (S.kernel[s] == kNone)
+                    ++p.join.unmatchedTasks;
+        joinCommunicationRows(p);
+        for (std::uint32_t r = 0; r < K.size(); ++r)
+            if (K.slice[r] == kNone)
+                ++p.join.unmatchedKernels;
+    });
+    return slicesJoined && l2Joined;
 }
 
 } // namespace npuscope::readers
