@@ -48,6 +48,7 @@
 #include "model/analysis/summary.h"
 #include "model/formats/loader.h"
 #include "model/io/memory_budget.h"
+#include "model/io/parallel.h"
 #include "model/io/relative_path.h"
 #include "model/store/safe_text.h"
 
@@ -56,6 +57,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -279,11 +281,16 @@ Json rankJson(const Profile& p, const Relativizer& rel)
                  {"matched_exact", p.join.matchedExact},       {"matched_nearest", p.join.matchedNearest},
                  {"unmatched_tasks", p.join.unmatchedTasks},   {"unmatched_kernels", p.join.unmatchedKernels}};
     r["time_span"] = {{"begin_ns", p.begin}, {"end_ns", p.end}, {"duration_ms", double(p.end - p.begin) / 1e6}};
-    r["step_split"] = stepSplitJson(p);
+    // Three passes over the rank's tasks, independent of each other: side by side.
+    Json passes[3];
+    parallelFor(std::size(passes), 0, [&](std::size_t i) {
+        passes[i] = i == 0 ? stepSplitJson(p) : i == 1 ? opTypes(p) : memoryJson(p);
+    });
+    r["step_split"] = std::move(passes[0]);
     r["skipped_total"] = p.skippedTotal();
     r["diagnostics"] = diagnosticsJson(p.diagnostics, rel);
-    r["op_types"] = opTypes(p);
-    r["memory"] = memoryJson(p);
+    r["op_types"] = std::move(passes[1]);
+    r["memory"] = std::move(passes[2]);
     return r;
 }
 
