@@ -351,6 +351,22 @@ private slots:
         QCOMPARE(p.join.matchedNearest, nearest);
         QVERIFY(exact > 300 && nearest > 300); // both passes had work
         QCOMPARE(p.join.unmatchedKernels, K.size() - exact - nearest);
+
+        // The same join through an index built ahead over the table, and through one built over
+        // a table of other rows (not taken: the join builds its own).
+        const auto index = readers::kernelJoinIndex(K, nullptr);
+        KernelTable fewer;
+        fewer.start = {0};
+        fewer.streamId = fewer.taskId = {1};
+        fewer.device = {0};
+        const auto stale = readers::kernelJoinIndex(fewer, nullptr);
+        for (const readers::KernelJoinIndex* prebuilt : {index.get(), stale.get()}) {
+            QVERIFY(readers::joinKernels(p, nullptr, prebuilt));
+            QCOMPARE(K.slice, sliceOf);
+            QCOMPARE(S.kernel, kernelOf);
+            QCOMPARE(p.join.matchedExact, exact);
+            QCOMPARE(p.join.matchedNearest, nearest);
+        }
     }
 
     void cancelStopsTheJoin()

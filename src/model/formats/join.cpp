@@ -322,7 +322,21 @@ void joinCommunicationRows(Profile& p)
 
 } // namespace
 
-bool joinKernels(Profile& p, const std::atomic<bool>* cancel)
+class KernelJoinIndex {
+public:
+    KernelJoinIndex(const KernelTable& K, const std::function<bool()>& cancelled) : rows(K.size()), index(K, cancelled) {}
+    std::size_t rows;
+    KernelIndex index;
+};
+
+std::shared_ptr<const KernelJoinIndex> kernelJoinIndex(const KernelTable& kernels, const std::atomic<bool>* cancel)
+{
+    const std::function<bool()> cancelled = [cancel] { return isCancelled(cancel); };
+    auto index = std::make_shared<const KernelJoinIndex>(kernels, cancelled);
+    return cancelled() ? nullptr : index;
+}
+
+bool joinKernels(Profile& p, const std::atomic<bool>* cancel, const KernelJoinIndex* prebuilt)
 {
     const std::function<bool()> cancelled = [cancel] { return isCancelled(cancel); };
     KernelTable& K = p.kernels;
@@ -335,7 +349,10 @@ bool joinKernels(Profile& p, const std::atomic<bool>* cancel)
     const auto streamSlices = streamSliceRanges(p);
     for (const auto& [first, end] : streamSlices)
         p.join.deviceTasks += end - first;
-    const KernelIndex byKey(p.kernels, cancelled);
+    std::optional<KernelIndex> own;
+    if (!prebuilt || prebuilt->rows != K.size())
+        own.emplace(p.kernels, cancelled);
+    const KernelIndex& byKey = own ? *own : prebuilt->index;
     if (cancelled())
         return false;
     // The l2 rows take their kernel rows by key alone, not through the slices: they are joined

@@ -481,9 +481,11 @@ struct EarlyIndex {
 };
 
 // The rank once every file is read: records in plan order, finalized (unless done early),
-// joined, its devices known. Null when the load was cancelled.
+// joined (through `kernelIndex` when built ahead), its devices known. Null when the load was
+// cancelled.
 std::shared_ptr<Profile> completeRank(std::shared_ptr<Profile> p, RankReads& reads, const ExportChoice& exp,
-                                      const EarlyIndex& early, const Env& env, const std::string& label)
+                                      const EarlyIndex& early, const Env& env, const std::string& label,
+                                      const readers::KernelJoinIndex* kernelIndex = nullptr)
 {
     // Kernel rows read on this thread (SQLite export, simplified JSON) or merged from both;
     // columns the side thread compacted and moved in whole are left as they are.
@@ -512,7 +514,7 @@ std::shared_ptr<Profile> completeRank(std::shared_ptr<Profile> p, RankReads& rea
         return discard(std::move(p));
     if (p->slices.size() > 0 && p->kernels.size() > 0) {
         env.progress.stage("Joining" + label);
-        if (!readers::joinKernels(*p, env.options.cancel))
+        if (!readers::joinKernels(*p, env.options.cancel, kernelIndex))
             return discard(std::move(p));
     }
     collectDevices(*p);
@@ -543,10 +545,18 @@ std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
     SideQueue queue(reads.sideFiles.size());
     std::vector<std::unique_ptr<Profile>> apart(reads.sideFiles.size());
     EarlyIndex early;
+    std::shared_ptr<const readers::KernelJoinIndex> kernelIndex;
     {
         std::jthread worker;
         if (reads.parallel)
-            worker = std::jthread([&] { readSideFiles(plan, reads, queue, side, env, label); });
+            worker = std::jthread([&] {
+                readSideFiles(plan, reads, queue, side, env, label);
+                // The join's index of the kernel rows, built while the timeline is still read or
+                // indexed (a core is free then, not once the join runs); the rows move into the
+                // rank's table as they are.
+                if (!env.cancelled() && side.kernels.size() > 0)
+                    kernelIndex = readers::kernelJoinIndex(side.kernels, env.options.cancel);
+            });
         for (std::size_t i : reads.mainFiles) {
             if (env.cancelled())
                 break;
@@ -566,6 +576,7 @@ std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
     } // joins the worker
     if (env.cancelled())
         return discard(std::move(p), std::move(side), std::move(apart));
+    std::size_t kernelsBefore = p->kernels.size();
     if (reads.parallel) {
         // The files read apart follow the side thread's in plan order: absorbed into its tables
         // first, the rank's tables, string ids and diagnostics come out as from one thread.
@@ -574,11 +585,14 @@ std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
                 return discard(std::move(p), std::move(side), std::move(apart));
         apart.clear();
         const int sideRank = side.rank;
+        kernelsBefore = p->kernels.size();
         if (!p->absorbSideTables(std::move(side), env.options.cancel))
             return discard(std::move(p), std::move(side)); // the rest of the side tables go with it
         p->rank = sideRank;
     }
-    return completeRank(std::move(p), reads, exp, early, env, label);
+    // The index holds row numbers: it is the join's only when the side thread's rows are all the
+    // kernel rows (joinKernels checks the count).
+    return completeRank(std::move(p), reads, exp, early, env, label, kernelsBefore == 0 ? kernelIndex.get() : nullptr);
 }
 
 void readClusterFiles(const layout::Plan& plan, Session& s, const Env& env)

@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <string>
+#include <memory>
 #include <string_view>
 
 namespace npuscope::readers {
@@ -75,6 +76,12 @@ void deriveCubeUtilization(Profile& p);
 // Also folds l2 rows into a kernel metric column "l2_hit_rate" when present.
 // Requires finalize() to have run. Returns false, with the join partly done, when `cancel` was
 // set (checked between its steps and every 64 Ki slices).
-bool joinKernels(Profile& p, const std::atomic<bool>* cancel = nullptr);
+// `prebuilt`: the index of the kernel rows by (stream, task id), built ahead where a core was
+// free (kernelJoinIndex) over the table that is now p.kernels, unchanged; built here otherwise,
+// or when its row count is not the table's.
+class KernelJoinIndex;
+bool joinKernels(Profile& p, const std::atomic<bool>* cancel = nullptr, const KernelJoinIndex* prebuilt = nullptr);
+// The join's index of `kernels`; null when cancelled.
+std::shared_ptr<const KernelJoinIndex> kernelJoinIndex(const KernelTable& kernels, const std::atomic<bool>* cancel);
 
 } // namespace npuscope::readers
