@@ -46,6 +46,8 @@ public:
     Boundary boundary(const Task& prod, const Task& cons) const;
     // The most a task can lose: its data-movement time, or its duration without PMU ratios.
     double cap(const Task& t) const;
+    // The same, given the task's data-movement time `mte` (mte()(t)).
+    static double cap(const Task& t, double mte);
     // The saving of fusing `chain` (consecutive tasks of one stream, in order).
     ChainSaving chain(const std::vector<const Task*>& chain) const;
     const MteTime& mte() const { return m_mte; }

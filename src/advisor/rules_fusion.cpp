@@ -364,18 +364,17 @@ Stats statsOf(const Sums& s, std::size_t count)
     return st;
 }
 
-// Per position: taken (by a fired pattern or a reported window), start, end and dur, and
+// Per position: taken (by a fired pattern or a reported window), its task (start and end), and
 // running sums over each run of dur, inner gaps, data-movement time (rounded to whole ns, so
 // every sum is exact and an occurrence costs O(1)) and taken tasks.
 class Positions {
 public:
     Positions(const Runs& r, const ProfileFacts& f, const FusionPhysics& phys, const std::vector<char>& matched)
+        : m_taskAt(r.taskAt)
     {
         const MteTime& mteNs = phys.mte();
         const std::size_t n = r.sig.size();
         m_taken.assign(n, 0);
-        m_startAt.resize(n);
-        m_endAt.resize(n);
         m_durSum.assign(n + 1, 0);
         m_gapSum.assign(n + 1, 0);
         m_mteSum.assign(n + 1, 0);
@@ -387,20 +386,19 @@ public:
                 const std::uint32_t p = run.begin + j;
                 const Task* t = r.taskAt[p];
                 m_taken[p] = matched[static_cast<std::size_t>(t - f.tasks.data())];
-                m_startAt[p] = t->start;
-                m_endAt[p] = t->end();
                 m_durSum[p + 1] = m_durSum[p] + t->dur;
-                m_gapSum[p + 1] = m_gapSum[p] + (j ? std::max<TimeNs>(0, m_startAt[p] - m_endAt[p - 1]) : 0);
-                m_mteSum[p + 1] = m_mteSum[p] + roundNs(mteNs(*t));
-                m_cap[p] = phys.cap(*t);
+                m_gapSum[p + 1] = m_gapSum[p] + (j ? std::max<TimeNs>(0, t->start - r.taskAt[p - 1]->end()) : 0);
+                const double mte = mteNs(*t);
+                m_mteSum[p + 1] = m_mteSum[p] + roundNs(mte);
+                m_cap[p] = FusionPhysics::cap(*t, mte);
                 if (j + 1 < run.size)
                     m_next[p] = phys.boundary(*t, *r.taskAt[p + 1]);
             }
         retake();
     }
 
-    TimeNs startAt(std::uint32_t p) const { return m_startAt[p]; }
-    TimeNs wallOf(std::uint32_t p, std::uint32_t len) const { return m_endAt[p + len - 1] - m_startAt[p]; }
+    TimeNs startAt(std::uint32_t p) const { return m_taskAt[p]->start; }
+    TimeNs wallOf(std::uint32_t p, std::uint32_t len) const { return m_taskAt[p + len - 1]->end() - m_taskAt[p]->start; }
     TimeNs durOf(std::uint32_t p, std::uint32_t len) const { return m_durSum[p + len] - m_durSum[p]; }
     TimeNs gapsOf(std::uint32_t p, std::uint32_t len) const { return m_gapSum[p + len] - m_gapSum[p + 1]; }
     void addOccurrence(Sums& s, std::uint32_t p, std::uint32_t len) const
@@ -449,7 +447,7 @@ public:
 
 private:
     std::vector<char> m_taken;
-    std::vector<TimeNs> m_startAt, m_endAt;
+    const std::vector<const Task*>& m_taskAt; // the runs' tasks, by position
     std::vector<TimeNs> m_durSum, m_gapSum, m_mteSum;
     std::vector<std::uint32_t> m_takenSum;
     std::vector<FusionPhysics::Boundary> m_next; // the intermediate between p and p + 1

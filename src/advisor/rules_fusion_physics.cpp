@@ -118,7 +118,11 @@ double FusionPhysics::achievedBandwidth(const Task& t) const
 
 double FusionPhysics::cap(const Task& t) const
 {
-    const double mte = m_mte(t);
+    return cap(t, m_mte(t));
+}
+
+double FusionPhysics::cap(const Task& t, double mte)
+{
     return mte > 0 ? mte : static_cast<double>(t.dur);
 }
 
