@@ -121,13 +121,31 @@ struct LaunchTimes {
 LaunchTimes launchTimes(const Profile& p, const std::vector<Gap>& gaps)
 {
     LaunchTimes l{U64Map(gaps.size()), {}, 0};
+    std::vector<bool> gapRow(p.slices.size(), false); // a look before the index, for every flow
     for (const Gap& g : gaps) {
         bool fresh = false;
-        if (g.b->slice != kNone)
+        if (g.b->slice != kNone && g.b->slice < gapRow.size()) {
             l.index.tryEmplace(g.b->slice, static_cast<std::uint32_t>(l.ts.size()), &fresh);
+            gapRow[g.b->slice] = true;
+        }
         if (fresh)
             l.ts.push_back(LaunchTimes::kNoLaunch);
     }
+    // A finalized profile's Stream tracks are row ranges: whether a flow ends on a stream task
+    // is found among a few ranges, not by reading the row's track.
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> streamRows;
+    for (const Track& t : p.tracks)
+        if (t.kind == TrackKind::Stream && t.sliceEnd > t.sliceBegin)
+            streamRows.emplace_back(t.sliceBegin, t.sliceEnd);
+    std::sort(streamRows.begin(), streamRows.end());
+    const auto onStream = [&](std::uint32_t d) {
+        if (!p.finalized()) {
+            const auto tk = p.slices.track[d];
+            return tk.valid() && p.tracks[tk.v].kind == TrackKind::Stream;
+        }
+        const auto it = std::upper_bound(streamRows.begin(), streamRows.end(), std::pair{d, ~0u});
+        return it != streamRows.begin() && d < std::prev(it)->second;
+    };
     NameId lastCat;
     bool lastLaunch = false, lastH2D = false;
     for (std::size_t i = 0; i < p.flows.size(); ++i) {
@@ -142,10 +160,11 @@ LaunchTimes launchTimes(const Profile& p, const std::vector<Gap>& gaps)
         const auto d = i < p.flows.dstSlice.size() ? p.flows.dstSlice[i] : kNone;
         if (d == kNone || d >= p.slices.size())
             continue;
-        const auto tk = p.slices.track[d];
-        if (!tk.valid() || p.tracks[tk.v].kind != TrackKind::Stream)
+        if (!onStream(d))
             continue;
         ++l.flows;
+        if (!gapRow[d])
+            continue;
         if (const std::uint32_t* k = l.index.find(d); k && (l.ts[*k] == LaunchTimes::kNoLaunch || lastH2D))
             l.ts[*k] = p.flows.srcTs[i];
     }
