@@ -49,26 +49,29 @@ public:
     std::string operator()(const Task& b)
     {
         if (m_byEnd.empty()) {
+            // Each task with its end beside it: the sort compares ends without reading the
+            // tasks (the same comparisons, so the same order, equal ends included).
             for (const auto& t : m_f.tasks)
                 if (t.cls != TaskClass::Other)
-                    m_byEnd.push_back(&t);
-            std::sort(m_byEnd.begin(), m_byEnd.end(), [](const Task* x, const Task* y) { return x->end() < y->end(); });
+                    m_byEnd.emplace_back(t.end(), &t);
+            std::sort(m_byEnd.begin(), m_byEnd.end(), [](const ByEnd& x, const ByEnd& y) { return x.first < y.first; });
         }
-        auto e = std::upper_bound(m_byEnd.begin(), m_byEnd.end(), b.start, [](TimeNs ts, const Task* t) { return ts < t->end(); });
+        auto e = std::upper_bound(m_byEnd.begin(), m_byEnd.end(), b.start, [](TimeNs ts, const ByEnd& t) { return ts < t.first; });
         while (e != m_byEnd.begin()) {
-            --e;
-            if (static_cast<double>(b.start - (*e)->end()) > m_slackNs)
+            const Task* t = (--e)->second;
+            if (static_cast<double>(b.start - t->end()) > m_slackNs)
                 break;
-            if ((*e)->stream != b.stream || (*e)->device != b.device)
-                return m_f.str((*e)->name) + " on stream " + std::to_string((*e)->stream);
+            if (t->stream != b.stream || t->device != b.device)
+                return m_f.str(t->name) + " on stream " + std::to_string(t->stream);
         }
         return {};
     }
 
 private:
+    using ByEnd = std::pair<TimeNs, const Task*>;
     const ProfileFacts& m_f;
     const double m_slackNs;
-    std::vector<const Task*> m_byEnd;
+    std::vector<ByEnd> m_byEnd;
 };
 
 // A gap of at least gap_us on one stream.
