@@ -19,16 +19,6 @@ std::vector<int> metricCols(const KernelTable& k, std::initializer_list<const ch
     return out;
 }
 
-double firstMetric(const KernelTable& k, const std::vector<int>& cols, std::size_t row)
-{
-    for (int c : cols) {
-        const double v = k.metrics[static_cast<std::size_t>(c)][row];
-        if (!isMissing(v))
-            return v;
-    }
-    return kNaN;
-}
-
 std::string fmtNum(double v, int decimals)
 {
     if (isMissing(v))

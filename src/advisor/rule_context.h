@@ -125,7 +125,17 @@ void orderFindings(std::vector<Finding>& fired, std::vector<Finding>& others);
 void countFindings(const std::vector<Finding>& fired, const std::vector<Finding>& others, Summary& sm);
 
 // Helpers shared by the rules.
-double firstMetric(const KernelTable& k, const std::vector<int>& cols, std::size_t row); // NaN when none
+// The first of the metric columns `cols` that row has a value in, else NaN. Inline: the rules
+// call it for every task, several times.
+inline double firstMetric(const KernelTable& k, const std::vector<int>& cols, std::size_t row)
+{
+    for (int c : cols) {
+        const double v = k.metrics[static_cast<std::size_t>(c)][row];
+        if (!isMissing(v))
+            return v;
+    }
+    return kNaN;
+}
 std::vector<int> metricCols(const KernelTable& k, std::initializer_list<const char*> names);
 std::string fmtUs(double ns);
 std::string fmtRatio(double v);
