@@ -3,12 +3,14 @@
 #include "advisor/rule_helpers.h"
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
 #include <cstdlib>
 #include <iterator>
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 
 namespace npuscope::advisor {
 
@@ -106,34 +108,48 @@ std::vector<Gap> streamGaps(const ProfileFacts& f, double gapNs, std::size_t& st
 }
 
 // Launch time of each gap's task from its Node@launch → task flow: every launch flow is
-// counted, only the gaps' tasks are looked up.
+// counted, only the gaps' tasks are looked up. The gaps' slice rows are a bitmap over the rows
+// with a count of the rows set before each 64-bit word: a row's place in `ts` is that count and
+// the bits below it in its word, without hashing (every launch flow asks).
 struct LaunchTimes {
     static constexpr TimeNs kNoLaunch = std::numeric_limits<TimeNs>::min();
-    U64Map index;             // slice row -> index in ts
-    std::vector<TimeNs> ts;
-    std::size_t flows = 0;    // launch flows to a stream task
+    std::vector<std::uint64_t> rows;   // bit r: slice row r is a gap's task
+    std::vector<std::uint32_t> before; // per word of `rows`: the rows set in the words before it
+    std::vector<TimeNs> ts;            // by row, of the rows set
+    std::size_t flows = 0;             // launch flows to a stream task
 
+    // Where row r's launch time is in ts, or nullopt when r is no gap's task.
+    std::optional<std::size_t> indexOf(std::uint32_t r) const
+    {
+        if (r == kNone || r / 64 >= rows.size())
+            return std::nullopt;
+        const std::uint64_t word = rows[r / 64], bit = std::uint64_t{1} << (r % 64);
+        if (!(word & bit))
+            return std::nullopt;
+        return before[r / 64] + static_cast<std::size_t>(std::popcount(word & (bit - 1)));
+    }
     // The launch time of `b`, or kNoLaunch.
     TimeNs of(const Task& b) const
     {
-        const std::uint32_t* k = b.slice != kNone ? index.find(b.slice) : nullptr;
+        const auto k = indexOf(b.slice);
         return k ? ts[*k] : kNoLaunch;
     }
 };
 
 LaunchTimes launchTimes(const Profile& p, const std::vector<Gap>& gaps)
 {
-    LaunchTimes l{U64Map(gaps.size()), {}, 0};
-    std::vector<bool> gapRow(p.slices.size(), false); // a look before the index, for every flow
-    for (const Gap& g : gaps) {
-        bool fresh = false;
-        if (g.b->slice != kNone && g.b->slice < gapRow.size()) {
-            l.index.tryEmplace(g.b->slice, static_cast<std::uint32_t>(l.ts.size()), &fresh);
-            gapRow[g.b->slice] = true;
-        }
-        if (fresh)
-            l.ts.push_back(LaunchTimes::kNoLaunch);
+    LaunchTimes l;
+    l.rows.assign((p.slices.size() + 63) / 64, 0);
+    for (const Gap& g : gaps)
+        if (g.b->slice != kNone && g.b->slice < p.slices.size())
+            l.rows[g.b->slice / 64] |= std::uint64_t{1} << (g.b->slice % 64);
+    l.before.resize(l.rows.size());
+    std::uint32_t set = 0;
+    for (std::size_t w = 0; w < l.rows.size(); ++w) {
+        l.before[w] = set;
+        set += static_cast<std::uint32_t>(std::popcount(l.rows[w]));
     }
+    l.ts.assign(set, LaunchTimes::kNoLaunch);
     // A finalized profile's Stream tracks are row ranges: whether a flow ends on a stream task
     // is found among a few ranges, not by reading the row's track.
     std::vector<std::pair<std::uint32_t, std::uint32_t>> streamRows;
@@ -166,9 +182,7 @@ LaunchTimes launchTimes(const Profile& p, const std::vector<Gap>& gaps)
         if (!onStream(d))
             continue;
         ++l.flows;
-        if (!gapRow[d])
-            continue;
-        if (const std::uint32_t* k = l.index.find(d); k && (l.ts[*k] == LaunchTimes::kNoLaunch || lastH2D))
+        if (const auto k = l.indexOf(d); k && (l.ts[*k] == LaunchTimes::kNoLaunch || lastH2D))
             l.ts[*k] = p.flows.srcTs[i];
     }
     return l;
