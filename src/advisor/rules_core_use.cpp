@@ -128,28 +128,43 @@ void blockDim(const RuleCtx& c, RuleOut& out)
     };
     std::map<std::string, G> groups;
     std::size_t total = 0, have = 0;
-    for (const TaskGroup& tg : f.opTypes) // the cube and vector tasks with a kernel row
-        for (const Task* task : tg.tasks) {
-            const Task& t = *task;
+    // A task type's core kind, found once per distinct type (the last one remembered).
+    NameId lastType;
+    bool cube = false, mixAic = false;
+    for (const TaskGroup& tg : f.opTypes) { // the cube and vector tasks with a kernel row
+        G* group = nullptr; // made at the group's first task that loses cores
+        const std::vector<const Task*>& tasks = tg.tasks;
+        for (std::size_t i = 0; i < tasks.size(); ++i) {
+            // A type's tasks lie all over the run: their tasks and kernel rows are fetched ahead.
+            if (i + 16 < tasks.size())
+                __builtin_prefetch(tasks[i + 16]);
+            if (i + 8 < tasks.size())
+                __builtin_prefetch(&k.blockDim[tasks[i + 8]->kernel]);
+            const Task& t = *tasks[i];
             ++total;
             const std::int64_t b = k.blockDim[t.kernel];
             const DeviceInfo* info = f.p.info(t.device);
             if (b <= 0 || !info)
                 continue;
-            const std::string tt(f.p.str(t.taskType));
-            const bool cube = tt.find("AI_CORE") != std::string::npos || tt.find("MIX_AIC") != std::string::npos;
+            if (!lastType.valid() || t.taskType != lastType) {
+                const std::string_view tt = f.p.str(t.taskType);
+                mixAic = tt.find("MIX_AIC") != std::string_view::npos;
+                cube = mixAic || tt.find("AI_CORE") != std::string_view::npos;
+                lastType = t.taskType;
+            }
             const int cores = cube ? info->aiCoreNum : info->aivNum;
             if (cores <= 0)
                 continue;
             ++have;
             if (static_cast<double>(t.dur) < minDur || b % cores == 0)
                 continue;
-            if (tt.find("MIX_AIC") != std::string::npos && info->aivNum > 0 && k.mixBlockDim[t.kernel] > 0
-                && k.mixBlockDim[t.kernel] % info->aivNum == 0)
+            if (mixAic && info->aivNum > 0 && k.mixBlockDim[t.kernel] > 0 && k.mixBlockDim[t.kernel] % info->aivNum == 0)
                 continue;
             const double waves = std::ceil(static_cast<double>(b) / cores);
             const double eff = static_cast<double>(b) / (waves * cores);
-            G& g = groups[tg.type];
+            if (!group)
+                group = &groups[tg.type];
+            G& g = *group;
             g.g.key = g.g.type = tg.type;
             g.g.tasks.push_back(&t);
             g.g.sumDur += static_cast<double>(t.dur);
@@ -157,6 +172,7 @@ void blockDim(const RuleCtx& c, RuleOut& out)
             g.b = static_cast<int>(b);
             g.cores = cores;
         }
+    }
     out.inputs.push_back(f.kernelFile() + ": Block Dim (" + coverage(have, total, "block dims") + "); info.json ai_core_num/aiv_num");
     for (auto& [type, g] : groups) {
         const double cost = f.perStep(g.g.sumDur);
