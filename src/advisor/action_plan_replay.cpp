@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <optional>
@@ -313,10 +314,18 @@ bool buildPlanByReplay(AdvisorReport& rep, const std::vector<ProfileFacts>& fact
         }
         item.gain.nsPerStep += g;
         item.gain.shareOfT = item.gain.nsPerStep / T;
-        { // the tasks no earlier action named (f.claims is sorted and unique: buildPlan)
-            std::vector<std::uint64_t> mine(f.claims), fresh;
-            std::sort(mine.begin(), mine.end());
-            mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
+        // The tasks no earlier action named (f.claims is sorted and unique: buildPlan; made so here
+        // otherwise).
+        {
+            std::vector<std::uint64_t> copy, fresh;
+            const bool increasing = std::adjacent_find(f.claims.begin(), f.claims.end(), std::greater_equal<>())
+                                    == f.claims.end();
+            if (!increasing) {
+                copy = f.claims;
+                std::sort(copy.begin(), copy.end());
+                copy.erase(std::unique(copy.begin(), copy.end()), copy.end());
+            }
+            const std::vector<std::uint64_t>& mine = increasing ? f.claims : copy;
             std::set_difference(mine.begin(), mine.end(), claimedKeys.begin(), claimedKeys.end(), std::back_inserter(fresh));
             item.claimed.insert(item.claimed.end(), fresh.begin(), fresh.end());
             item.tasks += fresh.size();
