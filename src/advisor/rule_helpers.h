@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace npuscope::advisor {
@@ -99,6 +101,28 @@ void byType(std::vector<G>& groups)
 }
 
 // Splits "FLOAT16;FLOAT" / "FLOAT16,INT64" into upper-case tokens.
+// A test of a string of the profile's pool, made once per distinct string id: the rules ask it
+// of millions of slices, whose names and categories repeat.
+template <typename Test>
+class ByStringId {
+public:
+    ByStringId(const Profile& p, Test test) : m_p(p), m_test(std::move(test)), m_seen(p.strings.size(), 0) {}
+    bool operator()(NameId id)
+    {
+        if (!id.valid() || id.v >= m_seen.size())
+            return m_test(m_p.str(id));
+        std::uint8_t& s = m_seen[id.v]; // 0: not tested yet, 1: false, 2: true
+        if (s == 0)
+            s = m_test(m_p.str(id)) ? 2 : 1;
+        return s == 2;
+    }
+
+private:
+    const Profile& m_p;
+    Test m_test;
+    std::vector<std::uint8_t> m_seen;
+};
+
 std::vector<std::string> dtypeTokens(std::string_view s);
 // "7.0.RC1" < "7.0.0" < "8.0.RC2" < "8.0.0"; empty or unparsable versions compare as newest.
 int compareCannVersion(const std::string& a, const std::string& b);

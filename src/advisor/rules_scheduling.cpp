@@ -493,18 +493,20 @@ void dataloader(const RuleCtx& c, RuleOut& out)
     const ProfileFacts& f = *c.f;
     if (!f.torchNpu || !f.hasPython)
         return out.notChecked("needs a torch_npu profile with Python events (trace_view.json)");
-    const auto rows = hostSlices(f.p, [&](std::uint32_t i) { return containsCI(f.p.str(f.p.slices.name[i]), "dataloader"); });
+    ByStringId loader(f.p, [](std::string_view n) { return containsCI(n, "dataloader"); });
+    const auto rows = hostSlices(f.p, [&](std::uint32_t i) { return loader(f.p.slices.name[i]); });
     out.inputs.push_back("timeline Python events named *dataloader* (" + std::to_string(rows.size()) + ")");
     fireSlices(f, out, rows, c.param("max_us") * 1e3, "dataloader", "data loader",
                {"Raise DataLoader num_workers and set pin_memory=True.", "Read the data from local storage.",
                 "Avoid reading from tar/zip archives in the loop; unpack once."});
 }
 
-bool isGc(const Profile& p, std::uint32_t i)
+// The host slices that are GC events: category "gc" or "GC", or named "GC", "gc" or "GC ...".
+std::vector<std::uint32_t> gcSlices(const Profile& p)
 {
-    const auto cat = p.str(p.slices.category[i]);
-    const auto n = p.str(p.slices.name[i]);
-    return cat == "gc" || cat == "GC" || n == "GC" || n == "gc" || n.rfind("GC ", 0) == 0;
+    ByStringId gcCategory(p, [](std::string_view c) { return c == "gc" || c == "GC"; });
+    ByStringId gcName(p, [](std::string_view n) { return n == "GC" || n == "gc" || n.rfind("GC ", 0) == 0; });
+    return hostSlices(p, [&](std::uint32_t i) { return gcCategory(p.slices.category[i]) || gcName(p.slices.name[i]); });
 }
 
 void gc(const RuleCtx& c, RuleOut& out)
@@ -512,7 +514,7 @@ void gc(const RuleCtx& c, RuleOut& out)
     const ProfileFacts& f = *c.f;
     if (!f.torchNpu)
         return out.notChecked("needs a torch_npu profile (GC events)");
-    const auto rows = hostSlices(f.p, [&](std::uint32_t i) { return isGc(f.p, i); });
+    const auto rows = gcSlices(f.p);
     if (rows.empty())
         return out.notChecked("needs GC events: collect with torch_npu _ExperimentalConfig(gc_detect_threshold=...)");
     out.inputs.push_back("timeline GC events (" + std::to_string(rows.size()) + ")");
@@ -525,7 +527,7 @@ void gcGuess(const RuleCtx& c, RuleOut& out)
 {
     const ProfileFacts& f = *c.f;
     const Profile& p = f.p;
-    if (f.torchNpu && !hostSlices(p, [&](std::uint32_t i) { return isGc(p, i); }).empty())
+    if (f.torchNpu && !gcSlices(p).empty())
         return out.pass("GC events were recorded: SCH-GC checks them");
     if (!f.hasCann)
         return out.notChecked(f.needsLevel1() + " (AscendCL@ calls inside Free time)");
@@ -537,10 +539,11 @@ void gcGuess(const RuleCtx& c, RuleOut& out)
     if (frees.empty())
         return out.notChecked("needs the Overlap Analysis Free thread in the timeline");
     std::vector<Interval> acl;
+    ByStringId ascendCl(p, [](std::string_view n) { return n.rfind("AscendCL@", 0) == 0; });
     for (const auto& tr : p.tracks)
         if (tr.kind == TrackKind::Cann)
             for (std::uint32_t i = tr.sliceBegin; i < tr.sliceEnd; ++i)
-                if (p.str(p.slices.name[i]).rfind("AscendCL@", 0) == 0)
+                if (ascendCl(p.slices.name[i]))
                     acl.push_back({p.slices.start[i], p.slices.end(i)});
     std::sort(acl.begin(), acl.end(), [](const Interval& a, const Interval& b) {
         return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
