@@ -388,7 +388,7 @@ private slots:
             auto want = v;
             const auto byRow = [](const auto& a, const auto& b) { return a.first < b.first; };
             std::stable_sort(want.begin(), want.end(), byRow);
-            sortRuns(v, byRow);
+            stableSortByRuns(v, byRow);
             QCOMPARE(v, want);
         }
     }

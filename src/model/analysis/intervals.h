@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 namespace npuscope {
@@ -37,6 +38,23 @@ void mergeSortedRuns(std::vector<T>& v, std::vector<std::size_t> bounds, Less le
         }
         bounds.swap(next);
     }
+}
+
+// Sorts `v` stably by `less`: merged run by run (mergeSortedRuns) when it is at most `maxRuns`
+// ascending runs, as rows mostly come (a stream's tasks, one stream after another), else sorted.
+template <typename T, typename Less>
+void stableSortByRuns(std::vector<T>& v, Less less, std::size_t maxRuns = 16)
+{
+    std::vector<std::size_t> bounds{0};
+    for (std::size_t i = 1; i < v.size() && bounds.size() <= maxRuns; ++i)
+        if (less(v[i], v[i - 1]))
+            bounds.push_back(i);
+    if (bounds.size() > maxRuns) {
+        std::stable_sort(v.begin(), v.end(), less);
+        return;
+    }
+    bounds.push_back(v.size());
+    mergeSortedRuns(v, std::move(bounds), less);
 }
 
 // The union of any intervals (empty ones dropped; touching ones merged).

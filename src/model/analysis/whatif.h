@@ -18,6 +18,7 @@
 // data records none, the wait the graph inferred from timing (EdgeKind::InferredWait). A single
 // rank's collective keeps its duration (its peers are not in the data). Nothing throws; edges
 // pointing back in time are dropped (counted in notes).
+#include "model/analysis/intervals.h"
 #include "model/store/profile.h"
 
 #include <algorithm>
@@ -32,38 +33,6 @@
 namespace npuscope {
 
 struct StepGraph;
-
-// Sorts `v` stably by `less`. Rows usually come as a few ascending runs (a stream's tasks, one
-// stream after another): those are found and merged, each merge linear, so that the millions of
-// rows a fusion names are never sorted as a whole.
-template <typename T, typename Less>
-void sortRuns(std::vector<T>& v, Less less)
-{
-    constexpr std::size_t kMaxRuns = 16;
-    std::vector<std::size_t> bounds{0}; // where each run starts, then the end
-    for (std::size_t i = 1; i < v.size() && bounds.size() <= kMaxRuns; ++i)
-        if (less(v[i], v[i - 1]))
-            bounds.push_back(i);
-    if (bounds.size() > kMaxRuns) {
-        std::stable_sort(v.begin(), v.end(), less);
-        return;
-    }
-    bounds.push_back(v.size());
-    const auto at = [&v](std::size_t i) { return v.begin() + static_cast<std::ptrdiff_t>(i); };
-    while (bounds.size() > 2) { // neighbouring runs merged pairwise until one is left
-        std::vector<std::size_t> merged;
-        std::size_t k = 0;
-        for (; k + 2 < bounds.size(); k += 2) {
-            std::inplace_merge(at(bounds[k]), at(bounds[k + 1]), at(bounds[k + 2]), less);
-            merged.push_back(bounds[k]);
-        }
-        if (k + 1 < bounds.size())
-            merged.push_back(bounds[k]); // an odd run out
-        merged.push_back(v.size());
-        merged.erase(std::unique(merged.begin(), merged.end()), merged.end());
-        bounds = std::move(merged);
-    }
-}
 
 // Slice rows with a value each, as (row, value) pairs sorted by row: a replay's changes are
 // copied for every candidate of a plan and composed, so they are flat and merged in one pass
@@ -88,7 +57,7 @@ public:
     template <typename Combine>
     void merge(std::vector<Entry> more, Combine combine)
     {
-        sortRuns(more, [](const Entry& a, const Entry& b) { return a.first < b.first; });
+        stableSortByRuns(more, [](const Entry& a, const Entry& b) { return a.first < b.first; });
         if (m_rows.empty()) { // the rows given, their repeats combined in place
             std::size_t n = 0;
             for (std::size_t i = 0; i < more.size(); ++i) {
@@ -140,7 +109,7 @@ public:
     // Adds `more` (any order, rows may repeat).
     void insert(std::vector<std::uint32_t> more)
     {
-        sortRuns(more, std::less<>());
+        stableSortByRuns(more, std::less<>());
         if (m_rows.empty()) {
             more.erase(std::unique(more.begin(), more.end()), more.end());
             m_rows = std::move(more);
