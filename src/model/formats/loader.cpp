@@ -576,7 +576,6 @@ std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
     } // joins the worker
     if (env.cancelled())
         return discard(std::move(p), std::move(side), std::move(apart));
-    std::size_t kernelsBefore = p->kernels.size();
     if (reads.parallel) {
         // The files read apart follow the side thread's in plan order: absorbed into its tables
         // first, the rank's tables, string ids and diagnostics come out as from one thread.
@@ -585,14 +584,13 @@ std::shared_ptr<Profile> loadRank(const layout::RankPlan& plan, const Env& env)
                 return discard(std::move(p), std::move(side), std::move(apart));
         apart.clear();
         const int sideRank = side.rank;
-        kernelsBefore = p->kernels.size();
         if (!p->absorbSideTables(std::move(side), env.options.cancel))
             return discard(std::move(p), std::move(side)); // the rest of the side tables go with it
         p->rank = sideRank;
     }
-    // The index holds row numbers: it is the join's only when the side thread's rows are all the
-    // kernel rows (joinKernels checks the count).
-    return completeRank(std::move(p), reads, exp, early, env, label, kernelsBefore == 0 ? kernelIndex.get() : nullptr);
+    // The index holds row numbers: the join takes it only when the side thread's rows are all the
+    // kernel rows (the same count).
+    return completeRank(std::move(p), reads, exp, early, env, label, kernelIndex.get());
 }
 
 void readClusterFiles(const layout::Plan& plan, Session& s, const Env& env)
