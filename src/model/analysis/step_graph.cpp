@@ -518,13 +518,13 @@ void collectiveEdges(const Profile& p, StepGraph& g, EdgeSink& sink,
 }
 
 // Every edge in (dst, src) order, equal pairs in the order they were made (the flows' in flow
-// order, then `others` in theirs): each is placed in its target row's bucket (rows are dense,
-// so this is linear; `at` comes with the flows' counts, one past their target row, and is left
-// zeroed), then each bucket of more than one edge (a few at most) is ordered by source. The
-// edges get room for `room` more.
-void placeEdges(const Profile& p, StepGraph& g, const FlowEdges& flows, std::vector<GraphEdge>& others,
-                std::vector<std::uint32_t>& at, std::size_t room)
+// order, then the others g.edges holds, in theirs): each is placed in its target row's bucket
+// (rows are dense, so this is linear; `at` comes with the flows' counts, one past their target
+// row, and is left zeroed), then each bucket of more than one edge (a few at most) is ordered by
+// source. The edges get room for `room` more.
+void placeEdges(const Profile& p, StepGraph& g, const FlowEdges& flows, std::vector<std::uint32_t>& at, std::size_t room)
 {
+    const std::vector<GraphEdge>& others = g.edges;
     for (const GraphEdge& e : others)
         ++at[e.dst + 1];
     const std::size_t rows = at.size() - 1;
@@ -540,7 +540,6 @@ void placeEdges(const Profile& p, StepGraph& g, const FlowEdges& flows, std::vec
     for (const GraphEdge& e : others)
         out[at[e.dst]++] = e;
     std::fill(at.begin(), at.end(), 0);
-    others = std::vector<GraphEdge>();
     for (std::size_t b = 0; b < out.size();) {
         std::size_t e = b + 1;
         while (e < out.size() && out[e].dst == out[b].dst)
@@ -693,8 +692,7 @@ StepGraph buildStepGraph(const Profile& p)
     collectiveEdges(p, g, sink, ownStream);
     // Room for the inferred waits (at most one into each device task or collective), so that
     // they do not move every edge to a new vector twice the size.
-    std::vector<GraphEdge> others = std::move(g.edges);
-    placeEdges(p, g, flows, others, at, g.deviceByStart.size());
+    placeEdges(p, g, flows, at, g.deviceByStart.size());
     inferredWaits(p, g, sink, ownStream);
     g.bySrc = indicesBySrc(g.edges, at);
     sayMissing(p, g);
