@@ -100,7 +100,6 @@ void byType(std::vector<G>& groups)
     std::sort(groups.begin(), groups.end(), [](const G& a, const G& b) { return a.g.type < b.g.type; });
 }
 
-// Splits "FLOAT16;FLOAT" / "FLOAT16,INT64" into upper-case tokens.
 // A test of a string of the profile's pool, made once per distinct string id: the rules ask it
 // of millions of slices, whose names and categories repeat.
 template <typename Test>
@@ -123,6 +122,7 @@ private:
     std::vector<std::uint8_t> m_seen;
 };
 
+// Splits "FLOAT16;FLOAT" / "FLOAT16,INT64" into upper-case tokens.
 std::vector<std::string> dtypeTokens(std::string_view s);
 // "7.0.RC1" < "7.0.0" < "8.0.RC2" < "8.0.0"; empty or unparsable versions compare as newest.
 int compareCannVersion(const std::string& a, const std::string& b);

@@ -248,7 +248,7 @@ struct WhatIfModel::Replay {
     void deviceEvent(std::size_t i)
     {
         const Dev& d = I.dev[i];
-        const bool fused = !c.fusedRows.empty() && c.fusedRows.contains(d.row);
+        const bool fused = c.fusedRows.contains(d.row);
         TimeNs gap[3] = {d.gap[0], d.gap[1], d.gap[2]};
         if (!cutGap.empty() && cutGap[i] != kNoCut && d.bind != kFirst)
             gap[d.bind] = std::max<TimeNs>(0, gap[d.bind] - cutGap[i]);

@@ -9,8 +9,8 @@
 #include "model/store/session.h"
 
 #include <atomic>
-#include <string>
 #include <memory>
+#include <string>
 #include <string_view>
 
 namespace npuscope::readers {
