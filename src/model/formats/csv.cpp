@@ -316,6 +316,15 @@ CsvTable::CsvTable(std::string_view bytes, const ReadContext& ctx, FileRecord& r
     m_record.bytes = bytes.size();
 }
 
+std::size_t CsvTable::rowsExpected(std::uint64_t rowsRead) const
+{
+    const std::uint64_t read = m_reader.byteOffset();
+    if (rowsRead == 0 || read == 0)
+        return 0;
+    const double perByte = static_cast<double>(rowsRead) / static_cast<double>(read);
+    return static_cast<std::size_t>(perByte * static_cast<double>(m_reader.size()) * 1.1);
+}
+
 bool CsvTable::open()
 {
     if (!m_reader.next()) {

@@ -109,6 +109,11 @@ public:
     }
     std::int64_t line() const { return m_reader.line(); }
     std::uint64_t byteOffset() const { return m_reader.byteOffset(); }
+    // Once `rowsRead` rows are read, the rows the whole file holds if the rest take as many bytes
+    // a row, with a tenth to spare (0 before any row): room a reader reserves for its table once,
+    // instead of doubling it as it grows (each doubling writes fresh pages and copies all before
+    // it).
+    std::size_t rowsExpected(std::uint64_t rowsRead) const;
 
     // Skip the current row for a reader-specific reason (counted and reported).
     void skipRow(const std::string& reason);

@@ -30,15 +30,12 @@ FileRecord readOperatorDetailsCsv(std::string_view bytes, Profile& sink, const R
         UnreadableCells unreadable(t);
         auto text = [&](int col) { return col >= 0 ? sink.strings.intern(t.cell(col)) : NameId(0); };
         // Rows vary (a call stack can take kilobytes), so the room for the whole file is guessed
-        // once from the bytes the first rows took, instead of doubling the table as it grows (4 M
-        // rows in a 10 GB profile: each doubling writes fresh pages and copies all before it).
+        // once from the bytes the first rows took (4 M rows in a 10 GB profile).
         constexpr std::uint64_t kSampleRows = 4096;
         const std::size_t before = sink.opDetails.size();
         while (t.nextRow()) {
-            if (rec.records == kSampleRows && t.byteOffset() > 0) {
-                const double perByte = static_cast<double>(kSampleRows) / static_cast<double>(t.byteOffset());
-                sink.opDetails.reserve(before + static_cast<std::size_t>(perByte * static_cast<double>(bytes.size()) * 1.1));
-            }
+            if (rec.records == kSampleRows)
+                sink.opDetails.reserve(before + t.rowsExpected(kSampleRows));
             OpDetailRow r;
             r.name = text(name);
             r.inputShapes = text(shapes);
