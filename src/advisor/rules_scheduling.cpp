@@ -150,13 +150,8 @@ LaunchTimes launchTimes(const Profile& p, const std::vector<Gap>& gaps)
         set += static_cast<std::uint32_t>(std::popcount(l.rows[w]));
     }
     l.ts.assign(set, LaunchTimes::kNoLaunch);
-    // A finalized profile's Stream tracks are row ranges: whether a flow ends on a stream task
-    // is found among a few ranges, not by reading the row's track.
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> streamRows;
-    for (const Track& t : p.tracks)
-        if (t.kind == TrackKind::Stream && t.sliceEnd > t.sliceBegin)
-            streamRows.emplace_back(t.sliceBegin, t.sliceEnd);
-    std::sort(streamRows.begin(), streamRows.end());
+    // Whether a flow ends on a stream task is found among the Stream tracks' row ranges.
+    const auto streamRows = p.sliceRanges(TrackKind::Stream);
     const auto onStream = [&](std::uint32_t d) {
         if (!p.finalized()) {
             const auto tk = p.slices.track[d];

@@ -461,10 +461,7 @@ void waitEdges(const Profile& p, StepGraph& g, EdgeSink& sink)
 void syncEdges(const Profile& p, StepGraph& g, EdgeSink& sink)
 {
     const SliceTable& s = p.slices;
-    std::vector<const Track*> streams;
-    for (const Track& t : p.tracks)
-        if (t.kind == TrackKind::Stream && t.sliceEnd > t.sliceBegin)
-            streams.push_back(&t);
+    const auto streams = p.sliceRanges(TrackKind::Stream);
     for (const Track& t : p.tracks) {
         if (t.kind != TrackKind::Cann && t.kind != TrackKind::Python)
             continue;
@@ -473,8 +470,8 @@ void syncEdges(const Profile& p, StepGraph& g, EdgeSink& sink)
                 continue;
             const TimeNs b = s.start[r], e = s.end(r);
             std::uint32_t best = kNone;
-            for (const Track* st : streams) {
-                const auto first = s.start.begin() + st->sliceBegin, last = s.start.begin() + st->sliceEnd;
+            for (const auto& [begin, end] : streams) {
+                const auto first = s.start.begin() + begin, last = s.start.begin() + end;
                 auto it = std::upper_bound(first, last, e);
                 for (int k = 0; it != first && k < 8; ++k) {
                     const auto row = static_cast<std::uint32_t>(--it - s.start.begin());

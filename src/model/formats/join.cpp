@@ -199,16 +199,6 @@ bool joinL2(Profile& p, const KernelIndex& byKey, const std::function<bool()>& c
     return true;
 }
 
-// The slices of each Stream track, in track order: [first, end) row ranges.
-std::vector<std::pair<std::uint32_t, std::uint32_t>> streamSliceRanges(const Profile& p)
-{
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> ranges;
-    for (const Track& t : p.tracks)
-        if (t.kind == TrackKind::Stream && t.sliceEnd > t.sliceBegin)
-            ranges.emplace_back(t.sliceBegin, t.sliceEnd);
-    return ranges;
-}
-
 void bind(Profile& p, std::uint32_t slice, std::uint32_t row)
 {
     p.slices.kernel[slice] = row;
@@ -346,7 +336,7 @@ bool joinKernels(Profile& p, const std::atomic<bool>* cancel, const KernelJoinIn
     p.join = JoinStats{};
     p.join.kernelRows = K.size();
 
-    const auto streamSlices = streamSliceRanges(p);
+    const auto streamSlices = p.sliceRanges(TrackKind::Stream);
     for (const auto& [first, end] : streamSlices)
         p.join.deviceTasks += end - first;
     std::optional<KernelIndex> own;

@@ -112,6 +112,15 @@ int KernelTable::metricIndex(const std::string& n) const
     return -1;
 }
 
+std::vector<std::pair<std::uint32_t, std::uint32_t>> Profile::sliceRanges(TrackKind kind) const
+{
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> ranges;
+    for (const Track& t : tracks)
+        if (t.kind == kind && t.sliceEnd > t.sliceBegin)
+            ranges.emplace_back(t.sliceBegin, t.sliceEnd);
+    return ranges;
+}
+
 void Profile::restoreIndexes(bool finalized)
 {
     m_trackIndex.clear();

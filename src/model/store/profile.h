@@ -468,6 +468,10 @@ public:
     // return false: the tables are then half indexed, fit only to be thrown away.
     bool finalize(const std::atomic<bool>* cancel = nullptr);
     bool finalized() const { return m_finalized; }
+    // The slice rows of each track of `kind` that holds any, as [begin, end) in track order: once
+    // finalized, slices lie in track order, so the ranges ascend and whether a row is on such a
+    // track is found among them (a few) instead of by reading its track.
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> sliceRanges(TrackKind kind) const;
     // For a Profile whose tables were filled directly from a finalized one (the session cache):
     // rebuilds the track, counter and argument-key lookups and sets whether it was finalized.
     void restoreIndexes(bool finalized);
