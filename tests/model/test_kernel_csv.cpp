@@ -216,6 +216,42 @@ private slots:
         QTest::newRow("level2 rank0") << "level2/rank0" << qint64(108841491) << 4 << 25;
         QTest::newRow("level2 rank1") << "level2/rank1" << qint64(106357602) << 4 << 25;
     }
+    // A table of hundreds of metric columns is coded in blocks of fewer rows (a block holds at
+    // most 16 MiB: 6990 rows of 300 columns): every cell reads back, across the blocks' edge.
+    void manyColumnsAcrossBlocks()
+    {
+        constexpr int kColumns = 300, kRows = 7200;
+        std::string text = "Op Name,Task Start Time(us),Task Duration(us)";
+        for (int c = 0; c < kColumns; ++c)
+            text += ",m" + std::to_string(c) + "(us)";
+        text += "\n";
+        const auto value = [](int r, int c) { return double(r % 97) + 0.5 * c; }; // exact in text and double
+        for (int r = 0; r < kRows; ++r) {
+            text += "op" + std::to_string(r % 7) + "," + std::to_string(1000 + r) + ",2";
+            for (int c = 0; c < kColumns; ++c)
+                text += "," + std::to_string(r % 97 + c / 2) + (c % 2 ? ".5" : "");
+            text += "\n";
+        }
+        Profile p;
+        ReadContext ctx;
+        ctx.file = "kernel_details.csv";
+        const FileRecord rec = readers::readKernelCsv(text, p, ctx);
+        QCOMPARE(rec.status, FileStatus::Loaded);
+        QCOMPARE(rec.records, std::uint64_t(kRows));
+        checkAligned(p);
+        const auto& K = p.kernels;
+        QCOMPARE(int(K.metricNames.size()), kColumns);
+        int wrong = 0;
+        for (int c = 0; c < kColumns; ++c) {
+            const int m = K.metricIndex("m" + std::to_string(c) + "(us)");
+            QVERIFY(m >= 0);
+            for (int r = 0; r < kRows; ++r)
+                wrong += K.metric(m, std::size_t(r)) == value(r, c) ? 0 : 1;
+        }
+        QCOMPARE(wrong, 0);
+        QCOMPARE(K.start[6990], TimeNs(1000 + 6990) * 1000);
+    }
+
     void torchLevels()
     {
         QFETCH(QString, dir);

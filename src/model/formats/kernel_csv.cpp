@@ -219,13 +219,20 @@ private:
 // turn comes, so a block's first lookups into it miss; the larger the block, the more lookups
 // share that cost (32768 rows against 8192: a tenth less CPU for a level-1 kernel table). The
 // block costs 8 bytes a row and a metric column (10.7 MB for 41 columns), no more rows than the
-// file is expected to hold.
+// file is expected to hold, and at most 16 MiB: a table of hundreds of columns gets fewer rows.
 class MetricBlock {
 public:
     MetricBlock(KernelTable& K, const std::vector<std::pair<int, std::size_t>>& cols, std::size_t rowsGuess)
-        : m_k(K), m_cols(cols), m_rowsPerBlock(std::min<std::size_t>(32768, rowsGuess)), // rowsGuess >= 1
-          m_block(cols.size() * m_rowsPerBlock)
+        : m_k(K), m_cols(cols), m_rowsPerBlock(rowsPerBlock(cols.size(), rowsGuess)), m_block(cols.size() * m_rowsPerBlock)
     {
+    }
+
+    // rowsGuess >= 1, so a block holds a row at least.
+    static std::size_t rowsPerBlock(std::size_t columns, std::size_t rowsGuess)
+    {
+        constexpr std::size_t kMaxRows = 32768, kMaxBytes = std::size_t{16} << 20;
+        const std::size_t byBytes = std::max<std::size_t>(1, kMaxBytes / (sizeof(double) * std::max<std::size_t>(1, columns)));
+        return std::min({kMaxRows, byBytes, rowsGuess});
     }
 
     // The current row's metric cells; an unreadable one is NaN, noted in `unreadable`.
