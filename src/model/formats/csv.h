@@ -112,8 +112,9 @@ public:
     // Once `rowsRead` rows are read, the rows the whole file holds if the rest take as many bytes
     // a row, with a tenth to spare (0 before any row): room a reader reserves for its table once,
     // instead of doubling it as it grows (each doubling writes fresh pages and copies all before
-    // it).
+    // it). Readers ask after kSampleRows rows.
     std::size_t rowsExpected(std::uint64_t rowsRead) const;
+    static constexpr std::uint64_t kSampleRows = 4096;
 
     // Skip the current row for a reader-specific reason (counted and reported).
     void skipRow(const std::string& reason);

@@ -329,11 +329,10 @@ FileRecord readL2CacheCsv(std::string_view bytes, Profile& sink, const ReadConte
         };
         // Room for the whole file, guessed from the bytes of its first rows (875 k rows in a
         // level-1 profile of 1.2 GB).
-        constexpr std::uint64_t kSampleRows = 4096;
         const std::size_t before = sink.l2.size();
         while (t.nextRow()) {
-            if (rec.records == kSampleRows)
-                sink.l2.reserve(before + t.rowsExpected(kSampleRows));
+            if (rec.records == CsvTable::kSampleRows)
+                sink.l2.reserve(before + t.rowsExpected(CsvTable::kSampleRows));
             L2Row r;
             r.device = devices.device(dev, ctx.device);
             r.streamId = unreadable.id(stream);

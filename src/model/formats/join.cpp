@@ -32,10 +32,10 @@ constexpr TimeNs kNearestNs = 1000;
 
 // Kernel rows with a task id and a stream (or, `Streams::AnyToo`, without one too), grouped by
 // (stream, task id) and sorted by start in a group (ties in row order). Each row's group is
-// found in an open-addressing table, and the rows are placed group by group in row order: kernel rows come mostly in start order, so a
-// group rarely needs sorting. Groups are small (about one row each), so a hash map of a vector
-// per group would spend its time allocating, on fresh memory most of all. Left incomplete when
-// `cancelled` turns true.
+// found in an open-addressing table, and the rows are placed group by group in row order:
+// kernel rows come mostly in start order, so a group rarely needs sorting. Groups are small
+// (about one row each), so a hash map of a vector per group would spend its time allocating, on
+// fresh memory most of all. Left incomplete when `cancelled` turns true.
 class KernelIndex {
 public:
     enum class Streams { Known, AnyToo };

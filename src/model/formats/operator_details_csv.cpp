@@ -31,11 +31,10 @@ FileRecord readOperatorDetailsCsv(std::string_view bytes, Profile& sink, const R
         auto text = [&](int col) { return col >= 0 ? sink.strings.intern(t.cell(col)) : NameId(0); };
         // Rows vary (a call stack can take kilobytes), so the room for the whole file is guessed
         // once from the bytes the first rows took (4 M rows in a 10 GB profile).
-        constexpr std::uint64_t kSampleRows = 4096;
         const std::size_t before = sink.opDetails.size();
         while (t.nextRow()) {
-            if (rec.records == kSampleRows)
-                sink.opDetails.reserve(before + t.rowsExpected(kSampleRows));
+            if (rec.records == CsvTable::kSampleRows)
+                sink.opDetails.reserve(before + t.rowsExpected(CsvTable::kSampleRows));
             OpDetailRow r;
             r.name = text(name);
             r.inputShapes = text(shapes);
