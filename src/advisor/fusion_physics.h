@@ -39,9 +39,10 @@ class FusionPhysics {
 public:
     explicit FusionPhysics(const Profile& p);
     // One intermediate between consecutive tasks: the time each side loses and its bytes.
+    // 24 bytes: CMP-FUSE keeps one per task.
     struct Boundary {
-        double prodNs = 0, consNs = 0, bytes = 0;
-        bool known = false;
+        double prodNs = 0, consNs = 0, bytes = 0; // bytes > 0 when known
+        bool known() const { return bytes > 0; }
     };
     Boundary boundary(const Task& prod, const Task& cons) const;
     // The most a task can lose: its data-movement time, or its duration without PMU ratios.

@@ -413,7 +413,7 @@ public:
             s.save += k * std::min(x, m_cap[p + j]);
             if (j + 1 < len) {
                 ++s.boundaries;
-                s.known += m_next[p + j].known;
+                s.known += m_next[p + j].known();
                 s.bytes += m_next[p + j].bytes;
             }
         }

@@ -149,7 +149,6 @@ FusionPhysics::Boundary FusionPhysics::boundary(const Task& prod, const Task& co
     }
     if (isMissing(bytes) || !(bytes > 0))
         return b;
-    b.known = true;
     b.bytes = bytes;
     // The producer no longer writes it, the consumer no longer reads it: each at its own
     // achieved bandwidth.
@@ -169,7 +168,7 @@ ChainSaving FusionPhysics::chain(const std::vector<const Task*>& c) const
         ++s.boundaries;
         s.gapNs += std::max<double>(0, static_cast<double>(c[j + 1]->start - c[j]->end()));
         const Boundary b = boundary(*c[j], *c[j + 1]);
-        if (!b.known)
+        if (!b.known())
             continue;
         ++s.known;
         s.bytes += b.bytes;
