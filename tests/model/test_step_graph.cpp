@@ -1,7 +1,7 @@
 // The step graph: on the hand-built rank of causal_fixture.h, every planted edge, role and
 // order link, and the backwards flow dropped and counted; on the real level-1 sample, the step
 // span and its device part against the trace's ProfilerStep#50 event (read with Qt's JSON
-// parser) and step_trace_time.csv's Preparing and Stage.
+// parser) and step_trace_time.csv's Preparing and Stage, and every slice's parent.
 #include "causal_fixture.h"
 #include "csv_records.h"
 #include "two_stream_fixture.h"
@@ -262,6 +262,76 @@ private slots:
 
     // No event recorded: the compute → collective and collective → compute waits are inferred
     // from timing (two_stream_fixture.h, worked out by hand).
+    // Each row's parent in the real sample, found by looking back along its track for the
+    // nearest slice one level up, against the graph's two-byte column.
+    void realLevel1Parents()
+    {
+        const LoadResult lr = loadSession(kLevel1);
+        QVERIFY2(lr.session && !lr.session->ranks.empty(), lr.error.c_str());
+        const Profile& p = *lr.session->ranks.front();
+        const StepGraph g = buildStepGraph(p);
+        QCOMPARE(g.parent.size(), p.slices.size());
+        std::size_t nested = 0;
+        for (const Track& t : p.tracks) {
+            const bool node = t.kind == TrackKind::Python || t.kind == TrackKind::Cann || t.kind == TrackKind::Stream
+                              || t.kind == TrackKind::CommGroup;
+            for (std::uint32_t r = t.sliceBegin; r < t.sliceEnd; ++r) {
+                std::uint32_t want = kNone;
+                if (node && p.slices.depth[r] > 0)
+                    for (std::uint32_t q = r; q > t.sliceBegin && want == kNone;)
+                        if (--q, p.slices.depth[q] + 1 == p.slices.depth[r])
+                            want = q;
+                QCOMPARE(g.parent[r], want);
+                nested += want != kNone;
+            }
+        }
+        QVERIFY(nested > 1000);
+    }
+
+    // The compact per-row columns: parents near (a row count back) and far (looked up, set in
+    // any order), steps in two bytes and, past 65534 steps, in four; an edge's packed fields.
+    void compactColumns()
+    {
+        RowParents parents;
+        parents.assign(200000);
+        parents.set(10, 3);
+        parents.set(65544, 10); // 65534 back: the last near one
+        parents.set(150000, 1); // far
+        parents.set(120000, 2); // far, set after a later row
+        parents.set(70000, kNone);
+        parents.finish();
+        QCOMPARE(parents[10], std::uint32_t(3));
+        QCOMPARE(parents[65544], std::uint32_t(10));
+        QCOMPARE(parents[150000], std::uint32_t(1));
+        QCOMPARE(parents[120000], std::uint32_t(2));
+        QCOMPARE(parents[70000], kNone);
+        QCOMPARE(parents[11], kNone);
+
+        RowSteps steps;
+        steps.assign(5, 3);
+        steps.set(2, 1);
+        QCOMPARE(steps[2], 1);
+        QCOMPARE(steps[0], -1);
+        QCOMPARE(steps.size(), std::size_t(5));
+        steps.assign(5, 70000);
+        steps.set(1, 69999);
+        QCOMPARE(steps[1], 69999);
+        QCOMPARE(steps[0], -1);
+        QCOMPARE(steps[2], -1);
+
+        GraphEdge e;
+        e.src = 7;
+        e.dst = kMaxGraphRows - 1;
+        e.kind = EdgeKind::InferredWait;
+        e.byId = false;
+        e.at = -5;
+        QCOMPARE(std::uint32_t(e.dst), std::uint32_t(kMaxGraphRows - 1));
+        QCOMPARE(e.kind, EdgeKind::InferredWait);
+        QCOMPARE(bool(e.byId), false);
+        QCOMPARE(e.at, TimeNs(-5));
+        QCOMPARE(e.src, std::uint32_t(7));
+    }
+
     void inferredWaits()
     {
         TwoStreamFixture f;

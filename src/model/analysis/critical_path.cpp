@@ -144,11 +144,11 @@ private:
     // The busy task (computation or communication) ending last in the step, at deviceEnd.
     std::uint32_t lastWork(const GraphStep& st) const
     {
-        if (st.busy.empty())
+        if (!st.anyBusy())
             return kNone;
         std::uint32_t best = kNone;
         const auto& start = m_s.start;
-        auto it = std::lower_bound(m_g.deviceByStart.begin(), m_g.deviceByStart.end(), st.busy.back().begin,
+        auto it = std::lower_bound(m_g.deviceByStart.begin(), m_g.deviceByStart.end(), st.lastBusyBegin,
                                    [&](std::uint32_t r, TimeNs v) { return start[r] < v; });
         for (; it != m_g.deviceByStart.end() && start[*it] < st.deviceEnd; ++it) {
             const std::uint32_t r = *it;

@@ -90,6 +90,7 @@ bool everyKernelJoined(const Profile& p)
 struct Collected {
     DeviceIntervals& d;
     std::vector<Interval> compute, comm;
+    bool commOps = true; // names kept in d.commOps
     bool haveFirst = false;
     void span(TimeNs b, TimeNs e)
     {
@@ -102,7 +103,8 @@ struct Collected {
     void addComm(std::string_view name, TimeNs b, TimeNs e)
     {
         comm.push_back({b, e});
-        d.commOps.push_back({std::string(name), {b, e}});
+        if (commOps)
+            d.commOps.push_back({std::string(name), {b, e}});
     }
 };
 
@@ -165,10 +167,10 @@ void collectKernelRows(const Profile& p, bool haveGroups, Collected& c)
 
 } // namespace
 
-DeviceIntervals deviceIntervals(const Profile& p)
+DeviceIntervals deviceIntervals(const Profile& p, bool commOps)
 {
     DeviceIntervals d;
-    Collected c{d, {}, {}};
+    Collected c{d, {}, {}, commOps};
     bool haveGroups = false;
     for (const Track& t : p.tracks)
         if (t.kind == TrackKind::CommGroup && t.sliceEnd > t.sliceBegin)

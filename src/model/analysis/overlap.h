@@ -55,7 +55,8 @@ struct DeviceIntervals {
     TimeNs first = 0, last = 0;                            // first start, last end of any task
     bool empty() const { return compute.empty() && comm.empty(); }
 };
-DeviceIntervals deviceIntervals(const Profile& p);
+// `commOps` false leaves DeviceIntervals::commOps empty (the time sets alone).
+DeviceIntervals deviceIntervals(const Profile& p, bool commOps = true);
 // ProfilerStep#N slices of the host timeline, by start: (name, span).
 std::vector<std::pair<std::string, Interval>> profilerSteps(const Profile& p);
 // The breakdown of each named span from the device time sets (source 3): Computing =

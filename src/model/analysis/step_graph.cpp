@@ -130,6 +130,58 @@ std::span<const std::uint32_t> StepGraph::deviceStartingAt(TimeNs t) const
     return {lo, hi};
 }
 
+void RowSteps::assign(std::size_t n, std::size_t steps)
+{
+    m_narrow.clear();
+    m_wide.clear();
+    if (steps < 0xFFFF) {
+        m_narrow.assign(n, 0);
+        m_narrow.shrink_to_fit();
+        m_wide.shrink_to_fit();
+    } else {
+        m_wide.assign(n, -1);
+        m_wide.shrink_to_fit();
+        m_narrow.shrink_to_fit();
+    }
+}
+
+void RowParents::assign(std::size_t n)
+{
+    m_back.assign(n, 0);
+    m_back.shrink_to_fit();
+    m_far.clear();
+}
+
+void RowParents::set(std::uint32_t row, std::uint32_t parent)
+{
+    if (parent == kNone || parent >= row) {
+        m_back[row] = 0;
+        return;
+    }
+    const std::uint32_t d = row - parent;
+    if (d < kFar) {
+        m_back[row] = static_cast<std::uint16_t>(d);
+        return;
+    }
+    m_back[row] = kFar;
+    m_far.emplace_back(row, parent);
+}
+
+void RowParents::finish()
+{
+    if (!std::is_sorted(m_far.begin(), m_far.end())) // the tracks' row ranges out of order
+        std::sort(m_far.begin(), m_far.end());
+    m_far.shrink_to_fit();
+}
+
+std::uint32_t RowParents::far(std::uint32_t row) const
+{
+    const auto it = std::lower_bound(
+        m_far.begin(), m_far.end(), row,
+        [](const std::pair<std::uint32_t, std::uint32_t>& e, std::uint32_t r) { return e.first < r; });
+    return it != m_far.end() && it->first == row ? it->second : kNone;
+}
+
 namespace {
 
 bool startsWith(std::string_view s, std::string_view p)
@@ -197,7 +249,7 @@ void classify(const Profile& p, StepGraph& g)
     const std::size_t n = s.size();
     g.kind.assign(n, NodeKind::None);
     g.role.assign(n, NodeRole::None);
-    g.parent.assign(n, kNone);
+    g.parent.assign(n);
     std::vector<std::uint8_t> hostMemo(p.strings.size() * 2, 0xFF);
     U64Map deviceMemo(256);
     std::vector<std::uint32_t> open;
@@ -218,7 +270,7 @@ void classify(const Profile& p, StepGraph& g)
             if (d < open.size())
                 open[d] = r;
             if (d > 0 && d - 1 < static_cast<int>(open.size()))
-                g.parent[r] = open[d - 1];
+                g.parent.set(r, open[d - 1]);
             if (k == NodeKind::DeviceTask) {
                 const std::uint64_t key = (std::uint64_t{s.category[r].v} << 32) | s.name[r].v;
                 const std::uint32_t kernelBit = s.kernel[r] != kNone ? 1u : 0u;
@@ -247,6 +299,7 @@ void classify(const Profile& p, StepGraph& g)
             g.kind[r] = k;
         }
     }
+    g.parent.finish();
 }
 
 // The device task and collective rows by start: the tracks' sorted ranges merged.
@@ -267,15 +320,27 @@ void sortDevice(const Profile& p, StepGraph& g)
 }
 
 // Steps: ProfilerStep#N spans, else one step over the device span (named after step_trace_time
-// when it has rows), with their busy and idle sets.
+// when it has rows), with their idle sets.
 void buildSteps(const Profile& p, StepGraph& g)
 {
-    const DeviceIntervals d = deviceIntervals(p);
-    std::vector<Interval> all;
-    all.reserve(d.compute.size() + d.comm.size());
-    all.insert(all.end(), d.compute.begin(), d.compute.end());
-    all.insert(all.end(), d.comm.begin(), d.comm.end());
-    const IntervalSet busy = uniteIntervals(std::move(all));
+    IntervalSet busy;
+    bool anyDevice = false;
+    Interval deviceSpan;
+    {
+        const DeviceIntervals d = deviceIntervals(p, false);
+        anyDevice = !d.empty();
+        deviceSpan = {d.first, d.last};
+        // compute ∪ comm, both sorted and disjoint: merged in start order, touching ones joined.
+        busy.reserve(d.compute.size() + d.comm.size());
+        auto a = d.compute.begin(), b = d.comm.begin();
+        while (a != d.compute.end() || b != d.comm.end()) {
+            const Interval& i = b == d.comm.end() || (a != d.compute.end() && a->begin <= b->begin) ? *a++ : *b++;
+            if (!busy.empty() && i.begin <= busy.back().end)
+                busy.back().end = std::max(busy.back().end, i.end);
+            else
+                busy.push_back(i);
+        }
+    }
     auto spans = profilerSteps(p);
     if (!spans.empty()) {
         g.stepSource = "ProfilerStep#N spans";
@@ -286,10 +351,10 @@ void buildSteps(const Profile& p, StepGraph& g)
             s.end = iv.end;
             g.steps.push_back(std::move(s));
         }
-    } else if (!d.empty()) {
+    } else if (anyDevice) {
         GraphStep s;
-        s.begin = d.first;
-        s.end = d.last;
+        s.begin = deviceSpan.begin;
+        s.end = deviceSpan.end;
         std::vector<std::string> rows;
         for (const StepRow& r : p.steps)
             if (r.computing && (r.type.empty() || r.type == "rank"))
@@ -306,23 +371,26 @@ void buildSteps(const Profile& p, StepGraph& g)
         }
         g.steps.push_back(std::move(s));
     }
+    IntervalSet inside; // a step's busy intervals, reused from step to step
     for (GraphStep& s : g.steps) {
         // clipIntervals() from the first busy interval ending after the step's start (busy is
         // sorted and disjoint: its ends grow too), not from the start of the whole run.
+        inside.clear();
         const auto from = std::partition_point(busy.begin(), busy.end(), [&](const Interval& i) { return i.end <= s.begin; });
         for (auto it = from; it != busy.end() && it->begin < s.end; ++it)
             if (const TimeNs lo = std::max(it->begin, s.begin), hi = std::min(it->end, s.end); hi > lo)
-                s.busy.push_back({lo, hi});
-        s.deviceBegin = s.busy.empty() ? s.begin : s.busy.front().begin;
-        s.deviceEnd = s.busy.empty() ? s.begin : s.busy.back().end;
-        s.idle = subtractIntervals({{s.deviceBegin, s.deviceEnd}}, s.busy);
+                inside.push_back({lo, hi});
+        s.deviceBegin = inside.empty() ? s.begin : inside.front().begin;
+        s.deviceEnd = inside.empty() ? s.begin : inside.back().end;
+        s.lastBusyBegin = inside.empty() ? s.begin : inside.back().begin;
+        s.idle = subtractIntervals({{s.deviceBegin, s.deviceEnd}}, inside);
         s.idleNs = totalLength(s.idle);
     }
 }
 
 void assignSteps(const Profile& p, StepGraph& g)
 {
-    g.step.assign(p.slices.size(), -1);
+    g.step.assign(p.slices.size(), g.steps.size());
     if (g.steps.empty())
         return;
     for (const Track& t : p.tracks) {
@@ -334,9 +402,21 @@ void assignSteps(const Profile& p, StepGraph& g)
             while (si < g.steps.size() && g.steps[si].end <= at && !(g.steps[si].begin == g.steps[si].end))
                 ++si;
             if (si < g.steps.size() && at >= g.steps[si].begin && at < g.steps[si].end)
-                g.step[r] = static_cast<std::int32_t>(si);
+                g.step.set(r, static_cast<std::int32_t>(si));
         }
     }
+}
+
+// `dst` is below kMaxGraphRows (buildStepGraph builds no edges otherwise).
+GraphEdge makeEdge(std::uint32_t src, std::uint32_t dst, EdgeKind k, bool byId, TimeNs at)
+{
+    GraphEdge e;
+    e.src = src;
+    e.dst = dst;
+    e.kind = k;
+    e.byId = byId;
+    e.at = at;
+    return e;
 }
 
 struct EdgeSink {
@@ -359,7 +439,7 @@ struct EdgeSink {
     void add(std::uint32_t src, std::uint32_t dst, TimeNs at, EdgeKind k, bool byId = true)
     {
         if (accept(dst, at, k))
-            g.edges.push_back({src, dst, at, k, byId});
+            g.edges.push_back(makeEdge(src, dst, k, byId, at));
     }
 };
 
@@ -404,8 +484,8 @@ struct FlowEdges {
     }
     GraphEdge edge(const FlowTable& f, std::size_t i) const
     {
-        return {f.srcSlice[i], f.dstSlice[i], f.srcTs[i], launch(f.category[i]) ? EdgeKind::Launch : EdgeKind::TaskQueue,
-                true};
+        return makeEdge(f.srcSlice[i], f.dstSlice[i], launch(f.category[i]) ? EdgeKind::Launch : EdgeKind::TaskQueue, true,
+                        f.srcTs[i]);
     }
 };
 
@@ -573,20 +653,26 @@ void inferredWaits(const Profile& p, StepGraph& g, EdgeSink& sink,
                    const std::unordered_map<std::uint32_t, std::uint32_t>& ownStream)
 {
     const SliceTable& s = p.slices;
-    std::vector<std::pair<TimeNs, std::uint32_t>> byEnd; // (end, row)
-    for (std::uint32_t r : g.deviceByStart)
-        if (g.kind[r] == NodeKind::DeviceTask)
-            byEnd.emplace_back(s.end(r), r);
+    // The device tasks by (end, row): stream after stream, each in start order, so mostly a
+    // few ascending runs to merge.
+    std::vector<std::uint32_t> byEnd;
+    const auto streams = p.sliceRanges(TrackKind::Stream);
+    byEnd.reserve(g.deviceByStart.size());
+    for (const auto& [begin, end] : streams)
+        for (std::uint32_t r = begin; r < end; ++r)
+            byEnd.push_back(r);
     if (byEnd.empty())
         return;
-    std::sort(byEnd.begin(), byEnd.end());
+    stableSortByRuns(
+        byEnd, [&](std::uint32_t a, std::uint32_t b) { return s.end(a) < s.end(b) || (s.end(a) == s.end(b) && a < b); },
+        2 * streams.size() + 16);
     std::uint32_t last = kNone, other = kNone;
     std::size_t pe = 0;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> found; // (source, target)
     for (std::uint32_t r : g.deviceByStart) {
         const TimeNs at = s.start[r];
-        for (; pe < byEnd.size() && byEnd[pe].first <= at; ++pe) {
-            const std::uint32_t x = byEnd[pe].second;
+        for (; pe < byEnd.size() && s.end(byEnd[pe]) <= at; ++pe) {
+            const std::uint32_t x = byEnd[pe];
             if (last != kNone && s.track[last] != s.track[x])
                 other = last;
             last = x;
@@ -678,6 +764,12 @@ StepGraph buildStepGraph(const Profile& p)
     sortDevice(p, g);
     buildSteps(p, g);
     assignSteps(p, g);
+    if (p.slices.size() >= kMaxGraphRows) {
+        g.missing.push_back(std::to_string(p.slices.size()) + " slices, more than the step graph holds ("
+                            + std::to_string(kMaxGraphRows) + "): no launch, wait or sync edges");
+        sayMissing(p, g);
+        return g;
+    }
     EdgeSink sink{p, g};
     // A count per slice row (and one more): the edges by target, then by source.
     std::vector<std::uint32_t> at(p.slices.size() + 1, 0);

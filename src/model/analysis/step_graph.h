@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace npuscope {
@@ -77,22 +78,78 @@ enum class EdgeKind : std::uint8_t {
 inline constexpr std::size_t kEdgeKindCount = 7;
 const char* edgeKindName(EdgeKind k);
 
+// A graph holds at most this many slice rows (an edge's target takes 28 bits, beside its kind):
+// a larger profile gets no edges, and says so (StepGraph::missing).
+inline constexpr std::size_t kMaxGraphRows = std::size_t{1} << 28;
+
+// 16 bytes: twelve million of them at 10 GB.
 struct GraphEdge {
-    std::uint32_t src = kNone, dst = kNone; // slice rows
+    std::uint32_t src = kNone; // slice rows
+    std::uint32_t dst : 28 = 0;
+    EdgeKind kind : 3 = EdgeKind::Launch;
+    // Waits: true when matched on the same event / notify id of the args; false when taken as
+    // the nearest preceding record on another stream. Other kinds: true.
+    bool byId : 1 = true;
     // When the source released the target: a flow's source time (the launch submitted), else
     // the source's end.
     TimeNs at = 0;
-    EdgeKind kind = EdgeKind::Launch;
-    // Waits: true when matched on the same event / notify id of the args; false when taken as
-    // the nearest preceding record on another stream. Other kinds: true.
-    bool byId = true;
+};
+static_assert(kEdgeKindCount <= 8, "an edge's kind takes 3 bits");
+static_assert(sizeof(GraphEdge) == 16);
+
+// The step index of each slice row (-1: none), two bytes a row while the steps are fewer than
+// 65535, else four.
+class RowSteps {
+public:
+    // n rows, none in a step, for a graph of `steps` steps.
+    void assign(std::size_t n, std::size_t steps);
+    void set(std::size_t row, std::int32_t step)
+    {
+        if (m_wide.empty())
+            m_narrow[row] = static_cast<std::uint16_t>(step + 1);
+        else
+            m_wide[row] = step;
+    }
+    std::int32_t operator[](std::size_t row) const
+    {
+        return m_wide.empty() ? static_cast<std::int32_t>(m_narrow[row]) - 1 : m_wide[row];
+    }
+    std::size_t size() const { return m_wide.empty() ? m_narrow.size() : m_wide.size(); }
+
+private:
+    std::vector<std::uint16_t> m_narrow; // step + 1
+    std::vector<std::int32_t> m_wide;
+};
+
+// The enclosing slice of each slice row (kNone: none), two bytes a row: how many rows before it
+// the parent is (a track's rows are contiguous), or, for a parent further back, a lookup.
+class RowParents {
+public:
+    void assign(std::size_t n); // n rows, none with a parent
+    // Each row once at most; finish() when all are set.
+    void set(std::uint32_t row, std::uint32_t parent);
+    void finish();
+    std::uint32_t operator[](std::size_t row) const
+    {
+        const std::uint16_t d = m_back[row];
+        return d == 0 ? kNone : d != kFar ? static_cast<std::uint32_t>(row) - d : far(static_cast<std::uint32_t>(row));
+    }
+    std::size_t size() const { return m_back.size(); }
+
+private:
+    static constexpr std::uint16_t kFar = 0xFFFF;
+    std::uint32_t far(std::uint32_t row) const;
+    std::vector<std::uint16_t> m_back;                          // row − parent, 0: none, kFar: in m_far
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> m_far; // (row, parent), by row
 };
 
 // One step of the rank.
 struct GraphStep {
     std::string name;          // "3" of ProfilerStep#3, the step_trace_time step, or "" (whole)
     TimeNs begin = 0, end = 0; // the span [begin, end)
-    IntervalSet busy;          // Computing ∪ Communication inside the span
+    // Busy is Computing ∪ Communication inside the span; the last busy interval starts here
+    // (begin when nothing ran).
+    TimeNs lastBusyBegin = 0;
     // The device part of the span: from the first to the last busy instant inside it (begin,
     // begin when nothing ran). The profiler's step_trace_time measures its Free there: its
     // Computing + Communication(Not Overlapped) + Free is this length ("Stage"), and the time
@@ -101,6 +158,7 @@ struct GraphStep {
     IntervalSet idle;  // [deviceBegin, deviceEnd) − busy: step_trace_time's Free
     TimeNs idleNs = 0; // totalLength(idle)
     TimeNs preparing() const { return deviceBegin - begin; }
+    bool anyBusy() const { return deviceEnd > deviceBegin; }
     // What could not be built for this step and why, one sentence each (e.g. "no launch
     // flows (Level0 export): host causes cannot be attributed").
     std::vector<std::string> missing;
@@ -124,8 +182,8 @@ struct StepGraph {
     std::vector<GraphStep> steps;             // by start
     std::vector<NodeKind> kind;               // per slice row
     std::vector<NodeRole> role;               // per slice row
-    std::vector<std::uint32_t> parent;        // per slice row: the enclosing slice on its track, or kNone
-    std::vector<std::int32_t> step;           // per slice row: the step index its start lies in, or -1
+    RowParents parent;                        // per slice row: the enclosing slice on its track, or kNone
+    RowSteps step;                            // per slice row: the step index its start lies in, or -1
     std::vector<GraphEdge> edges;             // explicit edges, sorted by (dst, src)
     std::vector<std::uint32_t> bySrc;         // indices into `edges`, sorted by (src, dst)
     std::vector<std::uint32_t> deviceByStart; // device task and collective rows, by start
