@@ -66,12 +66,21 @@ int main(int argc, char** argv)
         }
         if (verb == "--version" || verb == "-v") {
             std::printf("npuscope %s\n", NPUSCOPE_VERSION);
-            if (npuscope::heapHugePagesManaged())
+            const double fresh = npuscope::heapFreshPageMicros();
+            if (npuscope::heapHugePagesManaged() && fresh > 0)
+                std::printf("heap: transparent huge pages for loads of %llu MiB or more (the host takes free memory "
+                            "back, but a fresh 4 KiB page took %.1f us, %.0f us or more: small pages cost more; "
+                            "NPUSCOPE_HUGE_PAGES=0 turns them off)\n",
+                            static_cast<unsigned long long>(npuscope::LoadAllocationScope::kHugePagesInputBytes >> 20),
+                            fresh, npuscope::kSlowFreshPageMicros);
+            else if (npuscope::heapHugePagesManaged())
                 std::printf("heap: transparent huge pages for loads of %llu MiB or more\n",
                             static_cast<unsigned long long>(npuscope::LoadAllocationScope::kHugePagesInputBytes >> 20));
             else if (npuscope::heapHugePagesLeftOffForHost())
-                std::printf("heap: pages as the system gives them (the host takes free memory back: huge pages "
-                            "would be faulted in from it; NPUSCOPE_HUGE_PAGES=1 turns them on)\n");
+                std::printf("heap: pages as the system gives them (the host takes free memory back and a fresh 4 KiB "
+                            "page took %.1f us, under %.0f us: huge pages would be faulted in from the host; "
+                            "NPUSCOPE_HUGE_PAGES=1 turns them on)\n",
+                            fresh, npuscope::kSlowFreshPageMicros);
             else
                 std::printf("heap: pages as the system gives them\n");
             return 0;

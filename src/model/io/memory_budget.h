@@ -86,6 +86,10 @@ bool heapHugePagesManaged();
 // True while huge pages are managed and turned on (a large load's scope is open).
 bool heapHugePagesOn();
 
+// On a host that takes free memory back, a fresh 4 KiB page costing this long (µs) or more makes
+// huge pages pay (app/heap_huge_pages.h measures it at start).
+inline constexpr double kSlowFreshPageMicros = 7.0;
+
 // True in sanitizer builds: their allocator replaces glibc's heap, whose tunables and trimming
 // then do not apply (and malloc_trim from two threads at once can crash on glibc's heap that was
 // never set up).
