@@ -619,8 +619,21 @@ AdvisorReport runAdvisor(const Session& session, const Thresholds& th, const std
                         std::make_move_iterator(others.end()));
     if (!rep.cancelled) {
         std::vector<StepGraph> built = graphs.valid() ? graphs.get() : std::vector<StepGraph>{};
+        // The roofline reads the facts alone (and writes no field the plan reads): it is
+        // computed beside the plan, whose greedy replays leave a core idle.
+        AdvisorReport roof;
+        std::future<void> roofDone;
+        try {
+            roofDone = std::async(std::launch::async, [&] { addRoofline(roof, facts, th); });
+        } catch (const std::system_error&) { // no thread to spare: after the plan
+        }
         buildPlan(rep, facts, &built);
-        addRoofline(rep, facts, th);
+        if (roofDone.valid())
+            roofDone.get();
+        else
+            addRoofline(roof, facts, th);
+        rep.roofs = std::move(roof.roofs);
+        rep.roofline = std::move(roof.roofline);
     }
     return rep;
 }
