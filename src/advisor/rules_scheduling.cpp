@@ -271,11 +271,9 @@ void setIdleGain(Finding& fd, const ProfileFacts& f, GapClasses& g, const Device
     double hostI = 0, depI = 0, bothI = 0;
     for (const auto& [dev, iv] : idle.holes) {
         const IntervalSet h = uniteIntervals(g.hostIdle[dev]), d = uniteIntervals(g.depIdle[dev]);
-        std::vector<Interval> all(h.begin(), h.end());
-        all.insert(all.end(), d.begin(), d.end());
         hostI += static_cast<double>(totalLength(h));
         depI += static_cast<double>(totalLength(d));
-        bothI += static_cast<double>(totalLength(uniteIntervals(std::move(all))));
+        bothI += static_cast<double>(totalLength(uniteSets(h, d)));
     }
     const double classed = f.perStep(g.host + g.dep);
     // One device: step_trace_time's Free when it is the smaller; several: their summed idle time.

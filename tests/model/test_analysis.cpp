@@ -114,6 +114,15 @@ private slots:
                 QCOMPARE(got[i].begin, want[i].begin);
                 QCOMPARE(got[i].end, want[i].end);
             }
+            // The same union from the two halves' sets, merged.
+            const std::size_t half = v.size() / 2;
+            const IntervalSet merged = uniteSets(uniteIntervals({v.begin(), v.begin() + static_cast<std::ptrdiff_t>(half)}),
+                                                 uniteIntervals({v.begin() + static_cast<std::ptrdiff_t>(half), v.end()}));
+            QCOMPARE(merged.size(), want.size());
+            for (std::size_t i = 0; i < merged.size(); ++i) {
+                QCOMPARE(merged[i].begin, want[i].begin);
+                QCOMPARE(merged[i].end, want[i].end);
+            }
         }
     }
 

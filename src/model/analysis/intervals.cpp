@@ -36,6 +36,21 @@ IntervalSet uniteIntervals(std::vector<Interval> v)
     return v;
 }
 
+IntervalSet uniteSets(const IntervalSet& a, const IntervalSet& b)
+{
+    IntervalSet out;
+    out.reserve(a.size() + b.size());
+    auto i = a.begin(), j = b.begin();
+    while (i != a.end() || j != b.end()) {
+        const Interval& next = j == b.end() || (i != a.end() && i->begin <= j->begin) ? *i++ : *j++;
+        if (!out.empty() && next.begin <= out.back().end)
+            out.back().end = std::max(out.back().end, next.end);
+        else
+            out.push_back(next);
+    }
+    return out;
+}
+
 TimeNs totalLength(const IntervalSet& s)
 {
     TimeNs t = 0;

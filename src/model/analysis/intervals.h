@@ -59,6 +59,9 @@ void stableSortByRuns(std::vector<T>& v, Less less, std::size_t maxRuns = 16)
 
 // The union of any intervals (empty ones dropped; touching ones merged).
 IntervalSet uniteIntervals(std::vector<Interval> v);
+// a ∪ b, two sets merged in start order (touching intervals joined): uniteIntervals of the two
+// together, without sorting them again.
+IntervalSet uniteSets(const IntervalSet& a, const IntervalSet& b);
 TimeNs totalLength(const IntervalSet& s);
 IntervalSet intersectIntervals(const IntervalSet& a, const IntervalSet& b);
 TimeNs intersectionLength(const IntervalSet& a, const IntervalSet& b);

@@ -435,9 +435,7 @@ std::string stepCountText(const StepStats& s)
 std::vector<StepBreakdown> splitSpans(const DeviceIntervals& d, const std::vector<std::pair<std::string, Interval>>& spans)
 {
     const IntervalSet both = intersectIntervals(d.compute, d.comm);
-    std::vector<Interval> all(d.compute.begin(), d.compute.end());
-    all.insert(all.end(), d.comm.begin(), d.comm.end());
-    const IntervalSet busy = uniteIntervals(std::move(all));
+    const IntervalSet busy = uniteSets(d.compute, d.comm);
     std::vector<StepBreakdown> out;
     out.reserve(spans.size());
     for (const auto& [name, iv] : spans) {

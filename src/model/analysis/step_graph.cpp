@@ -330,16 +330,7 @@ void buildSteps(const Profile& p, StepGraph& g)
         const DeviceIntervals d = deviceIntervals(p, false);
         anyDevice = !d.empty();
         deviceSpan = {d.first, d.last};
-        // compute ∪ comm, both sorted and disjoint: merged in start order, touching ones joined.
-        busy.reserve(d.compute.size() + d.comm.size());
-        auto a = d.compute.begin(), b = d.comm.begin();
-        while (a != d.compute.end() || b != d.comm.end()) {
-            const Interval& i = b == d.comm.end() || (a != d.compute.end() && a->begin <= b->begin) ? *a++ : *b++;
-            if (!busy.empty() && i.begin <= busy.back().end)
-                busy.back().end = std::max(busy.back().end, i.end);
-            else
-                busy.push_back(i);
-        }
+        busy = uniteSets(d.compute, d.comm);
     }
     auto spans = profilerSteps(p);
     if (!spans.empty()) {
