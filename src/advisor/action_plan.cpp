@@ -21,11 +21,6 @@ namespace npuscope::advisor {
 
 namespace {
 
-constexpr std::size_t kMaxActions = 7;
-// Past the first three actions, one that would buy less than this share of the step is left to
-// the findings list: a plan is what to do first, not every finding with a gain.
-constexpr std::size_t kMinActions = 3;
-constexpr double kMinLaterShare = 0.01;
 constexpr std::uint64_t kPoolBit = std::uint64_t{1} << 63;
 
 std::uint64_t poolOf(const Finding& f) { return kPoolBit | static_cast<std::uint64_t>(f.gainFrom.value_or(f.category)); }
@@ -99,10 +94,10 @@ std::string whyNotInPlan(const Candidate& c, const Taken& t, const std::vector<C
                + "claimed by " + byText + ", whose gain includes it";
     if (rep.T > 0 && sum >= rep.T)
         return "the plan's gains already reach the step time";
-    if (rep.plan.size() >= kMaxActions)
-        return "the plan holds its " + std::to_string(kMaxActions) + " actions; on what they leave it gains " + fmtMs(left);
+    if (rep.plan.size() >= kPlanMaxActions)
+        return "the plan holds its " + std::to_string(kPlanMaxActions) + " actions; on what they leave it gains " + fmtMs(left);
     return "on what the earlier actions leave (" + fmtPct(share) + " of its tasks' time, the rest claimed by " + byText
-           + ") it gains " + fmtMs(left) + ", under " + fmtPct(kMinLaterShare) + " of the step";
+           + ") it gains " + fmtMs(left) + ", under " + fmtPct(kPlanMinLaterShare) + " of the step";
 }
 
 // claimAtoms() when at most 64 findings claim tasks and every claim names a task of the facts:
@@ -261,7 +256,7 @@ void buildPlanFromAtoms(AdvisorReport& rep, std::vector<ClaimAtom> atoms)
     std::vector<char> used(cands.size(), 0);
     double sum = 0;
     const double T = rep.T;
-    while (rep.plan.size() < kMaxActions && (T <= 0 || sum < T)) {
+    while (rep.plan.size() < kPlanMaxActions && (T <= 0 || sum < T)) {
         std::size_t best = cands.size();
         double bestGain = 0, bestShare = 0;
         for (std::size_t i = 0; i < cands.size(); ++i) {
@@ -275,7 +270,7 @@ void buildPlanFromAtoms(AdvisorReport& rep, std::vector<ClaimAtom> atoms)
                 bestShare = share;
             }
         }
-        if (best == cands.size() || (rep.plan.size() >= kMinActions && T > 0 && bestGain < kMinLaterShare * T))
+        if (best == cands.size() || (rep.plan.size() >= kPlanMinActions && T > 0 && bestGain < kPlanMinLaterShare * T))
             break;
         used[best] = 1;
         Finding& f = *cands[best].f;
@@ -332,7 +327,7 @@ std::string planFormula(const AdvisorReport& r)
                                      "graph change subtracts its finding's estimate)")
                        : std::string(" (an estimate: each action's gain is taken on the device time the earlier actions "
                                      "leave, so no task counts twice; the rules' gain formulas are themselves estimates)"))
-           + (r.plan.size() < kMinActions && r.planStepNs > 0
+           + (r.plan.size() < kPlanMinActions && r.planStepNs > 0
                   ? ". Only " + std::to_string(r.plan.size()) + (r.plan.size() == 1 ? " action" : " actions")
                         + ": no other fired finding has an estimated gain on time not already claimed"
                   : std::string());

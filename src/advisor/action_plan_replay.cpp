@@ -29,10 +29,6 @@ namespace npuscope::advisor {
 
 namespace {
 
-constexpr std::size_t kMaxActions = 7;
-constexpr std::size_t kMinActions = 3;
-constexpr double kMinLaterShare = 0.01;
-
 using RankChanges = std::map<std::size_t, WhatIfChanges>; // facts index → changes
 
 std::string joinCauses(const std::vector<std::string>& causes)
@@ -266,8 +262,8 @@ bool buildPlanByReplay(AdvisorReport& rep, const std::vector<ProfileFacts>& fact
                 continue;
             }
         }
-        if (rep.plan.size() >= kMaxActions) {
-            f.notInPlan = "the plan holds its " + std::to_string(kMaxActions) + " actions";
+        if (rep.plan.size() >= kPlanMaxActions) {
+            f.notInPlan = "the plan holds its " + std::to_string(kPlanMaxActions) + " actions";
             continue;
         }
         double g = 0;
@@ -290,8 +286,8 @@ bool buildPlanByReplay(AdvisorReport& rep, const std::vector<ProfileFacts>& fact
             f.notInPlan = "replayed after the earlier actions it saves nothing more (" + term + ")";
             continue;
         }
-        if (rep.plan.size() >= kMinActions && g < kMinLaterShare * T) {
-            f.notInPlan = "after the earlier actions it saves " + fmtMs(g) + ", under " + fmtPct(kMinLaterShare)
+        if (rep.plan.size() >= kPlanMinActions && g < kPlanMinLaterShare * T) {
+            f.notInPlan = "after the earlier actions it saves " + fmtMs(g) + ", under " + fmtPct(kPlanMinLaterShare)
                           + " of the step";
             continue;
         }

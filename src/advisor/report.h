@@ -58,6 +58,13 @@ struct Summary {
     std::vector<std::string> topGains; // ids of the (up to) 3 fired findings with the largest gain
 };
 
+// The plan's length: at most kPlanMaxActions actions; past the first kPlanMinActions, one that
+// would buy less than kPlanMinLaterShare of the step is left to the findings list (a plan is
+// what to do first, not every finding with a gain). The plan and its replay read the same three.
+inline constexpr std::size_t kPlanMaxActions = 7;
+inline constexpr std::size_t kPlanMinActions = 3;
+inline constexpr double kPlanMinLaterShare = 0.01;
+
 // One action of the plan (ADVISOR.md §3b): a finding to act on, with the gain it has on the
 // device time the earlier actions leave.
 struct PlanItem {

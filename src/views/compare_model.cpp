@@ -14,15 +14,13 @@ namespace npuscope {
 
 namespace {
 
-const QString kMissing = QStringLiteral("—");
-
 bool darkPalette() { return QApplication::palette().color(QPalette::Base).lightness() < 128; }
 
 // A value in the row's unit, as the summary strip shows it.
 QString headlineValue(const HeadlineRow& h, double v, bool signedValue = false)
 {
     if (std::isnan(v))
-        return kMissing;
+        return fmt::missing();
     const QString sign = signedValue ? (v > 0 ? QStringLiteral("+") : v < 0 ? QStringLiteral("−") : QString()) : QString();
     const double a = signedValue ? std::fabs(v) : v;
     if (h.unit == "ms")
@@ -34,7 +32,7 @@ QString headlineValue(const HeadlineRow& h, double v, bool signedValue = false)
     return sign + fmt::number(a) + QLatin1Char(' ') + qstr(h.unit);
 }
 
-QString ratioText(double r) { return std::isnan(r) ? kMissing : QString::number(r, 'f', 3) + QStringLiteral("×"); }
+QString ratioText(double r) { return std::isnan(r) ? fmt::missing() : QString::number(r, 'f', 3) + QStringLiteral("×"); }
 
 Change changeOf(const std::string& verdict)
 {
@@ -108,7 +106,7 @@ QVariant CompareHeadlineModel::data(const QModelIndex& index, int role) const
         case Better: return lower ? tr("lower is better") : tr("higher is better");
         case Verdict: {
             const std::string v = headlineVerdict(h, m_sameWithin);
-            return v.empty() ? kMissing : tr(v.c_str());
+            return v.empty() ? fmt::missing() : tr(v.c_str());
         }
         }
         return {};
@@ -240,7 +238,7 @@ QVariant OperatorDiffModel::data(const QModelIndex& index, int role) const
         return {};
     };
     auto countText = [perStep](bool in, std::uint64_t n, double perStepN) {
-        return !in ? kMissing : perStep ? QString::number(perStepN, 'f', 1) : fmt::count(n);
+        return !in ? fmt::missing() : perStep ? QString::number(perStepN, 'f', 1) : fmt::count(n);
     };
     switch (role) {
     case Qt::DisplayRole:
@@ -250,10 +248,10 @@ QVariant OperatorDiffModel::data(const QModelIndex& index, int role) const
             return p == Presence::Both ? tr("both") : p == Presence::BaselineOnly ? tr("baseline only") : tr("optimized only");
         case BaselineCount: return countText(d.inBaseline, d.baselineCount, d.baselineCountPerStep);
         case OptimizedCount: return countText(d.inCurrent, d.currentCount, d.currentCountPerStep);
-        case BaselineTotal: return d.inBaseline ? fmt::duration(d.baselineNs(m_times)) : kMissing;
-        case OptimizedTotal: return d.inCurrent ? fmt::duration(d.currentNs(m_times)) : kMissing;
+        case BaselineTotal: return d.inBaseline ? fmt::duration(d.baselineNs(m_times)) : fmt::missing();
+        case OptimizedTotal: return d.inCurrent ? fmt::duration(d.currentNs(m_times)) : fmt::missing();
         case Delta: return fmt::signedDuration(std::llround(d.deltaNs(m_times)));
-        case Ratio: return p == Presence::Both ? ratioText(d.ratioOf(m_times)) : kMissing; // the In column says which side
+        case Ratio: return p == Presence::Both ? ratioText(d.ratioOf(m_times)) : fmt::missing(); // the In column says which side
         case BaselineAvg: return fmt::duration(d.baselineAvgNs);
         case OptimizedAvg: return fmt::duration(d.currentAvgNs);
         case Verdict: return tr(verdict.c_str());
@@ -427,16 +425,16 @@ QVariant OperatorMappingModel::data(const QModelIndex& index, int role) const
     case Qt::DisplayRole:
         switch (index.column()) {
         case Kind: return QString::fromLatin1(mappingKindName(r.kind));
-        case Baseline: return r.baseline.empty() ? kMissing : qstr(r.baseline);
-        case Optimized: return r.optimized.empty() ? kMissing : qstr(r.optimized);
+        case Baseline: return r.baseline.empty() ? fmt::missing() : qstr(r.baseline);
+        case Optimized: return r.optimized.empty() ? fmt::missing() : qstr(r.optimized);
         case Shapes: return qstr(r.shapes);
-        case PerStep: return std::isnan(perStep) ? kMissing : QString::number(perStep, 'g', 4);
-        case Before: return r.kind == MappingKind::Added ? kMissing : fmt::duration(r.beforeNs);
-        case After: return r.kind == MappingKind::Removed ? kMissing : fmt::duration(r.afterNs);
+        case PerStep: return std::isnan(perStep) ? fmt::missing() : QString::number(perStep, 'g', 4);
+        case Before: return r.kind == MappingKind::Added ? fmt::missing() : fmt::duration(r.beforeNs);
+        case After: return r.kind == MappingKind::Removed ? fmt::missing() : fmt::duration(r.afterNs);
         case Delta: return fmt::signedDuration(static_cast<TimeNs>(std::llround(r.afterNs - r.beforeNs)));
         case Ratio: return ratioText(ratio);
         case Interval:
-            return r.ci.valid() ? QStringLiteral("%1–%2").arg(r.ci.low, 0, 'f', 3).arg(r.ci.high, 0, 'f', 3) : kMissing;
+            return r.ci.valid() ? QStringLiteral("%1–%2").arg(r.ci.low, 0, 'f', 3).arg(r.ci.high, 0, 'f', 3) : fmt::missing();
         case Verdict: return qstr(r.verdict);
         }
         return {};
@@ -526,10 +524,10 @@ QVariant AdvisorDiffModel::data(const QModelIndex& index, int role) const
         case State: return QString::fromLatin1(findingChangeName(r.change));
         case Id: return qstr(r.id);
         case Title: return qstr(r.title);
-        case SeverityBefore: return before ? qstr(r.severityBefore) : kMissing;
-        case SeverityAfter: return after ? qstr(r.severityAfter) : kMissing;
-        case CostBefore: return before ? fmt::duration(static_cast<double>(r.costBefore)) : kMissing;
-        case CostAfter: return after ? fmt::duration(static_cast<double>(r.costAfter)) : kMissing;
+        case SeverityBefore: return before ? qstr(r.severityBefore) : fmt::missing();
+        case SeverityAfter: return after ? qstr(r.severityAfter) : fmt::missing();
+        case CostBefore: return before ? fmt::duration(static_cast<double>(r.costBefore)) : fmt::missing();
+        case CostAfter: return after ? fmt::duration(static_cast<double>(r.costAfter)) : fmt::missing();
         }
         return {};
     case SortRole:

@@ -13,12 +13,11 @@ namespace npuscope {
 
 namespace {
 
-const QString kMissing = QStringLiteral("—");
 
 QString nsText(double ns, bool signedValue = false)
 {
     if (std::isnan(ns))
-        return kMissing;
+        return fmt::missing();
     const QString sign = signedValue ? (ns > 0 ? QStringLiteral("+") : ns < 0 ? QStringLiteral("−") : QString()) : QString();
     return sign + fmt::duration(signedValue ? std::fabs(ns) : ns);
 }
@@ -68,7 +67,7 @@ QVariant AdviceCheckModel::data(const QModelIndex& index, int role) const
         case Title: return qstr(r.title);
         case Predicted: return nsText(r.predictedGainNs);
         case Realised: return nsText(r.realisedNs, true);
-        case Covered: return r.covered.empty() ? kMissing : qstr(r.covered);
+        case Covered: return r.covered.empty() ? fmt::missing() : qstr(r.covered);
         case Before: return nsText(r.coveredBeforeNs);
         case After: return nsText(r.coveredAfterNs);
         }

@@ -10,6 +10,16 @@ namespace {
 const QString kMissing = QStringLiteral("—");
 }
 
+const QString& missing()
+{
+    return kMissing;
+}
+
+QString bytes(double b)
+{
+    return QString::fromStdString(formatBytes(b));
+}
+
 QString duration(double ns)
 {
     if (std::isnan(ns))

@@ -19,12 +19,16 @@ inline QString qstr(std::string_view s)
 
 namespace npuscope::fmt {
 
+// What a cell shows where there is no value: "—".
+const QString& missing();
 // Nanoseconds -> "812 ns", "18.4 µs", "12.3 ms", "1.05 s" (rounded to whole ns). NaN -> "—".
 QString duration(double ns);
 // Fraction 0..1 -> "36.2 %". NaN -> "—".
 QString percent(double fraction);
 // GB/s (as the PMU columns) -> "750 GB/s", "12.5 MB/s". NaN -> "—".
 QString bandwidth(double gbps);
+// Bytes -> "512 B", "1.50 GB" (formatBytes of units.h).
+QString bytes(double b);
 // Plain number with 3 significant digits ("0.412", "12.3", "1234"). NaN -> "—".
 QString number(double v);
 // Integer with thousands separators ("4,212,880").

@@ -9,7 +9,6 @@ namespace npuscope {
 
 namespace {
 
-QString bytesText(double b) { return QString::fromStdString(formatBytes(b)); }
 QString durText(TimeNs ns) { return QString::fromStdString(formatDuration(ns)); }
 
 // The first line of a call stack ("file.py(12): forward"), the innermost frame.
@@ -92,7 +91,7 @@ QVariant AliveAllocationsModel::data(const QModelIndex& index, int role) const
     }
     if (role == Qt::DisplayRole) {
         switch (index.column()) {
-        case Size: return bytesText(a.bytes);
+        case Size: return fmt::bytes(a.bytes);
         case Operator: return qstr(m_profile->str(a.name));
         case AllocatedAt: return tr("%1 ms").arg(double(a.allocAt - m_profile->begin) / 1e6, 0, 'f', 3);
         case Held: return a.released() ? durText(held) : tr("%1 (never freed)").arg(durText(held));
@@ -167,10 +166,10 @@ QVariant OperatorMemoryModel::data(const QModelIndex& index, int role) const
     if (role == Qt::DisplayRole) {
         switch (index.column()) {
         case Operator: return QString::fromStdString(o.name);
-        case Bytes: return bytesText(o.bytes);
+        case Bytes: return fmt::bytes(o.bytes);
         case Count: return qulonglong(o.count);
-        case Largest: return bytesText(o.maxBytes);
-        case Unreleased: return o.unreleased ? tr("%1 in %2").arg(bytesText(o.unreleasedBytes)).arg(o.unreleased) : QString();
+        case Largest: return fmt::bytes(o.maxBytes);
+        case Unreleased: return o.unreleased ? tr("%1 in %2").arg(fmt::bytes(o.unreleasedBytes)).arg(o.unreleased) : QString();
         case Held: return durText(o.heldNs);
         default: return {};
         }

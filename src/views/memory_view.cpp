@@ -2,6 +2,7 @@
 
 #include "model/analysis/overlap.h"
 #include "model/analysis/units.h"
+#include "views/format.h"
 #include "views/memory_models.h"
 #include "views/palette.h"
 #include "views/plot_palette.h"
@@ -27,8 +28,6 @@ namespace {
 // The value axis counts decimal megabytes, as every byte count in the texts does (formatBytes:
 // kB, MB, GB by 1000), so "peak 1.32 GB" sits at 1320 on the axis.
 constexpr double kMB = 1e6;
-
-QString bytesText(double b) { return QString::fromStdString(formatBytes(b)); }
 
 QTableView* makeTable(QSortFilterProxyModel* proxy, const QString& name)
 {
@@ -293,7 +292,7 @@ void MemoryView::addPeakMarker()
     text->position->setParentAnchor(m_peak->position);
     text->position->setCoords(6, -6);
     text->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
-    text->setText(tr("peak %1").arg(bytesText(m_summary.peakAllocated.bytes)));
+    text->setText(tr("peak %1").arg(fmt::bytes(m_summary.peakAllocated.bytes)));
     text->setColor(QColor(0xB5, 0x49, 0x5B));
     text->setClipToAxisRect(false);
 }
@@ -333,21 +332,21 @@ QString MemoryView::summaryText() const
         parts << rank;
         if (fw && m_summary.peakAllocated.valid()) {
             parts << tr("%1 peak allocated %2 at %3 ms")
-                         .arg(QString::fromStdString(fw->component), bytesText(m_summary.peakAllocated.bytes))
+                         .arg(QString::fromStdString(fw->component), fmt::bytes(m_summary.peakAllocated.bytes))
                          .arg(toMs(m_summary.peakAllocated.at), 0, 'f', 3);
             const double res = fw->reserved.at(m_summary.peakAllocated.at);
             if (!isMissing(res) && res > 0)
                 parts << tr("reserved then %1, fragmentation %2 (%3 %)")
-                             .arg(bytesText(res), bytesText(res - m_summary.peakAllocated.bytes))
+                             .arg(fmt::bytes(res), fmt::bytes(res - m_summary.peakAllocated.bytes))
                              .arg((res - m_summary.peakAllocated.bytes) / res * 100.0, 0, 'f', 1);
             if (m_summary.peakReserved.valid())
-                parts << tr("peak reserved %1").arg(bytesText(m_summary.peakReserved.bytes));
+                parts << tr("peak reserved %1").arg(fmt::bytes(m_summary.peakReserved.bytes));
         }
         if (m_summary.appReserved.valid())
-            parts << tr("APP reserved up to %1").arg(bytesText(m_summary.appReserved.bytes));
+            parts << tr("APP reserved up to %1").arg(fmt::bytes(m_summary.appReserved.bytes));
         if (!isMissing(m_summary.capacityBytes))
             parts << tr("device %1 (%2 % used at the peak)")
-                         .arg(bytesText(m_summary.capacityBytes))
+                         .arg(fmt::bytes(m_summary.capacityBytes))
                          .arg(m_summary.peakAllocated.bytes / m_summary.capacityBytes * 100.0, 0, 'f', 1);
         parts << tr("%1 allocations, %2 never freed").arg(m_summary.allocations).arg(m_summary.unreleased);
     }
@@ -370,13 +369,13 @@ void MemoryView::showMoment(TimeNs t)
     }
     QString text = tr("At %1 ms: %n allocation(s) alive, %2", "", m_alive->rowCount())
                        .arg(toMs(t), 0, 'f', 3)
-                       .arg(bytesText(m_alive->totalBytes()));
+                       .arg(fmt::bytes(m_alive->totalBytes()));
     if (const memory::ComponentCurve* fw = m_summary.frameworkCurve()) {
         const double a = fw->allocated.at(t), r = fw->reserved.at(t);
         if (!isMissing(a))
-            text += tr(" · %1 allocated %2").arg(QString::fromStdString(fw->component), bytesText(a));
+            text += tr(" · %1 allocated %2").arg(QString::fromStdString(fw->component), fmt::bytes(a));
         if (!isMissing(r) && !isMissing(a))
-            text += tr(", reserved %1 (gap %2)").arg(bytesText(r), bytesText(r - a));
+            text += tr(", reserved %1 (gap %2)").arg(fmt::bytes(r), fmt::bytes(r - a));
     }
     m_momentLabel->setText(text);
     m_plot->replot(QCustomPlot::rpQueuedReplot);

@@ -204,7 +204,7 @@ bool clip(const OpStatsOptions& o, TimeNs s, TimeNs d, TimeNs& clipped)
     return true;
 }
 
-struct Collected {
+struct CollectedOps {
     std::vector<GroupAcc> groups;
     TimeNs deviceTotal = 0;
     std::uint64_t commCount = 0; // communication rows left out, inside the range
@@ -259,7 +259,7 @@ struct Collector {
     const Profile& p;
     const OpStatsOptions& o;
     bool single; // every row in one group, "all"
-    Collected c{};
+    CollectedOps c{};
     std::unordered_map<std::string, std::size_t> index{};
     U64Map byId{};
 
@@ -383,7 +383,7 @@ void collectTimeline(Collector& col)
     }
 }
 
-Collected collect(const Profile& p, const OpStatsOptions& o, bool single)
+CollectedOps collect(const Profile& p, const OpStatsOptions& o, bool single)
 {
     Collector col{p, o, single};
     if (p.kernels.size() > 0)
@@ -511,7 +511,7 @@ std::string commBaseName(std::string_view opName)
 
 OpStatsResult computeOpStats(const Profile& p, const OpStatsOptions& o)
 {
-    Collected c = collect(p, o, false);
+    CollectedOps c = collect(p, o, false);
     OpStatsResult out;
     out.deviceTotal = c.deviceTotal;
     out.fromTimeline = c.fromTimeline;
@@ -530,7 +530,7 @@ OpStatsResult computeOpStats(const Profile& p, const OpStatsOptions& o)
 
 OpGroupStats computeOverallStats(const Profile& p, const OpStatsOptions& o, std::string* utilizationSource)
 {
-    Collected c = collect(p, o, true);
+    CollectedOps c = collect(p, o, true);
     if (utilizationSource)
         *utilizationSource = joined(c.utilSources);
     if (c.groups.empty()) {
@@ -624,7 +624,7 @@ OpStatsResult computeOpStatsAllRanks(const std::vector<ProfilePtr>& profiles, co
             if (shifted.rangeEnd)
                 *shifted.rangeEnd += o.rangeShift[i];
         }
-        Collected c = collect(*profiles[i], shift ? shifted : o, false);
+        CollectedOps c = collect(*profiles[i], shift ? shifted : o, false);
         // A rank without a kernel table cannot be mixed with rows of one: the result follows
         // the first profile's kind of rows and counts the others' tasks the same way.
         if (first) {

@@ -87,7 +87,7 @@ bool everyKernelJoined(const Profile& p)
 }
 
 // The intervals as they are found, before they are united.
-struct Collected {
+struct FoundIntervals {
     DeviceIntervals& d;
     std::vector<Interval> compute, comm;
     bool commOps = true; // names kept in d.commOps
@@ -110,7 +110,7 @@ struct Collected {
 
 // The stream tasks: communication tasks (unless the communication groups give the ops) and
 // computation tasks. False when the timeline has no stream task.
-bool collectStreamTasks(const Profile& p, bool haveGroups, Collected& c)
+bool collectStreamTasks(const Profile& p, bool haveGroups, FoundIntervals& c)
 {
     StreamTaskKinds kinds(p);
     const std::set<std::size_t> commStreams = communicationStreams(p, kinds);
@@ -148,7 +148,7 @@ bool collectStreamTasks(const Profile& p, bool haveGroups, Collected& c)
 }
 
 // Without a timeline every kernel table row is an op: a communication op or a kernel.
-void collectKernelRows(const Profile& p, bool haveGroups, Collected& c)
+void collectKernelRows(const Profile& p, bool haveGroups, FoundIntervals& c)
 {
     const KernelTable& k = p.kernels;
     for (std::size_t r = 0; r < k.size(); ++r) {
@@ -170,7 +170,7 @@ void collectKernelRows(const Profile& p, bool haveGroups, Collected& c)
 DeviceIntervals deviceIntervals(const Profile& p, bool commOps)
 {
     DeviceIntervals d;
-    Collected c{d, {}, {}, commOps};
+    FoundIntervals c{d, {}, {}, commOps};
     bool haveGroups = false;
     for (const Track& t : p.tracks)
         if (t.kind == TrackKind::CommGroup && t.sliceEnd > t.sliceBegin)

@@ -12,11 +12,6 @@ namespace npuscope {
 
 namespace {
 
-bool isSpace(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
-
 bool isDigit(char c)
 {
     return static_cast<unsigned>(c - '0') < 10;
@@ -151,9 +146,9 @@ std::string_view trimText(std::string_view s)
 {
     std::size_t b = 0;
     std::size_t e = s.size();
-    while (b < e && isSpace(s[b]))
+    while (b < e && isJsonSpace(s[b]))
         ++b;
-    while (e > b && isSpace(s[e - 1]))
+    while (e > b && isJsonSpace(s[e - 1]))
         --e;
     return s.substr(b, e - b);
 }

@@ -20,6 +20,11 @@ constexpr bool isJsonNumberByte(char c)
 {
     return (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-';
 }
+// JSON's whitespace (and a CSV cell's padding): space, TAB, CR, LF.
+constexpr bool isJsonSpace(char c)
+{
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
 // True when a and b differ by one character changed, added or dropped: a name looked for and
 // the same name with a damaged byte.
 bool oneEditApart(std::string_view a, std::string_view b);

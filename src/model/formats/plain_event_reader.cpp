@@ -40,15 +40,10 @@ constexpr std::array<std::uint8_t, 256> kClass = [] {
     return kClass[static_cast<unsigned char>(c)] & kTokenEnd;
 }
 
-[[gnu::always_inline]] inline bool isSpace(char c)
-{
-    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
-}
-
 // Compact files have no blanks at all: one test rules out every byte past ' '.
 [[gnu::always_inline]] inline void skipSpace(const char*& p)
 {
-    while (static_cast<unsigned char>(*p) <= ' ' && isSpace(*p))
+    while (static_cast<unsigned char>(*p) <= ' ' && isJsonSpace(*p))
         ++p;
 }
 
