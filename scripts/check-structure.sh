@@ -407,6 +407,19 @@ def preprocess(entry, source, tmp, planted):
     return run.returncode, run.stderr
 
 
+def sources_of(entries):
+    """(source, compile command) for each source the build compiles. A unity build's command
+    compiles a generated file that includes a batch of sources: each of those has that command."""
+    for e in entries:
+        f = e["file"]
+        if os.path.basename(os.path.dirname(f)) == "Unity" and f.endswith(".cxx") and os.path.exists(f):
+            with open(f, encoding="utf-8", errors="replace") as fh:
+                for m in re.finditer(r'^#include "([^"]+)"', fh.read(), re.M):
+                    yield m.group(1), e
+        else:
+            yield f, e
+
+
 def plant_problems(layers, reaches):
     """Rule 7: for each layer with a layer above or beside it, a wrong-way include planted in a
     copy of one of its sources must fail to compile, and the copy without it must not."""
@@ -424,22 +437,22 @@ def plant_problems(layers, reaches):
             if not others:
                 continue  # the top layer: nothing above it
             src_dir = os.path.join(ROOT, "src", folder)
-            mine = [e for e in entries if os.path.dirname(os.path.realpath(e["file"])) == os.path.realpath(src_dir)
-                    and e["file"].endswith(".cpp")]
+            mine = [(f, e) for f, e in sources_of(entries) if os.path.dirname(os.path.realpath(f)) == os.path.realpath(src_dir)
+                    and f.endswith(".cpp")]
             if not mine:
                 problems.append(f"src/{folder}: no compile command in {commands}; the planted include was not tried")
                 continue
-            entry = min(mine, key=lambda e: os.path.getsize(e["file"]))
+            source, entry = min(mine, key=lambda m: os.path.getsize(m[0]))
             other_name, other_folder = others[0]
             headers = sorted(h for h in os.listdir(os.path.join(ROOT, "src", other_folder)) if h.endswith(".h"))
             wrong = f"{other_folder}/{headers[0]}"
-            rel = os.path.relpath(entry["file"], ROOT)
-            code, err = preprocess(entry, entry["file"], tmp, None)
+            rel = os.path.relpath(source, ROOT)
+            code, err = preprocess(entry, source, tmp, None)
             if code != 0:
                 problems.append(f"{rel}: a copy of it does not preprocess as its layer compiles it: "
                                 f"{err.strip().splitlines()[0] if err.strip() else code}")
                 continue
-            code, err = preprocess(entry, entry["file"], tmp, wrong)
+            code, err = preprocess(entry, source, tmp, wrong)
             tried += 1
             if code == 0 or wrong not in err:
                 problems.append(f'{rel}: with "#include \\"{wrong}\\"" planted ({name} including {other_name}) it '
