@@ -21,7 +21,7 @@ namespace npuscope::cli {
 
 namespace {
 
-void usage(std::FILE* out)
+void adviseUsage(std::FILE* out)
 {
     std::fputs("Usage: npuscope advise PATH [--format text|markdown|json|html|pdf] [-o FILE] [--advisor-config FILE]\n"
                "       [--prefer text|db] [--run N] [--no-cache] [--clock raw|aligned] [--clock-offset RANK=NS]...\n"
@@ -112,7 +112,7 @@ int clockFlag(const Args& args, std::size_t& i, ClockOptions& clock)
 int advise(const Args& args)
 {
     if (wantsHelp(args)) {
-        usage(stderr);
+        adviseUsage(stderr);
         return 0;
     }
     std::string path, format = "text", output, config;
@@ -173,7 +173,7 @@ int advise(const Args& args)
         }
     }
     if (path.empty()) {
-        usage(stderr);
+        adviseUsage(stderr);
         return 2;
     }
     if (const int bad = checkOptions(format, output, config))

@@ -55,7 +55,7 @@ const char* kHelpTail =
     "A 'device' column (the profile's rank id) is added when several ranks are imported.\n"
     "Exit codes: 0 ok, 1 input problem, 2 usage.\n";
 
-int usage(const std::string& msg)
+int analyzeUsage(const std::string& msg)
 {
     std::fprintf(stderr, "npuscope analyze: %s\nTry 'npuscope analyze --help'.\n", msg.c_str());
     return 2;
@@ -64,7 +64,7 @@ int usage(const std::string& msg)
 struct Metric;
 const Metric* findMetric(const std::string& name);
 
-struct Options {
+struct AnalyzeOptions {
     std::vector<std::string> imports;
     std::string metric = "duration";
     long top = 10;
@@ -127,7 +127,7 @@ std::string extension(const std::string& path)
 }
 
 // Returns -1 when parsing went fine, else the exit code.
-int parse(const Args& args, Options& o)
+int parse(const Args& args, AnalyzeOptions& o)
 {
     auto value = [&](std::size_t& i, const std::string& flag, std::string& out) -> bool {
         const std::string& a = args[i];
@@ -156,74 +156,74 @@ int parse(const Args& args, Options& o)
                 ++n;
             }
             if (n == 0)
-                return usage("--import needs at least one path");
+                return analyzeUsage("--import needs at least one path");
         } else if (is("--metric")) {
             if (!value(i, "--metric", v))
-                return usage("--metric needs a value");
+                return analyzeUsage("--metric needs a value");
             if (!findMetric(v))
-                return usage("unknown metric '" + v + "' (" + metricNames(", ") + ")");
+                return analyzeUsage("unknown metric '" + v + "' (" + metricNames(", ") + ")");
             o.metric = v;
         } else if (is("--top")) {
             if (!value(i, "--top", v))
-                return usage("--top needs a number");
+                return analyzeUsage("--top needs a number");
             char* end = nullptr;
             o.top = std::strtol(v.c_str(), &end, 10);
             if (v.empty() || *end || o.top < 0)
-                return usage("--top needs a non-negative number, not '" + v + "'");
+                return analyzeUsage("--top needs a non-negative number, not '" + v + "'");
         } else if (is("--sort")) {
             if (!value(i, "--sort", v))
-                return usage("--sort needs a value");
+                return analyzeUsage("--sort needs a value");
             if (v != "descending" && v != "ascending")
-                return usage("unknown sort order '" + v + "' (descending, ascending)");
+                return analyzeUsage("unknown sort order '" + v + "' (descending, ascending)");
             o.ascending = v == "ascending";
         } else if (is("--group-by")) {
             if (!value(i, "--group-by", v))
-                return usage("--group-by needs a value");
+                return analyzeUsage("--group-by needs a value");
             if (v != "type" && v != "name")
-                return usage("unknown grouping '" + v + "' (type, name)");
+                return analyzeUsage("unknown grouping '" + v + "' (type, name)");
             o.groupBy = v == "name" ? GroupBy::Name : GroupBy::Type;
         } else if (is("--format")) {
             if (!value(i, "--format", v))
-                return usage("--format needs a value");
+                return analyzeUsage("--format needs a value");
             if (v != "csv" && v != "json" && v != "table" && v != "chrome_trace")
-                return usage("unknown format '" + v + "' (csv, json, table, chrome_trace)");
+                return analyzeUsage("unknown format '" + v + "' (csv, json, table, chrome_trace)");
             o.format = v;
         } else if (is("--export") || is("--output") || a == "-o") {
             if (!value(i, a == "-o" ? "-o" : (is("--export") ? "--export" : "--output"), v))
-                return usage("--export needs a file name");
+                return analyzeUsage("--export needs a file name");
             o.exportPath = v;
         } else if (is("--peak-hbm-gbps")) {
             if (!value(i, "--peak-hbm-gbps", v))
-                return usage("--peak-hbm-gbps needs a number");
+                return analyzeUsage("--peak-hbm-gbps needs a number");
             char* end = nullptr;
             o.peak = std::strtod(v.c_str(), &end);
             if (v.empty() || *end || !(o.peak > 0))
-                return usage("--peak-hbm-gbps needs a positive number, not '" + v + "'");
+                return analyzeUsage("--peak-hbm-gbps needs a positive number, not '" + v + "'");
         } else if (is("--prefer")) {
             if (!value(i, "--prefer", v) || !parsePrefer(v, o.prefer))
-                return usage("--prefer needs text or db");
+                return analyzeUsage("--prefer needs text or db");
         } else if (is("--run")) {
             if (!value(i, "--run", v) || !parseRun(v, o.run))
-                return usage("--run needs a run number from 1 up");
+                return analyzeUsage("--run needs a run number from 1 up");
         } else if (const std::string flag = a.substr(0, a.find('=')); flag == "--clock" || flag == "--clock-offset") {
             if (const std::string why = value(i, flag, v) ? parseClockOption(flag, v, o.clock) : flag + " needs a value"; !why.empty())
-                return usage(why);
+                return analyzeUsage(why);
         } else if (a == "--no-cache") {
             o.useCache = false;
         } else if (a.size() > 1 && a[0] == '-') {
-            return usage("unknown option '" + a + "'");
+            return analyzeUsage("unknown option '" + a + "'");
         } else {
-            return usage("unexpected argument '" + a + "' (paths go after --import)");
+            return analyzeUsage("unexpected argument '" + a + "' (paths go after --import)");
         }
     }
     if (o.imports.empty())
-        return usage("no input: give --import PATH");
+        return analyzeUsage("no input: give --import PATH");
     if (o.format.empty()) {
         const std::string e = o.exportPath == "-" ? "" : extension(o.exportPath);
         o.format = e == "csv" ? "csv" : (e == "json" ? "json" : "table");
     }
     if (o.format == "chrome_trace" && (o.exportPath.empty() || o.exportPath == "-"))
-        return usage("--format chrome_trace needs --export FILE");
+        return analyzeUsage("--format chrome_trace needs --export FILE");
     return -1;
 }
 
@@ -232,7 +232,7 @@ std::string us(TimeNs ns) { return nsToMicrosText(ns); }
 std::string count(std::uint64_t n) { return std::to_string(n); }
 
 // Rows of one rank for the operator metrics, already sorted and cut.
-void operatorRows(const Profile& p, const Options& o, bool multi, Table& t, bool bw)
+void operatorRows(const Profile& p, const AnalyzeOptions& o, bool multi, Table& t, bool bw)
 {
     OpStatsOptions so;
     so.groupBy = o.groupBy;
@@ -304,7 +304,7 @@ void operatorRows(const Profile& p, const Options& o, bool multi, Table& t, bool
 
 // The table in its format; JSON is {"metric", "input_problems", "rows"}: the rows alone would
 // not say that they cover part of the input.
-std::string rendered(const Table& t, const Options& o, const std::vector<InputProblem>& problems)
+std::string rendered(const Table& t, const AnalyzeOptions& o, const std::vector<InputProblem>& problems)
 {
     if (o.format != "json")
         return t.render(o.format);
@@ -314,7 +314,7 @@ std::string rendered(const Table& t, const Options& o, const std::vector<InputPr
 
 Table makeTable(const Metric& metric, bool multi);
 
-void commRows(std::vector<CommStats> s, int rank, const Options& o, bool multi, Table& t)
+void commRows(std::vector<CommStats> s, int rank, const AnalyzeOptions& o, bool multi, Table& t)
 {
     std::stable_sort(s.begin(), s.end(), [&](const CommStats& a, const CommStats& b) {
         if (a.total != b.total)
@@ -334,7 +334,7 @@ void commRows(std::vector<CommStats> s, int rank, const Options& o, bool multi, 
 }
 
 // One row per operator allocation (operator_memory), largest first (--sort ascending: smallest).
-void memoryRows(const Profile& p, const Options& o, bool multi, Table& t)
+void memoryRows(const Profile& p, const AnalyzeOptions& o, bool multi, Table& t)
 {
     std::vector<std::uint32_t> rows = memory::allocationsBySize(p);
     if (o.ascending)
@@ -359,7 +359,7 @@ void memoryRows(const Profile& p, const Options& o, bool multi, Table& t)
 }
 
 // The per-rank communication statistics a cluster summary keeps (docs/CLUSTER-SUMMARY.md).
-bool summaryCommRows(const std::string& path, const Options& o, Table*& t, std::unique_ptr<Table>& holder)
+bool summaryCommRows(const std::string& path, const AnalyzeOptions& o, Table*& t, std::unique_ptr<Table>& holder)
 {
     nlohmann::json doc;
     std::string error;
@@ -399,12 +399,12 @@ struct Metric {
     };
     const char* name;
     std::vector<Column> columns;
-    void (*rows)(const Profile& p, const Options& o, bool multi, Table& t);
+    void (*rows)(const Profile& p, const AnalyzeOptions& o, bool multi, Table& t);
     const char* help;    // lines after its columns in --help, each ending in a newline
     const char* missing; // "no <missing>" when no rank gives a row
     // A metric of the whole session (its rows compare ranks): writes the whole output from the
     // empty table; `rows` is then unused.
-    std::string (*session)(const Session& s, const Options& o, Table t, const std::vector<InputProblem>& problems) = nullptr;
+    std::string (*session)(const Session& s, const AnalyzeOptions& o, Table t, const std::vector<InputProblem>& problems) = nullptr;
 };
 
 // The columns of a metric written in cli_analyze_causal.cpp, from its name and number lists.
@@ -425,18 +425,18 @@ const std::vector<Metric>& metrics()
           {"l2_cache_hit_rate", true}, {"count", true}, {"avg_us", true}, {"max_us", true}, {"share", true},
           {"min_us", true}, {"p50_us", true}, {"p90_us", true}, {"p99_us", true}, {"task_type", false},
           {"bound", false}, {"self_ms", true}},
-         [](const Profile& p, const Options& o, bool multi, Table& t) { operatorRows(p, o, multi, t, false); },
+         [](const Profile& p, const AnalyzeOptions& o, bool multi, Table& t) { operatorRows(p, o, multi, t, false); },
          "", "device tasks (kernel_details/op_summary or a timeline)"},
         {"memory_bandwidth",
          {{"rank", true}, {"operator_name", false}, {"memory_read_GBps", true}, {"memory_write_GBps", true},
           {"memory_bandwidth_utilization", true}, {"duration_ms", true}, {"count", true}, {"task_type", false},
           {"bound", false}},
-         [](const Profile& p, const Options& o, bool multi, Table& t) { operatorRows(p, o, multi, t, true); },
+         [](const Profile& p, const AnalyzeOptions& o, bool multi, Table& t) { operatorRows(p, o, multi, t, true); },
          "", "device tasks (kernel_details/op_summary or a timeline)"},
         {"communication_duration",
          {{"rank", true}, {"operator_name", false}, {"duration_ms", true}, {"communication_volume_GB", true},
           {"count", true}, {"wait_ms", true}, {"transit_ms", true}},
-         [](const Profile& p, const Options& o, bool multi, Table& t) { commRows(computeCommStats(p), p.rank, o, multi, t); },
+         [](const Profile& p, const AnalyzeOptions& o, bool multi, Table& t) { commRows(computeCommStats(p), p.rank, o, multi, t); },
          "", "communication ops (communication.json or a Communication timeline)"},
         {"memory",
          {{"rank", true}, {"operator_name", false}, {"allocation_MB", true}, {"allocated_at_ms", true},
@@ -453,23 +453,23 @@ const std::vector<Metric>& metrics()
           {kCollectivesColumns[6], false}, {kCollectivesColumns[7], true}, {kCollectivesColumns[8], true},
           {kCollectivesColumns[9], true}, {kCollectivesColumns[10], true}, {kCollectivesColumns[11], false},
           {kCollectivesColumns[12], true}},
-         [](const Profile&, const Options&, bool, Table&) {}, kCollectivesHelp,
+         [](const Profile&, const AnalyzeOptions&, bool, Table&) {}, kCollectivesHelp,
          "collective shared by two ranks",
-         [](const Session& s, const Options& o, Table t, const std::vector<InputProblem>& problems) {
+         [](const Session& s, const AnalyzeOptions& o, Table t, const std::vector<InputProblem>& problems) {
              return collectivesReport(s, o.clock, std::move(t), o.format, o.top, o.ascending, problems);
          }},
         {"idle",
          causalColumns(kIdleColumns, kIdleNumeric),
-         [](const Profile&, const Options&, bool, Table&) {}, kIdleHelp,
+         [](const Profile&, const AnalyzeOptions&, bool, Table&) {}, kIdleHelp,
          "device idle time (no device tasks)",
-         [](const Session& s, const Options& o, Table t, const std::vector<InputProblem>& problems) {
+         [](const Session& s, const AnalyzeOptions& o, Table t, const std::vector<InputProblem>& problems) {
              return idleReport(s, std::move(t), o.format, problems);
          }},
         {"critical_path",
          causalColumns(kCriticalPathColumns, kCriticalPathNumeric),
-         [](const Profile&, const Options&, bool, Table&) {}, kCriticalPathHelp,
+         [](const Profile&, const AnalyzeOptions&, bool, Table&) {}, kCriticalPathHelp,
          "step to walk (no device tasks)",
-         [](const Session& s, const Options& o, Table t, const std::vector<InputProblem>& problems) {
+         [](const Session& s, const AnalyzeOptions& o, Table t, const std::vector<InputProblem>& problems) {
              return criticalPathReport(s, std::move(t), o.format, problems);
          }},
     };
@@ -543,7 +543,7 @@ int analyze(const Args& args)
             std::fputs((kHelpHead + metricHelp() + kHelpTail).c_str(), stdout);
             return 0;
         }
-    Options o;
+    AnalyzeOptions o;
     if (const int rc = parse(args, o); rc >= 0)
         return rc;
     std::vector<std::string> paths;

@@ -34,7 +34,7 @@ namespace cs = cluster_summary;
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-void usage(std::FILE* out)
+void summaryUsage(std::FILE* out)
 {
     std::fputs(
         "Usage: npuscope cluster-summary ROOT -o SUMMARY [options]\n"
@@ -77,7 +77,7 @@ bool parseNumber(const std::string& s, T& out)
     return r.ec == std::errc() && r.ptr == s.data() + s.size();
 }
 
-struct Options {
+struct SummaryOptions {
     std::string root, output, ranksFrom, config;
     unsigned threads = 0;
     double timeoutS = 0;
@@ -87,7 +87,7 @@ struct Options {
 
 // One folder: loaded, reduced, advised. Results are JSON values in a list (a folder may hold
 // several ranks), or one failure.
-std::vector<json> summariseFolder(const cs::RankFolder& folder, const Options& o, const advisor::Thresholds& th,
+std::vector<json> summariseFolder(const cs::RankFolder& folder, const SummaryOptions& o, const advisor::Thresholds& th,
                                   const std::atomic<bool>* cancel, unsigned loadThreads)
 {
     LoadOptions lo;
@@ -139,7 +139,7 @@ std::vector<json> summariseFolder(const cs::RankFolder& folder, const Options& o
 // The folders of this process, on `threads` workers. A folder still loading `timeout` seconds
 // after it began is cancelled; one that does not even stop then (a read blocked in the kernel)
 // is given up: listed as failed, its worker left behind (*abandoned set).
-std::vector<json> runShare(const std::vector<cs::RankFolder>& folders, const Options& o, const advisor::Thresholds& th,
+std::vector<json> runShare(const std::vector<cs::RankFolder>& folders, const SummaryOptions& o, const advisor::Thresholds& th,
                            unsigned threads, unsigned loadThreads, bool* abandoned)
 {
     struct Task {
@@ -161,7 +161,7 @@ std::vector<json> runShare(const std::vector<cs::RankFolder>& folders, const Opt
         st->queue.push_back(i);
     }
     // Copies the worker owns, so a worker left behind never reads freed memory.
-    auto shared = std::make_shared<std::tuple<std::vector<cs::RankFolder>, Options, advisor::Thresholds>>(folders, o, th);
+    auto shared = std::make_shared<std::tuple<std::vector<cs::RankFolder>, SummaryOptions, advisor::Thresholds>>(folders, o, th);
     auto worker = [st, shared, loadThreads]() {
         const auto& [fs, opt, thr] = *shared;
         for (;;) {
@@ -236,9 +236,9 @@ std::string rankList(const std::vector<cs::RankFolder>& folders, const std::vect
 }
 
 // The options from the command line; an exit code instead on a usage error.
-std::variant<Options, int> parseOptions(const Args& args)
+std::variant<SummaryOptions, int> parseOptions(const Args& args)
 {
-    Options o;
+    SummaryOptions o;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         auto value = [&](std::string& dst) {
@@ -285,7 +285,7 @@ std::variant<Options, int> parseOptions(const Args& args)
 
 // The lead process: the gathered ranks into one document, its cluster section, written
 // atomically to -o; the exit code. `fail` prints a message and gives the code of a failure.
-int writeSummary(const std::vector<std::string>& gathered, const std::vector<cs::RankFolder>& folders, const Options& o,
+int writeSummary(const std::vector<std::string>& gathered, const std::vector<cs::RankFolder>& folders, const SummaryOptions& o,
                  const advisor::Thresholds& th, ClusterWorld& world, const std::function<int(const std::string&)>& fail)
 {
     int code = 0;
@@ -345,13 +345,13 @@ int writeSummary(const std::vector<std::string>& gathered, const std::vector<cs:
 int clusterSummary(const Args& args)
 {
     if (wantsHelp(args)) {
-        usage(stderr);
+        summaryUsage(stderr);
         return 0;
     }
     const auto parsed = parseOptions(args);
     if (const int* code = std::get_if<int>(&parsed))
         return *code;
-    const Options& o = std::get<Options>(parsed);
+    const SummaryOptions& o = std::get<SummaryOptions>(parsed);
     ClusterWorld world;
     std::string error;
     if (!world.init(&error)) {

@@ -73,7 +73,7 @@ const char* kHelp =
     "  --no-cache              read the files, not the session cache, and do not write it\n"
     "Exit codes: 0 ok, 1 input problem, 2 usage, 3 regressed (--fail-if-regressed).\n";
 
-int usage(const std::string& msg)
+int compareUsage(const std::string& msg)
 {
     std::fprintf(stderr, "npuscope compare: %s\nTry 'npuscope compare --help'.\n", msg.c_str());
     return 2;
@@ -193,29 +193,29 @@ int compare(const Args& args)
             useCache = false;
         } else if (is("--format")) {
             if (!take(v) || (v != "table" && v != "csv" && v != "json" && v != "markdown" && v != "html" && v != "pdf"))
-                return usage("--format needs table, csv, json, markdown, html or pdf");
+                return compareUsage("--format needs table, csv, json, markdown, html or pdf");
             format = v;
         } else if (is("--group-by")) {
             if (!take(v) || (v != "type" && v != "name"))
-                return usage("--group-by needs type or name");
+                return compareUsage("--group-by needs type or name");
             co.groupBy = v == "name" ? GroupBy::Name : GroupBy::Type;
         } else if (is("--top")) {
             char* end = nullptr;
             if (!take(v) || (top = std::strtol(v.c_str(), &end, 10), v.empty() || *end || top < 0))
-                return usage("--top needs a non-negative number");
+                return compareUsage("--top needs a non-negative number");
         } else if (is("--tokens-per-step")) {
             char* end = nullptr;
             if (!take(v) || (co.tokensPerStep = std::strtod(v.c_str(), &end), v.empty() || *end || !(co.tokensPerStep > 0)))
-                return usage("--tokens-per-step needs a positive number");
+                return compareUsage("--tokens-per-step needs a positive number");
         } else if (is("--peak-hbm-gbps")) {
             char* end = nullptr;
             if (!take(v) || (co.peakHbmGBps = std::strtod(v.c_str(), &end), v.empty() || *end || !(co.peakHbmGBps > 0)))
-                return usage("--peak-hbm-gbps needs a positive number");
+                return compareUsage("--peak-hbm-gbps needs a positive number");
         } else if (is("--same-within")) {
             char* end = nullptr;
             double pct = 0;
             if (!take(v) || (pct = std::strtod(v.c_str(), &end), v.empty() || *end || !(pct >= 0 && pct <= 50)))
-                return usage("--same-within needs a percentage from 0 to 50");
+                return compareUsage("--same-within needs a percentage from 0 to 50");
             co.sameWithin = pct / 100.0;
         } else if (a == "--per-step" || a == "--whole-run") {
             co.opTimes = a == "--per-step" ? OpTimes::PerStep : OpTimes::WholeRun;
@@ -223,20 +223,20 @@ int compare(const Args& args)
             (a == "--no-advisor" ? advice.off : a == "--validate-advice" ? advice.validate : advice.failIfRegressed) = true;
         } else if (is("--export") || is("--output") || a == "-o") {
             if (!take(exportPath))
-                return usage("--export needs a file name");
+                return compareUsage("--export needs a file name");
         } else if (a.size() > 1 && a[0] == '-') {
             if (const std::string why = clockOrUnknown(a, take, advice.clock); !why.empty())
-                return usage(why);
+                return compareUsage(why);
         } else {
             paths.push_back(a);
         }
     }
     if (paths.size() != 2)
-        return usage("give exactly two profiles: BASELINE OPTIMIZED");
+        return compareUsage("give exactly two profiles: BASELINE OPTIMIZED");
     if (advice.validate && advice.off)
-        return usage("--validate-advice needs the advisor: drop --no-advisor");
+        return compareUsage("--validate-advice needs the advisor: drop --no-advisor");
     if (format == "pdf" && (exportPath.empty() || exportPath == "-"))
-        return usage("--format pdf needs -o FILE");
+        return compareUsage("--format pdf needs -o FILE");
     if (format == "html" || format == "pdf")
         needQt();
 

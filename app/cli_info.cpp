@@ -99,7 +99,7 @@ void printInfoHelp()
                stdout);
 }
 
-int usage(const std::string& msg)
+int infoUsage(const std::string& msg)
 {
     std::fprintf(stderr, "npuscope info: %s\nTry 'npuscope info --help'.\n", msg.c_str());
     return 2;
@@ -534,40 +534,40 @@ int info(const Args& args)
         if (a == "--format" || a.rfind("--format=", 0) == 0) {
             if (a == "--format") {
                 if (i + 1 >= args.size())
-                    return usage("--format needs a value (text or json)");
+                    return infoUsage("--format needs a value (text or json)");
                 format = args[++i];
             } else {
                 format = a.substr(9);
             }
             if (format != "text" && format != "json")
-                return usage("unknown format '" + format + "' (text or json)");
+                return infoUsage("unknown format '" + format + "' (text or json)");
             continue;
         }
         if (a == "--prefer") {
             if (i + 1 >= args.size())
-                return usage("--prefer needs a value (text or db)");
+                return infoUsage("--prefer needs a value (text or db)");
             const std::string v = args[++i];
             if (!parsePrefer(v, prefer))
-                return usage("unknown --prefer '" + v + "' (text or db)");
+                return infoUsage("unknown --prefer '" + v + "' (text or db)");
             continue;
         }
         if (a == "--run") {
             if (i + 1 >= args.size() || !parseRun(args[i + 1], run))
-                return usage("--run needs a run number from 1 up");
+                return infoUsage("--run needs a run number from 1 up");
             ++i;
             continue;
         }
         if (std::string why; clockFlag(args, i, clock, why)) {
             if (!why.empty())
-                return usage(why);
+                return infoUsage(why);
             continue;
         }
         if (a.size() > 1 && a[0] == '-')
-            return usage("unknown option '" + a + "'");
+            return infoUsage("unknown option '" + a + "'");
         paths.push_back(a);
     }
     if (paths.empty())
-        return usage("missing PATH");
+        return infoUsage("missing PATH");
 
     LoadOptions options;
     options.prefer = prefer;

@@ -82,7 +82,7 @@ void printSynthHelp(std::FILE* out)
         out);
 }
 
-int usage(const std::string& msg)
+int synthUsage(const std::string& msg)
 {
     std::fprintf(stderr, "npuscope synth: %s\nTry 'npuscope synth --help'.\n", msg.c_str());
     return 2;
@@ -102,18 +102,18 @@ bool parseNumber(const std::string& s, T& out)
 int checkOptions(synth::SynthOptions& o, bool ranksGiven)
 {
     if (o.format != "text" && o.layout == "msprof")
-        return usage("--format db|both writes the torch_npu layout only");
+        return synthUsage("--format db|both writes the torch_npu layout only");
     if (o.layout == "msprof" && (o.level != 1 || o.withStack || o.compactJson))
-        return usage("--level, --with-stack and --compact-json apply to the torch_npu layout");
+        return synthUsage("--level, --with-stack and --compact-json apply to the torch_npu layout");
     if ((o.processOrdered || o.flowOrder != "time" || o.devicePerPyOp != 1) && (o.layout != "torch_npu" || o.format != "text"))
-        return usage("--shape applies to the torch_npu layout's text export");
+        return synthUsage("--shape applies to the torch_npu layout's text export");
     if (o.scenario == "cluster-slowrank" && !ranksGiven)
         o.ranks = 4;
     if (o.scenario == "cluster-slowrank" && o.ranks < 2)
-        return usage("cluster-slowrank needs --ranks >= 2");
+        return synthUsage("cluster-slowrank needs --ranks >= 2");
     const int ranks = o.ranks;
     if (o.slowRank >= ranks || o.slowLinkSrc >= ranks || o.slowLinkDst >= ranks)
-        return usage("--slow-rank/--slow-link outside 0.." + std::to_string(ranks - 1));
+        return synthUsage("--slow-rank/--slow-link outside 0.." + std::to_string(ranks - 1));
     return 0;
 }
 
@@ -193,13 +193,13 @@ int plantOption(const std::string& a, const std::string& v, synth::SynthOptions&
     if (a == "--plant") {
         synth::PlantSpec p;
         if (!parsePlant(v, p))
-            return usage("--plant needs python_stall, dataloader, sync or compile, optionally =US (> 0)");
+            return synthUsage("--plant needs python_stall, dataloader, sync or compile, optionally =US (> 0)");
         o.plants.push_back(p);
     } else if (a == "--speedup") {
         std::string type, f;
         double factor = 0;
         if (!splitPair(v, type, f) || !parseNumber(f, factor) || !(factor > 0) || factor > 1e6)
-            return usage("--speedup needs OPTYPE=F with F > 0, e.g. MatMulV2=2");
+            return synthUsage("--speedup needs OPTYPE=F with F > 0, e.g. MatMulV2=2");
         o.speedups.emplace_back(type, factor);
     } else if (a == "--clock-offset") {
         std::string rank, ns;
@@ -207,14 +207,14 @@ int plantOption(const std::string& a, const std::string& v, synth::SynthOptions&
         std::int64_t off = 0;
         if (!splitPair(v, rank, ns) || !parseNumber(rank, r) || r < 0 || !parseNumber(ns, off)
             || off < -1000000000000000LL || off > 1000000000000000LL)
-            return usage("--clock-offset needs RANK=NS, e.g. 1=-250000");
+            return synthUsage("--clock-offset needs RANK=NS, e.g. 1=-250000");
         o.clockOffsets.emplace_back(r, off);
     } else if (a == "--late-rank") {
         if (!parseLate(v, o.lateRank))
-            return usage("--late-rank needs RANK[:COLLECTIVE[:US[:op|host]]], e.g. 2:16:600:op");
+            return synthUsage("--late-rank needs RANK[:COLLECTIVE[:US[:op|host]]], e.g. 2:16:600:op");
     } else if (a == "--truth") {
         if (v.empty())
-            return usage("--truth needs a file name");
+            return synthUsage("--truth needs a file name");
         truthFile = v;
     }
     return 0;
@@ -291,22 +291,22 @@ int synth(const Args& args)
             quiet = true;
         } else if (a == "--scenario") {
             if (!value(o.scenario))
-                return usage("--scenario needs a value");
+                return synthUsage("--scenario needs a value");
             const auto names = synth::scenarioNames();
             if (std::find(names.begin(), names.end(), o.scenario) == names.end())
-                return usage("unknown scenario '" + o.scenario + "'");
+                return synthUsage("unknown scenario '" + o.scenario + "'");
         } else if (a == "--layout") {
             if (!value(o.layout))
-                return usage("--layout needs a value");
+                return synthUsage("--layout needs a value");
             if (o.layout != "torch_npu" && o.layout != "msprof")
-                return usage("unknown layout '" + o.layout + "' (torch_npu or msprof)");
+                return synthUsage("unknown layout '" + o.layout + "' (torch_npu or msprof)");
         } else if (a == "--level") {
             if (!value(v) || (v != "0" && v != "1" && v != "2"))
-                return usage("--level needs 0, 1 or 2");
+                return synthUsage("--level needs 0, 1 or 2");
             o.level = v[0] - '0';
         } else if (a == "--shape") {
             if (!value(v) || !synth::applyShape(v, o))
-                return usage("--shape needs one of real, process-ordered, starts-first, ends-first, device-heavy, "
+                return synthUsage("--shape needs one of real, process-ordered, starts-first, ends-first, device-heavy, "
                              "level1-dense");
         } else if (a == "--with-stack") {
             o.withStack = true;
@@ -314,43 +314,43 @@ int synth(const Args& args)
             o.compactJson = true;
         } else if (a == "--format") {
             if (!value(o.format))
-                return usage("--format needs a value");
+                return synthUsage("--format needs a value");
             if (o.format != "text" && o.format != "db" && o.format != "both")
-                return usage("unknown format '" + o.format + "' (text, db or both)");
+                return synthUsage("unknown format '" + o.format + "' (text, db or both)");
         } else if (a == "--ranks") {
             if (!value(v) || !parseNumber(v, o.ranks) || o.ranks < 1 || o.ranks > 512)
-                return usage("--ranks needs a number 1..512");
+                return synthUsage("--ranks needs a number 1..512");
             ranksGiven = true;
         } else if (a == "--steps") {
             if (!value(v) || !parseNumber(v, o.steps) || o.steps < 1 || o.steps > 1000000)
-                return usage("--steps needs a number >= 1");
+                return synthUsage("--steps needs a number >= 1");
         } else if (a == "--seed") {
             if (!value(v) || !parseNumber(v, o.seed))
-                return usage("--seed needs a non-negative integer");
+                return synthUsage("--seed needs a non-negative integer");
         } else if (a == "--target-mb") {
             if (!value(v) || !parseNumber(v, o.targetMB) || o.targetMB < 0 || o.targetMB > 1e6)
-                return usage("--target-mb needs a size in MiB");
+                return synthUsage("--target-mb needs a size in MiB");
         } else if (a == "--slow-rank") {
             if (!value(v) || !parseNumber(v, o.slowRank) || o.slowRank < 0)
-                return usage("--slow-rank needs a rank number");
+                return synthUsage("--slow-rank needs a rank number");
         } else if (a == "--slow-link") {
             if (!value(v) || !parseLink(v, o.slowLinkSrc, o.slowLinkDst))
-                return usage("--slow-link needs SRC-DST, e.g. 1-2");
+                return synthUsage("--slow-link needs SRC-DST, e.g. 1-2");
         } else if (a == "--plant" || a == "--speedup" || a == "--clock-offset" || a == "--late-rank" || a == "--truth") {
             if (!value(v))
-                return usage(a + " needs a value");
+                return synthUsage(a + " needs a value");
             if (const int bad = plantOption(a, v, o, truthFile))
                 return bad;
         } else if (!a.empty() && a[0] == '-') {
-            return usage("unknown option '" + a + "'");
+            return synthUsage("unknown option '" + a + "'");
         } else if (outDir.empty()) {
             outDir = a;
         } else {
-            return usage("more than one OUT_DIR given");
+            return synthUsage("more than one OUT_DIR given");
         }
     }
     if (outDir.empty())
-        return usage("missing OUT_DIR");
+        return synthUsage("missing OUT_DIR");
     if (const int bad = checkOptions(o, ranksGiven))
         return bad;
     return run(o, outDir, quiet, truthFile);

@@ -58,7 +58,7 @@ void printWhatifHelp()
                 causes.c_str());
 }
 
-int usage(const std::string& msg)
+int whatifUsage(const std::string& msg)
 {
     printError("whatif", msg);
     std::fputs("Try 'npuscope whatif --help'.\n", stderr);
@@ -81,7 +81,7 @@ std::string ms(double ns)
     return buf;
 }
 
-struct Options {
+struct WhatIfOptions {
     std::string path, format = "text";
     Prefer prefer = Prefer::Text;
     std::size_t run = 0;
@@ -90,7 +90,7 @@ struct Options {
 };
 
 // Reads the options into `o`; returns -1, or the exit code of a usage error.
-int parseOptions(const Args& args, Options& o)
+int parseOptions(const Args& args, WhatIfOptions& o)
 {
     std::string& path = o.path;
     std::string& format = o.format;
@@ -109,42 +109,42 @@ int parseOptions(const Args& args, Options& o)
         std::string v;
         if (a == "--scale") {
             if (!value(v))
-                return usage("--scale needs OPTYPE=F");
+                return whatifUsage("--scale needs OPTYPE=F");
             const auto eq = v.rfind('=');
             char* end = nullptr;
             const double f = eq == std::string::npos ? NAN : std::strtod(v.c_str() + eq + 1, &end);
             if (eq == std::string::npos || eq == 0 || !end || *end || !(f >= 0) || !std::isfinite(f))
-                return usage("--scale takes OPTYPE=F with F a number >= 0, not '" + v + "'");
+                return whatifUsage("--scale takes OPTYPE=F with F a number >= 0, not '" + v + "'");
             changes.scaleTypes.emplace_back(v.substr(0, eq), f);
         } else if (a == "--remove") {
             if (!value(v))
-                return usage("--remove needs a cause");
+                return whatifUsage("--remove needs a cause");
             if (std::find(whatIfCauses().begin(), whatIfCauses().end(), v) == whatIfCauses().end())
-                return usage("unknown cause '" + v + "' for --remove");
+                return whatifUsage("unknown cause '" + v + "' for --remove");
             changes.removeCauses.push_back(v);
         } else if (a == "--overlap-comm") {
             changes.overlapComm = true;
         } else if (a == "--format") {
             if (!value(format) || (format != "text" && format != "json"))
-                return usage("--format takes text or json");
+                return whatifUsage("--format takes text or json");
         } else if (a == "--prefer") {
             if (!value(v) || !parsePrefer(v, prefer))
-                return usage("--prefer takes text or db");
+                return whatifUsage("--prefer takes text or db");
         } else if (a == "--run") {
             if (!value(v) || !parseRun(v, run))
-                return usage("--run takes a run number from 1 up");
+                return whatifUsage("--run takes a run number from 1 up");
         } else if (a == "--no-cache") {
             useCache = false;
         } else if (!a.empty() && a[0] == '-') {
-            return usage("unknown option '" + a + "'");
+            return whatifUsage("unknown option '" + a + "'");
         } else if (path.empty()) {
             path = a;
         } else {
-            return usage("one PATH only");
+            return whatifUsage("one PATH only");
         }
     }
     if (path.empty())
-        return usage("PATH is required");
+        return whatifUsage("PATH is required");
     return -1;
 }
 
@@ -239,7 +239,7 @@ int whatif(const Args& args)
         printWhatifHelp();
         return 0;
     }
-    Options o;
+    WhatIfOptions o;
     if (const int code = parseOptions(args, o); code >= 0)
         return code;
     const std::string& path = o.path;
@@ -275,7 +275,7 @@ int whatif(const Args& args)
         if (!r.ok) {
             notes.push_back(who + "not replayed: " + r.error);
             if (!r.error.empty() && r.error.rfind("unknown cause", 0) == 0)
-                return usage(r.error);
+                return whatifUsage(r.error);
             continue;
         }
         ++replayed;

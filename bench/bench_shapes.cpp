@@ -70,7 +70,10 @@ int benchShapes(const std::vector<std::string>& asked, double sizeMb, std::uint6
         std::string trace = traceUnder(dir);
         if (trace.empty() && bench::generateProfile(dir.string(), sizeMb, seed, "text", false, 0, shape) > 0)
             trace = traceUnder(dir);
-        const ShapeFigures f = trace.empty() ? ShapeFigures{false, "not generated"} : measure(dir.string(), trace);
+        ShapeFigures f;
+        f.error = "not generated";
+        if (!trace.empty())
+            f = measure(dir.string(), trace);
         if (!f.ok) {
             std::printf("%-16s failed: %s\n", shape.c_str(), f.error.c_str());
             ++failed;

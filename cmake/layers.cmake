@@ -27,6 +27,16 @@ function(npuscope_layer_tree name out)
   set(${out} ${tree} PARENT_SCOPE)
 endfunction()
 
+# Compiles `target`'s sources in batches of NPUSCOPE_UNITY_BATCH. GCC warns when a class with a
+# name outside the file holds a type of the file's anonymous namespace and the class is not
+# defined in the main file, which in a batch it never is; that is the batch's doing, not a problem.
+function(npuscope_unity target)
+  set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${NPUSCOPE_UNITY_BATCH})
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    target_compile_options(${target} PRIVATE -Wno-subobject-linkage)
+  endif()
+endfunction()
+
 # Adds the static library npuscope_<name> over src/<folder>/ (sources added later need no CMake
 # change), with its include tree and its links to the layers below. Qt's code generators stay off
 # for the layers without Qt (every one but views).
@@ -47,6 +57,6 @@ function(npuscope_add_layer name)
     set_target_properties(npuscope_${name} PROPERTIES AUTOMOC OFF AUTOUIC OFF AUTORCC OFF)
   endif()
   if(NPUSCOPE_UNITY)
-    set_target_properties(npuscope_${name} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${NPUSCOPE_UNITY_BATCH})
+    npuscope_unity(npuscope_${name})
   endif()
 endfunction()

@@ -31,9 +31,7 @@ void derivedSeries(const Profile& p, TimeNs begin, TimeNs end, TimeNs bucketNs, 
             w.t.pop_back();
             w.v.pop_back();
         }
-        Series s{std::move(name) + suffix, std::move(unit), std::move(source), std::move(w.t), std::move(w.v), device};
-        s.pyramid = pyramid;
-        s.quantity = q;
+        Series s{std::move(name) + suffix, std::move(unit), std::move(source), std::move(w.t), std::move(w.v), device, pyramid, q};
         out.push_back(std::move(s));
     };
     add(DerivedQuantity::AiCoreUtilization, "AI Core utilization", "%",
