@@ -3,6 +3,7 @@
 // against llama2-optimized of the same seed, and one scenario against itself. The covered times
 // are computed here again from the profiles' own rows: each operator's kernel time inside the
 // ProfilerStep spans divided by their number, and the median step's split (summary.h StepSplit).
+#include "test_main.h"
 #include "../model/cli_run.h"
 #include "advisor/advice_check.h"
 #include "advisor/advisor.h"
@@ -21,6 +22,8 @@
 #include <cmath>
 #include <map>
 #include <set>
+
+namespace test_advice_check {
 
 using namespace npuscope;
 
@@ -309,5 +312,8 @@ void TestAdviceCheck::cliFailIfRegressed()
     QCOMPARE(runCli({"compare", base, base, "--fail-if-regressed", "--no-cache"}).code, 0);
 }
 
-QTEST_GUILESS_MAIN(TestAdviceCheck)
+NPUSCOPE_TEST_GUILESS_MAIN(TestAdviceCheck)
+
+} // namespace test_advice_check
+
 #include "test_advice_check.moc"

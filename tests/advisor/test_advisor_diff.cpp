@@ -1,6 +1,7 @@
 // The advisor diff of a compare (advisor/advisor_diff.h): findings of two runs matched by id as
 // fixed, remaining (cost before and after) or new, on the generated llama2-baseline and
 // llama2-optimized pair, checked against the two advisor reports themselves.
+#include "test_main.h"
 #include "advisor/advisor_diff.h"
 #include "model/analysis/compare_report.h"
 #include "model/formats/loader.h"
@@ -11,6 +12,8 @@
 
 #include <map>
 #include <set>
+
+namespace test_advisor_diff {
 
 using namespace npuscope;
 
@@ -136,5 +139,8 @@ void TestAdvisorDiff::identicalRunsFixNothing()
     }
 }
 
-QTEST_GUILESS_MAIN(TestAdvisorDiff)
+NPUSCOPE_TEST_GUILESS_MAIN(TestAdvisorDiff)
+
+} // namespace test_advisor_diff
+
 #include "test_advisor_diff.moc"

@@ -2,6 +2,7 @@
 // sequence (no two findings with one title), rules demoted below min_share instead of passing,
 // and the action plan whose gains add up (Σ gains ≤ T, no device task claimed twice), on
 // hand-built profiles, a generated one and the real samples.
+#include "test_main.h"
 #include "advisor_fixture.h"
 
 #include "model/formats/loader.h"
@@ -12,6 +13,8 @@
 
 #include <map>
 #include <set>
+
+namespace test_advisor_report {
 
 using namespace npuscope;
 using namespace npuscope::advisor;
@@ -295,5 +298,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestAdvisorReport)
+NPUSCOPE_TEST_GUILESS_MAIN(TestAdvisorReport)
+
+} // namespace test_advisor_report
+
 #include "test_advisor_report.moc"

@@ -2,6 +2,7 @@
 // atom is the tasks whose claiming findings are exactly its ids, with their count, their summed
 // duration and their keys ascending, and the atoms come in the order of their sorted id lists.
 // Worked out here from the findings' claims directly, one task at a time.
+#include "test_main.h"
 #include "advisor/cluster_summary_advice.h"
 #include "advisor/rule_context.h"
 #include "model/formats/loader.h"
@@ -14,6 +15,8 @@
 #include <set>
 #include <string>
 #include <vector>
+
+namespace test_claim_atoms {
 
 using namespace npuscope;
 using namespace npuscope::advisor;
@@ -79,5 +82,8 @@ private:
     QTemporaryDir m_dir;
 };
 
-QTEST_GUILESS_MAIN(TestClaimAtoms)
+NPUSCOPE_TEST_GUILESS_MAIN(TestClaimAtoms)
+
+} // namespace test_claim_atoms
+
 #include "test_claim_atoms.moc"

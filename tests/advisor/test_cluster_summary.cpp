@@ -3,6 +3,7 @@
 // folders loaded here; its cluster findings are those `advise` finds on the full folder; a
 // folder that fails, a read that hangs and a process that dies are handled (the last two by
 // the fault injection of docs/CLUSTER-SUMMARY.md).
+#include "test_main.h"
 #include "../model/cli_run.h"
 
 #include "model/analysis/cluster.h"
@@ -28,6 +29,8 @@
 #include <map>
 #include <set>
 #include <tuple>
+
+namespace test_cluster_summary {
 
 using namespace npuscope;
 using nlohmann::json;
@@ -731,5 +734,8 @@ private slots:
 #endif
 };
 
-QTEST_GUILESS_MAIN(TestClusterSummary)
+NPUSCOPE_TEST_GUILESS_MAIN(TestClusterSummary)
+
+} // namespace test_cluster_summary
+
 #include "test_cluster_summary.moc"

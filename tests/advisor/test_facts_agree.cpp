@@ -2,6 +2,7 @@
 // (computeSummary, also `compare`'s headline), the advisor's (summary.ranks), `advise --format
 // json`'s summary and `info --format json`'s step_split are the same on every real sample that
 // has a step breakdown, and on generated runs.
+#include "test_main.h"
 #include "../model/cli_run.h"
 #include "advisor/cluster_summary_advice.h"
 #include "model/analysis/overlap.h"
@@ -16,6 +17,8 @@
 
 #include <cmath>
 #include <filesystem>
+
+namespace test_facts_agree {
 
 using namespace npuscope;
 namespace fs = std::filesystem;
@@ -199,5 +202,8 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestFactsAgree)
+NPUSCOPE_TEST_MAIN(TestFactsAgree)
+
+} // namespace test_facts_agree
+
 #include "test_facts_agree.moc"

@@ -3,6 +3,7 @@
 // llama2-optimized it promises no phantom gains (its step after the plan ≥ 0.8 T); and the
 // replay of MatMulV2 × 0.5 predicts the regenerated run whose MatMulV2 tasks take half as long
 // (synth speedups) within ±5 %.
+#include "test_main.h"
 #include "advisor/cluster_summary_advice.h"
 #include "model/analysis/whatif.h"
 #include "model/formats/loader.h"
@@ -12,6 +13,8 @@
 #include <QtTest>
 
 #include <string>
+
+namespace test_plan_replay {
 
 using namespace npuscope;
 
@@ -102,5 +105,8 @@ private:
     QTemporaryDir m_dir;
 };
 
-QTEST_APPLESS_MAIN(TestPlanReplay)
+NPUSCOPE_TEST_APPLESS_MAIN(TestPlanReplay)
+
+} // namespace test_plan_replay
+
 #include "test_plan_replay.moc"

@@ -4,6 +4,7 @@
 // replay it makes) stays within 2 % of the same plan replayed over every step (buildPlanByReplay
 // without a limit), and its formulas say "replayed over K of N complete steps". A run of
 // kPlanSampleSteps steps or fewer is not sampled: the plan is the same with the limit or without.
+#include "test_main.h"
 #include "advisor/cluster_summary_advice.h"
 #include "advisor/rule_context.h"
 #include "model/analysis/whatif.h"
@@ -16,6 +17,8 @@
 #include <cmath>
 #include <string>
 #include <vector>
+
+namespace test_plan_sampling {
 
 using namespace npuscope;
 using namespace npuscope::advisor;
@@ -146,5 +149,8 @@ private:
     QTemporaryDir m_dir;
 };
 
-QTEST_APPLESS_MAIN(TestPlanSampling)
+NPUSCOPE_TEST_APPLESS_MAIN(TestPlanSampling)
+
+} // namespace test_plan_sampling
+
 #include "test_plan_sampling.moc"

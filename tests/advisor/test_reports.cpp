@@ -1,9 +1,12 @@
 // Report writers: JSON structure and values, Markdown and text contents, self-contained HTML.
+#include "test_main.h"
 #include "advisor_fixture.h"
 #include "model/formats/loader.h"
 #include "real_samples.h"
 
 #include <QtTest>
+
+namespace test_reports {
 
 using namespace npuscope;
 using namespace npuscope::advisor;
@@ -217,5 +220,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestReports)
+NPUSCOPE_TEST_GUILESS_MAIN(TestReports)
+
+} // namespace test_reports
+
 #include "test_reports.moc"

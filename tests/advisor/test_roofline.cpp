@@ -2,6 +2,7 @@
 // the fops columns when the kernel table has them (summed here from the CSV, independently of
 // the reader), the roofs and their sources, and CMP-CUBE-MEMBOUND's "by shape" / "by
 // implementation".
+#include "test_main.h"
 #include "advisor_fixture.h"
 
 #include "advisor/roofline.h"
@@ -13,6 +14,8 @@
 #include <QtTest>
 
 #include <cmath>
+
+namespace test_roofline {
 
 using namespace npuscope;
 using namespace npuscope::advisor;
@@ -323,5 +326,8 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestRoofline)
+NPUSCOPE_TEST_MAIN(TestRoofline)
+
+} // namespace test_roofline
+
 #include "test_roofline.moc"

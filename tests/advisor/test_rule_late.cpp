@@ -4,6 +4,7 @@
 // delays, lies between the planted arrival lag (the late rank's start − the latest other rank's,
 // from the generator's truth) and that lag plus the spread of the other ranks' arrivals (under
 // 0.4 ms in cluster-slowrank).
+#include "test_main.h"
 #include "advisor/rule_helpers.h"
 #include "advisor_fixture.h"
 #include "model/formats/loader.h"
@@ -13,6 +14,8 @@
 #include <QtTest>
 
 #include <set>
+
+namespace test_rule_late {
 
 using namespace npuscope;
 using namespace npuscope::advisor;
@@ -65,5 +68,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestRuleLate)
+NPUSCOPE_TEST_GUILESS_MAIN(TestRuleLate)
+
+} // namespace test_rule_late
+
 #include "test_rule_late.moc"

@@ -3,6 +3,7 @@
 // msprof-analyze does ("found 1 apis to be replaced"), with the device time the step launched,
 // summed here from the trace's own flows; on hand-built host threads it finds an RMSNorm chain
 // among nested ops and leaves other sequences alone.
+#include "test_main.h"
 #include "advisor_fixture.h"
 
 #include "model/formats/loader.h"
@@ -14,6 +15,8 @@
 #include <fstream>
 #include <map>
 #include <set>
+
+namespace test_rules_affinity {
 
 using namespace npuscope;
 using namespace fixture;
@@ -154,5 +157,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestRulesAffinity)
+NPUSCOPE_TEST_GUILESS_MAIN(TestRulesAffinity)
+
+} // namespace test_rules_affinity
+
 #include "test_rules_affinity.moc"

@@ -1,6 +1,7 @@
 // Cluster rules and inputs: the last-arriver test of CLU-SLOWRANK (Dixon's Q at 99.5 % up to
 // 100 ranks, 3σ above) at its edges, stale or inconsistent cluster_analysis_output recomputed
 // from the ranks, and the per-rank rules on picked ranks over the rank budget.
+#include "test_main.h"
 #include "advisor/rule_helpers.h"
 #include "advisor_fixture.h"
 #include "model/formats/file_kinds.h"
@@ -16,6 +17,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+
+namespace test_rules_cluster {
 
 using namespace npuscope;
 using namespace npuscope::advisor;
@@ -379,5 +382,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestRulesCluster)
+NPUSCOPE_TEST_GUILESS_MAIN(TestRulesCluster)
+
+} // namespace test_rules_cluster
+
 #include "test_rules_cluster.moc"

@@ -1,7 +1,10 @@
 // Communication, memory and cluster rules on hand-built profiles.
+#include "test_main.h"
 #include "advisor_fixture.h"
 
 #include <QtTest>
+
+namespace test_rules_communication {
 
 using namespace npuscope;
 using namespace npuscope::advisor;
@@ -254,5 +257,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestRulesCommunication)
+NPUSCOPE_TEST_GUILESS_MAIN(TestRulesCommunication)
+
+} // namespace test_rules_communication
+
 #include "test_rules_communication.moc"

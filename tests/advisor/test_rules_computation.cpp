@@ -1,6 +1,7 @@
 // Computation rules on hand-built profiles: each fires on its fixture with the expected
 // severity, evidence and gain (formula values computed by hand in the comments), and stays
 // quiet on the clean variant.
+#include "test_main.h"
 #include "advisor_fixture.h"
 
 #include "model/formats/loader.h"
@@ -8,6 +9,8 @@
 #include <QtTest>
 
 #include <set>
+
+namespace test_rules_computation {
 
 using namespace npuscope;
 using namespace npuscope::advisor;
@@ -502,5 +505,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestRulesComputation)
+NPUSCOPE_TEST_GUILESS_MAIN(TestRulesComputation)
+
+} // namespace test_rules_computation
+
 #include "test_rules_computation.moc"

@@ -1,6 +1,7 @@
 // MEM-PEAK and MEM-ALLOC's allocator growth on real and generated memory data: the holders at
 // the peak named from operator_memory, fragmentation and capacity findings against numbers
 // computed here, and the generator's planted leak named.
+#include "test_main.h"
 #include "../model/csv_records.h"
 #include "advisor/advisor.h"
 #include "advisor/thresholds.h"
@@ -16,6 +17,8 @@
 
 #include <cmath>
 #include <fstream>
+
+namespace test_rules_memory_peak {
 
 using namespace npuscope;
 using namespace npuscope::advisor;
@@ -167,5 +170,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestRulesMemoryPeak)
+NPUSCOPE_TEST_GUILESS_MAIN(TestRulesMemoryPeak)
+
+} // namespace test_rules_memory_peak
+
 #include "test_rules_memory_peak.moc"

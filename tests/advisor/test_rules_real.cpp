@@ -5,6 +5,7 @@
 // profiler_info_N.json, the shipped thresholds), read with parsers of the test's own, and where
 // msprof-analyze 8.2.0 reports on the same folders (shared/samples/peer-msprof-analyze/) its
 // numbers hold these readings against a second tool.
+#include "test_main.h"
 #include "advisor/advisor.h"
 #include "advisor/thresholds.h"
 #include "advisor_fixture.h"
@@ -22,6 +23,8 @@
 #include <set>
 #include <string>
 #include <vector>
+
+namespace test_rules_real {
 
 using namespace npuscope;
 using namespace npuscope::advisor;
@@ -280,5 +283,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestRulesReal)
+NPUSCOPE_TEST_GUILESS_MAIN(TestRulesReal)
+
+} // namespace test_rules_real
+
 #include "test_rules_real.moc"

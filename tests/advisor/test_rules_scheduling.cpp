@@ -1,7 +1,10 @@
 // Scheduling / host rules on hand-built profiles.
+#include "test_main.h"
 #include "advisor_fixture.h"
 
 #include <QtTest>
+
+namespace test_rules_scheduling {
 
 using namespace npuscope;
 using namespace npuscope::advisor;
@@ -290,5 +293,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestRulesScheduling)
+NPUSCOPE_TEST_GUILESS_MAIN(TestRulesScheduling)
+
+} // namespace test_rules_scheduling
+
 #include "test_rules_scheduling.moc"

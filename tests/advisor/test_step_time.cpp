@@ -3,6 +3,7 @@
 // numbers (computeSummary), `info`, the advisor and its reports. The findings headline adds up,
 // the action plan names each action once and says why a top gain is not in it, and a cluster
 // summary tells the story of its folders: the same T, steps, plan and merged findings.
+#include "test_main.h"
 #include "../model/cli_run.h"
 #include "advisor/cluster_summary_advice.h"
 #include "model/analysis/summary.h"
@@ -20,6 +21,8 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+
+namespace test_step_time {
 
 using namespace npuscope;
 namespace fs = std::filesystem;
@@ -367,5 +370,8 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestStepTime)
+NPUSCOPE_TEST_MAIN(TestStepTime)
+
+} // namespace test_step_time
+
 #include "test_step_time.moc"

@@ -1,5 +1,6 @@
 // Thresholds file: shipped defaults, key-by-key overrides, validation warnings, and their effect
 // on the rules (fires, disabled, fixed severity) and on the report appendix.
+#include "test_main.h"
 #include "advisor_fixture.h"
 
 #include <QTemporaryDir>
@@ -8,6 +9,8 @@
 #include <fstream>
 #include <map>
 #include <set>
+
+namespace test_thresholds {
 
 using namespace npuscope;
 using namespace npuscope::advisor;
@@ -164,5 +167,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestThresholds)
+NPUSCOPE_TEST_GUILESS_MAIN(TestThresholds)
+
+} // namespace test_thresholds
+
 #include "test_thresholds.moc"

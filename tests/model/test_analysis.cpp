@@ -1,6 +1,7 @@
 // Overlap, step breakdown, summary, utilisation series, compare and unit formatting on
 // hand-built profiles (expected numbers worked out in the comments), then on real samples
 // and generated profiles.
+#include "test_main.h"
 #include "analysis_fixtures.h"
 #include "model/analysis/compare.h"
 #include "model/analysis/compare_report.h"
@@ -14,6 +15,8 @@
 
 #include <cmath>
 #include <random>
+
+namespace test_analysis {
 
 using namespace npuscope;
 using namespace npuscope::fixtures;
@@ -490,5 +493,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestAnalysis)
+NPUSCOPE_TEST_GUILESS_MAIN(TestAnalysis)
+
+} // namespace test_analysis
+
 #include "test_analysis.moc"

@@ -6,6 +6,7 @@
 // of a baseline with an op type sped up predicts the median step of the run generated with that
 // speedup within 5 %. The generated step_trace_time.csv is the profiler's: its Free is the idle
 // the analysis measures, its Stage the device part and its Preparing the time before it.
+#include "test_main.h"
 #include "csv_records.h"
 #include "model/analysis/collectives.h"
 #include "model/analysis/idle_causes.h"
@@ -22,6 +23,8 @@
 #include <map>
 #include <sstream>
 #include <string>
+
+namespace test_causes_planted {
 
 using namespace npuscope;
 using namespace npuscope::synth;
@@ -318,5 +321,8 @@ void TestCausesPlanted::clocksAndLateRank()
     }
 }
 
-QTEST_GUILESS_MAIN(TestCausesPlanted)
+NPUSCOPE_TEST_GUILESS_MAIN(TestCausesPlanted)
+
+} // namespace test_causes_planted
+
 #include "test_causes_planted.moc"

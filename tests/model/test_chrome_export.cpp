@@ -1,6 +1,7 @@
 // Chrome trace export: exact µs text, args, flows, counters, several ranks, atomic writes, and
 // the round trip through the timeline reader (same counts and sums; exporting the re-import
 // gives the same bytes) on hand-built and real timelines.
+#include "test_main.h"
 #include "file_bytes.h"
 #include "analysis_fixtures.h"
 #include "model/analysis/chrome_export.h"
@@ -14,6 +15,8 @@
 #include <fstream>
 #include <map>
 #include <set>
+
+namespace test_chrome_export {
 
 using namespace npuscope;
 using namespace npuscope::fixtures;
@@ -221,5 +224,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestChromeExport)
+NPUSCOPE_TEST_GUILESS_MAIN(TestChromeExport)
+
+} // namespace test_chrome_export
+
 #include "test_chrome_export.moc"

@@ -1,5 +1,6 @@
 // Generic Chrome Trace Event files (chrome-trace/ samples written by catapult and perfetto):
 // expectations from shared/samples/real/SOURCES.md and from python3's json over the files.
+#include "test_main.h"
 #include "model/formats/readers.h"
 #include "model/io/mapped_file.h"
 #include "model/store/cancellable_rows.h"
@@ -12,6 +13,8 @@
 #include <random>
 #include <set>
 #include <string>
+
+namespace test_chrome_trace {
 
 using namespace npuscope;
 
@@ -470,5 +473,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestChromeTrace)
+NPUSCOPE_TEST_GUILESS_MAIN(TestChromeTrace)
+
+} // namespace test_chrome_trace
+
 #include "test_chrome_trace.moc"

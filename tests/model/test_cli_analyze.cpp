@@ -1,6 +1,7 @@
 // The `analyze` and `compare` verbs end to end: the npuscope binary run on real samples and on
 // generated profiles, checking exit codes, exact CSV headers and numbers computed independently
 // from the sample files with python3's csv/json modules (commands in the comments).
+#include "test_main.h"
 #include "cli_run.h"
 #include "file_bytes.h"
 #include "model/formats/readers.h"
@@ -12,6 +13,8 @@
 
 #include <cmath>
 #include <fstream>
+
+namespace test_cli_analyze {
 
 namespace {
 
@@ -388,5 +391,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCliAnalyze)
+NPUSCOPE_TEST_GUILESS_MAIN(TestCliAnalyze)
+
+} // namespace test_cli_analyze
+
 #include "test_cli_analyze.moc"

@@ -1,6 +1,7 @@
 // `npuscope-bench` run as a process on small generated profiles: what it prints (the real-shaped
 // profile and its compact twin), and that its linearity line is computed from the loads it lists.
 // No time is asserted.
+#include "test_main.h"
 #include "cli_run.h"
 
 #include <QRegularExpression>
@@ -8,6 +9,8 @@
 #include <QtTest>
 
 #include <cmath>
+
+namespace test_cli_bench {
 
 namespace {
 
@@ -182,5 +185,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCliBench)
+NPUSCOPE_TEST_GUILESS_MAIN(TestCliBench)
+
+} // namespace test_cli_bench
+
 #include "test_cli_bench.moc"

@@ -2,6 +2,7 @@
 // slice and flow counts are the X and s events of the shape's own trace_view.json (read here
 // with nlohmann), each a/b the quotient of its load and floor columns, and the worst shape the
 // row of the largest a/b. No time is asserted.
+#include "test_main.h"
 #include "cli_run.h"
 
 #include <QRegularExpression>
@@ -13,6 +14,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+
+namespace test_cli_bench_shapes {
 
 namespace fs = std::filesystem;
 
@@ -101,5 +104,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCliBenchShapes)
+NPUSCOPE_TEST_GUILESS_MAIN(TestCliBenchShapes)
+
+} // namespace test_cli_bench_shapes
+
 #include "test_cli_bench_shapes.moc"

@@ -1,5 +1,6 @@
 // `npuscope info` run as a process: text and JSON on a real rank folder, and the error exits;
 // the hand-over of what draws with Qt to npuscope-gui.
+#include "test_main.h"
 #include "cli_run.h"
 #include "csv_records.h"
 #include "file_bytes.h"
@@ -18,6 +19,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+
+namespace test_cli_info {
 
 namespace {
 
@@ -378,5 +381,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCliInfo)
+NPUSCOPE_TEST_GUILESS_MAIN(TestCliInfo)
+
+} // namespace test_cli_info
+
 #include "test_cli_info.moc"

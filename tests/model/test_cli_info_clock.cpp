@@ -1,6 +1,7 @@
 // `npuscope info --clock raw|aligned` and `--clock-offset RANK=NS` run as a process on a
 // generated four-rank cluster whose rank 1 clock runs 3 ms ahead (the generator's ground truth),
 // and the usage errors of both flags.
+#include "test_main.h"
 #include "cli_run.h"
 #include "model/synth/synth.h"
 
@@ -10,6 +11,8 @@
 #include <QtTest>
 
 #include <cstdlib>
+
+namespace test_cli_info_clock {
 
 using namespace npuscope;
 
@@ -111,5 +114,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCliInfoClock)
+NPUSCOPE_TEST_GUILESS_MAIN(TestCliInfoClock)
+
+} // namespace test_cli_info_clock
+
 #include "test_cli_info_clock.moc"

@@ -2,6 +2,7 @@
 // step exactly and its bound-by is `analyze --metric critical_path`'s, step by step; the shares
 // add up to the replayed span of the median complete step; a scaled op type predicts a shorter
 // step; per-step rows match the generator's steps; bad options are usage errors.
+#include "test_main.h"
 #include "cli_run.h"
 #include "model/synth/synth.h"
 
@@ -12,6 +13,8 @@
 
 #include <QTemporaryDir>
 #include <QtTest>
+
+namespace test_cli_whatif {
 
 using nlohmann::json;
 
@@ -145,5 +148,8 @@ private:
     npuscope::synth::SynthResult m_truth;
 };
 
-QTEST_GUILESS_MAIN(TestCliWhatIf)
+NPUSCOPE_TEST_GUILESS_MAIN(TestCliWhatIf)
+
+} // namespace test_cli_whatif
+
 #include "test_cli_whatif.moc"

@@ -2,6 +2,7 @@
 // (recovered within 20 µs), chains across groups, refusals (inconsistent ends, no shared
 // collective, a rank missing a collective), and the real two-rank run, its offset checked
 // against the ends of its collectives read from trace_view.json here.
+#include "test_main.h"
 #include "real_ranks.h"
 #include "model/analysis/clock_align.h"
 #include "model/cluster_summary/summary_clock.h"
@@ -16,6 +17,8 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+
+namespace test_clock_align {
 
 using namespace npuscope;
 using namespace npuscope::testing;
@@ -250,5 +253,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestClockAlign)
+NPUSCOPE_TEST_GUILESS_MAIN(TestClockAlign)
+
+} // namespace test_clock_align
+
 #include "test_clock_align.moc"

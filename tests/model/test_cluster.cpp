@@ -1,6 +1,7 @@
 // Cluster analysis (model/analysis/cluster.h): a generated cluster with a planted slow rank and
 // slow link, numbers checked against the files the generator wrote (parsed here on their own),
 // and the real two-rank torch_npu run, its matrix checked against communication_matrix.json.
+#include "test_main.h"
 #include "model/analysis/cluster.h"
 #include "model/formats/loader.h"
 #include "model/synth/synth.h"
@@ -20,6 +21,8 @@
 #include <regex>
 #include <set>
 #include <sstream>
+
+namespace test_cluster {
 
 using namespace npuscope;
 
@@ -446,5 +449,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCluster)
+NPUSCOPE_TEST_GUILESS_MAIN(TestCluster)
+
+} // namespace test_cluster
+
 #include "test_cluster.moc"

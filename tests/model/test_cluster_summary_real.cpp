@@ -3,6 +3,7 @@
 // level1): what they say of each rank against sums computed here from the rank folders' own
 // files (step_trace_time.csv, kernel_details.csv, communication.json,
 // communication_matrix.json), read with parsers of the test's own.
+#include "test_main.h"
 #include "cli_run.h"
 #include "csv_records.h"
 #include "model/analysis/cluster.h"
@@ -21,6 +22,8 @@
 #include <string>
 #include <tuple>
 #include <vector>
+
+namespace test_cluster_summary_real {
 
 using nlohmann::json;
 
@@ -250,5 +253,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestClusterSummaryReal)
+NPUSCOPE_TEST_GUILESS_MAIN(TestClusterSummaryReal)
+
+} // namespace test_cluster_summary_real
+
 #include "test_cluster_summary_real.moc"

@@ -6,6 +6,7 @@
 // HCCL's Notify Wait / SDMA / Write Value tasks on stream 4: neither is computation, and the
 // profiler's Computing lane holds only the AI Core, MIX and DSA kernels. A collective is therefore
 // only a few per cent covered (rank 0, hcom_allReduce__586_0_1: 3.53 of 79.09 ms).
+#include "test_main.h"
 #include "model/analysis/cluster.h"
 #include "model/analysis/op_stats.h"
 #include "model/analysis/overlap.h"
@@ -23,6 +24,8 @@
 #include <string>
 #include <tuple>
 #include <vector>
+
+namespace test_collective_overlap {
 
 using namespace npuscope;
 
@@ -264,5 +267,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCollectiveOverlap)
+NPUSCOPE_TEST_GUILESS_MAIN(TestCollectiveOverlap)
+
+} // namespace test_collective_overlap
+
 #include "test_collective_overlap.moc"

@@ -3,6 +3,7 @@
 // the late rank, its lateness and its cause checked against the plan; a rank missing a
 // collective; and the real two-rank run, its arrival spread and clock offset computed here from
 // trace_view.json, through the model and through `analyze --metric collectives`.
+#include "test_main.h"
 #include "real_ranks.h"
 #include "model/analysis/collectives.h"
 #include "model/formats/loader.h"
@@ -19,6 +20,8 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+
+namespace test_collectives {
 
 using namespace npuscope;
 using namespace npuscope::testing;
@@ -275,5 +278,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCollectives)
+NPUSCOPE_TEST_GUILESS_MAIN(TestCollectives)
+
+} // namespace test_collectives
+
 #include "test_collectives.moc"

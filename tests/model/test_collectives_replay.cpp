@@ -4,6 +4,7 @@
 // run gives back its collective ends and step ends (residual ≤ 1 µs); replayed without the late
 // rank's delays, its steps shorten by what the run without the plant measures, within 10 %. The
 // step times of both runs are read here from the ProfilerStep#N rows of the ranks' timelines.
+#include "test_main.h"
 #include "model/analysis/collectives_replay.h"
 #include "model/analysis/intervals.h"
 #include "model/cluster_summary/summary_late.h"
@@ -20,6 +21,8 @@
 #include <cmath>
 #include <limits>
 #include <map>
+
+namespace test_collectives_replay {
 
 using namespace npuscope;
 
@@ -288,5 +291,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCollectivesReplay)
+NPUSCOPE_TEST_GUILESS_MAIN(TestCollectivesReplay)
+
+} // namespace test_collectives_replay
+
 #include "test_collectives_replay.moc"

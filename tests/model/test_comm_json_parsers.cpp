@@ -2,6 +2,7 @@
 // simdjson rejects the file) give the same records, field by field, on every real
 // communication*.json sample and on generated ones; a file simdjson rejects (truncated, mutated,
 // odd JSON) reads exactly as with the DOM parser alone, complete ops kept.
+#include "test_main.h"
 #include "file_bytes.h"
 #include "model/formats/readers.h"
 #include "model/synth/synth.h"
@@ -12,6 +13,8 @@
 #include <bit>
 #include <cmath>
 #include <filesystem>
+
+namespace test_comm_json_parsers {
 
 using namespace npuscope;
 using readers::CommJsonParser;
@@ -541,5 +544,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCommJsonParsers)
+NPUSCOPE_TEST_GUILESS_MAIN(TestCommJsonParsers)
+
+} // namespace test_comm_json_parsers
+
 #include "test_comm_json_parsers.moc"

@@ -3,6 +3,7 @@
 // level-0 and level-1 samples). Every operator's time per step is summed here from the loaded
 // kernel table and the ProfilerStep#N slices, and its verdict is checked to follow those numbers,
 // not the whole-run totals that a longer run inflates.
+#include "test_main.h"
 #include "analysis_fixtures.h"
 #include "model/analysis/compare.h"
 #include "model/analysis/compare_report.h"
@@ -19,6 +20,8 @@
 #include <map>
 #include <string>
 #include <vector>
+
+namespace test_compare_per_step {
 
 using namespace npuscope;
 
@@ -297,5 +300,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestComparePerStep)
+NPUSCOPE_TEST_GUILESS_MAIN(TestComparePerStep)
+
+} // namespace test_compare_per_step
+
 #include "test_compare_per_step.moc"

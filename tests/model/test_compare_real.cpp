@@ -2,6 +2,7 @@
 // levels 1 and 2 (shared/samples/real/msinsight/test/data/pytorch/text/), compared as whole
 // cluster folders. Every expectation is read here from the ranks' kernel_details.csv and
 // step_trace_time.csv with a CSV parser of the test's own, never from the code under test.
+#include "test_main.h"
 #include "csv_records.h"
 #include "model/analysis/compare.h"
 #include "model/formats/loader.h"
@@ -13,6 +14,8 @@
 #include <map>
 #include <string>
 #include <vector>
+
+namespace test_compare_real {
 
 using namespace npuscope;
 
@@ -179,5 +182,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCompareReal)
+NPUSCOPE_TEST_GUILESS_MAIN(TestCompareReal)
+
+} // namespace test_compare_real
+
 #include "test_compare_real.moc"

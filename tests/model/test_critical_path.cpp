@@ -1,6 +1,7 @@
 // The critical path: on the hand-built rank of causal_fixture.h, the walk back from the last
 // task through its task-queue launch, worked out by hand; on the real samples, segments that
 // tile each step span exactly and end the device part at its last busy instant.
+#include "test_main.h"
 #include "causal_fixture.h"
 #include "cli_run.h"
 #include "model/analysis/critical_path.h"
@@ -11,6 +12,8 @@
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
+
+namespace test_critical_path {
 
 using namespace npuscope;
 using namespace npuscope::testing;
@@ -221,5 +224,8 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestCriticalPath)
+NPUSCOPE_TEST_APPLESS_MAIN(TestCriticalPath)
+
+} // namespace test_critical_path
+
 #include "test_critical_path.moc"

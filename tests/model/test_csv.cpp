@@ -1,4 +1,5 @@
 // The CSV tokenizer and the quirks of FORMATS.md §6, each on a small inline file.
+#include "test_main.h"
 #include "model/formats/block_masks.h"
 #include "model/formats/csv.h"
 #include "model/formats/readers.h"
@@ -6,6 +7,8 @@
 #include <QtTest>
 
 #include <random>
+
+namespace test_csv {
 
 using namespace npuscope;
 
@@ -342,5 +345,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCsv)
+NPUSCOPE_TEST_GUILESS_MAIN(TestCsv)
+
+} // namespace test_csv
+
 #include "test_csv.moc"

@@ -2,6 +2,7 @@
 // computed with python3's sqlite3 module over the sample databases, e.g.
 //   SELECT count(*), sum(t.endNs - t.startNs) FROM TASK t JOIN COMPUTE_TASK_INFO c USING (globalTaskId)
 // and compared with StepTraceTime.computing of analysis.db (equal to the ns in every sample).
+#include "test_main.h"
 #include "model/analysis/chrome_export.h"
 #include "model/formats/loader.h"
 #include "model/formats/readers.h"
@@ -15,6 +16,8 @@
 #include <fstream>
 #include <map>
 #include <random>
+
+namespace test_db_reader {
 
 using namespace npuscope;
 
@@ -40,7 +43,6 @@ TimeNs computeSum(const Profile& p)
             s += p.kernels.dur[i];
     return s;
 }
-
 
 // One integer selected with SQL straight from the database (not through the reader).
 qint64 sqlInt(const std::string& path, const std::string& sql)
@@ -318,7 +320,6 @@ private slots:
         QCOMPARE(qint64(*d.steps.at(0).computing), qint64(8903431));
     }
 
-
     void chromeTraceRoundTrip_data()
     {
         QTest::addColumn<QString>("level");
@@ -377,7 +378,6 @@ private slots:
         QCOMPARE(opNs, commNs);
         QCOMPARE(again.slices.size(), p->slices.size());
     }
-
 
     void corruptDatabase()
     {
@@ -578,7 +578,6 @@ private slots:
         QVERIFY(!tp.commOps.empty());
     }
 
-
     void synthDbMatchesText()
     {
         // The generator's db and text exports of the same rank load to the same Profile numbers.
@@ -659,7 +658,6 @@ private slots:
         QVERIFY2(d2.session, d2.error.c_str());
         QCOMPARE(d2.session->ranks.at(0)->join.deviceTasks, a.join.deviceTasks);
     }
-
 
     void pytorchCallStacks()
     {
@@ -840,5 +838,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestDbReader)
+NPUSCOPE_TEST_GUILESS_MAIN(TestDbReader)
+
+} // namespace test_db_reader
+
 #include "test_db_reader.moc"

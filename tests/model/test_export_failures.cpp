@@ -2,6 +2,7 @@
 // trace, advisor text/HTML/JSON/PDF) goes through a temporary file renamed over the target.
 // Failures are provoked three ways: the destination is a folder, its folder does not exist,
 // and the disk "fills up" mid-write (RLIMIT_FSIZE, which works even as root).
+#include "test_main.h"
 #include "model/analysis/atomic_file.h"
 #include "model/analysis/chrome_export.h"
 #include "model/formats/loader.h"
@@ -14,6 +15,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+namespace test_export_failures {
 
 using namespace npuscope;
 namespace fs = std::filesystem;
@@ -150,5 +153,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestExportFailures)
+NPUSCOPE_TEST_GUILESS_MAIN(TestExportFailures)
+
+} // namespace test_export_failures
+
 #include "test_export_failures.moc"

@@ -5,6 +5,7 @@
 // differ are named below, each with why: they are what one export carries and the other does
 // not, or name the files read (the reports say which export they used: info's "source", the
 // files and inputs lists).
+#include "test_main.h"
 #include "cli_run.h"
 #include "model/synth/synth.h"
 
@@ -18,6 +19,8 @@
 #include <set>
 #include <string>
 #include <vector>
+
+namespace test_export_parity {
 
 namespace {
 
@@ -215,5 +218,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestExportParity)
+NPUSCOPE_TEST_GUILESS_MAIN(TestExportParity)
+
+} // namespace test_export_parity
+
 #include "test_export_parity.moc"

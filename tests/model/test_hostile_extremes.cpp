@@ -3,6 +3,7 @@
 // beside a rank, a symlink loop, a FIFO where a file is expected, and a file that grows while it
 // is read. Each must end (exit 0 or 1) with a message or a partial load that says what was
 // skipped: no abort, no hang, no out-of-memory kill.
+#include "test_main.h"
 #include "cli_run.h"
 
 #include "model/formats/loader.h"
@@ -17,6 +18,8 @@
 
 #include <filesystem>
 #include <fstream>
+
+namespace test_hostile_extremes {
 
 namespace fs = std::filesystem;
 using namespace npuscope;
@@ -247,5 +250,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestHostileExtremes)
+NPUSCOPE_TEST_GUILESS_MAIN(TestHostileExtremes)
+
+} // namespace test_hostile_extremes
+
 #include "test_hostile_extremes.moc"

@@ -3,6 +3,7 @@
 // 10 000 unrelated files, out-of-range numbers, negative durations, duplicates, disorder and a
 // memory budget too small. Each must give a message naming the file, the location (line or
 // byte offset) and the reason, and keep everything around it that is valid.
+#include "test_main.h"
 #include "model/formats/csv.h"
 #include "model/formats/file_kinds.h"
 #include "model/formats/loader.h"
@@ -19,6 +20,8 @@
 #include <limits>
 #include <mutex>
 #include <sstream>
+
+namespace test_hostile_inputs {
 
 using namespace npuscope;
 namespace fs = std::filesystem;
@@ -1043,5 +1046,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestHostileInputs)
+NPUSCOPE_TEST_GUILESS_MAIN(TestHostileInputs)
+
+} // namespace test_hostile_inputs
+
 #include "test_hostile_inputs.moc"

@@ -3,6 +3,7 @@
 // every format must exit 0 or 1 with a message (never abort), JSON must parse with a strict
 // parser, HTML must be valid UTF-8 with the markup escaped. Input read in part is never silent:
 // a warning per file on stderr, input_problems[] in JSON, an "Incomplete input" box in reports.
+#include "test_main.h"
 #include "cli_run.h"
 #include "file_bytes.h"
 
@@ -322,5 +323,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestHostileText)
+NPUSCOPE_TEST_GUILESS_MAIN(TestHostileText)
 #include "test_hostile_text.moc"

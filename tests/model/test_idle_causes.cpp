@@ -4,6 +4,7 @@
 // parser) within 1 %, and the causes of its Preparing to its Preparing; a Level0 export, which
 // has no launch flows, says so and attributes the host side to `unknown`. A data loader before
 // the step's first launch is the step's Preparing, attributed apart from its Free.
+#include "test_main.h"
 #include "real_ranks.h"
 #include "causal_fixture.h"
 #include "cli_run.h"
@@ -17,6 +18,8 @@
 
 #include <fstream>
 #include <sstream>
+
+namespace test_idle_causes {
 
 using namespace npuscope;
 using namespace npuscope::testing;
@@ -419,5 +422,8 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestIdleCauses)
+NPUSCOPE_TEST_APPLESS_MAIN(TestIdleCauses)
+
+} // namespace test_idle_causes
+
 #include "test_idle_causes.moc"

@@ -1,4 +1,5 @@
 // joinKernels: timeline device tasks <-> kernel rows, comm rows by name, l2 rows by occurrence.
+#include "test_main.h"
 #include "file_bytes.h"
 #include "model/formats/readers.h"
 
@@ -7,6 +8,8 @@
 #include <algorithm>
 #include <numeric>
 #include <random>
+
+namespace test_join {
 
 using namespace npuscope;
 
@@ -383,5 +386,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestJoin)
+NPUSCOPE_TEST_GUILESS_MAIN(TestJoin)
+
+} // namespace test_join
+
 #include "test_join.moc"

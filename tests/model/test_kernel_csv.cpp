@@ -1,12 +1,15 @@
 // op_summary / kernel_details readers on the real samples. Expected numbers were computed with
 // python3's csv module (utf-8-sig, rows with as many cells as the header) and Decimal µs -> ns
 // (round half up), independent of the C++ readers.
+#include "test_main.h"
 #include "model/formats/readers.h"
 
 #include <QtTest>
 
 #include <fstream>
 #include <sstream>
+
+namespace test_kernel_csv {
 
 using namespace npuscope;
 
@@ -265,7 +268,7 @@ private slots:
         QCOMPARE(rec.status, FileStatus::Loaded);
         QCOMPARE(rec.records, std::uint64_t(191));
         checkAligned(p);
-        QCOMPARE(::sumDur(p), TimeNs(sumDur));
+        QCOMPARE(test_kernel_csv::sumDur(p), TimeNs(sumDur));
         int na = 0;
         for (auto t : p.kernels.taskId)
             na += t < 0 ? 1 : 0;
@@ -277,5 +280,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestKernelCsv)
+NPUSCOPE_TEST_GUILESS_MAIN(TestKernelCsv)
+
+} // namespace test_kernel_csv
+
 #include "test_kernel_csv.moc"

@@ -1,4 +1,5 @@
 // Layout detection on the real sample trees and on small folders built here.
+#include "test_main.h"
 #include "model/formats/layout.h"
 #include "model/formats/layout_search.h"
 
@@ -9,6 +10,8 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+
+namespace test_layout {
 
 using namespace npuscope;
 using namespace npuscope::layout;
@@ -582,5 +585,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestLayout)
+NPUSCOPE_TEST_GUILESS_MAIN(TestLayout)
+
+} // namespace test_layout
+
 #include "test_layout.moc"

@@ -1,4 +1,5 @@
 // The loader end to end: real torch_npu clusters, msprof, lone files, and folders built here.
+#include "test_main.h"
 #include "model/formats/loader.h"
 #include "model/io/memory_budget.h"
 
@@ -18,6 +19,8 @@
 #include <mutex>
 #include <thread>
 #include <vector>
+
+namespace test_loader {
 
 using namespace npuscope;
 namespace fs = std::filesystem;
@@ -557,5 +560,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestLoader)
+NPUSCOPE_TEST_GUILESS_MAIN(TestLoader)
+
+} // namespace test_loader
+
 #include "test_loader.moc"

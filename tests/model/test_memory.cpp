@@ -2,6 +2,7 @@
 // MEMORY_RECORD (db) on the real level-1 and level-2 samples, the peaks and the largest
 // allocations checked against values computed here straight from the files; the generator's
 // memory files and its planted leak; `analyze --metric memory` and `info`.
+#include "test_main.h"
 #include "cli_run.h"
 
 #include "model/analysis/memory.h"
@@ -20,6 +21,8 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+
+namespace test_memory {
 
 using namespace npuscope;
 
@@ -431,5 +434,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestMemory)
+NPUSCOPE_TEST_GUILESS_MAIN(TestMemory)
+
+} // namespace test_memory
+
 #include "test_memory.moc"

@@ -1,5 +1,6 @@
 // MetricColumn: the kernel table's metric columns, stored as 16-bit codes when they have few
 // distinct values. Every value must read back bit for bit, whatever the storage.
+#include "test_main.h"
 #include "model/formats/loader.h"
 #include "model/formats/readers.h"
 #include "model/io/mapped_file.h"
@@ -12,6 +13,8 @@
 #include <limits>
 #include <random>
 #include <set>
+
+namespace test_metric_column {
 
 using namespace npuscope;
 
@@ -362,5 +365,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestMetricColumn)
+NPUSCOPE_TEST_GUILESS_MAIN(TestMetricColumn)
+
+} // namespace test_metric_column
+
 #include "test_metric_column.moc"

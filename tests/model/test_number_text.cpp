@@ -1,3 +1,4 @@
+#include "test_main.h"
 #include "model/formats/number_text.h"
 #include "model/store/decimal_digits.h"
 #include "model/store/profile.h"
@@ -7,6 +8,8 @@
 #include <charconv>
 #include <cmath>
 #include <random>
+
+namespace test_number_text {
 
 using namespace npuscope;
 
@@ -149,5 +152,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestNumberText)
+NPUSCOPE_TEST_GUILESS_MAIN(TestNumberText)
+
+} // namespace test_number_text
+
 #include "test_number_text.moc"

@@ -1,6 +1,7 @@
 // Operator mapping between two runs (model/analysis/op_mapping.h) and the bootstrap interval
 // behind the compare verdicts: a known replacement in hand-built and generated runs is found
 // with its times, unrelated runs map nothing, and intervals follow the spread of the steps.
+#include "test_main.h"
 #include "analysis_fixtures.h"
 #include "model/analysis/op_mapping.h"
 #include "model/formats/loader.h"
@@ -12,6 +13,8 @@
 #include <algorithm>
 #include <map>
 #include <random>
+
+namespace test_op_mapping {
 
 using namespace npuscope;
 
@@ -238,5 +241,8 @@ void TestOpMapping::bootstrapFollowsSpread()
     QVERIFY(std::isnan(bootstrapRatio({}, {1}).ratio));
 }
 
-QTEST_GUILESS_MAIN(TestOpMapping)
+NPUSCOPE_TEST_GUILESS_MAIN(TestOpMapping)
+
+} // namespace test_op_mapping
+
 #include "test_op_mapping.moc"

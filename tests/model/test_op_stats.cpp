@@ -1,11 +1,14 @@
 // Per-operator aggregates (op_stats.h) on hand-built profiles whose expected numbers are worked
 // out in the comments, then on real kernel tables once the readers load them.
+#include "test_main.h"
 #include "analysis_fixtures.h"
 #include "model/analysis/op_stats.h"
 
 #include <QtTest>
 
 #include <cmath>
+
+namespace test_op_stats {
 
 using namespace npuscope;
 using namespace npuscope::fixtures;
@@ -279,5 +282,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestOpStats)
+NPUSCOPE_TEST_GUILESS_MAIN(TestOpStats)
+
+} // namespace test_op_stats
+
 #include "test_op_stats.moc"

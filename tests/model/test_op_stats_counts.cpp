@@ -2,6 +2,7 @@
 // same groups in the same order with the same counts and totals as the full pass, and the
 // communication rows it leaves out counted apart, checked against the full pass on the six real
 // ranks, against kernel_details.csv read here on its own, and on a hand-built timeline with a range.
+#include "test_main.h"
 #include "analysis_fixtures.h"
 #include "csv_records.h"
 #include "model/analysis/op_stats.h"
@@ -15,6 +16,8 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+
+namespace test_op_stats_counts {
 
 using namespace npuscope;
 using namespace npuscope::fixtures;
@@ -243,5 +246,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestOpStatsCounts)
+NPUSCOPE_TEST_GUILESS_MAIN(TestOpStatsCounts)
+
+} // namespace test_op_stats_counts
+
 #include "test_op_stats_counts.moc"

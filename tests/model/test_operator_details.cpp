@@ -1,6 +1,7 @@
 // operator_details.csv: every row of the real torch_npu samples read into Profile::opDetails,
 // checked against the file parsed here on its own (a quote-aware CSV split, µs to ns by digits),
 // and the loader reads it instead of listing it as unused.
+#include "test_main.h"
 #include "csv_records.h"
 #include "file_bytes.h"
 #include "model/formats/loader.h"
@@ -12,6 +13,8 @@
 #include <set>
 #include <string>
 #include <vector>
+
+namespace test_operator_details {
 
 using namespace npuscope;
 
@@ -118,5 +121,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestOperatorDetails)
+NPUSCOPE_TEST_GUILESS_MAIN(TestOperatorDetails)
+
+} // namespace test_operator_details
+
 #include "test_operator_details.moc"

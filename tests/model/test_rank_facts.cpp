@@ -2,6 +2,7 @@
 // worked out in the comments, then on a real kernel_details.csv against counts and sums taken
 // from the file with Python's csv module (class by Accelerator Core and op type, as rank_facts.h
 // defines it).
+#include "test_main.h"
 #include "analysis_fixtures.h"
 #include "model/analysis/rank_facts.h"
 #include "model/formats/loader.h"
@@ -10,6 +11,8 @@
 
 #include <map>
 #include <set>
+
+namespace test_rank_facts {
 
 using namespace npuscope;
 using namespace npuscope::fixtures;
@@ -139,5 +142,8 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestRankFacts)
+NPUSCOPE_TEST_APPLESS_MAIN(TestRankFacts)
+
+} // namespace test_rank_facts
+
 #include "test_rank_facts.moc"

@@ -2,11 +2,14 @@
 // test runs: the --metric names in the same order, and each option of the synopsis offered by the
 // help with the same values (and each option of the help named in the synopsis). A metric added
 // to the table of metrics fails here until the README names it too.
+#include "test_main.h"
 #include "cli_run.h"
 
 #include <QFile>
 #include <QRegularExpression>
 #include <QtTest>
+
+namespace test_readme_synopsis {
 
 namespace {
 
@@ -106,5 +109,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestReadmeSynopsis)
+NPUSCOPE_TEST_GUILESS_MAIN(TestReadmeSynopsis)
+
+} // namespace test_readme_synopsis
+
 #include "test_readme_synopsis.moc"

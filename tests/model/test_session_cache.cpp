@@ -4,6 +4,7 @@
 // another format version or byte order) is caught, noted and rebuilt; the size cap evicts the
 // least recently used entries; and the CLI prints the same with and without the cache. The
 // files' roles (FileRole) are those their names give, loaded and read back from the cache.
+#include "test_main.h"
 #include "model/cache/cache_codec.h"
 #include "model/cache/session_cache.h"
 #include "model/synth/synth.h"
@@ -26,6 +27,8 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+
+namespace test_session_cache {
 
 using namespace npuscope;
 using npuscope::synth::SynthOptions;
@@ -733,5 +736,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestSessionCache)
+NPUSCOPE_TEST_GUILESS_MAIN(TestSessionCache)
+
+} // namespace test_session_cache
+
 #include "test_session_cache.moc"

@@ -1,11 +1,14 @@
 // Statistics, step, memory, l2 CSVs and the JSON side files on the real samples. Expected numbers
 // come from python3 (csv.DictReader / json.load, Decimal µs -> ns), independent of the readers.
+#include "test_main.h"
 #include "file_bytes.h"
 #include "model/formats/readers.h"
 
 #include <QtTest>
 
 #include <set>
+
+namespace test_side_files {
 
 using namespace npuscope;
 
@@ -482,5 +485,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestSideFiles)
+NPUSCOPE_TEST_GUILESS_MAIN(TestSideFiles)
+
+} // namespace test_side_files
+
 #include "test_side_files.moc"

@@ -1,6 +1,7 @@
 // describeSlice (the selection panel's data) and the ranking of generic Chrome traces by slice
 // name, on a small hand-written torch_npu-like timeline and on a real catapult trace whose
 // counts, totals and self times the test recomputes from the JSON itself.
+#include "test_main.h"
 #include "model/analysis/op_stats.h"
 #include "model/analysis/slice_detail.h"
 #include "model/formats/loader.h"
@@ -17,6 +18,8 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+
+namespace test_slice_detail {
 
 using namespace npuscope;
 
@@ -256,5 +259,8 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestSliceDetail)
+NPUSCOPE_TEST_MAIN(TestSliceDetail)
+
+} // namespace test_slice_detail
+
 #include "test_slice_detail.moc"

@@ -2,6 +2,7 @@
 // order link, and the backwards flow dropped and counted; on the real level-1 sample, the step
 // span and its device part against the trace's ProfilerStep#50 event (read with Qt's JSON
 // parser) and step_trace_time.csv's Preparing and Stage, and every slice's parent.
+#include "test_main.h"
 #include "causal_fixture.h"
 #include "csv_records.h"
 #include "two_stream_fixture.h"
@@ -12,6 +13,8 @@
 
 #include <fstream>
 #include <sstream>
+
+namespace test_step_graph {
 
 using namespace npuscope;
 using namespace npuscope::fixtures;
@@ -380,5 +383,8 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestStepGraph)
+NPUSCOPE_TEST_APPLESS_MAIN(TestStepGraph)
+
+} // namespace test_step_graph
+
 #include "test_step_graph.moc"

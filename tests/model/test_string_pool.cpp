@@ -1,3 +1,4 @@
+#include "test_main.h"
 #include "model/store/string_pool.h"
 
 #include <QtTest>
@@ -5,6 +6,8 @@
 #include <string>
 #include <unordered_map>
 #include <vector>
+
+namespace test_string_pool {
 
 using namespace npuscope;
 
@@ -141,5 +144,8 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestStringPool)
+NPUSCOPE_TEST_APPLESS_MAIN(TestStringPool)
+
+} // namespace test_string_pool
+
 #include "test_string_pool.moc"

@@ -1,5 +1,6 @@
 // The synthetic profile generator: layouts, well-formed files, determinism, and the modelled
 // truths re-measured here from the written CSV/JSON (independently of the generator's own sums).
+#include "test_main.h"
 #include "csv_records.h"
 #include "file_bytes.h"
 #include "model/formats/loader.h"
@@ -20,6 +21,8 @@
 #include <set>
 #include <string>
 #include <vector>
+
+namespace test_synth {
 
 using namespace npuscope::synth;
 
@@ -558,5 +561,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestSynth)
+NPUSCOPE_TEST_GUILESS_MAIN(TestSynth)
+
+} // namespace test_synth
+
 #include "test_synth.moc"

@@ -3,6 +3,7 @@
 // really idled under them (measured here from the written device tasks), a speedup changes only
 // its op type's device time, an offset shifts every timestamp of its rank, and a run without
 // the options is written exactly as before.
+#include "test_main.h"
 #include "cli_run.h"
 #include "csv_records.h"
 #include "file_bytes.h"
@@ -20,6 +21,8 @@
 #include <map>
 #include <string>
 #include <vector>
+
+namespace test_synth_planted {
 
 using namespace npuscope::synth;
 using nlohmann::json;
@@ -529,5 +532,8 @@ void TestSynthPlanted::cliTruthFile()
     QVERIFY(bad.err.contains("--plant"));
 }
 
-QTEST_GUILESS_MAIN(TestSynthPlanted)
+NPUSCOPE_TEST_GUILESS_MAIN(TestSynthPlanted)
+
+} // namespace test_synth_planted
+
 #include "test_synth_planted.moc"

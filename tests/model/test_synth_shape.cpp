@@ -11,6 +11,7 @@
 //  - CSV: the files each level writes, their header columns, line ends, Python csv quoting, the
 //    columns whose cells end in a TAB, and the kind of text in each column (integer, decimal, N/A,
 //    empty, ...).
+#include "test_main.h"
 #include "file_bytes.h"
 #include "model/synth/synth.h"
 
@@ -26,6 +27,8 @@
 #include <set>
 #include <string>
 #include <vector>
+
+namespace test_synth_shape {
 
 using namespace npuscope;
 namespace fs = std::filesystem;
@@ -605,5 +608,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestSynthShape)
+NPUSCOPE_TEST_GUILESS_MAIN(TestSynthShape)
+
+} // namespace test_synth_shape
+
 #include "test_synth_shape.moc"

@@ -4,6 +4,7 @@
 // s) must load into the same flows: the oracle is the trace JSON itself, read here with
 // nlohmann: every s/f the generator wrote, by (cat, id), and the slice each end sits on (the X
 // on the end's pid/tid starting at its ts, the shortest of them).
+#include "test_main.h"
 #include "model/formats/loader.h"
 #include "model/synth/synth.h"
 
@@ -20,6 +21,8 @@
 #include <string>
 #include <tuple>
 #include <vector>
+
+namespace test_synth_shapes {
 
 using namespace npuscope;
 namespace fs = std::filesystem;
@@ -376,5 +379,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestSynthShapes)
+NPUSCOPE_TEST_GUILESS_MAIN(TestSynthShapes)
+
+} // namespace test_synth_shapes
+
 #include "test_synth_shapes.moc"

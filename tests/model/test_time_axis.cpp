@@ -1,11 +1,14 @@
 // The one time axis's text: tick steps, tick labels in one unit per axis with the decimals the
 // step needs, and the times the command line takes (--zoom / --select), run through the binary
 // for the exit code and message of a bad value.
+#include "test_main.h"
 #include "model/analysis/time_axis.h"
 
 #include "cli_run.h"
 
 #include <QtTest>
+
+namespace test_time_axis {
 
 using namespace npuscope;
 
@@ -149,5 +152,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestTimeAxis)
+NPUSCOPE_TEST_GUILESS_MAIN(TestTimeAxis)
+
+} // namespace test_time_axis
+
 #include "test_time_axis.moc"

@@ -1,6 +1,7 @@
 // Timeline JSON reader on real Ascend samples (msprof and torch_npu), truncated/corrupt input,
 // the simplified task JSON, and the memory-mapped file. Expected numbers were computed
 // independently with python3's json module over the same files (see each comment).
+#include "test_main.h"
 #include "file_bytes.h"
 #include "odd_events.h"
 #include "model/formats/json_event_scanner.h"
@@ -20,6 +21,8 @@
 #include <set>
 #include <string>
 #include <thread>
+
+namespace test_timeline_reader {
 
 using namespace npuscope;
 
@@ -1061,5 +1064,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestTimelineReader)
+NPUSCOPE_TEST_GUILESS_MAIN(TestTimelineReader)
+
+} // namespace test_timeline_reader
+
 #include "test_timeline_reader.moc"

@@ -2,12 +2,15 @@
 // thread_name events after its events, so a trace cut inside them loses the names. The reader
 // names such processes by what their events carry; the numbers below were counted with
 // python3's json.raw_decode over the same bytes.
+#include "test_main.h"
 #include "model/formats/readers.h"
 #include "model/io/mapped_file.h"
 
 #include <QtTest/QtTest>
 
 #include <string>
+
+namespace test_timeline_track_names {
 
 using namespace npuscope;
 
@@ -115,5 +118,8 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestTimelineTrackNames)
+NPUSCOPE_TEST_MAIN(TestTimelineTrackNames)
+
+} // namespace test_timeline_track_names
+
 #include "test_timeline_track_names.moc"

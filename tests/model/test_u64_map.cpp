@@ -1,12 +1,15 @@
 // The advisor's flat map from 64-bit keys: every key inserted is found with its value, across
 // growth, for the extreme keys too, and agrees with std::unordered_map on random keys; memo()
 // computes each key's value once.
+#include "test_main.h"
 #include "model/analysis/u64_map.h"
 
 #include <QtTest>
 
 #include <random>
 #include <unordered_map>
+
+namespace test_u64_map {
 
 using npuscope::U64Map;
 
@@ -86,5 +89,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestU64Map)
+NPUSCOPE_TEST_GUILESS_MAIN(TestU64Map)
+
+} // namespace test_u64_map
+
 #include "test_u64_map.moc"

@@ -3,6 +3,7 @@
 // pyramid's levels, and each value equals the one worked out here from the kernel rows alone
 // (a brute-force integral over the bin, or the tasks running at an instant between exact edges),
 // on generated rows and on the real level-1 sample's kernel table.
+#include "test_main.h"
 #include "analysis_fixtures.h"
 #include "model/analysis/op_stats.h"
 #include "model/analysis/utilization.h"
@@ -13,6 +14,8 @@
 
 #include <cmath>
 #include <random>
+
+namespace test_utilization_pyramid {
 
 using namespace npuscope;
 using namespace npuscope::fixtures;
@@ -272,5 +275,8 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestUtilizationPyramid)
+NPUSCOPE_TEST_APPLESS_MAIN(TestUtilizationPyramid)
+
+} // namespace test_utilization_pyramid
+
 #include "test_utilization_pyramid.moc"

@@ -7,6 +7,7 @@
 // compute; the shares add up to the replayed span (on the real level-1 rank, to its
 // ProfilerStep's duration in the trace). Expected values are worked out from the planted rows,
 // the generator or the trace file, not from the replay.
+#include "test_main.h"
 #include "real_ranks.h"
 #include "analysis_fixtures.h"
 #include "causal_fixture.h"
@@ -21,6 +22,8 @@
 #include <QJsonObject>
 #include <QTemporaryDir>
 #include <QtTest>
+
+namespace test_whatif {
 
 using namespace npuscope;
 using namespace npuscope::testing;
@@ -425,5 +428,8 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestWhatIf)
+NPUSCOPE_TEST_APPLESS_MAIN(TestWhatIf)
+
+} // namespace test_whatif
+
 #include "test_whatif.moc"

@@ -19,7 +19,7 @@
 #include <memory>
 #include <string>
 
-namespace npuscope::fixture {
+namespace npuscope::view_fixture {
 
 inline std::uint32_t addKernel(Profile& p, const std::string& type, const std::string& name,
                                const std::string& core, TimeNs start, TimeNs dur,
@@ -115,4 +115,4 @@ inline SessionPtr makeSession()
     return s;
 }
 
-} // namespace npuscope::fixture
+} // namespace npuscope::view_fixture

@@ -1,5 +1,6 @@
 // The Advisor dock on the generated LLaMA-2 baseline: the core findings are listed with their
 // severity, and an evidence row jumps to its event on the timeline.
+#include "test_main.h"
 #include "model/formats/loader.h"
 #include "model/synth/synth.h"
 #include "views/advisor_models.h"
@@ -14,6 +15,8 @@
 #include <QTreeView>
 #include <QtTest>
 #include <qcustomplot.h>
+
+namespace test_advisor_panel {
 
 using namespace npuscope;
 
@@ -230,5 +233,8 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestAdvisorPanel)
+NPUSCOPE_TEST_MAIN(TestAdvisorPanel)
+
+} // namespace test_advisor_panel
+
 #include "test_advisor_panel.moc"

@@ -4,6 +4,7 @@
 // clocks (triggered as a click) moves them back and the Cluster tab's check box follows, and
 // back again; a manual offset typed in Preferences → Clock offsets is applied, listed as manual
 // by the Cluster tab, and kept per profile root.
+#include "test_main.h"
 #include "model/synth/synth.h"
 #include "views/app_settings.h"
 #include "views/cluster_view.h"
@@ -35,6 +36,8 @@
 #include <cmath>
 #include <functional>
 #include <optional>
+
+namespace test_aligned_clocks {
 
 using namespace npuscope;
 using testing::indexOfRank;
@@ -329,5 +332,8 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestAlignedClocks)
+NPUSCOPE_TEST_MAIN(TestAlignedClocks)
+
+} // namespace test_aligned_clocks
+
 #include "test_aligned_clocks.moc"

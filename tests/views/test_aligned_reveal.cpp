@@ -6,6 +6,7 @@
 // centred on file time − offset within a pixel; with View → Raw clocks, on file time; with one
 // rank chosen alone, the late rank alone in its file time. A range selected under All ranks
 // ranks each rank's operators over the range shifted to that rank's file time.
+#include "test_main.h"
 #include "model/synth/synth.h"
 #include "click_combo.h"
 #include "views/app_settings.h"
@@ -38,6 +39,8 @@
 #include <map>
 #include <optional>
 #include <set>
+
+namespace test_aligned_reveal {
 
 using namespace npuscope;
 using testing::indexOfRank;
@@ -346,5 +349,8 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestAlignedReveal)
+NPUSCOPE_TEST_MAIN(TestAlignedReveal)
+
+} // namespace test_aligned_reveal
+
 #include "test_aligned_reveal.moc"

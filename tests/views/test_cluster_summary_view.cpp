@@ -1,6 +1,7 @@
 // A cluster summary in the real window: File -> Open of the summary shows the Cluster tab with
 // every rank's breakdown from the file; double-clicking a rank opens its full folder when it is
 // there, and says where it lives when it is not.
+#include "test_main.h"
 #include "../model/cli_run.h"
 
 #include "views/cluster_models.h"
@@ -27,6 +28,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+
+namespace test_cluster_summary_view {
 
 using namespace npuscope;
 using testing::load;
@@ -260,5 +263,8 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestClusterSummaryView)
+NPUSCOPE_TEST_MAIN(TestClusterSummaryView)
+
+} // namespace test_cluster_summary_view
+
 #include "test_cluster_summary_view.moc"

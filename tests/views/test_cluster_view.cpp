@@ -1,6 +1,7 @@
 // The Cluster tab in the real window: a generated four-rank cluster with a planted slow rank
 // (3) and slow link (1 -> 2), numbers checked against the files the generator wrote; the
 // tab's removal when a single rank is opened; the real two-rank run.
+#include "test_main.h"
 #include "model/formats/loader.h"
 #include "model/synth/synth.h"
 #include "views/cluster_models.h"
@@ -30,6 +31,8 @@
 #include <map>
 #include <set>
 #include <sstream>
+
+namespace test_cluster_view {
 
 using namespace npuscope;
 using testing::load;
@@ -435,5 +438,8 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestClusterView)
+NPUSCOPE_TEST_MAIN(TestClusterView)
+
+} // namespace test_cluster_view
+
 #include "test_cluster_view.moc"

@@ -3,6 +3,7 @@
 // biggest wait first; "Raw clocks" recomputes without the offsets; a row opens the late rank's
 // timeline at its window with the reason's slice selected (All ranks stays shown; a rank shown
 // alone gives way to the late rank).
+#include "test_main.h"
 #include "model/formats/loader.h"
 #include "views/cluster_models.h"
 #include "views/cluster_view.h"
@@ -14,6 +15,8 @@
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTest>
+
+namespace test_cluster_why_waits {
 
 using namespace npuscope;
 
@@ -81,5 +84,8 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestClusterWhyWaits)
+NPUSCOPE_TEST_MAIN(TestClusterWhyWaits)
+
+} // namespace test_cluster_why_waits
+
 #include "test_cluster_why_waits.moc"

@@ -3,6 +3,7 @@
 // findings and the optimized run's new ones, each with the status the rule gives on the numbers
 // computed here from the two advisor reports and the comparison, the status coloured, and a
 // click on an operator-level row selects its operators in the Operators table.
+#include "test_main.h"
 #include "advisor/advisor.h"
 #include "model/analysis/compare.h"
 #include "model/formats/loader.h"
@@ -25,6 +26,8 @@
 #include <cmath>
 #include <map>
 #include <set>
+
+namespace test_compare_advice_check {
 
 using namespace npuscope;
 
@@ -153,5 +156,8 @@ void TestCompareAdviceCheck::page()
     QCOMPARE(activated.front().front().toString(), keys.front());
 }
 
-QTEST_MAIN(TestCompareAdviceCheck)
+NPUSCOPE_TEST_MAIN(TestCompareAdviceCheck)
+
+} // namespace test_compare_advice_check
+
 #include "test_compare_advice_check.moc"

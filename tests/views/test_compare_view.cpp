@@ -2,6 +2,7 @@
 // llama2-optimized (2 steps each), loaded through the window's loaders. Every number the Compare
 // tab shows is checked against one computed here from the generated files themselves:
 // step_trace_time.csv for the step time and speedup, kernel_details.csv for the operators.
+#include "test_main.h"
 #include "advisor/advice_check.h"
 #include "advisor/advisor_diff.h"
 #include "model/analysis/compare_report.h"
@@ -43,6 +44,8 @@
 #include <cstdlib>
 #include <map>
 #include <set>
+
+namespace test_compare_view {
 
 using namespace npuscope;
 
@@ -912,5 +915,8 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestCompareView)
+NPUSCOPE_TEST_MAIN(TestCompareView)
+
+} // namespace test_compare_view
+
 #include "test_compare_view.moc"

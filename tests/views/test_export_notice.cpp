@@ -2,6 +2,7 @@
 // trace and the operators CSV, written where the file dialog would have put them, show a notice
 // that names the written file and opens its folder; a path that cannot be written shows an
 // error naming it, and no file.
+#include "test_main.h"
 #include "views/main_window.h"
 #include "views/operator_ranking_view.h"
 
@@ -17,6 +18,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUrl>
+
+namespace test_export_notice {
 
 using namespace npuscope;
 
@@ -135,5 +138,8 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestExportNotice)
+NPUSCOPE_TEST_MAIN(TestExportNotice)
+
+} // namespace test_export_notice
+
 #include "test_export_notice.moc"

@@ -3,6 +3,7 @@
 // SynthResult::truth): the lane's gaps add up per cause to what idle_causes() attributes, the
 // planted slice is blamed where it starved the device, a click on a gap selects its host op, P
 // toggles the critical path, and the cause colours are apart in CIEDE2000 (colour_distance.h).
+#include "test_main.h"
 #include "model/analysis/critical_path.h"
 #include "model/analysis/idle_causes.h"
 #include "model/analysis/overlap.h"
@@ -25,6 +26,8 @@
 
 #include <array>
 #include <cmath>
+
+namespace test_idle_lane {
 
 using namespace npuscope;
 using namespace npuscope::testing;
@@ -257,5 +260,8 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestIdleLane)
+NPUSCOPE_TEST_MAIN(TestIdleLane)
+
+} // namespace test_idle_lane
+
 #include "test_idle_lane.moc"

@@ -1,6 +1,7 @@
 // LoadController against reads that never return (a hung network mount): a cancelled load is
 // abandoned at once, and neither it nor a second stuck one can keep the next load, or work on
 // Qt's shared thread pool (the advisor, exports), from running.
+#include "test_main.h"
 #include "views/load_controller.h"
 
 #include <QSignalSpy>
@@ -9,6 +10,8 @@
 
 #include <condition_variable>
 #include <mutex>
+
+namespace test_load_controller {
 
 using namespace npuscope;
 
@@ -92,5 +95,8 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestLoadController)
+NPUSCOPE_TEST_GUILESS_MAIN(TestLoadController)
+
+} // namespace test_load_controller
+
 #include "test_load_controller.moc"

@@ -1,6 +1,7 @@
 // The Files and Problems docks' models on a real two-rank torch_npu capture: one row per file of
 // the folder, shown below it with its size on disk, sorting by the size itself; and the row of a
 // failed load. The expectations come from the file system, not from the loader.
+#include "test_main.h"
 #include "model/formats/loader.h"
 #include "views/load_report_models.h"
 
@@ -14,6 +15,8 @@
 #include <QtTest>
 
 #include <algorithm>
+
+namespace test_load_report_models {
 
 using namespace npuscope;
 
@@ -83,5 +86,8 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestLoadReportModels)
+NPUSCOPE_TEST_MAIN(TestLoadReportModels)
+
+} // namespace test_load_report_models
+
 #include "test_load_report_models.moc"

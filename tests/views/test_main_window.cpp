@@ -1,5 +1,6 @@
 // The main window on real data, through the same path File → Open takes (MainWindow::openPaths
 // -> LoadController on a worker thread): a two-rank torch_npu Level1 run.
+#include "test_main.h"
 #include "model/synth/synth.h"
 #include "click_combo.h"
 #include "views/advisor_panel.h"
@@ -36,6 +37,8 @@
 #include <QAbstractItemModelTester>
 #include <QTreeView>
 #include <QTreeWidget>
+
+namespace test_main_window {
 
 using namespace npuscope;
 
@@ -509,5 +512,8 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestMainWindow)
+NPUSCOPE_TEST_MAIN(TestMainWindow)
+
+} // namespace test_main_window
+
 #include "test_main_window.moc"

@@ -2,6 +2,7 @@
 // what a click lists against the operator_memory rows; Shift+drag selects the range in the
 // timeline's controller; on a generated leak profile the step boundaries and the never-freed
 // allocations; no tab for a profile without memory data.
+#include "test_main.h"
 #include "model/analysis/memory.h"
 #include "model/analysis/units.h"
 #include "model/synth/synth.h"
@@ -26,6 +27,8 @@
 #include <QTest>
 
 #include <cmath>
+
+namespace test_memory_view {
 
 using namespace npuscope;
 using testing::load;
@@ -228,5 +231,8 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestMemoryView)
+NPUSCOPE_TEST_MAIN(TestMemoryView)
+
+} // namespace test_memory_view
+
 #include "test_memory_view.moc"

@@ -9,6 +9,7 @@
 // 1.81684 ms (15.77 GB/s); 71 "AscendCL@aclCreateTensorDesc" slices on the CANN threads.
 // Set NPUSCOPE_SCREENSHOT_DIR to also save the window, the "All ranks", the collective and a tall
 // detail as PNG there.
+#include "test_main.h"
 #include "model/formats/loader.h"
 #include "model/synth/synth.h"
 #include "views/format.h"
@@ -36,6 +37,8 @@
 
 #include <map>
 #include <set>
+
+namespace test_operator_detail {
 
 using namespace npuscope;
 using M = OperatorRankingModel;
@@ -328,5 +331,8 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestOperatorDetail)
+NPUSCOPE_TEST_MAIN(TestOperatorDetail)
+
+} // namespace test_operator_detail
+
 #include "test_operator_detail.moc"

@@ -1,5 +1,6 @@
 // OperatorRankingModel over a hand-built profile (tests/views/operator_fixture.h): every
 // column's raw value, the presets, group-by, time ranges, and QAbstractItemModelTester.
+#include "test_main.h"
 #include "operator_fixture.h"
 #include "views/operator_ranking_model.h"
 
@@ -8,13 +9,15 @@
 
 #include <cmath>
 
+namespace test_operator_ranking_model {
+
 using namespace npuscope;
 using M = OperatorRankingModel;
 
 class TestOperatorRankingModel : public QObject {
     Q_OBJECT
 
-    SessionPtr m_session = fixture::makeSession();
+    SessionPtr m_session = view_fixture::makeSession();
 
     QVariant raw(const M& m, int row, int col) { return m.index(row, col).data(M::RawValueRole); }
     int rowOf(const M& m, const char* key) { return m.rowForKey(QString::fromLatin1(key)); }
@@ -175,7 +178,7 @@ private slots:
         QCOMPARE(rows(ranged), rows(plain));
 
         // Of another profile: dropped, and the ranking computed for the profile shown.
-        const SessionPtr other = fixture::makeSession();
+        const SessionPtr other = view_fixture::makeSession();
         M dropped;
         dropped.prefetch(other->ranks);
         dropped.setProfile(m_session->ranks[0], 0);
@@ -229,5 +232,8 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestOperatorRankingModel)
+NPUSCOPE_TEST_MAIN(TestOperatorRankingModel)
+
+} // namespace test_operator_ranking_model
+
 #include "test_operator_ranking_model.moc"

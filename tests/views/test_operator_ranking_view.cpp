@@ -1,5 +1,6 @@
 // The ranking and detail docks on the hand-built profile (tests/views/operator_fixture.h),
 // driven through the shared SelectionController as the main window would.
+#include "test_main.h"
 #include "operator_fixture.h"
 #include "click_combo.h"
 #include "views/operator_detail_view.h"
@@ -20,13 +21,15 @@
 
 #include <qcustomplot.h>
 
+namespace test_operator_ranking_view {
+
 using namespace npuscope;
 using M = OperatorRankingModel;
 
 class TestOperatorRankingView : public QObject {
     Q_OBJECT
 
-    SessionPtr m_session = fixture::makeSession();
+    SessionPtr m_session = view_fixture::makeSession();
 
     static int proxyRowOf(const OperatorRankingView& v, const QString& key)
     {
@@ -274,5 +277,8 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestOperatorRankingView)
+NPUSCOPE_TEST_MAIN(TestOperatorRankingView)
+
+} // namespace test_operator_ranking_view
+
 #include "test_operator_ranking_view.moc"

@@ -4,6 +4,7 @@
 //   skip communication (Accelerator Core HCCL/COMMUNICATION or Type starting with "hcom"),
 //   ns = int(Decimal(row['Duration(us)'].strip()) * 1000), grouped by row['Type'].
 // Set NPUSCOPE_SCREENSHOT_DIR to also save both views as PNG there.
+#include "test_main.h"
 #include "model/formats/loader.h"
 #include "views/operator_detail_view.h"
 #include "views/operator_ranking_view.h"
@@ -14,6 +15,8 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QTest>
+
+namespace test_operator_views_real {
 
 using namespace npuscope;
 using M = OperatorRankingModel;
@@ -102,5 +105,8 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestOperatorViewsReal)
+NPUSCOPE_TEST_MAIN(TestOperatorViewsReal)
+
+} // namespace test_operator_views_real
+
 #include "test_operator_views_real.moc"

@@ -3,6 +3,7 @@
 // distinct colours for keys shown together however their names hash, the same colour in the
 // timeline legend and the ranking's swatches on the real level-1 run, and links readable on the
 // dark theme.
+#include "test_main.h"
 #include "model/formats/loader.h"
 #include "views/operator_ranking_model.h"
 #include "views/palette.h"
@@ -18,6 +19,8 @@
 #include <array>
 #include <cmath>
 #include <set>
+
+namespace test_palette {
 
 using namespace npuscope;
 using namespace npuscope::testing;
@@ -269,5 +272,8 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestPalette)
+NPUSCOPE_TEST_MAIN(TestPalette)
+
+} // namespace test_palette
+
 #include "test_palette.moc"

@@ -2,6 +2,7 @@
 // then read back from QSettings and checked where they act (the application palette, the
 // Advisor dock's thresholds, the loader's text/SQLite choice and session cache, File → Open
 // Recent).
+#include "test_main.h"
 #include "model/cache/session_cache.h"
 #include "views/advisor_panel.h"
 #include "views/app_settings.h"
@@ -33,6 +34,8 @@
 
 #include <filesystem>
 #include <functional>
+
+namespace test_preferences {
 
 using namespace npuscope;
 namespace fs = std::filesystem;
@@ -395,5 +398,8 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestPreferences)
+NPUSCOPE_TEST_MAIN(TestPreferences)
+
+} // namespace test_preferences
+
 #include "test_preferences.moc"

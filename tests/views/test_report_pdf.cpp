@@ -1,5 +1,6 @@
 // PDF export: written through QTextDocument + QPdfWriter, then read back with pdftotext
 // (poppler-utils) to check the title page and that every fired finding is in the document.
+#include "test_main.h"
 #include "../advisor/advisor_fixture.h"
 #include "views/pdf_document.h"
 #include "views/report_pdf.h"
@@ -14,6 +15,8 @@
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
+
+namespace test_report_pdf {
 
 using namespace npuscope;
 using namespace npuscope::advisor;
@@ -202,5 +205,8 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestReportPdf)
+NPUSCOPE_TEST_MAIN(TestReportPdf)
+
+} // namespace test_report_pdf
+
 #include "test_report_pdf.moc"

@@ -2,6 +2,7 @@
 // above their roof: those are drawn as crossed circles, never like measured points, the summary
 // counts them and their tooltips say why; the names of the costliest points never overlap
 // each other or another point, before and after a zoom.
+#include "test_main.h"
 #include "advisor/advisor.h"
 #include "advisor/thresholds.h"
 #include "model/formats/loader.h"
@@ -13,6 +14,8 @@
 
 #include <cmath>
 #include <set>
+
+namespace test_roofline_view {
 
 using namespace npuscope;
 
@@ -127,5 +130,8 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestRooflineView)
+NPUSCOPE_TEST_MAIN(TestRooflineView)
+
+} // namespace test_roofline_view
+
 #include "test_roofline_view.moc"

@@ -1,10 +1,13 @@
 // The shared zoom/selection arithmetic: every number here is worked out by hand from the
 // rules in selection_controller.h (zoom around an anchor, pan by a window fraction, clamping
 // to the trace, undo of zooms only, reveal with a 10 % margin).
+#include "test_main.h"
 #include "views/selection_controller.h"
 
 #include <QSignalSpy>
 #include <QTest>
+
+namespace test_selection_controller {
 
 using namespace npuscope;
 
@@ -120,5 +123,8 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestSelectionController)
+NPUSCOPE_TEST_MAIN(TestSelectionController)
+
+} // namespace test_selection_controller
+
 #include "test_selection_controller.moc"

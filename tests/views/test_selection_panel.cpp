@@ -1,6 +1,7 @@
 // The main window driven as a user would: a click on a timeline slice fills the Selection dock,
 // its links and buttons lead on; "All ranks" on a generated 4-rank cluster aggregates every
 // rank; search says "k of N"; a failed load says why and keeps the open profile.
+#include "test_main.h"
 #include "model/analysis/op_stats.h"
 #include "model/analysis/summary.h"
 #include "views/main_window.h"
@@ -36,6 +37,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+
+namespace test_selection_panel {
 
 using namespace npuscope;
 
@@ -407,5 +410,8 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestSelectionPanel)
+NPUSCOPE_TEST_MAIN(TestSelectionPanel)
+
+} // namespace test_selection_panel
+
 #include "test_selection_panel.moc"

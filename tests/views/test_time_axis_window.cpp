@@ -3,6 +3,7 @@
 // gutter; W and S zoom about the mouse; --select and --zoom give the same view; the default
 // layout leaves the timeline and its plots at least half the window; the plots follow the
 // dark theme. On a generated llama2 decode profile (every utilisation series present).
+#include "test_main.h"
 #include "model/analysis/time_axis.h"
 #include "model/synth/synth.h"
 #include "views/main_window.h"
@@ -23,6 +24,8 @@
 
 #include <cmath>
 #include <cstdlib>
+
+namespace test_time_axis_window {
 
 using namespace npuscope;
 using testing::load;
@@ -276,5 +279,8 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestTimeAxisWindow)
+NPUSCOPE_TEST_MAIN(TestTimeAxisWindow)
+
+} // namespace test_time_axis_window
+
 #include "test_time_axis_window.moc"

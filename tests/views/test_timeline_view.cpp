@@ -1,6 +1,7 @@
 // The timeline on a hand-built profile whose every slice is known: lanes and their order,
 // slices found in a window, sub-pixel folding, keyboard zoom/pan exactly as the controller's
 // arithmetic says, mouse selection and the plots' highlighted band.
+#include "test_main.h"
 #include "model/formats/loader.h"
 #include "model/synth/synth.h"
 #include "views/selection_controller.h"
@@ -13,6 +14,8 @@
 #include <QTest>
 #include <QToolTip>
 #include <qcustomplot.h>
+
+namespace test_timeline_view {
 
 using namespace npuscope;
 
@@ -553,5 +556,8 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestTimelineView)
+NPUSCOPE_TEST_MAIN(TestTimelineView)
+
+} // namespace test_timeline_view
+
 #include "test_timeline_view.moc"

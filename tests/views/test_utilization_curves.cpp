@@ -7,6 +7,7 @@
 // pixels of time wide (exact task edges when zoomed in), a kernel's utilisation there equals what
 // its rows say, and its step starts at the kernel; a range selection shades every plot; the time
 // axis has its ticks from the first replot.
+#include "test_main.h"
 #include "model/analysis/op_stats.h"
 #include "model/analysis/time_axis.h"
 #include "model/analysis/utilization.h"
@@ -31,6 +32,8 @@
 
 #include <cmath>
 #include <set>
+
+namespace test_utilization_curves {
 
 using namespace npuscope;
 using testing::load;
@@ -561,5 +564,8 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestUtilizationCurves)
+NPUSCOPE_TEST_MAIN(TestUtilizationCurves)
+
+} // namespace test_utilization_curves
+
 #include "test_utilization_curves.moc"

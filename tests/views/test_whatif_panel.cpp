@@ -1,6 +1,7 @@
 // The What-if dock on a generated profile: a factor typed into an op type's spin box and a cause
 // ticked are replayed off the GUI thread, and the prediction shown is what whatif.h's replay of the
 // same changes gives; the op types offered are the heaviest by the profile's own device time.
+#include "test_main.h"
 #include "model/analysis/whatif.h"
 #include "model/formats/loader.h"
 #include "model/synth/synth.h"
@@ -14,6 +15,8 @@
 #include <QTest>
 
 #include <map>
+
+namespace test_whatif_panel {
 
 using namespace npuscope;
 
@@ -114,5 +117,8 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestWhatIfPanel)
+NPUSCOPE_TEST_MAIN(TestWhatIfPanel)
+
+} // namespace test_whatif_panel
+
 #include "test_whatif_panel.moc"

@@ -1,6 +1,7 @@
 // The window on a 1280×720 screen (the offscreen platform given one screen of that size): it
 // opens inside the screen's available area, the timeline keeps at least 40 % of its height with
 // a real profile open, and the geometry it was left with on a screen comes back on that screen.
+#include "test_main.h"
 #include "model/synth/synth.h"
 #include "views/app_settings.h"
 #include "views/cluster_view.h"
@@ -17,6 +18,8 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+
+namespace test_window_geometry {
 
 using namespace npuscope;
 
@@ -154,7 +157,7 @@ private slots:
     }
 };
 
-int main(int argc, char** argv)
+int runTest(int argc, char** argv)
 {
     // One 1280×720 screen. The offscreen platform reads its screens from a JSON file.
     QTemporaryDir dir;
@@ -171,5 +174,9 @@ int main(int argc, char** argv)
     TestWindowGeometry test;
     return QTest::qExec(&test, argc, argv);
 }
+
+NPUSCOPE_TEST_FUNCTION(runTest)
+
+} // namespace test_window_geometry
 
 #include "test_window_geometry.moc"
